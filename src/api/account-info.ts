@@ -1,0 +1,38 @@
+// GET /me documents only "plan, limits, usage" (field names not shown). These readers try the
+// names we assume first, then a few likely variants, and give up quietly: the caller falls back
+// to the configured limit.
+
+function pick(o: unknown, ...path: string[]): unknown {
+  let cur = o;
+  for (const p of path) {
+    if (typeof cur !== 'object' || cur === null) return undefined;
+    cur = (cur as Record<string, unknown>)[p];
+  }
+  return cur;
+}
+
+const LIMIT_PATHS: string[][] = [
+  ['limits', 'requests_per_minute'],
+  ['limits', 'rate_limit'],
+  ['limits', 'requestsPerMinute'],
+  ['limits', 'rate', 'requests_per_minute'],
+  ['rate_limit', 'requests_per_minute'],
+  ['limits', 'requests'],
+];
+
+/** Request limit per window announced by /me, if it can be found. */
+export function announcedRequestLimit(me: unknown): number | undefined {
+  for (const path of LIMIT_PATHS) {
+    const v = pick(me, ...path);
+    if (typeof v === 'number' && Number.isInteger(v) && v > 0) return v;
+  }
+  return undefined;
+}
+
+/** The plan name, for messages and `doctor`. */
+export function planName(me: unknown): string | undefined {
+  const p = pick(me, 'plan');
+  if (typeof p === 'string') return p;
+  const n = pick(me, 'plan', 'name');
+  return typeof n === 'string' ? n : undefined;
+}

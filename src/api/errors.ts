@@ -1,0 +1,73 @@
+// Failures sorted by what the caller can do about them. The upstream spec documents only 429;
+// the status codes for the other kinds are our assumption (README, "Assumptions").
+
+export type ApiErrorKind =
+  | 'bad_key' // 401: unknown, mistyped or revoked key: stop the account
+  | 'no_api_access' // 403: plan without API access: stop the account
+  | 'foreign_workspace' // 404 on a workspace path: not owned by this account
+  | 'bad_parameter' // 400 and other 4xx: our request is wrong, retrying cannot help
+  | 'not_found' // 404 elsewhere: most likely a wrong baseUrl
+  | 'rate_limited' // 429s beyond what we are willing to wait for
+  | 'transient' // 5xx, resets, timeouts: retried, and this is what is left after the retries
+  | 'malformed'; // 2xx whose body is not the JSON we were promised
+
+const HINTS: Record<ApiErrorKind, string> = {
+  bad_key:
+    'the API key was refused: it is unknown, mistyped or revoked. Create a key under Settings > API keys and put it in the environment variable the config names',
+  no_api_access:
+    "the account's plan has no API access: the API is part of the Concierge and Agency plans. Upgrade the plan or remove the account from the config",
+  foreign_workspace:
+    'this workspace is not owned by the account (or no longer exists): check the brands list of this account in the config',
+  bad_parameter: 'the API refused the request parameters: this is a bug in visibility-sync, please report it',
+  not_found: 'the API has no such path: check that baseUrl ends with /api/v1',
+  rate_limited: 'the API kept answering 429 Too Many Requests: lower requestsPerMinute or run later',
+  transient: 'the API kept failing (server errors or network); the run can be retried later',
+  malformed: 'the API answered with a body that is not the JSON it promised',
+};
+
+export interface ApiErrorDetails {
+  kind: ApiErrorKind;
+  account: string;
+  path: string;
+  status?: number;
+  /** Start of the upstream error body, for the manifest (never contains request headers). */
+  body?: string;
+  attempts?: number;
+  cause?: unknown;
+}
+
+export class ApiError extends Error {
+  readonly kind: ApiErrorKind;
+  readonly account: string;
+  readonly path: string;
+  readonly status: number | undefined;
+  readonly body: string | undefined;
+  readonly attempts: number;
+
+  constructor(d: ApiErrorDetails) {
+    const status = d.status === undefined ? '' : ` -> ${d.status}`;
+    const tries = d.attempts && d.attempts > 1 ? ` after ${d.attempts} attempts` : '';
+    super(`${d.account}: GET ${d.path}${status}${tries}: ${HINTS[d.kind]}`, { cause: d.cause });
+    this.name = 'ApiError';
+    this.kind = d.kind;
+    this.account = d.account;
+    this.path = d.path;
+    this.status = d.status;
+    this.body = d.body;
+    this.attempts = d.attempts ?? 1;
+  }
+
+  /** Errors after which no further call of the account can succeed. */
+  get stopsAccount(): boolean {
+    return this.kind === 'bad_key' || this.kind === 'no_api_access';
+  }
+}
+
+/** Kind for a non-2xx, non-429 final status. */
+export function kindForStatus(status: number, workspacePath: boolean): ApiErrorKind {
+  if (status === 401) return 'bad_key';
+  if (status === 403) return 'no_api_access';
+  if (status === 404) return workspacePath ? 'foreign_workspace' : 'not_found';
+  if (status === 408 || status >= 500) return 'transient';
+  return 'bad_parameter';
+}

@@ -1,0 +1,111 @@
+// One request budget per account. The interface is what the client needs; MemoryRateBudget serves
+// one process (run --once), and the jobs layer backs the same interface with Redis so every
+// worker of an account shares it.
+//
+// Algorithm: a sliding log of slots. A slot is taken when a request is about to leave and stays
+// counted until `window` after the request was answered (settle), not after it was sent: the
+// server counts a request when it arrives, which is somewhere between send and answer, so timing
+// the slot from the answer is never early, whatever the latency. Hence never more than
+// `requests` in any rolling window as the server sees it.
+
+import { sleep } from '../util/time.js';
+
+export interface RateLimit {
+  requests: number;
+  windowMs: number;
+}
+
+export type TakeResult = { ok: true; slot: string } | { ok: false; retryInMs: number };
+
+export interface RateBudget {
+  /** Takes one slot of `account`'s budget, or says how long until one may be free. */
+  tryTake(account: string, limit: RateLimit): Promise<TakeResult>;
+  /** The slot's request was answered (or failed): it now frees `window` from now. */
+  settle(account: string, slot: string, limit: RateLimit): Promise<void>;
+  /** Account-wide pause (from Retry-After): no slot before `untilMs`. Never shortens a pause. */
+  pause(account: string, untilMs: number): Promise<void>;
+}
+
+/** Raised when a slot would take longer than the caller is willing to wait (see acquireSlot). */
+export class BudgetWaitTooLong extends Error {
+  constructor(
+    readonly account: string,
+    readonly retryInMs: number,
+  ) {
+    super(`${account}: no request budget for ${Math.ceil(retryInMs / 1000)} s`);
+    this.name = 'BudgetWaitTooLong';
+  }
+}
+
+export interface AcquireOptions {
+  signal?: AbortSignal;
+  /** Give up (BudgetWaitTooLong) instead of sleeping longer than this in one go. */
+  maxWaitMs?: number;
+}
+
+/** Waits for a slot. Returns the slot and the time spent waiting. */
+export async function acquireSlot(
+  budget: RateBudget,
+  account: string,
+  limit: RateLimit,
+  options: AcquireOptions = {},
+): Promise<{ slot: string; waitedMs: number }> {
+  const started = Date.now();
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const r = await budget.tryTake(account, limit);
+    if (r.ok) return { slot: r.slot, waitedMs: Date.now() - started };
+    if (options.maxWaitMs !== undefined && r.retryInMs > options.maxWaitMs) {
+      throw new BudgetWaitTooLong(account, r.retryInMs);
+    }
+    // Small floor so that waiters woken together do not spin on a busy budget.
+    await sleep(Math.max(r.retryInMs, 5), options.signal);
+  }
+}
+
+interface AccountState {
+  /** Slot id -> time it counts from (send time until settled, then answer time). */
+  slots: Map<string, number>;
+  pausedUntil: number;
+}
+
+export class MemoryRateBudget implements RateBudget {
+  readonly #accounts = new Map<string, AccountState>();
+  #seq = 0;
+
+  #state(account: string): AccountState {
+    let s = this.#accounts.get(account);
+    if (!s) {
+      s = { slots: new Map(), pausedUntil: 0 };
+      this.#accounts.set(account, s);
+    }
+    return s;
+  }
+
+  async tryTake(account: string, limit: RateLimit): Promise<TakeResult> {
+    const now = Date.now();
+    const s = this.#state(account);
+    if (s.pausedUntil > now) return { ok: false, retryInMs: s.pausedUntil - now };
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const [id, at] of s.slots) {
+      if (at <= now - limit.windowMs) s.slots.delete(id);
+      else oldest = Math.min(oldest, at);
+    }
+    if (s.slots.size < limit.requests) {
+      const slot = String(++this.#seq);
+      s.slots.set(slot, now);
+      return { ok: true, slot };
+    }
+    return { ok: false, retryInMs: oldest + limit.windowMs - now + 1 };
+  }
+
+  async settle(account: string, slot: string, _limit: RateLimit): Promise<void> {
+    const s = this.#state(account);
+    if (s.slots.has(slot)) s.slots.set(slot, Date.now());
+  }
+
+  async pause(account: string, untilMs: number): Promise<void> {
+    const s = this.#state(account);
+    s.pausedUntil = Math.max(s.pausedUntil, untilMs);
+  }
+}

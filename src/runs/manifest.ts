@@ -1,0 +1,84 @@
+// The run manifest (design section 4), written last: a run without one is incomplete.
+import type { RequestStats } from '../api/request-stats.js';
+import { manifestKey } from '../sinks/layout.js';
+import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
+import type { RunKind } from './run-id.js';
+
+export type RunStatus = 'succeeded' | 'partial' | 'failed';
+
+export interface WorkspaceResult {
+  brand_id: string;
+  status: 'succeeded' | 'failed';
+  error?: string;
+}
+
+export interface ManifestFile extends StoredObject {
+  rows?: number;
+}
+
+export interface LoadResult {
+  table: string;
+  job_id: string;
+  status: 'succeeded' | 'failed';
+  rows: number;
+  error?: string;
+}
+
+export interface DriftEntry {
+  endpoint: string;
+  kind: string;
+  detail: string;
+  /** One example: where it was seen (a brand id or a JSON path). */
+  example?: string;
+  count?: number;
+}
+
+export interface RunWindow {
+  visibility_days: number;
+  from: string;
+  to: string;
+  buyer_intent_days: number[];
+}
+
+export interface Manifest {
+  run_id: string;
+  account: string;
+  kind: RunKind;
+  status: RunStatus;
+  started_at: string;
+  finished_at: string;
+  run_date: string;
+  window: RunWindow;
+  /** Set when the whole account stopped (bad key, plan, unreachable). */
+  error?: string;
+  workspaces: WorkspaceResult[];
+  files: ManifestFile[];
+  loads: LoadResult[];
+  requests: RequestStats;
+  drift: DriftEntry[];
+  replayed_at?: string;
+}
+
+export async function writeManifest(store: ObjectStore, m: Manifest): Promise<StoredObject> {
+  return store.put(manifestKey(m.account, m.run_id), `${JSON.stringify(m, null, 2)}\n`, {
+    contentType: 'application/json',
+  });
+}
+
+export async function readManifest(store: ObjectStore, account: string, runId: string): Promise<Manifest | undefined> {
+  const bytes = await store.get(manifestKey(account, runId));
+  return bytes ? (JSON.parse(bytes.toString('utf8')) as Manifest) : undefined;
+}
+
+/** succeeded: every workspace and load; failed: account stopped or nothing landed; else partial. */
+export function runStatus(m: Pick<Manifest, 'error' | 'workspaces' | 'loads'>): RunStatus {
+  if (m.error) return 'failed';
+  const failedWs = m.workspaces.filter((w) => w.status === 'failed').length;
+  const failedLoads = m.loads.filter((l) => l.status === 'failed').length;
+  if (m.workspaces.length > 0 && failedWs === m.workspaces.length) return 'failed';
+  return failedWs + failedLoads === 0 ? 'succeeded' : 'partial';
+}
+
+export function exitCodeFor(status: RunStatus): number {
+  return status === 'succeeded' ? 0 : status === 'partial' ? 2 : 1;
+}

@@ -1,0 +1,41 @@
+// The one interface every object store implements (fs now, S3 later), kept small on purpose:
+// the pipeline only ever writes whole objects, reads them back, and lists a prefix.
+
+export interface PutOptions {
+  contentType: string;
+  contentEncoding?: string;
+}
+
+/** What was stored: the manifest records exactly this for every file. */
+export interface StoredObject {
+  key: string;
+  bytes: number;
+  /** Hex SHA-256 of the stored bytes. */
+  sha256: string;
+}
+
+export interface ObjectStore {
+  /** Human-readable location for messages, e.g. `./data` or `s3://bucket/prefix/`. */
+  readonly location: string;
+  /** Writes (or overwrites) one object whole. */
+  put(key: string, body: Uint8Array | string, options: PutOptions): Promise<StoredObject>;
+  /** Reads one object; undefined when it does not exist. */
+  get(key: string): Promise<Buffer | undefined>;
+  /** Keys under a prefix, sorted. */
+  list(prefix: string): Promise<string[]>;
+}
+
+/**
+ * Refuses keys that could leave the store's root or that a store would silently rewrite.
+ * Keys are built by sinks/layout.ts, so this is a guard against bugs, not user input.
+ */
+export function assertSafeKey(key: string): void {
+  if (key === '' || key.startsWith('/') || key.includes('\\') || key.includes('\0')) {
+    throw new Error(`unsafe object key: ${JSON.stringify(key)}`);
+  }
+  for (const segment of key.split('/')) {
+    if (segment === '' || segment === '.' || segment === '..') {
+      throw new Error(`unsafe object key: ${JSON.stringify(key)}`);
+    }
+  }
+}

@@ -35,7 +35,10 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     {
       level: opts.level ?? process.env.VISYNC_LOG_LEVEL ?? 'info',
       base: undefined,
-      redact: { paths: ['apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization'], censor: '[redacted]' },
+      redact: {
+        paths: ['apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization'],
+        censor: '[redacted]',
+      },
     },
     scrubbing,
   );

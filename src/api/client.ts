@@ -2,10 +2,10 @@
 // budget before every request (retries included), Retry-After as an account-wide pause, bounded
 // retries with full-jitter backoff, and failures sorted into ApiError kinds.
 import type { Logger } from 'pino';
-import { sleep } from '../util/time.js';
 import { isLoopbackHost } from '../util/net.js';
+import { sleep } from '../util/time.js';
 import type { Call } from './endpoints.js';
-import { inspectEnvelope, type EnvelopeFinding } from './envelope.js';
+import { type EnvelopeFinding, inspectEnvelope } from './envelope.js';
 import { ApiError, kindForStatus } from './errors.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts, poolFor } from './http-pools.js';
 import { acquireSlot, type RateBudget, type RateLimit } from './rate-budget.js';
@@ -111,7 +111,14 @@ export class ApiClient {
         failures++;
         const why = (err as Error).message;
         if (failures >= this.#retry.attempts) {
-          throw new ApiError({ kind: 'transient', account: this.account, path, attempts: attempt, body: why, cause: err });
+          throw new ApiError({
+            kind: 'transient',
+            account: this.account,
+            path,
+            attempts: attempt,
+            body: why,
+            cause: err,
+          });
         }
         await this.#backoff(failures, path, `network error: ${why}`);
         continue;
@@ -122,7 +129,14 @@ export class ApiClient {
         rateLimited++;
         const waitMs = parseRetryAfter(out.headers['retry-after'], Date.now()) ?? this.#jitter(rateLimited);
         if (rateLimited > this.#retry.rateLimitedRetries || waitMs > this.#retry.maxPauseMs) {
-          throw new ApiError({ kind: 'rate_limited', account: this.account, path, status: 429, attempts: attempt, body: snippet(out.text) });
+          throw new ApiError({
+            kind: 'rate_limited',
+            account: this.account,
+            path,
+            status: 429,
+            attempts: attempt,
+            body: snippet(out.text),
+          });
         }
         await this.#pauseAccount(waitMs, path);
         this.stats.retries++;
@@ -146,7 +160,14 @@ export class ApiClient {
         // A truncated or mislabelled body is usually a broken connection or proxy: retry it.
         failures++;
         if (failures >= this.#retry.attempts) {
-          throw new ApiError({ kind: 'malformed', account: this.account, path, status: out.status, attempts: attempt, body: parsed.why });
+          throw new ApiError({
+            kind: 'malformed',
+            account: this.account,
+            path,
+            status: out.status,
+            attempts: attempt,
+            body: parsed.why,
+          });
         }
         await this.#backoff(failures, path, parsed.why);
         continue;
@@ -154,11 +175,25 @@ export class ApiClient {
 
       const kind = kindForStatus(out.status, workspacePath);
       if (kind !== 'transient') {
-        throw new ApiError({ kind, account: this.account, path, status: out.status, attempts: attempt, body: snippet(out.text) });
+        throw new ApiError({
+          kind,
+          account: this.account,
+          path,
+          status: out.status,
+          attempts: attempt,
+          body: snippet(out.text),
+        });
       }
       failures++;
       if (failures >= this.#retry.attempts) {
-        throw new ApiError({ kind, account: this.account, path, status: out.status, attempts: attempt, body: snippet(out.text) });
+        throw new ApiError({
+          kind,
+          account: this.account,
+          path,
+          status: out.status,
+          attempts: attempt,
+          body: snippet(out.text),
+        });
       }
       const retryAfter = parseRetryAfter(out.headers['retry-after'], Date.now());
       if (retryAfter !== undefined && retryAfter <= this.#retry.maxPauseMs) {
@@ -202,7 +237,10 @@ export class ApiClient {
 
   async #pauseAccount(waitMs: number, path: string): Promise<void> {
     const until = Date.now() + waitMs;
-    this.#opts.logger?.warn({ account: this.account, path, pause_ms: waitMs }, 'rate limited: pausing the account');
+    this.#opts.logger?.warn(
+      { account: this.account, path, pause_ms: waitMs },
+      'rate limited: pausing the account',
+    );
     await this.#opts.budget.pause(this.account, until);
   }
 
@@ -214,7 +252,10 @@ export class ApiClient {
     const ms = this.#jitter(n);
     this.stats.retries++;
     this.stats.waited_ms += Math.round(ms);
-    this.#opts.logger?.warn({ account: this.account, path, attempt: n, backoff_ms: Math.round(ms), why }, 'retrying');
+    this.#opts.logger?.warn(
+      { account: this.account, path, attempt: n, backoff_ms: Math.round(ms), why },
+      'retrying',
+    );
     await sleep(ms, this.#opts.signal);
   }
 }

@@ -6,7 +6,19 @@ export interface EnvelopeFinding {
   detail: string;
 }
 
-const PAGINATION_KEYS = ['next', 'next_cursor', 'cursor', 'next_page', 'page', 'pages', 'has_more', 'links', 'total', 'offset', 'limit'];
+const PAGINATION_KEYS = [
+  'next',
+  'next_cursor',
+  'cursor',
+  'next_page',
+  'page',
+  'pages',
+  'has_more',
+  'links',
+  'total',
+  'offset',
+  'limit',
+];
 
 export function inspectEnvelope(body: unknown, expectList: boolean): EnvelopeFinding[] {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -18,7 +30,10 @@ export function inspectEnvelope(body: unknown, expectList: boolean): EnvelopeFin
   }
   const findings: EnvelopeFinding[] = [];
   if (typeof o.count === 'number' && o.count !== o.data.length) {
-    findings.push({ kind: 'count_mismatch', detail: `count is ${o.count} but data holds ${o.data.length} records` });
+    findings.push({
+      kind: 'count_mismatch',
+      detail: `count is ${o.count} but data holds ${o.data.length} records`,
+    });
   }
   for (const key of PAGINATION_KEYS) {
     if (key in o && o[key] !== null && o[key] !== false) {

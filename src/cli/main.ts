@@ -36,7 +36,9 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
       io.err(`visync: ${scrubSecrets(err.message)}`);
       return err instanceof CliError ? err.exitCode : 1;
     }
-    io.err(`visync: unexpected error: ${scrubSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}`);
+    io.err(
+      `visync: unexpected error: ${scrubSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}`,
+    );
     return 1;
   }
 }

@@ -29,7 +29,10 @@ export interface ProgramState {
 }
 
 /** Wraps an action so that its returned number becomes the process exit code. */
-export function exitWith<A extends unknown[]>(state: ProgramState, fn: Action<A>): (...args: A) => Promise<void> {
+export function exitWith<A extends unknown[]>(
+  state: ProgramState,
+  fn: Action<A>,
+): (...args: A) => Promise<void> {
   return async (...args: A) => {
     state.exitCode = await fn(...args);
   };

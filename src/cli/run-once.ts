@@ -1,12 +1,12 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { closeAllPools } from '../api/http-pools.js';
 import { isWorkspaceEndpoint, WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
+import { closeAllPools } from '../api/http-pools.js';
 import { loadConfig } from '../config/load.js';
 import { createLogger, registerSecret } from '../log.js';
 import { runInline } from '../pipeline/run-inline.js';
 import { exitCodeFor, type Manifest } from '../runs/manifest.js';
-import { manifestKey } from '../sinks/layout.js';
 import { createObjectStore } from '../sinks/create-store.js';
+import { manifestKey } from '../sinks/layout.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 export interface RunOnceFlags {
@@ -20,15 +20,21 @@ export interface RunOnceFlags {
 
 export function parseDays(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 365) throw new InvalidArgumentError('expected a whole number of days from 1 to 365');
+  if (!Number.isInteger(n) || n < 1 || n > 365)
+    throw new InvalidArgumentError('expected a whole number of days from 1 to 365');
   return n;
 }
 
 function parseEndpoints(value: string): WorkspaceEndpoint[] {
-  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const names = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = names.filter((n) => !isWorkspaceEndpoint(n));
   if (bad.length || names.length === 0) {
-    throw new InvalidArgumentError(`unknown endpoint ${bad.join(', ')}; choose from ${WORKSPACE_ENDPOINTS.join(', ')}`);
+    throw new InvalidArgumentError(
+      `unknown endpoint ${bad.join(', ')}; choose from ${WORKSPACE_ENDPOINTS.join(', ')}`,
+    );
   }
   return names as WorkspaceEndpoint[];
 }
@@ -48,9 +54,21 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
     .requiredOption('--once', 'run inline now instead of through the job queue (required)')
     .option('--account <name>', 'only this account (repeatable)', collect)
     .option('--brand <id>', 'only this workspace id (repeatable)', collect)
-    .option('--endpoints <list>', `workspace endpoints, comma-separated (default all: ${WORKSPACE_ENDPOINTS.join(',')})`, parseEndpoints)
-    .option('--days <n>', 'visibility history window in days, 1-365 (default extract.visibilityDays)', parseDays)
-    .addOption(new Option('--log-level <level>', 'log level of the JSON logs on stderr').choices(['debug', 'info', 'warn', 'error', 'silent']).default('info'))
+    .option(
+      '--endpoints <list>',
+      `workspace endpoints, comma-separated (default all: ${WORKSPACE_ENDPOINTS.join(',')})`,
+      parseEndpoints,
+    )
+    .option(
+      '--days <n>',
+      'visibility history window in days, 1-365 (default extract.visibilityDays)',
+      parseDays,
+    )
+    .addOption(
+      new Option('--log-level <level>', 'log level of the JSON logs on stderr')
+        .choices(['debug', 'info', 'warn', 'error', 'silent'])
+        .default('info'),
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  visync run --once\n  visync run --once --account acme --days 30\n  visync run --once --brand brd_123 --endpoints visibility,prompts',

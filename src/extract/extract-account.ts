@@ -124,9 +124,17 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
     }
     done++;
     if (errors.length) failed++;
-    ctx.onProgress?.({ workspacesDone: done, workspacesTotal: brandIds.length, workspacesFailed: failed, requests: stats });
+    ctx.onProgress?.({
+      workspacesDone: done,
+      workspacesTotal: brandIds.length,
+      workspacesFailed: failed,
+      requests: stats,
+    });
     if (done % 10 === 0 || done === brandIds.length) {
-      ctx.logger.info({ account: ctx.account.name, done, total: brandIds.length, failed, calls: stats.calls }, 'progress');
+      ctx.logger.info(
+        { account: ctx.account.name, done, total: brandIds.length, failed, calls: stats.calls },
+        'progress',
+      );
     }
     if (errors.length) throw new Error(errors.join('; '));
   });
@@ -151,8 +159,11 @@ function chooseWorkspaces(ctx: ExtractContext, brandsBody: unknown): string[] {
   if (ctx.brandFilter?.length) return [...new Set(ctx.brandFilter)];
   if (ctx.account.brands !== 'all') return [...new Set(ctx.account.brands)];
   const data = (brandsBody as { data?: unknown } | null)?.data;
-  if (!Array.isArray(data)) throw new Error(`${ctx.account.name}: GET /brands returned no data array; cannot list workspaces`);
-  const ids = data.map((b) => (b as { id?: unknown })?.id).filter((id): id is string => typeof id === 'string');
+  if (!Array.isArray(data))
+    throw new Error(`${ctx.account.name}: GET /brands returned no data array; cannot list workspaces`);
+  const ids = data
+    .map((b) => (b as { id?: unknown })?.id)
+    .filter((id): id is string => typeof id === 'string');
   return [...new Set(ids)];
 }
 
@@ -170,7 +181,14 @@ class DriftCollector {
       const key = `${res.call.endpoint}|${f.kind}`;
       const prev = this.#byKey.get(key);
       if (prev) prev.count = (prev.count ?? 1) + 1;
-      else this.#byKey.set(key, { endpoint: res.call.endpoint, kind: f.kind, detail: f.detail, example, count: 1 });
+      else
+        this.#byKey.set(key, {
+          endpoint: res.call.endpoint,
+          kind: f.kind,
+          detail: f.detail,
+          example,
+          count: 1,
+        });
     }
   }
 

@@ -1,9 +1,10 @@
 // `visync run --once`: every stage inline in one process, one run (and manifest) per account.
 import type { Logger } from 'pino';
+import type { RetryPolicy } from '../api/client.js';
 import type { WorkspaceEndpoint } from '../api/endpoints.js';
 import { MemoryRateBudget, type RateBudget } from '../api/rate-budget.js';
 import type { Config } from '../config/schema.js';
-import { extractAccount, type ExtractProgress } from '../extract/extract-account.js';
+import { type ExtractProgress, extractAccount } from '../extract/extract-account.js';
 import { type Manifest, type RunStatus, runStatus, writeManifest } from '../runs/manifest.js';
 import { newRunId, type RunKind } from '../runs/run-id.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -21,6 +22,8 @@ export interface InlineRunOptions {
   /** Visibility window in days (CLI --days); default extract.visibilityDays. */
   days?: number;
   budget?: RateBudget;
+  /** Retry policy override (tests use short backoffs). */
+  retry?: Partial<RetryPolicy>;
   signal?: AbortSignal;
   onProgress?: (account: string, p: ExtractProgress) => void;
 }
@@ -33,7 +36,10 @@ export interface InlineRunResult {
 export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
   const accounts = o.config.accounts.filter((a) => !o.accounts?.length || o.accounts.includes(a.name));
   const unknown = (o.accounts ?? []).filter((n) => !o.config.accounts.some((a) => a.name === n));
-  if (unknown.length) throw new Error(`unknown account ${unknown.join(', ')}: the config has ${o.config.accounts.map((a) => a.name).join(', ')}`);
+  if (unknown.length)
+    throw new Error(
+      `unknown account ${unknown.join(', ')}: the config has ${o.config.accounts.map((a) => a.name).join(', ')}`,
+    );
   const budget = o.budget ?? new MemoryRateBudget();
   const kind = o.kind ?? 'sync';
   const visibilityDays = o.days ?? o.config.extract.visibilityDays;
@@ -59,6 +65,7 @@ export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
         budget,
         logger: log,
         ...(o.signal ? { signal: o.signal } : {}),
+        ...(o.retry ? { retry: o.retry } : {}),
         ...(o.onProgress ? { onProgress: (p: ExtractProgress) => o.onProgress?.(account.name, p) } : {}),
       });
       const manifest: Manifest = {

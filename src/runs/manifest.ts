@@ -65,7 +65,11 @@ export async function writeManifest(store: ObjectStore, m: Manifest): Promise<St
   });
 }
 
-export async function readManifest(store: ObjectStore, account: string, runId: string): Promise<Manifest | undefined> {
+export async function readManifest(
+  store: ObjectStore,
+  account: string,
+  runId: string,
+): Promise<Manifest | undefined> {
   const bytes = await store.get(manifestKey(account, runId));
   return bytes ? (JSON.parse(bytes.toString('utf8')) as Manifest) : undefined;
 }

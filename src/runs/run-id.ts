@@ -7,7 +7,10 @@ export type RunKind = 'nightly' | 'sync' | 'backfill';
  * `20261121T225508Z-sync-3fa2c1`.
  */
 export function newRunId(kind: RunKind, at: Date = new Date()): string {
-  const stamp = at.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  const stamp = at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
   return `${stamp}-${kind}-${randomBytes(3).toString('hex')}`;
 }
 

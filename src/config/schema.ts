@@ -1,0 +1,296 @@
+import { z } from 'zod';
+import { isLoopbackHost } from '../util/net.js';
+
+// Messages here are what an operator reads when start-up fails, so each says what was expected
+// in plain words. None of them may quote the input: an API key must never reach a log line.
+
+type RawIssue = { input?: unknown };
+
+/** Error message for a type mismatch, distinguishing a missing value from a wrong one. */
+function expected(what: string): (iss: RawIssue) => string {
+  return (iss) => (iss.input === undefined ? `required: expected ${what}` : `expected ${what}`);
+}
+
+// Values interpolated from the environment are always strings, so numbers and booleans
+// accept their canonical spelling as a string too (`requestsPerMinute: ${ACME_RPM}`).
+function numericString(v: unknown): unknown {
+  return typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v;
+}
+
+function booleanString(v: unknown): unknown {
+  if (v === 'true') return true;
+  if (v === 'false') return false;
+  return v;
+}
+
+// An empty YAML section (`extract:` with nothing under it) parses as null; treat it as absent.
+function nullAsUndefined(v: unknown): unknown {
+  return v === null ? undefined : v;
+}
+
+function intBetween(min: number, max: number) {
+  const what = `a whole number between ${min} and ${max}`;
+  return z.preprocess(
+    numericString,
+    z
+      .number({ error: expected(what) })
+      .int({ error: `expected ${what}` })
+      .min(min, { error: `expected ${what}` })
+      .max(max, { error: `expected ${what}` }),
+  );
+}
+
+const positiveInt = z.preprocess(
+  numericString,
+  z
+    .number({ error: expected('a positive integer') })
+    .int({ error: 'expected a positive integer' })
+    .positive({ error: 'expected a positive integer' }),
+);
+
+const positiveNumber = z.preprocess(
+  numericString,
+  z.number({ error: expected('a positive number') }).positive({ error: 'expected a positive number' }),
+);
+
+const bool = z.preprocess(booleanString, z.boolean({ error: expected('true or false') }));
+
+function nonEmptyString(what: string) {
+  return z.string({ error: expected(what) }).min(1, { error: `expected ${what}` });
+}
+
+function parseHttpUrl(s: string, ctx: z.RefinementCtx<string>, example: string): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `expected an absolute URL such as ${example}` });
+    return undefined;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    ctx.addIssue({ code: 'custom', message: `expected an http(s) URL such as ${example}` });
+    return undefined;
+  }
+  return url;
+}
+
+/** The API base URL: https, except for a local simulator or test server. */
+const baseUrl = z
+  .string({ error: expected('an https URL such as https://visibility.example/api/v1') })
+  .superRefine((s, ctx) => {
+    const url = parseHttpUrl(s, ctx, 'https://visibility.example/api/v1');
+    if (url && url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'must use https: plain http is only allowed for a loopback host (127.0.0.0/8, ::1, localhost), because the API key would otherwise travel unencrypted',
+      });
+    }
+  });
+
+function endpointUrl(example: string) {
+  return z
+    .string({ error: expected(`a URL such as ${example}`) })
+    .superRefine((s, ctx) => void parseHttpUrl(s, ctx, example));
+}
+
+const BRANDS_MESSAGE = 'expected one of: all, or a list of workspace ids';
+
+// Workspace ids written unquoted in YAML may parse as numbers; they are identifiers, not quantities.
+const workspaceId = z.preprocess(
+  (v) => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v),
+  z
+    .string({ error: 'expected a workspace id (a string)' })
+    .min(1, { error: 'expected a non-empty workspace id' }),
+);
+
+const brands = z
+  .union([z.literal('all'), z.array(workspaceId).min(1, { error: BRANDS_MESSAGE })], {
+    error: BRANDS_MESSAGE,
+  })
+  .superRefine((v, ctx) => {
+    if (Array.isArray(v) && new Set(v).size !== v.length) {
+      ctx.addIssue({ code: 'custom', message: 'workspace ids must be unique' });
+    }
+  });
+
+export const AccountSchema = z.strictObject(
+  {
+    name: z.string({ error: expected('an account name made of a-z, 0-9 and -') }).regex(/^[a-z0-9-]+$/, {
+      error:
+        'expected only lowercase letters, digits and - (the name is used in storage paths and table values)',
+    }),
+    apiKey: nonEmptyString('a non-empty API key, e.g. apiKey: ${ACME_API_KEY}'),
+    baseUrl,
+    brands: brands.default('all'),
+    /** Ceiling per rate window; when absent the limit comes from GET /me, else 120. */
+    requestsPerMinute: positiveInt.optional(),
+    /** Only a simulator with a compressed clock needs anything but 60. */
+    rateWindowSeconds: positiveNumber.default(60),
+  },
+  { error: expected('an account mapping with name, apiKey and baseUrl') },
+);
+
+const cron = z
+  .string({ error: expected('a cron expression such as "0 2 * * *"') })
+  .refine((s) => [5, 6].includes(s.trim().split(/\s+/).length), {
+    error: 'expected a cron expression with 5 or 6 space-separated fields, such as "0 2 * * *"',
+  });
+
+export function isValidTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const timeZone = z
+  .string({ error: expected('an IANA time zone such as UTC or Europe/Berlin') })
+  .superRefine((tz, ctx) => {
+    if (!isValidTimeZone(tz)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `unknown time zone ${JSON.stringify(tz)}: expected an IANA name such as UTC or Europe/Berlin`,
+      });
+    }
+  });
+
+export const NightlyScheduleSchema = z.strictObject(
+  { cron: cron.default('0 2 * * *'), tz: timeZone.default('UTC') },
+  { error: expected('a mapping with cron and tz') },
+);
+
+export const ScheduleSchema = z.strictObject(
+  { nightly: z.preprocess(nullAsUndefined, NightlyScheduleSchema.prefault({})) },
+  { error: expected('a mapping with nightly') },
+);
+
+const buyerIntentDays = z
+  .array(intBetween(7, 90), { error: expected('a list of whole numbers of days between 7 and 90') })
+  .min(1, { error: 'expected at least one window (whole numbers of days between 7 and 90)' })
+  .superRefine((v, ctx) => {
+    if (new Set(v).size !== v.length) ctx.addIssue({ code: 'custom', message: 'windows must be unique' });
+  });
+
+export const ExtractSchema = z.strictObject(
+  {
+    visibilityDays: intBetween(1, 365).default(7),
+    backfillDays: intBetween(1, 365).default(365),
+    buyerIntentDays: buyerIntentDays.default(() => [7, 30, 90]),
+    overlapDays: intBetween(0, 30).default(2),
+    /** Workspaces fetched at once per account. */
+    concurrency: intBetween(1, 64).default(8),
+  },
+  { error: expected('a mapping of extract settings') },
+);
+
+export const RedisSchema = z.strictObject(
+  {
+    // Optional here because `run --once` needs no Redis; commands that do check it themselves.
+    url: z.preprocess(
+      (v) => (v === '' ? undefined : v),
+      z.string({ error: expected('a Redis URL such as redis://127.0.0.1:6379') }).optional(),
+    ),
+  },
+  { error: expected('a mapping with url') },
+);
+
+export const FsSinkSchema = z.strictObject(
+  { dir: nonEmptyString('a directory path').default('./data') },
+  { error: expected('a mapping with dir') },
+);
+
+export const S3SinkSchema = z.strictObject(
+  {
+    bucket: nonEmptyString('a bucket name'),
+    // Stored with a trailing slash (or empty) so that keys are always `${prefix}raw/...`.
+    prefix: z
+      .string({ error: expected('a key prefix such as visibility/') })
+      .default('')
+      .transform((p) => {
+        const trimmed = p.replace(/^\/+/, '');
+        return trimmed === '' || trimmed.endsWith('/') ? trimmed : `${trimmed}/`;
+      }),
+    region: nonEmptyString('an AWS region such as eu-west-1').default('us-east-1'),
+    endpoint: endpointUrl('http://127.0.0.1:9000').optional(),
+    forcePathStyle: bool.default(false),
+  },
+  { error: expected('a mapping with at least bucket') },
+);
+
+export const BigQuerySinkSchema = z.strictObject(
+  {
+    projectId: nonEmptyString('a Google Cloud project id'),
+    dataset: nonEmptyString('a BigQuery dataset name'),
+    location: nonEmptyString('a BigQuery location such as US or EU').default('US'),
+    apiEndpoint: endpointUrl('http://127.0.0.1:9050').optional(),
+  },
+  { error: expected('a mapping with projectId and dataset') },
+);
+
+const SINKS_NEED_STORE =
+  'configure fs or s3 (raw landing needs an object store), e.g. sinks: { fs: { dir: ./data } }';
+
+export const SinksSchema = z
+  .strictObject(
+    {
+      // `fs:` with nothing under it means "fs with the default directory".
+      fs: z.preprocess((v) => (v === null ? {} : v), FsSinkSchema).optional(),
+      s3: S3SinkSchema.optional(),
+      bigquery: BigQuerySinkSchema.optional(),
+    },
+    {
+      error: (iss) =>
+        iss.input == null ? `required: ${SINKS_NEED_STORE}` : `expected a mapping: ${SINKS_NEED_STORE}`,
+    },
+  )
+  .superRefine(
+    (s, ctx) => {
+      if (!s.fs && !s.s3) ctx.addIssue({ code: 'custom', message: SINKS_NEED_STORE });
+      if (s.fs && s.s3) {
+        ctx.addIssue({ code: 'custom', message: 'choose one object store: configure fs or s3, not both' });
+      }
+    },
+    // Also when a sink itself is invalid, so that every problem with `sinks` shows in one go.
+    { when: (p) => p.value !== null && typeof p.value === 'object' && !Array.isArray(p.value) },
+  );
+
+export const ConfigSchema = z.strictObject(
+  {
+    accounts: z
+      .array(AccountSchema, { error: expected('a list of accounts (at least one)') })
+      .min(1, { error: 'expected at least one account' })
+      .superRefine((accounts, ctx) => {
+        const seen = new Set<string>();
+        accounts.forEach((a, i) => {
+          if (seen.has(a.name)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [i, 'name'],
+              message: 'duplicate account name; names must be unique',
+            });
+          }
+          seen.add(a.name);
+        });
+      }),
+    schedule: z.preprocess(nullAsUndefined, ScheduleSchema.prefault({})),
+    extract: z.preprocess(nullAsUndefined, ExtractSchema.prefault({})),
+    redis: z.preprocess(nullAsUndefined, RedisSchema.prefault({})),
+    sinks: SinksSchema,
+    shutdownGraceSeconds: positiveNumber.default(30),
+  },
+  { error: 'expected a YAML mapping with at least accounts and sinks' },
+);
+
+export type Config = z.output<typeof ConfigSchema>;
+export type AccountConfig = z.output<typeof AccountSchema>;
+export type ScheduleConfig = z.output<typeof ScheduleSchema>;
+export type NightlyScheduleConfig = z.output<typeof NightlyScheduleSchema>;
+export type ExtractConfig = z.output<typeof ExtractSchema>;
+export type RedisConfig = z.output<typeof RedisSchema>;
+export type SinksConfig = z.output<typeof SinksSchema>;
+export type FsSinkConfig = z.output<typeof FsSinkSchema>;
+export type S3SinkConfig = z.output<typeof S3SinkSchema>;
+export type BigQuerySinkConfig = z.output<typeof BigQuerySinkSchema>;

@@ -1,0 +1,81 @@
+// The command line as a user types it: exit codes, one-line errors, help that teaches.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { listFiles, sim, tempDir } from './helpers/harness.js';
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
+}
+
+afterEach(() => {
+  delete process.env.VISYNC_CLI_TEST_KEY;
+});
+
+describe('visync CLI', () => {
+  it('--help lists the commands and run --help explains exit codes', async () => {
+    const c = capture();
+    expect(await main(['node', 'visync', '--help'], c.io)).toBe(0);
+    expect(c.out.join('\n')).toMatch(/run .*\n.*simulate/s);
+    const r = capture();
+    expect(await main(['node', 'visync', 'run', '--help'], r.io)).toBe(0);
+    expect(r.out.join('\n')).toMatch(/2 partial/);
+  });
+
+  it('run --once lands a simulated account and exits 0; a partial run exits 2', async () => {
+    const s = await sim({
+      accounts: [
+        { name: 'acme', workspaces: 2 },
+        { name: 'beta', workspaces: 1, plan: 'starter' },
+      ],
+    });
+    const dir = tempDir();
+    process.env.VISYNC_CLI_TEST_KEY = s.accounts[0]!.keys[0]!;
+    const cfg = join(dir, 'visync.yaml');
+    writeFileSync(
+      cfg,
+      `accounts:\n  - name: acme\n    apiKey: \${VISYNC_CLI_TEST_KEY}\n    baseUrl: ${s.url}\n` +
+        `  - name: beta\n    apiKey: ${s.accounts[1]!.keys[0]}\n    baseUrl: ${s.url}\n` +
+        `sinks:\n  fs: { dir: ${join(dir, 'data')} }\n`,
+    );
+    const ok = capture();
+    expect(
+      await main(
+        ['node', 'visync', '--config', cfg, 'run', '--once', '--account', 'acme', '--log-level', 'silent'],
+        ok.io,
+      ),
+    ).toBe(0);
+    expect(ok.out.join('\n')).toMatch(/^acme: succeeded \| run .* \| 2\/2 workspaces \| \d+ requests/);
+    expect(listFiles(join(dir, 'data')).some((f) => f.startsWith('runs/account=acme/'))).toBe(true);
+
+    const both = capture();
+    expect(
+      await main(['node', 'visync', '--config', cfg, 'run', '--once', '--log-level', 'silent'], both.io),
+    ).toBe(2);
+    expect(both.err.join('\n')).toMatch(/visync: beta: GET \/api\/v1\/me -> 403/);
+  });
+
+  it('a bad config stops with the path of the bad key, no stack trace', async () => {
+    const dir = tempDir();
+    const cfg = join(dir, 'visync.yaml');
+    writeFileSync(
+      cfg,
+      'accounts:\n  - name: acme\n    apiKey: x\n    baseUrl: http://example.com/api/v1\n    brnds: all\nsinks: { fs: {} }\n',
+    );
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', cfg, 'run', '--once'], c.io)).toBe(1);
+    const text = c.err.join('\n');
+    expect(text).toMatch(/accounts\.0\.brnds/);
+    expect(text).toMatch(/accounts\.0\.baseUrl/);
+    expect(text).not.toMatch(/\n\s+at /);
+  });
+
+  it('rejects a bad --days with a clear message', async () => {
+    const c = capture();
+    expect(await main(['node', 'visync', 'run', '--once', '--days', '400'], c.io)).toBe(1);
+    expect(c.err.join('\n')).toMatch(/1 to 365/);
+  });
+});

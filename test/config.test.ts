@@ -1,0 +1,444 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { interpolateEnv } from '../src/config/interpolate.js';
+import { ConfigError, loadConfig, parseConfig, resolveConfigPath, suggest } from '../src/config/load.js';
+
+const SOURCE = 'test.yaml';
+const SECRET = 'sk-live-THIS-MUST-NOT-LEAK-42';
+
+function minimal(extra = '', account = ''): string {
+  return `accounts:
+  - name: acme
+    apiKey: \${ACME_API_KEY}
+    baseUrl: https://visibility.example/api/v1
+${account}sinks:
+  fs: {}
+${extra}`;
+}
+
+function parse(text: string, env: NodeJS.ProcessEnv = { ACME_API_KEY: SECRET }) {
+  return parseConfig(text, { source: SOURCE, env });
+}
+
+function configError(text: string, env: NodeJS.ProcessEnv = { ACME_API_KEY: SECRET }): ConfigError {
+  try {
+    parse(text, env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    const e = err as ConfigError;
+    expect(e.message).not.toContain(SECRET);
+    expect(e.message).not.toMatch(/\n\s+at /);
+    return e;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('parseConfig: valid files', () => {
+  it('fills every default for a minimal config', () => {
+    const config = parse(minimal());
+    expect(config).toEqual({
+      accounts: [
+        {
+          name: 'acme',
+          apiKey: SECRET,
+          baseUrl: 'https://visibility.example/api/v1',
+          brands: 'all',
+          rateWindowSeconds: 60,
+        },
+      ],
+      schedule: { nightly: { cron: '0 2 * * *', tz: 'UTC' } },
+      extract: {
+        visibilityDays: 7,
+        backfillDays: 365,
+        buyerIntentDays: [7, 30, 90],
+        overlapDays: 2,
+        concurrency: 8,
+      },
+      redis: {},
+      sinks: { fs: { dir: './data' } },
+      shutdownGraceSeconds: 30,
+    });
+    expect(config.accounts[0]?.requestsPerMinute).toBeUndefined();
+  });
+
+  it('accepts `sinks: {fs: {}}` and an empty `fs:`', () => {
+    expect(parse(minimal().replace('  fs: {}\n', '  fs:\n')).sinks.fs).toEqual({ dir: './data' });
+    const flow = minimal().replace('sinks:\n  fs: {}\n', 'sinks: {fs: {}}\n');
+    expect(parse(flow).sinks).toEqual({ fs: { dir: './data' } });
+  });
+
+  it('parses a full config', () => {
+    const text = `
+accounts:
+  - name: acme
+    apiKey: \${ACME_API_KEY}
+    baseUrl: https://visibility.example/api/v1
+    brands: [ws_1, ws_2]
+    requestsPerMinute: 100
+  - name: sim-2
+    apiKey: k2
+    baseUrl: http://127.0.0.1:8080/api/v1
+    rateWindowSeconds: 0.5
+schedule:
+  nightly: { cron: "30 1 * * 1-5", tz: Europe/Berlin }
+extract: { visibilityDays: 3, backfillDays: 30, buyerIntentDays: [90, 7], overlapDays: 0, concurrency: 64 }
+redis:
+  url: \${REDIS_URL}
+sinks:
+  s3: { bucket: b, prefix: visibility, region: eu-west-1, endpoint: "http://127.0.0.1:9000", forcePathStyle: true }
+  bigquery: { projectId: p, dataset: visibility, location: EU, apiEndpoint: "http://127.0.0.1:9050" }
+shutdownGraceSeconds: 5
+`;
+    const c = parse(text, { ACME_API_KEY: SECRET, REDIS_URL: 'redis://127.0.0.1:6379' });
+    expect(c.accounts.map((a) => a.brands)).toEqual([['ws_1', 'ws_2'], 'all']);
+    expect(c.accounts[0]?.requestsPerMinute).toBe(100);
+    expect(c.accounts[1]?.rateWindowSeconds).toBe(0.5);
+    expect(c.schedule.nightly).toEqual({ cron: '30 1 * * 1-5', tz: 'Europe/Berlin' });
+    expect(c.extract.buyerIntentDays).toEqual([90, 7]);
+    expect(c.redis.url).toBe('redis://127.0.0.1:6379');
+    expect(c.sinks.fs).toBeUndefined();
+    expect(c.sinks.s3).toEqual({
+      bucket: 'b',
+      prefix: 'visibility/',
+      region: 'eu-west-1',
+      endpoint: 'http://127.0.0.1:9000',
+      forcePathStyle: true,
+    });
+    expect(c.sinks.bigquery).toEqual({
+      projectId: 'p',
+      dataset: 'visibility',
+      location: 'EU',
+      apiEndpoint: 'http://127.0.0.1:9050',
+    });
+    expect(c.shutdownGraceSeconds).toBe(5);
+  });
+
+  it('applies s3 and bigquery defaults', () => {
+    const c = parse(
+      minimal().replace('  fs: {}\n', '  s3: { bucket: b }\n  bigquery: { projectId: p, dataset: d }\n'),
+    );
+    expect(c.sinks.s3).toEqual({ bucket: 'b', prefix: '', region: 'us-east-1', forcePathStyle: false });
+    expect(c.sinks.bigquery).toEqual({ projectId: 'p', dataset: 'd', location: 'US' });
+  });
+});
+
+describe('environment interpolation', () => {
+  it('substitutes ${NAME}, ${NAME:-default} and the $${ escape', () => {
+    const text = minimal(
+      `redis:
+  url: \${REDIS_URL:-redis://localhost:6379}
+`,
+      `    brands: ["\${WS}", "lit-$\${WS}", "\${UNSET_WS:-ws-default}", "\${EMPTY:-was-empty}"]
+    requestsPerMinute: \${RPM}
+`,
+    );
+    const c = parse(text, { ACME_API_KEY: SECRET, WS: 'ws_9', RPM: '90', EMPTY: '' });
+    expect(c.accounts[0]?.apiKey).toBe(SECRET);
+    expect(c.accounts[0]?.brands).toEqual(['ws_9', 'lit-${WS}', 'ws-default', 'was-empty']);
+    expect(c.accounts[0]?.requestsPerMinute).toBe(90);
+    expect(c.redis.url).toBe('redis://localhost:6379');
+  });
+
+  it('never lets an environment value add YAML structure', () => {
+    const c = parse(minimal(), { ACME_API_KEY: 'x\n  injected: true\n- name: evil' });
+    expect(c.accounts).toHaveLength(1);
+    expect(c.accounts[0]?.apiKey).toBe('x\n  injected: true\n- name: evil');
+  });
+
+  it('reports unset variables as undefined with their dotted path', () => {
+    const r = interpolateEnv({ a: [{ k: '${NOPE}' }, 'pre-${ALSO_NOPE}-post'], b: '${SET}' }, { SET: 'v' });
+    expect(r.value).toEqual({ a: [{ k: undefined }, undefined], b: 'v' });
+    expect([...r.unset]).toEqual([
+      ['a.0.k', 'NOPE'],
+      ['a.1', 'ALSO_NOPE'],
+    ]);
+    expect(r.problems).toEqual([]);
+  });
+
+  it('names the path and the variable when apiKey comes from an unset variable', () => {
+    const e = configError(minimal(), {});
+    expect(e.issues).toEqual([
+      {
+        path: 'accounts.0.apiKey',
+        message: expect.stringContaining('environment variable ACME_API_KEY is not set'),
+      },
+    ]);
+    expect(e.message).toMatch(
+      /^test\.yaml: accounts\.0\.apiKey: required: .*\(environment variable ACME_API_KEY is not set\)$/,
+    );
+  });
+
+  it('names the variable when a union value comes from an unset variable', () => {
+    const e = configError(minimal('', '    brands: ["${WS_ID}"]\n'));
+    expect(e.issues).toEqual([
+      {
+        path: 'accounts.0.brands',
+        message: 'expected one of: all, or a list of workspace ids (environment variable WS_ID is not set)',
+      },
+    ]);
+  });
+
+  it('accepts an unset REDIS_URL (url left undefined)', () => {
+    const c = parse(minimal('redis:\n  url: ${REDIS_URL}\n'));
+    expect(c.redis.url).toBeUndefined();
+    const flowQuoted = parse(minimal('redis: {url: "${REDIS_URL}"}\n'));
+    expect(flowQuoted.redis.url).toBeUndefined();
+  });
+
+  it('accepts the design example: an unquoted ${...} as a whole value inside { } or [ ]', () => {
+    const c = parse(minimal('redis: { url: ${REDIS_URL} }\n'), {
+      ACME_API_KEY: SECRET,
+      REDIS_URL: 'redis://10.0.0.1:6379',
+    });
+    expect(c.redis.url).toBe('redis://10.0.0.1:6379');
+    const unset = parse(minimal('redis: {url: ${REDIS_URL}}\n'));
+    expect(unset.redis.url).toBeUndefined();
+  });
+
+  it('explains a ${...} that cannot be read inside a flow mapping', () => {
+    const e = configError(minimal('redis: {url: x${REDIS_URL}}\n'));
+    expect(e.message).toMatch(/line 7, column \d+: YAML syntax error/);
+    expect(e.message).toContain('quote a ${NAME} reference');
+  });
+
+  it('rejects a malformed reference without quoting the value', () => {
+    const e = configError(minimal('', `    brands: ["\${not valid} ${SECRET}"]\n`));
+    expect(e.issues).toEqual([
+      { path: 'accounts.0.brands.0', message: expect.stringContaining('invalid ${...} reference') },
+    ]);
+  });
+});
+
+describe('validation errors', () => {
+  it('names an unknown key with a suggestion', () => {
+    const e = configError(minimal().replace('apiKey:', 'apikey:'));
+    expect(e.issues).toContainEqual({
+      path: 'accounts.0.apikey',
+      message: 'unknown key (did you mean apiKey?)',
+    });
+    expect(e.message).toContain('test.yaml: accounts.0.apikey: unknown key (did you mean apiKey?)');
+    // The real key is then missing, which is reported too.
+    expect(e.issues.map((i) => i.path)).toContain('accounts.0.apiKey');
+  });
+
+  it('suggests within nested sections and lists the keys when nothing is close', () => {
+    const e = configError(
+      minimal('extract: { visiblityDays: 3, zzz: 1 }\nschedule: { nightly: { timezone: UTC } }\n'),
+    );
+    expect(e.issues).toContainEqual({
+      path: 'extract.visiblityDays',
+      message: 'unknown key (did you mean visibilityDays?)',
+    });
+    expect(e.issues).toContainEqual({
+      path: 'extract.zzz',
+      message:
+        'unknown key (expected one of: visibilityDays, backfillDays, buyerIntentDays, overlapDays, concurrency)',
+    });
+    expect(e.issues.find((i) => i.path === 'schedule.nightly.timezone')?.message).toMatch(/^unknown key/);
+    const top = configError(`${minimal()}sink: {}\n`);
+    expect(top.issues).toContainEqual({ path: 'sink', message: 'unknown key (did you mean sinks?)' });
+  });
+
+  it('suggest() ignores case and separators, and declines wild guesses', () => {
+    expect(suggest('api_key', ['name', 'apiKey'])).toBe('apiKey');
+    expect(suggest('BASEURL', ['baseUrl'])).toBe('baseUrl');
+    expect(suggest('xyz', ['name', 'apiKey'])).toBeUndefined();
+  });
+
+  it('rejects a bad account name', () => {
+    const e = configError(minimal().replace('name: acme', 'name: Acme_Corp'));
+    expect(e.issues).toEqual([
+      { path: 'accounts.0.name', message: expect.stringContaining('lowercase letters, digits and -') },
+    ]);
+  });
+
+  it('rejects duplicate account names', () => {
+    const text = minimal('', '  - name: acme\n    apiKey: k\n    baseUrl: https://b.example\n');
+    expect(configError(text).issues).toEqual([
+      { path: 'accounts.1.name', message: expect.stringContaining('unique') },
+    ]);
+  });
+
+  it('refuses http for a non-loopback baseUrl and accepts loopback hosts', () => {
+    const e = configError(minimal().replace('https://visibility.example', 'http://visibility.example'));
+    expect(e.issues).toEqual([
+      { path: 'accounts.0.baseUrl', message: expect.stringContaining('must use https') },
+    ]);
+    expect(e.message).toContain('loopback');
+    for (const url of [
+      'http://127.0.0.1:8080/api/v1',
+      'http://127.8.9.10',
+      'http://localhost:3000',
+      'http://[::1]:3000/api',
+    ]) {
+      expect(parse(minimal().replace('https://visibility.example/api/v1', url)).accounts[0]?.baseUrl).toBe(
+        url,
+      );
+    }
+    expect(
+      configError(minimal().replace('https://visibility.example/api/v1', 'not a url')).issues[0]?.message,
+    ).toMatch(/absolute URL/);
+    expect(
+      configError(minimal().replace('https://visibility.example/api/v1', 'ftp://x.example')).issues[0]
+        ?.message,
+    ).toMatch(/http\(s\) URL/);
+  });
+
+  it('rejects buyerIntentDays out of range, duplicated or empty', () => {
+    const e = configError(minimal('extract:\n  buyerIntentDays: [7, 91, 3]\n'));
+    expect(e.issues).toEqual([
+      { path: 'extract.buyerIntentDays.1', message: 'expected a whole number between 7 and 90' },
+      { path: 'extract.buyerIntentDays.2', message: 'expected a whole number between 7 and 90' },
+    ]);
+    expect(configError(minimal('extract:\n  buyerIntentDays: [7, 7]\n')).issues[0]?.path).toBe(
+      'extract.buyerIntentDays',
+    );
+    expect(configError(minimal('extract:\n  buyerIntentDays: []\n')).issues[0]?.path).toBe(
+      'extract.buyerIntentDays',
+    );
+  });
+
+  it('gives readable messages for numbers and brands', () => {
+    const e = configError(
+      minimal(
+        'extract: { concurrency: 0, visibilityDays: 1.5 }\n',
+        '    requestsPerMinute: -1\n    brands: some\n',
+      ),
+    );
+    expect(e.issues).toEqual(
+      expect.arrayContaining([
+        { path: 'accounts.0.requestsPerMinute', message: 'expected a positive integer' },
+        { path: 'accounts.0.brands', message: 'expected one of: all, or a list of workspace ids' },
+        { path: 'extract.concurrency', message: 'expected a whole number between 1 and 64' },
+        { path: 'extract.visibilityDays', message: 'expected a whole number between 1 and 365' },
+      ]),
+    );
+  });
+
+  it('rejects an invalid time zone and a malformed cron', () => {
+    const e = configError(minimal('schedule:\n  nightly: { cron: "0 2 * *", tz: Mars/Olympus_Mons }\n'));
+    expect(e.issues).toEqual([
+      { path: 'schedule.nightly.cron', message: expect.stringContaining('5 or 6 space-separated fields') },
+      {
+        path: 'schedule.nightly.tz',
+        message: expect.stringContaining('unknown time zone "Mars/Olympus_Mons"'),
+      },
+    ]);
+  });
+
+  it('rejects fs and s3 together', () => {
+    const e = configError(minimal().replace('  fs: {}\n', '  fs: {}\n  s3: { bucket: b }\n'));
+    expect(e.issues).toEqual([
+      { path: 'sinks', message: expect.stringContaining('choose one object store') },
+    ]);
+  });
+
+  it('rejects sinks without fs or s3, and a missing sinks', () => {
+    const onlyBq = configError(minimal().replace('  fs: {}\n', '  bigquery: { projectId: p, dataset: d }\n'));
+    expect(onlyBq.issues).toEqual([{ path: 'sinks', message: expect.stringMatching(/^configure fs or s3/) }]);
+    expect(onlyBq.message).toContain('test.yaml: sinks: configure fs or s3');
+    const missing = configError(minimal().replace('sinks:\n  fs: {}\n', ''));
+    expect(missing.issues).toEqual([
+      { path: 'sinks', message: expect.stringMatching(/^required: configure fs or s3/) },
+    ]);
+  });
+
+  it('rejects an empty file and a file that is not a mapping', () => {
+    expect(configError('').issues).toEqual([
+      { path: '', message: expect.stringContaining('accounts and sinks') },
+    ]);
+    expect(configError('- a\n- b\n').message).toBe(
+      'test.yaml: expected a YAML mapping with at least accounts and sinks',
+    );
+  });
+
+  it('reports a YAML syntax error with line and column', () => {
+    const e = configError('accounts:\n  - name: acme\n    apiKey: "unterminated\nsinks: {}\n');
+    expect(e.issues).toHaveLength(1);
+    expect(e.message).toMatch(/^test\.yaml: line \d+, column \d+: YAML syntax error: /);
+    const dup = configError('accounts: []\naccounts: []\n');
+    expect(dup.message).toMatch(/^test\.yaml: line 2, column 1: YAML syntax error: .*unique/);
+  });
+
+  it('never puts an apiKey value into an error message', () => {
+    const literal = `accounts:
+  - name: BAD NAME
+    apiKey: ${SECRET}
+    baseUrl: http://example.com
+    brands: ${SECRET}
+    requestsPerMinute: ${SECRET}
+    ${SECRET}: 1
+sinks: {}
+`;
+    const e = configError(literal);
+    expect(e.issues.length).toBeGreaterThanOrEqual(5);
+    expect(JSON.stringify(e.issues)).not.toContain(SECRET);
+    // Through the environment as well, and in a YAML syntax error on the key's own line.
+    configError(minimal('', `    brands: ${SECRET}\n    rateWindowSeconds: \${ACME_API_KEY}\n`));
+    for (const text of [
+      `accounts:\n  - apiKey: |x ${SECRET}\n`,
+      `accounts: [{apiKey: a}]\n]${SECRET}\n`,
+      `a: {b: 1} "${SECRET}"\n`,
+    ]) {
+      expect(configError(text).message).toMatch(/YAML syntax error/);
+    }
+  });
+});
+
+describe('loadConfig and resolveConfigPath', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'visync-config-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('resolves --config, then VISYNC_CONFIG, then the default', () => {
+    expect(resolveConfigPath('a.yaml', { VISYNC_CONFIG: 'b.yaml' })).toBe('a.yaml');
+    expect(resolveConfigPath(undefined, { VISYNC_CONFIG: 'b.yaml' })).toBe('b.yaml');
+    expect(resolveConfigPath(undefined, {})).toBe('config/visync.yaml');
+  });
+
+  it('loads a file, using the file name in messages', () => {
+    const file = join(dir, 'ok.yaml');
+    writeFileSync(file, minimal());
+    expect(loadConfig(file, { ACME_API_KEY: 'k' }).accounts[0]?.apiKey).toBe('k');
+    expect(loadConfig(undefined, { VISYNC_CONFIG: file, ACME_API_KEY: 'k' }).sinks.fs?.dir).toBe('./data');
+    try {
+      loadConfig(file, {});
+      expect.unreachable();
+    } catch (err) {
+      expect((err as ConfigError).message).toBe(
+        `${file}: accounts.0.apiKey: required: expected a non-empty API key, e.g. apiKey: \${ACME_API_KEY} (environment variable ACME_API_KEY is not set)`,
+      );
+    }
+  });
+
+  it('explains a missing file and how to fix it', () => {
+    const file = join(dir, 'nope.yaml');
+    expect(() => loadConfig(file, {})).toThrow(ConfigError);
+    try {
+      loadConfig(file, {});
+    } catch (err) {
+      const msg = (err as ConfigError).message;
+      expect(msg).toContain(file);
+      expect(msg).toContain('not found');
+      expect(msg).toContain('config/visync.example.yaml');
+      expect(msg).toContain('--config');
+      expect(msg).toContain('VISYNC_CONFIG');
+    }
+  });
+
+  it('the example config is valid once its variables are set', () => {
+    const example = readFileSync(new URL('../config/visync.example.yaml', import.meta.url), 'utf8');
+    const c = parseConfig(example, { source: 'config/visync.example.yaml', env: { ACME_API_KEY: 'k' } });
+    expect(c.accounts[0]?.name).toBe('acme');
+    expect(c.sinks.fs).toBeDefined();
+    const unset = (() => {
+      try {
+        parseConfig(example, { source: 'config/visync.example.yaml', env: {} });
+      } catch (err) {
+        return err as ConfigError;
+      }
+    })();
+    expect(unset?.issues.map((i) => i.path)).toEqual(['accounts.0.apiKey']);
+  });
+});

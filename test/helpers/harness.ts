@@ -1,0 +1,81 @@
+// Shared test plumbing: a simulator per test, a temp data dir, a config built through the real
+// loader, and a logger whose lines the test can read.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach } from 'vitest';
+import { stringify } from 'yaml';
+import { parseConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { createLogger } from '../../src/log.js';
+import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+export async function sim(options: SimulatorOptions): Promise<Simulator> {
+  const s = await startSimulator(options);
+  cleanups.push(() => s.close());
+  return s;
+}
+
+export function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'visync-test-'));
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface ConfigOverrides {
+  /** Per account: brands list, rate limit, or anything else of the account block. */
+  accounts?: Record<string, Record<string, unknown>>;
+  extract?: Record<string, unknown>;
+  sinks?: Record<string, unknown>;
+}
+
+/** A config for every simulated account, keys passed through ${ENV} like a user would. */
+export function configFor(s: Simulator, dir: string, o: ConfigOverrides = {}): Config {
+  const env: Record<string, string> = {};
+  const accounts = s.accounts.map((a) => {
+    const envName = `SIM_${a.name.replace(/-/g, '_').toUpperCase()}_KEY`;
+    env[envName] = a.keys[0] as string;
+    return { name: a.name, apiKey: `\${${envName}}`, baseUrl: s.url, ...(o.accounts?.[a.name] ?? {}) };
+  });
+  const doc = {
+    accounts,
+    extract: { buyerIntentDays: [7, 30], visibilityDays: 3, ...(o.extract ?? {}) },
+    sinks: o.sinks ?? { fs: { dir } },
+  };
+  return parseConfig(stringify(doc), { source: 'test-config.yaml', env });
+}
+
+export function memoryLogger(level = 'debug') {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      lines.push(chunk.toString('utf8'));
+      cb();
+    },
+  });
+  return { logger: createLogger({ level, stream }), lines };
+}
+
+/** Every file below `dir`, as paths relative to it. */
+export function listFiles(dir: string, base = dir): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(dir)) {
+    const p = join(dir, name);
+    if (statSync(p).isDirectory()) out.push(...listFiles(p, base));
+    else out.push(p.slice(base.length + 1));
+  }
+  return out.sort();
+}
+
+export function readText(dir: string, key: string): string {
+  return readFileSync(join(dir, ...key.split('/')), 'utf8');
+}
+
+/** Short backoffs so retry tests take milliseconds. */
+export const FAST_RETRY = { baseMs: 5, capMs: 20 };

@@ -1,0 +1,239 @@
+// `visync simulate`: serves the upstream simulator on loopback so the pipeline, the demo and
+// benchmarks can run end to end without a real account or network.
+import { readFileSync } from 'node:fs';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import {
+  DEFAULT_LIMIT,
+  type FaultRule,
+  type Simulator,
+  type SimulatorOptions,
+  startSimulator,
+  validateFaultRule,
+} from '../simulator/index.js';
+import { CliError } from './program-state.js';
+
+export interface SimulateFlags {
+  port: number;
+  host: string;
+  seed?: number;
+  accounts?: number;
+  workspaces?: number;
+  keys?: number;
+  limit: number;
+  windowMs: number;
+  latencyMs?: number | { min: number; max: number };
+  retryAfter: 'seconds' | 'http-date';
+  plan?: string;
+  faults?: string;
+  today?: string;
+}
+
+export interface SimulateDeps {
+  /** Receives each output line; default stdout. */
+  out?: (line: string) => void;
+  /** Stops the simulator like SIGINT does; lets tests end the command. */
+  signal?: AbortSignal;
+  /** Called once the simulator listens, with the running instance. */
+  onReady?: (sim: Simulator) => void;
+}
+
+export const DEFAULT_SIM_PORT = 8787;
+
+function integer(min: number, what: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min) {
+      throw new InvalidArgumentError(`expected ${what}, a whole number >= ${min}`);
+    }
+    return n;
+  };
+}
+
+function parseLatency(value: string): number | { min: number; max: number } {
+  const m = /^(\d+)(?:-(\d+))?$/.exec(value.trim());
+  if (!m) throw new InvalidArgumentError('expected milliseconds, as 50 or as a range 20-80');
+  const min = Number(m[1]);
+  if (m[2] === undefined) return min;
+  const max = Number(m[2]);
+  if (max < min) throw new InvalidArgumentError('the range must be MIN-MAX with MIN <= MAX');
+  return { min, max };
+}
+
+/** Reads a --faults file: a JSON array of FaultRule; "times": "Infinity" means every match. */
+export function readFaultsFile(path: string): FaultRule[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (err) {
+    throw new CliError(`--faults ${path}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!Array.isArray(parsed)) throw new CliError(`--faults ${path}: expected a JSON array of fault rules`);
+  try {
+    return parsed.map((rule, i) => validateFaultRule(rule, `--faults ${path}: rule ${i}`));
+  } catch (err) {
+    throw new CliError(err instanceof Error ? err.message : String(err));
+  }
+}
+
+/** Account names for --accounts N: a single `demo`, or demo-1..demo-N. */
+export function simulatedAccountNames(count: number): string[] {
+  return count === 1 ? ['demo'] : Array.from({ length: count }, (_, i) => `demo-${i + 1}`);
+}
+
+export function simulatorOptionsFromFlags(flags: SimulateFlags): SimulatorOptions {
+  const names = simulatedAccountNames(flags.accounts ?? 1);
+  return {
+    host: flags.host,
+    port: flags.port,
+    seed: flags.seed ?? 1,
+    accounts: names.map((name) => ({ name, ...(flags.plan ? { plan: flags.plan } : {}) })),
+    workspacesPerAccount: flags.workspaces ?? 5,
+    keysPerAccount: flags.keys ?? 1,
+    limit: { requests: flags.limit, windowMs: flags.windowMs },
+    retryAfterFormat: flags.retryAfter,
+    ...(flags.latencyMs !== undefined ? { latencyMs: flags.latencyMs } : {}),
+    ...(flags.faults ? { faults: readFaultsFile(flags.faults) } : {}),
+    ...(flags.today ? { today: flags.today } : {}),
+  };
+}
+
+export function apiKeyEnvName(account: string): string {
+  return `SIM_${account.toUpperCase().replaceAll('-', '_')}_API_KEY`;
+}
+
+/** What the command prints on start: where it listens, the accounts, and config to paste. */
+export function startupBanner(sim: Simulator, flags: Pick<SimulateFlags, 'limit' | 'windowMs'>): string[] {
+  const lines = [
+    `visync simulator listening on ${sim.url}`,
+    `rate limit: ${flags.limit} requests per ${flags.windowMs} ms per account (all keys together)`,
+    '',
+  ];
+  for (const account of sim.accounts) {
+    lines.push(`account ${account.name}: plan ${account.plan}, ${account.workspaceIds.length} workspaces`);
+    account.keys.forEach((key, i) => {
+      lines.push(`  key ${i}: ${key}`);
+    });
+  }
+  lines.push('', '# These are fake simulator keys. In your shell:');
+  for (const account of sim.accounts) {
+    lines.push(`export ${apiKeyEnvName(account.name)}=${account.keys[0] ?? ''}`);
+  }
+  lines.push('', '# In your visync config (e.g. config/visync.yaml):', 'accounts:');
+  for (const account of sim.accounts) {
+    lines.push(
+      `  - name: ${account.name}`,
+      `    apiKey: \${${apiKeyEnvName(account.name)}}`,
+      `    baseUrl: ${sim.url}`,
+      '    brands: all',
+    );
+    if (flags.windowMs === 60_000) lines.push(`    requestsPerMinute: ${flags.limit}`);
+  }
+  lines.push('', 'Press Ctrl-C to stop.');
+  return lines;
+}
+
+/** The action of `visync simulate`: starts, prints, serves until SIGINT/SIGTERM (or `signal`), closes. */
+export async function runSimulate(flags: SimulateFlags, deps: SimulateDeps = {}): Promise<void> {
+  const out = deps.out ?? ((line: string) => process.stdout.write(`${line}\n`));
+  let sim: Simulator;
+  try {
+    sim = await startSimulator(simulatorOptionsFromFlags(flags));
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(`simulate: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  for (const line of startupBanner(sim, flags)) out(line);
+  deps.onReady?.(sim);
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      deps.signal?.removeEventListener('abort', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    if (deps.signal?.aborted) stop();
+    else deps.signal?.addEventListener('abort', stop, { once: true });
+  });
+  await sim.close();
+  out('simulator stopped');
+}
+
+export function registerSimulate(program: Command): void {
+  program
+    .command('simulate')
+    .summary('serve a local simulator of the upstream visibility API')
+    .description(
+      [
+        'Serves a faithful simulator of the read-only visibility API on loopback, so you can try visync, ' +
+          'run the demo, tests and benchmarks without a real account.',
+        'It answers every endpoint under /api/v1 with deterministic data (same --seed, same bytes) and ' +
+          'behaves like the real service: bearer API keys (401 for unknown or revoked keys), plans (403 ' +
+          'unless agency or concierge), workspace ownership (404 for a foreign workspace), parameter ranges ' +
+          '(400), and the per-account request limit shared by all keys of an account (429 with Retry-After). ' +
+          'Shapes the spec does not show are assumptions, listed at the top of src/simulator/data.ts.',
+        'On start it prints the base URL, each account with its fake API keys, and a config snippet to ' +
+          'paste; it serves until Ctrl-C (SIGINT) or SIGTERM.',
+      ].join('\n\n'),
+    )
+    .addOption(
+      new Option('--port <port>', 'port to listen on (0 = any free port)')
+        .default(DEFAULT_SIM_PORT)
+        .argParser(integer(0, 'a port')),
+    )
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--seed <n>', 'seed of the generated data, keys and ids (default 1)', integer(0, 'a seed'))
+    .option(
+      '--accounts <n>',
+      'number of accounts: one is named demo, several demo-1..demo-N (default 1)',
+      integer(1, 'a count'),
+    )
+    .option('--workspaces <n>', 'workspaces per account (default 5)', integer(0, 'a count'))
+    .option('--keys <n>', 'API keys per account (default 1)', integer(1, 'a count'))
+    .addOption(
+      new Option('--limit <n>', 'requests per window per account, across all its keys')
+        .default(DEFAULT_LIMIT.requests)
+        .argParser(integer(1, 'a request count')),
+    )
+    .addOption(
+      new Option(
+        '--window-ms <ms>',
+        'length of the sliding rate-limit window; shrink it to compress a minute',
+      )
+        .default(DEFAULT_LIMIT.windowMs)
+        .argParser(integer(1, 'milliseconds')),
+    )
+    .option('--latency-ms <ms>', 'delay before each response: 50, or a range such as 20-80', parseLatency)
+    .addOption(
+      new Option('--retry-after <format>', 'how a 429 states Retry-After')
+        .choices(['seconds', 'http-date'])
+        .default('seconds'),
+    )
+    .option('--plan <plan>', 'plan of every account (default agency; starter shows the 403 path)')
+    .option('--today <date>', "the simulator's today, YYYY-MM-DD (default: the current UTC date)")
+    .option(
+      '--faults <file.json>',
+      'JSON array of fault rules: {account?, endpoint?, brandId?, after?, times?, kind, status?, retryAfter?, delayMs?, fields?}',
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Fault kinds: status (e.g. 503, or 429 with retryAfter), reset, slow-body, malformed-json,',
+        'wrong-content-type, extra-fields, missing-fields. A rule skips its first `after` matching',
+        'requests, then applies to `times` of them (default 1; "Infinity" for every one).',
+        '',
+        'Examples:',
+        '  visync simulate',
+        '  visync simulate --accounts 2 --workspaces 1000 --keys 2',
+        '  visync simulate --limit 120 --window-ms 1000      # a benchmark minute lasts one second',
+        '  visync simulate --plan starter                    # every key gets 403',
+        '  echo \'[{"endpoint":"visibility","kind":"status","status":503,"times":2}]\' > faults.json',
+        '  visync simulate --faults faults.json --latency-ms 20-80',
+      ].join('\n'),
+    )
+    .action(async (flags: SimulateFlags) => {
+      await runSimulate(flags);
+    });
+}

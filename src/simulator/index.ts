@@ -1,0 +1,13 @@
+// Public surface of the upstream simulator: start it, script its faults, read its request log.
+export type { EndpointName } from './data.js';
+export { ENDPOINT_NAMES } from './data.js';
+export type { FaultKind, FaultRule } from './faults.js';
+export { FAULT_KINDS, validateFaultRule } from './faults.js';
+export type {
+  RequestLogEntry,
+  SimAccountSpec,
+  SimulatedAccount,
+  Simulator,
+  SimulatorOptions,
+} from './server.js';
+export { API_PREFIX, DEFAULT_LIMIT, PLANS_WITH_API_ACCESS, startSimulator } from './server.js';

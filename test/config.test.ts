@@ -46,6 +46,7 @@ describe('parseConfig: valid files', () => {
           baseUrl: 'https://visibility.example/api/v1',
           brands: 'all',
           rateWindowSeconds: 60,
+          allowInsecureHttp: false,
         },
       ],
       schedule: { nightly: { cron: '0 2 * * *', tz: 'UTC' } },
@@ -267,6 +268,11 @@ describe('validation errors', () => {
       { path: 'accounts.0.baseUrl', message: expect.stringContaining('must use https') },
     ]);
     expect(e.message).toContain('loopback');
+    // A simulator on a private network is allowed only when the account says so explicitly.
+    const insecure = parse(
+      minimal().replace('https://visibility.example/api/v1', 'http://simulator:8787/api/v1\n    allowInsecureHttp: true'),
+    );
+    expect(insecure.accounts[0]?.allowInsecureHttp).toBe(true);
     for (const url of [
       'http://127.0.0.1:8080/api/v1',
       'http://127.8.9.10',

@@ -35,6 +35,8 @@ export interface ApiClientOptions {
   account: string;
   baseUrl: string;
   apiKey: string;
+  /** Plain http to a non-loopback host (a simulator on a private network); https otherwise. */
+  allowInsecureHttp?: boolean;
   budget: RateBudget;
   limit: RateLimit;
   timeouts?: HttpTimeouts;
@@ -80,7 +82,8 @@ export class ApiClient {
 
   constructor(opts: ApiClientOptions) {
     const url = new URL(opts.baseUrl);
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname))) {
+    const httpAllowed = url.protocol === 'http:' && (isLoopbackHost(url.hostname) || opts.allowInsecureHttp);
+    if (url.protocol !== 'https:' && !httpAllowed) {
       throw new Error(
         `${opts.account}: baseUrl must use https (plain http is allowed only for loopback hosts such as 127.0.0.1): ${url.origin}`,
       );

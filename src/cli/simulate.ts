@@ -26,6 +26,8 @@ export interface SimulateFlags {
   plan?: string;
   faults?: string;
   today?: string;
+  /** Environment variable holding the key of the first account (docker-compose shares it with workers). */
+  keyFromEnv?: string;
 }
 
 export interface SimulateDeps {
@@ -86,7 +88,11 @@ export function simulatorOptionsFromFlags(flags: SimulateFlags): SimulatorOption
     host: flags.host,
     port: flags.port,
     seed: flags.seed ?? 1,
-    accounts: names.map((name) => ({ name, ...(flags.plan ? { plan: flags.plan } : {}) })),
+    accounts: names.map((name, i) => ({
+      name,
+      ...(flags.plan ? { plan: flags.plan } : {}),
+      ...(i === 0 && flags.keyFromEnv ? { keys: [keyFromEnv(flags.keyFromEnv)] } : {}),
+    })),
     workspacesPerAccount: flags.workspaces ?? 5,
     keysPerAccount: flags.keys ?? 1,
     limit: { requests: flags.limit, windowMs: flags.windowMs },
@@ -95,6 +101,12 @@ export function simulatorOptionsFromFlags(flags: SimulateFlags): SimulatorOption
     ...(flags.faults ? { faults: readFaultsFile(flags.faults) } : {}),
     ...(flags.today ? { today: flags.today } : {}),
   };
+}
+
+function keyFromEnv(name: string): string {
+  const key = process.env[name];
+  if (!key) throw new CliError(`simulate: --key-from-env ${name}: the environment variable is not set`);
+  return key;
 }
 
 export function apiKeyEnvName(account: string): string {
@@ -211,6 +223,7 @@ export function registerSimulate(program: Command): void {
         .default('seconds'),
     )
     .option('--plan <plan>', 'plan of every account (default agency; starter shows the 403 path)')
+    .option('--key-from-env <name>', 'use the key in this environment variable for the first account (instead of a generated one)')
     .option('--today <date>', "the simulator's today, YYYY-MM-DD (default: the current UTC date)")
     .option(
       '--faults <file.json>',

@@ -74,19 +74,13 @@ function parseHttpUrl(s: string, ctx: z.RefinementCtx<string>, example: string):
   return url;
 }
 
-/** The API base URL: https, except for a local simulator or test server. */
+/** The API base URL; whether plain http is acceptable is decided per account (see AccountSchema). */
 const baseUrl = z
   .string({ error: expected('an https URL such as https://visibility.example/api/v1') })
-  .superRefine((s, ctx) => {
-    const url = parseHttpUrl(s, ctx, 'https://visibility.example/api/v1');
-    if (url && url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
-      ctx.addIssue({
-        code: 'custom',
-        message:
-          'must use https: plain http is only allowed for a loopback host (127.0.0.0/8, ::1, localhost), because the API key would otherwise travel unencrypted',
-      });
-    }
-  });
+  .superRefine((s, ctx) => void parseHttpUrl(s, ctx, 'https://visibility.example/api/v1'));
+
+const INSECURE_HTTP_MESSAGE =
+  'must use https: plain http is only allowed for a loopback host (127.0.0.0/8, ::1, localhost), because the API key would otherwise travel unencrypted (a simulator on a private network can set allowInsecureHttp: true)';
 
 function endpointUrl(example: string) {
   return z
@@ -127,9 +121,21 @@ export const AccountSchema = z.strictObject(
     requestsPerMinute: positiveInt.optional(),
     /** Only a simulator with a compressed clock needs anything but 60. */
     rateWindowSeconds: positiveNumber.default(60),
+    /** Lets the key travel over plain http to a non-loopback host: for a simulator on a private network only. */
+    allowInsecureHttp: bool.default(false),
   },
   { error: expected('an account mapping with name, apiKey and baseUrl') },
-);
+).superRefine((a, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(a.baseUrl);
+  } catch {
+    return;
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !a.allowInsecureHttp) {
+    ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: INSECURE_HTTP_MESSAGE });
+  }
+});
 
 const cron = z
   .string({ error: expected('a cron expression such as "0 2 * * *"') })

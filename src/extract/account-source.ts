@@ -6,6 +6,7 @@ export interface AccountSource {
   brands: 'all' | readonly string[];
   requestsPerMinute?: number | undefined;
   rateWindowSeconds?: number | undefined;
+  allowInsecureHttp?: boolean | undefined;
 }
 
 export const DEFAULT_REQUESTS_PER_WINDOW = 120;

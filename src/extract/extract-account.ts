@@ -72,6 +72,7 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
     account: ctx.account.name,
     baseUrl: ctx.account.baseUrl,
     apiKey: ctx.account.apiKey,
+    allowInsecureHttp: ctx.account.allowInsecureHttp ?? false,
     budget: ctx.budget,
     limit: initialLimit(ctx.account),
     stats,

@@ -1,0 +1,277 @@
+// S3 (and S3-compatible) object store with the same key layout and semantics as the fs store.
+// Every failure that an operator can fix (missing bucket, denied access, wrong endpoint, no
+// credentials) becomes a one-line message naming the object and the fix; the SDK error stays
+// on `cause` for debugging, so its stack never reaches the log line by default.
+import { GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import type { S3SinkConfig } from '../config/schema.js';
+import { sha256Hex } from '../util/hash.js';
+import { assertSafeKey, type ObjectStore, type PutOptions, type StoredObject } from './object-store.js';
+
+/** Curated files can be large; parts of this size keep memory bounded and stay above S3's 5 MiB minimum. */
+export const PART_SIZE = 8 * 1024 * 1024;
+
+export type S3StoreErrorReason =
+  | 'no-such-bucket'
+  | 'access-denied'
+  | 'credentials'
+  | 'wrong-region'
+  | 'unreachable'
+  | 'other';
+
+export class S3StoreError extends Error {
+  override readonly name = 'S3StoreError';
+  constructor(
+    message: string,
+    readonly reason: S3StoreErrorReason,
+    options: { cause: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export interface S3ObjectStoreOptions {
+  /** A ready client (tests, or callers that share one); the store then never destroys it. */
+  client?: S3Client;
+  /** Keys per ListObjectsV2 page; S3 caps it at 1000 anyway. Smaller only to exercise paging. */
+  listPageSize?: number;
+}
+
+// Network failures the SDK surfaces as plain Node errors after its own retries.
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EPIPE',
+  'TimeoutError',
+]);
+
+export class S3ObjectStore implements ObjectStore {
+  readonly location: string;
+  readonly #config: S3SinkConfig;
+  readonly #client: S3Client;
+  readonly #ownsClient: boolean;
+  readonly #listPageSize: number | undefined;
+
+  constructor(config: S3SinkConfig, options: S3ObjectStoreOptions = {}) {
+    this.#config = config;
+    this.location = `s3://${config.bucket}/${config.prefix}`;
+    this.#listPageSize = options.listPageSize;
+    this.#ownsClient = !options.client;
+    this.#client =
+      options.client ??
+      new S3Client({
+        region: config.region,
+        ...(config.endpoint ? { endpoint: config.endpoint } : {}),
+        forcePathStyle: config.forcePathStyle,
+        // With the default (WHEN_SUPPORTED) the SDK sends bodies `aws-chunked` with trailing
+        // checksums; S3-compatible servers that do not decode that framing store it inside the
+        // object without any error (see stack-notes). AWS itself is fine either way.
+        requestChecksumCalculation: 'WHEN_REQUIRED',
+        responseChecksumValidation: 'WHEN_REQUIRED',
+        // Without a connect timeout a black-holed endpoint hangs the run instead of failing.
+        requestHandler: { connectionTimeout: 10_000 },
+      });
+  }
+
+  /** Releases the sockets of a client this store created. */
+  close(): void {
+    if (this.#ownsClient) this.#client.destroy();
+  }
+
+  #key(key: string): string {
+    assertSafeKey(key);
+    return this.#config.prefix + key;
+  }
+
+  async put(key: string, body: Uint8Array | string, options: PutOptions): Promise<StoredObject> {
+    const fullKey = this.#key(key);
+    const bytes =
+      typeof body === 'string'
+        ? Buffer.from(body, 'utf8')
+        : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    const upload = new Upload({
+      client: this.#client,
+      partSize: PART_SIZE,
+      params: {
+        Bucket: this.#config.bucket,
+        Key: fullKey,
+        Body: bytes,
+        ContentType: options.contentType,
+        ...(options.contentEncoding ? { ContentEncoding: options.contentEncoding } : {}),
+      },
+    });
+    try {
+      await upload.done();
+    } catch (err) {
+      throw this.#error('write', fullKey, err);
+    }
+    return { key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) };
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    const fullKey = this.#key(key);
+    try {
+      const res = await this.#client.send(
+        new GetObjectCommand({ Bucket: this.#config.bucket, Key: fullKey }),
+      );
+      if (!res.Body) return Buffer.alloc(0);
+      const data = await res.Body.transformToByteArray();
+      return Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    } catch (err) {
+      if (isMissingKey(err)) return undefined;
+      throw this.#error('read', fullKey, err);
+    }
+  }
+
+  async list(prefix: string): Promise<string[]> {
+    const storePrefix = this.#config.prefix;
+    const fullPrefix = storePrefix + prefix;
+    const out: string[] = [];
+    let token: string | undefined;
+    try {
+      do {
+        const res = await this.#client.send(
+          new ListObjectsV2Command({
+            Bucket: this.#config.bucket,
+            Prefix: fullPrefix,
+            ...(token ? { ContinuationToken: token } : {}),
+            ...(this.#listPageSize ? { MaxKeys: this.#listPageSize } : {}),
+          }),
+        );
+        for (const obj of res.Contents ?? []) {
+          if (obj.Key?.startsWith(fullPrefix)) out.push(obj.Key.slice(storePrefix.length));
+        }
+        token = res.IsTruncated ? res.NextContinuationToken : undefined;
+      } while (token);
+    } catch (err) {
+      throw this.#error('list', fullPrefix, err);
+    }
+    // S3 orders by UTF-8 bytes, the fs store by UTF-16 code units; sort here so both agree.
+    return out.sort();
+  }
+
+  /** Verifies that the bucket exists and the credentials may use it (for `doctor`). */
+  async check(): Promise<void> {
+    try {
+      await this.#client.send(new HeadBucketCommand({ Bucket: this.#config.bucket }));
+    } catch (err) {
+      throw this.#error('check', this.#config.prefix, err);
+    }
+  }
+
+  #error(action: 'write' | 'read' | 'list' | 'check', fullKey: string, err: unknown): S3StoreError {
+    const { bucket } = this.#config;
+    const where = `s3://${bucket}/${fullKey}`;
+    const name = errorName(err);
+    const status = httpStatus(err);
+    const detail = name && name !== 'Error' ? ` (${name})` : '';
+    const make = (what: string, reason: S3StoreErrorReason) =>
+      new S3StoreError(`${where}: ${what}`, reason, { cause: err });
+
+    if (name === 'NoSuchBucket' || (action === 'check' && status === 404)) {
+      return make(
+        `bucket "${bucket}" does not exist${detail}: create it or fix sinks.s3.bucket`,
+        'no-such-bucket',
+      );
+    }
+    if (name === 'CredentialsProviderError') {
+      return make(
+        'no AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or run with an instance/task role',
+        'credentials',
+      );
+    }
+    if (
+      name === 'InvalidAccessKeyId' ||
+      name === 'SignatureDoesNotMatch' ||
+      name === 'ExpiredToken' ||
+      name === 'InvalidToken'
+    ) {
+      return make(
+        `the S3 server rejected the credentials${detail}: check AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (or the profile in use)`,
+        'credentials',
+      );
+    }
+    if (name === 'AccessDenied' || name === 'Forbidden' || status === 403) {
+      return make(
+        `access denied to bucket "${bucket}"${detail}: grant this identity s3:${permissionFor(action)} on the bucket and prefix`,
+        'access-denied',
+      );
+    }
+    if (
+      name === 'PermanentRedirect' ||
+      name === 'AuthorizationHeaderMalformed' ||
+      status === 301 ||
+      name === 'IllegalLocationConstraintException'
+    ) {
+      return make(
+        `bucket "${bucket}" is not in region ${this.#config.region}${detail}: set sinks.s3.region to the bucket's region`,
+        'wrong-region',
+      );
+    }
+    const code = networkCode(err);
+    if (code) {
+      const target = this.#config.endpoint ?? `AWS S3 in ${this.#config.region}`;
+      return make(
+        `cannot reach ${target} (${code}): check sinks.s3.endpoint, the network and any proxy`,
+        'unreachable',
+      );
+    }
+    const message = err instanceof Error ? firstLine(err.message) : String(err);
+    return make(`${action} failed${detail}${status ? ` [HTTP ${status}]` : ''}: ${message}`, 'other');
+  }
+}
+
+function permissionFor(action: 'write' | 'read' | 'list' | 'check'): string {
+  switch (action) {
+    case 'write':
+      return 'PutObject';
+    case 'read':
+      return 'GetObject';
+    case 'list':
+    case 'check':
+      return 'ListBucket';
+  }
+}
+
+function errorName(err: unknown): string | undefined {
+  // S3 error codes (NoSuchBucket, AccessDenied, ...) arrive as the SDK exception's name.
+  return err instanceof Error ? err.name : undefined;
+}
+
+function httpStatus(err: unknown): number | undefined {
+  const meta = (err as { $metadata?: { httpStatusCode?: number } } | undefined)?.$metadata;
+  return meta?.httpStatusCode;
+}
+
+function isMissingKey(err: unknown): boolean {
+  const name = errorName(err);
+  if (name === 'NoSuchKey') return true;
+  // Some S3-compatible servers answer a missing object with a bare 404; a missing bucket is
+  // still an error, never "no such object".
+  return httpStatus(err) === 404 && name !== 'NoSuchBucket';
+}
+
+function networkCode(err: unknown): string | undefined {
+  // Node puts the code on the error; with happy-eyeballs it may sit on an AggregateError's members.
+  const seen = new Set<unknown>();
+  let current: unknown = err;
+  while (current && typeof current === 'object' && !seen.has(current)) {
+    seen.add(current);
+    const e = current as { code?: unknown; name?: unknown; errors?: unknown[]; cause?: unknown };
+    if (typeof e.code === 'string' && UNREACHABLE_CODES.has(e.code)) return e.code;
+    if (typeof e.name === 'string' && UNREACHABLE_CODES.has(e.name)) return e.name;
+    const inner = Array.isArray(e.errors) ? e.errors[0] : undefined;
+    current = inner ?? e.cause;
+  }
+  return undefined;
+}
+
+function firstLine(s: string): string {
+  const line = s.split('\n', 1)[0] ?? '';
+  return line.trim() || 'unknown error';
+}

@@ -270,7 +270,10 @@ describe('validation errors', () => {
     expect(e.message).toContain('loopback');
     // A simulator on a private network is allowed only when the account says so explicitly.
     const insecure = parse(
-      minimal().replace('https://visibility.example/api/v1', 'http://simulator:8787/api/v1\n    allowInsecureHttp: true'),
+      minimal().replace(
+        'https://visibility.example/api/v1',
+        'http://simulator:8787/api/v1\n    allowInsecureHttp: true',
+      ),
     );
     expect(insecure.accounts[0]?.allowInsecureHttp).toBe(true);
     for (const url of [

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.js';
 import { scrubSecrets } from '../log.js';
 import { CliError, type CliIo, consoleIo, type ProgramState } from './program-state.js';
+import { registerReplay } from './replay.js';
 import { registerRun } from './run-once.js';
 import { registerSimulate } from './simulate.js';
 
@@ -18,6 +19,7 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   registerRun(program, state, io);
+  registerReplay(program, state, io);
   registerSimulate(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;

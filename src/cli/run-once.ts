@@ -4,6 +4,7 @@ import { closeAllPools } from '../api/http-pools.js';
 import { loadConfig } from '../config/load.js';
 import { createLogger, registerSecret } from '../log.js';
 import { runInline } from '../pipeline/run-inline.js';
+import { createRunLoader } from '../pipeline/run-loader.js';
 import { exitCodeFor, type Manifest } from '../runs/manifest.js';
 import { createObjectStore } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
@@ -79,18 +80,25 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
         for (const a of config.accounts) registerSecret(a.apiKey);
         const logger = createLogger({ ...(flags.logLevel ? { level: flags.logLevel } : {}) });
         const store = createObjectStore(config.sinks);
+        const loader = createRunLoader(config.sinks);
         try {
           const result = await runInline({
             config,
             store,
             logger,
+            ...(loader ? { loader } : {}),
             ...(flags.account ? { accounts: flags.account } : {}),
             ...(flags.brand ? { brands: flags.brand } : {}),
             ...(flags.endpoints ? { endpoints: flags.endpoints } : {}),
             ...(flags.days ? { days: flags.days } : {}),
           });
           for (const m of result.manifests) io.out(summaryLine(m, store.location));
-          for (const m of result.manifests) if (m.error) io.err(`visync: ${m.error}`);
+          for (const m of result.manifests) {
+            if (m.error) io.err(`visync: ${m.error}`);
+            for (const l of m.loads)
+              if (l.status === 'failed')
+                io.err(`visync: ${m.account}: load of ${l.table} failed: ${l.error}`);
+          }
           return exitCodeFor(result.status);
         } catch (err) {
           throw new CliError((err as Error).message);

@@ -223,7 +223,10 @@ export function registerSimulate(program: Command): void {
         .default('seconds'),
     )
     .option('--plan <plan>', 'plan of every account (default agency; starter shows the 403 path)')
-    .option('--key-from-env <name>', 'use the key in this environment variable for the first account (instead of a generated one)')
+    .option(
+      '--key-from-env <name>',
+      'use the key in this environment variable for the first account (instead of a generated one)',
+    )
     .option('--today <date>', "the simulator's today, YYYY-MM-DD (default: the current UTC date)")
     .option(
       '--faults <file.json>',

@@ -108,34 +108,36 @@ const brands = z
     }
   });
 
-export const AccountSchema = z.strictObject(
-  {
-    name: z.string({ error: expected('an account name made of a-z, 0-9 and -') }).regex(/^[a-z0-9-]+$/, {
-      error:
-        'expected only lowercase letters, digits and - (the name is used in storage paths and table values)',
-    }),
-    apiKey: nonEmptyString('a non-empty API key, e.g. apiKey: ${ACME_API_KEY}'),
-    baseUrl,
-    brands: brands.default('all'),
-    /** Ceiling per rate window; when absent the limit comes from GET /me, else 120. */
-    requestsPerMinute: positiveInt.optional(),
-    /** Only a simulator with a compressed clock needs anything but 60. */
-    rateWindowSeconds: positiveNumber.default(60),
-    /** Lets the key travel over plain http to a non-loopback host: for a simulator on a private network only. */
-    allowInsecureHttp: bool.default(false),
-  },
-  { error: expected('an account mapping with name, apiKey and baseUrl') },
-).superRefine((a, ctx) => {
-  let url: URL;
-  try {
-    url = new URL(a.baseUrl);
-  } catch {
-    return;
-  }
-  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !a.allowInsecureHttp) {
-    ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: INSECURE_HTTP_MESSAGE });
-  }
-});
+export const AccountSchema = z
+  .strictObject(
+    {
+      name: z.string({ error: expected('an account name made of a-z, 0-9 and -') }).regex(/^[a-z0-9-]+$/, {
+        error:
+          'expected only lowercase letters, digits and - (the name is used in storage paths and table values)',
+      }),
+      apiKey: nonEmptyString('a non-empty API key, e.g. apiKey: ${ACME_API_KEY}'),
+      baseUrl,
+      brands: brands.default('all'),
+      /** Ceiling per rate window; when absent the limit comes from GET /me, else 120. */
+      requestsPerMinute: positiveInt.optional(),
+      /** Only a simulator with a compressed clock needs anything but 60. */
+      rateWindowSeconds: positiveNumber.default(60),
+      /** Lets the key travel over plain http to a non-loopback host: for a simulator on a private network only. */
+      allowInsecureHttp: bool.default(false),
+    },
+    { error: expected('an account mapping with name, apiKey and baseUrl') },
+  )
+  .superRefine((a, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(a.baseUrl);
+    } catch {
+      return;
+    }
+    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !a.allowInsecureHttp) {
+      ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: INSECURE_HTTP_MESSAGE });
+    }
+  });
 
 const cron = z
   .string({ error: expected('a cron expression such as "0 2 * * *"') })

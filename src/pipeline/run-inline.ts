@@ -9,6 +9,7 @@ import { type Manifest, type RunStatus, runStatus, writeManifest } from '../runs
 import { newRunId, type RunKind } from '../runs/run-id.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { addDays, utcDate } from '../util/time.js';
+import { finishRun, type RunLoader } from './finish-run.js';
 
 export interface InlineRunOptions {
   config: Config;
@@ -22,6 +23,10 @@ export interface InlineRunOptions {
   /** Visibility window in days (CLI --days); default extract.visibilityDays. */
   days?: number;
   budget?: RateBudget;
+  /** Loads curated tables (BigQuery); none: curated files only. */
+  loader?: RunLoader;
+  /** Rows per curated part file (tests use small parts). */
+  partRows?: number;
   /** Retry policy override (tests use short backoffs). */
   retry?: Partial<RetryPolicy>;
   signal?: AbortSignal;
@@ -68,6 +73,17 @@ export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
         ...(o.retry ? { retry: o.retry } : {}),
         ...(o.onProgress ? { onProgress: (p: ExtractProgress) => o.onProgress?.(account.name, p) } : {}),
       });
+      // Normalise and load whatever landed, also for a partial extraction; nothing landed, nothing to do.
+      const finished =
+        extracted.files.length > 0
+          ? await finishRun({
+              store: o.store,
+              run,
+              logger: log,
+              ...(o.loader ? { loader: o.loader } : {}),
+              ...(o.partRows ? { partRows: o.partRows } : {}),
+            })
+          : { files: [], drift: [], loads: [] };
       const manifest: Manifest = {
         run_id: run.runId,
         account: account.name,
@@ -84,10 +100,10 @@ export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
         },
         ...(extracted.error ? { error: extracted.error } : {}),
         workspaces: extracted.workspaces,
-        files: extracted.files,
-        loads: [],
+        files: [...extracted.files, ...finished.files],
+        loads: finished.loads,
         requests: extracted.requests,
-        drift: extracted.drift,
+        drift: [...extracted.drift, ...finished.drift],
       };
       manifest.status = runStatus(manifest);
       manifest.finished_at = new Date().toISOString();

@@ -31,6 +31,8 @@ export interface DriftEntry {
   /** One example: where it was seen (a brand id or a JSON path). */
   example?: string;
   count?: number;
+  /** Where it was found: replay keeps extract findings and rebuilds normalise ones. */
+  stage?: 'extract' | 'normalise';
 }
 
 export interface RunWindow {

@@ -73,8 +73,12 @@ export function listFiles(dir: string, base = dir): string[] {
   return out.sort();
 }
 
+export function readBytes(dir: string, key: string): Buffer {
+  return readFileSync(join(dir, ...key.split('/')));
+}
+
 export function readText(dir: string, key: string): string {
-  return readFileSync(join(dir, ...key.split('/')), 'utf8');
+  return readBytes(dir, key).toString('utf8');
 }
 
 /** Short backoffs so retry tests take milliseconds. */

@@ -1,0 +1,47 @@
+// Public surface of the catalogue: tables, views, lookups and the deterministic NDJSON writer.
+import { TABLES } from './tables.js';
+import type { Row, TableDef, ViewDef } from './types.js';
+import { VIEWS } from './views.js';
+
+export { DOCS_DATASET, renderTablesDoc } from './docs.js';
+export { TABLES } from './tables.js';
+export type { ColumnDef, ColumnMode, ColumnType, Row, TableDef, ViewDef } from './types.js';
+export { VIEWS } from './views.js';
+
+const tablesByName = new Map(TABLES.map((t) => [t.name, t]));
+const viewsByName = new Map(VIEWS.map((v) => [v.name, v]));
+
+/** Throws on a name outside the catalogue: callers pass names from code, so that is a bug. */
+export function tableByName(name: string): TableDef {
+  const table = tablesByName.get(name);
+  if (!table) throw new Error(`unknown table "${name}" (not in the catalogue)`);
+  return table;
+}
+
+export function viewByName(name: string): ViewDef {
+  const view = viewsByName.get(name);
+  if (!view) throw new Error(`unknown view "${name}" (not in the catalogue)`);
+  return view;
+}
+
+/**
+ * One NDJSON line (without newline) with keys in catalogue column order, so the same rows give the
+ * same bytes on every run and replay. Missing values become null (REPEATED: []); a key that is not
+ * a column, or a REQUIRED column without a value, is a normaliser bug and throws.
+ */
+export function toNdjsonLine(table: TableDef, row: Row): string {
+  for (const key of Object.keys(row)) {
+    if (!table.columns.some((c) => c.name === key)) {
+      throw new Error(`row for table ${table.name} has key "${key}", which is not a column`);
+    }
+  }
+  const out: Record<string, unknown> = {};
+  for (const c of table.columns) {
+    const value = row[c.name] ?? null;
+    if (value === null && c.mode === 'REQUIRED') {
+      throw new Error(`row for table ${table.name} has no value for REQUIRED column "${c.name}"`);
+    }
+    out[c.name] = value === null && c.mode === 'REPEATED' ? [] : value;
+  }
+  return JSON.stringify(out);
+}

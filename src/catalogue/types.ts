@@ -1,0 +1,39 @@
+// One definition per table drives the NDJSON writer, the BigQuery schemas and docs/tables.md.
+import type { RawEndpoint } from '../sinks/layout.js';
+
+export type ColumnType = 'STRING' | 'INT64' | 'FLOAT64' | 'BOOL' | 'DATE' | 'TIMESTAMP' | 'JSON';
+export type ColumnMode = 'REQUIRED' | 'NULLABLE' | 'REPEATED';
+
+export interface ColumnDef {
+  name: string;
+  type: ColumnType;
+  mode: ColumnMode;
+  description: string;
+}
+
+export interface TableDef {
+  name: string;
+  description: string;
+  /** "One row per ...", for the docs. */
+  grain: string;
+  /** Raw endpoints the rows come from. */
+  sources: readonly RawEndpoint[];
+  columns: readonly ColumnDef[];
+  /** Columns that identify a row across runs (run_id excluded): what `{table}_latest` partitions by. */
+  naturalKey: readonly string[];
+  /** DAY partitioning column (DATE). */
+  partitionField: 'snapshot_date' | 'date';
+  clustering: readonly string[];
+}
+
+export interface ViewDef {
+  name: string;
+  description: string;
+  /** Standard SQL; tables are named `${dataset}.table` with the dataset given (project-qualified or not). */
+  sql(dataset: string): string;
+  /** Base tables and the columns the SQL references, checked against the catalogue in tests. */
+  references: readonly { table: string; columns: readonly string[] }[];
+}
+
+/** One row as written to NDJSON: column name -> JSON value (DATE as YYYY-MM-DD, TIMESTAMP as ISO). */
+export type Row = Record<string, unknown>;

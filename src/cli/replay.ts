@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../config/load.js';
+import { createLogger } from '../log.js';
+import { ReplayError, replayRun } from '../pipeline/replay.js';
+import { createRunLoader } from '../pipeline/run-loader.js';
+import { exitCodeFor } from '../runs/manifest.js';
+import { RUN_ID_PATTERN } from '../runs/run-id.js';
+import { createObjectStore } from '../sinks/create-store.js';
+import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+
+export function registerReplay(program: Command, state: ProgramState, io: CliIo): void {
+  program
+    .command('replay')
+    .summary("rebuild a run's curated files and BigQuery loads from its raw landing (no API calls)")
+    .description(
+      "Rebuilds a run's curated tables/ files (byte for byte) and latest/ bundles from its raw/ landing,\n" +
+        'then loads into BigQuery only the tables whose load for that run has not succeeded (a failed load,\n' +
+        "a table added since). Rewrites the run's manifest with the new load results and replayed_at.\n" +
+        'Makes no API call, so it works after a key was revoked. Exit codes as for run --once.',
+    )
+    .requiredOption('--run <run_id>', 'the run id (from run --once output, status, or runs/ in the store)')
+    .option('--account <name>', 'the account of the run (needed only when several accounts have that run id)')
+    .option('--log-level <level>', 'log level of the JSON logs on stderr', 'info')
+    .addHelpText('after', '\nExample:\n  visync replay --run 20261121T230508Z-sync-3bb05a')
+    .action(
+      exitWith(state, async (flags: { run: string; account?: string; logLevel: string }, cmd: Command) => {
+        if (!RUN_ID_PATTERN.test(flags.run))
+          throw new CliError(`--run: not a run id: ${JSON.stringify(flags.run)}`);
+        const config = loadConfig(configOption(cmd));
+        const logger = createLogger({ level: flags.logLevel });
+        const store = createObjectStore(config.sinks);
+        try {
+          const loader = createRunLoader(config.sinks);
+          const m = await replayRun({
+            store,
+            runId: flags.run,
+            logger,
+            ...(flags.account ? { account: flags.account } : {}),
+            ...(loader ? { loader } : {}),
+          });
+          const failed = m.loads.filter((l) => l.status === 'failed');
+          io.out(
+            `${m.account}: replayed run ${m.run_id}: ${m.status} | ${m.files.filter((f) => f.key.startsWith('tables/')).length} curated files | ${m.loads.length} loads${failed.length ? ` (${failed.length} failed: ${failed.map((l) => l.table).join(', ')})` : ''}`,
+          );
+          for (const l of failed) io.err(`visync: load of ${l.table} failed: ${l.error}`);
+          return exitCodeFor(m.status);
+        } catch (err) {
+          if (err instanceof ReplayError) throw new CliError(err.message);
+          throw err;
+        }
+      }),
+    );
+}

@@ -1,0 +1,182 @@
+// The normalise stage of one run, from its raw landing only: every raw file is normalised into
+// table rows, rows are spooled per (table, partition), then written as gzipped NDJSON parts at
+// the design's keys and gathered per table into one local load file for BigQuery. Processing
+// order is fixed (account files, then workspaces sorted by id), so rewriting a run gives the
+// same keys and the same bytes.
+
+import { once } from 'node:events';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { createGzip, type Gzip } from 'node:zlib';
+import type { Logger } from 'pino';
+import { tableByName, toNdjsonLine } from '../catalogue/index.js';
+import { DriftReport } from '../normalise/drift.js';
+import { normaliseBrands, normaliseRecord } from '../normalise/index.js';
+import type { NormaliseResult, RawRecord } from '../normalise/types.js';
+import type { DriftEntry, ManifestFile } from '../runs/manifest.js';
+import { latestKey, tablePartKey } from '../sinks/layout.js';
+import type { ObjectStore } from '../sinks/object-store.js';
+import { type LatestBundle, mergeLatest } from './latest.js';
+import { listRawRun, type RunCoordinates, readRawRecord } from './raw-run.js';
+import { RowSpool } from './spool.js';
+
+export const DEFAULT_PART_ROWS = 100_000;
+const NULL_PARTITION = '__NULL__';
+
+export interface CuratedTable {
+  table: string;
+  rows: number;
+  /** Local gzipped NDJSON of all the run's rows of the table: the upload of its one load job. */
+  loadFile: string;
+}
+
+export interface CurateResult {
+  /** Curated parts and latest bundles, as the manifest lists them. */
+  files: ManifestFile[];
+  tables: CuratedTable[];
+  drift: DriftEntry[];
+  /** Removes the local spool and load files. */
+  dispose(): Promise<void>;
+}
+
+export interface CurateOptions {
+  store: ObjectStore;
+  run: RunCoordinates;
+  logger: Logger;
+  partRows?: number;
+}
+
+export async function curateRun(o: CurateOptions): Promise<CurateResult> {
+  const spool = await RowSpool.create();
+  try {
+    const drift = new DriftReport();
+    const emit = async (result: NormaliseResult) => {
+      drift.addAll(result.drift);
+      for (const { table, row } of result.rows) {
+        const def = tableByName(table);
+        const value = row[def.partitionField];
+        await spool.add(
+          table,
+          typeof value === 'string' && value ? value : NULL_PARTITION,
+          toNdjsonLine(def, row),
+        );
+      }
+    };
+
+    const raw = await listRawRun(o.store, o.run);
+    let brandsList: RawRecord | undefined;
+    const details: RawRecord[] = [];
+    for (const ref of raw.account) {
+      const rec = await readRawRecord(o.store, o.run, ref);
+      if (rec.endpoint === 'brands') brandsList = rec;
+      else await emit(normaliseRecord(rec));
+    }
+
+    const files: ManifestFile[] = [];
+    for (const [brandId, refs] of raw.workspaces) {
+      const records: RawRecord[] = [];
+      for (const ref of refs) {
+        const rec = await readRawRecord(o.store, o.run, ref);
+        records.push(rec);
+        if (rec.endpoint === 'brand') details.push(rec);
+        else await emit(normaliseRecord(rec));
+      }
+      files.push(await writeLatest(o.store, o.run.account, brandId, records));
+    }
+    await emit(normaliseBrands(brandsList, details));
+    await spool.close();
+
+    const tables: CuratedTable[] = [];
+    for (const table of await spool.tables()) {
+      const written = await writeTable(o, spool, table);
+      files.push(...written.parts);
+      tables.push({ table, rows: written.rows, loadFile: written.loadFile });
+    }
+    o.logger.info(
+      {
+        account: o.run.account,
+        run_id: o.run.runId,
+        tables: tables.map((t) => `${t.table}:${t.rows}`).join(' '),
+      },
+      'curated',
+    );
+    return { files, tables, drift: drift.entries(), dispose: () => spool.dispose() };
+  } catch (err) {
+    await spool.dispose();
+    throw err;
+  }
+}
+
+async function writeLatest(
+  store: ObjectStore,
+  account: string,
+  brandId: string,
+  records: RawRecord[],
+): Promise<ManifestFile> {
+  const key = latestKey(account, brandId);
+  const prevBytes = await store.get(key);
+  const prev = prevBytes ? (JSON.parse(prevBytes.toString('utf8')) as LatestBundle) : undefined;
+  const bundle = mergeLatest(prev, account, brandId, records);
+  return store.put(key, `${JSON.stringify(bundle)}\n`, { contentType: 'application/json' });
+}
+
+/** Writes a table's parts (per partition, at most partRows rows each) and its load file. */
+async function writeTable(
+  o: CurateOptions,
+  spool: RowSpool,
+  table: string,
+): Promise<{ parts: ManifestFile[]; rows: number; loadFile: string }> {
+  const partRows = o.partRows ?? DEFAULT_PART_ROWS;
+  const loadFile = spool.path(`${table}.load.ndjson.gz`);
+  const load = createGzip();
+  const sink = createWriteStream(loadFile);
+  load.pipe(sink);
+  const parts: ManifestFile[] = [];
+  let total = 0;
+  for (const { partition, path } of await spool.partitions(table)) {
+    let part = 0;
+    let lines: string[] = [];
+    const flush = async () => {
+      const body = await gzipText(`${lines.join('\n')}\n`);
+      const key = tablePartKey({
+        table,
+        partitionDate: partition,
+        account: o.run.account,
+        runId: o.run.runId,
+        part,
+      });
+      const stored = await o.store.put(key, body, {
+        contentType: 'application/x-ndjson',
+        contentEncoding: 'gzip',
+      });
+      parts.push({ ...stored, rows: lines.length });
+      part++;
+      lines = [];
+    };
+    for await (const line of createInterface({
+      input: createReadStream(path),
+      crlfDelay: Number.POSITIVE_INFINITY,
+    })) {
+      if (!line) continue;
+      lines.push(line);
+      total++;
+      if (!load.write(`${line}\n`)) await once(load, 'drain');
+      if (lines.length >= partRows) await flush();
+    }
+    if (lines.length) await flush();
+  }
+  load.end();
+  await once(sink, 'close');
+  return { parts, rows: total, loadFile };
+}
+
+function gzipText(text: string): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const gz: Gzip = createGzip();
+    const chunks: Buffer[] = [];
+    gz.on('data', (c: Buffer) => chunks.push(c));
+    gz.on('end', () => resolve(Buffer.concat(chunks)));
+    gz.on('error', reject);
+    gz.end(text);
+  });
+}

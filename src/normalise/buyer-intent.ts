@@ -1,0 +1,62 @@
+// GET /brands/{id}/buyer-intent?days=N -> buyer_intent (one row per window per run).
+import { requireBrandId, snapshotColumns } from './rows.js';
+import { f, inspect, list, obj, type Probe, readObject, report } from './shape.js';
+import type { NormaliseResult, RawRecord } from './types.js';
+
+const PROMPT_GROUP = obj({ count: f.integer, visibility: f.number });
+
+const BUYER_INTENT = obj({
+  days: f.integer,
+  money_prompts: PROMPT_GROUP,
+  informational_prompts: PROMPT_GROUP,
+  gap: f.number,
+  losses: list(
+    obj({
+      prompt_id: f.string,
+      prompt: f.string,
+      engine: f.string,
+      winner: obj({ name: f.string, domain: f.string }),
+    }),
+  ),
+  why_you_lose: obj({ generated_at: f.timestamp, summary: f.string, reasons: f.strings }),
+});
+
+export function normaliseBuyerIntent(rec: RawRecord): NormaliseResult {
+  const brandId = requireBrandId(rec);
+  const probe: Probe = { endpoint: 'buyer-intent', origin: brandId, drift: [] };
+  const located = readObject(rec.body, probe, Object.keys(BUYER_INTENT.fields));
+  const rows = located.map(({ value, loc }) => {
+    const v = inspect(BUYER_INTENT, value, probe, loc);
+    // The requested window is the key (it names the raw file); the body's own `days` is only checked.
+    const windowDays = rec.days ?? v?.days;
+    if (windowDays === undefined || windowDays === null) {
+      throw new Error(`raw buyer-intent record of ${rec.account}/${brandId} has no days window`);
+    }
+    if (rec.days !== undefined && v?.days != null && v.days !== rec.days) {
+      report(probe, 'unexpected_shape', 'days differs from the requested window', loc, {
+        requested: rec.days,
+        days: v.days,
+      });
+    }
+    const losses = (value as { losses?: unknown } | null)?.losses;
+    return {
+      table: 'buyer_intent',
+      row: {
+        ...snapshotColumns(rec, brandId),
+        window_days: windowDays,
+        money_prompt_count: v?.money_prompts?.count ?? null,
+        money_visibility: v?.money_prompts?.visibility ?? null,
+        informational_prompt_count: v?.informational_prompts?.count ?? null,
+        informational_visibility: v?.informational_prompts?.visibility ?? null,
+        visibility_gap: v?.gap ?? null,
+        loss_count: Array.isArray(losses) ? losses.length : null,
+        losses: Array.isArray(losses) ? losses : null,
+        why_you_lose_summary: v?.why_you_lose?.summary ?? null,
+        why_you_lose_reasons: v?.why_you_lose?.reasons ?? [],
+        why_you_lose_generated_at: v?.why_you_lose?.generated_at ?? null,
+        payload: value,
+      },
+    };
+  });
+  return { rows, drift: probe.drift };
+}

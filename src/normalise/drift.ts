@@ -1,0 +1,51 @@
+// Folds drift findings so a manifest says "data[].impact_score changed type 3,650 times" once,
+// with the first place it was seen, instead of listing every record.
+import type { DriftEntry } from '../runs/manifest.js';
+
+export type DriftKind =
+  | 'unknown_field'
+  | 'missing_field'
+  | 'type_change'
+  | 'count_mismatch'
+  | 'unexpected_shape';
+
+function keyOf(e: DriftEntry): string {
+  return `${e.endpoint}|${e.kind}|${e.detail}`;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export class DriftReport {
+  private readonly folded = new Map<string, DriftEntry>();
+
+  add(entry: DriftEntry): void {
+    const key = keyOf(entry);
+    const n = entry.count ?? 1;
+    const seen = this.folded.get(key);
+    if (seen) {
+      seen.count = (seen.count ?? 1) + n;
+      // Keep the first example, but take one when the first finding had none.
+      if (seen.example === undefined && entry.example !== undefined) seen.example = entry.example;
+      return;
+    }
+    const copy: DriftEntry = { endpoint: entry.endpoint, kind: entry.kind, detail: entry.detail };
+    if (entry.example !== undefined) copy.example = entry.example;
+    copy.count = n;
+    this.folded.set(key, copy);
+  }
+
+  addAll(entries: Iterable<DriftEntry>): void {
+    for (const e of entries) this.add(e);
+  }
+
+  /** Sorted by endpoint, kind, detail (code-unit order, not locale), so manifests are stable. */
+  entries(): DriftEntry[] {
+    return [...this.folded.values()]
+      .sort(
+        (a, b) => compare(a.endpoint, b.endpoint) || compare(a.kind, b.kind) || compare(a.detail, b.detail),
+      )
+      .map((e) => ({ ...e }));
+  }
+}

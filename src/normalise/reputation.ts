@@ -1,0 +1,118 @@
+// GET /brands/{id}/reputation -> reputation, reputation_claims (flags joined in), reputation_conflicts.
+import { recordId, requireBrandId, snapshotColumns } from './rows.js';
+import { child, f, inspect, isRecord, item, type Loc, obj, type Probe, readObject, report } from './shape.js';
+import type { NormaliseResult, RawRecord, TableRow } from './types.js';
+
+// Sub-lists are plain arrays here and checked item by item below, where their rows are built.
+const REPUTATION = obj({ generated_at: f.timestamp, engines: f.array, conflicts: f.array, flags: f.array });
+const ENGINE = obj({ engine: f.string, claims: f.array });
+const CLAIM = obj({ id: f.string, claim: f.string, sentiment: f.string, suspected_false: f.boolean });
+const CONFLICT = obj({ id: f.string, topic: f.string, engines: f.strings, description: f.string });
+const FLAG = obj({ claim_id: f.string, engine: f.string, reason: f.string });
+
+interface Flag {
+  claimId: string;
+  engine: string | null;
+  reason: string | null;
+  loc: Loc;
+  value: unknown;
+  used: boolean;
+}
+
+function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+export function normaliseReputation(rec: RawRecord): NormaliseResult {
+  const brandId = requireBrandId(rec);
+  const probe: Probe = { endpoint: 'reputation', origin: brandId, drift: [] };
+  const rows: TableRow[] = [];
+  for (const { value, loc } of readObject(rec.body, probe, Object.keys(REPUTATION.fields))) {
+    const v = inspect(REPUTATION, value, probe, loc);
+    const base = snapshotColumns(rec, brandId);
+
+    const flags: Flag[] = [];
+    asArray(v?.flags).forEach((raw, i) => {
+      const at = item(child(loc, 'flags'), i);
+      const fv = inspect(FLAG, raw, probe, at);
+      if (fv?.claim_id) {
+        flags.push({
+          claimId: fv.claim_id,
+          engine: fv.engine,
+          reason: fv.reason,
+          loc: at,
+          value: raw,
+          used: false,
+        });
+      }
+    });
+
+    let claimCount = 0;
+    asArray(v?.engines).forEach((rawEngine, i) => {
+      const engineLoc = item(child(loc, 'engines'), i);
+      const ev = inspect(ENGINE, rawEngine, probe, engineLoc);
+      const engine = recordId(rawEngine, 'engine');
+      const claims = asArray(ev?.claims);
+      claimCount += claims.length;
+      claims.forEach((claim, j) => {
+        const cv = inspect(CLAIM, claim, probe, item(child(engineLoc, 'claims'), j));
+        const claimId = recordId(claim);
+        const matching = flags.filter(
+          (fl) => fl.claimId === claimId && (fl.engine === null || fl.engine === engine),
+        );
+        for (const fl of matching) fl.used = true;
+        const payload =
+          isRecord(claim) && isRecord(rawEngine) && Object.hasOwn(rawEngine, 'engine')
+            ? { engine: rawEngine.engine, ...claim }
+            : claim;
+        rows.push({
+          table: 'reputation_claims',
+          row: {
+            ...base,
+            engine,
+            claim_id: claimId,
+            claim: cv?.claim ?? null,
+            sentiment: cv?.sentiment ?? null,
+            suspected_false: cv?.suspected_false ?? null,
+            flagged: matching.length > 0,
+            flag_reason: matching[0]?.reason ?? null,
+            payload,
+          },
+        });
+      });
+    });
+    for (const fl of flags) {
+      if (!fl.used) report(probe, 'unexpected_shape', 'flags[] entry matches no claim', fl.loc, fl.value);
+    }
+
+    const conflicts = asArray(v?.conflicts);
+    conflicts.forEach((conflict, i) => {
+      const kv = inspect(CONFLICT, conflict, probe, item(child(loc, 'conflicts'), i));
+      rows.push({
+        table: 'reputation_conflicts',
+        row: {
+          ...base,
+          conflict_id: recordId(conflict),
+          topic: kv?.topic ?? null,
+          engines: kv?.engines ?? [],
+          description: kv?.description ?? null,
+          payload: conflict,
+        },
+      });
+    });
+
+    rows.push({
+      table: 'reputation',
+      row: {
+        ...base,
+        generated_at: v?.generated_at ?? null,
+        engine_count: v?.engines ? v.engines.length : null,
+        claim_count: v?.engines ? claimCount : null,
+        flag_count: v?.flags ? v.flags.length : null,
+        conflict_count: v?.conflicts ? conflicts.length : null,
+        payload: value,
+      },
+    });
+  }
+  return { rows, drift: probe.drift };
+}

@@ -1,0 +1,334 @@
+// Compares what a response holds with what we expect, field by field, and reports the difference as
+// drift instead of failing: the spec shows few field names, so most of what we expect is assumed.
+// A field that fails its check reads as null; the caller still builds its row from the record.
+import { z } from 'zod';
+import type { DriftEntry } from '../runs/manifest.js';
+import type { DriftKind } from './drift.js';
+
+// ------------------------------------------------------------------------------------------------
+// Specs: the fields we know, each with a zod schema; records may carry any other field.
+
+export interface Leaf<T> {
+  kind: 'leaf';
+  /** Used in "expected <label>, got <type>". */
+  label: string;
+  schema: z.ZodType<T>;
+}
+
+export interface Obj<F extends Fields> {
+  kind: 'object';
+  fields: F;
+}
+
+export interface List<S extends Spec> {
+  kind: 'list';
+  item: S;
+}
+
+export type Fields = { [key: string]: Spec };
+// biome-ignore lint/suspicious/noExplicitAny: a spec of any shape; Out<> recovers the precise type.
+export type Spec = Leaf<any> | Obj<any> | List<any>;
+
+/** What inspect() returns for a spec: the checked value, null where absent, null or of the wrong type. */
+export type Out<S> =
+  S extends Leaf<infer T>
+    ? T | null
+    : S extends Obj<infer F>
+      ? { [K in keyof F]: Out<F[K]> } | null
+      : S extends List<infer I>
+        ? Out<I>[] | null
+        : never;
+
+function leaf<T>(label: string, schema: z.ZodType<T>): Leaf<T> {
+  return { kind: 'leaf', label, schema };
+}
+
+export function obj<F extends Fields>(fields: F): Obj<F> {
+  return { kind: 'object', fields };
+}
+
+export function list<S extends Spec>(item: S): List<S> {
+  return { kind: 'list', item };
+}
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+// Date.parse accepts almost anything ("March 7"); a timestamp must at least start like ISO 8601.
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
+
+export function isIsoDate(value: string): boolean {
+  if (!ISO_DATE.test(value)) return false;
+  const t = Date.parse(`${value}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === value;
+}
+
+/** The instant as UTC ISO (`...Z`, milliseconds), or null when it is not an ISO 8601 timestamp. */
+export function toUtcTimestamp(value: string): string | null {
+  if (!ISO_TIMESTAMP.test(value)) return null;
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
+
+export const f = {
+  string: leaf('string', z.string()),
+  number: leaf('number', z.number()),
+  integer: leaf('integer', z.number().int()),
+  boolean: leaf('boolean', z.boolean()),
+  date: leaf(
+    'date (YYYY-MM-DD)',
+    z.string().refine((s) => isIsoDate(s)),
+  ),
+  timestamp: leaf(
+    'ISO 8601 timestamp',
+    z
+      .string()
+      .refine((s) => toUtcTimestamp(s) !== null)
+      .transform((s) => toUtcTimestamp(s) as string),
+  ),
+  strings: leaf('array of strings', z.array(z.string())),
+  /** A map keyed by data (engine names): its keys are not fields, so none is "unknown". */
+  map: leaf('object', z.record(z.string(), z.unknown())),
+  array: leaf('array', z.array(z.unknown())),
+};
+
+// ------------------------------------------------------------------------------------------------
+// Where findings are recorded.
+
+export interface Probe {
+  endpoint: string;
+  /** Prefix of every example: the workspace id, or the account for account-level calls. */
+  origin: string;
+  drift: DriftEntry[];
+}
+
+/** A place in the body: `generic` names it for folding (data[].x), `concrete` for the example (data[3].x). */
+export interface Loc {
+  generic: string;
+  concrete: string;
+}
+
+export const ROOT: Loc = { generic: '', concrete: '' };
+
+export function child(loc: Loc, key: string): Loc {
+  return {
+    generic: loc.generic ? `${loc.generic}.${key}` : key,
+    concrete: loc.concrete ? `${loc.concrete}.${key}` : key,
+  };
+}
+
+export function item(loc: Loc, index: number): Loc {
+  return { generic: `${loc.generic}[]`, concrete: `${loc.concrete}[${index}]` };
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
+}
+
+export function report(
+  probe: Probe,
+  kind: DriftKind,
+  detail: string,
+  loc: Loc | undefined,
+  value?: unknown,
+): void {
+  const where = loc?.concrete ? `${probe.origin}: ${loc.concrete}` : probe.origin;
+  const example = value === undefined ? where : `${where} = ${preview(value)}`;
+  probe.drift.push({ endpoint: probe.endpoint, kind, detail, example });
+}
+
+export function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number') return Number.isInteger(value) ? 'integer' : 'number';
+  return typeof value;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function label(spec: Spec): string {
+  return spec.kind === 'leaf' ? spec.label : spec.kind;
+}
+
+function typeChange(probe: Probe, spec: Spec, value: unknown, loc: Loc): void {
+  report(
+    probe,
+    'type_change',
+    `${loc.generic || '(body)'}: expected ${label(spec)}, got ${typeName(value)}`,
+    loc,
+    value,
+  );
+}
+
+/**
+ * Checks `value` against `spec`, recording unknown fields, missing fields and type changes, and
+ * returns the known fields that passed (null for the rest). null is never drift: every typed column
+ * is NULLABLE, and "no value" is a legitimate answer.
+ */
+export function inspect<S extends Spec>(spec: S, value: unknown, probe: Probe, loc: Loc = ROOT): Out<S> {
+  return inspectAny(spec, value, probe, loc) as Out<S>;
+}
+
+function inspectAny(spec: Spec, value: unknown, probe: Probe, loc: Loc): unknown {
+  if (value === null || value === undefined) return null;
+  if (spec.kind === 'leaf') {
+    const parsed = spec.schema.safeParse(value);
+    if (parsed.success) return parsed.data;
+    typeChange(probe, spec, value, loc);
+    return null;
+  }
+  if (spec.kind === 'list') {
+    if (!Array.isArray(value)) {
+      typeChange(probe, spec, value, loc);
+      return null;
+    }
+    return value.map((v, i) => inspectAny(spec.item, v, probe, item(loc, i)));
+  }
+  if (!isRecord(value)) {
+    typeChange(probe, spec, value, loc);
+    return null;
+  }
+  const out: Record<string, unknown> = {};
+  const fields = spec.fields as Fields;
+  for (const [key, fieldSpec] of Object.entries(fields)) {
+    const at = child(loc, key);
+    if (!Object.hasOwn(value, key)) {
+      report(probe, 'missing_field', at.generic, at);
+      out[key] = null;
+    } else {
+      out[key] = inspectAny(fieldSpec, value[key], probe, at);
+    }
+  }
+  for (const key of Object.keys(value)) {
+    if (!Object.hasOwn(fields, key)) {
+      const at = child(loc, key);
+      report(probe, 'unknown_field', at.generic, at, value[key]);
+    }
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Envelopes: find the records in a body whatever shape it has, and say when the shape is not ours.
+
+export interface Located {
+  value: unknown;
+  loc: Loc;
+}
+
+const LIST_ENVELOPE_KEYS = new Set(['data', 'count']);
+
+function located(values: readonly unknown[], at: Loc): Located[] {
+  return values.map((value, i) => ({ value, loc: item(at, i) }));
+}
+
+/** Top-level keys of an envelope other than the list: pagination hints would show up here. */
+function envelopeExtras(body: Record<string, unknown>, listKey: string, probe: Probe): void {
+  for (const key of Object.keys(body)) {
+    if (key === listKey || LIST_ENVELOPE_KEYS.has(key)) continue;
+    report(probe, 'unknown_field', key, { generic: key, concrete: key }, body[key]);
+  }
+}
+
+function checkCount(body: Record<string, unknown>, length: number, probe: Probe): void {
+  const at = { generic: 'count', concrete: 'count' };
+  if (!Object.hasOwn(body, 'count')) {
+    report(probe, 'missing_field', 'count', at);
+  } else if (typeof body.count !== 'number' || !Number.isInteger(body.count)) {
+    report(probe, 'type_change', `count: expected integer, got ${typeName(body.count)}`, at, body.count);
+  } else if (body.count !== length) {
+    report(probe, 'count_mismatch', 'count differs from the number of records', at, {
+      count: body.count,
+      records: length,
+    });
+  }
+}
+
+/**
+ * Records of a list endpoint. Ours: `{data: [...], count}`. Also read: a bare array, a list under
+ * another key (`items`, `results`), `{data: {...}}` and a bare record, each reported as drift.
+ */
+export function readList(body: unknown, probe: Probe): Located[] {
+  if (Array.isArray(body)) {
+    report(probe, 'unexpected_shape', 'bare array where {data, count} was expected', undefined);
+    return located(body, ROOT);
+  }
+  if (!isRecord(body)) {
+    report(
+      probe,
+      'unexpected_shape',
+      `body is ${typeName(body)} where {data, count} was expected`,
+      undefined,
+      body,
+    );
+    return [];
+  }
+  if (Array.isArray(body.data)) {
+    checkCount(body, body.data.length, probe);
+    envelopeExtras(body, 'data', probe);
+    return located(body.data, { generic: 'data', concrete: 'data' });
+  }
+  if (isRecord(body.data)) {
+    report(probe, 'unexpected_shape', 'one object under data where a list was expected', undefined);
+    envelopeExtras(body, 'data', probe);
+    return [{ value: body.data, loc: { generic: 'data', concrete: 'data' } }];
+  }
+  const arrays = Object.keys(body).filter((k) => Array.isArray(body[k]));
+  const listKey = arrays.length === 1 ? arrays[0] : undefined;
+  if (listKey !== undefined && !Object.hasOwn(body, 'data')) {
+    const records = body[listKey] as unknown[];
+    report(probe, 'unexpected_shape', `list under "${listKey}" where "data" was expected`, undefined);
+    if (Object.hasOwn(body, 'count')) checkCount(body, records.length, probe);
+    envelopeExtras(body, listKey, probe);
+    return located(records, { generic: listKey, concrete: listKey });
+  }
+  if (Object.keys(body).length === 0) {
+    report(probe, 'unexpected_shape', 'empty object where {data, count} was expected', undefined);
+    return [];
+  }
+  if (Object.hasOwn(body, 'data')) {
+    report(probe, 'type_change', `data: expected array, got ${typeName(body.data)}`, ROOT, body.data);
+    if (body.data === null) {
+      envelopeExtras(body, 'data', probe);
+      return [];
+    }
+  } else {
+    report(probe, 'unexpected_shape', 'one object where {data, count} was expected', undefined);
+  }
+  // Nothing list-like: keep the body itself as the one record rather than lose it.
+  return [{ value: body, loc: ROOT }];
+}
+
+/**
+ * Records of a single-object endpoint (ours: the bare object). Also read: `{data: {...}}`, a list
+ * (`{data: [...]}` or bare), each record kept and the shape reported.
+ */
+export function readObject(body: unknown, probe: Probe, knownKeys: readonly string[]): Located[] {
+  if (Array.isArray(body)) {
+    report(probe, 'unexpected_shape', 'array where one object was expected', undefined);
+    return located(body, ROOT);
+  }
+  if (!isRecord(body)) {
+    report(
+      probe,
+      'unexpected_shape',
+      `body is ${typeName(body)} where one object was expected`,
+      undefined,
+      body,
+    );
+    return [];
+  }
+  if (knownKeys.some((k) => Object.hasOwn(body, k))) return [{ value: body, loc: ROOT }];
+  if (isRecord(body.data)) {
+    report(probe, 'unexpected_shape', 'object wrapped in {data: {...}}', undefined);
+    envelopeExtras(body, 'data', probe);
+    return [{ value: body.data, loc: { generic: 'data', concrete: 'data' } }];
+  }
+  if (Array.isArray(body.data)) {
+    report(probe, 'unexpected_shape', 'list {data: [...]} where one object was expected', undefined);
+    envelopeExtras(body, 'data', probe);
+    return located(body.data, { generic: 'data', concrete: 'data' });
+  }
+  return [{ value: body, loc: ROOT }];
+}

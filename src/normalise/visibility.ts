@@ -1,0 +1,42 @@
+// GET /brands/{id}/visibility -> visibility_daily, and its model_scores -> visibility_engine_daily.
+
+import { baseColumns, explodeScores, requireBrandId } from './rows.js';
+import { child, f, inspect, obj, type Probe, readList } from './shape.js';
+import type { NormaliseResult, RawRecord, TableRow } from './types.js';
+
+const ENTRY = obj({
+  date: f.date,
+  overall_score: f.number,
+  share_of_voice: f.number,
+  model_scores: f.map,
+  mentions: f.integer,
+  prompts_tracked: f.integer,
+});
+
+export function normaliseVisibility(rec: RawRecord): NormaliseResult {
+  const brandId = requireBrandId(rec);
+  const probe: Probe = { endpoint: 'visibility', origin: brandId, drift: [] };
+  const rows: TableRow[] = [];
+  for (const { value, loc } of readList(rec.body, probe)) {
+    const v = inspect(ENTRY, value, probe, loc);
+    const common = { ...baseColumns(rec), brand_id: brandId, date: v?.date ?? null };
+    rows.push({
+      table: 'visibility_daily',
+      row: {
+        ...common,
+        overall_score: v?.overall_score ?? null,
+        share_of_voice: v?.share_of_voice ?? null,
+        mentions: v?.mentions ?? null,
+        prompts_tracked: v?.prompts_tracked ?? null,
+        payload: value,
+      },
+    });
+    for (const s of explodeScores(v?.model_scores, probe, child(loc, 'model_scores'))) {
+      rows.push({
+        table: 'visibility_engine_daily',
+        row: { ...common, engine: s.engine, score: s.score, payload: s.payload },
+      });
+    }
+  }
+  return { rows, drift: probe.drift };
+}

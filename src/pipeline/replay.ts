@@ -1,0 +1,116 @@
+// `visync replay`: rebuild a run's curated files and loads from its raw landing, no API call.
+import type { Logger } from 'pino';
+import { listRawRun } from '../curate/raw-run.js';
+import { type Manifest, readManifest, runStatus, writeManifest } from '../runs/manifest.js';
+import type { ObjectStore } from '../sinks/object-store.js';
+import { sha256Hex } from '../util/hash.js';
+import { finishRun, type RunLoader } from './finish-run.js';
+
+export interface ReplayOptions {
+  store: ObjectStore;
+  runId: string;
+  account?: string;
+  logger: Logger;
+  loader?: RunLoader;
+  partRows?: number;
+  now?: () => Date;
+}
+
+export class ReplayError extends Error {
+  override readonly name = 'ReplayError';
+}
+
+/** Finds the run: its account and logical date, from the manifest or, failing that, the raw files. */
+export async function locateRun(
+  store: ObjectStore,
+  runId: string,
+  account?: string,
+): Promise<{ account: string; runDate: string; manifest?: Manifest }> {
+  const accounts = account ? [account] : await accountsWithRun(store, runId);
+  if (accounts.length === 0)
+    throw new ReplayError(`run ${runId} not found under ${store.location} (no manifest and no raw files)`);
+  if (accounts.length > 1) {
+    throw new ReplayError(
+      `run ${runId} exists for several accounts (${accounts.join(', ')}): pass --account`,
+    );
+  }
+  const name = accounts[0] as string;
+  const manifest = await readManifest(store, name, runId);
+  if (manifest) return { account: name, runDate: manifest.run_date, manifest };
+  // A run that crashed before its manifest: its date is in the raw keys of /me.
+  const me = (await store.list(`raw/me/account=${name}/`)).find((k) => k.includes(`/run=${runId}/`));
+  const runDate = me && /\/dt=(\d{4}-\d{2}-\d{2})\//.exec(me)?.[1];
+  if (!runDate)
+    throw new ReplayError(`run ${runId} of account ${name} has no manifest and no raw landing to replay`);
+  return { account: name, runDate };
+}
+
+async function accountsWithRun(store: ObjectStore, runId: string): Promise<string[]> {
+  const found = new Set<string>();
+  for (const key of await store.list('runs/')) {
+    const m = /^runs\/account=([^/]+)\/run=([^/]+)\/manifest\.json$/.exec(key);
+    if (m && m[2] === runId) found.add(m[1] as string);
+  }
+  if (found.size === 0) {
+    for (const key of await store.list('raw/me/')) {
+      const m = /^raw\/me\/account=([^/]+)\/dt=[^/]+\/run=([^/]+)\//.exec(key);
+      if (m && m[2] === runId) found.add(m[1] as string);
+    }
+  }
+  return [...found].sort();
+}
+
+export async function replayRun(o: ReplayOptions): Promise<Manifest> {
+  const located = await locateRun(o.store, o.runId, o.account);
+  const run = { account: located.account, runId: o.runId, runDate: located.runDate };
+  const old = located.manifest;
+  const finished = await finishRun({
+    store: o.store,
+    run,
+    logger: o.logger,
+    ...(o.loader ? { loader: o.loader } : {}),
+    ...(old ? { previousLoads: old.loads } : {}),
+    ...(o.partRows ? { partRows: o.partRows } : {}),
+  });
+  const now = (o.now ?? (() => new Date()))().toISOString();
+  const base: Manifest = old ?? (await manifestFromRaw(o.store, run, now));
+  const manifest: Manifest = {
+    ...base,
+    files: [...base.files.filter((f) => f.key.startsWith('raw/')), ...finished.files],
+    loads: finished.loads,
+    drift: [...base.drift.filter((d) => d.stage === 'extract'), ...finished.drift],
+    replayed_at: now,
+  };
+  manifest.status = runStatus(manifest);
+  await writeManifest(o.store, manifest);
+  return manifest;
+}
+
+/** A manifest for a run that crashed before writing one: what its raw landing shows. */
+async function manifestFromRaw(
+  store: ObjectStore,
+  run: { account: string; runId: string; runDate: string },
+  now: string,
+): Promise<Manifest> {
+  const raw = await listRawRun(store, run);
+  const files = [];
+  for (const ref of [...raw.account, ...[...raw.workspaces.values()].flat()]) {
+    const bytes = (await store.get(ref.key)) as Buffer;
+    files.push({ key: ref.key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) });
+  }
+  return {
+    run_id: run.runId,
+    account: run.account,
+    kind: 'sync',
+    status: 'partial',
+    started_at: now,
+    finished_at: now,
+    run_date: run.runDate,
+    window: { visibility_days: 0, from: run.runDate, to: run.runDate, buyer_intent_days: [] },
+    workspaces: [...raw.workspaces.keys()].map((brand_id) => ({ brand_id, status: 'succeeded' as const })),
+    files,
+    loads: [],
+    requests: { calls: 0, rate_limited: 0, retries: 0, waited_ms: 0 },
+    drift: [],
+  };
+}

@@ -1,0 +1,235 @@
+// One batch load job per table per run. The job id is derived from account, run and table, so a
+// load retried after a crash (or by replay) collides with the first one (409 Already Exists) and we
+// read that job's outcome instead of appending the same rows twice. Load jobs only: no streaming
+// inserts, no DML.
+import { createHash } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { BigQuery, Job, JobLoadMetadata, JobMetadata, Table } from '@google-cloud/bigquery';
+import type { TableDef } from '../catalogue/types.js';
+import { describeError, isAlreadyExists, isTransient } from './errors.js';
+import { tableFields } from './schema.js';
+
+export interface LoadResult {
+  table: string;
+  job_id: string;
+  status: 'succeeded' | 'failed';
+  rows: number;
+  error?: string;
+}
+
+export interface LoadOptions {
+  /** First wait between jobs.get polls; grows by half each time up to `maxPollIntervalMs`. */
+  pollIntervalMs?: number;
+  maxPollIntervalMs?: number;
+  /** Give up waiting (the job keeps running; a later load of the run finds it through its id). */
+  timeoutMs?: number;
+  /** Job ids tried per call (`_a2`, `_a3`, ... after failed jobs). */
+  maxAttempts?: number;
+  /** Re-sends of one upload after a throttled or dropped request, with the same job id. */
+  uploadRetries?: number;
+  retryDelayMs?: number;
+}
+
+export interface LoadTableArgs {
+  bq: BigQuery;
+  dataset: string;
+  table: TableDef;
+  account: string;
+  runId: string;
+  /** Local path of a gzipped NDJSON file holding all of this run's rows of the table. */
+  file: string;
+  location: string;
+  options?: LoadOptions;
+}
+
+const DEFAULTS: Required<LoadOptions> = {
+  pollIntervalMs: 1000,
+  maxPollIntervalMs: 10_000,
+  timeoutMs: 30 * 60_000,
+  maxAttempts: 10,
+  uploadRetries: 3,
+  retryDelayMs: 1000,
+};
+
+// Job failures worth a fresh attempt straight away; anything else is about the data or schema.
+const TRANSIENT_JOB_REASONS = new Set([
+  'backendError',
+  'internalError',
+  'rateLimitExceeded',
+  'jobBackendError',
+]);
+const ERRORS_SHOWN = 3;
+const MAX_BASE_LENGTH = 900;
+
+/**
+ * `visync_{account}_{runId}_{table}` with every character outside `[A-Za-z0-9_-]` replaced; when
+ * that changed anything (or the id had to be shortened) a hash of the exact inputs keeps distinct
+ * inputs apart. Attempt 2 and later get `_a{n}`.
+ */
+export function loadJobId(account: string, runId: string, table: string, attempt = 1): string {
+  if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be >= 1, got ${attempt}`);
+  const raw = `visync_${account}_${runId}_${table}`;
+  let id = raw.replace(/[^A-Za-z0-9_-]/g, '_');
+  if (id !== raw || id.length > MAX_BASE_LENGTH) {
+    const digest = createHash('sha256')
+      .update(JSON.stringify([account, runId, table]))
+      .digest('hex');
+    id = `${id.slice(0, MAX_BASE_LENGTH)}_${digest.slice(0, 12)}`;
+  }
+  return attempt === 1 ? id : `${id}_a${attempt}`;
+}
+
+export async function loadTable(args: LoadTableArgs): Promise<LoadResult> {
+  const { bq, dataset, table, account, runId, file, location } = args;
+  const o = { ...DEFAULTS, ...args.options };
+  // A missing file is a pipeline bug, and the client would never report it (the upload just hangs).
+  await stat(file);
+  const target = bq.dataset(dataset, { location }).table(table.name, { location });
+  const result = (job_id: string, meta: JobMetadata | undefined, error?: string): LoadResult =>
+    error === undefined
+      ? { table: table.name, job_id, status: 'succeeded', rows: outputRows(meta) }
+      : { table: table.name, job_id, status: 'failed', rows: 0, error };
+
+  let lastJobId = loadJobId(account, runId, table.name);
+  let lastError = '';
+  for (let attempt = 1; attempt <= o.maxAttempts; attempt++) {
+    const jobId = loadJobId(account, runId, table.name, attempt);
+    lastJobId = jobId;
+    const submitted = await submit(target, file, loadConfig(table, jobId), o);
+    if (submitted.kind === 'error') return result(jobId, undefined, submitted.message);
+
+    let job: Job;
+    let meta: JobMetadata;
+    if (submitted.kind === 'created') {
+      job = submitted.job;
+      meta = job.metadata as JobMetadata;
+    } else {
+      // The id is taken: an earlier try of this very load (crash, retry, replay) or, in theory,
+      // someone else's job. Read it and decide.
+      job = bq.job(jobId, { location });
+      try {
+        [meta] = await job.getMetadata();
+      } catch (err) {
+        return result(
+          jobId,
+          undefined,
+          `job ${jobId} already exists but could not be read: ${describeError(err)}`,
+        );
+      }
+      if (!loadsInto(meta, bq.projectId, dataset, table.name)) {
+        lastError = `job id ${jobId} is taken by a job that does not load ${dataset}.${table.name}`;
+        continue;
+      }
+    }
+
+    const done = await waitForJob(job, meta, o);
+    if (typeof done === 'string') return result(jobId, undefined, done);
+    const failure = errorText(done);
+    if (failure === undefined) return result(jobId, done);
+    lastError = failure;
+    const reason = done.status?.errorResult?.reason ?? '';
+    // A job of ours that failed on its data is reported; an older attempt found failed, or a
+    // backend hiccup, is followed by a fresh attempt under the next id.
+    if (submitted.kind === 'created' && !TRANSIENT_JOB_REASONS.has(reason))
+      return result(jobId, undefined, failure);
+    if (submitted.kind === 'created') await sleep(o.retryDelayMs);
+  }
+  return result(lastJobId, undefined, `gave up after ${o.maxAttempts} job ids: ${lastError}`);
+}
+
+function loadConfig(table: TableDef, jobId: string): JobLoadMetadata {
+  return {
+    jobId,
+    sourceFormat: 'NEWLINE_DELIMITED_JSON',
+    writeDisposition: 'WRITE_APPEND',
+    // ensureTables created the table with partitioning and clustering; a load must not create a bare one.
+    createDisposition: 'CREATE_NEVER',
+    schema: { fields: tableFields(table) },
+    schemaUpdateOptions: ['ALLOW_FIELD_ADDITION'],
+    // Rows are written from the same catalogue; an unknown or bad value is a bug to surface, not skip.
+    ignoreUnknownValues: false,
+    maxBadRecords: 0,
+  };
+}
+
+type Submitted = { kind: 'created'; job: Job } | { kind: 'exists' } | { kind: 'error'; message: string };
+
+async function submit(
+  target: Table,
+  file: string,
+  config: JobLoadMetadata,
+  o: Required<LoadOptions>,
+): Promise<Submitted> {
+  for (let retry = 0; ; retry++) {
+    try {
+      // The client mutates the metadata it is given, so each try gets its own copy.
+      const [job] = await target.createLoadJob(file, structuredClone(config));
+      return { kind: 'created', job };
+    } catch (err) {
+      if (isAlreadyExists(err)) return { kind: 'exists' };
+      // Resending is safe: if the first upload did create the job, the resend gets a 409.
+      if (isTransient(err) && retry < o.uploadRetries) {
+        await sleep(o.retryDelayMs * 2 ** retry);
+        continue;
+      }
+      return { kind: 'error', message: `load job ${config.jobId} was not accepted: ${describeError(err)}` };
+    }
+  }
+}
+
+/** The job's final metadata, or why we stopped waiting. */
+async function waitForJob(
+  job: Job,
+  first: JobMetadata,
+  o: Required<LoadOptions>,
+): Promise<JobMetadata | string> {
+  let meta = first;
+  let interval = o.pollIntervalMs;
+  const deadline = Date.now() + o.timeoutMs;
+  while (meta.status?.state !== 'DONE') {
+    if (Date.now() >= deadline) {
+      return `job ${job.id} still ${meta.status?.state ?? 'pending'} after ${Math.round(o.timeoutMs / 1000)} s; a later load of this run will pick up its result`;
+    }
+    await sleep(interval);
+    interval = Math.min(o.maxPollIntervalMs, Math.round(interval * 1.5));
+    try {
+      [meta] = await job.getMetadata();
+    } catch (err) {
+      return `lost track of job ${job.id}: ${describeError(err)}; a later load of this run will pick up its result`;
+    }
+  }
+  return meta;
+}
+
+function loadsInto(
+  meta: JobMetadata,
+  projectId: string | undefined,
+  dataset: string,
+  table: string,
+): boolean {
+  const dest = meta.configuration?.load?.destinationTable;
+  return (
+    !!dest &&
+    dest.datasetId === dataset &&
+    dest.tableId === table &&
+    (!projectId || dest.projectId === projectId)
+  );
+}
+
+/** BigQuery's own words: the errorResult, then the first few distinct errors[]. */
+function errorText(meta: JobMetadata): string | undefined {
+  const status = meta.status;
+  if (!status?.errorResult) return undefined;
+  const head = status.errorResult.message ?? status.errorResult.reason ?? 'load job failed';
+  const details = [
+    ...new Set((status.errors ?? []).map((e) => e.message ?? '').filter((m) => m && m !== head)),
+  ];
+  const shown = details.slice(0, ERRORS_SHOWN);
+  const rest = details.length - shown.length;
+  return [head, ...shown].join(' | ') + (rest > 0 ? ` | (${rest} more errors)` : '');
+}
+
+function outputRows(meta: JobMetadata | undefined): number {
+  return Number(meta?.statistics?.load?.outputRows ?? 0);
+}

@@ -1,6 +1,7 @@
 // Extract + land for one account run: /me and /brands, then every workspace's calls, each body
 // landed as soon as it arrives. A workspace that fails is recorded and the others go on; a bad
 // key or plan stops the whole account at once (no point, and no retry storm, in going on).
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { announcedRequestLimit } from '../api/account-info.js';
 import { ApiClient, type ApiResponse, type RetryPolicy } from '../api/client.js';
@@ -67,6 +68,8 @@ export function effectiveLimit(account: AccountSource, me: unknown): RateLimit {
 export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult> {
   const stop = new AbortController();
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, stop.signal]) : stop.signal;
+  // Every in-flight request and budget wait listens on this one signal (and lets go when done).
+  setMaxListeners(ctx.concurrency * 4 + 16, signal);
   const stats = emptyStats();
   const client = new ApiClient({
     account: ctx.account.name,

@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { createGzip, type Gzip } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 import type { Logger } from 'pino';
 import { tableByName, toNdjsonLine } from '../catalogue/index.js';
 import { DriftReport } from '../normalise/drift.js';
@@ -74,10 +74,9 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
 
     const files: ManifestFile[] = [];
     for (const [brandId, refs] of raw.workspaces) {
-      const records: RawRecord[] = [];
-      for (const ref of refs) {
-        const rec = await readRawRecord(o.store, o.run, ref);
-        records.push(rec);
+      // Read a workspace's files together (I/O overlaps), then handle them in their fixed order.
+      const records = await Promise.all(refs.map((ref) => readRawRecord(o.store, o.run, ref)));
+      for (const rec of records) {
         if (rec.endpoint === 'brand') details.push(rec);
         else await emit(normaliseRecord(rec));
       }
@@ -136,8 +135,10 @@ async function writeTable(
   for (const { partition, path } of await spool.partitions(table)) {
     let part = 0;
     let lines: string[] = [];
+    // Whole parts, not lines, go to zlib: one call per part instead of a thread-pool round trip
+    // per row (which left the stage idle most of the time).
     const flush = async () => {
-      const body = await gzipText(`${lines.join('\n')}\n`);
+      const text = `${lines.join('\n')}\n`;
       const key = tablePartKey({
         table,
         partitionDate: partition,
@@ -145,11 +146,12 @@ async function writeTable(
         runId: o.run.runId,
         part,
       });
-      const stored = await o.store.put(key, body, {
+      const stored = await o.store.put(key, gzipSync(text), {
         contentType: 'application/x-ndjson',
         contentEncoding: 'gzip',
       });
       parts.push({ ...stored, rows: lines.length });
+      if (!load.write(text)) await once(load, 'drain');
       part++;
       lines = [];
     };
@@ -160,7 +162,6 @@ async function writeTable(
       if (!line) continue;
       lines.push(line);
       total++;
-      if (!load.write(`${line}\n`)) await once(load, 'drain');
       if (lines.length >= partRows) await flush();
     }
     if (lines.length) await flush();
@@ -168,15 +169,4 @@ async function writeTable(
   load.end();
   await once(sink, 'close');
   return { parts, rows: total, loadFile };
-}
-
-function gzipText(text: string): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const gz: Gzip = createGzip();
-    const chunks: Buffer[] = [];
-    gz.on('data', (c: Buffer) => chunks.push(c));
-    gz.on('end', () => resolve(Buffer.concat(chunks)));
-    gz.on('error', reject);
-    gz.end(text);
-  });
 }

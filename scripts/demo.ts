@@ -63,7 +63,7 @@ console.log(
     `requests: ${served.length} (${limited} answered 429)`,
     `peak in any rolling ${WINDOW_S} s window: ${peak} of ${LIMIT} allowed`,
     `seconds: ${seconds.toFixed(1)} (the rate limit allows no less than ${boundSeconds} s: ${boundSeconds ? (seconds / boundSeconds).toFixed(2) : '-'}x the bound)`,
-    `files: ${dataDir}/raw, ${dataDir}/runs`,
+    `files: ${dataDir}/raw (responses), tables (curated NDJSON), latest (one file per workspace), runs (manifests)`,
   ].join('\n'),
 );
 process.exitCode = code;

@@ -1,21 +1,184 @@
-// Extract + land for one account run: /me and /brands, then every workspace's calls, each body
-// landed as soon as it arrives. A workspace that fails is recorded and the others go on; a bad
-// key or plan stops the whole account at once (no point, and no retry storm, in going on).
+// Extract + land for one account run, in three reusable pieces: the account's client, discovery
+// (/me, /brands), and one workspace's calls. `run --once` composes them in one process; the jobs
+// layer runs discovery and each workspace as separate jobs. A workspace that fails is recorded
+// and the others go on; a bad key or plan stops the whole account at once (no retry storm).
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { announcedRequestLimit } from '../api/account-info.js';
 import { ApiClient, type ApiResponse, type RetryPolicy } from '../api/client.js';
-import { brandsCall, meCall } from '../api/endpoints.js';
+import { brandsCall, type Call, meCall } from '../api/endpoints.js';
 import { ApiError } from '../api/errors.js';
 import type { HttpTimeouts } from '../api/http-pools.js';
 import type { RateBudget, RateLimit } from '../api/rate-budget.js';
 import { emptyStats, type RequestStats } from '../api/request-stats.js';
 import { landRaw, type RunRef } from '../land/raw.js';
+import { DriftReport } from '../normalise/drift.js';
 import type { DriftEntry, ManifestFile, WorkspaceResult } from '../runs/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { mapSettled } from '../util/pool.js';
 import { type AccountSource, DEFAULT_REQUESTS_PER_WINDOW } from './account-source.js';
 import { type ExtractPlan, workspaceCalls } from './plan.js';
+
+export interface ClientOptions {
+  account: AccountSource;
+  budget: RateBudget;
+  logger: Logger;
+  signal?: AbortSignal;
+  /** The limit discovery settled on (jobs pass it to workspace jobs); default from the config. */
+  limit?: RateLimit;
+  stats?: RequestStats;
+  timeouts?: HttpTimeouts;
+  retry?: Partial<RetryPolicy>;
+  maxBudgetWaitMs?: number;
+}
+
+export function createAccountClient(o: ClientOptions): ApiClient {
+  return new ApiClient({
+    account: o.account.name,
+    baseUrl: o.account.baseUrl,
+    apiKey: o.account.apiKey,
+    allowInsecureHttp: o.account.allowInsecureHttp ?? false,
+    budget: o.budget,
+    limit: o.limit ?? initialLimit(o.account),
+    ...(o.stats ? { stats: o.stats } : {}),
+    ...(o.logger ? { logger: o.logger } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.timeouts ? { timeouts: o.timeouts } : {}),
+    ...(o.retry ? { retry: o.retry } : {}),
+    ...(o.maxBudgetWaitMs !== undefined ? { maxBudgetWaitMs: o.maxBudgetWaitMs } : {}),
+  });
+}
+
+export function initialLimit(account: AccountSource): RateLimit {
+  return {
+    requests: account.requestsPerMinute ?? DEFAULT_REQUESTS_PER_WINDOW,
+    windowMs: (account.rateWindowSeconds ?? 60) * 1000,
+  };
+}
+
+/** Configured ceiling and /me's announcement: the lower one wins, so neither is ever exceeded. */
+export function effectiveLimit(account: AccountSource, me: unknown): RateLimit {
+  const base = initialLimit(account);
+  const announced = announcedRequestLimit(me);
+  if (announced === undefined) return base;
+  return { ...base, requests: Math.min(account.requestsPerMinute ?? announced, announced) };
+}
+
+/** A response's envelope findings as drift entries of the extract stage. */
+export function envelopeDrift(res: ApiResponse, example: string): DriftEntry[] {
+  return res.findings.map((f) => ({
+    endpoint: res.call.endpoint,
+    kind: f.kind,
+    detail: f.detail,
+    example,
+    stage: 'extract',
+  }));
+}
+
+async function landCall(
+  store: ObjectStore,
+  run: RunRef,
+  res: ApiResponse,
+  drift: DriftReport,
+  example: string,
+) {
+  drift.addAll(envelopeDrift(res, example));
+  return landRaw(store, run, res);
+}
+
+export interface Discovery {
+  brandIds: string[];
+  limit: RateLimit;
+  files: ManifestFile[];
+  drift: DriftEntry[];
+}
+
+/** /me and /brands, landed; the workspaces to extract and the limit to keep to. Throws ApiError. */
+export async function discoverWorkspaces(o: {
+  client: ApiClient;
+  account: AccountSource;
+  run: RunRef;
+  store: ObjectStore;
+  brandFilter?: readonly string[];
+}): Promise<Discovery> {
+  const drift = new DriftReport();
+  const me = await o.client.get(meCall);
+  const files = [await landCall(o.store, o.run, me, drift, '_account')];
+  o.client.limit = effectiveLimit(o.account, me.body);
+  const brands = await o.client.get(brandsCall);
+  files.push(await landCall(o.store, o.run, brands, drift, '_account'));
+  return {
+    brandIds: chooseWorkspaces(o.account, o.brandFilter, brands.body),
+    limit: o.client.limit,
+    files,
+    drift: drift.entries(),
+  };
+}
+
+/** --brand wins, then the config's explicit list (both honoured even if /brands omits an id: the API decides), else all of /brands. */
+function chooseWorkspaces(
+  account: AccountSource,
+  brandFilter: readonly string[] | undefined,
+  brandsBody: unknown,
+): string[] {
+  if (brandFilter?.length) return [...new Set(brandFilter)];
+  if (account.brands !== 'all') return [...new Set(account.brands)];
+  const data = (brandsBody as { data?: unknown } | null)?.data;
+  if (!Array.isArray(data))
+    throw new Error(`${account.name}: GET /brands returned no data array; cannot list workspaces`);
+  const ids = data
+    .map((b) => (b as { id?: unknown })?.id)
+    .filter((id): id is string => typeof id === 'string');
+  return [...new Set(ids)];
+}
+
+/** Identifies one call of a workspace run, so a resumed job can skip what already landed. */
+export function callId(call: Call): string {
+  return call.endpoint === 'buyer-intent' ? `buyer-intent.days-${call.days}` : call.endpoint;
+}
+
+export interface WorkspaceExtraction {
+  files: ManifestFile[];
+  errors: string[];
+  drift: DriftEntry[];
+  /** A bad key or plan: nothing more of this account can succeed. */
+  stop?: ApiError;
+}
+
+/** Every call of one workspace, each landed as it arrives; errors are collected, not thrown. */
+export async function extractWorkspace(o: {
+  client: ApiClient;
+  run: RunRef;
+  store: ObjectStore;
+  plan: ExtractPlan;
+  brandId: string;
+  /** Calls already landed in this run (resumed job): not made again. */
+  skip?: ReadonlySet<string>;
+  onLanded?: (callId: string, file: ManifestFile) => Promise<void> | void;
+}): Promise<WorkspaceExtraction> {
+  const drift = new DriftReport();
+  const out: WorkspaceExtraction = { files: [], errors: [], drift: [] };
+  for (const call of workspaceCalls(o.brandId, o.plan)) {
+    const id = callId(call);
+    if (o.skip?.has(id)) continue;
+    try {
+      const file = await landCall(o.store, o.run, await o.client.get(call), drift, o.brandId);
+      out.files.push(file);
+      await o.onLanded?.(id, file);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      out.errors.push(err.message);
+      if (err.stopsAccount) {
+        out.stop = err;
+        break;
+      }
+      // A workspace the account does not own fails every call the same way.
+      if (err.kind === 'foreign_workspace') break;
+    }
+  }
+  out.drift = drift.entries();
+  return out;
+}
 
 export interface ExtractContext {
   account: AccountSource;
@@ -50,62 +213,34 @@ export interface ExtractResult {
   error?: string;
 }
 
-export function initialLimit(account: AccountSource): RateLimit {
-  return {
-    requests: account.requestsPerMinute ?? DEFAULT_REQUESTS_PER_WINDOW,
-    windowMs: (account.rateWindowSeconds ?? 60) * 1000,
-  };
-}
-
-/** Configured ceiling and /me's announcement: the lower one wins, so neither is ever exceeded. */
-export function effectiveLimit(account: AccountSource, me: unknown): RateLimit {
-  const base = initialLimit(account);
-  const announced = announcedRequestLimit(me);
-  if (announced === undefined) return base;
-  return { ...base, requests: Math.min(account.requestsPerMinute ?? announced, announced) };
-}
-
+/** Discovery, then every workspace concurrently within the account's budget, in one process. */
 export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult> {
   const stop = new AbortController();
   const signal = ctx.signal ? AbortSignal.any([ctx.signal, stop.signal]) : stop.signal;
   // Every in-flight request and budget wait listens on this one signal (and lets go when done).
   setMaxListeners(ctx.concurrency * 4 + 16, signal);
   const stats = emptyStats();
-  const client = new ApiClient({
-    account: ctx.account.name,
-    baseUrl: ctx.account.baseUrl,
-    apiKey: ctx.account.apiKey,
-    allowInsecureHttp: ctx.account.allowInsecureHttp ?? false,
-    budget: ctx.budget,
-    limit: initialLimit(ctx.account),
-    stats,
-    logger: ctx.logger,
-    signal,
-    ...(ctx.timeouts ? { timeouts: ctx.timeouts } : {}),
-    ...(ctx.retry ? { retry: ctx.retry } : {}),
-  });
+  const client = createAccountClient({ ...ctx, signal, stats });
   const result: ExtractResult = { brandIds: [], files: [], workspaces: [], requests: stats, drift: [] };
-  const drift = new DriftCollector();
-  const land = async (res: ApiResponse, example: string) => {
-    drift.addFindings(res, example);
-    result.files.push(await landRaw(ctx.store, ctx.run, res));
-  };
 
-  let brandIds: string[];
+  let discovery: Discovery;
   try {
-    const me = await client.get(meCall);
-    await land(me, '_account');
-    client.limit = effectiveLimit(ctx.account, me.body);
-    const brands = await client.get(brandsCall);
-    await land(brands, '_account');
-    brandIds = chooseWorkspaces(ctx, brands.body);
+    discovery = await discoverWorkspaces({
+      client,
+      account: ctx.account,
+      run: ctx.run,
+      store: ctx.store,
+      ...(ctx.brandFilter ? { brandFilter: ctx.brandFilter } : {}),
+    });
   } catch (err) {
     result.error = describe(err);
-    result.drift = drift.entries();
     ctx.logger.error({ account: ctx.account.name, err: result.error }, 'account stopped');
     return result;
   }
+  const brandIds = discovery.brandIds;
   result.brandIds = brandIds;
+  result.files.push(...discovery.files);
+  result.drift.push(...discovery.drift);
   ctx.logger.info(
     { account: ctx.account.name, run_id: ctx.run.runId, workspaces: brandIds.length, limit: client.limit },
     'extracting workspaces',
@@ -114,20 +249,18 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
   let done = 0;
   let failed = 0;
   const outcomes = await mapSettled(brandIds, ctx.concurrency, async (brandId) => {
-    const errors: string[] = [];
-    for (const call of workspaceCalls(brandId, ctx.plan)) {
-      try {
-        await land(await client.get(call), brandId);
-      } catch (err) {
-        if (err instanceof ApiError && err.stopsAccount) stop.abort(err);
-        if (signal.aborted) throw signal.reason;
-        errors.push(describe(err));
-        // A workspace the account does not own fails every call the same way.
-        if (err instanceof ApiError && err.kind === 'foreign_workspace') break;
-      }
+    let ws: WorkspaceExtraction;
+    try {
+      ws = await extractWorkspace({ client, run: ctx.run, store: ctx.store, plan: ctx.plan, brandId });
+    } catch (err) {
+      if (signal.aborted) throw signal.reason;
+      throw err;
     }
+    if (ws.stop) stop.abort(ws.stop);
+    result.files.push(...ws.files);
+    result.drift.push(...ws.drift);
     done++;
-    if (errors.length) failed++;
+    if (ws.errors.length) failed++;
     ctx.onProgress?.({
       workspacesDone: done,
       workspacesTotal: brandIds.length,
@@ -140,7 +273,7 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
         'progress',
       );
     }
-    if (errors.length) throw new Error(errors.join('; '));
+    if (ws.errors.length) throw new Error(ws.errors.join('; '));
   });
 
   outcomes.forEach((o, i) => {
@@ -154,49 +287,17 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
       if (w.status === 'failed' && w.error === result.error) w.error = `not completed: ${result.error}`;
     }
   }
-  result.drift = drift.entries();
+  result.drift = foldDrift(result.drift);
   return result;
 }
 
-/** --brand wins, then the config's explicit list (both are honoured even if /brands omits an id: the API decides), else all of /brands. */
-function chooseWorkspaces(ctx: ExtractContext, brandsBody: unknown): string[] {
-  if (ctx.brandFilter?.length) return [...new Set(ctx.brandFilter)];
-  if (ctx.account.brands !== 'all') return [...new Set(ctx.account.brands)];
-  const data = (brandsBody as { data?: unknown } | null)?.data;
-  if (!Array.isArray(data))
-    throw new Error(`${ctx.account.name}: GET /brands returned no data array; cannot list workspaces`);
-  const ids = data
-    .map((b) => (b as { id?: unknown })?.id)
-    .filter((id): id is string => typeof id === 'string');
-  return [...new Set(ids)];
+function foldDrift(entries: DriftEntry[]): DriftEntry[] {
+  const report = new DriftReport();
+  report.addAll(entries);
+  return report.entries();
 }
 
 function describe(err: unknown): string {
   if (err instanceof Error) return err.message;
   return String(err);
-}
-
-/** Envelope findings folded per endpoint and kind, one example each. */
-class DriftCollector {
-  readonly #byKey = new Map<string, DriftEntry>();
-
-  addFindings(res: ApiResponse, example: string): void {
-    for (const f of res.findings) {
-      const key = `${res.call.endpoint}|${f.kind}`;
-      const prev = this.#byKey.get(key);
-      if (prev) prev.count = (prev.count ?? 1) + 1;
-      else
-        this.#byKey.set(key, {
-          endpoint: res.call.endpoint,
-          kind: f.kind,
-          detail: f.detail,
-          example,
-          count: 1,
-        });
-    }
-  }
-
-  entries(): DriftEntry[] {
-    return [...this.#byKey.values()];
-  }
 }

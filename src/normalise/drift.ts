@@ -33,6 +33,7 @@ export class DriftReport {
     const copy: DriftEntry = { endpoint: entry.endpoint, kind: entry.kind, detail: entry.detail };
     if (entry.example !== undefined) copy.example = entry.example;
     copy.count = n;
+    if (entry.stage !== undefined) copy.stage = entry.stage;
     this.folded.set(key, copy);
   }
 

@@ -1,0 +1,180 @@
+// The account's request budget in Redis, so every worker process and machine of an account draws
+// from one sliding log and obeys one pause. Same semantics as MemoryRateBudget (see
+// src/api/rate-budget.ts); each operation is one Lua script, so check-and-take is atomic across
+// clients, and every timestamp comes from the Redis server clock (TIME), so workers whose clocks
+// disagree still agree on the window. Only durations cross the wire: a retryInMs is valid on any
+// client clock, and a pause deadline is sent as "this many ms from now".
+//
+// Keys (the {account} hash tag keeps an account's keys in one cluster slot, which a script
+// touching both needs):
+//   {prefix}:budget:{account}:slots  ZSET slot id -> µs it counts from (send, then answer time)
+//   {prefix}:budget:{account}:pause  string: server-clock ms until which no slot is granted
+// Both carry a TTL, so an idle account leaves nothing behind. No key or value holds an API key.
+
+import { createHash, randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { RateBudget, RateLimit, TakeResult } from '../src/api/rate-budget.js';
+
+// Scores are integer microseconds: exact in a double (~1.7e15 < 2^53) and fine enough that a
+// slot never frees earlier than a millisecond clock would let it.
+const NOW_US = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+`;
+
+// Extends a key's TTL to at least `ms`, never shortens it: callers may disagree on the window
+// (a limit lowered mid-run), and the longest one must keep its slots.
+const KEEP_FOR = `
+local function keep_for(key, ms)
+  local ttl = redis.call('PTTL', key)
+  if ttl == -2 then return end
+  if ttl < ms then redis.call('PEXPIRE', key, ms) end
+end
+`;
+
+/** KEYS: slots, pause. ARGV: requests, windowMs, slot id. Returns {1, 0} or {0, retryInMs}. */
+const TAKE = `${NOW_US}${KEEP_FOR}
+local requests = tonumber(ARGV[1])
+local window_us = tonumber(ARGV[2]) * 1000
+local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
+if paused * 1000 > now then
+  return {0, math.ceil((paused * 1000 - now) / 1000)}
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window_us)
+if redis.call('ZCARD', KEYS[1]) < requests then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  keep_for(KEYS[1], 2 * tonumber(ARGV[2]))
+  return {1, 0}
+end
+local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])
+return {0, math.floor((oldest + window_us - now) / 1000) + 1}
+`;
+
+/** KEYS: slots. ARGV: slot id, windowMs. The slot now counts from the answer (if still in the log). */
+const SETTLE = `${NOW_US}${KEEP_FOR}
+if redis.call('ZADD', KEYS[1], 'XX', 'CH', now, ARGV[1]) == 1 then
+  keep_for(KEYS[1], 2 * tonumber(ARGV[2]))
+end
+return 0
+`;
+
+/** KEYS: pause. ARGV: ms from now (client-measured duration). Never shortens a pause. */
+const PAUSE = `${NOW_US}
+local until_ms = math.ceil(now / 1000 + tonumber(ARGV[1]))
+if until_ms * 1000 <= now then return 0 end
+local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if current >= until_ms then return 0 end
+redis.call('SET', KEYS[1], until_ms)
+redis.call('PEXPIREAT', KEYS[1], until_ms)
+return 1
+`;
+
+/** KEYS: slots, pause. ARGV: windowMs. Returns {slots in window, ms of pause left}. Read-only. */
+const PEEK = `${NOW_US}
+local in_window = redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1]) * 1000), '+inf')
+local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
+local left = 0
+if paused * 1000 > now then left = math.ceil((paused * 1000 - now) / 1000) end
+return {in_window, left}
+`;
+
+class LuaScript {
+  readonly sha: string;
+  constructor(readonly source: string) {
+    this.sha = createHash('sha1').update(source).digest('hex');
+  }
+
+  /** EVALSHA, falling back to EVAL once when the server has not cached the script (restart, failover, new server). */
+  async run(redis: Redis, keys: string[], args: (string | number)[]): Promise<unknown> {
+    try {
+      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
+    } catch (err) {
+      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
+      return redis.eval(this.source, keys.length, ...keys, ...args);
+    }
+  }
+}
+
+const takeScript = new LuaScript(TAKE);
+const settleScript = new LuaScript(SETTLE);
+const pauseScript = new LuaScript(PAUSE);
+const peekScript = new LuaScript(PEEK);
+
+export interface RedisRateBudgetOptions {
+  /** Namespace of every key, e.g. `visync`; tests use a unique one each. */
+  prefix: string;
+}
+
+export interface BudgetState {
+  /** Slots counted in the current window (requests in flight included). */
+  inWindow: number;
+  /** Ms until the account's pause ends, 0 when not paused. */
+  pausedForMs: number;
+}
+
+export function budgetKeys(prefix: string, account: string): { slots: string; pause: string } {
+  const base = `${prefix}:budget:{${account}}`;
+  return { slots: `${base}:slots`, pause: `${base}:pause` };
+}
+
+function pair(reply: unknown): [number, number] {
+  if (!Array.isArray(reply) || reply.length !== 2) throw new Error(`unexpected budget script reply: ${String(reply)}`);
+  return [Number(reply[0]), Number(reply[1])];
+}
+
+function checkLimit(limit: RateLimit): void {
+  if (!(limit.requests >= 1) || !(limit.windowMs > 0)) {
+    throw new Error(`invalid rate limit: ${limit.requests} requests per ${limit.windowMs} ms`);
+  }
+}
+
+/** An account's budget as `visync status` shows it; reads only, takes nothing. */
+export async function peekBudget(
+  redis: Redis,
+  prefix: string,
+  account: string,
+  limit: RateLimit,
+): Promise<BudgetState> {
+  const k = budgetKeys(prefix, account);
+  const [inWindow, pausedForMs] = pair(await peekScript.run(redis, [k.slots, k.pause], [limit.windowMs]));
+  return { inWindow, pausedForMs };
+}
+
+export class RedisRateBudget implements RateBudget {
+  readonly #redis: Redis;
+  readonly #prefix: string;
+
+  constructor(redis: Redis, opts: RedisRateBudgetOptions) {
+    if (!opts.prefix) throw new Error('RedisRateBudget needs a key prefix');
+    this.#redis = redis;
+    this.#prefix = opts.prefix;
+  }
+
+  async tryTake(account: string, limit: RateLimit): Promise<TakeResult> {
+    checkLimit(limit);
+    const k = budgetKeys(this.#prefix, account);
+    // Random ids: slots come from many processes, so no local counter can make them unique.
+    const slot = randomUUID();
+    const [ok, retryInMs] = pair(
+      await takeScript.run(this.#redis, [k.slots, k.pause], [limit.requests, limit.windowMs, slot]),
+    );
+    return ok === 1 ? { ok: true, slot } : { ok: false, retryInMs: Math.max(1, retryInMs) };
+  }
+
+  async settle(account: string, slot: string, limit: RateLimit): Promise<void> {
+    const k = budgetKeys(this.#prefix, account);
+    await settleScript.run(this.#redis, [k.slots], [slot, limit.windowMs]);
+  }
+
+  async pause(account: string, untilMs: number): Promise<void> {
+    // untilMs is on this machine's clock; only the remaining duration means the same on the server.
+    const forMs = untilMs - Date.now();
+    if (!(forMs > 0)) return;
+    const k = budgetKeys(this.#prefix, account);
+    await pauseScript.run(this.#redis, [k.pause], [Math.ceil(forMs)]);
+  }
+
+  peek(account: string, limit: RateLimit): Promise<BudgetState> {
+    return peekBudget(this.#redis, this.#prefix, account, limit);
+  }
+}

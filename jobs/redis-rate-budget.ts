@@ -71,7 +71,9 @@ return 1
 
 /** KEYS: slots, pause. ARGV: windowMs. Returns {slots in window, ms of pause left}. Read-only. */
 const PEEK = `${NOW_US}
-local in_window = redis.call('ZCOUNT', KEYS[1], '(' .. (now - tonumber(ARGV[1]) * 1000), '+inf')
+-- Lua's tostring keeps 14 digits; a µs timestamp needs 16.
+local after = '(' .. string.format('%.0f', now - tonumber(ARGV[1]) * 1000)
+local in_window = redis.call('ZCOUNT', KEYS[1], after, '+inf')
 local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
 local left = 0
 if paused * 1000 > now then left = math.ceil((paused * 1000 - now) / 1000) end
@@ -118,7 +120,8 @@ export function budgetKeys(prefix: string, account: string): { slots: string; pa
 }
 
 function pair(reply: unknown): [number, number] {
-  if (!Array.isArray(reply) || reply.length !== 2) throw new Error(`unexpected budget script reply: ${String(reply)}`);
+  if (!Array.isArray(reply) || reply.length !== 2)
+    throw new Error(`unexpected budget script reply: ${String(reply)}`);
   return [Number(reply[0]), Number(reply[1])];
 }
 

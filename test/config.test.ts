@@ -57,7 +57,8 @@ describe('parseConfig: valid files', () => {
         overlapDays: 2,
         concurrency: 8,
       },
-      redis: {},
+      redis: { prefix: 'visync' },
+      jobs: { attempts: 5, lockSeconds: 30, maxBudgetWaitSeconds: 2 },
       sinks: { fs: { dir: './data' } },
       shutdownGraceSeconds: 30,
     });

@@ -201,8 +201,25 @@ export const RedisSchema = z.strictObject(
       (v) => (v === '' ? undefined : v),
       z.string({ error: expected('a Redis URL such as redis://127.0.0.1:6379') }).optional(),
     ),
+    /** Namespace of every key visync writes: several deployments can share one Redis. */
+    prefix: z
+      .string({ error: expected('a key prefix made of letters, digits, - and _') })
+      .regex(/^[A-Za-z0-9_-]+$/, { error: 'expected only letters, digits, - and _' })
+      .default('visync'),
   },
   { error: expected('a mapping with url') },
+);
+
+export const JobsSchema = z.strictObject(
+  {
+    /** Tries per job for transient failures (a bad key or plan is never retried). */
+    attempts: positiveInt.default(5),
+    /** How long a worker's hold on a job lasts without renewal: a crashed worker's jobs are taken over after it. */
+    lockSeconds: positiveNumber.default(30),
+    /** A job that would wait longer than this for request budget steps aside (delayed) and frees its worker slot. */
+    maxBudgetWaitSeconds: positiveNumber.default(2),
+  },
+  { error: expected('a mapping with attempts, lockSeconds, maxBudgetWaitSeconds') },
 );
 
 export const FsSinkSchema = z.strictObject(
@@ -286,6 +303,7 @@ export const ConfigSchema = z.strictObject(
     schedule: z.preprocess(nullAsUndefined, ScheduleSchema.prefault({})),
     extract: z.preprocess(nullAsUndefined, ExtractSchema.prefault({})),
     redis: z.preprocess(nullAsUndefined, RedisSchema.prefault({})),
+    jobs: z.preprocess(nullAsUndefined, JobsSchema.prefault({})),
     sinks: SinksSchema,
     shutdownGraceSeconds: positiveNumber.default(30),
   },
@@ -298,6 +316,7 @@ export type ScheduleConfig = z.output<typeof ScheduleSchema>;
 export type NightlyScheduleConfig = z.output<typeof NightlyScheduleSchema>;
 export type ExtractConfig = z.output<typeof ExtractSchema>;
 export type RedisConfig = z.output<typeof RedisSchema>;
+export type JobsConfig = z.output<typeof JobsSchema>;
 export type SinksConfig = z.output<typeof SinksSchema>;
 export type FsSinkConfig = z.output<typeof FsSinkSchema>;
 export type S3SinkConfig = z.output<typeof S3SinkSchema>;

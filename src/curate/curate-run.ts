@@ -31,6 +31,8 @@ export interface CuratedTable {
 }
 
 export interface CurateResult {
+  /** The run's raw files as found in the store (what a crashed or distributed run landed). */
+  rawFiles: ManifestFile[];
   /** Curated parts and latest bundles, as the manifest lists them. */
   files: ManifestFile[];
   tables: CuratedTable[];
@@ -66,8 +68,10 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
     const raw = await listRawRun(o.store, o.run);
     let brandsList: RawRecord | undefined;
     const details: RawRecord[] = [];
+    const rawFiles: ManifestFile[] = [];
     for (const ref of raw.account) {
-      const rec = await readRawRecord(o.store, o.run, ref);
+      const { rec, file } = await readRawRecord(o.store, o.run, ref);
+      rawFiles.push(file);
       if (rec.endpoint === 'brands') brandsList = rec;
       else await emit(normaliseRecord(rec));
     }
@@ -75,7 +79,9 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
     const files: ManifestFile[] = [];
     for (const [brandId, refs] of raw.workspaces) {
       // Read a workspace's files together (I/O overlaps), then handle them in their fixed order.
-      const records = await Promise.all(refs.map((ref) => readRawRecord(o.store, o.run, ref)));
+      const read = await Promise.all(refs.map((ref) => readRawRecord(o.store, o.run, ref)));
+      const records = read.map((r) => r.rec);
+      rawFiles.push(...read.map((r) => r.file));
       for (const rec of records) {
         if (rec.endpoint === 'brand') details.push(rec);
         else await emit(normaliseRecord(rec));
@@ -99,7 +105,7 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
       },
       'curated',
     );
-    return { files, tables, drift: drift.entries(), dispose: () => spool.dispose() };
+    return { rawFiles, files, tables, drift: drift.entries(), dispose: () => spool.dispose() };
   } catch (err) {
     await spool.dispose();
     throw err;

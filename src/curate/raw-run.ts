@@ -4,7 +4,8 @@
 import { parseRawDocument } from '../land/raw.js';
 import type { RawRecord } from '../normalise/types.js';
 import { ACCOUNT_KEY, decodeSegment, type RawEndpoint, rawRunPrefix } from '../sinks/layout.js';
-import type { ObjectStore } from '../sinks/object-store.js';
+import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
+import { sha256Hex } from '../util/hash.js';
 
 export const RAW_ENDPOINTS: readonly RawEndpoint[] = [
   'me',
@@ -68,13 +69,15 @@ function parseRawFileName(endpoint: RawEndpoint, key: string, file: string): Raw
   return ref;
 }
 
+/** A raw file read back: the record, and the file as a manifest lists it. */
 export async function readRawRecord(
   store: ObjectStore,
   run: RunCoordinates,
   ref: RawFileRef,
-): Promise<RawRecord> {
+): Promise<{ rec: RawRecord; file: StoredObject }> {
   const bytes = await store.get(ref.key);
   if (!bytes) throw new Error(`raw file disappeared while reading the run: ${ref.key}`);
+  const file = { key: ref.key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) };
   const doc = parseRawDocument(bytes);
   const rec: RawRecord = {
     endpoint: ref.endpoint,
@@ -86,5 +89,5 @@ export async function readRawRecord(
   };
   if (ref.brandId !== undefined) rec.brandId = ref.brandId;
   if (ref.days !== undefined) rec.days = ref.days;
-  return rec;
+  return { rec, file };
 }

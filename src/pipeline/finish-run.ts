@@ -28,6 +28,9 @@ export interface FinishRunOptions {
 }
 
 export interface FinishRunResult {
+  /** Raw files found in the store for the run, with their hashes. */
+  rawFiles: ManifestFile[];
+  /** Curated parts and latest bundles. */
   files: ManifestFile[];
   drift: DriftEntry[];
   loads: LoadResult[];
@@ -81,7 +84,7 @@ export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {
         );
       }
     }
-    return { files: curated.files, drift: curated.drift, loads };
+    return { rawFiles: curated.rawFiles, files: curated.files, drift: curated.drift, loads };
   } finally {
     await curated.dispose();
   }

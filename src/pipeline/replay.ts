@@ -1,9 +1,14 @@
 // `visync replay`: rebuild a run's curated files and loads from its raw landing, no API call.
 import type { Logger } from 'pino';
-import { listRawRun } from '../curate/raw-run.js';
-import { type Manifest, readManifest, runStatus, writeManifest } from '../runs/manifest.js';
+import {
+  type Manifest,
+  type ManifestFile,
+  readManifest,
+  runStatus,
+  writeManifest,
+} from '../runs/manifest.js';
+import { decodeSegment } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { sha256Hex } from '../util/hash.js';
 import { finishRun, type RunLoader } from './finish-run.js';
 
 export interface ReplayOptions {
@@ -73,10 +78,10 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     ...(o.partRows ? { partRows: o.partRows } : {}),
   });
   const now = (o.now ?? (() => new Date()))().toISOString();
-  const base: Manifest = old ?? (await manifestFromRaw(o.store, run, now));
+  const base: Manifest = old ?? manifestFromRaw(run, finished.rawFiles, now);
   const manifest: Manifest = {
     ...base,
-    files: [...base.files.filter((f) => f.key.startsWith('raw/')), ...finished.files],
+    files: [...finished.rawFiles, ...finished.files],
     loads: finished.loads,
     drift: [...base.drift.filter((d) => d.stage === 'extract'), ...finished.drift],
     replayed_at: now,
@@ -87,16 +92,15 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
 }
 
 /** A manifest for a run that crashed before writing one: what its raw landing shows. */
-async function manifestFromRaw(
-  store: ObjectStore,
+function manifestFromRaw(
   run: { account: string; runId: string; runDate: string },
+  rawFiles: ManifestFile[],
   now: string,
-): Promise<Manifest> {
-  const raw = await listRawRun(store, run);
-  const files = [];
-  for (const ref of [...raw.account, ...[...raw.workspaces.values()].flat()]) {
-    const bytes = (await store.get(ref.key)) as Buffer;
-    files.push({ key: ref.key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) });
+): Manifest {
+  const brands = new Set<string>();
+  for (const f of rawFiles) {
+    const m = /^raw\/brand\/[^/]+\/[^/]+\/[^/]+\/(.+)\.json$/.exec(f.key);
+    if (m) brands.add(decodeSegment(m[1] as string));
   }
   return {
     run_id: run.runId,
@@ -107,8 +111,8 @@ async function manifestFromRaw(
     finished_at: now,
     run_date: run.runDate,
     window: { visibility_days: 0, from: run.runDate, to: run.runDate, buyer_intent_days: [] },
-    workspaces: [...raw.workspaces.keys()].map((brand_id) => ({ brand_id, status: 'succeeded' as const })),
-    files,
+    workspaces: [...brands].sort().map((brand_id) => ({ brand_id, status: 'succeeded' as const })),
+    files: rawFiles,
     loads: [],
     requests: { calls: 0, rate_limited: 0, retries: 0, waited_ms: 0 },
     drift: [],

@@ -83,7 +83,7 @@ export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
               ...(o.loader ? { loader: o.loader } : {}),
               ...(o.partRows ? { partRows: o.partRows } : {}),
             })
-          : { files: [], drift: [], loads: [] };
+          : { rawFiles: [], files: [], drift: [], loads: [] };
       const manifest: Manifest = {
         run_id: run.runId,
         account: account.name,

@@ -1,0 +1,234 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { budgetKeys, peekBudget, RedisRateBudget } from '../jobs/redis-rate-budget.js';
+import { acquireSlot, BudgetWaitTooLong } from '../src/api/rate-budget.js';
+import { plannedRequestCount } from '../src/extract/plan.js';
+import { type RequestLogEntry, startSimulator } from '../src/simulator/index.js';
+
+const redisUrl = inject('redisUrl');
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+function connect(): Redis {
+  const r = new Redis(redisUrl);
+  cleanups.push(() => r.quit());
+  return r;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {
+  const found: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+    cursor = next;
+    found.push(...keys);
+  } while (cursor !== '0');
+  return found;
+}
+
+describe('RedisRateBudget', () => {
+  const limit = { requests: 3, windowMs: 1000 };
+
+  it('grants the limit, then refuses with a retryInMs inside the window; accounts are independent', async () => {
+    const b = new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` });
+    const slots = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const r = await b.tryTake('a', limit);
+      expect(r.ok).toBe(true);
+      if (r.ok) slots.add(r.slot);
+    }
+    expect(slots.size).toBe(3);
+    const refused = await b.tryTake('a', limit);
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.retryInMs).toBeGreaterThan(0);
+      expect(refused.retryInMs).toBeLessThanOrEqual(limit.windowMs + 1);
+    }
+    expect((await b.tryTake('b', limit)).ok).toBe(true);
+    expect(await b.peek('a', limit)).toEqual({ inWindow: 3, pausedForMs: 0 });
+    expect((await b.peek('b', limit)).inWindow).toBe(1);
+    // Waiting as told is enough: a slot comes back.
+    const { slot } = await acquireSlot(b, 'a', limit);
+    expect(slots.has(slot)).toBe(false);
+  });
+
+  it('counts a slot from when its request was answered (settle)', async () => {
+    const b = new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` });
+    const slots: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await b.tryTake('a', limit);
+      if (r.ok) slots.push(r.slot);
+    }
+    expect(slots).toHaveLength(3);
+    await sleep(200);
+    const beforeSettle = performance.now();
+    for (const s of slots) await b.settle('a', s, limit);
+    const r = await b.tryTake('a', limit);
+    const sinceSettle = performance.now() - beforeSettle;
+    expect(r.ok).toBe(false);
+    // Counted from the send, the slots would free at most ~100 ms from now; counted from the
+    // answers they free a whole window after the settle, minus only what has elapsed since.
+    if (!r.ok) expect(r.retryInMs).toBeGreaterThanOrEqual(limit.windowMs - Math.ceil(sinceSettle) - 1);
+    // Settling a slot that is gone (or never was) must not bring it back.
+    const other = new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` });
+    await other.settle('a', 'no-such-slot', limit);
+    expect((await other.peek('a', limit)).inWindow).toBe(0);
+  });
+
+  it('pauses an account until the given time and never shortens a pause', async () => {
+    const b = new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` });
+    await b.pause('a', Date.now() + 5000);
+    await b.pause('a', Date.now() + 10);
+    const r = await b.tryTake('a', limit);
+    expect(r.ok).toBe(false);
+    if (!r.ok) {
+      expect(r.retryInMs).toBeGreaterThan(4000);
+      // Both conversions (deadline to server clock, remaining to ms) round up: never early.
+      expect(r.retryInMs).toBeLessThanOrEqual(5002);
+    }
+    expect((await b.peek('a', limit)).pausedForMs).toBeGreaterThan(4000);
+    expect((await b.tryTake('b', limit)).ok).toBe(true);
+    // A longer pause does extend it.
+    await b.pause('a', Date.now() + 8000);
+    const longer = await b.tryTake('a', limit);
+    expect(!longer.ok && longer.retryInMs > 7000).toBe(true);
+    await expect(acquireSlot(b, 'a', limit, { maxWaitMs: 100 })).rejects.toBeInstanceOf(BudgetWaitTooLong);
+    // A pause in the past is no pause.
+    await b.pause('c', Date.now() - 1000);
+    expect((await b.tryTake('c', limit)).ok).toBe(true);
+  });
+
+  it('leaves no keys behind once the window and the pause are over', async () => {
+    const redis = connect();
+    const prefix = `test-${randomUUID()}`;
+    const b = new RedisRateBudget(redis, { prefix });
+    const short = { requests: 2, windowMs: 100 };
+    const r = await b.tryTake('a', short);
+    if (r.ok) await b.settle('a', r.slot, short);
+    await b.pause('a', Date.now() + 150);
+    const k = budgetKeys(prefix, 'a');
+    expect((await keysUnder(redis, prefix)).sort()).toEqual([k.pause, k.slots].sort());
+    // Every key carries a TTL no longer than it needs.
+    const slotsTtl = await redis.pttl(k.slots);
+    expect(slotsTtl).toBeGreaterThan(0);
+    expect(slotsTtl).toBeLessThanOrEqual(2 * short.windowMs);
+    const pauseTtl = await redis.pttl(k.pause);
+    expect(pauseTtl).toBeGreaterThan(0);
+    expect(pauseTtl).toBeLessThanOrEqual(151);
+    let left = await keysUnder(redis, prefix);
+    for (let i = 0; i < 100 && left.length > 0; i++) {
+      await sleep(50);
+      // EXISTS expires lazily, so a key past its TTL is gone now even if the active cycle lags.
+      await redis.exists(k.slots, k.pause);
+      left = await keysUnder(redis, prefix);
+    }
+    expect(left).toEqual([]);
+  });
+
+  it('one pause is obeyed by every instance of the account', async () => {
+    const prefix = `test-${randomUUID()}`;
+    const setter = new RedisRateBudget(connect(), { prefix });
+    const other = new RedisRateBudget(connect(), { prefix });
+    const pauseMs = 300;
+    await setter.pause('acme', Date.now() + pauseMs);
+    let refusals = 0;
+    for (;;) {
+      const r = await other.tryTake('acme', limit);
+      if (r.ok) break;
+      refusals++;
+      expect(r.retryInMs).toBeGreaterThan(0);
+      expect(r.retryInMs).toBeLessThanOrEqual(pauseMs + 50);
+      await sleep(Math.min(r.retryInMs, 40));
+    }
+    expect(refusals).toBeGreaterThan(0);
+    // Granted only once the pause, as the server sees it, was over.
+    expect((await peekBudget(connect(), prefix, 'acme', limit)).pausedForMs).toBe(0);
+    // Other accounts were never paused.
+    expect((await other.tryTake('other', limit)).ok).toBe(true);
+  });
+});
+
+describe('RedisRateBudget across processes', () => {
+  it('two worker processes of one account stay within the limit together', async () => {
+    const sim = await startSimulator({
+      accounts: [{ name: 'acme', workspaces: 6 }],
+      // Two keys of one account: the upstream counts the account, whichever key calls.
+      keysPerAccount: 2,
+      limit: { requests: 10, windowMs: 500 },
+      latencyMs: { min: 0, max: 10 },
+    });
+    cleanups.push(() => sim.close());
+    const dir = mkdtempSync(join(tmpdir(), 'visync-budget-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const prefix = `test-${randomUUID()}`;
+    const script = fileURLToPath(new URL('./fixtures/redis-budget-worker.ts', import.meta.url));
+    const cwd = fileURLToPath(new URL('..', import.meta.url));
+    const account = sim.accounts[0]!;
+
+    const worker = (n: number) =>
+      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+        const child = spawn(process.execPath, ['--import', 'tsx', script], {
+          cwd,
+          env: {
+            ...process.env,
+            BUDGET_REDIS_URL: redisUrl,
+            BUDGET_PREFIX: prefix,
+            BUDGET_SIM_URL: sim.url,
+            BUDGET_API_KEY: account.keys[n]!,
+            BUDGET_ACCOUNT: 'acme',
+            BUDGET_RUN_ID: `run-${n}`,
+            BUDGET_DATA_DIR: join(dir, `w${n}`),
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        let stdout = '';
+        let stderr = '';
+        child.stdout.on('data', (c: Buffer) => {
+          stdout += c.toString('utf8');
+        });
+        child.stderr.on('data', (c: Buffer) => {
+          stderr += c.toString('utf8');
+        });
+        child.once('error', reject);
+        child.once('close', (code) => resolve({ code, stdout, stderr }));
+      });
+
+    const results = await Promise.all([worker(0), worker(1)]);
+    const plan = { visibilityDays: 3, buyerIntentDays: [7] };
+    for (const r of results) {
+      expect(r.code, r.stderr).toBe(0);
+      const summary = JSON.parse(r.stdout.trim());
+      expect(summary).toMatchObject({ error: null, workspaces: 6, failed: 0 });
+      expect(summary.requests.rate_limited).toBe(0);
+      expect(summary.requests.calls).toBe(plannedRequestCount(6, plan));
+    }
+
+    const entries = sim.log.filter((e: RequestLogEntry) => e.account === 'acme');
+    expect(entries.filter((e) => e.status === 429)).toHaveLength(0);
+    const accepted = entries.filter((e) => e.status !== 429).map((e) => e.at);
+    expect(accepted).toHaveLength(2 * plannedRequestCount(6, plan));
+    // Both keys (so both processes) really took part.
+    expect(new Set(entries.map((e) => e.keyIndex))).toEqual(new Set([0, 1]));
+    // No rolling 500 ms window, as the simulator counts it, ever held more than 10.
+    accepted.sort((x, y) => x - y);
+    let busiest = 0;
+    let from = 0;
+    for (let i = 0; i < accepted.length; i++) {
+      while ((accepted[from] as number) <= (accepted[i] as number) - 500) from++;
+      busiest = Math.max(busiest, i - from + 1);
+    }
+    expect(busiest).toBeLessThanOrEqual(10);
+    // And the shared budget was really used up to its limit, not trivially under it.
+    expect(busiest).toBeGreaterThan(5);
+  });
+});

@@ -57,6 +57,11 @@ export class ApiError extends Error {
     this.attempts = d.attempts ?? 1;
   }
 
+  /** Worth another try later (a retried job): the API or the network may recover. */
+  get retryable(): boolean {
+    return this.kind === 'transient' || this.kind === 'rate_limited' || this.kind === 'malformed';
+  }
+
   /** Errors after which no further call of the account can succeed. */
   get stopsAccount(): boolean {
     return this.kind === 'bad_key' || this.kind === 'no_api_access';

@@ -139,7 +139,8 @@ export function callId(call: Call): string {
 
 export interface WorkspaceExtraction {
   files: ManifestFile[];
-  errors: string[];
+  /** Calls that failed for good (after the client's own retries). */
+  failures: ApiError[];
   drift: DriftEntry[];
   /** A bad key or plan: nothing more of this account can succeed. */
   stop?: ApiError;
@@ -157,7 +158,7 @@ export async function extractWorkspace(o: {
   onLanded?: (callId: string, file: ManifestFile) => Promise<void> | void;
 }): Promise<WorkspaceExtraction> {
   const drift = new DriftReport();
-  const out: WorkspaceExtraction = { files: [], errors: [], drift: [] };
+  const out: WorkspaceExtraction = { files: [], failures: [], drift: [] };
   for (const call of workspaceCalls(o.brandId, o.plan)) {
     const id = callId(call);
     if (o.skip?.has(id)) continue;
@@ -167,7 +168,7 @@ export async function extractWorkspace(o: {
       await o.onLanded?.(id, file);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
-      out.errors.push(err.message);
+      out.failures.push(err);
       if (err.stopsAccount) {
         out.stop = err;
         break;
@@ -260,7 +261,7 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
     result.files.push(...ws.files);
     result.drift.push(...ws.drift);
     done++;
-    if (ws.errors.length) failed++;
+    if (ws.failures.length) failed++;
     ctx.onProgress?.({
       workspacesDone: done,
       workspacesTotal: brandIds.length,
@@ -273,7 +274,7 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
         'progress',
       );
     }
-    if (ws.errors.length) throw new Error(ws.errors.join('; '));
+    if (ws.failures.length) throw new Error(ws.failures.map((e) => e.message).join('; '));
   });
 
   outcomes.forEach((o, i) => {

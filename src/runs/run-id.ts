@@ -1,6 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
-export type RunKind = 'nightly' | 'sync' | 'backfill';
+export const RUN_KINDS = ['nightly', 'sync', 'backfill'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
 
 /**
  * Run ids sort by start time and are safe in paths and BigQuery job ids:
@@ -15,3 +16,29 @@ export function newRunId(kind: RunKind, at: Date = new Date()): string {
 }
 
 export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
+
+/**
+ * The id of a logical run: the same account, kind, date and parameters give the same id, so the
+ * same run enqueued twice (or a schedule firing twice) runs once. `20261121-backfill-a1b2c3d4`.
+ */
+export function logicalRunId(
+  kind: RunKind,
+  account: string,
+  runDate: string,
+  params: {
+    days?: number | undefined;
+    brands?: readonly string[] | undefined;
+    endpoints?: readonly string[] | undefined;
+  } = {},
+): string {
+  const identity = JSON.stringify([
+    account,
+    kind,
+    runDate,
+    params.days ?? null,
+    [...(params.brands ?? [])].sort(),
+    [...(params.endpoints ?? [])].sort(),
+  ]);
+  const hash = createHash('sha256').update(identity).digest('hex').slice(0, 8);
+  return `${runDate.replaceAll('-', '')}-${kind}-${hash}`;
+}

@@ -1,0 +1,89 @@
+// What lives in Redis: queue and job names, job payloads (zod-checked when a worker takes them),
+// job ids and priorities. Job data names an account and never carries its key: keys are looked
+// up in the worker's config when the job runs, so Redis holds no secret.
+import { z } from 'zod';
+import { RUN_KINDS, type RunKind } from '../src/runs/run-id.js';
+
+export { RUN_KINDS, type RunKind };
+
+export const QUEUE = 'visync';
+
+export const JOB = {
+  /** Discovers an account's workspaces (/me, /brands) and fans out the run's flow. */
+  run: 'run',
+  /** Extracts and lands one workspace of a run. */
+  workspace: 'workspace',
+  /** Normalises and loads a run once its workspace jobs are done; writes the manifest. */
+  load: 'load',
+} as const;
+
+/** BullMQ runs lower numbers first: nightly runs before on-demand syncs, backfills last. */
+export const PRIORITY: Record<RunKind, number> = { nightly: 1, sync: 5, backfill: 10 };
+
+const accountName = z.string().regex(/^[a-z0-9-]+$/);
+const runId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/);
+const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
+
+export const PlanSchema = z.object({
+  visibilityDays: z.number().int().min(1).max(365),
+  buyerIntentDays: z.array(z.number().int().min(7).max(90)),
+  endpoints: z.array(z.string()).optional(),
+});
+
+/** A run as enqueued or scheduled. Scheduled nightly jobs carry no runId: it follows from the date. */
+export const RunJobSchema = z.object({
+  account: accountName,
+  kind: z.enum(RUN_KINDS),
+  runId: runId.optional(),
+  runDate: isoDate.optional(),
+  /** Visibility window; nightly runs compute theirs from the ledger. */
+  days: z.number().int().min(1).max(365).optional(),
+  brands: z.array(z.string()).optional(),
+  endpoints: z.array(z.string()).optional(),
+});
+export type RunJobData = z.infer<typeof RunJobSchema>;
+
+export const WorkspaceJobSchema = z.object({
+  account: accountName,
+  runId,
+  runDate: isoDate,
+  brandId: z.string(),
+  plan: PlanSchema,
+  /** The limit discovery settled on (configured ceiling and /me). */
+  limit: z.object({ requests: z.number().int().positive(), windowMs: z.number().positive() }),
+  /** Calls already landed (ids from callId): a resumed or delayed job does not repeat them. */
+  done: z.array(z.string()).default([]),
+});
+export type WorkspaceJobData = z.infer<typeof WorkspaceJobSchema>;
+
+export const LoadJobSchema = z.object({
+  account: accountName,
+  runId,
+  runDate: isoDate,
+  kind: z.enum(RUN_KINDS),
+  brandIds: z.array(z.string()),
+  visibilityDays: z.number().int(),
+  buyerIntentDays: z.array(z.number().int()),
+  startedAt: z.string(),
+});
+export type LoadJobData = z.infer<typeof LoadJobSchema>;
+
+/** Returned by a workspace job; the load job reads it back from its children. */
+export interface WorkspaceJobResult {
+  brand_id: string;
+  status: 'succeeded' | 'failed';
+  error?: string;
+}
+
+// Job ids are derived from the run, so a retried discovery adds no second flow.
+export const jobIds = {
+  run: (runId: string) => runId,
+  load: (runId: string) => `${runId}.load`,
+  workspace: (runId: string, index: number) => `${runId}.ws.${index}`,
+};
+
+/** Index of a workspace job from its id (or the `bull:queue:id` key BullMQ reports children by). */
+export function workspaceIndex(jobKey: string): number | undefined {
+  const m = /\.ws\.(\d+)$/.exec(jobKey);
+  return m ? Number(m[1]) : undefined;
+}

@@ -2,6 +2,7 @@
 // job ids and priorities. Job data names an account and never carries its key: keys are looked
 // up in the worker's config when the job runs, so Redis holds no secret.
 import { z } from 'zod';
+import type { DriftEntry } from '../src/runs/manifest.js';
 import { RUN_KINDS, type RunKind } from '../src/runs/run-id.js';
 
 export { RUN_KINDS, type RunKind };
@@ -65,6 +66,19 @@ export const LoadJobSchema = z.object({
   visibilityDays: z.number().int(),
   buyerIntentDays: z.array(z.number().int()),
   startedAt: z.string(),
+  /** Envelope drift found by discovery, for the manifest. */
+  drift: z
+    .array(
+      z.object({
+        endpoint: z.string(),
+        kind: z.string(),
+        detail: z.string(),
+        example: z.string().optional(),
+        count: z.number().optional(),
+        stage: z.enum(['extract', 'normalise']).optional(),
+      }),
+    )
+    .default([]),
 });
 export type LoadJobData = z.infer<typeof LoadJobSchema>;
 
@@ -73,6 +87,7 @@ export interface WorkspaceJobResult {
   brand_id: string;
   status: 'succeeded' | 'failed';
   error?: string;
+  drift: DriftEntry[];
 }
 
 // Job ids are derived from the run, so a retried discovery adds no second flow.

@@ -2,10 +2,13 @@
 import { Command, CommanderError } from 'commander';
 import { ConfigError } from '../config/load.js';
 import { scrubSecrets } from '../log.js';
+import { registerEnqueue } from './enqueue.js';
 import { CliError, type CliIo, consoleIo, type ProgramState } from './program-state.js';
 import { registerReplay } from './replay.js';
 import { registerRun } from './run-once.js';
 import { registerSimulate } from './simulate.js';
+import { registerStatus } from './status.js';
+import { registerWorker } from './worker.js';
 
 export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Command {
   const program = new Command('visync')
@@ -20,6 +23,9 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
     .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
   registerRun(program, state, io);
   registerReplay(program, state, io);
+  registerWorker(program, state, io);
+  registerEnqueue(program, state, io);
+  registerStatus(program, state, io);
   registerSimulate(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;

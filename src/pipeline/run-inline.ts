@@ -5,10 +5,10 @@ import type { WorkspaceEndpoint } from '../api/endpoints.js';
 import { MemoryRateBudget, type RateBudget } from '../api/rate-budget.js';
 import type { Config } from '../config/schema.js';
 import { type ExtractProgress, extractAccount } from '../extract/extract-account.js';
-import { type Manifest, type RunStatus, runStatus, writeManifest } from '../runs/manifest.js';
+import { assembleManifest, type Manifest, type RunStatus, writeManifest } from '../runs/manifest.js';
 import { newRunId, type RunKind } from '../runs/run-id.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { addDays, utcDate } from '../util/time.js';
+import { utcDate } from '../util/time.js';
 import { finishRun, type RunLoader } from './finish-run.js';
 
 export interface InlineRunOptions {
@@ -84,29 +84,19 @@ export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
               ...(o.partRows ? { partRows: o.partRows } : {}),
             })
           : { rawFiles: [], files: [], drift: [], loads: [] };
-      const manifest: Manifest = {
-        run_id: run.runId,
-        account: account.name,
+      const manifest = assembleManifest({
+        run,
         kind,
-        status: 'failed',
-        started_at: started.toISOString(),
-        finished_at: '',
-        run_date: run.runDate,
-        window: {
-          visibility_days: visibilityDays,
-          from: addDays(run.runDate, 1 - visibilityDays),
-          to: run.runDate,
-          buyer_intent_days: [...o.config.extract.buyerIntentDays],
-        },
-        ...(extracted.error ? { error: extracted.error } : {}),
+        startedAt: started.toISOString(),
+        visibilityDays,
+        buyerIntentDays: o.config.extract.buyerIntentDays,
+        error: extracted.error,
         workspaces: extracted.workspaces,
         files: [...extracted.files, ...finished.files],
         loads: finished.loads,
         requests: extracted.requests,
         drift: [...extracted.drift, ...finished.drift],
-      };
-      manifest.status = runStatus(manifest);
-      manifest.finished_at = new Date().toISOString();
+      });
       await writeManifest(o.store, manifest);
       log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
       return manifest;

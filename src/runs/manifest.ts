@@ -2,6 +2,7 @@
 import type { RequestStats } from '../api/request-stats.js';
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
+import { addDays } from '../util/time.js';
 import type { RunKind } from './run-id.js';
 
 export type RunStatus = 'succeeded' | 'partial' | 'failed';
@@ -87,4 +88,43 @@ export function runStatus(m: Pick<Manifest, 'error' | 'workspaces' | 'loads'>): 
 
 export function exitCodeFor(status: RunStatus): number {
   return status === 'succeeded' ? 0 : status === 'partial' ? 2 : 1;
+}
+
+/** Builds a manifest from a run's parts; status and finished_at follow from them. */
+export function assembleManifest(p: {
+  run: { account: string; runId: string; runDate: string };
+  kind: RunKind;
+  startedAt: string;
+  visibilityDays: number;
+  buyerIntentDays: readonly number[];
+  error?: string | undefined;
+  workspaces: WorkspaceResult[];
+  files: ManifestFile[];
+  loads: LoadResult[];
+  requests: RequestStats;
+  drift: DriftEntry[];
+}): Manifest {
+  const m: Manifest = {
+    run_id: p.run.runId,
+    account: p.run.account,
+    kind: p.kind,
+    status: 'failed',
+    started_at: p.startedAt,
+    finished_at: new Date().toISOString(),
+    run_date: p.run.runDate,
+    window: {
+      visibility_days: p.visibilityDays,
+      from: addDays(p.run.runDate, 1 - p.visibilityDays),
+      to: p.run.runDate,
+      buyer_intent_days: [...p.buyerIntentDays],
+    },
+    ...(p.error ? { error: p.error } : {}),
+    workspaces: p.workspaces,
+    files: p.files,
+    loads: p.loads,
+    requests: p.requests,
+    drift: p.drift,
+  };
+  m.status = runStatus(m);
+  return m;
 }

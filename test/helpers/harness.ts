@@ -33,10 +33,22 @@ export interface ConfigOverrides {
   accounts?: Record<string, Record<string, unknown>>;
   extract?: Record<string, unknown>;
   sinks?: Record<string, unknown>;
+  /** Other top-level sections (redis, jobs, schedule, shutdownGraceSeconds). */
+  top?: Record<string, unknown>;
 }
 
 /** A config for every simulated account, keys passed through ${ENV} like a user would. */
 export function configFor(s: Simulator, dir: string, o: ConfigOverrides = {}): Config {
+  const { yaml, env } = configYaml(s, dir, o);
+  return parseConfig(yaml, { source: 'test-config.yaml', env });
+}
+
+/** The config as YAML text plus the environment holding its keys (for worker child processes). */
+export function configYaml(
+  s: Simulator,
+  dir: string,
+  o: ConfigOverrides = {},
+): { yaml: string; env: Record<string, string> } {
   const env: Record<string, string> = {};
   const accounts = s.accounts.map((a) => {
     const envName = `SIM_${a.name.replace(/-/g, '_').toUpperCase()}_KEY`;
@@ -47,8 +59,9 @@ export function configFor(s: Simulator, dir: string, o: ConfigOverrides = {}): C
     accounts,
     extract: { buyerIntentDays: [7, 30], visibilityDays: 3, ...(o.extract ?? {}) },
     sinks: o.sinks ?? { fs: { dir } },
+    ...(o.top ?? {}),
   };
-  return parseConfig(stringify(doc), { source: 'test-config.yaml', env });
+  return { yaml: stringify(doc), env };
 }
 
 export function memoryLogger(level = 'debug') {

@@ -1,0 +1,37 @@
+// What every processor needs, built once per worker process.
+import type { FlowProducer, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { RateBudget } from '../src/api/rate-budget.js';
+import type { AccountConfig, Config } from '../src/config/schema.js';
+import type { RunLoader } from '../src/pipeline/finish-run.js';
+import type { ObjectStore } from '../src/sinks/object-store.js';
+import type { RunLedger } from './ledger.js';
+
+export interface JobContext {
+  config: Config;
+  store: ObjectStore;
+  loader: RunLoader | undefined;
+  budget: RateBudget;
+  ledger: RunLedger;
+  queue: Queue;
+  flow: FlowProducer;
+  redis: Redis;
+  logger: Logger;
+}
+
+/** The account of a job, from this worker's config (which holds the key; Redis never does). */
+export function accountOf(ctx: JobContext, name: string): AccountConfig | undefined {
+  return ctx.config.accounts.find((a) => a.name === name);
+}
+
+/** BullMQ job options shared by every job of a run. */
+export function jobOptions(ctx: JobContext, priority: number) {
+  return {
+    priority,
+    attempts: ctx.config.jobs.attempts,
+    backoff: { type: 'exponential', delay: 2_000 },
+    removeOnComplete: { age: 7 * 86_400, count: 10_000 },
+    removeOnFail: { age: 30 * 86_400 },
+  };
+}

@@ -1,0 +1,73 @@
+// On-demand runs. The run id follows from what the run is (account, kind, date, parameters), and
+// the ledger refuses a second run of the same id: the same backfill enqueued twice runs once.
+import type { Queue } from 'bullmq';
+import type { Config } from '../src/config/schema.js';
+import { logicalRunId, newRunId } from '../src/runs/run-id.js';
+import { utcDate } from '../src/util/time.js';
+import { JOB, jobIds, PRIORITY, type RunJobData, type RunKind } from './definitions.js';
+import type { LedgerRun, RunLedger } from './ledger.js';
+
+export interface EnqueueRequest {
+  kind: Exclude<RunKind, 'nightly'> | 'nightly';
+  account: string;
+  brands?: string[];
+  days?: number;
+  endpoints?: string[];
+  /** A new run even if the same logical run exists (a fresh, time-based id). */
+  force?: boolean;
+  now?: Date;
+}
+
+export interface EnqueueResult {
+  runId: string;
+  created: boolean;
+  existing?: LedgerRun;
+}
+
+export async function enqueueRun(
+  queue: Queue,
+  ledger: RunLedger,
+  config: Config,
+  r: EnqueueRequest,
+): Promise<EnqueueResult> {
+  if (!config.accounts.some((a) => a.name === r.account)) {
+    throw new Error(
+      `unknown account ${r.account}: the config has ${config.accounts.map((a) => a.name).join(', ')}`,
+    );
+  }
+  const now = r.now ?? new Date();
+  const runDate = utcDate(now);
+  const days =
+    r.days ??
+    (r.kind === 'backfill'
+      ? config.extract.backfillDays
+      : r.kind === 'sync'
+        ? config.extract.visibilityDays
+        : undefined);
+  const runId = r.force
+    ? newRunId(r.kind, now)
+    : logicalRunId(r.kind, r.account, runDate, { days, brands: r.brands, endpoints: r.endpoints });
+  const created = await ledger.create({ run_id: runId, account: r.account, kind: r.kind, run_date: runDate });
+  if (!created) {
+    const existing = await ledger.get(runId);
+    return { runId, created: false, ...(existing ? { existing } : {}) };
+  }
+  const data: RunJobData = {
+    account: r.account,
+    kind: r.kind,
+    runId,
+    runDate,
+    ...(days !== undefined ? { days } : {}),
+    ...(r.brands?.length ? { brands: r.brands } : {}),
+    ...(r.endpoints?.length ? { endpoints: r.endpoints } : {}),
+  };
+  await queue.add(JOB.run, data, {
+    jobId: jobIds.run(runId),
+    priority: PRIORITY[r.kind],
+    attempts: config.jobs.attempts,
+    backoff: { type: 'exponential', delay: 2_000 },
+    removeOnComplete: { age: 7 * 86_400, count: 10_000 },
+    removeOnFail: { age: 30 * 86_400 },
+  });
+  return { runId, created: true };
+}

@@ -1,0 +1,88 @@
+// The `load` job: runs when every workspace job of the run is done (or failed for good). It
+// normalises the raw landing, loads each table once, and writes the manifest, last.
+import type { Job } from 'bullmq';
+import { finishRun } from '../../src/pipeline/finish-run.js';
+import {
+  assembleManifest,
+  readManifest,
+  type WorkspaceResult,
+  writeManifest,
+} from '../../src/runs/manifest.js';
+import { manifestKey } from '../../src/sinks/layout.js';
+import type { JobContext } from '../context.js';
+import { type LoadJobData, LoadJobSchema, type WorkspaceJobResult, workspaceIndex } from '../definitions.js';
+
+export async function processLoad(job: Job<LoadJobData>, ctx: JobContext): Promise<{ status: string }> {
+  const data = LoadJobSchema.parse(job.data);
+  const log = ctx.logger.child({ account: data.account, run_id: data.runId, job: job.id });
+  const values = (await job.getChildrenValues()) as Record<string, WorkspaceJobResult>;
+  const failures = await job.getIgnoredChildrenFailures();
+
+  const byIndex = new Map<number, WorkspaceResult>();
+  const drift = [...data.drift];
+  for (const [key, value] of Object.entries(values)) {
+    const i = workspaceIndex(key);
+    if (i === undefined) continue;
+    byIndex.set(i, { brand_id: value.brand_id, status: 'succeeded' });
+    drift.push(...(value.drift ?? []));
+  }
+  for (const [key, reason] of Object.entries(failures)) {
+    const i = workspaceIndex(key);
+    if (i === undefined || byIndex.has(i)) continue;
+    byIndex.set(i, { brand_id: data.brandIds[i] as string, status: 'failed', error: reason });
+  }
+  const workspaces = data.brandIds.map(
+    (brand_id, i) =>
+      byIndex.get(i) ?? { brand_id, status: 'failed' as const, error: 'no result from its job' },
+  );
+
+  const run = { account: data.account, runId: data.runId, runDate: data.runDate };
+  // A load retried after a crash: loads recorded by a manifest already written are not redone;
+  // the others are found by their job ids (409) rather than appended twice.
+  const previous = await readManifest(ctx.store, data.account, data.runId);
+  const finished = await finishRun({
+    store: ctx.store,
+    run,
+    logger: log,
+    ...(ctx.loader ? { loader: ctx.loader } : {}),
+    ...(previous ? { previousLoads: previous.loads } : {}),
+  });
+  const ledgerRun = await ctx.ledger.get(data.runId);
+  const manifest = assembleManifest({
+    run,
+    kind: data.kind,
+    startedAt: data.startedAt,
+    visibilityDays: data.visibilityDays,
+    buyerIntentDays: data.buyerIntentDays,
+    error: ledgerRun?.stopped,
+    workspaces,
+    files: [...finished.rawFiles, ...finished.files],
+    loads: finished.loads,
+    requests: {
+      calls: ledgerRun?.calls ?? 0,
+      rate_limited: ledgerRun?.rate_limited ?? 0,
+      retries: ledgerRun?.retries ?? 0,
+      waited_ms: ledgerRun?.waited_ms ?? 0,
+    },
+    drift: [...drift, ...finished.drift],
+  });
+  await writeManifest(ctx.store, manifest);
+  if (ledgerRun) {
+    const failedLoads = manifest.loads
+      .filter((l) => l.status === 'failed')
+      .map((l) => `${l.table}: ${l.error}`);
+    await ctx.ledger.finish(ledgerRun, manifest.status, {
+      manifest_key: manifestKey(data.account, data.runId),
+      ...(manifest.error
+        ? { error: manifest.error }
+        : failedLoads.length
+          ? { error: failedLoads.join('; ') }
+          : {}),
+    });
+  }
+  log.info(
+    { status: manifest.status, workspaces: workspaces.length, loads: manifest.loads.length },
+    'run finished',
+  );
+  return { status: manifest.status };
+}

@@ -1,0 +1,173 @@
+// The `run` job: settle the run's id and window, discover the account's workspaces (/me, /brands,
+// landed), then add the run's flow: one child per workspace under a `load` parent that runs when
+// every child is done (a child that fails for good is ignored, not blocking).
+import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+import { ApiError } from '../../src/api/errors.js';
+import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
+import { emptyStats } from '../../src/api/request-stats.js';
+import { createAccountClient, discoverWorkspaces } from '../../src/extract/extract-account.js';
+import { assembleManifest, writeManifest } from '../../src/runs/manifest.js';
+import { logicalRunId } from '../../src/runs/run-id.js';
+import { manifestKey } from '../../src/sinks/layout.js';
+import { addDays, utcDate } from '../../src/util/time.js';
+import { accountOf, type JobContext, jobOptions } from '../context.js';
+import {
+  JOB,
+  jobIds,
+  type LoadJobData,
+  PRIORITY,
+  QUEUE,
+  type RunJobData,
+  RunJobSchema,
+  type WorkspaceJobData,
+} from '../definitions.js';
+import { nightlyWindowDays } from '../window.js';
+import { delayFor } from './delay.js';
+
+export interface RunJobResult {
+  runId: string;
+  workspaces: number;
+  skipped?: string;
+}
+
+export async function processRun(
+  job: Job<RunJobData>,
+  token: string | undefined,
+  ctx: JobContext,
+): Promise<RunJobResult> {
+  const data = RunJobSchema.parse(job.data);
+  const account = accountOf(ctx, data.account);
+  if (!account) throw new UnrecoverableError(`account ${data.account} is not in this worker's config`);
+  // A scheduled nightly job carries no id: its logical date is the day it was scheduled for.
+  const runDate = data.runDate ?? utcDate(new Date(job.timestamp));
+  const runId = data.runId ?? logicalRunId(data.kind, account.name, runDate);
+  const log = ctx.logger.child({ account: account.name, run_id: runId, job: job.id });
+
+  await ctx.ledger.create({ run_id: runId, account: account.name, kind: data.kind, run_date: runDate });
+  const existing = await ctx.ledger.get(runId);
+  if (
+    existing &&
+    ['succeeded', 'partial', 'failed'].includes(existing.status) &&
+    existing.workspaces_total !== undefined
+  ) {
+    // The same logical run again (a schedule firing twice, a re-added job): it ran already.
+    log.info({ status: existing.status }, 'run already finished; not running it again');
+    return { runId, workspaces: existing.workspaces_total, skipped: `already ${existing.status}` };
+  }
+
+  const days =
+    data.days ??
+    (data.kind === 'nightly'
+      ? nightlyWindowDays({
+          runDate,
+          lastSuccessRunDate: (await ctx.ledger.lastSuccess(account.name))?.run_date,
+          overlapDays: ctx.config.extract.overlapDays,
+          visibilityDays: ctx.config.extract.visibilityDays,
+        })
+      : data.kind === 'backfill'
+        ? ctx.config.extract.backfillDays
+        : ctx.config.extract.visibilityDays);
+  const startedAt = existing?.started_at ?? new Date().toISOString();
+  await ctx.ledger.update(runId, {
+    status: 'running',
+    started_at: startedAt,
+    visibility_days: days,
+    window_from: addDays(runDate, 1 - days),
+    window_to: runDate,
+  });
+
+  const stats = emptyStats();
+  const client = createAccountClient({
+    account,
+    budget: ctx.budget,
+    logger: log,
+    stats,
+    maxBudgetWaitMs: ctx.config.jobs.maxBudgetWaitSeconds * 1000,
+  });
+  const run = { account: account.name, runId, runDate };
+  let discovery: Awaited<ReturnType<typeof discoverWorkspaces>>;
+  try {
+    discovery = await discoverWorkspaces({
+      client,
+      account,
+      run,
+      store: ctx.store,
+      ...(data.brands?.length ? { brandFilter: data.brands } : {}),
+    });
+  } catch (err) {
+    await ctx.ledger.addRequests(runId, stats);
+    if (err instanceof BudgetWaitTooLong) {
+      await job.moveToDelayed(Date.now() + delayFor(err), token);
+      throw new DelayedError();
+    }
+    const final =
+      (err instanceof ApiError && !err.retryable) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (!final) throw err;
+    // Nothing more will happen for this run: record why, in the manifest and the ledger.
+    const message = err instanceof Error ? err.message : String(err);
+    const manifest = assembleManifest({
+      run,
+      kind: data.kind,
+      startedAt,
+      visibilityDays: days,
+      buyerIntentDays: ctx.config.extract.buyerIntentDays,
+      error: message,
+      workspaces: [],
+      files: [],
+      loads: [],
+      requests: stats,
+      drift: [],
+    });
+    await writeManifest(ctx.store, manifest);
+    const ledgerRun = (await ctx.ledger.get(runId))!;
+    await ctx.ledger.finish(ledgerRun, 'failed', {
+      error: message,
+      manifest_key: manifestKey(account.name, runId),
+    });
+    log.error({ err: message }, 'run failed');
+    throw new UnrecoverableError(message);
+  }
+  await ctx.ledger.addRequests(runId, stats);
+  await ctx.ledger.update(runId, { workspaces_total: discovery.brandIds.length });
+
+  const plan = {
+    visibilityDays: days,
+    buyerIntentDays: [...ctx.config.extract.buyerIntentDays],
+    ...(data.endpoints?.length ? { endpoints: data.endpoints } : {}),
+  };
+  const opts = jobOptions(ctx, PRIORITY[data.kind]);
+  const load: LoadJobData = {
+    account: account.name,
+    runId,
+    runDate,
+    kind: data.kind,
+    brandIds: discovery.brandIds,
+    visibilityDays: days,
+    buyerIntentDays: plan.buyerIntentDays,
+    startedAt,
+    drift: discovery.drift,
+  };
+  await ctx.flow.add({
+    name: JOB.load,
+    queueName: QUEUE,
+    data: load,
+    opts: { ...opts, jobId: jobIds.load(runId) },
+    children: discovery.brandIds.map((brandId, i) => ({
+      name: JOB.workspace,
+      queueName: QUEUE,
+      data: {
+        account: account.name,
+        runId,
+        runDate,
+        brandId,
+        plan,
+        limit: discovery.limit,
+        done: [],
+      } satisfies WorkspaceJobData,
+      opts: { ...opts, jobId: jobIds.workspace(runId, i), ignoreDependencyOnFailure: true },
+    })),
+  });
+  await job.updateProgress({ workspaces: discovery.brandIds.length });
+  log.info({ workspaces: discovery.brandIds.length, days }, 'run fanned out');
+  return { runId, workspaces: discovery.brandIds.length };
+}

@@ -1,0 +1,55 @@
+// What `visync status` shows, read from Redis only (no worker needs to run).
+import type { Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Config } from '../src/config/schema.js';
+import type { LedgerRun, RunLedger } from './ledger.js';
+import { peekBudget } from './redis-rate-budget.js';
+import { schedulerId } from './schedules.js';
+
+export interface AccountStatus {
+  account: string;
+  last_success?: LedgerRun;
+  running: LedgerRun[];
+  failed: LedgerRun[];
+  next_nightly?: string;
+  budget: { in_window: number; limit: number; paused_for_ms: number };
+}
+
+export interface StatusReport {
+  accounts: AccountStatus[];
+  queue: Record<string, number>;
+}
+
+export async function readStatus(o: {
+  queue: Queue;
+  ledger: RunLedger;
+  redis: Redis;
+  config: Config;
+}): Promise<StatusReport> {
+  const accounts: AccountStatus[] = [];
+  for (const a of o.config.accounts) {
+    const recent = await o.ledger.recent(a.name, 50);
+    const scheduler = await o.queue.getJobScheduler(schedulerId(a.name));
+    const limit = { requests: a.requestsPerMinute ?? 120, windowMs: a.rateWindowSeconds * 1000 };
+    const budget = await peekBudget(o.redis, o.config.redis.prefix, a.name, limit);
+    const last = await o.ledger.lastSuccess(a.name);
+    accounts.push({
+      account: a.name,
+      ...(last ? { last_success: last } : {}),
+      running: recent.filter((r) => r.status === 'running' || r.status === 'queued'),
+      failed: recent.filter((r) => r.status === 'failed' || r.status === 'partial').slice(0, 5),
+      ...(scheduler?.next ? { next_nightly: new Date(scheduler.next).toISOString() } : {}),
+      budget: { in_window: budget.inWindow, limit: limit.requests, paused_for_ms: budget.pausedForMs },
+    });
+  }
+  const queue = await o.queue.getJobCounts(
+    'waiting',
+    'prioritized',
+    'active',
+    'delayed',
+    'waiting-children',
+    'completed',
+    'failed',
+  );
+  return { accounts, queue };
+}

@@ -1,0 +1,145 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { openJobsClient } from '../../jobs/client.js';
+import { enqueueRun } from '../../jobs/enqueue.js';
+import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
+import { isWorkspaceEndpoint, WORKSPACE_ENDPOINTS } from '../api/endpoints.js';
+import { loadConfig } from '../config/load.js';
+import { exitCodeFor, type RunStatus } from '../runs/manifest.js';
+import { sleep } from '../util/time.js';
+import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { parseDays } from './run-once.js';
+
+interface EnqueueFlags {
+  account?: string[];
+  brand?: string[];
+  days?: number;
+  endpoints?: string;
+  wait?: boolean;
+  timeout?: number;
+  force?: boolean;
+}
+
+const collect = (value: string, prev: string[] = []) => [...prev, value];
+const FINISHED = new Set(['succeeded', 'partial', 'failed']);
+
+export function registerEnqueue(program: Command, state: ProgramState, io: CliIo): void {
+  program
+    .command('enqueue')
+    .summary('enqueue a sync or a backfill for the workers; print its run id')
+    .description(
+      'Adds one run per account (all accounts, or those named with --account) to the queue and prints\n' +
+        'its run id. The id follows from the account, kind, date and parameters, so enqueueing the same\n' +
+        'run twice runs it once (--force makes a new run). A backfill fetches --days of history (default\n' +
+        'extract.backfillDays, at most 365) at a lower priority than nightly runs, under the same budget.\n' +
+        '--wait shows progress until the runs end; exit 0 succeeded, 2 partial, 1 failed or timed out.',
+    )
+    .argument('<kind>', 'sync or backfill', (v: string) => {
+      if (v !== 'sync' && v !== 'backfill') throw new InvalidArgumentError('expected sync or backfill');
+      return v;
+    })
+    .option('--account <name>', 'only this account (repeatable)', collect)
+    .option('--brand <id>', 'only this workspace id (repeatable)', collect)
+    .option('--days <n>', 'visibility history in days, 1-365', parseDays)
+    .option('--endpoints <list>', `workspace endpoints, comma-separated (${WORKSPACE_ENDPOINTS.join(',')})`)
+    .option('--wait', 'show progress until the runs finish; exit code from the result')
+    .option('--timeout <seconds>', 'with --wait: give up (exit 1) after this long', (v) => Number(v))
+    .option('--force', 'enqueue a new run even if the same run exists already')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  visync enqueue backfill --account acme --days 365 --wait\n  visync enqueue sync --brand brd_123',
+    )
+    .action(
+      exitWith(state, async (kind: 'sync' | 'backfill', flags: EnqueueFlags, cmd: Command) => {
+        const config = loadConfig(configOption(cmd));
+        const endpoints = flags.endpoints
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+        const bad = endpoints?.filter((e) => !isWorkspaceEndpoint(e)) ?? [];
+        if (bad.length)
+          throw new CliError(
+            `--endpoints: unknown endpoint ${bad.join(', ')}; choose from ${WORKSPACE_ENDPOINTS.join(', ')}`,
+          );
+        const accounts = flags.account?.length ? flags.account : config.accounts.map((a) => a.name);
+        const client = openJobsClient(config, 'visync enqueue');
+        try {
+          const runIds: string[] = [];
+          for (const account of accounts) {
+            const r = await enqueueRun(client.queue, client.ledger, config, {
+              kind,
+              account,
+              ...(flags.brand ? { brands: flags.brand } : {}),
+              ...(flags.days ? { days: flags.days } : {}),
+              ...(endpoints?.length ? { endpoints } : {}),
+              ...(flags.force ? { force: true } : {}),
+            });
+            runIds.push(r.runId);
+            io.out(
+              r.created
+                ? `${account}: enqueued ${kind} ${r.runId}`
+                : `${account}: ${r.runId} exists already (${r.existing?.status ?? 'unknown'}); not enqueued again (use --force for a new run)`,
+            );
+          }
+          if (!flags.wait) return 0;
+          const statuses = await waitForRuns(client.ledger, runIds, io, flags.timeout);
+          return exitCodeFor(worst(statuses));
+        } catch (err) {
+          if (err instanceof CliError) throw err;
+          throw new CliError((err as Error).message);
+        } finally {
+          await client.close();
+        }
+      }),
+    );
+}
+
+function worst(statuses: RunStatus[]): RunStatus {
+  if (statuses.includes('failed')) return 'failed';
+  if (statuses.includes('partial')) return 'partial';
+  return 'succeeded';
+}
+
+export function progressLine(r: LedgerRun): string {
+  const total = r.workspaces_total;
+  const width = 20;
+  const filled = total ? Math.round((r.workspaces_done / total) * width) : 0;
+  const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+  const ws = total === undefined ? 'discovering workspaces' : `${r.workspaces_done}/${total} workspaces`;
+  const failed = r.workspaces_failed ? ` (${r.workspaces_failed} failed)` : '';
+  return `${r.account} ${bar} ${ws}${failed} | ${r.calls} requests | ${r.rate_limited} rate-limited | waited ${Math.round(r.waited_ms / 1000)} s | ${r.status}`;
+}
+
+async function waitForRuns(
+  ledger: RunLedger,
+  runIds: string[],
+  io: CliIo,
+  timeoutS?: number,
+): Promise<RunStatus[]> {
+  const deadline = timeoutS ? Date.now() + timeoutS * 1000 : Number.POSITIVE_INFINITY;
+  const tty = process.stderr.isTTY;
+  const last = new Map<string, string>();
+  for (;;) {
+    const runs = (await Promise.all(runIds.map((id) => ledger.get(id)))).filter((r): r is LedgerRun => !!r);
+    for (const r of runs) {
+      const line = progressLine(r);
+      if (last.get(r.run_id) === line) continue;
+      last.set(r.run_id, line);
+      if (tty && runIds.length === 1) process.stderr.write(`\r${line}\x1b[K`);
+      else io.err(line);
+    }
+    if (runs.length === runIds.length && runs.every((r) => FINISHED.has(r.status))) {
+      if (tty && runIds.length === 1) process.stderr.write('\n');
+      for (const r of runs) {
+        io.out(
+          `${r.account}: ${r.run_id} ${r.status}${r.error ? `: ${r.error}` : ''}${r.manifest_key ? ` | manifest ${r.manifest_key}` : ''}`,
+        );
+      }
+      return runs.map((r) => r.status as RunStatus);
+    }
+    if (Date.now() > deadline) {
+      io.err(`visync: timed out after ${timeoutS} s; the runs go on in the workers (see visync status)`);
+      return ['failed'];
+    }
+    await sleep(500);
+  }
+}

@@ -1,0 +1,63 @@
+import type { Command } from 'commander';
+import { openJobsClient } from '../../jobs/client.js';
+import type { LedgerRun } from '../../jobs/ledger.js';
+import { readStatus, type StatusReport } from '../../jobs/status.js';
+import { loadConfig } from '../config/load.js';
+import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+
+export function registerStatus(program: Command, state: ProgramState, io: CliIo): void {
+  program
+    .command('status')
+    .summary('runs per account and queue counts, from Redis')
+    .description(
+      'Per account: the last successful run, runs queued or running (with progress), recent failed or\n' +
+        'partial runs with their reasons, the next nightly run, and the request budget in use. Then the\n' +
+        'queue counts. Reads Redis only: no worker needs to run.',
+    )
+    .option('--json', 'print JSON for scripts')
+    .action(
+      exitWith(state, async (flags: { json?: boolean }, cmd: Command) => {
+        const config = loadConfig(configOption(cmd));
+        const client = openJobsClient(config, 'visync status');
+        try {
+          const report = await readStatus({ ...client, config });
+          if (flags.json) io.out(JSON.stringify(report, null, 2));
+          else for (const line of renderStatus(report)) io.out(line);
+          return 0;
+        } finally {
+          await client.close();
+        }
+      }),
+    );
+}
+
+function describeRun(r: LedgerRun): string {
+  const progress =
+    r.workspaces_total !== undefined ? ` ${r.workspaces_done}/${r.workspaces_total} workspaces` : '';
+  const window = r.visibility_days ? ` ${r.visibility_days}d` : '';
+  return `${r.run_id} (${r.kind}${window}, ${r.status}${progress}, ${r.calls} requests)`;
+}
+
+export function renderStatus(report: StatusReport): string[] {
+  const lines: string[] = [];
+  for (const a of report.accounts) {
+    lines.push(`${a.account}`);
+    lines.push(
+      `  last success: ${a.last_success ? `${describeRun(a.last_success)} finished ${a.last_success.finished_at ?? '?'}` : 'none yet'}`,
+    );
+    lines.push(`  next nightly: ${a.next_nightly ?? 'no schedule (start a worker to install it)'}`);
+    for (const r of a.running) lines.push(`  running: ${describeRun(r)}`);
+    for (const r of a.failed) lines.push(`  ${r.status}: ${describeRun(r)}${r.error ? `: ${r.error}` : ''}`);
+    const paused =
+      a.budget.paused_for_ms > 0
+        ? `, paused for ${Math.ceil(a.budget.paused_for_ms / 1000)} s (Retry-After)`
+        : '';
+    lines.push(`  budget: ${a.budget.in_window}/${a.budget.limit} requests in the current window${paused}`);
+  }
+  lines.push(
+    `queue: ${Object.entries(report.queue)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`,
+  );
+  return lines;
+}

@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import { InvalidArgumentError } from 'commander';
+import { startWorker } from '../../jobs/worker.js';
+import { loadConfig } from '../config/load.js';
+import { createLogger, registerSecret } from '../log.js';
+import { redactUrl } from '../util/redact.js';
+import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number of at least 1');
+  return n;
+}
+
+export function registerWorker(program: Command, state: ProgramState, io: CliIo): void {
+  program
+    .command('worker')
+    .summary('work the job queue: nightly schedules, enqueued syncs and backfills')
+    .description(
+      'Starts BullMQ workers on the queue in redis.url and installs one nightly schedule per configured\n' +
+        'account (schedule.nightly cron and time zone); accounts removed from the config lose theirs.\n' +
+        'Installing a schedule never starts a run. Run as many workers as you like, on as many machines:\n' +
+        'they share the work and one request budget per account. Prints one line when ready.\n' +
+        'SIGTERM/SIGINT: takes no new job, lets active jobs finish for shutdownGraceSeconds, hands the\n' +
+        'rest back to the queue, exits 0.',
+    )
+    .option('--concurrency <n>', 'jobs this process works on at once', positiveInt, 8)
+    .option('--log-level <level>', 'log level of the JSON logs on stderr', 'info')
+    .action(
+      exitWith(state, async (flags: { concurrency: number; logLevel: string }, cmd: Command) => {
+        const config = loadConfig(configOption(cmd));
+        for (const a of config.accounts) registerSecret(a.apiKey);
+        const logger = createLogger({ level: flags.logLevel });
+        const handle = await startWorker({ config, logger, concurrency: flags.concurrency });
+        io.out(
+          `visync worker ready: ${redactUrl(config.redis.url ?? '')} prefix ${config.redis.prefix}, concurrency ${flags.concurrency}, ` +
+            `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}`,
+        );
+        const signal = await new Promise<string>((resolve) => {
+          process.once('SIGTERM', () => resolve('SIGTERM'));
+          process.once('SIGINT', () => resolve('SIGINT'));
+        });
+        const graceMs = config.shutdownGraceSeconds * 1000;
+        logger.info({ signal, grace_ms: graceMs }, 'stopping: no new jobs; waiting for active ones');
+        const { forced } = await handle.close(graceMs);
+        logger.info({ forced }, forced ? 'stopped; unfinished jobs go back to the queue' : 'stopped');
+        return 0;
+      }),
+    );
+}

@@ -74,4 +74,203 @@ describe('jobs on BullMQ', () => {
     expect(m.files.some((f) => f.key.startsWith('tables/visibility_daily/'))).toBe(true);
     expect(m.requests.calls).toBe(2 + 5 * 7);
   });
+
+  it('the same backfill enqueued twice runs once', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const dir = tempDir();
+    const config = jobsConfig(s, dir);
+    const c = client(config);
+    const first = await enqueueRun(c.queue, c.ledger, config, {
+      kind: 'backfill',
+      account: 'acme',
+      days: 30,
+    });
+    const second = await enqueueRun(c.queue, c.ledger, config, {
+      kind: 'backfill',
+      account: 'acme',
+      days: 30,
+    });
+    expect(second.runId).toBe(first.runId);
+    expect(second.created).toBe(false);
+    await worker(config);
+    expect((await waitForRun(config, first.runId)).status).toBe('succeeded');
+    // Again after it finished (its BullMQ job may be gone by then): the ledger still refuses.
+    const third = await enqueueRun(c.queue, c.ledger, config, {
+      kind: 'backfill',
+      account: 'acme',
+      days: 30,
+    });
+    expect(third.created).toBe(false);
+    expect(third.existing?.status).toBe('succeeded');
+    await sleep(300);
+    expect(s.log.filter((e) => e.endpoint === 'me')).toHaveLength(1);
+    expect(s.log.filter((e) => e.endpoint === 'visibility').every((e) => e.query.days === '30')).toBe(true);
+  });
+
+  it('installs a nightly scheduler per account with the configured cron and time zone, and removes stale ones', async () => {
+    const s = await sim({
+      accounts: [
+        { name: 'acme', workspaces: 1 },
+        { name: 'beta', workspaces: 1 },
+      ],
+    });
+    const dir = tempDir();
+    const config = jobsConfig(s, dir, {
+      top: { schedule: { nightly: { cron: '30 3 * * *', tz: 'Europe/Paris' } } },
+    });
+    const c = client(config);
+    // A schedule left by an account that is no longer configured.
+    await c.queue.upsertJobScheduler(
+      'nightly-gone',
+      { pattern: '0 1 * * *' },
+      { name: 'run', data: { account: 'gone', kind: 'nightly' } },
+    );
+    const h = await worker(config);
+    expect(h.schedules.removed).toEqual(['gone']);
+    const schedulers = await c.queue.getJobSchedulers(0, -1);
+    expect(schedulers.map((x) => x.key ?? x.id).sort()).toEqual(['nightly-acme', 'nightly-beta']);
+    for (const x of schedulers) {
+      expect(x.pattern).toBe('30 3 * * *');
+      expect(x.tz).toBe('Europe/Paris');
+      // Due at 03:30 Paris time, not now: installing a schedule starts no run.
+      const next = new Date(x.next!);
+      expect(
+        new Intl.DateTimeFormat('en-GB', {
+          timeZone: 'Europe/Paris',
+          hour: '2-digit',
+          minute: '2-digit',
+        }).format(next),
+      ).toBe('03:30');
+    }
+    await sleep(300);
+    expect(s.log).toHaveLength(0);
+  });
+
+  it('after two failed nightly runs, the next window covers the missed days plus the overlap', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const dir = tempDir();
+    const config = jobsConfig(s, dir, { extract: { visibilityDays: 3, overlapDays: 2 } });
+    const c = client(config);
+    await worker(config);
+    const nightly = async (runDate: string) => {
+      const { logicalRunId } = await import('../src/runs/run-id.js');
+      const runId = logicalRunId('nightly', 'acme', runDate);
+      await c.queue.add('run', { account: 'acme', kind: 'nightly', runDate }, { jobId: runId, attempts: 1 });
+      return waitForRun(config, runId);
+    };
+    expect((await nightly('2026-11-10')).status).toBe('succeeded');
+    s.setPlan('acme', 'starter');
+    for (const d of ['2026-11-11', '2026-11-12']) {
+      const r = await nightly(d);
+      expect(r.status).toBe('failed');
+      expect(r.error).toMatch(/403/);
+    }
+    s.setPlan('acme', 'agency');
+    const next = await nightly('2026-11-13');
+    expect(next.status).toBe('succeeded');
+    // Last success 2026-11-10: 3 missed days + 2 days overlap.
+    expect(next.visibility_days).toBe(5);
+    expect(next.window_from).toBe('2026-11-09');
+    expect(s.log.filter((e) => e.endpoint === 'visibility').at(-1)?.query.days).toBe('5');
+  });
+
+  it("an account paused by a long Retry-After does not hold up another account's run", async () => {
+    const s = await sim({
+      accounts: [
+        { name: 'acme', workspaces: 4 },
+        { name: 'beta', workspaces: 4 },
+      ],
+    });
+    s.addFault({ account: 'acme', endpoint: 'brand', kind: 'status', status: 429, retryAfter: 20 });
+    const dir = tempDir();
+    const config = jobsConfig(s, dir);
+    const c = client(config);
+    await worker(config, 2);
+    const acme = await enqueueRun(c.queue, c.ledger, config, { kind: 'sync', account: 'acme' });
+    await sleep(200);
+    const beta = await enqueueRun(c.queue, c.ledger, config, { kind: 'sync', account: 'beta' });
+    const betaRun = await waitForRun(config, beta.runId, 15_000);
+    expect(betaRun.status).toBe('succeeded');
+    const limited = s.log.find((e) => e.status === 429)!;
+    // acme is still waiting out its pause, and sent nothing new since the 429.
+    expect((await c.ledger.get(acme.runId))?.status).toBe('running');
+    const acmeLater = s.log.filter((e) => e.account === 'acme' && e.seq > limited.seq);
+    expect(acmeLater.length).toBeLessThanOrEqual(2);
+    expect(s.log.filter((e) => e.account === 'beta' && e.seq > limited.seq).length).toBeGreaterThan(20);
+  });
+
+  it('a revoked key fails the run once, with the reason in the ledger and the manifest, and no retries', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 3 }] });
+    s.revokeKey(s.accounts[0]!.keys[0]!);
+    const dir = tempDir();
+    const config = jobsConfig(s, dir);
+    await worker(config);
+    const c = client(config);
+    const { runId } = await enqueueRun(c.queue, c.ledger, config, { kind: 'sync', account: 'acme' });
+    const run = await waitForRun(config, runId);
+    expect(run.status).toBe('failed');
+    expect(run.error).toMatch(/401: the API key was refused/);
+    const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
+    expect(m.status).toBe('failed');
+    expect(m.error).toMatch(/401/);
+    await sleep(500);
+    expect(s.log).toHaveLength(1);
+  });
+
+  it('a workspace that fails for good is recorded and does not block the load of the others', async () => {
+    const s = await sim({
+      accounts: [
+        { name: 'acme', workspaces: 2 },
+        { name: 'other', workspaces: 1 },
+      ],
+    });
+    const [a, b] = s.accounts[0]!.workspaceIds;
+    const foreign = s.accounts[1]!.workspaceIds[0]!;
+    const dir = tempDir();
+    const config = jobsConfig(s, dir, { accounts: { acme: { brands: [a, foreign, b] } } });
+    await worker(config);
+    const c = client(config);
+    const { runId } = await enqueueRun(c.queue, c.ledger, config, { kind: 'sync', account: 'acme' });
+    const run = await waitForRun(config, runId);
+    expect(run.status).toBe('partial');
+    const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
+    const byId = Object.fromEntries(m.workspaces.map((w) => [w.brand_id, w]));
+    expect(byId[foreign]?.status).toBe('failed');
+    expect(byId[foreign]?.error).toMatch(/not owned by the account/);
+    expect(byId[a!]?.status).toBe('succeeded');
+    expect(m.files.some((f) => f.key.startsWith('tables/prompts/'))).toBe(true);
+    // Not retried: a foreign workspace cannot become ours by asking again.
+    expect(s.log.filter((e) => e.brandId === foreign)).toHaveLength(1);
+  });
+
+  it('Redis holds no API key: not in job data, the ledger, the budget or anywhere else', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 3 }] });
+    s.addFault({ endpoint: 'prompts', kind: 'status', status: 429, retryAfter: 1 });
+    const dir = tempDir();
+    const config = jobsConfig(s, dir);
+    await worker(config);
+    const c = client(config);
+    const { runId } = await enqueueRun(c.queue, c.ledger, config, { kind: 'sync', account: 'acme' });
+    await waitForRun(config, runId);
+    const redis = new Redis(inject('redisUrl'));
+    try {
+      const keys = await redis.keys(`${config.redis.prefix}:*`);
+      expect(keys.length).toBeGreaterThan(5);
+      let dump = '';
+      for (const k of keys) {
+        const type = await redis.type(k);
+        if (type === 'string') dump += await redis.get(k);
+        else if (type === 'hash') dump += JSON.stringify(await redis.hgetall(k));
+        else if (type === 'list') dump += JSON.stringify(await redis.lrange(k, 0, -1));
+        else if (type === 'set') dump += JSON.stringify(await redis.smembers(k));
+        else if (type === 'zset') dump += JSON.stringify(await redis.zrange(k, 0, -1));
+        else if (type === 'stream') dump += JSON.stringify(await redis.xrange(k, '-', '+'));
+        dump += k;
+      }
+      expect(dump).toContain('acme');
+      expect(dump).not.toContain(s.accounts[0]!.keys[0]!);
+    } finally {
+      await redis.quit();
+    }
+  });
 });

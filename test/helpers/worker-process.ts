@@ -1,0 +1,57 @@
+// Real `visync worker` processes for tests: spawned through the bin, like a user starts them.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+
+const BIN = new URL('../../bin/visync.js', import.meta.url).pathname;
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+export interface WorkerProcess {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function writeConfig(dir: string, yaml: string): string {
+  const path = join(dir, 'visync.yaml');
+  writeFileSync(path, yaml);
+  return path;
+}
+
+/** Starts a worker and resolves once it printed its ready line. */
+export async function spawnWorker(
+  configPath: string,
+  env: Record<string, string>,
+  concurrency = 4,
+): Promise<WorkerProcess> {
+  const child = spawn(
+    process.execPath,
+    [BIN, '--config', configPath, 'worker', '--concurrency', String(concurrency), '--log-level', 'warn'],
+    {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString();
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  const deadline = Date.now() + 30_000;
+  while (!out.includes('visync worker ready')) {
+    if (child.exitCode !== null) throw new Error(`worker exited before it was ready:\n${out}`);
+    if (Date.now() > deadline) throw new Error(`worker not ready after 30 s:\n${out}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { child, output: () => out, exited };
+}

@@ -1,0 +1,183 @@
+// Worker processes as deployed: several `visync worker` processes (spawned through the bin) on
+// one Redis, one simulator and the fake BigQuery. Shared budget and pauses, takeover after
+// SIGKILL, graceful SIGTERM.
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { openJobsClient } from '../jobs/client.js';
+import { enqueueRun } from '../jobs/enqueue.js';
+import type { LedgerRun } from '../jobs/ledger.js';
+import { TABLES } from '../src/catalogue/index.js';
+import { parseConfig } from '../src/config/load.js';
+import { readManifest } from '../src/runs/manifest.js';
+import type { RequestLogEntry } from '../src/simulator/index.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { sleep } from '../src/util/time.js';
+import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
+import { type ConfigOverrides, configYaml, listFiles, sim, tempDir } from './helpers/harness.js';
+import { spawnWorker, writeConfig } from './helpers/worker-process.js';
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+});
+
+function setup(s: Parameters<typeof configYaml>[0], dir: string, o: ConfigOverrides = {}) {
+  const { yaml, env } = configYaml(s, dir, {
+    ...o,
+    top: {
+      redis: { url: inject('redisUrl'), prefix: `w-${randomUUID().slice(0, 8)}` },
+      jobs: { lockSeconds: 2, maxBudgetWaitSeconds: 1 },
+      ...(o.top ?? {}),
+    },
+  });
+  const path = writeConfig(dir, yaml);
+  const config = parseConfig(yaml, { source: path, env });
+  const client = openJobsClient(config, 'test');
+  closers.push(() => client.close());
+  return { path, env, config, client };
+}
+
+async function waitFor(
+  get: () => Promise<LedgerRun | undefined>,
+  done: (r: LedgerRun) => boolean,
+  timeoutMs: number,
+) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const r = await get();
+    if (r && done(r)) return r;
+    if (Date.now() > deadline) throw new Error(`timed out waiting; last state ${JSON.stringify(r)}`);
+    await sleep(100);
+  }
+}
+const finished = (r: LedgerRun) => ['succeeded', 'partial', 'failed'].includes(r.status);
+
+function peakInWindow(log: RequestLogEntry[], account: string, windowMs: number): number {
+  const times = log
+    .filter((e) => e.account === account && e.status !== 429 && e.status !== 0)
+    .map((e) => e.at);
+  let peak = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while ((times[i] as number) - (times[j] as number) >= windowMs) j++;
+    peak = Math.max(peak, i - j + 1);
+  }
+  return peak;
+}
+
+describe('worker processes', () => {
+  it('two workers on one account never exceed its limit and both obey one Retry-After pause', async () => {
+    const windowMs = 500;
+    const s = await sim({
+      accounts: [{ name: 'acme', workspaces: 10 }],
+      keysPerAccount: 2,
+      limit: { requests: 10, windowMs },
+      latencyMs: { min: 0, max: 10 },
+    });
+    const ws = s.accounts[0]!.workspaceIds;
+    s.addFault({
+      account: 'acme',
+      endpoint: 'prompts',
+      brandId: ws[3],
+      kind: 'status',
+      status: 429,
+      retryAfter: 2,
+    });
+    const dir = tempDir();
+    const { path, env, config, client } = setup(s, dir, {
+      accounts: { acme: { requestsPerMinute: 10, rateWindowSeconds: windowMs / 1000 } },
+    });
+    // Each process uses its own key of the account, so the simulator's log tells them apart.
+    const concurrency = 4;
+    await spawnWorker(path, env, concurrency);
+    await spawnWorker(path, { ...env, SIM_ACME_KEY: s.accounts[0]!.keys[1]! }, concurrency);
+    const { runId } = await enqueueRun(client.queue, client.ledger, config, {
+      kind: 'sync',
+      account: 'acme',
+    });
+    const run = await waitFor(() => client.ledger.get(runId), finished, 60_000);
+    expect(run.status).toBe('succeeded');
+
+    expect(new Set(s.log.map((e) => e.keyIndex))).toEqual(new Set([0, 1]));
+    expect(peakInWindow(s.log, 'acme', windowMs)).toBeLessThanOrEqual(10);
+    expect(s.log.filter((e) => e.status === 429)).toHaveLength(1);
+    const limited = s.log.find((e) => e.status === 429)!;
+    const pauseEnds = limited.at + 2000;
+    // Only requests already in flight when the 429 came back (at most one per job slot of the two
+    // processes) may arrive during the pause; nothing new leaves either process before it ends.
+    const during = s.log.filter((e) => e.seq > limited.seq && e.at < pauseEnds - 2);
+    expect(during.length).toBeLessThanOrEqual(2 * concurrency);
+    expect(s.log.filter((e) => e.at >= pauseEnds).length).toBeGreaterThan(10);
+  });
+
+  it('a worker killed with SIGKILL mid-run: another takes over, every workspace lands once, BigQuery has each row once', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 12 }], latencyMs: 60 });
+    const bq: FakeBigQuery = await startFakeBigQuery();
+    closers.push(() => bq.close());
+    const dir = tempDir();
+    const { path, env, config, client } = setup(s, dir, {
+      sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: bq.url } },
+    });
+    const a = await spawnWorker(path, env, 3);
+    const { runId } = await enqueueRun(client.queue, client.ledger, config, {
+      kind: 'sync',
+      account: 'acme',
+    });
+    await waitFor(
+      () => client.ledger.get(runId),
+      (r) => r.workspaces_done >= 3,
+      30_000,
+    );
+    a.child.kill('SIGKILL');
+    expect((await a.exited).signal).toBe('SIGKILL');
+    const stateAtKill = (await client.ledger.get(runId))!;
+    expect(finished(stateAtKill)).toBe(false);
+
+    await spawnWorker(path, env, 3);
+    const run = await waitFor(() => client.ledger.get(runId), finished, 60_000);
+    expect(run.status).toBe('succeeded');
+    const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
+    expect(m.workspaces.filter((w) => w.status === 'succeeded')).toHaveLength(12);
+    // One file per call: the keys are deterministic, so a redone call rewrote its file.
+    expect(listFiles(dir).filter((f) => f.startsWith('raw/'))).toHaveLength(2 + 12 * 7);
+    // One load job per table, and exactly the curated rows: nothing appended twice.
+    const loaded = bq.jobs.filter((j) => j.outcome === 'created');
+    expect(loaded).toHaveLength(m.loads.length);
+    expect(bq.rows('p', 'vis', 'visibility_daily')).toHaveLength(12 * 3);
+    for (const t of TABLES) {
+      const rows = m.files
+        .filter((f) => f.key.startsWith(`tables/${t.name}/`))
+        .reduce((n, f) => n + (f.rows ?? 0), 0);
+      expect(bq.rows('p', 'vis', t.name), t.name).toHaveLength(rows);
+    }
+  });
+
+  it('SIGTERM: the worker stops within its grace period and its unfinished jobs are taken over', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 6 }], latencyMs: 300 });
+    const dir = tempDir();
+    const { path, env, config, client } = setup(s, dir, { top: { shutdownGraceSeconds: 1 } });
+    const a = await spawnWorker(path, env, 2);
+    const { runId } = await enqueueRun(client.queue, client.ledger, config, {
+      kind: 'sync',
+      account: 'acme',
+    });
+    await waitFor(
+      () => client.ledger.get(runId),
+      (r) => r.workspaces_total !== undefined && r.calls >= 4,
+      30_000,
+    );
+    const signalled = Date.now();
+    a.child.kill('SIGTERM');
+    const exit = await a.exited;
+    const stoppedAfterMs = Date.now() - signalled;
+    expect(exit.code).toBe(0);
+    // 1 s of grace, plus the time to close connections; far less than a workspace job would need.
+    expect(stoppedAfterMs).toBeLessThan(6_000);
+    expect(finished((await client.ledger.get(runId))!)).toBe(false);
+
+    await spawnWorker(path, env, 2);
+    const run = await waitFor(() => client.ledger.get(runId), finished, 60_000);
+    expect(run.status).toBe('succeeded');
+    expect(run.workspaces_done).toBe(6);
+    expect(run.workspaces_failed).toBe(0);
+  });
+});

@@ -1,0 +1,112 @@
+// enqueue --wait and status as a user types them, against an in-process worker.
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { startWorker, type WorkerHandle } from '../jobs/worker.js';
+import { main } from '../src/cli/main.js';
+import { parseConfig } from '../src/config/load.js';
+import { configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';
+import { writeConfig } from './helpers/worker-process.js';
+
+const handles: WorkerHandle[] = [];
+afterEach(async () => {
+  while (handles.length) await handles.pop()?.close(5000);
+  for (const k of Object.keys(process.env)) if (k.startsWith('SIM_')) delete process.env[k];
+});
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
+}
+
+async function setup(accounts: Parameters<typeof sim>[0]['accounts']) {
+  const s = await sim({ accounts });
+  const dir = tempDir();
+  const { yaml, env } = configYaml(s, dir, {
+    top: {
+      redis: { url: inject('redisUrl'), prefix: `c-${randomUUID().slice(0, 8)}` },
+      jobs: { lockSeconds: 2 },
+    },
+  });
+  const path = writeConfig(dir, yaml);
+  Object.assign(process.env, env);
+  const config = parseConfig(yaml, { source: path, env });
+  handles.push(await startWorker({ config, logger: memoryLogger('warn').logger, concurrency: 4 }));
+  return { s, path };
+}
+
+describe('enqueue and status commands', () => {
+  it('enqueue --wait prints the run id, shows progress and exits 0; the same run again is not enqueued', async () => {
+    const { path } = await setup([{ name: 'acme', workspaces: 3 }]);
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'enqueue', 'sync', '--wait'], c.io)).toBe(0);
+    const enqueued = c.out.find((l) => l.startsWith('acme: enqueued sync '));
+    expect(enqueued).toBeDefined();
+    const runId = enqueued!.split(' ').at(-1)!;
+    expect(c.out.at(-1)).toMatch(
+      new RegExp(`^acme: ${runId} succeeded \\| manifest runs/account=acme/run=${runId}/manifest.json`),
+    );
+    expect(c.err.some((l) => /\[#{20}\] 3\/3 workspaces \| \d+ requests/.test(l))).toBe(true);
+
+    const again = capture();
+    expect(await main(['node', 'visync', '--config', path, 'enqueue', 'sync'], again.io)).toBe(0);
+    expect(again.out[0]).toBe(
+      `acme: ${runId} exists already (succeeded); not enqueued again (use --force for a new run)`,
+    );
+
+    const status = capture();
+    expect(await main(['node', 'visync', '--config', path, 'status'], status.io)).toBe(0);
+    const text = status.out.join('\n');
+    expect(text).toContain(`last success: ${runId} (sync 3d, succeeded 3/3 workspaces`);
+    expect(text).toMatch(/next nightly: \d{4}-\d{2}-\d{2}T02:00:00.000Z/);
+    expect(text).toMatch(/^queue: waiting \d+, prioritized \d+, active \d+, delayed \d+/m);
+
+    const json = capture();
+    expect(await main(['node', 'visync', '--config', path, 'status', '--json'], json.io)).toBe(0);
+    const report = JSON.parse(json.out.join('\n'));
+    expect(report.accounts[0].last_success.run_id).toBe(runId);
+  });
+
+  it('enqueue --wait exits 1 with the reason when the run fails, and 2 when it is partial', async () => {
+    const { s, path } = await setup([
+      { name: 'acme', workspaces: 2 },
+      { name: 'beta', workspaces: 1, plan: 'starter' },
+    ]);
+    const failed = capture();
+    expect(
+      await main(
+        ['node', 'visync', '--config', path, 'enqueue', 'sync', '--account', 'beta', '--wait'],
+        failed.io,
+      ),
+    ).toBe(1);
+    expect(failed.out.at(-1)).toMatch(/^beta: \S+ failed: beta: GET \/api\/v1\/me -> 403/);
+
+    s.addFault({
+      account: 'acme',
+      endpoint: 'brand',
+      brandId: s.accounts[0]!.workspaceIds[0],
+      kind: 'status',
+      status: 400,
+    });
+    const partial = capture();
+    expect(
+      await main(
+        ['node', 'visync', '--config', path, 'enqueue', 'sync', '--account', 'acme', '--wait'],
+        partial.io,
+      ),
+    ).toBe(2);
+    expect(partial.out.at(-1)).toMatch(/^acme: \S+ partial/);
+  });
+
+  it('commands that need Redis say so when redis.url is missing', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const dir = tempDir();
+    const { yaml, env } = configYaml(s, dir);
+    Object.assign(process.env, env);
+    const path = writeConfig(dir, yaml);
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'status'], c.io)).toBe(1);
+    expect(c.err.join('\n')).toMatch(/redis\.url: visync status needs Redis/);
+    expect(c.err.join('\n')).not.toMatch(/\n\s+at /);
+  });
+});

@@ -5,7 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { main } from '../src/cli/main.js';
-import { startSimulator } from '../src/simulator/index.js';
+import { peakInWindow, startSimulator } from '../src/simulator/index.js';
 
 const WORKSPACES = Number(process.env.DEMO_WORKSPACES ?? 24);
 const LIMIT = 120;
@@ -46,13 +46,7 @@ await sim.close();
 
 const served = sim.log.filter((e) => e.account === 'demo');
 const limited = served.filter((e) => e.status === 429).length;
-// Peak of requests the server saw in any rolling window, against the limit.
-const times = served.filter((e) => e.status !== 429).map((e) => e.at);
-let peak = 0;
-for (let i = 0, j = 0; i < times.length; i++) {
-  while (times[i]! - times[j]! >= WINDOW_S * 1000) j++;
-  peak = Math.max(peak, i - j + 1);
-}
+const peak = peakInWindow(sim.log, 'demo', WINDOW_S * 1000);
 // A sliding window lets the first LIMIT requests go at once and each later batch a window after;
 // so N requests cannot finish before (ceil(N / LIMIT) - 1) windows have passed.
 const boundSeconds = (Math.ceil(served.length / LIMIT) - 1) * WINDOW_S;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WORKSPACE_ENDPOINTS } from '../src/api/endpoints.js';
 import { runInline } from '../src/pipeline/run-inline.js';
-import type { RequestLogEntry } from '../src/simulator/index.js';
+import { peakInWindow } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { manifestKey } from '../src/sinks/layout.js';
 import {
@@ -33,19 +33,6 @@ function rawBody(text: string): string {
 
 /** The raw landing files a manifest lists (it also lists curated parts and latest bundles). */
 const rawFiles = (m: { files: { key: string }[] }) => m.files.filter((f) => f.key.startsWith('raw/'));
-
-/** Largest number of accepted requests of `account` arriving within any `windowMs`. */
-function peakInWindow(log: RequestLogEntry[], account: string, windowMs: number): number {
-  const times = log
-    .filter((e) => e.account === account && e.status !== 429 && e.status !== 0)
-    .map((e) => e.at);
-  let peak = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while ((times[i] as number) - (times[j] as number) >= windowMs) j++;
-    peak = Math.max(peak, i - j + 1);
-  }
-  return peak;
-}
 
 describe('run --once', () => {
   it('lands every endpoint of every workspace, byte for byte, and writes the manifest last', async () => {

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -11,6 +10,7 @@ import { createObjectStore } from '../src/sinks/create-store.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import { PART_SIZE, S3ObjectStore, S3StoreError } from '../src/sinks/s3-store.js';
+import { freePort } from './helpers/net.js';
 import { type RunningS3rver, startS3rver } from './helpers/s3rver.js';
 
 const BUCKET = 'visync-test';
@@ -234,7 +234,7 @@ describe('S3ObjectStore', () => {
   });
 
   it('gives a clear message when the endpoint is unreachable', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const endpoint = `http://127.0.0.1:${port}`;
     const store = s3Store({ endpoint, prefix: 'p/' });
     const put = await rejection(store.put('raw/me/x.json', '{}', { contentType: 'application/json' }));
@@ -342,15 +342,3 @@ describe('ObjectStore conformance: fs and S3 behave the same', () => {
     }
   });
 });
-
-async function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}

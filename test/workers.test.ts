@@ -9,7 +9,7 @@ import type { LedgerRun } from '../jobs/ledger.js';
 import { TABLES } from '../src/catalogue/index.js';
 import { parseConfig } from '../src/config/load.js';
 import { readManifest } from '../src/runs/manifest.js';
-import type { RequestLogEntry } from '../src/simulator/index.js';
+import { peakInWindow } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { sleep } from '../src/util/time.js';
 import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
@@ -51,18 +51,6 @@ async function waitFor(
   }
 }
 const finished = (r: LedgerRun) => ['succeeded', 'partial', 'failed'].includes(r.status);
-
-function peakInWindow(log: RequestLogEntry[], account: string, windowMs: number): number {
-  const times = log
-    .filter((e) => e.account === account && e.status !== 429 && e.status !== 0)
-    .map((e) => e.at);
-  let peak = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while ((times[i] as number) - (times[j] as number) >= windowMs) j++;
-    peak = Math.max(peak, i - j + 1);
-  }
-  return peak;
-}
 
 describe('worker processes', () => {
   it('two workers on one account never exceed its limit and both obey one Retry-After pause', async () => {

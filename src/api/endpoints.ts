@@ -1,16 +1,11 @@
 // Every upstream endpoint in one table: how to call it and where its body lands.
-import { encodeSegment, type RawEndpoint } from '../sinks/layout.js';
+import { encodeSegment, RAW_ENDPOINTS, type RawEndpoint } from '../sinks/layout.js';
 
 export type WorkspaceEndpoint = Exclude<RawEndpoint, 'me' | 'brands'>;
 
-export const WORKSPACE_ENDPOINTS: readonly WorkspaceEndpoint[] = [
-  'brand',
-  'visibility',
-  'recommendations',
-  'prompts',
-  'buyer-intent',
-  'reputation',
-];
+export const WORKSPACE_ENDPOINTS = RAW_ENDPOINTS.filter(
+  (e): e is WorkspaceEndpoint => e !== 'me' && e !== 'brands',
+);
 
 export interface Call {
   endpoint: RawEndpoint;

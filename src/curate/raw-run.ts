@@ -3,20 +3,15 @@
 
 import { parseRawDocument } from '../land/raw.js';
 import type { RawRecord } from '../normalise/types.js';
-import { ACCOUNT_KEY, decodeSegment, type RawEndpoint, rawRunPrefix } from '../sinks/layout.js';
+import {
+  ACCOUNT_KEY,
+  decodeSegment,
+  RAW_ENDPOINTS,
+  type RawEndpoint,
+  rawRunPrefix,
+} from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { sha256Hex } from '../util/hash.js';
-
-export const RAW_ENDPOINTS: readonly RawEndpoint[] = [
-  'me',
-  'brands',
-  'brand',
-  'visibility',
-  'recommendations',
-  'prompts',
-  'buyer-intent',
-  'reputation',
-];
 
 export interface RunCoordinates {
   account: string;

@@ -1,16 +1,19 @@
 // The storage layout of design section 4: one place that turns names into object keys, so the fs
 // and S3 sinks, replay and downstream readers can never disagree about where a file lives.
 
-/** Raw-layer endpoint names (also the folder names under raw/). */
-export type RawEndpoint =
-  | 'me'
-  | 'brands'
-  | 'brand'
-  | 'visibility'
-  | 'recommendations'
-  | 'prompts'
-  | 'buyer-intent'
-  | 'reputation';
+/** Every upstream endpoint, by the name of its folder under raw/ (account-level ones first). */
+export const RAW_ENDPOINTS = [
+  'me',
+  'brands',
+  'brand',
+  'visibility',
+  'recommendations',
+  'prompts',
+  'buyer-intent',
+  'reputation',
+] as const;
+
+export type RawEndpoint = (typeof RAW_ENDPOINTS)[number];
 
 /** Key used for account-level calls (/me, /brands) in place of a workspace key. */
 export const ACCOUNT_KEY = '_account';

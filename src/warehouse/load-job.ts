@@ -7,16 +7,11 @@ import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { BigQuery, Job, JobLoadMetadata, JobMetadata, Table } from '@google-cloud/bigquery';
 import type { TableDef } from '../catalogue/types.js';
+import type { LoadResult } from '../runs/manifest.js';
 import { describeError, isAlreadyExists, isTransient } from './errors.js';
 import { tableFields } from './schema.js';
 
-export interface LoadResult {
-  table: string;
-  job_id: string;
-  status: 'succeeded' | 'failed';
-  rows: number;
-  error?: string;
-}
+export type { LoadResult };
 
 export interface LoadOptions {
   /** First wait between jobs.get polls; grows by half each time up to `maxPollIntervalMs`. */

@@ -1,0 +1,15 @@
+// Reading the simulator's request log the way the server counted: for tests, the demo and benches.
+import type { RequestLogEntry } from './server.js';
+
+/** Most requests of `account` the server accepted (not 429, not reset) within any `windowMs`. */
+export function peakInWindow(log: readonly RequestLogEntry[], account: string, windowMs: number): number {
+  const times = log
+    .filter((e) => e.account === account && e.status !== 429 && e.status !== 0)
+    .map((e) => e.at);
+  let peak = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while ((times[i] as number) - (times[j] as number) >= windowMs) j++;
+    peak = Math.max(peak, i - j + 1);
+  }
+  return peak;
+}

@@ -1,13 +1,12 @@
 // For commands that talk to the queue without working it (enqueue, status).
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config/schema.js';
 import { connect, redisUrl } from './connection.js';
-import { QUEUE } from './definitions.js';
 import { RunLedger } from './ledger.js';
+import { AccountQueues } from './queues.js';
 
 export interface JobsClient {
-  queue: Queue;
+  queues: AccountQueues;
   ledger: RunLedger;
   redis: Redis;
   close(): Promise<void>;
@@ -15,13 +14,13 @@ export interface JobsClient {
 
 export function openJobsClient(config: Config, command: string): JobsClient {
   const redis = connect(redisUrl(config, command));
-  const queue = new Queue(QUEUE, { connection: redis, prefix: config.redis.prefix });
+  const queues = new AccountQueues(redis, config.redis.prefix);
   return {
-    queue,
+    queues,
     ledger: new RunLedger(redis, config.redis.prefix),
     redis,
     async close() {
-      await queue.close();
+      await queues.close();
       await redis.quit();
     },
   };

@@ -1,5 +1,5 @@
 // What every processor needs, built once per worker process.
-import type { FlowProducer, Queue } from 'bullmq';
+import type { FlowProducer } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { RateBudget } from '../src/api/rate-budget.js';
@@ -7,6 +7,7 @@ import type { AccountConfig, Config } from '../src/config/schema.js';
 import type { RunLoader } from '../src/pipeline/finish-run.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import type { RunLedger } from './ledger.js';
+import type { AccountQueues } from './queues.js';
 
 export interface JobContext {
   config: Config;
@@ -14,7 +15,7 @@ export interface JobContext {
   loader: RunLoader | undefined;
   budget: RateBudget;
   ledger: RunLedger;
-  queue: Queue;
+  queues: AccountQueues;
   flow: FlowProducer;
   redis: Redis;
   logger: Logger;

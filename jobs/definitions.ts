@@ -7,8 +7,6 @@ import { RUN_KINDS, type RunKind } from '../src/runs/run-id.js';
 
 export { RUN_KINDS, type RunKind };
 
-export const QUEUE = 'visync';
-
 export const JOB = {
   /** Discovers an account's workspaces (/me, /brands) and fans out the run's flow. */
   run: 'run',

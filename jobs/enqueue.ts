@@ -1,11 +1,11 @@
 // On-demand runs. The run id follows from what the run is (account, kind, date, parameters), and
 // the ledger refuses a second run of the same id: the same backfill enqueued twice runs once.
-import type { Queue } from 'bullmq';
 import type { Config } from '../src/config/schema.js';
 import { logicalRunId, newRunId } from '../src/runs/run-id.js';
 import { utcDate } from '../src/util/time.js';
 import { JOB, jobIds, PRIORITY, type RunJobData, type RunKind } from './definitions.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
+import type { AccountQueues } from './queues.js';
 
 export interface EnqueueRequest {
   kind: Exclude<RunKind, 'nightly'> | 'nightly';
@@ -25,7 +25,7 @@ export interface EnqueueResult {
 }
 
 export async function enqueueRun(
-  queue: Queue,
+  queues: AccountQueues,
   ledger: RunLedger,
   config: Config,
   r: EnqueueRequest,
@@ -61,7 +61,8 @@ export async function enqueueRun(
     ...(r.brands?.length ? { brands: r.brands } : {}),
     ...(r.endpoints?.length ? { endpoints: r.endpoints } : {}),
   };
-  await queue.add(JOB.run, data, {
+  await queues.register(r.account);
+  await queues.for(r.account).add(JOB.run, data, {
     jobId: jobIds.run(runId),
     priority: PRIORITY[r.kind],
     attempts: config.jobs.attempts,

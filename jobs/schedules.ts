@@ -1,23 +1,24 @@
 // One nightly job scheduler per configured account (cron + time zone). Accounts no longer in the
 // config lose theirs. Installing or updating a schedule never starts a run by itself: the first
 // job is due at the next cron time.
-import type { Queue } from 'bullmq';
 import type { Config } from '../src/config/schema.js';
 import { JOB, PRIORITY, type RunJobData } from './definitions.js';
+import type { AccountQueues } from './queues.js';
 
 const PREFIX = 'nightly-';
 
 export const schedulerId = (account: string) => `${PREFIX}${account}`;
 
 export async function installSchedules(
-  queue: Queue,
+  queues: AccountQueues,
   config: Config,
 ): Promise<{ installed: string[]; removed: string[] }> {
   const { cron, tz } = config.schedule.nightly;
   const installed: string[] = [];
   for (const account of config.accounts) {
     const data: RunJobData = { account: account.name, kind: 'nightly' };
-    await queue.upsertJobScheduler(
+    await queues.register(account.name);
+    await queues.for(account.name).upsertJobScheduler(
       schedulerId(account.name),
       { pattern: cron, tz },
       {
@@ -33,13 +34,16 @@ export async function installSchedules(
     installed.push(account.name);
   }
   const removed: string[] = [];
-  const wanted = new Set(config.accounts.map((a) => schedulerId(a.name)));
-  for (const s of await queue.getJobSchedulers(0, -1)) {
-    const id = s.key ?? s.id;
-    if (id?.startsWith(PREFIX) && !wanted.has(id)) {
-      await queue.removeJobScheduler(id);
-      removed.push(id.slice(PREFIX.length));
+  const configured = new Set(config.accounts.map((a) => a.name));
+  for (const account of await queues.registered()) {
+    if (configured.has(account)) continue;
+    const queue = queues.for(account);
+    for (const s of await queue.getJobSchedulers(0, -1)) {
+      const id = s.key ?? s.id;
+      if (id?.startsWith(PREFIX)) await queue.removeJobScheduler(id);
     }
+    await queues.unregister(account);
+    removed.push(account);
   }
   return { installed, removed };
 }

@@ -1,10 +1,20 @@
 // What `visync status` shows, read from Redis only (no worker needs to run).
-import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config/schema.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
+import type { AccountQueues } from './queues.js';
 import { peekBudget } from './redis-rate-budget.js';
 import { schedulerId } from './schedules.js';
+
+const COUNTS = [
+  'waiting',
+  'prioritized',
+  'active',
+  'delayed',
+  'waiting-children',
+  'completed',
+  'failed',
+] as const;
 
 export interface AccountStatus {
   account: string;
@@ -13,23 +23,27 @@ export interface AccountStatus {
   failed: LedgerRun[];
   next_nightly?: string;
   budget: { in_window: number; limit: number; paused_for_ms: number };
+  /** Job counts of the account's queue. */
+  queue: Record<string, number>;
 }
 
 export interface StatusReport {
   accounts: AccountStatus[];
+  /** Totals over the accounts' queues. */
   queue: Record<string, number>;
 }
 
 export async function readStatus(o: {
-  queue: Queue;
+  queues: AccountQueues;
   ledger: RunLedger;
   redis: Redis;
   config: Config;
 }): Promise<StatusReport> {
   const accounts: AccountStatus[] = [];
   for (const a of o.config.accounts) {
+    const queue = o.queues.for(a.name);
     const recent = await o.ledger.recent(a.name, 50);
-    const scheduler = await o.queue.getJobScheduler(schedulerId(a.name));
+    const scheduler = await queue.getJobScheduler(schedulerId(a.name));
     const limit = { requests: a.requestsPerMinute ?? 120, windowMs: a.rateWindowSeconds * 1000 };
     const budget = await peekBudget(o.redis, o.config.redis.prefix, a.name, limit);
     const last = await o.ledger.lastSuccess(a.name);
@@ -40,16 +54,10 @@ export async function readStatus(o: {
       failed: recent.filter((r) => r.status === 'failed' || r.status === 'partial').slice(0, 5),
       ...(scheduler?.next ? { next_nightly: new Date(scheduler.next).toISOString() } : {}),
       budget: { in_window: budget.inWindow, limit: limit.requests, paused_for_ms: budget.pausedForMs },
+      queue: await queue.getJobCounts(...COUNTS),
     });
   }
-  const queue = await o.queue.getJobCounts(
-    'waiting',
-    'prioritized',
-    'active',
-    'delayed',
-    'waiting-children',
-    'completed',
-    'failed',
-  );
+  const queue: Record<string, number> = Object.fromEntries(COUNTS.map((c) => [c, 0]));
+  for (const a of accounts) for (const c of COUNTS) queue[c] = (queue[c] ?? 0) + (a.queue[c] ?? 0);
   return { accounts, queue };
 }

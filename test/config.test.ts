@@ -58,7 +58,7 @@ describe('parseConfig: valid files', () => {
         concurrency: 8,
       },
       redis: { prefix: 'visync' },
-      jobs: { attempts: 5, lockSeconds: 30, maxBudgetWaitSeconds: 2 },
+      jobs: { attempts: 5, lockSeconds: 30, maxBudgetWaitSeconds: 10 },
       sinks: { fs: { dir: './data' } },
       shutdownGraceSeconds: 30,
     });

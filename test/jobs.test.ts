@@ -6,6 +6,7 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { openJobsClient } from '../jobs/client.js';
 import { enqueueRun } from '../jobs/enqueue.js';
+import { installSchedules } from '../jobs/schedules.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import type { Config } from '../src/config/schema.js';
 import { readManifest } from '../src/runs/manifest.js';
@@ -61,7 +62,10 @@ describe('jobs on BullMQ', () => {
     const config = jobsConfig(s, dir);
     await worker(config);
     const c = client(config);
-    const { runId, created } = await enqueueRun(c.queue, c.ledger, config, { kind: 'sync', account: 'acme' });
+    const { runId, created } = await enqueueRun(c.queues, c.ledger, config, {
+      kind: 'sync',
+      account: 'acme',
+    });
     expect(created).toBe(true);
     const run = await waitForRun(config, runId);
     expect(run.status).toBe('succeeded');
@@ -80,12 +84,12 @@ describe('jobs on BullMQ', () => {
     const dir = tempDir();
     const config = jobsConfig(s, dir);
     const c = client(config);
-    const first = await enqueueRun(c.queue, c.ledger, config, {
+    const first = await enqueueRun(c.queues, c.ledger, config, {
       kind: 'backfill',
       account: 'acme',
       days: 30,
     });
-    const second = await enqueueRun(c.queue, c.ledger, config, {
+    const second = await enqueueRun(c.queues, c.ledger, config, {
       kind: 'backfill',
       account: 'acme',
       days: 30,
@@ -95,7 +99,7 @@ describe('jobs on BullMQ', () => {
     await worker(config);
     expect((await waitForRun(config, first.runId)).status).toBe('succeeded');
     // Again after it finished (its BullMQ job may be gone by then): the ledger still refuses.
-    const third = await enqueueRun(c.queue, c.ledger, config, {
+    const third = await enqueueRun(c.queues, c.ledger, config, {
       kind: 'backfill',
       account: 'acme',
       days: 30,
@@ -112,22 +116,25 @@ describe('jobs on BullMQ', () => {
       accounts: [
         { name: 'acme', workspaces: 1 },
         { name: 'beta', workspaces: 1 },
+        { name: 'gone', workspaces: 1 },
       ],
     });
     const dir = tempDir();
-    const config = jobsConfig(s, dir, {
+    const before = jobsConfig(s, dir, {
       top: { schedule: { nightly: { cron: '30 3 * * *', tz: 'Europe/Paris' } } },
     });
-    const c = client(config);
-    // A schedule left by an account that is no longer configured.
-    await c.queue.upsertJobScheduler(
-      'nightly-gone',
-      { pattern: '0 1 * * *' },
-      { name: 'run', data: { account: 'gone', kind: 'nightly' } },
-    );
+    // Yesterday's config had a third account; today's has dropped it.
+    const c = client(before);
+    await installSchedules(c.queues, before);
+    expect((await c.queues.for('gone').getJobSchedulers(0, -1)).map((x) => x.key)).toEqual(['nightly-gone']);
+    const config: Config = { ...before, accounts: before.accounts.filter((a) => a.name !== 'gone') };
     const h = await worker(config);
     expect(h.schedules.removed).toEqual(['gone']);
-    const schedulers = await c.queue.getJobSchedulers(0, -1);
+    expect(await c.queues.for('gone').getJobSchedulers(0, -1)).toEqual([]);
+    const schedulers = [
+      ...(await c.queues.for('acme').getJobSchedulers(0, -1)),
+      ...(await c.queues.for('beta').getJobSchedulers(0, -1)),
+    ];
     expect(schedulers.map((x) => x.key ?? x.id).sort()).toEqual(['nightly-acme', 'nightly-beta']);
     for (const x of schedulers) {
       expect(x.pattern).toBe('30 3 * * *');
@@ -155,7 +162,9 @@ describe('jobs on BullMQ', () => {
     const nightly = async (runDate: string) => {
       const { logicalRunId } = await import('../src/runs/run-id.js');
       const runId = logicalRunId('nightly', 'acme', runDate);
-      await c.queue.add('run', { account: 'acme', kind: 'nightly', runDate }, { jobId: runId, attempts: 1 });
+      await c.queues
+        .for('acme')
+        .add('run', { account: 'acme', kind: 'nightly', runDate }, { jobId: runId, attempts: 1 });
       return waitForRun(config, runId);
     };
     expect((await nightly('2026-11-10')).status).toBe('succeeded');
@@ -186,9 +195,9 @@ describe('jobs on BullMQ', () => {
     const config = jobsConfig(s, dir);
     const c = client(config);
     await worker(config, 2);
-    const acme = await enqueueRun(c.queue, c.ledger, config, { kind: 'sync', account: 'acme' });
+    const acme = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
     await sleep(200);
-    const beta = await enqueueRun(c.queue, c.ledger, config, { kind: 'sync', account: 'beta' });
+    const beta = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'beta' });
     const betaRun = await waitForRun(config, beta.runId, 15_000);
     expect(betaRun.status).toBe('succeeded');
     const limited = s.log.find((e) => e.status === 429)!;
@@ -206,7 +215,7 @@ describe('jobs on BullMQ', () => {
     const config = jobsConfig(s, dir);
     await worker(config);
     const c = client(config);
-    const { runId } = await enqueueRun(c.queue, c.ledger, config, { kind: 'sync', account: 'acme' });
+    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
     const run = await waitForRun(config, runId);
     expect(run.status).toBe('failed');
     expect(run.error).toMatch(/401: the API key was refused/);
@@ -230,7 +239,7 @@ describe('jobs on BullMQ', () => {
     const config = jobsConfig(s, dir, { accounts: { acme: { brands: [a, foreign, b] } } });
     await worker(config);
     const c = client(config);
-    const { runId } = await enqueueRun(c.queue, c.ledger, config, { kind: 'sync', account: 'acme' });
+    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
     const run = await waitForRun(config, runId);
     expect(run.status).toBe('partial');
     const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
@@ -250,7 +259,7 @@ describe('jobs on BullMQ', () => {
     const config = jobsConfig(s, dir);
     await worker(config);
     const c = client(config);
-    const { runId } = await enqueueRun(c.queue, c.ledger, config, { kind: 'sync', account: 'acme' });
+    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
     await waitForRun(config, runId);
     const redis = new Redis(inject('redisUrl'));
     try {

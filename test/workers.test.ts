@@ -78,7 +78,7 @@ describe('worker processes', () => {
     const concurrency = 4;
     await spawnWorker(path, env, concurrency);
     await spawnWorker(path, { ...env, SIM_ACME_KEY: s.accounts[0]!.keys[1]! }, concurrency);
-    const { runId } = await enqueueRun(client.queue, client.ledger, config, {
+    const { runId } = await enqueueRun(client.queues, client.ledger, config, {
       kind: 'sync',
       account: 'acme',
     });
@@ -106,7 +106,7 @@ describe('worker processes', () => {
       sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: bq.url } },
     });
     const a = await spawnWorker(path, env, 3);
-    const { runId } = await enqueueRun(client.queue, client.ledger, config, {
+    const { runId } = await enqueueRun(client.queues, client.ledger, config, {
       kind: 'sync',
       account: 'acme',
     });
@@ -144,7 +144,7 @@ describe('worker processes', () => {
     const dir = tempDir();
     const { path, env, config, client } = setup(s, dir, { top: { shutdownGraceSeconds: 1 } });
     const a = await spawnWorker(path, env, 2);
-    const { runId } = await enqueueRun(client.queue, client.ledger, config, {
+    const { runId } = await enqueueRun(client.queues, client.ledger, config, {
       kind: 'sync',
       account: 'acme',
     });

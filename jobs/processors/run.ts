@@ -16,11 +16,11 @@ import {
   jobIds,
   type LoadJobData,
   PRIORITY,
-  QUEUE,
   type RunJobData,
   RunJobSchema,
   type WorkspaceJobData,
 } from '../definitions.js';
+import { queueName } from '../queues.js';
 import { nightlyWindowDays } from '../window.js';
 import { delayFor } from './delay.js';
 
@@ -149,12 +149,12 @@ export async function processRun(
   };
   await ctx.flow.add({
     name: JOB.load,
-    queueName: QUEUE,
+    queueName: queueName(account.name),
     data: load,
     opts: { ...opts, jobId: jobIds.load(runId) },
     children: discovery.brandIds.map((brandId, i) => ({
       name: JOB.workspace,
-      queueName: QUEUE,
+      queueName: queueName(account.name),
       data: {
         account: account.name,
         runId,

@@ -65,7 +65,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
         try {
           const runIds: string[] = [];
           for (const account of accounts) {
-            const r = await enqueueRun(client.queue, client.ledger, config, {
+            const r = await enqueueRun(client.queues, client.ledger, config, {
               kind,
               account,
               ...(flags.brand ? { brands: flags.brand } : {}),

@@ -24,7 +24,12 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
         'SIGTERM/SIGINT: takes no new job, lets active jobs finish for shutdownGraceSeconds, hands the\n' +
         'rest back to the queue, exits 0.',
     )
-    .option('--concurrency <n>', 'jobs this process works on at once', positiveInt, 8)
+    .option(
+      '--concurrency <n>',
+      'jobs this process works on at once, per account (each account has its own queue)',
+      positiveInt,
+      8,
+    )
     .option('--log-level <level>', 'log level of the JSON logs on stderr', 'info')
     .action(
       exitWith(state, async (flags: { concurrency: number; logLevel: string }, cmd: Command) => {

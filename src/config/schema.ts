@@ -217,7 +217,7 @@ export const JobsSchema = z.strictObject(
     /** How long a worker's hold on a job lasts without renewal: a crashed worker's jobs are taken over after it. */
     lockSeconds: positiveNumber.default(30),
     /** A job that would wait longer than this for request budget steps aside (delayed) and frees its worker slot. */
-    maxBudgetWaitSeconds: positiveNumber.default(2),
+    maxBudgetWaitSeconds: positiveNumber.default(10),
   },
   { error: expected('a mapping with attempts, lockSeconds, maxBudgetWaitSeconds') },
 );

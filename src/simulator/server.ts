@@ -1,6 +1,8 @@
 // The simulator's HTTP server: auth, plan, rate limit, faults, routing, in the order the real
 // upstream is assumed to check them, over node:http so tests exercise real sockets.
+
 import { createHash } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
@@ -275,6 +277,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const retryAfterFormat = options.retryAfterFormat ?? 'seconds';
   const log: RequestLogEntry[] = [];
   const closing = new AbortController();
+  // Every delayed response listens for close (and lets go when sent): no cap on their number.
+  setMaxListeners(0, closing.signal);
   let seq = 0;
 
   const sleep = (ms: number): Promise<void> =>

@@ -1,7 +1,7 @@
 // A visync worker process: BullMQ workers on the run queue, the shared Redis budget, the ledger,
 // and the nightly schedules of its config. Several such processes on several machines share the
 // work; a process killed mid-job has its jobs taken over once their lock expires.
-import { FlowProducer, type Job, Queue, Worker } from 'bullmq';
+import { FlowProducer, type Job, Worker } from 'bullmq';
 import type { Logger } from 'pino';
 import { closeAllPools } from '../src/api/http-pools.js';
 import type { Config } from '../src/config/schema.js';

@@ -9,7 +9,6 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, connect as netConnect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,7 +20,8 @@ import { enqueueRun } from '../jobs/enqueue.js';
 import type { LedgerRun } from '../jobs/ledger.js';
 import { parseConfig } from '../src/config/load.js';
 import { plannedRequestCount } from '../src/extract/plan.js';
-import { type RequestLogEntry, startSimulator } from '../src/simulator/index.js';
+import { peakInWindow, type RequestLogEntry, startSimulator } from '../src/simulator/index.js';
+import { startPrivateRedis } from '../test/helpers/redis-server.js';
 
 const LIMIT = 120;
 const WINDOW_MS = 2000;
@@ -83,60 +83,12 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitForPort(port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = netConnect(port, '127.0.0.1');
-      s.once('connect', () => {
-        s.end();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await sleep(50);
-  }
-  throw new Error(`redis-server did not accept connections on port ${port}`);
-}
-
-/** A private redis-server (like test/setup/global-redis.ts), unless REDIS_URL is set. */
+/** A private redis-server (as the test suite uses), unless REDIS_URL is set. */
 async function startRedis(): Promise<string> {
   if (process.env.REDIS_URL) return process.env.REDIS_URL;
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'visync-bench-redis-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  const child = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-    { stdio: 'ignore' },
-  );
-  cleanups.push(() => stopChild(child, 5_000));
-  await new Promise<void>((resolve, reject) => {
-    child.once('error', (err: NodeJS.ErrnoException) =>
-      reject(
-        new Error(
-          err.code === 'ENOENT'
-            ? 'redis-server is not installed: apt-get install -y redis-server, or set REDIS_URL'
-            : `redis-server failed to start: ${err.message}`,
-        ),
-      ),
-    );
-    child.once('spawn', () => resolve());
-  });
-  await waitForPort(port);
-  return `redis://127.0.0.1:${port}`;
+  const redis = await startPrivateRedis();
+  cleanups.push(() => redis.stop());
+  return redis.url;
 }
 
 async function stopChild(child: ChildProcess, graceMs: number): Promise<{ forced: boolean }> {
@@ -287,11 +239,8 @@ function analyseAccount(
   const span = (last - first) / 1000;
   const n = mine.length;
   const idle: number[] = [];
-  let peak = 0;
-  for (let i = 0, j = 0; i < admitted.length; i++) {
-    if (i >= LIMIT) idle.push((admitted[i] as number) - (admitted[i - LIMIT] as number) - WINDOW_MS);
-    while ((admitted[i] as number) - (admitted[j] as number) >= WINDOW_MS) j++;
-    peak = Math.max(peak, i - j + 1);
+  for (let i = LIMIT; i < admitted.length; i++) {
+    idle.push((admitted[i] as number) - (admitted[i - LIMIT] as number) - WINDOW_MS);
   }
   const perSecond: number[] = [];
   for (const t of admitted) {
@@ -312,7 +261,7 @@ function analyseAccount(
     bound_s: bound,
     bound_smooth_s: round(Math.max(0, n - LIMIT) / RATE, 3),
     span_over_bound: round(bound > 0 ? span / bound : 0, 3),
-    peak_in_window: peak,
+    peak_in_window: peakInWindow(log, account, WINDOW_MS),
     slot_idle_ms: {
       mean: round(idle.reduce((a, b) => a + b, 0) / Math.max(1, idle.length), 1),
       p50: round(quantile(idle, 0.5), 1),

@@ -187,6 +187,36 @@ describe('normalise and load', () => {
     ).toEqual([...originals.keys()].sort());
   });
 
+  it('replay finds a run that crashed before its manifest through its raw keys, and writes the manifest', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }], today: TODAY });
+    const dir = tempDir();
+    const m = await runOnce(configFor(s, dir), new FsObjectStore(dir));
+    rmSync(join(dir, 'runs'), { recursive: true });
+    rmSync(join(dir, 'tables'), { recursive: true });
+    const r = await replayRun({
+      store: new FsObjectStore(dir),
+      runId: m.run_id,
+      logger: memoryLogger('warn').logger,
+    });
+    expect(r.account).toBe('acme');
+    expect(r.run_date).toBe(m.run_date);
+    expect(r.replayed_at).toBeDefined();
+    expect(r.workspaces.map((w) => w.brand_id).sort()).toEqual([...s.accounts[0]!.workspaceIds].sort());
+    expect(r.files.filter((f) => f.key.startsWith('raw/'))).toEqual(
+      m.files.filter((f) => f.key.startsWith('raw/')),
+    );
+    expect(
+      curated(r)
+        .map((f) => f.key)
+        .sort(),
+    ).toEqual(
+      curated(m)
+        .map((f) => f.key)
+        .sort(),
+    );
+    expect(listFiles(dir)).toContain(`runs/account=acme/run=${m.run_id}/manifest.json`);
+  });
+
   it('a run to S3 lands the same tree as a run to the fs sink', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }], today: TODAY });
     const s3 = await startS3rver({ buckets: ['visync-test'] });

@@ -28,11 +28,3 @@ export function announcedRequestLimit(me: unknown): number | undefined {
   }
   return undefined;
 }
-
-/** The plan name, for messages and `doctor`. */
-export function planName(me: unknown): string | undefined {
-  const p = pick(me, 'plan');
-  if (typeof p === 'string') return p;
-  const n = pick(me, 'plan', 'name');
-  return typeof n === 'string' ? n : undefined;
-}

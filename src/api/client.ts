@@ -6,7 +6,7 @@ import { isLoopbackHost } from '../util/net.js';
 import { sleep } from '../util/time.js';
 import type { Call } from './endpoints.js';
 import { type EnvelopeFinding, inspectEnvelope } from './envelope.js';
-import { ApiError, kindForStatus } from './errors.js';
+import { ApiError, type ApiErrorDetails, kindForStatus } from './errors.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts, poolFor } from './http-pools.js';
 import { acquireSlot, type RateBudget, type RateLimit } from './rate-budget.js';
 import { emptyStats, type RequestStats } from './request-stats.js';
@@ -106,23 +106,15 @@ export class ApiClient {
     let failures = 0;
     let rateLimited = 0;
     for (let attempt = 1; ; attempt++) {
+      const fail = (d: Pick<ApiErrorDetails, 'kind' | 'status' | 'body' | 'cause'>) =>
+        new ApiError({ ...d, account: this.account, path, attempts: attempt });
       let out: RawOutcome;
       try {
         out = await this.#send(target);
       } catch (err) {
         if (this.#opts.signal?.aborted || (err as Error).name === 'BudgetWaitTooLong') throw err;
-        failures++;
         const why = (err as Error).message;
-        if (failures >= this.#retry.attempts) {
-          throw new ApiError({
-            kind: 'transient',
-            account: this.account,
-            path,
-            attempts: attempt,
-            body: why,
-            cause: err,
-          });
-        }
+        if (++failures >= this.#retry.attempts) throw fail({ kind: 'transient', body: why, cause: err });
         await this.#backoff(failures, path, `network error: ${why}`);
         continue;
       }
@@ -132,14 +124,7 @@ export class ApiClient {
         rateLimited++;
         const waitMs = parseRetryAfter(out.headers['retry-after'], Date.now()) ?? this.#jitter(rateLimited);
         if (rateLimited > this.#retry.rateLimitedRetries || waitMs > this.#retry.maxPauseMs) {
-          throw new ApiError({
-            kind: 'rate_limited',
-            account: this.account,
-            path,
-            status: 429,
-            attempts: attempt,
-            body: snippet(out.text),
-          });
+          throw fail({ kind: 'rate_limited', status: 429, body: snippet(out.text) });
         }
         await this.#pauseAccount(waitMs, path);
         this.stats.retries++;
@@ -161,42 +146,16 @@ export class ApiClient {
           };
         }
         // A truncated or mislabelled body is usually a broken connection or proxy: retry it.
-        failures++;
-        if (failures >= this.#retry.attempts) {
-          throw new ApiError({
-            kind: 'malformed',
-            account: this.account,
-            path,
-            status: out.status,
-            attempts: attempt,
-            body: parsed.why,
-          });
-        }
+        if (++failures >= this.#retry.attempts)
+          throw fail({ kind: 'malformed', status: out.status, body: parsed.why });
         await this.#backoff(failures, path, parsed.why);
         continue;
       }
 
+      // 4xx cannot improve by asking again; 5xx may, until the attempts run out.
       const kind = kindForStatus(out.status, workspacePath);
-      if (kind !== 'transient') {
-        throw new ApiError({
-          kind,
-          account: this.account,
-          path,
-          status: out.status,
-          attempts: attempt,
-          body: snippet(out.text),
-        });
-      }
-      failures++;
-      if (failures >= this.#retry.attempts) {
-        throw new ApiError({
-          kind,
-          account: this.account,
-          path,
-          status: out.status,
-          attempts: attempt,
-          body: snippet(out.text),
-        });
+      if (kind !== 'transient' || ++failures >= this.#retry.attempts) {
+        throw fail({ kind, status: out.status, body: snippet(out.text) });
       }
       const retryAfter = parseRetryAfter(out.headers['retry-after'], Date.now());
       if (retryAfter !== undefined && retryAfter <= this.#retry.maxPauseMs) {

@@ -9,11 +9,3 @@ export interface RequestStats {
 export function emptyStats(): RequestStats {
   return { calls: 0, rate_limited: 0, retries: 0, waited_ms: 0 };
 }
-
-export function addStats(into: RequestStats, from: RequestStats): RequestStats {
-  into.calls += from.calls;
-  into.rate_limited += from.rate_limited;
-  into.retries += from.retries;
-  into.waited_ms += from.waited_ms;
-  return into;
-}

@@ -25,14 +25,3 @@ export interface JobContext {
 export function accountOf(ctx: JobContext, name: string): AccountConfig | undefined {
   return ctx.config.accounts.find((a) => a.name === name);
 }
-
-/** BullMQ job options shared by every job of a run. */
-export function jobOptions(ctx: JobContext, priority: number) {
-  return {
-    priority,
-    attempts: ctx.config.jobs.attempts,
-    backoff: { type: 'exponential', delay: 2_000 },
-    removeOnComplete: { age: 7 * 86_400, count: 10_000 },
-    removeOnFail: { age: 30 * 86_400 },
-  };
-}

@@ -2,6 +2,7 @@
 // job ids and priorities. Job data names an account and never carries its key: keys are looked
 // up in the worker's config when the job runs, so Redis holds no secret.
 import { z } from 'zod';
+import type { Config } from '../src/config/schema.js';
 import type { DriftEntry } from '../src/runs/manifest.js';
 import { RUN_KINDS, type RunKind } from '../src/runs/run-id.js';
 
@@ -18,6 +19,17 @@ export const JOB = {
 
 /** BullMQ runs lower numbers first: nightly runs before on-demand syncs, backfills last. */
 export const PRIORITY: Record<RunKind, number> = { nightly: 1, sync: 5, backfill: 10 };
+
+/** BullMQ options of every job of a run: its priority, retries for transient failures, retention. */
+export function jobOptions(config: Config, kind: RunKind) {
+  return {
+    priority: PRIORITY[kind],
+    attempts: config.jobs.attempts,
+    backoff: { type: 'exponential', delay: 2_000 },
+    removeOnComplete: { age: 7 * 86_400, count: 10_000 },
+    removeOnFail: { age: 30 * 86_400 },
+  };
+}
 
 const accountName = z.string().regex(/^[a-z0-9-]+$/);
 const runId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/);

@@ -3,12 +3,12 @@
 import type { Config } from '../src/config/schema.js';
 import { logicalRunId, newRunId } from '../src/runs/run-id.js';
 import { utcDate } from '../src/util/time.js';
-import { JOB, jobIds, PRIORITY, type RunJobData, type RunKind } from './definitions.js';
+import { JOB, jobIds, jobOptions, type RunJobData, type RunKind } from './definitions.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
 import type { AccountQueues } from './queues.js';
 
 export interface EnqueueRequest {
-  kind: Exclude<RunKind, 'nightly'> | 'nightly';
+  kind: RunKind;
   account: string;
   brands?: string[];
   days?: number;
@@ -62,13 +62,6 @@ export async function enqueueRun(
     ...(r.endpoints?.length ? { endpoints: r.endpoints } : {}),
   };
   await queues.register(r.account);
-  await queues.for(r.account).add(JOB.run, data, {
-    jobId: jobIds.run(runId),
-    priority: PRIORITY[r.kind],
-    attempts: config.jobs.attempts,
-    backoff: { type: 'exponential', delay: 2_000 },
-    removeOnComplete: { age: 7 * 86_400, count: 10_000 },
-    removeOnFail: { age: 30 * 86_400 },
-  });
+  await queues.for(r.account).add(JOB.run, data, { ...jobOptions(config, r.kind), jobId: jobIds.run(runId) });
   return { runId, created: true };
 }

@@ -2,7 +2,7 @@
 // config lose theirs. Installing or updating a schedule never starts a run by itself: the first
 // job is due at the next cron time.
 import type { Config } from '../src/config/schema.js';
-import { JOB, PRIORITY, type RunJobData } from './definitions.js';
+import { JOB, jobOptions, type RunJobData } from './definitions.js';
 import type { AccountQueues } from './queues.js';
 
 const PREFIX = 'nightly-';
@@ -24,11 +24,7 @@ export async function installSchedules(
       {
         name: JOB.run,
         data,
-        opts: {
-          priority: PRIORITY.nightly,
-          attempts: config.jobs.attempts,
-          backoff: { type: 'exponential', delay: 2_000 },
-        },
+        opts: jobOptions(config, 'nightly'),
       },
     );
     installed.push(account.name);

@@ -1,6 +1,7 @@
 // What `visync status` shows, read from Redis only (no worker needs to run).
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config/schema.js';
+import { initialLimit } from '../src/extract/extract-account.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
 import type { AccountQueues } from './queues.js';
 import { peekBudget } from './redis-rate-budget.js';
@@ -44,7 +45,7 @@ export async function readStatus(o: {
     const queue = o.queues.for(a.name);
     const recent = await o.ledger.recent(a.name, 50);
     const scheduler = await queue.getJobScheduler(schedulerId(a.name));
-    const limit = { requests: a.requestsPerMinute ?? 120, windowMs: a.rateWindowSeconds * 1000 };
+    const limit = initialLimit(a);
     const budget = await peekBudget(o.redis, o.config.redis.prefix, a.name, limit);
     const last = await o.ledger.lastSuccess(a.name);
     accounts.push({

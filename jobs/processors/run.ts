@@ -10,12 +10,12 @@ import { assembleManifest, writeManifest } from '../../src/runs/manifest.js';
 import { logicalRunId } from '../../src/runs/run-id.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import { addDays, utcDate } from '../../src/util/time.js';
-import { accountOf, type JobContext, jobOptions } from '../context.js';
+import { accountOf, type JobContext } from '../context.js';
 import {
   JOB,
   jobIds,
+  jobOptions,
   type LoadJobData,
-  PRIORITY,
   type RunJobData,
   RunJobSchema,
   type WorkspaceJobData,
@@ -135,7 +135,7 @@ export async function processRun(
     buyerIntentDays: [...ctx.config.extract.buyerIntentDays],
     ...(data.endpoints?.length ? { endpoints: data.endpoints } : {}),
   };
-  const opts = jobOptions(ctx, PRIORITY[data.kind]);
+  const opts = jobOptions(ctx.config, data.kind);
   const load: LoadJobData = {
     account: account.name,
     runId,

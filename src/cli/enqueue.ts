@@ -2,24 +2,23 @@ import { type Command, InvalidArgumentError } from 'commander';
 import { openJobsClient } from '../../jobs/client.js';
 import { enqueueRun } from '../../jobs/enqueue.js';
 import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
-import { isWorkspaceEndpoint, WORKSPACE_ENDPOINTS } from '../api/endpoints.js';
+import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
 import { loadConfig } from '../config/load.js';
 import { exitCodeFor, type RunStatus } from '../runs/manifest.js';
 import { sleep } from '../util/time.js';
+import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
-import { parseDays } from './run-once.js';
 
 interface EnqueueFlags {
   account?: string[];
   brand?: string[];
   days?: number;
-  endpoints?: string;
+  endpoints?: WorkspaceEndpoint[];
   wait?: boolean;
   timeout?: number;
   force?: boolean;
 }
 
-const collect = (value: string, prev: string[] = []) => [...prev, value];
 const FINISHED = new Set(['succeeded', 'partial', 'failed']);
 
 export function registerEnqueue(program: Command, state: ProgramState, io: CliIo): void {
@@ -40,7 +39,11 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
     .option('--account <name>', 'only this account (repeatable)', collect)
     .option('--brand <id>', 'only this workspace id (repeatable)', collect)
     .option('--days <n>', 'visibility history in days, 1-365', parseDays)
-    .option('--endpoints <list>', `workspace endpoints, comma-separated (${WORKSPACE_ENDPOINTS.join(',')})`)
+    .option(
+      '--endpoints <list>',
+      `workspace endpoints, comma-separated (${WORKSPACE_ENDPOINTS.join(',')})`,
+      parseEndpoints,
+    )
     .option('--wait', 'show progress until the runs finish; exit code from the result')
     .option('--timeout <seconds>', 'with --wait: give up (exit 1) after this long', (v) => Number(v))
     .option('--force', 'enqueue a new run even if the same run exists already')
@@ -51,15 +54,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
     .action(
       exitWith(state, async (kind: 'sync' | 'backfill', flags: EnqueueFlags, cmd: Command) => {
         const config = loadConfig(configOption(cmd));
-        const endpoints = flags.endpoints
-          ?.split(',')
-          .map((s) => s.trim())
-          .filter(Boolean);
-        const bad = endpoints?.filter((e) => !isWorkspaceEndpoint(e)) ?? [];
-        if (bad.length)
-          throw new CliError(
-            `--endpoints: unknown endpoint ${bad.join(', ')}; choose from ${WORKSPACE_ENDPOINTS.join(', ')}`,
-          );
+        const endpoints = flags.endpoints;
         const accounts = flags.account?.length ? flags.account : config.accounts.map((a) => a.name);
         const client = openJobsClient(config, 'visync enqueue');
         try {

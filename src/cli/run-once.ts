@@ -1,5 +1,5 @@
-import { type Command, InvalidArgumentError, Option } from 'commander';
-import { isWorkspaceEndpoint, WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
+import { type Command, Option } from 'commander';
+import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
 import { closeAllPools } from '../api/http-pools.js';
 import { loadConfig } from '../config/load.js';
 import { createLogger, registerSecret } from '../log.js';
@@ -8,6 +8,7 @@ import { createRunLoader } from '../pipeline/run-loader.js';
 import { exitCodeFor, type Manifest } from '../runs/manifest.js';
 import { createObjectStore } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
+import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 export interface RunOnceFlags {
@@ -18,29 +19,6 @@ export interface RunOnceFlags {
   days?: number;
   logLevel?: string;
 }
-
-export function parseDays(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 365)
-    throw new InvalidArgumentError('expected a whole number of days from 1 to 365');
-  return n;
-}
-
-function parseEndpoints(value: string): WorkspaceEndpoint[] {
-  const names = value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  const bad = names.filter((n) => !isWorkspaceEndpoint(n));
-  if (bad.length || names.length === 0) {
-    throw new InvalidArgumentError(
-      `unknown endpoint ${bad.join(', ')}; choose from ${WORKSPACE_ENDPOINTS.join(', ')}`,
-    );
-  }
-  return names as WorkspaceEndpoint[];
-}
-
-const collect = (value: string, prev: string[] = []) => [...prev, value];
 
 export function registerRun(program: Command, state: ProgramState, io: CliIo): void {
   program

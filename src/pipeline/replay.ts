@@ -7,7 +7,7 @@ import {
   runStatus,
   writeManifest,
 } from '../runs/manifest.js';
-import { decodeSegment } from '../sinks/layout.js';
+import { ACCOUNT_KEY, decodeSegment } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { finishRun, type RunLoader } from './finish-run.js';
 
@@ -98,9 +98,10 @@ function manifestFromRaw(
   now: string,
 ): Manifest {
   const brands = new Set<string>();
+  // Any workspace file names its workspace (a run may have skipped /brands/{id} via --endpoints).
   for (const f of rawFiles) {
-    const m = /^raw\/brand\/[^/]+\/[^/]+\/[^/]+\/(.+)\.json$/.exec(f.key);
-    if (m) brands.add(decodeSegment(m[1] as string));
+    const m = /\/([^/]+?)(?:\.days-\d+)?\.json$/.exec(f.key);
+    if (m && m[1] !== ACCOUNT_KEY) brands.add(decodeSegment(m[1] as string));
   }
   return {
     run_id: run.runId,

@@ -2,10 +2,12 @@
 // schedules, windows, budgets. Multi-process behaviour (SIGKILL, SIGTERM, two workers) is in
 // test/workers.test.ts.
 import { randomUUID } from 'node:crypto';
+import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { openJobsClient } from '../jobs/client.js';
 import { enqueueRun } from '../jobs/enqueue.js';
+import { queueName } from '../jobs/queues.js';
 import { installSchedules } from '../jobs/schedules.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import type { Config } from '../src/config/schema.js';
@@ -109,6 +111,34 @@ describe('jobs on BullMQ', () => {
     await sleep(300);
     expect(s.log.filter((e) => e.endpoint === 'me')).toHaveLength(1);
     expect(s.log.filter((e) => e.endpoint === 'visibility').every((e) => e.query.days === '30')).toBe(true);
+  });
+
+  it('a nightly run that fires twice for the same date runs once', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const dir = tempDir();
+    const config = jobsConfig(s, dir);
+    const c = client(config);
+    await worker(config);
+    const { logicalRunId } = await import('../src/runs/run-id.js');
+    const runId = logicalRunId('nightly', 'acme', '2026-11-10');
+    const data = { account: 'acme', kind: 'nightly', runDate: '2026-11-10' };
+    // Two jobs for the same logical run (the ids differ, as two scheduler firings' would).
+    await c.queues.for('acme').add('run', data, { jobId: 'first-firing' });
+    expect((await waitForRun(config, runId)).status).toBe('succeeded');
+    const calls = s.log.length;
+    const events = new QueueEvents(queueName('acme'), {
+      connection: { url: inject('redisUrl') },
+      prefix: config.redis.prefix,
+    });
+    try {
+      await events.waitUntilReady();
+      const second = await c.queues.for('acme').add('run', data, { jobId: 'second-firing' });
+      const result = await second.waitUntilFinished(events, 20_000);
+      expect(result.skipped).toBe('already succeeded');
+    } finally {
+      await events.close();
+    }
+    expect(s.log.length).toBe(calls);
   });
 
   it('installs a nightly scheduler per account with the configured cron and time zone, and removes stale ones', async () => {

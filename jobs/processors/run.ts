@@ -45,14 +45,10 @@ export async function processRun(
 
   await ctx.ledger.create({ run_id: runId, account: account.name, kind: data.kind, run_date: runDate });
   const existing = await ctx.ledger.get(runId);
-  if (
-    existing &&
-    ['succeeded', 'partial', 'failed'].includes(existing.status) &&
-    existing.workspaces_total !== undefined
-  ) {
+  if (existing && ['succeeded', 'partial', 'failed'].includes(existing.status)) {
     // The same logical run again (a schedule firing twice, a re-added job): it ran already.
     log.info({ status: existing.status }, 'run already finished; not running it again');
-    return { runId, workspaces: existing.workspaces_total, skipped: `already ${existing.status}` };
+    return { runId, workspaces: existing.workspaces_total ?? 0, skipped: `already ${existing.status}` };
   }
 
   const days =

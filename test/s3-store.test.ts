@@ -45,6 +45,8 @@ function s3Config(over: Partial<S3SinkConfig> = {}): S3SinkConfig {
     region: 'us-east-1',
     endpoint: server.endpoint,
     forcePathStyle: true,
+    requestTimeoutSeconds: 60,
+    maxAttempts: 5,
     ...over,
   };
 }

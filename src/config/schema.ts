@@ -190,6 +190,10 @@ export const ExtractSchema = z.strictObject(
     overlapDays: intBetween(0, 30).default(2),
     /** Workspaces fetched at once per account. */
     concurrency: intBetween(1, 64).default(8),
+    /** A response body larger than this fails the call (retryable) instead of filling memory. */
+    maxResponseBytes: positiveInt.default(64 * 1024 * 1024),
+    /** Whole-request deadline (connect, headers and body together); a trickling body cannot outlast it. */
+    requestTimeoutSeconds: positiveNumber.default(120),
   },
   { error: expected('a mapping of extract settings') },
 );
@@ -218,8 +222,10 @@ export const JobsSchema = z.strictObject(
     lockSeconds: positiveNumber.default(30),
     /** A job that would wait longer than this for request budget steps aside (delayed) and frees its worker slot. */
     maxBudgetWaitSeconds: positiveNumber.default(10),
+    /** A run still unfinished this long after it started ends partial with the reason, never waits forever. */
+    maxRunHours: positiveNumber.default(20),
   },
-  { error: expected('a mapping with attempts, lockSeconds, maxBudgetWaitSeconds') },
+  { error: expected('a mapping with attempts, lockSeconds, maxBudgetWaitSeconds, maxRunHours') },
 );
 
 export const FsSinkSchema = z.strictObject(
@@ -241,6 +247,10 @@ export const S3SinkSchema = z.strictObject(
     region: nonEmptyString('an AWS region such as eu-west-1').default('us-east-1'),
     endpoint: endpointUrl('http://127.0.0.1:9000').optional(),
     forcePathStyle: bool.default(false),
+    /** Per-request deadline for S3 calls: a server that accepts and never answers cannot hang a put. */
+    requestTimeoutSeconds: positiveNumber.default(60),
+    /** Attempts per S3 request (the SDK's own retry with backoff), first try included. */
+    maxAttempts: intBetween(1, 20).default(5),
   },
   { error: expected('a mapping with at least bucket') },
 );

@@ -265,6 +265,39 @@ export const BigQuerySinkSchema = z.strictObject(
   { error: expected('a mapping with projectId and dataset') },
 );
 
+const listenAddress = z
+  .string({ error: expected('HOST:PORT such as 127.0.0.1:9464, or off') })
+  .regex(/^(off|\[[0-9a-fA-F:.]+\]:\d{1,5}|[^\s:]+:\d{1,5})$/, {
+    error: 'expected HOST:PORT such as 127.0.0.1:9464 ([::1]:9464 for IPv6), or off',
+  });
+
+export const WorkerSchema = z.strictObject(
+  {
+    /** Address of /metrics, /healthz, /readyz and /ui/; `off` disables it. */
+    listen: listenAddress.default('127.0.0.1:9464'),
+    ui: z.preprocess(
+      nullAsUndefined,
+      z
+        .strictObject({ readOnly: bool.default(true) }, { error: expected('a mapping with readOnly') })
+        .prefault({}),
+    ),
+  },
+  { error: expected('a mapping with listen and ui') },
+);
+
+export const ALERT_EVENTS = ['failed', 'partial', 'stale'] as const;
+
+export const AlertsSchema = z.strictObject(
+  {
+    webhook: endpointUrl('https://hooks.slack.com/services/...'),
+    on: z
+      .array(z.enum(ALERT_EVENTS, { error: `expected one of ${ALERT_EVENTS.join(', ')}` }))
+      .default(() => [...ALERT_EVENTS]),
+    staleAfterHours: positiveNumber.default(30),
+  },
+  { error: expected('a mapping with webhook, on and staleAfterHours') },
+);
+
 const SINKS_NEED_STORE =
   'configure fs or s3 (raw landing needs an object store), e.g. sinks: { fs: { dir: ./data } }';
 
@@ -316,6 +349,8 @@ export const ConfigSchema = z.strictObject(
     jobs: z.preprocess(nullAsUndefined, JobsSchema.prefault({})),
     sinks: SinksSchema,
     shutdownGraceSeconds: positiveNumber.default(30),
+    worker: z.preprocess(nullAsUndefined, WorkerSchema.prefault({})),
+    alerts: AlertsSchema.optional(),
   },
   { error: 'expected a YAML mapping with at least accounts and sinks' },
 );
@@ -330,4 +365,6 @@ export type JobsConfig = z.output<typeof JobsSchema>;
 export type SinksConfig = z.output<typeof SinksSchema>;
 export type FsSinkConfig = z.output<typeof FsSinkSchema>;
 export type S3SinkConfig = z.output<typeof S3SinkSchema>;
+export type WorkerConfig = z.output<typeof WorkerSchema>;
+export type AlertsConfig = z.output<typeof AlertsSchema>;
 export type BigQuerySinkConfig = z.output<typeof BigQuerySinkSchema>;

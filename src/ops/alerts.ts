@@ -1,0 +1,178 @@
+// Failure alerts: a Slack-compatible JSON POST when a run ends failed or partial, and once when an
+// account has had no successful run for `alerts.staleAfterHours`. An alert is best effort: it is
+// retried with backoff, bounded in time, never throws into the run that triggered it, and passes
+// through the secret scrubber, so a key echoed in an upstream error never leaves the process.
+import { request } from 'undici';
+import type { AlertsConfig } from '../config/schema.js';
+import { scrubSecrets } from '../log.js';
+import type { Manifest } from '../runs/manifest.js';
+import { sleep } from '../util/time.js';
+
+export type AlertEvent = AlertsConfig['on'][number];
+
+export interface AlertPayload {
+  /** What Slack (and most chat webhooks) show. */
+  text: string;
+  /** The same facts as fields, for Slack's legacy attachment rendering. */
+  attachments: { color: string; fields: { title: string; value: string; short: boolean }[] }[];
+  /** The structured record, for receivers that are programs. */
+  visync: {
+    event: AlertEvent;
+    account: string;
+    run_id?: string;
+    status?: string;
+    kind?: string;
+    run_date?: string;
+    error?: string;
+    failed_workspaces: { brand_id: string; error: string }[];
+    failed_tables: { table: string; error: string }[];
+    last_success_at?: string;
+    stale_hours?: number;
+  };
+}
+
+const MAX_LISTED = 10;
+const MAX_REASON = 300;
+
+function short(text: string): string {
+  return text.length > MAX_REASON ? `${text.slice(0, MAX_REASON)}...` : text;
+}
+
+function listed<T>(items: T[], line: (t: T) => string): string {
+  const shown = items.slice(0, MAX_LISTED).map(line);
+  if (items.length > MAX_LISTED) shown.push(`... and ${items.length - MAX_LISTED} more`);
+  return shown.join('\n');
+}
+
+/** The alert for a run that ended failed or partial; undefined for a run that needs none. */
+export function runAlert(m: Manifest, on: readonly AlertEvent[]): AlertPayload | undefined {
+  if (m.status === 'succeeded' || !on.includes(m.status)) return undefined;
+  const failedWorkspaces = m.workspaces
+    .filter((w) => w.status === 'failed')
+    .map((w) => ({ brand_id: w.brand_id, error: short(w.error ?? 'unknown error') }));
+  const failedTables = m.loads
+    .filter((l) => l.status === 'failed')
+    .map((l) => ({ table: l.table, error: short(l.error ?? 'unknown error') }));
+  const parts = [`visync: run ${m.run_id} of account ${m.account} ended ${m.status}`];
+  if (m.error) parts.push(short(m.error));
+  if (failedWorkspaces.length)
+    parts.push(`${failedWorkspaces.length} of ${m.workspaces.length} workspaces failed`);
+  if (failedTables.length) parts.push(`${failedTables.length} table loads failed`);
+  const fields = [
+    { title: 'account', value: m.account, short: true },
+    { title: 'run', value: m.run_id, short: true },
+    { title: 'status', value: m.status, short: true },
+    { title: 'kind', value: m.kind, short: true },
+  ];
+  if (failedWorkspaces.length)
+    fields.push({
+      title: 'failed workspaces',
+      value: listed(failedWorkspaces, (w) => `${w.brand_id}: ${w.error}`),
+      short: false,
+    });
+  if (failedTables.length)
+    fields.push({
+      title: 'failed loads',
+      value: listed(failedTables, (t) => `${t.table}: ${t.error}`),
+      short: false,
+    });
+  return {
+    text: parts.join('; '),
+    attachments: [{ color: m.status === 'failed' ? 'danger' : 'warning', fields }],
+    visync: {
+      event: m.status,
+      account: m.account,
+      run_id: m.run_id,
+      status: m.status,
+      kind: m.kind,
+      run_date: m.run_date,
+      ...(m.error ? { error: short(m.error) } : {}),
+      failed_workspaces: failedWorkspaces,
+      failed_tables: failedTables,
+    },
+  };
+}
+
+/** The alert for an account whose last success is older than the threshold (or that never had one). */
+export function staleAlert(o: {
+  account: string;
+  lastSuccessAt: string | undefined;
+  now: Date;
+  staleAfterHours: number;
+}): AlertPayload | undefined {
+  const last = o.lastSuccessAt ? Date.parse(o.lastSuccessAt) : undefined;
+  const hours = last === undefined ? undefined : (o.now.getTime() - last) / 3_600_000;
+  if (hours !== undefined && hours < o.staleAfterHours) return undefined;
+  const since =
+    hours === undefined ? 'no successful run on record' : `last success ${Math.floor(hours)} h ago`;
+  const text = `visync: account ${o.account} is stale: ${since} (threshold ${o.staleAfterHours} h)`;
+  return {
+    text,
+    attachments: [
+      {
+        color: 'warning',
+        fields: [
+          { title: 'account', value: o.account, short: true },
+          { title: 'last success', value: o.lastSuccessAt ?? 'never', short: true },
+        ],
+      },
+    ],
+    visync: {
+      event: 'stale',
+      account: o.account,
+      ...(o.lastSuccessAt ? { last_success_at: o.lastSuccessAt } : {}),
+      ...(hours !== undefined ? { stale_hours: Math.floor(hours) } : {}),
+      failed_workspaces: [],
+      failed_tables: [],
+    },
+  };
+}
+
+export interface SendOptions {
+  attempts?: number;
+  baseDelayMs?: number;
+  /** Per-attempt deadline. */
+  timeoutMs?: number;
+}
+
+export interface SendResult {
+  ok: boolean;
+  attempts: number;
+  /** Why the last attempt failed (no URL in it: webhook URLs are secrets too). */
+  error?: string;
+}
+
+/**
+ * POSTs one alert. 2xx is done; 4xx other than 429 is final (the receiver refuses the payload or
+ * the URL is wrong, asking again changes nothing); 429, 5xx and network errors are retried.
+ */
+export async function sendAlert(
+  webhook: string,
+  payload: AlertPayload,
+  o: SendOptions = {},
+): Promise<SendResult> {
+  const attempts = o.attempts ?? 4;
+  const base = o.baseDelayMs ?? 1_000;
+  const body = scrubSecrets(JSON.stringify(payload));
+  let error = '';
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    try {
+      const res = await request(webhook, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'user-agent': 'visibility-sync' },
+        body,
+        headersTimeout: o.timeoutMs ?? 10_000,
+        bodyTimeout: o.timeoutMs ?? 10_000,
+        signal: AbortSignal.timeout(o.timeoutMs ?? 10_000),
+      });
+      await res.body.dump();
+      if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true, attempts: attempt };
+      error = `HTTP ${res.statusCode}`;
+      if (res.statusCode < 500 && res.statusCode !== 429) return { ok: false, attempts: attempt, error };
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    if (attempt < attempts) await sleep(base * 2 ** (attempt - 1));
+  }
+  return { ok: false, attempts, error };
+}

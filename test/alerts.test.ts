@@ -1,0 +1,158 @@
+// Alerts are POSTed to a real HTTP receiver on loopback: what a Slack-compatible webhook gets, how
+// a flaky receiver is retried, and that a key echoed in an error never leaves the process.
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { registerSecret } from '../src/log.js';
+import { runAlert, sendAlert, staleAlert } from '../src/ops/alerts.js';
+import type { Manifest } from '../src/runs/manifest.js';
+
+interface Receiver {
+  url: string;
+  bodies: unknown[];
+  server: Server;
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  while (servers.length) {
+    const s = servers.pop();
+    await new Promise((r) => s?.close(r));
+  }
+});
+
+/** A webhook receiver answering with the given statuses in turn (the last one repeats). */
+async function receiver(statuses: number[]): Promise<Receiver> {
+  const bodies: unknown[] = [];
+  let i = 0;
+  const server = createServer((req: IncomingMessage, res) => {
+    let text = '';
+    req.on('data', (c: Buffer) => {
+      text += c.toString('utf8');
+    });
+    req.on('end', () => {
+      bodies.push(JSON.parse(text));
+      res.statusCode = statuses[Math.min(i++, statuses.length - 1)] as number;
+      res.end('ok');
+    });
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies, server };
+}
+
+function manifest(over: Partial<Manifest> = {}): Manifest {
+  return {
+    run_id: 'sync-20261123T020000Z-abcd',
+    account: 'acme',
+    kind: 'nightly',
+    status: 'partial',
+    started_at: '2026-11-23T02:00:00.000Z',
+    finished_at: '2026-11-23T02:10:00.000Z',
+    run_date: '2026-11-23',
+    window: { visibility_days: 7, from: '2026-11-17', to: '2026-11-23', buyer_intent_days: [7] },
+    workspaces: [
+      { brand_id: 'brd_1', status: 'succeeded' },
+      {
+        brand_id: 'brd_2',
+        status: 'failed',
+        error: 'HTTP 404: workspace brd_2 is not owned by this account',
+      },
+    ],
+    files: [],
+    loads: [
+      { table: 'brands', job_id: 'j1', status: 'succeeded', rows: 2 },
+      {
+        table: 'prompts',
+        job_id: 'j2',
+        status: 'failed',
+        rows: 0,
+        error: 'Access Denied: dataset visibility',
+      },
+    ],
+    requests: { calls: 10, rate_limited: 0, retries: 0, waited_ms: 0 },
+    drift: [],
+    ...over,
+  };
+}
+
+describe('alerts', () => {
+  it('a partial run posts one Slack-compatible alert naming the failed workspace and table with reasons', async () => {
+    const r = await receiver([200]);
+    const payload = runAlert(manifest(), ['failed', 'partial', 'stale']);
+    expect(payload).toBeDefined();
+    const sent = await sendAlert(r.url, payload!, { baseDelayMs: 1 });
+    expect(sent).toEqual({ ok: true, attempts: 1 });
+    expect(r.bodies).toHaveLength(1);
+    const body = r.bodies[0] as { text: string; visync: Record<string, unknown>; attachments: unknown[] };
+    expect(body.text).toContain('acme');
+    expect(body.text).toContain('partial');
+    expect(body.visync).toMatchObject({
+      account: 'acme',
+      run_id: 'sync-20261123T020000Z-abcd',
+      status: 'partial',
+      failed_workspaces: [{ brand_id: 'brd_2', error: expect.stringContaining('404') }],
+      failed_tables: [{ table: 'prompts', error: 'Access Denied: dataset visibility' }],
+    });
+    expect(JSON.stringify(body)).not.toMatch(/https?:\/\//);
+  });
+
+  it('sends nothing for a succeeded run or a status the config does not ask for', () => {
+    expect(runAlert(manifest({ status: 'succeeded' }), ['failed', 'partial'])).toBeUndefined();
+    expect(runAlert(manifest({ status: 'partial' }), ['failed'])).toBeUndefined();
+    expect(runAlert(manifest({ status: 'failed' }), ['failed'])?.visync.event).toBe('failed');
+  });
+
+  it('retries a receiver that answers 503, and gives up on 400 without retrying', async () => {
+    const flaky = await receiver([503, 503, 200]);
+    const payload = runAlert(manifest({ status: 'failed', error: 'plan has no API access' }), ['failed'])!;
+    expect(await sendAlert(flaky.url, payload, { baseDelayMs: 1 })).toEqual({ ok: true, attempts: 3 });
+    expect(flaky.bodies).toHaveLength(3);
+
+    const refusing = await receiver([400]);
+    const res = await sendAlert(refusing.url, payload, { baseDelayMs: 1 });
+    expect(res).toMatchObject({ ok: false, attempts: 1, error: 'HTTP 400' });
+    expect(refusing.bodies).toHaveLength(1);
+  });
+
+  it('an unreachable receiver ends in a failed result, not an exception', async () => {
+    const r = await receiver([200]);
+    const url = r.url;
+    await new Promise((res) => r.server.close(res));
+    servers.pop();
+    const res = await sendAlert(url, runAlert(manifest(), ['partial'])!, { attempts: 2, baseDelayMs: 1 });
+    expect(res.ok).toBe(false);
+    expect(res.attempts).toBe(2);
+    expect(res.error).toBeTruthy();
+  });
+
+  it('never sends a registered key, even when an upstream error echoed it', async () => {
+    const key = 'vk_live_alerts_4f"x';
+    registerSecret(key);
+    const r = await receiver([200]);
+    const m = manifest();
+    m.workspaces[1] = { brand_id: 'brd_2', status: 'failed', error: `HTTP 401: bad key ${key}` };
+    await sendAlert(r.url, runAlert(m, ['partial'])!, { baseDelayMs: 1 });
+    const text = JSON.stringify(r.bodies);
+    expect(text).toContain('[redacted]');
+    expect(text).not.toContain('vk_live_alerts_4f');
+  });
+
+  it('an account is stale once its last success is older than the threshold, or when it never had one', () => {
+    const now = new Date('2026-11-23T12:00:00Z');
+    expect(
+      staleAlert({ account: 'acme', lastSuccessAt: '2026-11-23T02:00:00Z', now, staleAfterHours: 30 }),
+    ).toBeUndefined();
+    const stale = staleAlert({
+      account: 'acme',
+      lastSuccessAt: '2026-11-21T02:00:00Z',
+      now,
+      staleAfterHours: 30,
+    });
+    expect(stale?.visync).toMatchObject({ event: 'stale', account: 'acme', stale_hours: 58 });
+    expect(stale?.text).toContain('58 h ago');
+    expect(
+      staleAlert({ account: 'acme', lastSuccessAt: undefined, now, staleAfterHours: 30 })?.text,
+    ).toContain('no successful run');
+  });
+});

@@ -1,9 +1,17 @@
-// The run ledger in Redis: one hash per run (window, status, request counts, manifest location,
-// workspace progress) and per account a sorted set of its runs and the last successful one. Job
-// ids stop deduplicating once BullMQ removes a job; the ledger is what remembers a run.
+// The run ledger in Redis: one hash per run (window, status, request counts, manifest location),
+// the sets of its finished and failed workspaces, and per account a sorted set of its runs and the
+// last successful one. Job ids stop deduplicating once BullMQ removes a job; the ledger is what
+// remembers a run. Redis may lose it all (a restart without persistence): the manifests in the sink
+// are the record that lasts, and restore() puts a run back from its manifest.
+//
+// A job can run twice (its lock expired while Redis was frozen), so progress is the set of
+// workspaces that finished, never an increment; and every update that reads before it writes is
+// one Lua script, so two processes finishing at once cannot interleave.
 import type { Redis } from 'ioredis';
 import type { RequestStats } from '../src/api/request-stats.js';
+import type { Manifest } from '../src/runs/manifest.js';
 import type { RunKind } from '../src/runs/run-id.js';
+import { manifestKey } from '../src/sinks/layout.js';
 
 export type LedgerStatus = 'queued' | 'running' | 'succeeded' | 'partial' | 'failed';
 
@@ -24,6 +32,7 @@ export interface LedgerRun {
   /** Why the account stopped mid-run (bad key, plan): later workspace jobs do not call the API. */
   stopped?: string;
   workspaces_total?: number;
+  /** Workspaces that finished, failed or not (each counted once however often its job ran). */
   workspaces_done: number;
   workspaces_failed: number;
   calls: number;
@@ -32,55 +41,135 @@ export interface LedgerRun {
   waited_ms: number;
 }
 
-/** Counters read back as 0 when never incremented. */
-const COUNTERS = [
-  'workspaces_done',
-  'workspaces_failed',
-  'calls',
-  'rate_limited',
-  'retries',
-  'waited_ms',
-] as const;
+/** Request counters read back as 0 when never incremented. */
+const COUNTERS = ['calls', 'rate_limited', 'retries', 'waited_ms'] as const;
+
+// Every script first checks that the run is in the ledger: a job still running after Redis lost
+// its data must not leave a headless hash behind.
+const GUARD = `if redis.call('HEXISTS', KEYS[1], 'run_id') == 0 then return 0 end\n`;
+
+const SCRIPTS = {
+  /** KEYS: run, runs. ARGV: run_id, account, kind, run_date, created_at, created ms. */
+  visyncLedgerCreate: {
+    numberOfKeys: 2,
+    lua: `
+if redis.call('HSETNX', KEYS[1], 'run_id', ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'account', ARGV[2], 'kind', ARGV[3], 'run_date', ARGV[4],
+  'status', 'queued', 'created_at', ARGV[5])
+redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
+return 1`,
+  },
+  /** KEYS: run, done set, failed set. ARGV: workspace, 1 when it failed. A success is final. */
+  visyncLedgerWorkspace: {
+    numberOfKeys: 3,
+    lua: `${GUARD}
+local succeeded_before = redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1
+  and redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 0
+redis.call('SADD', KEYS[2], ARGV[1])
+if ARGV[2] == '1' then
+  if not succeeded_before then redis.call('SADD', KEYS[3], ARGV[1]) end
+else
+  redis.call('SREM', KEYS[3], ARGV[1])
+end
+return 1`,
+  },
+  /** KEYS: run. ARGV: calls, rate_limited, retries, waited_ms. */
+  visyncLedgerRequests: {
+    numberOfKeys: 1,
+    lua: `${GUARD}
+redis.call('HINCRBY', KEYS[1], 'calls', ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'rate_limited', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'retries', ARGV[3])
+redis.call('HINCRBY', KEYS[1], 'waited_ms', ARGV[4])
+return 1`,
+  },
+  /**
+   * KEYS: run, last success (hash run_id, run_date). ARGV: status, then field/value pairs.
+   * Only a newer run date moves the mark: a late backfill must not pull the nightly window back.
+   */
+  visyncLedgerFinish: {
+    numberOfKeys: 2,
+    lua: `${GUARD}
+redis.call('HSET', KEYS[1], 'status', ARGV[1], unpack(ARGV, 2))
+if ARGV[1] == 'succeeded' then
+  local date = redis.call('HGET', KEYS[1], 'run_date')
+  local prev = redis.call('HGET', KEYS[2], 'run_date')
+  if not prev or prev <= date then
+    redis.call('HSET', KEYS[2], 'run_id', redis.call('HGET', KEYS[1], 'run_id'), 'run_date', date)
+  end
+end
+return 1`,
+  },
+} as const;
+
+type ScriptName = keyof typeof SCRIPTS;
+type LedgerRedis = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<number>>;
+
+function flatten(fields: Partial<Omit<LedgerRun, 'run_id'>>): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) out.push(k, String(v));
+  return out;
+}
 
 export class RunLedger {
+  readonly #redis: LedgerRedis;
+
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly prefix: string,
-  ) {}
+  ) {
+    // defineCommand sends EVALSHA and falls back to EVAL when the server has lost its script cache.
+    for (const [name, def] of Object.entries(SCRIPTS)) {
+      if (!(name in redis)) redis.defineCommand(name, def);
+    }
+    this.#redis = redis as LedgerRedis;
+  }
 
   #run(runId: string): string {
     return `${this.prefix}:ledger:run:${runId}`;
+  }
+  #done(runId: string): string {
+    return `${this.#run(runId)}:done`;
+  }
+  #failed(runId: string): string {
+    return `${this.#run(runId)}:failed`;
   }
   #runs(account: string): string {
     return `${this.prefix}:ledger:runs:${account}`;
   }
   #lastSuccess(account: string): string {
-    return `${this.prefix}:ledger:last-success:${account}`;
+    return `${this.prefix}:ledger:last-success-run:${account}`;
   }
 
   /** Records a new run; false when the run already exists (the same logical run enqueued again). */
   async create(run: Pick<LedgerRun, 'run_id' | 'account' | 'kind' | 'run_date'>): Promise<boolean> {
     const now = new Date();
-    const created = await this.redis.hsetnx(this.#run(run.run_id), 'run_id', run.run_id);
-    if (!created) return false;
-    await this.redis
-      .multi()
-      .hset(this.#run(run.run_id), {
-        account: run.account,
-        kind: run.kind,
-        run_date: run.run_date,
-        status: 'queued',
-        created_at: now.toISOString(),
-      })
-      .zadd(this.#runs(run.account), now.getTime(), run.run_id)
-      .exec();
-    return true;
+    const created = await this.#redis.visyncLedgerCreate(
+      this.#run(run.run_id),
+      this.#runs(run.account),
+      run.run_id,
+      run.account,
+      run.kind,
+      run.run_date,
+      now.toISOString(),
+      now.getTime(),
+    );
+    return created === 1;
   }
 
   async get(runId: string): Promise<LedgerRun | undefined> {
-    const h = await this.redis.hgetall(this.#run(runId));
-    if (!h.run_id) return undefined;
-    const out: Record<string, unknown> = { ...h };
+    const replies = await this.#redis
+      .multi()
+      .hgetall(this.#run(runId))
+      .scard(this.#done(runId))
+      .scard(this.#failed(runId))
+      .exec();
+    const [h, done, failed] = (replies ?? []).map(([err, value]) => {
+      if (err) throw err;
+      return value;
+    }) as [Record<string, string>, number, number];
+    if (!h?.run_id) return undefined;
+    const out: Record<string, unknown> = { ...h, workspaces_done: done, workspaces_failed: failed };
     for (const k of COUNTERS) out[k] = Number(h[k] ?? 0);
     for (const k of ['visibility_days', 'workspaces_total'] as const)
       if (h[k] !== undefined) out[k] = Number(h[k]);
@@ -88,51 +177,94 @@ export class RunLedger {
   }
 
   async update(runId: string, fields: Partial<Omit<LedgerRun, 'run_id'>>): Promise<void> {
-    const flat: Record<string, string> = {};
-    for (const [k, v] of Object.entries(fields)) if (v !== undefined) flat[k] = String(v);
-    if (Object.keys(flat).length) await this.redis.hset(this.#run(runId), flat);
+    const flat = flatten(fields);
+    if (flat.length) await this.#redis.hset(this.#run(runId), ...flat);
   }
 
   async addRequests(runId: string, s: RequestStats): Promise<void> {
-    await this.redis
-      .multi()
-      .hincrby(this.#run(runId), 'calls', s.calls)
-      .hincrby(this.#run(runId), 'rate_limited', s.rate_limited)
-      .hincrby(this.#run(runId), 'retries', s.retries)
-      .hincrby(this.#run(runId), 'waited_ms', Math.round(s.waited_ms))
-      .exec();
+    await this.#redis.visyncLedgerRequests(
+      this.#run(runId),
+      s.calls,
+      s.rate_limited,
+      s.retries,
+      Math.round(s.waited_ms),
+    );
   }
 
-  async workspaceFinished(runId: string, failed: boolean): Promise<void> {
-    const m = this.redis.multi().hincrby(this.#run(runId), 'workspaces_done', 1);
-    if (failed) m.hincrby(this.#run(runId), 'workspaces_failed', 1);
-    await m.exec();
+  /** A workspace of the run finished; the same workspace finishing again changes no count. */
+  async workspaceFinished(runId: string, workspace: string, failed: boolean): Promise<void> {
+    await this.#redis.visyncLedgerWorkspace(
+      this.#run(runId),
+      this.#done(runId),
+      this.#failed(runId),
+      workspace,
+      failed ? 1 : 0,
+    );
   }
 
   /** First stop reason wins; later workspace jobs of the run see it and make no call. */
   async stop(runId: string, reason: string): Promise<void> {
-    await this.redis.hsetnx(this.#run(runId), 'stopped', reason);
+    await this.#redis.hsetnx(this.#run(runId), 'stopped', reason);
   }
 
   async finish(run: LedgerRun, status: LedgerStatus, fields: Partial<LedgerRun> = {}): Promise<void> {
-    await this.update(run.run_id, { ...fields, status, finished_at: new Date().toISOString() });
-    if (status === 'succeeded') {
-      // Only a newer run date moves the mark: a late backfill must not pull the nightly window back.
-      const prev = await this.redis.get(this.#lastSuccess(run.account));
-      const prevDate = prev ? (await this.get(prev))?.run_date : undefined;
-      if (!prevDate || prevDate <= run.run_date)
-        await this.redis.set(this.#lastSuccess(run.account), run.run_id);
-    }
+    const { run_id: _id, ...rest } = fields;
+    await this.#redis.visyncLedgerFinish(
+      this.#run(run.run_id),
+      this.#lastSuccess(run.account),
+      status,
+      ...flatten({ ...rest, finished_at: new Date().toISOString() }),
+    );
+  }
+
+  /**
+   * Puts a finished run back from its manifest (Redis lost it); a run the ledger still holds is
+   * left as it is. True when the run was restored.
+   */
+  async restore(m: Manifest): Promise<boolean> {
+    const runId = m.run_id;
+    if (!(await this.create({ run_id: runId, account: m.account, kind: m.kind, run_date: m.run_date })))
+      return false;
+    const done = m.workspaces.map((w) => w.brand_id);
+    const failed = m.workspaces.filter((w) => w.status === 'failed').map((w) => w.brand_id);
+    const tx = this.#redis.multi().hset(
+      this.#run(runId),
+      ...flatten({
+        started_at: m.started_at,
+        visibility_days: m.window.visibility_days,
+        window_from: m.window.from,
+        window_to: m.window.to,
+        workspaces_total: m.workspaces.length,
+        calls: m.requests.calls,
+        rate_limited: m.requests.rate_limited,
+        retries: m.requests.retries,
+        waited_ms: Math.round(m.requests.waited_ms),
+      }),
+    );
+    if (done.length) tx.sadd(this.#done(runId), ...done);
+    if (failed.length) tx.sadd(this.#failed(runId), ...failed);
+    await tx.exec();
+    await this.#redis.visyncLedgerFinish(
+      this.#run(runId),
+      this.#lastSuccess(m.account),
+      m.status,
+      ...flatten({
+        finished_at: m.finished_at,
+        manifest_key: manifestKey(m.account, runId),
+        error: m.error,
+      }),
+    );
+    return true;
   }
 
   async lastSuccess(account: string): Promise<LedgerRun | undefined> {
-    const id = await this.redis.get(this.#lastSuccess(account));
+    const id = await this.#redis.hget(this.#lastSuccess(account), 'run_id');
     return id ? this.get(id) : undefined;
   }
 
   /** Newest runs of an account first. */
   async recent(account: string, limit = 20): Promise<LedgerRun[]> {
-    const ids = await this.redis.zrevrange(this.#runs(account), 0, limit - 1);
+    const ids = await this.#redis.zrevrange(this.#runs(account), 0, limit - 1);
     const runs = await Promise.all(ids.map((id) => this.get(id)));
     return runs.filter((r): r is LedgerRun => r !== undefined);
   }

@@ -18,7 +18,7 @@ export async function processWorkspace(
   const data = WorkspaceJobSchema.parse(job.data);
   const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   const fail = async (message: string): Promise<never> => {
-    await ctx.ledger.workspaceFinished(data.runId, true);
+    await ctx.ledger.workspaceFinished(data.runId, data.brandId, true);
     throw new UnrecoverableError(message);
   };
 
@@ -63,7 +63,7 @@ export async function processWorkspace(
       await job.moveToDelayed(Date.now() + delayFor(err), token);
       throw new DelayedError();
     }
-    if (final) await ctx.ledger.workspaceFinished(data.runId, true);
+    if (final) await ctx.ledger.workspaceFinished(data.runId, data.brandId, true);
     throw err;
   }
   await ctx.ledger.addRequests(data.runId, stats);
@@ -78,6 +78,6 @@ export async function processWorkspace(
     if (!final && ws.failures.every((e) => e.retryable)) throw new Error(message);
     return fail(message);
   }
-  await ctx.ledger.workspaceFinished(data.runId, false);
+  await ctx.ledger.workspaceFinished(data.runId, data.brandId, false);
   return { brand_id: data.brandId, status: 'succeeded', drift: ws.drift };
 }

@@ -1,15 +1,9 @@
 // Reads one run's raw landing back: which files exist, grouped per workspace, each parsed into a
 // RawRecord. Listing the store (not the manifest) makes replay work from the raw files alone.
 
-import { parseRawDocument } from '../land/raw.js';
+import { brandIdOfRequest, parseRawDocument } from '../land/raw.js';
 import type { RawRecord } from '../normalise/types.js';
-import {
-  ACCOUNT_KEY,
-  decodeSegment,
-  RAW_ENDPOINTS,
-  type RawEndpoint,
-  rawRunPrefix,
-} from '../sinks/layout.js';
+import { brandKey, parseRawKey, RAW_ENDPOINTS, type RawEndpoint, rawRunPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { sha256Hex } from '../util/hash.js';
 
@@ -38,9 +32,8 @@ export async function listRawRun(
   const account: RawFileRef[] = [];
   const workspaces = new Map<string, RawFileRef[]>();
   for (const endpoint of RAW_ENDPOINTS) {
-    const prefix = rawRunPrefix(endpoint, run.account, run.runDate, run.runId);
-    for (const key of await store.list(prefix)) {
-      const ref = parseRawFileName(endpoint, key, key.slice(prefix.length));
+    for (const key of await store.list(rawRunPrefix(endpoint, run.account, run.runDate, run.runId))) {
+      const ref = await rawFileRef(store, key);
       if (!ref) continue;
       if (ref.brandId === undefined) account.push(ref);
       else {
@@ -54,13 +47,36 @@ export async function listRawRun(
   return { account, workspaces: sorted };
 }
 
-function parseRawFileName(endpoint: RawEndpoint, key: string, file: string): RawFileRef | undefined {
-  const m = /^(.+?)(?:\.days-(\d+))?\.json$/.exec(file);
-  if (!m) return undefined;
-  const name = m[1] as string;
-  const ref: RawFileRef = { key, endpoint };
-  if (name !== ACCOUNT_KEY) ref.brandId = decodeSegment(name);
-  if (m[2] !== undefined) ref.days = Number(m[2]);
+/** The workspace ids a run's raw landing names (replay of a run that has no manifest). */
+export async function rawRunWorkspaces(store: ObjectStore, run: RunCoordinates): Promise<string[]> {
+  return [...(await listRawRun(store, run)).workspaces.keys()];
+}
+
+/**
+ * A raw file's coordinates from its key, or undefined for a file that is not one the landing
+ * writes. A hashed workspace key does not hold the id: it is read from the file's request path.
+ */
+async function rawFileRef(store: ObjectStore, key: string): Promise<RawFileRef | undefined> {
+  const parsed = parseRawKey(key);
+  if (!parsed) return undefined;
+  const ref: RawFileRef = { key, endpoint: parsed.endpoint };
+  if (parsed.days !== undefined) ref.days = parsed.days;
+  if (!parsed.brand) return ref;
+  if (parsed.brand.brandId !== undefined) {
+    ref.brandId = parsed.brand.brandId;
+    return ref;
+  }
+  const bytes = await store.get(key);
+  if (!bytes) throw new Error(`raw file disappeared while reading the run: ${key}`);
+  const { request } = parseRawDocument(bytes);
+  const brandId = brandIdOfRequest(parsed.endpoint, request);
+  if (brandId === undefined || brandKey(brandId) !== parsed.brand.key) {
+    throw new Error(
+      `raw file ${key} does not match its request path ${JSON.stringify(request.path)}: ` +
+        'restore the file from the landing or delete it, then replay the run',
+    );
+  }
+  ref.brandId = brandId;
   return ref;
 }
 

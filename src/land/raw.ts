@@ -1,7 +1,7 @@
 // Raw landing: every successful response body, unchanged, wrapped with what was asked. The body
 // is spliced in as text rather than re-serialised, so its bytes are exactly what the API sent.
 import type { ApiResponse } from '../api/client.js';
-import { type RawEndpoint, rawKey } from '../sinks/layout.js';
+import { decodeSegment, type RawEndpoint, type RawKeyParts, rawKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 
 export interface RawRequestInfo {
@@ -30,18 +30,35 @@ export function rawDocument(res: ApiResponse): string {
 }
 
 export async function landRaw(store: ObjectStore, run: RunRef, res: ApiResponse): Promise<StoredObject> {
-  const key = rawKey({
-    endpoint: res.call.endpoint as RawEndpoint,
+  const parts: RawKeyParts = {
+    endpoint: res.call.endpoint,
     account: run.account,
     runDate: run.runDate,
     runId: run.runId,
-    ...(res.call.brandId !== undefined ? { brandId: res.call.brandId } : {}),
-    ...(res.call.endpoint === 'buyer-intent' && res.call.days !== undefined ? { days: res.call.days } : {}),
-  });
-  return store.put(key, rawDocument(res), { contentType: 'application/json' });
+  };
+  if (res.call.brandId !== undefined) parts.brandId = res.call.brandId;
+  // Visibility calls have a window too, but only buyer-intent keeps one file per window.
+  if (res.call.endpoint === 'buyer-intent' && res.call.days !== undefined) parts.days = res.call.days;
+  return store.put(rawKey(parts), rawDocument(res), { contentType: 'application/json' });
 }
 
 /** Reads a landed raw file back (replay). */
 export function parseRawDocument(bytes: Buffer): { request: RawRequestInfo; body: unknown } {
   return JSON.parse(bytes.toString('utf8')) as { request: RawRequestInfo; body: unknown };
+}
+
+/**
+ * The workspace id a raw file was fetched for, from its request path as sent
+ * (`[base path]/brands/{encoded id}` for brand, `…/brands/{encoded id}/{endpoint}` for the others).
+ * A workspace key too long for a file name is hashed, and this is where its id lives.
+ */
+export function brandIdOfRequest(endpoint: RawEndpoint, request: RawRequestInfo): string | undefined {
+  const segments = request.path.split('/');
+  const at = segments.length - (endpoint === 'brand' ? 1 : 2);
+  if (at < 1 || segments[at - 1] !== 'brands') return undefined;
+  try {
+    return decodeSegment(segments[at] as string);
+  } catch {
+    return undefined;
+  }
 }

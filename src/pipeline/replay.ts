@@ -1,13 +1,16 @@
 // `visync replay`: rebuild a run's curated files and loads from its raw landing, no API call.
 import type { Logger } from 'pino';
+import type { KeyLock } from '../curate/key-lock.js';
+import { rawRunWorkspaces } from '../curate/raw-run.js';
 import {
+  type LoadResult,
   type Manifest,
   type ManifestFile,
   readManifest,
   runStatus,
   writeManifest,
 } from '../runs/manifest.js';
-import { ACCOUNT_KEY, decodeSegment } from '../sinks/layout.js';
+import { parseManifestKey, parseRawKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { finishRun, type RunLoader } from './finish-run.js';
 
@@ -19,6 +22,8 @@ export interface ReplayOptions {
   loader?: RunLoader;
   partRows?: number;
   now?: () => Date;
+  latestLock?: KeyLock;
+  onLoaded?: (load: LoadResult) => void;
 }
 
 export class ReplayError extends Error {
@@ -43,8 +48,8 @@ export async function locateRun(
   const manifest = await readManifest(store, name, runId);
   if (manifest) return { account: name, runDate: manifest.run_date, manifest };
   // A run that crashed before its manifest: its date is in the raw keys of /me.
-  const me = (await store.list(`raw/me/account=${name}/`)).find((k) => k.includes(`/run=${runId}/`));
-  const runDate = me && /\/dt=(\d{4}-\d{2}-\d{2})\//.exec(me)?.[1];
+  const me = (await store.list(`raw/me/account=${name}/`)).map(parseRawKey).find((k) => k?.runId === runId);
+  const runDate = me?.runDate;
   if (!runDate)
     throw new ReplayError(`run ${runId} of account ${name} has no manifest and no raw landing to replay`);
   return { account: name, runDate };
@@ -53,13 +58,13 @@ export async function locateRun(
 async function accountsWithRun(store: ObjectStore, runId: string): Promise<string[]> {
   const found = new Set<string>();
   for (const key of await store.list('runs/')) {
-    const m = /^runs\/account=([^/]+)\/run=([^/]+)\/manifest\.json$/.exec(key);
-    if (m && m[2] === runId) found.add(m[1] as string);
+    const m = parseManifestKey(key);
+    if (m?.runId === runId) found.add(m.account);
   }
   if (found.size === 0) {
     for (const key of await store.list('raw/me/')) {
-      const m = /^raw\/me\/account=([^/]+)\/dt=[^/]+\/run=([^/]+)\//.exec(key);
-      if (m && m[2] === runId) found.add(m[1] as string);
+      const m = parseRawKey(key);
+      if (m?.runId === runId) found.add(m.account);
     }
   }
   return [...found].sort();
@@ -73,12 +78,15 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     store: o.store,
     run,
     logger: o.logger,
-    ...(o.loader ? { loader: o.loader } : {}),
-    ...(old ? { previousLoads: old.loads } : {}),
-    ...(o.partRows ? { partRows: o.partRows } : {}),
+    loader: o.loader,
+    previousLoads: old?.loads,
+    partRows: o.partRows,
+    latestLock: o.latestLock,
+    onLoaded: o.onLoaded,
   });
   const now = (o.now ?? (() => new Date()))().toISOString();
-  const base: Manifest = old ?? manifestFromRaw(run, finished.rawFiles, now);
+  const base: Manifest =
+    old ?? manifestFromRaw(run, finished.rawFiles, now, await rawRunWorkspaces(o.store, run));
   const manifest: Manifest = {
     ...base,
     files: [...finished.rawFiles, ...finished.files],
@@ -96,13 +104,9 @@ function manifestFromRaw(
   run: { account: string; runId: string; runDate: string },
   rawFiles: ManifestFile[],
   now: string,
+  /** Any workspace file names its workspace (a run may have skipped /brands/{id} via --endpoints). */
+  brands: string[],
 ): Manifest {
-  const brands = new Set<string>();
-  // Any workspace file names its workspace (a run may have skipped /brands/{id} via --endpoints).
-  for (const f of rawFiles) {
-    const m = /\/([^/]+?)(?:\.days-\d+)?\.json$/.exec(f.key);
-    if (m && m[1] !== ACCOUNT_KEY) brands.add(decodeSegment(m[1] as string));
-  }
   return {
     run_id: run.runId,
     account: run.account,
@@ -117,5 +121,6 @@ function manifestFromRaw(
     loads: [],
     requests: { calls: 0, rate_limited: 0, retries: 0, waited_ms: 0 },
     drift: [],
+    interrupted: `the run stopped before writing its manifest; completed from its raw landing at ${now} (calls that had not landed are missing)`,
   };
 }

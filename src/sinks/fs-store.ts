@@ -1,10 +1,22 @@
 // Local-disk object store with the same key layout as S3. Writes go to a temporary file and are
 // renamed into place, so a reader (or a crash) never sees half a file under its final name.
+//
+// A temporary file sits in the folder of its key (same file system, so the rename is atomic) under
+// a name starting with `@`. No key has such a file name: layout.ts builds file names from fixed
+// words and percent-encoded ids, and encodeURIComponent always writes `@` as `%40`. So list()
+// skips exactly the temporary files and never a real key (such as workspace `x.tmp-1`). The name
+// is short and fixed in length, so it fits wherever the key's own file name fits.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { sha256Hex } from '../util/hash.js';
 import { assertSafeKey, type ObjectStore, type PutOptions, type StoredObject } from './object-store.js';
+
+const TEMP_MARK = '@tmp-';
+
+function isTempName(fileName: string): boolean {
+  return fileName.startsWith(TEMP_MARK);
+}
 
 export class FsObjectStore implements ObjectStore {
   readonly location: string;
@@ -17,14 +29,16 @@ export class FsObjectStore implements ObjectStore {
 
   #path(key: string): string {
     assertSafeKey(key);
-    return join(this.#root, ...key.split('/'));
+    const path = join(this.#root, ...key.split('/'));
+    if (isTempName(basename(path))) throw new Error(`unsafe object key (a temporary file name): ${key}`);
+    return path;
   }
 
   async put(key: string, body: Uint8Array | string, _options: PutOptions): Promise<StoredObject> {
     const path = this.#path(key);
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     await mkdir(dirname(path), { recursive: true });
-    const tmp = `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
+    const tmp = join(dirname(path), `${TEMP_MARK}${process.pid}-${randomBytes(6).toString('hex')}`);
     try {
       await writeFile(tmp, bytes);
       await rename(tmp, path);
@@ -44,6 +58,10 @@ export class FsObjectStore implements ObjectStore {
     }
   }
 
+  async delete(key: string): Promise<void> {
+    await rm(this.#path(key), { force: true });
+  }
+
   async list(prefix: string): Promise<string[]> {
     const out: string[] = [];
     // Walk only the folder the prefix names, not the whole store.
@@ -51,8 +69,9 @@ export class FsObjectStore implements ObjectStore {
     const folder = cut < 0 ? this.#root : join(this.#root, ...prefix.slice(0, cut).split('/'));
     await this.#walk(folder, out);
     return out
+      .filter((p) => !isTempName(basename(p)))
       .map((p) => relative(this.#root, p).split(sep).join('/'))
-      .filter((k) => k.startsWith(prefix) && !k.includes('.tmp-'))
+      .filter((k) => k.startsWith(prefix))
       .sort();
   }
 

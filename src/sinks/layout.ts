@@ -1,5 +1,8 @@
-// The storage layout of design section 4: one place that turns names into object keys, so the fs
-// and S3 sinks, replay and downstream readers can never disagree about where a file lives.
+// The storage layout: one place that turns names into object keys and keys back into names, so
+// the fs and S3 sinks, curate, replay and downstream readers can never disagree about where a file
+// lives or what it holds. Every key builder here has its parser beside it, and each parser only
+// accepts what its builder emits (test/keys.test.ts checks the round trip on arbitrary ids).
+import { sha256Hex } from '../util/hash.js';
 
 /** Every upstream endpoint, by the name of its folder under raw/ (account-level ones first). */
 export const RAW_ENDPOINTS = [
@@ -15,7 +18,13 @@ export const RAW_ENDPOINTS = [
 
 export type RawEndpoint = (typeof RAW_ENDPOINTS)[number];
 
-/** Key used for account-level calls (/me, /brands) in place of a workspace key. */
+/** Endpoints called once per account; every other endpoint is called per workspace. */
+const ACCOUNT_ENDPOINTS: readonly RawEndpoint[] = ['me', 'brands'];
+
+/** The only endpoint whose raw files carry a window (`.days-N`) in their name. */
+const WINDOWED_ENDPOINT: RawEndpoint = 'buyer-intent';
+
+/** File name stem used for account-level calls (/me, /brands) in place of a workspace key. */
 export const ACCOUNT_KEY = '_account';
 
 /**
@@ -28,13 +37,66 @@ export function encodeSegment(id: string): string {
   return encodeURIComponent(id);
 }
 
-/** Inverse of encodeSegment, for reading a brand key back from a file name. */
+/** Inverse of encodeSegment. Throws on text that is not percent-encoding. */
 export function decodeSegment(segment: string): string {
   return decodeURIComponent(segment);
 }
 
+/*
+ * Workspace keys (`brand_key`) and why some are hashed.
+ *
+ * A workspace id is stored under its percent-encoding (encodeSegment) when that is at most
+ * PLAIN_KEY_MAX_BYTES (200) bytes long: every id seen in practice, and every key written before
+ * this rule existed. A longer encoding cannot be a file name (ext4 and most file systems stop at
+ * 255 bytes; an 80-character CJK id encodes to 720), so such an id is stored under
+ *
+ *   <the encoding of its longest leading characters that fit in HASHED_PREFIX_MAX_BYTES>~h-<the
+ *   first 32 hex digits of sha256(id in UTF-8)>
+ *
+ * which is 201 to 212 bytes long. Plain keys are at most 200 bytes and hashed keys always longer,
+ * so the two kinds never meet and the length alone tells them apart (an id that happens to end in
+ * `~h-<hex>` is short and therefore plain). A hashed key cannot be decoded back to its id: the id
+ * is the one in the raw file's request path (see land/raw.ts), which curate and replay read.
+ * The longest file name is then 212 + `.days-90.json` (13) = 225 bytes, under 255.
+ */
+const PLAIN_KEY_MAX_BYTES = 200;
+/** One more character encodes to at most 12 bytes, so a hashed key is at least 177 - 11 + 35 = 201 bytes. */
+const HASHED_PREFIX_MAX_BYTES = PLAIN_KEY_MAX_BYTES - 23;
+const HASH_MARK = '~h-';
+const HASH_HEX_DIGITS = 32;
+const HASHED_KEY = new RegExp(`^[A-Za-z0-9%!'()*._~-]+${HASH_MARK}[0-9a-f]{${HASH_HEX_DIGITS}}$`);
+
 export function brandKey(brandId: string): string {
-  return encodeSegment(brandId);
+  // An empty id would make the file name `.json` and its API path the /brands list.
+  if (brandId === '') throw new Error('a workspace id cannot be empty');
+  const plain = encodeSegment(brandId);
+  if (plain.length <= PLAIN_KEY_MAX_BYTES) return plain;
+  let prefix = '';
+  for (const ch of brandId) {
+    const next = encodeURIComponent(ch);
+    if (prefix.length + next.length > HASHED_PREFIX_MAX_BYTES) break;
+    prefix += next;
+  }
+  return `${prefix}${HASH_MARK}${sha256Hex(brandId).slice(0, HASH_HEX_DIGITS)}`;
+}
+
+/** A workspace key read from a key: the id, unless the key is hashed (then only the file knows it). */
+export interface BrandKeyParts {
+  key: string;
+  /** Undefined for a hashed key. */
+  brandId?: string;
+}
+
+/** Parser of brandKey: undefined for anything brandKey never emits. */
+export function parseBrandKey(key: string): BrandKeyParts | undefined {
+  if (key.length > PLAIN_KEY_MAX_BYTES) return HASHED_KEY.test(key) ? { key } : undefined;
+  let brandId: string;
+  try {
+    brandId = decodeSegment(key);
+  } catch {
+    return undefined;
+  }
+  return encodeSegment(brandId) === key ? { key, brandId } : undefined;
 }
 
 export interface RawKeyParts {
@@ -42,16 +104,52 @@ export interface RawKeyParts {
   account: string;
   runDate: string;
   runId: string;
-  /** Workspace id; omitted for account-level calls. */
+  /** Workspace id; given exactly for per-workspace endpoints. */
   brandId?: string;
-  /** Buyer-intent window in days. */
+  /** Buyer-intent window in days; given exactly for buyer-intent. */
   days?: number;
 }
 
+/** `raw/{endpoint}/account={account}/dt={run_date}/run={run_id}/{brand_key}[.days-{D}].json` */
 export function rawKey(p: RawKeyParts): string {
+  const accountLevel = ACCOUNT_ENDPOINTS.includes(p.endpoint);
+  if (accountLevel !== (p.brandId === undefined))
+    throw new Error(`raw ${p.endpoint} key: a workspace id is ${accountLevel ? 'not allowed' : 'required'}`);
+  if ((p.endpoint === WINDOWED_ENDPOINT) !== (p.days !== undefined))
+    throw new Error(
+      `raw ${p.endpoint} key: a days window is only and always part of ${WINDOWED_ENDPOINT} keys`,
+    );
   const base = p.brandId === undefined ? ACCOUNT_KEY : brandKey(p.brandId);
   const file = p.days === undefined ? `${base}.json` : `${base}.days-${p.days}.json`;
-  return `raw/${p.endpoint}/account=${p.account}/dt=${p.runDate}/run=${p.runId}/${file}`;
+  return `${rawRunPrefix(p.endpoint, p.account, p.runDate, p.runId)}${file}`;
+}
+
+/** What parseRawKey reads back: RawKeyParts, with the workspace as its key (it may be hashed). */
+export interface ParsedRawKey extends Omit<RawKeyParts, 'brandId'> {
+  brand?: BrandKeyParts;
+}
+
+/** Parser of rawKey: undefined for any key rawKey never emits (stray files are not raw files). */
+export function parseRawKey(key: string): ParsedRawKey | undefined {
+  const parts = key.split('/');
+  if (parts.length !== 6 || parts[0] !== 'raw') return undefined;
+  const endpoint = RAW_ENDPOINTS.find((e) => e === parts[1]);
+  const account = fieldValue(parts[2], 'account=');
+  const runDate = fieldValue(parts[3], 'dt=');
+  const runId = fieldValue(parts[4], 'run=');
+  const file = parts[5] as string;
+  if (!endpoint || account === undefined || runDate === undefined || runId === undefined) return undefined;
+  const out: ParsedRawKey = { endpoint, account, runDate, runId };
+  if (ACCOUNT_ENDPOINTS.includes(endpoint)) return file === `${ACCOUNT_KEY}.json` ? out : undefined;
+  // The window is read from the right and only for buyer-intent: `foo.days-7.days-30.json` is
+  // workspace `foo.days-7` with window 30, and `foo.days-7.json` elsewhere is workspace `foo.days-7`.
+  const m =
+    endpoint === WINDOWED_ENDPOINT ? /^(.+)\.days-([1-9]\d*)\.json$/.exec(file) : /^(.+)\.json$/.exec(file);
+  const brand = m && parseBrandKey(m[1] as string);
+  if (!brand) return undefined;
+  out.brand = brand;
+  if (m[2] !== undefined) out.days = Number(m[2]);
+  return out;
 }
 
 /** Folder (prefix) holding every raw file of one endpoint of one run. */
@@ -59,21 +157,62 @@ export function rawRunPrefix(endpoint: RawEndpoint, account: string, runDate: st
   return `raw/${endpoint}/account=${account}/dt=${runDate}/run=${runId}/`;
 }
 
-export function tablePartKey(p: {
+export interface TablePartKeyParts {
   table: string;
   partitionDate: string;
   account: string;
   runId: string;
   part: number;
-}): string {
+}
+
+export function tablePartKey(p: TablePartKeyParts): string {
   const n = String(p.part).padStart(5, '0');
   return `tables/${p.table}/dt=${p.partitionDate}/account=${p.account}/run=${p.runId}/part-${n}.ndjson.gz`;
+}
+
+/** Parser of tablePartKey. */
+export function parseTablePartKey(key: string): TablePartKeyParts | undefined {
+  const parts = key.split('/');
+  if (parts.length !== 6 || parts[0] !== 'tables' || !parts[1]) return undefined;
+  const partitionDate = fieldValue(parts[2], 'dt=');
+  const account = fieldValue(parts[3], 'account=');
+  const runId = fieldValue(parts[4], 'run=');
+  const n = /^part-(\d{5,})\.ndjson\.gz$/.exec(parts[5] as string)?.[1];
+  if (partitionDate === undefined || account === undefined || runId === undefined || n === undefined)
+    return undefined;
+  const part = Number(n);
+  if (String(part).padStart(5, '0') !== n) return undefined;
+  return { table: parts[1], partitionDate, account, runId, part };
 }
 
 export function manifestKey(account: string, runId: string): string {
   return `runs/account=${account}/run=${runId}/manifest.json`;
 }
 
+/** Parser of manifestKey. */
+export function parseManifestKey(key: string): { account: string; runId: string } | undefined {
+  const parts = key.split('/');
+  if (parts.length !== 4 || parts[0] !== 'runs' || parts[3] !== 'manifest.json') return undefined;
+  const account = fieldValue(parts[1], 'account=');
+  const runId = fieldValue(parts[2], 'run=');
+  return account === undefined || runId === undefined ? undefined : { account, runId };
+}
+
 export function latestKey(account: string, brandId: string): string {
   return `latest/account=${account}/brand=${brandKey(brandId)}.json`;
+}
+
+/** Parser of latestKey (a hashed workspace key names its id inside the file, as `brand_id`). */
+export function parseLatestKey(key: string): { account: string; brand: BrandKeyParts } | undefined {
+  const parts = key.split('/');
+  if (parts.length !== 3 || parts[0] !== 'latest') return undefined;
+  const account = fieldValue(parts[1], 'account=');
+  const stem = /^brand=(.+)\.json$/.exec(parts[2] as string)?.[1];
+  const brand = stem === undefined ? undefined : parseBrandKey(stem);
+  return account === undefined || !brand ? undefined : { account, brand };
+}
+
+/** `name=value` segment -> value (non-empty), else undefined. */
+function fieldValue(segment: string | undefined, name: string): string | undefined {
+  return segment?.startsWith(name) && segment.length > name.length ? segment.slice(name.length) : undefined;
 }

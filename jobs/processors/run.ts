@@ -6,7 +6,8 @@ import { ApiError } from '../../src/api/errors.js';
 import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
 import { emptyStats } from '../../src/api/request-stats.js';
 import { createAccountClient, discoverWorkspaces } from '../../src/extract/extract-account.js';
-import { assembleManifest, writeManifest } from '../../src/runs/manifest.js';
+import { lastSucceededRun } from '../../src/runs/history.js';
+import { assembleManifest, readManifest, writeManifest } from '../../src/runs/manifest.js';
 import { logicalRunId } from '../../src/runs/run-id.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import { addDays, utcDate } from '../../src/util/time.js';
@@ -20,7 +21,9 @@ import {
   RunJobSchema,
   type WorkspaceJobData,
 } from '../definitions.js';
+import type { LedgerRun } from '../ledger.js';
 import { queueName } from '../queues.js';
+import { dueAt } from '../schedules.js';
 import { nightlyWindowDays } from '../window.js';
 import { delayFor } from './delay.js';
 
@@ -28,6 +31,26 @@ export interface RunJobResult {
   runId: string;
   workspaces: number;
   skipped?: string;
+}
+
+const isFinished = (r: LedgerRun | undefined) =>
+  r !== undefined && ['succeeded', 'partial', 'failed'].includes(r.status);
+
+/**
+ * Run date of the account's last success: the ledger's, or when Redis has none (lost in a restart
+ * without persistence, or a new Redis) the sink's, which is then put back into the ledger.
+ */
+async function lastSuccessDate(ctx: JobContext, account: string): Promise<string | undefined> {
+  const inLedger = await ctx.ledger.lastSuccess(account);
+  if (inLedger) return inLedger.run_date;
+  const manifest = await lastSucceededRun(ctx.store, account);
+  if (!manifest) return undefined;
+  await ctx.ledger.restore(manifest);
+  ctx.logger.info(
+    { account, run_id: manifest.run_id, run_date: manifest.run_date },
+    'last success rebuilt from the manifests in the sink (Redis had none)',
+  );
+  return manifest.run_date;
 }
 
 export async function processRun(
@@ -38,14 +61,23 @@ export async function processRun(
   const data = RunJobSchema.parse(job.data);
   const account = accountOf(ctx, data.account);
   if (!account) throw new UnrecoverableError(`account ${data.account} is not in this worker's config`);
-  // A scheduled nightly job carries no id: its logical date is the day it was scheduled for.
-  const runDate = data.runDate ?? utcDate(new Date(job.timestamp));
+  // A scheduled nightly job carries no id: its logical date is the UTC day it was due, not the
+  // day BullMQ created the job (when the previous one fired, or when a worker restarted).
+  const runDate = data.runDate ?? utcDate(new Date(dueAt(job)));
   const runId = data.runId ?? logicalRunId(data.kind, account.name, runDate);
   const log = ctx.logger.child({ account: account.name, run_id: runId, job: job.id });
 
   await ctx.ledger.create({ run_id: runId, account: account.name, kind: data.kind, run_date: runDate });
-  const existing = await ctx.ledger.get(runId);
-  if (existing && ['succeeded', 'partial', 'failed'].includes(existing.status)) {
+  let existing = await ctx.ledger.get(runId);
+  if (!isFinished(existing)) {
+    // Redis may have lost the run (a restart without persistence): its manifest is the record.
+    const manifest = await readManifest(ctx.store, account.name, runId);
+    if (manifest?.status === 'succeeded') {
+      await ctx.ledger.restore(manifest);
+      existing = await ctx.ledger.get(runId);
+    }
+  }
+  if (existing && isFinished(existing)) {
     // The same logical run again (a schedule firing twice, a re-added job): it ran already.
     log.info({ status: existing.status }, 'run already finished; not running it again');
     return { runId, workspaces: existing.workspaces_total ?? 0, skipped: `already ${existing.status}` };
@@ -56,7 +88,7 @@ export async function processRun(
     (data.kind === 'nightly'
       ? nightlyWindowDays({
           runDate,
-          lastSuccessRunDate: (await ctx.ledger.lastSuccess(account.name))?.run_date,
+          lastSuccessRunDate: await lastSuccessDate(ctx, account.name),
           overlapDays: ctx.config.extract.overlapDays,
           visibilityDays: ctx.config.extract.visibilityDays,
         })

@@ -3,7 +3,14 @@
 
 import { brandIdOfRequest, parseRawDocument } from '../land/raw.js';
 import type { RawRecord } from '../normalise/types.js';
-import { brandKey, parseRawKey, RAW_ENDPOINTS, type RawEndpoint, rawRunPrefix } from '../sinks/layout.js';
+import {
+  brandKey,
+  encodeSegment,
+  parseRawKey,
+  RAW_ENDPOINTS,
+  type RawEndpoint,
+  rawRunPrefix,
+} from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { sha256Hex } from '../util/hash.js';
 
@@ -70,7 +77,11 @@ async function rawFileRef(store: ObjectStore, key: string): Promise<RawFileRef |
   if (!bytes) throw new Error(`raw file disappeared while reading the run: ${key}`);
   const { request } = parseRawDocument(bytes);
   const brandId = brandIdOfRequest(parsed.endpoint, request);
-  if (brandId === undefined || brandKey(brandId) !== parsed.brand.key) {
+  // The plain encoding matches too: a run landed on S3 before long ids were hashed.
+  if (
+    brandId === undefined ||
+    (brandKey(brandId) !== parsed.brand.key && encodeSegment(brandId) !== parsed.brand.key)
+  ) {
     throw new Error(
       `raw file ${key} does not match its request path ${JSON.stringify(request.path)}: ` +
         'restore the file from the landing or delete it, then replay the run',

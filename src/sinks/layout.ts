@@ -58,6 +58,8 @@ export function decodeSegment(segment: string): string {
  * `~h-<hex>` is short and therefore plain). A hashed key cannot be decoded back to its id: the id
  * is the one in the raw file's request path (see land/raw.ts), which curate and replay read.
  * The longest file name is then 212 + `.days-90.json` (13) = 225 bytes, under 255.
+ * Keys longer than 200 bytes that are plain encodings were written before this rule (S3 allows
+ * them); they are still read, so old runs replay.
  */
 const PLAIN_KEY_MAX_BYTES = 200;
 /** One more character encodes to at most 12 bytes, so a hashed key is at least 177 - 11 + 35 = 201 bytes. */
@@ -87,9 +89,9 @@ export interface BrandKeyParts {
   brandId?: string;
 }
 
-/** Parser of brandKey: undefined for anything brandKey never emits. */
+/** Parser of brandKey: undefined for anything brandKey never emits (or emitted before hashing). */
 export function parseBrandKey(key: string): BrandKeyParts | undefined {
-  if (key.length > PLAIN_KEY_MAX_BYTES) return HASHED_KEY.test(key) ? { key } : undefined;
+  if (key.length > PLAIN_KEY_MAX_BYTES && HASHED_KEY.test(key)) return { key };
   let brandId: string;
   try {
     brandId = decodeSegment(key);

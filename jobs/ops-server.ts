@@ -1,0 +1,244 @@
+// The worker's HTTP endpoint: /healthz (the process serves), /readyz (Redis answers and the
+// workers run), /metrics (Prometheus text) and /ui/ (Bull Board over the deployment's queues).
+// It binds before the workers start, so a taken port or missing credentials stop the worker
+// before it takes a job; the workers are attached once they run.
+import type { AddressInfo } from 'node:net';
+import { createBullBoard } from '@bull-board/api';
+import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
+import { HonoAdapter } from '@bull-board/hono';
+import { createAdaptorServer } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { Hono } from 'hono';
+import { basicAuth } from 'hono/basic-auth';
+import { HTTPException } from 'hono/http-exception';
+import type { Logger } from 'pino';
+import {
+  collectProcessMetrics,
+  type DeploymentSnapshot,
+  METRICS_CONTENT_TYPE,
+  metricsText,
+} from '../src/ops/metrics.js';
+import { isLoopbackHost } from '../src/util/net.js';
+import type { WorkerHandle } from './worker.js';
+
+/** BullMQ job states counted into visync_queue_jobs. */
+const JOB_STATES = [
+  'waiting',
+  'active',
+  'delayed',
+  'prioritized',
+  'waiting-children',
+  'completed',
+  'failed',
+] as const;
+
+export interface Readiness {
+  ok: boolean;
+  reason?: string;
+}
+
+export interface Credentials {
+  user: string;
+  password: string;
+}
+
+/** An endpoint setting that cannot work: printed as one line, the worker does not start. */
+export class EndpointError extends Error {
+  override name = 'EndpointError';
+}
+
+export interface ListenAddress {
+  host: string;
+  port: number;
+}
+
+/** `HOST:PORT` (`[v6]:PORT` for IPv6) as validated by the config, or undefined for `off`. */
+export function parseListen(listen: string): ListenAddress | undefined {
+  if (listen === 'off') return undefined;
+  const m = /^(?:\[([^\]]+)\]|([^\s:]+)):(\d{1,5})$/.exec(listen);
+  const port = Number(m?.[3]);
+  if (!m || port > 65_535) {
+    throw new EndpointError(
+      `worker listen address "${listen}": expected HOST:PORT such as 127.0.0.1:9464, or off`,
+    );
+  }
+  return { host: (m[1] ?? m[2]) as string, port };
+}
+
+/**
+ * Basic-auth credentials from VISYNC_UI_USER and VISYNC_UI_PASSWORD. Required when the address is
+ * not loopback (anyone on the network could otherwise read the queues and, unless read-only,
+ * retry or delete jobs); applied on loopback too when set.
+ */
+export function endpointCredentials(addr: ListenAddress, env: NodeJS.ProcessEnv): Credentials | undefined {
+  const user = env.VISYNC_UI_USER;
+  const password = env.VISYNC_UI_PASSWORD;
+  if (user && password) return { user, password };
+  if (isLoopbackHost(addr.host) && !user && !password) return undefined;
+  throw new EndpointError(
+    user || password
+      ? 'worker endpoint: set both VISYNC_UI_USER and VISYNC_UI_PASSWORD (basic auth), or neither on a loopback address'
+      : `worker endpoint ${formatHostPort(addr)} is not a loopback address: set VISYNC_UI_USER and VISYNC_UI_PASSWORD (basic auth for /metrics, /readyz and /ui/), or listen on 127.0.0.1`,
+  );
+}
+
+export interface OpsServerOptions {
+  address: ListenAddress;
+  credentials: Credentials | undefined;
+  /** Bull Board shows the queues without retry, clean, pause or delete. */
+  readOnly: boolean;
+  logger: Logger;
+  /** How long /readyz waits for Redis to answer PING, and /metrics for its queue and ledger reads. */
+  redisTimeoutMs?: number;
+}
+
+export interface OpsServer {
+  /** Base URL, with the port actually bound (port 0 picks a free one). */
+  url: string;
+  /** Serves this worker's readiness, queues and ledger from now on. */
+  attach(worker: WorkerHandle): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
+  const redisTimeoutMs = o.redisTimeoutMs ?? 2000;
+  let worker: WorkerHandle | undefined;
+  collectProcessMetrics();
+
+  const board = new HonoAdapter(serveStatic);
+  board.setBasePath('/ui');
+  const boardQueues = createBullBoard({
+    queues: [],
+    serverAdapter: board,
+    options: { uiConfig: { boardTitle: 'visync' } },
+  });
+
+  // Not strict: /ui and /ui/ are the same page (the board's entry route is '/').
+  const app = new Hono({ strict: false });
+  // Before the auth middleware: a container health check calls it without credentials.
+  app.get('/healthz', (c) => c.text('ok\n'));
+  if (o.credentials) {
+    app.use(
+      '*',
+      basicAuth({ username: o.credentials.user, password: o.credentials.password, realm: 'visync' }),
+    );
+  }
+  app.get('/readyz', async (c) => {
+    const r = await readiness(worker, redisTimeoutMs);
+    return r.ok ? c.text('ready\n') : c.text(`not ready: ${r.reason}\n`, 503);
+  });
+  app.get('/metrics', async (c) => {
+    const snapshot = worker ? await deploymentSnapshot(worker, redisTimeoutMs) : undefined;
+    return c.body(await metricsText(snapshot), 200, { 'content-type': METRICS_CONTENT_TYPE });
+  });
+  app.get('/', (c) => c.text('visync worker: /metrics /healthz /readyz /ui/\n'));
+  app.route('/ui', board.registerPlugin());
+  app.onError((err, c) => {
+    // The 401 of basic auth comes this way too.
+    if (err instanceof HTTPException) return err.getResponse();
+    o.logger.error({ path: c.req.path, err: err.message }, 'worker endpoint request failed');
+    return c.text('internal error\n', 500);
+  });
+
+  const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: NodeJS.ErrnoException) => {
+      const why = err.code === 'EADDRINUSE' ? 'the address is in use (another worker here?)' : err.message;
+      reject(
+        new EndpointError(
+          `worker endpoint cannot listen on ${formatHostPort(o.address)}: ${why}; set worker.listen or --listen to a free HOST:PORT, or off`,
+        ),
+      );
+    };
+    server.once('error', onError);
+    server.listen(o.address.port, o.address.host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const bound = server.address() as AddressInfo;
+  const url = `http://${formatHostPort({ host: bound.address, port: bound.port })}`;
+
+  return {
+    url,
+    async attach(w) {
+      worker = w;
+      const accounts = await deploymentAccounts(w);
+      boardQueues.replaceQueues(
+        accounts.map((a) => new BullMQAdapter(w.context.queues.for(a), { readOnlyMode: o.readOnly })),
+      );
+    },
+    async close() {
+      worker = undefined;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive connections (a browser, a scraper) would hold close() open.
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function formatHostPort(a: ListenAddress): string {
+  return a.host.includes(':') ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
+}
+
+/** The accounts of this worker's config and any other account that has a queue under the prefix. */
+async function deploymentAccounts(w: WorkerHandle): Promise<string[]> {
+  const configured = w.context.config.accounts.map((a) => a.name);
+  const registered = await w.context.queues.registered();
+  return [...new Set([...configured, ...registered])].sort();
+}
+
+async function readiness(w: WorkerHandle | undefined, timeoutMs: number): Promise<Readiness> {
+  if (!w) return { ok: false, reason: 'starting: the workers are not running yet' };
+  try {
+    await withTimeout(w.context.redis.ping(), timeoutMs, `Redis did not answer PING within ${timeoutMs} ms`);
+  } catch (err) {
+    return { ok: false, reason: (err as Error).message };
+  }
+  const stopped = w.workers.find((x) => !x.isRunning());
+  if (stopped) return { ok: false, reason: `the worker of queue ${stopped.name} is not running` };
+  return { ok: true };
+}
+
+/** Queue counts and last successes; undefined when Redis does not answer in time. */
+async function deploymentSnapshot(
+  w: WorkerHandle,
+  timeoutMs: number,
+): Promise<DeploymentSnapshot | undefined> {
+  const read = async (): Promise<DeploymentSnapshot> => {
+    const accounts = await deploymentAccounts(w);
+    const [counts, last] = await Promise.all([
+      Promise.all(accounts.map((a) => w.context.queues.for(a).getJobCounts(...JOB_STATES))),
+      Promise.all(accounts.map((a) => w.context.ledger.lastSuccess(a))),
+    ]);
+    return {
+      queueJobs: JOB_STATES.map((state) => ({
+        state,
+        count: counts.reduce((sum, c) => sum + (c[state] ?? 0), 0),
+      })),
+      lastSuccess: accounts.flatMap((account, i) => {
+        const finished = last[i]?.finished_at;
+        return finished ? [{ account, finishedAt: new Date(finished) }] : [];
+      }),
+    };
+  };
+  try {
+    return await withTimeout(read(), timeoutMs, 'Redis did not answer');
+  } catch {
+    return undefined;
+  }
+}
+
+async function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

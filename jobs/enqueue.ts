@@ -1,11 +1,22 @@
 // On-demand runs. The run id follows from what the run is (account, kind, date, parameters), and
 // the ledger refuses a second run of the same id: the same backfill enqueued twice runs once.
+// Except a run that ended failed or partial: enqueued again, it runs again under the same id,
+// rewriting the same keys; tables whose load succeeded are not loaded twice (the load step keeps
+// the loads its manifest records), so a partial run is completed rather than duplicated.
+import type { Queue } from 'bullmq';
 import type { Config } from '../src/config/schema.js';
 import { logicalRunId, newRunId } from '../src/runs/run-id.js';
 import { utcDate } from '../src/util/time.js';
 import { JOB, jobIds, jobOptions, type RunJobData, type RunKind } from './definitions.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
 import type { AccountQueues } from './queues.js';
+
+/** BullMQ keeps finished jobs for a while, and ignores a new job whose id it still holds. */
+async function removeFinishedJobs(queue: Queue, runId: string, workspaces: number): Promise<void> {
+  const ids = [jobIds.run(runId), jobIds.load(runId)];
+  for (let i = 0; i < workspaces; i++) ids.push(jobIds.workspace(runId, i));
+  for (const id of ids) await queue.remove(id);
+}
 
 export interface EnqueueRequest {
   kind: RunKind;
@@ -50,7 +61,9 @@ export async function enqueueRun(
   const created = await ledger.create({ run_id: runId, account: r.account, kind: r.kind, run_date: runDate });
   if (!created) {
     const existing = await ledger.get(runId);
-    return { runId, created: false, ...(existing ? { existing } : {}) };
+    if (!existing || !(await ledger.reopen(runId)))
+      return { runId, created: false, ...(existing ? { existing } : {}) };
+    await removeFinishedJobs(queues.for(r.account), runId, existing.workspaces_total ?? 0);
   }
   const data: RunJobData = {
     account: r.account,

@@ -257,6 +257,22 @@ export class RunLedger {
     return true;
   }
 
+  /**
+   * A run that ended failed or partial, queued again under its id (`enqueue` of the same run): its
+   * outcome and progress are cleared. False, and nothing changes, for any other state.
+   */
+  async reopen(runId: string): Promise<boolean> {
+    const run = await this.get(runId);
+    if (run?.status !== 'failed' && run?.status !== 'partial') return false;
+    await this.#redis
+      .multi()
+      .hdel(this.#run(runId), 'finished_at', 'error', 'stopped', 'manifest_key', 'workspaces_total')
+      .hset(this.#run(runId), 'status', 'queued')
+      .del(this.#done(runId), this.#failed(runId))
+      .exec();
+    return true;
+  }
+
   async lastSuccess(account: string): Promise<LedgerRun | undefined> {
     const id = await this.#redis.hget(this.#lastSuccess(account), 'run_id');
     return id ? this.get(id) : undefined;

@@ -1,6 +1,7 @@
 // The `load` job: runs when every workspace job of the run is done (or failed for good). It
 // normalises the raw landing, loads each table once, and writes the manifest, last.
-import type { Job } from 'bullmq';
+import { type Job, UnrecoverableError } from 'bullmq';
+import type { Logger } from 'pino';
 import { finishRun } from '../../src/pipeline/finish-run.js';
 import {
   assembleManifest,
@@ -11,10 +12,36 @@ import {
 import { manifestKey } from '../../src/sinks/layout.js';
 import type { JobContext } from '../context.js';
 import { type LoadJobData, LoadJobSchema, type WorkspaceJobResult, workspaceIndex } from '../definitions.js';
+import { RedisKeyLock } from '../redis-key-lock.js';
 
 export async function processLoad(job: Job<LoadJobData>, ctx: JobContext): Promise<{ status: string }> {
   const data = LoadJobSchema.parse(job.data);
   const log = ctx.logger.child({ account: data.account, run_id: data.runId, job: job.id });
+  try {
+    return await loadAndRecord(job, data, ctx, log);
+  } catch (err) {
+    // Faults of the sink and the warehouse end in a partial manifest (finishRun never throws for
+    // them); what still throws is what stops the run from being recorded at all, such as a manifest
+    // that cannot be written. On the last attempt the ledger says so, so nobody waits forever and
+    // the run can be enqueued again.
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    const message = err instanceof Error ? err.message : String(err);
+    if (final) {
+      const ledgerRun = await ctx.ledger.get(data.runId);
+      if (ledgerRun) await ctx.ledger.finish(ledgerRun, 'failed', { error: `run not recorded: ${message}` });
+      log.error({ err: message }, 'run failed: not recorded');
+      throw new UnrecoverableError(message);
+    }
+    throw err;
+  }
+}
+
+async function loadAndRecord(
+  job: Job<LoadJobData>,
+  data: LoadJobData,
+  ctx: JobContext,
+  log: Logger,
+): Promise<{ status: string }> {
   const values = (await job.getChildrenValues()) as Record<string, WorkspaceJobResult>;
   const failures = await job.getIgnoredChildrenFailures();
 
@@ -44,8 +71,10 @@ export async function processLoad(job: Job<LoadJobData>, ctx: JobContext): Promi
     store: ctx.store,
     run,
     logger: log,
-    ...(ctx.loader ? { loader: ctx.loader } : {}),
-    ...(previous ? { previousLoads: previous.loads } : {}),
+    loader: ctx.loader,
+    previousLoads: previous?.loads,
+    // Workers on other machines, and run --once, may write the same latest/ bundles.
+    latestLock: new RedisKeyLock(ctx.redis, ctx.config.redis.prefix),
   });
   const ledgerRun = await ctx.ledger.get(data.runId);
   const manifest = assembleManifest({

@@ -1,9 +1,17 @@
 import { type Command, Option } from 'commander';
+import { closeConnection, commandConnection } from '../../jobs/connection.js';
+import { RedisKeyLock } from '../../jobs/redis-key-lock.js';
+import { RedisRateBudget } from '../../jobs/redis-rate-budget.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
 import { closeAllPools } from '../api/http-pools.js';
+import { MemoryRateBudget, type RateBudget } from '../api/rate-budget.js';
 import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import type { KeyLock } from '../curate/key-lock.js';
 import { createLogger, registerSecret } from '../log.js';
-import { runInline } from '../pipeline/run-inline.js';
+import { BrandRoutingError, routeBrands } from '../pipeline/brand-owner.js';
+import { crashHooks } from '../pipeline/crash-points.js';
+import { runInline, selectAccounts } from '../pipeline/run-inline.js';
 import { createRunLoader } from '../pipeline/run-loader.js';
 import { exitCodeFor, type Manifest } from '../runs/manifest.js';
 import { createObjectStore } from '../sinks/create-store.js';
@@ -57,34 +65,87 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
         const config = loadConfig(configOption(cmd));
         for (const a of config.accounts) registerSecret(a.apiKey);
         const logger = createLogger({ ...(flags.logLevel ? { level: flags.logLevel } : {}) });
-        const store = createObjectStore(config.sinks);
+        const hooks = crashHooks(createObjectStore(config.sinks));
         const loader = createRunLoader(config.sinks);
+        const shared = await sharedWithWorkers(config);
         try {
+          const budget = shared?.budget ?? new MemoryRateBudget();
+          // --brand alone runs the account that owns the workspace, not every account.
+          const brandsByAccount =
+            flags.brand?.length && !flags.account?.length
+              ? await routeBrands({ accounts: selectAccounts(config), brands: flags.brand, budget, logger })
+              : undefined;
           const result = await runInline({
             config,
-            store,
+            store: hooks.store,
             logger,
+            budget,
+            ...(shared ? { latestLock: shared.latestLock } : {}),
             ...(loader ? { loader } : {}),
+            ...(hooks.onLoaded ? { onLoaded: hooks.onLoaded } : {}),
+            ...(brandsByAccount ? { brandsByAccount } : {}),
             ...(flags.account ? { accounts: flags.account } : {}),
             ...(flags.brand ? { brands: flags.brand } : {}),
             ...(flags.endpoints ? { endpoints: flags.endpoints } : {}),
             ...(flags.days ? { days: flags.days } : {}),
           });
-          for (const m of result.manifests) io.out(summaryLine(m, store.location));
-          for (const m of result.manifests) {
-            if (m.error) io.err(`visync: ${m.error}`);
-            for (const l of m.loads)
-              if (l.status === 'failed')
-                io.err(`visync: ${m.account}: load of ${l.table} failed: ${l.error}`);
-          }
+          for (const m of result.completed)
+            io.out(
+              `${m.account}: completed interrupted run ${m.run_id}: ${summaryLine(m, hooks.store.location)}`,
+            );
+          for (const m of result.manifests) io.out(summaryLine(m, hooks.store.location));
+          for (const m of result.manifests) for (const line of problemLines(m)) io.err(`visync: ${line}`);
           return exitCodeFor(result.status);
         } catch (err) {
-          throw new CliError((err as Error).message);
+          if (err instanceof CliError) throw err;
+          throw new CliError(err instanceof BrandRoutingError ? err.message : (err as Error).message);
         } finally {
+          await shared?.close();
           await closeAllPools();
         }
       }),
     );
+}
+
+/**
+ * With redis.url configured, run --once draws from the account's budget in Redis (shared with
+ * running workers) and locks latest/ bundles there. A Redis that cannot be reached stops the command
+ * in one line (within seconds) rather than letting it exceed the limit the workers keep.
+ */
+async function sharedWithWorkers(
+  config: Config,
+): Promise<{ budget: RateBudget; latestLock: KeyLock; close(): Promise<void> } | undefined> {
+  if (!config.redis.url) return undefined;
+  const link = commandConnection(config.redis.url);
+  try {
+    await link.redis.ping();
+  } catch (err) {
+    link.redis.disconnect();
+    const unreachable = link.unreachable(err);
+    throw new CliError(
+      `${unreachable?.message ?? `Redis at ${link.address}: ${(err as Error).message}`}; run --once shares the account budget through it (remove redis.url to run without it)`,
+    );
+  }
+  const prefix = config.redis.prefix;
+  return {
+    budget: new RedisRateBudget(link.redis, { prefix }),
+    latestLock: new RedisKeyLock(link.redis, prefix),
+    close: () => closeConnection(link.redis),
+  };
+}
+
+/** One line per thing that went wrong: the account's stop reason, each failed workspace and load. */
+export function problemLines(m: Manifest): string[] {
+  const lines: string[] = [];
+  if (m.error) lines.push(m.error.startsWith(`${m.account}:`) ? m.error : `${m.account}: ${m.error}`);
+  for (const w of m.workspaces) {
+    // Workspaces cut short by the account's stop say nothing the line above does not.
+    if (w.status === 'failed' && !(m.error && w.error?.startsWith('not completed:')))
+      lines.push(`${m.account}: workspace ${w.brand_id} failed: ${w.error ?? 'no reason recorded'}`);
+  }
+  for (const l of m.loads)
+    if (l.status === 'failed') lines.push(`${m.account}: load of ${l.table} failed: ${l.error}`);
+  return lines;
 }
 
 export function summaryLine(m: Manifest, location: string): string {

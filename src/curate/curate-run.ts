@@ -16,6 +16,7 @@ import type { NormaliseResult, RawRecord } from '../normalise/types.js';
 import type { DriftEntry, ManifestFile } from '../runs/manifest.js';
 import { latestKey, tablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { type KeyLock, processKeyLock } from './key-lock.js';
 import { type LatestBundle, mergeLatest } from './latest.js';
 import { listRawRun, type RunCoordinates, readRawRecord } from './raw-run.js';
 import { RowSpool } from './spool.js';
@@ -28,6 +29,8 @@ export interface CuratedTable {
   rows: number;
   /** Local gzipped NDJSON of all the run's rows of the table: the upload of its one load job. */
   loadFile: string;
+  /** Why the table's curated parts could not be written (full disk, sink down): it is not loaded. */
+  error?: string;
 }
 
 export interface CurateResult {
@@ -46,6 +49,8 @@ export interface CurateOptions {
   run: RunCoordinates;
   logger: Logger;
   partRows?: number;
+  /** Serialises writers of a latest/ bundle; default: within this process only. */
+  latestLock?: KeyLock;
 }
 
 export async function curateRun(o: CurateOptions): Promise<CurateResult> {
@@ -86,16 +91,24 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
         if (rec.endpoint === 'brand') details.push(rec);
         else await emit(normaliseRecord(rec));
       }
-      files.push(await writeLatest(o.store, o.run.account, brandId, records));
+      files.push(await writeLatest(o.store, o.latestLock ?? processKeyLock, o.run.account, brandId, records));
     }
     await emit(normaliseBrands(brandsList, details));
     await spool.close();
 
     const tables: CuratedTable[] = [];
     for (const table of await spool.tables()) {
-      const written = await writeTable(o, spool, table);
-      files.push(...written.parts);
-      tables.push({ table, rows: written.rows, loadFile: written.loadFile });
+      // One table's parts failing to store (a full disk, a sink refusing a key) fails that table
+      // only: the others are still written and loaded, and the run says which table and why.
+      try {
+        const written = await writeTable(o, spool, table);
+        files.push(...written.parts);
+        tables.push({ table, rows: written.rows, loadFile: written.loadFile });
+      } catch (err) {
+        const error = `curated parts not written: ${(err as Error).message}`;
+        o.logger.error({ table, err: error }, 'curate of a table failed');
+        tables.push({ table, rows: 0, loadFile: '', error });
+      }
     }
     o.logger.info(
       {
@@ -112,17 +125,21 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
   }
 }
 
+/** Read, merge, write under the key's lock: concurrent runs of an account never lose a section. */
 async function writeLatest(
   store: ObjectStore,
+  lock: KeyLock,
   account: string,
   brandId: string,
   records: RawRecord[],
 ): Promise<ManifestFile> {
   const key = latestKey(account, brandId);
-  const prevBytes = await store.get(key);
-  const prev = prevBytes ? (JSON.parse(prevBytes.toString('utf8')) as LatestBundle) : undefined;
-  const bundle = mergeLatest(prev, account, brandId, records);
-  return store.put(key, `${JSON.stringify(bundle)}\n`, { contentType: 'application/json' });
+  return lock.run(key, async () => {
+    const prevBytes = await store.get(key);
+    const prev = prevBytes ? (JSON.parse(prevBytes.toString('utf8')) as LatestBundle) : undefined;
+    const bundle = mergeLatest(prev, account, brandId, records);
+    return store.put(key, `${JSON.stringify(bundle)}\n`, { contentType: 'application/json' });
+  });
 }
 
 /** Writes a table's parts (per partition, at most partRows rows each) and its load file. */
@@ -138,39 +155,45 @@ async function writeTable(
   load.pipe(sink);
   const parts: ManifestFile[] = [];
   let total = 0;
-  for (const { partition, path } of await spool.partitions(table)) {
-    let part = 0;
-    let lines: string[] = [];
-    // Whole parts, not lines, go to zlib: one call per part instead of a thread-pool round trip
-    // per row (which left the stage idle most of the time).
-    const flush = async () => {
-      const text = `${lines.join('\n')}\n`;
-      const key = tablePartKey({
-        table,
-        partitionDate: partition,
-        account: o.run.account,
-        runId: o.run.runId,
-        part,
-      });
-      const stored = await o.store.put(key, gzipSync(text), {
-        contentType: 'application/x-ndjson',
-        contentEncoding: 'gzip',
-      });
-      parts.push({ ...stored, rows: lines.length });
-      if (!load.write(text)) await once(load, 'drain');
-      part++;
-      lines = [];
-    };
-    for await (const line of createInterface({
-      input: createReadStream(path),
-      crlfDelay: Number.POSITIVE_INFINITY,
-    })) {
-      if (!line) continue;
-      lines.push(line);
-      total++;
-      if (lines.length >= partRows) await flush();
+  try {
+    for (const { partition, path } of await spool.partitions(table)) {
+      let part = 0;
+      let lines: string[] = [];
+      // Whole parts, not lines, go to zlib: one call per part instead of a thread-pool round trip
+      // per row (which left the stage idle most of the time).
+      const flush = async () => {
+        const text = `${lines.join('\n')}\n`;
+        const key = tablePartKey({
+          table,
+          partitionDate: partition,
+          account: o.run.account,
+          runId: o.run.runId,
+          part,
+        });
+        const stored = await o.store.put(key, gzipSync(text), {
+          contentType: 'application/x-ndjson',
+          contentEncoding: 'gzip',
+        });
+        parts.push({ ...stored, rows: lines.length });
+        if (!load.write(text)) await once(load, 'drain');
+        part++;
+        lines = [];
+      };
+      for await (const line of createInterface({
+        input: createReadStream(path),
+        crlfDelay: Number.POSITIVE_INFINITY,
+      })) {
+        if (!line) continue;
+        lines.push(line);
+        total++;
+        if (lines.length >= partRows) await flush();
+      }
+      if (lines.length) await flush();
     }
-    if (lines.length) await flush();
+  } catch (err) {
+    load.destroy();
+    sink.destroy();
+    throw err;
   }
   load.end();
   await once(sink, 'close');

@@ -1,16 +1,23 @@
 // Normalise + load of one run, shared by `run --once`, `replay` and the jobs' load step: curate
 // the raw landing, then one load job per table. A table whose load already succeeded for this
 // run (replay after a partial failure) is not loaded again.
+//
+// It never throws for a fault of the sink or the warehouse: the data has landed by then, so the run
+// ends partial with each table that was not curated or not loaded, and why (a failed load entry).
+// Replay, or the next run of the same id, redoes exactly those tables.
 import type { Logger } from 'pino';
-import { tableByName } from '../catalogue/index.js';
+import { TABLES, tableByName } from '../catalogue/index.js';
 import type { TableDef } from '../catalogue/types.js';
-import { curateRun } from '../curate/curate-run.js';
+import { type CuratedTable, type CurateResult, curateRun } from '../curate/curate-run.js';
+import type { KeyLock } from '../curate/key-lock.js';
 import type { RunCoordinates } from '../curate/raw-run.js';
 import type { DriftEntry, LoadResult, ManifestFile } from '../runs/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 
 /** What the load stage needs of a warehouse; BigQuery implements it (src/warehouse). */
 export interface RunLoader {
+  /** Names the warehouse in messages, e.g. `BigQuery dataset p:visibility`. */
+  describe?(): string;
   /** Dataset, tables and views exist (idempotent, cheap after the first call). */
   prepare(): Promise<void>;
   /** One load job of `file` (gzipped NDJSON) into `table`, with an id derived from run and table. */
@@ -21,10 +28,14 @@ export interface FinishRunOptions {
   store: ObjectStore;
   run: RunCoordinates;
   logger: Logger;
-  loader?: RunLoader;
+  loader?: RunLoader | undefined;
   /** Loads recorded for this run before (replay): succeeded tables are skipped and kept. */
-  previousLoads?: readonly LoadResult[];
-  partRows?: number;
+  previousLoads?: readonly LoadResult[] | undefined;
+  partRows?: number | undefined;
+  /** Serialises writers of latest/ bundles across processes (Redis); default: this process. */
+  latestLock?: KeyLock | undefined;
+  /** Called after each table's load (the crash-point test hook uses it). */
+  onLoaded?: ((load: LoadResult) => void) | undefined;
 }
 
 export interface FinishRunResult {
@@ -33,59 +44,94 @@ export interface FinishRunResult {
   /** Curated parts and latest bundles. */
   files: ManifestFile[];
   drift: DriftEntry[];
+  /** One per table of the run; failed ones carry the reason (not curated, warehouse down, job error). */
   loads: LoadResult[];
 }
 
+const failed = (table: string, error: string): LoadResult => ({
+  table,
+  job_id: '',
+  status: 'failed',
+  rows: 0,
+  error,
+});
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
 export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {
-  const curated = await curateRun({
-    store: o.store,
-    run: o.run,
-    logger: o.logger,
-    ...(o.partRows ? { partRows: o.partRows } : {}),
-  });
+  let curated: CurateResult;
   try {
-    const loads: LoadResult[] = [];
-    if (o.loader && curated.tables.length) {
-      await o.loader.prepare();
-      const done = new Map(
-        (o.previousLoads ?? []).filter((l) => l.status === 'succeeded').map((l) => [l.table, l]),
-      );
-      // One table's failed load must not stop the others: each is awaited on its own.
-      for (const t of curated.tables) {
-        const previous = done.get(t.table);
-        if (previous) {
-          loads.push(previous);
-          continue;
-        }
-        try {
-          loads.push(
-            await o.loader.load({
-              table: tableByName(t.table),
-              account: o.run.account,
-              runId: o.run.runId,
-              file: t.loadFile,
-            }),
-          );
-        } catch (err) {
-          loads.push({
-            table: t.table,
-            job_id: '',
-            status: 'failed',
-            rows: 0,
-            error: (err as Error).message,
-          });
-        }
-        const last = loads.at(-1)!;
-        const log =
-          last.status === 'succeeded' ? o.logger.info.bind(o.logger) : o.logger.error.bind(o.logger);
-        log(
-          { table: last.table, job_id: last.job_id, rows: last.rows, error: last.error },
-          `load ${last.status}`,
-        );
-      }
-    }
+    curated = await curateRun({
+      store: o.store,
+      run: o.run,
+      logger: o.logger,
+      ...(o.partRows ? { partRows: o.partRows } : {}),
+      ...(o.latestLock ? { latestLock: o.latestLock } : {}),
+    });
+  } catch (err) {
+    // Curate stopped as a whole (spool or sink failing): no table of the run can be loaded. Which
+    // tables the run feeds is not known yet, so every table of the catalogue is named.
+    const reason = `not curated: ${message(err)}`;
+    o.logger.error({ err: reason }, 'curate failed');
+    return { rawFiles: [], files: [], drift: [], loads: TABLES.map((t) => failed(t.name, reason)) };
+  }
+  try {
+    const loads = o.loader ? await loadTables(o, o.loader, curated.tables) : notLoaded(curated.tables);
     return { rawFiles: curated.rawFiles, files: curated.files, drift: curated.drift, loads };
   } finally {
     await curated.dispose();
   }
+}
+
+/** Without a warehouse only tables that could not be curated are listed (as failed). */
+function notLoaded(tables: readonly CuratedTable[]): LoadResult[] {
+  return tables.flatMap((t) => (t.error ? [failed(t.table, t.error)] : []));
+}
+
+async function loadTables(
+  o: FinishRunOptions,
+  loader: RunLoader,
+  tables: readonly CuratedTable[],
+): Promise<LoadResult[]> {
+  const loads: LoadResult[] = [];
+  if (!tables.length) return loads;
+  const done = new Map(
+    (o.previousLoads ?? []).filter((l) => l.status === 'succeeded').map((l) => [l.table, l]),
+  );
+  let notReady: string | undefined;
+  if (tables.some((t) => !t.error && !done.has(t.table))) {
+    try {
+      await loader.prepare();
+    } catch (err) {
+      notReady = `${loader.describe?.() ?? 'warehouse'} not ready: ${message(err)}`;
+    }
+  }
+  // One table's failed load must not stop the others: each is awaited on its own.
+  for (const t of tables) {
+    const previous = done.get(t.table);
+    let result: LoadResult;
+    if (previous) result = previous;
+    else if (t.error) result = failed(t.table, t.error);
+    else if (notReady) result = failed(t.table, notReady);
+    else {
+      try {
+        result = await loader.load({
+          table: tableByName(t.table),
+          account: o.run.account,
+          runId: o.run.runId,
+          file: t.loadFile,
+        });
+      } catch (err) {
+        result = failed(t.table, message(err));
+      }
+      o.onLoaded?.(result);
+    }
+    loads.push(result);
+    const log = result.status === 'succeeded' ? o.logger.info.bind(o.logger) : o.logger.error.bind(o.logger);
+    log(
+      { table: result.table, job_id: result.job_id, rows: result.rows, error: result.error },
+      `load ${result.status}`,
+    );
+  }
+  return loads;
 }

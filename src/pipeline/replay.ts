@@ -1,7 +1,9 @@
 // `visync replay`: rebuild a run's curated files and loads from its raw landing, no API call.
 import type { Logger } from 'pino';
+import type { KeyLock } from '../curate/key-lock.js';
 import { rawRunWorkspaces } from '../curate/raw-run.js';
 import {
+  type LoadResult,
   type Manifest,
   type ManifestFile,
   readManifest,
@@ -20,6 +22,8 @@ export interface ReplayOptions {
   loader?: RunLoader;
   partRows?: number;
   now?: () => Date;
+  latestLock?: KeyLock;
+  onLoaded?: (load: LoadResult) => void;
 }
 
 export class ReplayError extends Error {
@@ -74,9 +78,11 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     store: o.store,
     run,
     logger: o.logger,
-    ...(o.loader ? { loader: o.loader } : {}),
-    ...(old ? { previousLoads: old.loads } : {}),
-    ...(o.partRows ? { partRows: o.partRows } : {}),
+    loader: o.loader,
+    previousLoads: old?.loads,
+    partRows: o.partRows,
+    latestLock: o.latestLock,
+    onLoaded: o.onLoaded,
   });
   const now = (o.now ?? (() => new Date()))().toISOString();
   const base: Manifest =
@@ -115,5 +121,6 @@ function manifestFromRaw(
     loads: [],
     requests: { calls: 0, rate_limited: 0, retries: 0, waited_ms: 0 },
     drift: [],
+    interrupted: `the run stopped before writing its manifest; completed from its raw landing at ${now} (calls that had not landed are missing)`,
   };
 }

@@ -1,15 +1,24 @@
-// `visync run --once`: every stage inline in one process, one run (and manifest) per account.
+// `run --once`: every stage inline in one process, one run (and manifest) per account.
 import type { Logger } from 'pino';
 import type { RetryPolicy } from '../api/client.js';
 import type { WorkspaceEndpoint } from '../api/endpoints.js';
 import { MemoryRateBudget, type RateBudget } from '../api/rate-budget.js';
-import type { Config } from '../config/schema.js';
+import type { AccountConfig, Config } from '../config/schema.js';
+import type { KeyLock } from '../curate/key-lock.js';
 import { type ExtractProgress, extractAccount } from '../extract/extract-account.js';
-import { assembleManifest, type Manifest, type RunStatus, writeManifest } from '../runs/manifest.js';
+import {
+  assembleManifest,
+  type LoadResult,
+  type Manifest,
+  type RunStatus,
+  writeManifest,
+} from '../runs/manifest.js';
 import { newRunId, type RunKind } from '../runs/run-id.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { utcDate } from '../util/time.js';
 import { finishRun, type RunLoader } from './finish-run.js';
+import { lastInterruptedRun } from './interrupted.js';
+import { replayRun } from './replay.js';
 
 export interface InlineRunOptions {
   config: Config;
@@ -19,90 +28,162 @@ export interface InlineRunOptions {
   /** Only these accounts (CLI --account). */
   accounts?: readonly string[];
   brands?: readonly string[];
+  /** Workspaces per account (CLI --brand routed to the accounts that own them); wins over `brands`. */
+  brandsByAccount?: ReadonlyMap<string, readonly string[]>;
   endpoints?: readonly WorkspaceEndpoint[];
   /** Visibility window in days (CLI --days); default extract.visibilityDays. */
   days?: number;
   budget?: RateBudget;
   /** Loads curated tables (BigQuery); none: curated files only. */
   loader?: RunLoader;
+  /** Serialises latest/ writers with other processes (Redis); default: this process only. */
+  latestLock?: KeyLock;
   /** Rows per curated part file (tests use small parts). */
   partRows?: number;
   /** Retry policy override (tests use short backoffs). */
   retry?: Partial<RetryPolicy>;
   signal?: AbortSignal;
   onProgress?: (account: string, p: ExtractProgress) => void;
+  /** After each table's load (the crash-point test hook). */
+  onLoaded?: (load: LoadResult) => void;
 }
 
 export interface InlineRunResult {
   manifests: Manifest[];
+  /** Runs of earlier processes that stopped before their manifest, completed before the new runs. */
+  completed: Manifest[];
   status: RunStatus;
 }
 
-export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
-  const accounts = o.config.accounts.filter((a) => !o.accounts?.length || o.accounts.includes(a.name));
-  const unknown = (o.accounts ?? []).filter((n) => !o.config.accounts.some((a) => a.name === n));
+export function selectAccounts(config: Config, names?: readonly string[]): AccountConfig[] {
+  const unknown = (names ?? []).filter((n) => !config.accounts.some((a) => a.name === n));
   if (unknown.length)
     throw new Error(
-      `unknown account ${unknown.join(', ')}: the config has ${o.config.accounts.map((a) => a.name).join(', ')}`,
+      `unknown account ${unknown.join(', ')}: the config has ${config.accounts.map((a) => a.name).join(', ')}`,
     );
+  return config.accounts.filter((a) => !names?.length || names.includes(a.name));
+}
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
+  const names = o.brandsByAccount ? [...o.brandsByAccount.keys()] : o.accounts;
+  const accounts = selectAccounts(o.config, names);
   const budget = o.budget ?? new MemoryRateBudget();
-  const kind = o.kind ?? 'sync';
-  const visibilityDays = o.days ?? o.config.extract.visibilityDays;
+  const completed: Manifest[] = [];
 
   // Accounts have separate budgets, so they run side by side.
   const manifests = await Promise.all(
     accounts.map(async (account): Promise<Manifest> => {
-      const started = new Date();
-      const run = { account: account.name, runId: newRunId(kind, started), runDate: utcDate(started) };
-      const log = o.logger.child({ account: account.name, run_id: run.runId });
-      log.info({ kind }, 'run started');
-      const extracted = await extractAccount({
-        account,
-        run,
-        plan: {
-          visibilityDays,
-          buyerIntentDays: o.config.extract.buyerIntentDays,
-          ...(o.endpoints ? { endpoints: o.endpoints } : {}),
-        },
-        ...(o.brands?.length ? { brandFilter: o.brands } : {}),
-        concurrency: o.config.extract.concurrency,
-        store: o.store,
-        budget,
-        logger: log,
-        ...(o.signal ? { signal: o.signal } : {}),
-        ...(o.retry ? { retry: o.retry } : {}),
-        ...(o.onProgress ? { onProgress: (p: ExtractProgress) => o.onProgress?.(account.name, p) } : {}),
-      });
-      // Normalise and load whatever landed, also for a partial extraction; nothing landed, nothing to do.
-      const finished =
-        extracted.files.length > 0
-          ? await finishRun({
-              store: o.store,
-              run,
-              logger: log,
-              ...(o.loader ? { loader: o.loader } : {}),
-              ...(o.partRows ? { partRows: o.partRows } : {}),
-            })
-          : { rawFiles: [], files: [], drift: [], loads: [] };
-      const manifest = assembleManifest({
-        run,
-        kind,
-        startedAt: started.toISOString(),
-        visibilityDays,
-        buyerIntentDays: o.config.extract.buyerIntentDays,
-        error: extracted.error,
-        workspaces: extracted.workspaces,
-        files: [...extracted.files, ...finished.files],
-        loads: finished.loads,
-        requests: extracted.requests,
-        drift: [...extracted.drift, ...finished.drift],
-      });
-      await writeManifest(o.store, manifest);
-      log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
-      return manifest;
+      const c = await completeInterrupted(o, account.name);
+      if (c) completed.push(c);
+      return runAccount(o, account, budget);
     }),
   );
-  return { manifests, status: overallStatus(manifests.map((m) => m.status)) };
+  return { manifests, completed, status: overallStatus(manifests.map((m) => m.status)) };
+}
+
+/** A crashed earlier run of the account, completed from its raw landing (its failure is logged, not fatal). */
+async function completeInterrupted(o: InlineRunOptions, account: string): Promise<Manifest | undefined> {
+  const log = o.logger.child({ account });
+  try {
+    const run = await lastInterruptedRun(o.store, account);
+    if (!run) return undefined;
+    log.warn({ run_id: run.runId }, 'completing a run that stopped before its manifest');
+    return await replayRun({
+      store: o.store,
+      runId: run.runId,
+      account,
+      logger: log.child({ run_id: run.runId }),
+      ...(o.loader ? { loader: o.loader } : {}),
+      ...(o.partRows ? { partRows: o.partRows } : {}),
+      ...(o.latestLock ? { latestLock: o.latestLock } : {}),
+      ...(o.onLoaded ? { onLoaded: o.onLoaded } : {}),
+    });
+  } catch (err) {
+    log.error({ err: message(err) }, 'could not complete the interrupted run; `visync replay` can');
+    return undefined;
+  }
+}
+
+async function runAccount(
+  o: InlineRunOptions,
+  account: AccountConfig,
+  budget: RateBudget,
+): Promise<Manifest> {
+  const kind = o.kind ?? 'sync';
+  const visibilityDays = o.days ?? o.config.extract.visibilityDays;
+  const started = new Date();
+  const run = { account: account.name, runId: newRunId(kind, started), runDate: utcDate(started) };
+  const log = o.logger.child({ account: account.name, run_id: run.runId });
+  const brands = o.brandsByAccount?.get(account.name) ?? o.brands;
+  const assemble = (p: Partial<Parameters<typeof assembleManifest>[0]>) =>
+    assembleManifest({
+      run,
+      kind,
+      startedAt: started.toISOString(),
+      visibilityDays,
+      buyerIntentDays: o.config.extract.buyerIntentDays,
+      workspaces: [],
+      files: [],
+      loads: [],
+      requests: { calls: 0, rate_limited: 0, retries: 0, waited_ms: 0 },
+      drift: [],
+      ...p,
+    });
+  let manifest: Manifest;
+  try {
+    log.info({ kind }, 'run started');
+    const extracted = await extractAccount({
+      account,
+      run,
+      plan: {
+        visibilityDays,
+        buyerIntentDays: o.config.extract.buyerIntentDays,
+        ...(o.endpoints ? { endpoints: o.endpoints } : {}),
+      },
+      ...(brands?.length ? { brandFilter: brands } : {}),
+      concurrency: o.config.extract.concurrency,
+      store: o.store,
+      budget,
+      logger: log,
+      ...(o.signal ? { signal: o.signal } : {}),
+      ...(o.retry ? { retry: o.retry } : {}),
+      ...(o.onProgress ? { onProgress: (p: ExtractProgress) => o.onProgress?.(account.name, p) } : {}),
+    });
+    // Normalise and load whatever landed, also for a partial extraction; nothing landed, nothing to do.
+    const finished =
+      extracted.files.length > 0
+        ? await finishRun({
+            store: o.store,
+            run,
+            logger: log,
+            loader: o.loader,
+            partRows: o.partRows,
+            latestLock: o.latestLock,
+            onLoaded: o.onLoaded,
+          })
+        : { rawFiles: [], files: [], drift: [], loads: [] };
+    manifest = assemble({
+      error: extracted.error,
+      workspaces: extracted.workspaces,
+      files: [...extracted.files, ...finished.files],
+      loads: finished.loads,
+      requests: extracted.requests,
+      drift: [...extracted.drift, ...finished.drift],
+    });
+  } catch (err) {
+    // Not a fault of the API (those are in the manifest): the run stops here, and says why.
+    manifest = assemble({ error: message(err) });
+  }
+  try {
+    await writeManifest(o.store, manifest);
+  } catch (err) {
+    // Nothing more can be written: the run failed, and the error names the path it could not write.
+    manifest = { ...manifest, status: 'failed', error: `run not recorded: ${message(err)}` };
+  }
+  log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
+  return manifest;
 }
 
 /** Several accounts: succeeded only if all did, failed only if all did. */

@@ -60,6 +60,12 @@ export interface Manifest {
   requests: RequestStats;
   drift: DriftEntry[];
   replayed_at?: string;
+  /**
+   * Set when the run's process stopped before writing this manifest (killed, machine lost) and the
+   * run was completed later from its raw landing: calls that had not landed are missing, so such a
+   * run is at best partial.
+   */
+  interrupted?: string;
 }
 
 export async function writeManifest(store: ObjectStore, m: Manifest): Promise<StoredObject> {
@@ -77,13 +83,16 @@ export async function readManifest(
   return bytes ? (JSON.parse(bytes.toString('utf8')) as Manifest) : undefined;
 }
 
-/** succeeded: every workspace and load; failed: account stopped or nothing landed; else partial. */
-export function runStatus(m: Pick<Manifest, 'error' | 'workspaces' | 'loads'>): RunStatus {
+/**
+ * succeeded: every workspace and load; failed: account stopped or nothing landed; else partial
+ * (also for a run completed after an interruption).
+ */
+export function runStatus(m: Pick<Manifest, 'error' | 'workspaces' | 'loads' | 'interrupted'>): RunStatus {
   if (m.error) return 'failed';
   const failedWs = m.workspaces.filter((w) => w.status === 'failed').length;
   const failedLoads = m.loads.filter((l) => l.status === 'failed').length;
   if (m.workspaces.length > 0 && failedWs === m.workspaces.length) return 'failed';
-  return failedWs + failedLoads === 0 ? 'succeeded' : 'partial';
+  return failedWs + failedLoads === 0 && !m.interrupted ? 'succeeded' : 'partial';
 }
 
 export function exitCodeFor(status: RunStatus): number {

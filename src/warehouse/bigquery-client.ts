@@ -15,9 +15,19 @@ export interface BigQueryConfig {
 // Far enough ahead that the client never tries to refresh it (it has no refresh token to do so).
 const PLACEHOLDER_EXPIRY = Date.UTC(2999, 0, 1);
 
-export function createBigQuery(cfg: BigQueryConfig): BigQuery {
+export interface BigQueryClientOptions {
+  /** Retries of one request by the client itself (its default: 3); tests of an unreachable server use 0. */
+  maxRetries?: number;
+}
+
+export function createBigQuery(cfg: BigQueryConfig, opts: BigQueryClientOptions = {}): BigQuery {
+  // The client reads a maxRetries of 0 as unset (and retries 3 times): none has to be said with autoRetry.
+  const retry =
+    opts.maxRetries === undefined
+      ? {}
+      : { retryOptions: opts.maxRetries > 0 ? { maxRetries: opts.maxRetries } : { autoRetry: false } };
   if (!cfg.apiEndpoint) {
-    return new BigQuery({ projectId: cfg.projectId, location: cfg.location });
+    return new BigQuery({ projectId: cfg.projectId, location: cfg.location, ...retry });
   }
   const authClient = new OAuth2Client();
   authClient.setCredentials({ access_token: 'placeholder', expiry_date: PLACEHOLDER_EXPIRY });
@@ -26,5 +36,6 @@ export function createBigQuery(cfg: BigQueryConfig): BigQuery {
     location: cfg.location,
     apiEndpoint: cfg.apiEndpoint.replace(/\/+$/, ''),
     authClient,
+    ...retry,
   });
 }

@@ -7,7 +7,7 @@ import { type EnsureAction, type EnsureResult, ensureDataset, ensureTables, ensu
 import { type LoadOptions, type LoadResult, loadTable } from './load-job.js';
 import { tableMetadata } from './schema.js';
 
-export { type BigQueryConfig, createBigQuery } from './bigquery-client.js';
+export { type BigQueryClientOptions, type BigQueryConfig, createBigQuery } from './bigquery-client.js';
 export {
   type EnsureAction,
   type EnsureResult,

@@ -24,15 +24,17 @@
  *   BigQuery's (close, not byte-identical). The dataset's location must match the job's.
  * - tabledata.list with maxResults/pageToken/startIndex/selectedFields and the timestamp formats
  *   (`formatOptions.useInt64Timestamp`, `formatOptions.timestampOutputFormat`).
+ * - Dry-run query jobs (`configuration.dryRun: true`): DONE in the insert response with 0 bytes
+ *   processed, no job id, nothing stored; the SQL is not checked, so every dry run is valid.
  * - A bearer token is required (401 otherwise), so a test proves the client never runs
  *   unauthenticated; its value is not checked.
  *
- * Not emulated: SQL of any kind (query jobs, jobs.query, getQueryResults answer 501; views are
- * stored, never validated or expanded, and get no schema), streaming inserts (insertAll: 501),
- * copy/extract jobs, loads from gs:// URIs, resumable uploads, formats other than NDJSON, RECORD /
- * NUMERIC / BYTES / DATETIME / TIME / GEOGRAPHY columns, partition decorators, partition expiry,
- * etags and If-Match, IAM, quotas and rate limits, routines, models, row-level order guarantees
- * (rows come back in load order), jobs.list.
+ * Not emulated: SQL of any kind (query jobs other than dry runs, jobs.query, getQueryResults
+ * answer 501; views are stored, never validated or expanded, and get no schema), streaming inserts
+ * (insertAll: 501), copy/extract jobs, loads from gs:// URIs, resumable uploads, formats other than
+ * NDJSON, RECORD / NUMERIC / BYTES / DATETIME / TIME / GEOGRAPHY columns, partition decorators,
+ * partition expiry, etags and If-Match, IAM, quotas and rate limits, routines, models, row-level
+ * order guarantees (rows come back in load order), jobs.list.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -101,7 +103,7 @@ export interface JobAttempt {
   jobType: string;
   /** `dataset.table` of a load. */
   destination?: string;
-  outcome: 'created' | 'duplicate' | 'rejected';
+  outcome: 'created' | 'duplicate' | 'rejected' | 'dry-run';
   httpStatus: number;
   uploadBytes?: number;
   gzip?: boolean;
@@ -170,7 +172,8 @@ const STATUS_TEXT: Record<number, string> = {
   501: 'UNIMPLEMENTED',
 };
 
-class HttpError extends Error {
+/** Thrown from `onRequest`, it is answered as BigQuery would answer that error (a 403 on a dataset, say). */
+export class HttpError extends Error {
   constructor(
     readonly code: number,
     readonly reason: string,
@@ -579,6 +582,10 @@ export async function startFakeBigQuery(opts: FakeBigQueryOptions = {}): Promise
         attempt.outcome = 'duplicate';
         throw new HttpError(409, 'duplicate', `Already Exists: Job ${p}:${existing.location}.${jobId}`);
       }
+      if (jobType === 'QUERY' && config['dryRun'] === true) {
+        attempt.outcome = 'dry-run';
+        return dryRunResource(p, location, config);
+      }
       if (jobType !== 'LOAD') throw unimplemented(`${jobType} jobs`);
       if (!data) throw unimplemented('Load jobs from Cloud Storage URIs');
       if (!dest['datasetId'] || !dest['tableId']) {
@@ -610,6 +617,23 @@ export async function startFakeBigQuery(opts: FakeBigQueryOptions = {}): Promise
       if (err instanceof HttpError) attempt.httpStatus = err.code;
       throw err;
     }
+  }
+
+  /** As BigQuery answers a valid dry run: DONE at once, priced, no job id, nothing stored or run. */
+  function dryRunResource(p: string, location: string, config: Json): Json {
+    return {
+      kind: 'bigquery#job',
+      etag: etag(Date.now()),
+      user_email: 'fake@example.invalid',
+      configuration: { ...config, jobType: 'QUERY' },
+      jobReference: { projectId: p, location },
+      statistics: {
+        creationTime: String(Date.now()),
+        totalBytesProcessed: '0',
+        query: { totalBytesProcessed: '0', totalBytesBilled: '0', cacheHit: false, statementType: 'SELECT' },
+      },
+      status: { state: 'DONE' },
+    };
   }
 
   function getJob(p: string, jobId: string, location: string | null): FakeJob {

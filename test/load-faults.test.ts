@@ -1,0 +1,262 @@
+// Faults after the data landed: BigQuery unreachable or refusing, the sink full. Every run still
+// ends with a manifest (partial: what landed stays, each failed table is named with its reason;
+// failed only when nothing could be written, naming the path), and in worker mode the ledger
+// reaches a terminal state, `enqueue --wait` returns, and a run that failed can be enqueued again.
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { startWorker, type WorkerHandle } from '../jobs/worker.js';
+import { main } from '../src/cli/main.js';
+import { parseConfig } from '../src/config/load.js';
+import { runInline } from '../src/pipeline/run-inline.js';
+import { createRunLoader } from '../src/pipeline/run-loader.js';
+import { readManifest } from '../src/runs/manifest.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
+import type { ObjectStore, PutOptions } from '../src/sinks/object-store.js';
+import { type FakeBigQuery, HttpError, startFakeBigQuery } from './fakes/bigquery-server.js';
+import { configFor, configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';
+import { freePort } from './helpers/net.js';
+import { writeConfig } from './helpers/worker-process.js';
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  for (const k of Object.keys(process.env)) if (k.startsWith('SIM_')) delete process.env[k];
+});
+
+async function fakeBigQuery(): Promise<FakeBigQuery> {
+  const f = await startFakeBigQuery();
+  closers.push(() => f.close());
+  return f;
+}
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
+}
+
+/** The real fs store, except that writes of the keys `full` selects fail as on a full disk. */
+class FullDiskStore implements ObjectStore {
+  readonly location: string;
+  constructor(
+    readonly inner: FsObjectStore,
+    readonly dir: string,
+    public full: (key: string) => boolean,
+  ) {
+    this.location = inner.location;
+  }
+  async put(key: string, body: Uint8Array | string, options: PutOptions) {
+    if (this.full(key)) {
+      throw Object.assign(
+        new Error(`cannot write ${join(this.dir, key)}: ENOSPC: no space left on device, write`),
+        { code: 'ENOSPC' },
+      );
+    }
+    return this.inner.put(key, body, options);
+  }
+  get(key: string) {
+    return this.inner.get(key);
+  }
+  list(prefix: string) {
+    return this.inner.list(prefix);
+  }
+  delete(key: string) {
+    return this.inner.delete(key);
+  }
+}
+
+const bigquery = (apiEndpoint: string) => ({ projectId: 'p', dataset: 'vis', apiEndpoint });
+
+describe('run --once: load-stage faults end in a manifest', () => {
+  it('BigQuery unreachable: a partial manifest naming every table with the reason, files kept', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const dir = tempDir();
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const config = configFor(s, dir, { sinks: { fs: { dir }, bigquery: bigquery(closed) } });
+    const { manifests, status } = await runInline({
+      config,
+      store: new FsObjectStore(dir),
+      logger: memoryLogger('silent').logger,
+      // The client's own retries of a refused connection take seconds; the outcome is the same.
+      loader: createRunLoader(config.sinks, { maxRetries: 0 })!,
+    });
+    expect(status).toBe('partial');
+    const m = (await readManifest(new FsObjectStore(dir), 'acme', manifests[0]!.run_id))!;
+    expect(m.status).toBe('partial');
+    expect(m.workspaces.every((w) => w.status === 'succeeded')).toBe(true);
+    expect(m.loads.length).toBeGreaterThan(3);
+    for (const l of m.loads) {
+      expect(l.status).toBe('failed');
+      expect(l.error).toMatch(/^BigQuery dataset p:vis not ready: .*ECONNREFUSED/);
+    }
+    expect(m.files.some((f) => f.key.startsWith('tables/'))).toBe(true);
+  });
+
+  it('a 403 on the dataset: exit 2, one line per table naming the 403, curated files written', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const bq = await fakeBigQuery();
+    bq.onRequest = (req) => {
+      if (req.path.includes('/datasets/vis'))
+        throw new HttpError(
+          403,
+          'accessDenied',
+          'Access Denied: Dataset p:vis: Permission bigquery.datasets.get denied',
+        );
+    };
+    const dir = tempDir();
+    const { yaml, env } = configYaml(s, dir, { sinks: { fs: { dir }, bigquery: bigquery(bq.url) } });
+    Object.assign(process.env, env);
+    const path = writeConfig(dir, yaml);
+    const c = capture();
+    const code = await main(
+      ['node', 'visync', '--config', path, 'run', '--once', '--log-level', 'silent'],
+      c.io,
+    );
+    expect(code).toBe(2);
+    const runId = /\| run (\S+) \|/.exec(c.out[0]!)![1]!;
+    const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
+    expect(m.status).toBe('partial');
+    expect(m.loads.length).toBeGreaterThan(3);
+    expect(m.loads.every((l) => l.status === 'failed' && /Access Denied/.test(l.error ?? ''))).toBe(true);
+    expect(m.files.some((f) => f.key.startsWith('tables/'))).toBe(true);
+    const failures = c.err.filter((l) =>
+      /^visync: acme: load of \w+ failed: BigQuery dataset p:vis not ready: Access Denied/.test(l),
+    );
+    expect(failures).toHaveLength(m.loads.length);
+    expect(c.err.join('\n')).not.toMatch(/\n\s+at /);
+    expect(bq.jobs).toHaveLength(0);
+  });
+
+  it("a full disk under one table's parts: that table fails with ENOSPC and its key, the others load", async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const bq = await fakeBigQuery();
+    const dir = tempDir();
+    const config = configFor(s, dir, { sinks: { fs: { dir }, bigquery: bigquery(bq.url) } });
+    const store = new FullDiskStore(new FsObjectStore(dir), dir, (k) => k.startsWith('tables/prompts/'));
+    const { manifests, status } = await runInline({
+      config,
+      store,
+      logger: memoryLogger('silent').logger,
+      loader: createRunLoader(config.sinks)!,
+    });
+    expect(status).toBe('partial');
+    const m = manifests[0]!;
+    const prompts = m.loads.find((l) => l.table === 'prompts');
+    expect(prompts?.status).toBe('failed');
+    expect(prompts?.error).toMatch(/ENOSPC/);
+    expect(prompts?.error).toContain('tables/prompts/');
+    const others = m.loads.filter((l) => l.table !== 'prompts');
+    expect(others.length).toBeGreaterThan(3);
+    expect(others.every((l) => l.status === 'succeeded')).toBe(true);
+    expect(bq.rows('p', 'vis', 'prompts')).toHaveLength(0);
+    expect(bq.rows('p', 'vis', 'visibility_daily').length).toBeGreaterThan(0);
+  });
+
+  it('a full disk when curate starts (latest bundles): partial, every table not loaded with the reason', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const bq = await fakeBigQuery();
+    const dir = tempDir();
+    const config = configFor(s, dir, { sinks: { fs: { dir }, bigquery: bigquery(bq.url) } });
+    const store = new FullDiskStore(new FsObjectStore(dir), dir, (k) => k.startsWith('latest/'));
+    const { manifests } = await runInline({
+      config,
+      store,
+      logger: memoryLogger('silent').logger,
+      loader: createRunLoader(config.sinks)!,
+    });
+    const m = manifests[0]!;
+    expect(m.status).toBe('partial');
+    expect(m.loads.length).toBeGreaterThan(0);
+    for (const l of m.loads) expect(l.error).toMatch(/^not curated: cannot write .*latest\/.*ENOSPC/);
+    expect(bq.jobs).toHaveLength(0);
+  });
+
+  it('nothing can be written: exit 1, one line naming the path', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const dir = tempDir();
+    const blocker = join(dir, 'not-a-dir');
+    writeFileSync(blocker, 'x');
+    const { yaml, env } = configYaml(s, dir, { sinks: { fs: { dir: join(blocker, 'data') } } });
+    Object.assign(process.env, env);
+    const path = writeConfig(dir, yaml);
+    const c = capture();
+    const code = await main(
+      ['node', 'visync', '--config', path, 'run', '--once', '--log-level', 'silent'],
+      c.io,
+    );
+    expect(code).toBe(1);
+    expect(c.err.join('\n')).toContain(join(blocker, 'data'));
+    expect(c.err.join('\n')).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('worker mode: load-stage faults end in a terminal ledger state', () => {
+  async function setup(sinks: Record<string, unknown>, attempts = 2) {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const dir = tempDir();
+    const { yaml, env } = configYaml(s, dir, {
+      sinks: { fs: { dir }, ...sinks },
+      top: {
+        redis: { url: inject('redisUrl'), prefix: `lf-${randomUUID().slice(0, 8)}` },
+        jobs: { lockSeconds: 2, attempts },
+      },
+    });
+    const path = writeConfig(dir, yaml);
+    Object.assign(process.env, env);
+    const config = parseConfig(yaml, { source: path, env });
+    const h: WorkerHandle = await startWorker({
+      config,
+      logger: memoryLogger('silent').logger,
+      concurrency: 4,
+    });
+    closers.push(() => h.close(5000));
+    return { s, dir, path, h };
+  }
+
+  it('BigQuery unreachable: the run ends partial, enqueue --wait exits 2; enqueued again it completes', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const { dir, path, h } = await setup({ bigquery: bigquery(closed) });
+    // As configured, but without the client's own retries of a refused connection (seconds each).
+    h.context.loader = createRunLoader(
+      { fs: { dir }, bigquery: { ...bigquery(closed), location: 'US' } },
+      { maxRetries: 0 },
+    );
+    const c = capture();
+    const args = ['node', 'visync', '--config', path, 'enqueue', 'sync', '--wait', '--timeout', '40'];
+    expect(await main(args, c.io)).toBe(2);
+    expect(c.out.at(-1)).toMatch(/^acme: \S+ partial: .*BigQuery/);
+    const runId = c.out[0]!.split(' ').at(-1)!;
+    expect((await readManifest(new FsObjectStore(dir), 'acme', runId))?.status).toBe('partial');
+
+    // BigQuery is back: the same run enqueued again completes, under the same id and keys.
+    const bq = await fakeBigQuery();
+    h.context.loader = createRunLoader({ fs: { dir }, bigquery: { ...bigquery(bq.url), location: 'US' } });
+    const again = capture();
+    expect(await main(args, again.io)).toBe(0);
+    expect(again.out[0]).toBe(`acme: enqueued sync ${runId}`);
+    const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
+    expect(m.status).toBe('succeeded');
+    expect(m.loads.every((l) => l.status === 'succeeded')).toBe(true);
+    expect(new Set(bq.jobs.map((j) => j.destination)).size).toBe(m.loads.length);
+  });
+
+  it('the manifest cannot be written: the run fails for good naming the path, and can be enqueued again', async () => {
+    const { dir, path, h } = await setup({}, 1);
+    const full = new FullDiskStore(new FsObjectStore(dir), dir, (k) => k.startsWith('runs/'));
+    h.context.store = full;
+    const c = capture();
+    const args = ['node', 'visync', '--config', path, 'enqueue', 'sync', '--wait', '--timeout', '40'];
+    expect(await main(args, c.io)).toBe(1);
+    expect(c.out.at(-1)).toMatch(/^acme: \S+ failed: .*ENOSPC/);
+    expect(c.out.at(-1)).toContain(join(dir, 'runs/account=acme/'));
+
+    full.full = () => false;
+    const again = capture();
+    expect(await main(args, again.io)).toBe(0);
+    const runId = c.out[0]!.split(' ').at(-1)!;
+    expect(again.out[0]).toBe(`acme: enqueued sync ${runId}`);
+    expect((await readManifest(new FsObjectStore(dir), 'acme', runId))?.status).toBe('succeeded');
+  });
+});

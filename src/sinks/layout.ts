@@ -46,8 +46,8 @@ export function decodeSegment(segment: string): string {
  * Workspace keys (`brand_key`) and why some are hashed.
  *
  * A workspace id is stored under its percent-encoding (encodeSegment) when that is at most
- * PLAIN_KEY_MAX_BYTES (200) bytes long: every id seen in practice, and every key written before
- * this rule existed. A longer encoding cannot be a file name (ext4 and most file systems stop at
+ * PLAIN_KEY_MAX_BYTES (200) bytes long: every id seen in practice, which keeps the key it always
+ * had. A longer encoding cannot be a file name (ext4 and most file systems stop at
  * 255 bytes; an 80-character CJK id encodes to 720), so such an id is stored under
  *
  *   <the encoding of its longest leading characters that fit in HASHED_PREFIX_MAX_BYTES>~h-<the

@@ -1,0 +1,124 @@
+// A real `visync run --once` process killed with SIGKILL at four points (after some raw files,
+// during curate, between two load jobs, just before the manifest). The next `run --once` completes
+// the crashed run under its own id before it starts a new one; afterwards the sink and BigQuery hold
+// what a clean run holds: every row once, curated files byte for byte what the raw landing gives.
+// The kill comes from the test hook in src/pipeline/crash-points.ts (VISYNC_TEST_CRASH_AT).
+import { cpSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { replayRun } from '../src/pipeline/replay.js';
+import { readManifest } from '../src/runs/manifest.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
+import { runVisync } from './helpers/cli-process.js';
+import { configYaml, listFiles, memoryLogger, readBytes, sim, tempDir } from './helpers/harness.js';
+import { writeConfig } from './helpers/worker-process.js';
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  for (const k of Object.keys(process.env)) if (k.startsWith('SIM_')) delete process.env[k];
+});
+
+const POINTS = ['raw:5', 'curate', 'between-loads', 'manifest'] as const;
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
+}
+
+/** Rows of BigQuery table `table` that a run loaded. */
+const rowsOfRun = (bq: FakeBigQuery, table: string, runId: string) =>
+  bq.table('p', 'vis', table) ? bq.rows('p', 'vis', table).filter((r) => r.run_id === runId).length : 0;
+
+describe('run --once killed with SIGKILL', () => {
+  it('at each crash point, the next run --once completes the crashed run: each row once, identical curated bytes', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const cases = await Promise.all(
+      POINTS.map(async (point) => {
+        const bq = await startFakeBigQuery();
+        closers.push(() => bq.close());
+        const dir = tempDir();
+        const { yaml, env } = configYaml(s, dir, {
+          sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: bq.url } },
+        });
+        const path = writeConfig(dir, yaml);
+        const crashed = await runVisync(['--config', path, 'run', '--once', '--log-level', 'silent'], {
+          ...env,
+          VISYNC_TEST_CRASH_AT: point,
+        });
+        return { point, bq, dir, path, env, crashed };
+      }),
+    );
+
+    for (const { point, bq, dir, path, env, crashed } of cases) {
+      expect(crashed.code, `${point}: ${crashed.stderr}`).toBeNull();
+      const files = listFiles(dir);
+      expect(
+        files.some((f) => f.startsWith('runs/')),
+        point,
+      ).toBe(false);
+      const crashedRun = /^raw\/me\/account=acme\/dt=[^/]+\/run=([^/]+)\//.exec(
+        files.find((f) => f.startsWith('raw/me/'))!,
+      )![1]!;
+
+      Object.assign(process.env, env);
+      const c = capture();
+      expect(
+        await main(['node', 'visync', '--config', path, 'run', '--once', '--log-level', 'silent'], c.io),
+      ).toBe(0);
+      expect(c.out[0], point).toMatch(
+        new RegExp(`^acme: completed interrupted run ${crashedRun}: acme: partial`),
+      );
+      const newRun = /\| run (\S+) \|/.exec(c.out[1]!)![1]!;
+      expect(newRun).not.toBe(crashedRun);
+
+      const store = new FsObjectStore(dir);
+      const completed = (await readManifest(store, 'acme', crashedRun))!;
+      expect(completed.interrupted, point).toMatch(/stopped before writing its manifest/);
+      expect(
+        completed.loads.every((l) => l.status === 'succeeded'),
+        point,
+      ).toBe(true);
+
+      // A clean curate of the crashed run's raw landing, in a store of its own, gives the same bytes.
+      const clean = tempDir();
+      const rawOfRun = listFiles(dir).filter(
+        (f) => f.startsWith('raw/') && f.includes(`/run=${crashedRun}/`),
+      );
+      for (const f of rawOfRun) {
+        mkdirSync(join(clean, f, '..'), { recursive: true });
+        cpSync(join(dir, f), join(clean, f));
+      }
+      await replayRun({
+        store: new FsObjectStore(clean),
+        runId: crashedRun,
+        logger: memoryLogger('silent').logger,
+      });
+      const curatedOf = (d: string) =>
+        listFiles(d).filter((f) => f.startsWith('tables/') && f.includes(`/run=${crashedRun}/`));
+      expect(curatedOf(dir), point).toEqual(curatedOf(clean));
+      expect(curatedOf(dir).length).toBeGreaterThan(0);
+      for (const f of curatedOf(dir))
+        expect(readBytes(dir, f).equals(readBytes(clean, f)), `${point}: ${f}`).toBe(true);
+
+      // BigQuery holds each curated row of both runs once: the completed loads were found by their
+      // job ids (409), never appended a second time.
+      const fresh = (await readManifest(store, 'acme', newRun))!;
+      expect(fresh.status).toBe('succeeded');
+      for (const m of [completed, fresh]) {
+        for (const l of m.loads) {
+          const curatedRows = m.files
+            .filter((f) => f.key.startsWith(`tables/${l.table}/`))
+            .reduce((n, f) => n + (f.rows ?? 0), 0);
+          expect(rowsOfRun(bq, l.table, m.run_id), `${point}: ${m.run_id} ${l.table}`).toBe(curatedRows);
+        }
+      }
+      const created = bq.jobs.filter((j) => j.outcome === 'created');
+      expect(new Set(created.map((j) => j.jobId)).size, point).toBe(created.length);
+      expect(created, point).toHaveLength(completed.loads.length + fresh.loads.length);
+    }
+  });
+});

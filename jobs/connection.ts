@@ -1,6 +1,11 @@
-// Redis connections for BullMQ and the ledger. A Worker blocks on its connection, so it gets its
-// own; BullMQ needs maxRetriesPerRequest: null on connections it blocks on.
-import { Redis } from 'ioredis';
+// Every Redis connection of visync is built here, in one of two ways:
+// - a command (status, enqueue) tries a few times within seconds and then gives up, so that it ends
+//   with one line instead of hanging;
+// - a worker waits for Redis as long as it takes, with capped backoff, and reports each attempt in
+//   one line (through `onRetry`) instead of ioredis' and BullMQ's stack traces.
+// BullMQ needs maxRetriesPerRequest: null on connections it blocks on; commands use it too, so that
+// a request waits for the next attempt rather than failing on the first drop.
+import { Redis, type RedisOptions } from 'ioredis';
 import { ConfigError } from '../src/config/load.js';
 import type { Config } from '../src/config/schema.js';
 
@@ -18,6 +23,159 @@ export function redisUrl(config: Config, command: string): string {
   return url;
 }
 
-export function connect(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, enableReadyCheck: true, lazyConnect: false });
+/** HOST:PORT of a Redis URL: what messages name (never the password). */
+export function redisAddress(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname || '127.0.0.1'}:${u.port || '6379'}`;
+  } catch {
+    return '(unparseable redis.url)';
+  }
+}
+
+const REASONS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  ETIMEDOUT: 'no answer in time',
+  ENOTFOUND: 'host not found',
+  EAI_AGAIN: 'host not found (DNS)',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  EPIPE: 'connection closed',
+};
+
+/** Errors that mean "Redis is not there" rather than "Redis refused this request". */
+export function isConnectionError(err: unknown): boolean {
+  if (!(err instanceof Error)) return false;
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code && code in REASONS) return true;
+  return /^(Connection is closed\.?|connect ETIMEDOUT|Command timed out|Stream isn't writeable|Reached the max retries per request limit)/.test(
+    err.message,
+  );
+}
+
+function reasonOf(err: unknown): string {
+  if (!err) return 'connection closed';
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code && REASONS[code]) return REASONS[code];
+  if (err instanceof Error && /^Command timed out/.test(err.message)) return 'no answer in time';
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** The one message for a Redis that cannot be reached, whoever hits it. */
+export class RedisUnreachableError extends Error {
+  readonly reason: string;
+  constructor(
+    readonly address: string,
+    cause: unknown,
+  ) {
+    const reason = reasonOf(cause);
+    const advice = /NOAUTH|WRONGPASS|WRONGTYPE|NOPERM/.test(reason)
+      ? 'check the user and password in redis.url'
+      : 'start redis-server or fix redis.url';
+    super(`Redis at ${address} is unreachable: ${reason} (${advice})`);
+    this.name = 'RedisUnreachableError';
+    this.reason = reason;
+  }
+}
+
+/** A connection and what it last saw, so a failed request can be explained in one line. */
+export interface RedisLink {
+  redis: Redis;
+  address: string;
+  /** The Redis-unreachable error when `err` (or the link's state) says Redis is gone; else undefined. */
+  unreachable(err?: unknown): RedisUnreachableError | undefined;
+}
+
+function link(redis: Redis, url: string): RedisLink & { lastError: () => unknown } {
+  const address = redisAddress(url);
+  let lastError: unknown;
+  // Without a listener ioredis prints every failed attempt with its stack.
+  redis.on('error', (err: unknown) => {
+    lastError = err;
+  });
+  redis.on('ready', () => {
+    lastError = undefined;
+  });
+  return {
+    redis,
+    address,
+    lastError: () => lastError,
+    unreachable(err) {
+      if (redis.status === 'ready' && !isConnectionError(err)) return undefined;
+      return new RedisUnreachableError(address, lastError ?? err);
+    },
+  };
+}
+
+/** Bounds of a command's connection: about 7 s at worst (3 tries of 2 s), at once for a closed port. */
+const COMMAND_TRIES = 3;
+const COMMAND_CONNECT_MS = 2000;
+const COMMAND_TIMEOUT_MS = 5000;
+/** ioredis keeps a timer this long after a disconnect, even for a socket that never connected. */
+const DISCONNECT_MS = 200;
+
+/** For commands (status, enqueue): gives up after a few attempts; requests then fail at once. */
+export function commandConnection(url: string): RedisLink {
+  const options: RedisOptions = {
+    maxRetriesPerRequest: null,
+    connectTimeout: COMMAND_CONNECT_MS,
+    // A Redis that accepts and never answers (frozen, overloaded) must not hang a command either.
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    retryStrategy: (times) => (times >= COMMAND_TRIES ? null : 200 * times),
+    disconnectTimeout: DISCONNECT_MS,
+  };
+  return link(new Redis(url, options), url);
+}
+
+export interface Backoff {
+  firstMs: number;
+  maxMs: number;
+}
+
+/** Worker connections wait from 1 s, doubling up to 30 s between attempts. */
+export const WORKER_BACKOFF: Backoff = { firstMs: 1000, maxMs: 30_000 };
+
+export function backoffDelay(b: Backoff, attempt: number): number {
+  return Math.min(b.firstMs * 2 ** Math.max(0, attempt - 1), b.maxMs);
+}
+
+export interface WorkerConnectionOptions {
+  backoff?: Backoff | undefined;
+  /** Called once per failed attempt: the one place a worker says Redis is gone. */
+  onRetry?: (e: { error: RedisUnreachableError; attempt: number; delayMs: number }) => void;
+}
+
+/** For a worker: retries forever with capped backoff; requests wait for Redis to come back. */
+export function workerConnection(url: string, o: WorkerConnectionOptions = {}): RedisLink {
+  const backoff = o.backoff ?? WORKER_BACKOFF;
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: null,
+    enableReadyCheck: true,
+    retryStrategy: (times) => backoffDelay(backoff, times),
+    disconnectTimeout: DISCONNECT_MS,
+  });
+  const l = link(redis, url);
+  let attempt = 0;
+  redis.on('ready', () => {
+    attempt = 0;
+  });
+  redis.on('reconnecting', (delayMs: number) => {
+    attempt += 1;
+    o.onRetry?.({ error: new RedisUnreachableError(l.address, l.lastError()), attempt, delayMs });
+  });
+  return l;
+}
+
+/** Closes a connection without waiting on a Redis that is gone (QUIT would queue until it is back). */
+export async function closeConnection(redis: Redis): Promise<void> {
+  if (redis.status === 'ready') {
+    try {
+      await redis.quit();
+      return;
+    } catch {
+      // Fall through: the connection dropped while quitting.
+    }
+  }
+  redis.disconnect();
 }

@@ -4,21 +4,29 @@
 // account's waits or pauses never hold up another's work.
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { isConnectionError } from './connection.js';
 
 export const queueName = (account: string) => `visync-${account}`;
 
 export class AccountQueues {
   readonly #queues = new Map<string, Queue>();
 
+  /** `onError`: errors a queue reports on its own (not as the result of a call), except a lost
+   *  connection, which the connection's owner reports once per attempt. */
   constructor(
     private readonly redis: Redis,
     readonly prefix: string,
+    private readonly onError: (err: Error) => void = () => {},
   ) {}
 
   for(account: string): Queue {
     let q = this.#queues.get(account);
     if (!q) {
       q = new Queue(queueName(account), { connection: this.redis, prefix: this.prefix });
+      // Without a listener BullMQ prints each of these errors with its stack.
+      q.on('error', (err) => {
+        if (!isConnectionError(err)) this.onError(err);
+      });
       this.#queues.set(account, q);
     }
     return q;

@@ -7,8 +7,14 @@ import { closeAllPools } from '../src/api/http-pools.js';
 import type { Config } from '../src/config/schema.js';
 import { createRunLoader } from '../src/pipeline/run-loader.js';
 import { createObjectStore } from '../src/sinks/create-store.js';
-import { sleep } from '../src/util/time.js';
-import { connect, redisUrl } from './connection.js';
+import {
+  type Backoff,
+  closeConnection,
+  isConnectionError,
+  type RedisLink,
+  redisUrl,
+  workerConnection,
+} from './connection.js';
 import type { JobContext } from './context.js';
 import { JOB } from './definitions.js';
 import { RunLedger } from './ledger.js';
@@ -23,6 +29,24 @@ export interface WorkerOptions {
   config: Config;
   logger: Logger;
   concurrency?: number;
+  /** Waits between attempts to reach Redis (default from 1 s, doubling up to 30 s). */
+  redisBackoff?: Backoff;
+  /** Aborting it while the worker waits for Redis to start makes startWorker reject with WorkerStartAborted. */
+  signal?: AbortSignal;
+}
+
+/** Whether a worker takes jobs now; `reason` says why not. */
+export interface Readiness {
+  ok: boolean;
+  reason?: string;
+}
+
+/** startWorker gave up waiting for Redis because its signal was aborted (a stop before the start). */
+export class WorkerStartAborted extends Error {
+  constructor() {
+    super('stopped before Redis could be reached');
+    this.name = 'WorkerStartAborted';
+  }
 }
 
 export interface WorkerHandle {
@@ -30,18 +54,66 @@ export interface WorkerHandle {
   workers: Worker[];
   context: JobContext;
   schedules: { installed: string[]; removed: string[] };
+  /** Not ready while Redis is unreachable (with the reason) or while stopping. */
+  ready(): Readiness;
   /** Stops taking jobs, lets active ones finish within graceMs, then hands the rest back. */
   close(graceMs: number): Promise<{ forced: boolean }>;
+}
+
+/** How long a stop waits for BullMQ to close what it holds (longer only when Redis is gone). */
+const CLOSE_MS = 2000;
+
+/** Whether `work` settles within `ms`. The timer is cleared at once: an idle worker does not keep
+ *  the process up for the whole shutdown grace. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const over = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        () => true,
+        () => true,
+      ),
+      over,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const url = redisUrl(o.config, 'visync worker');
   const prefix = o.config.redis.prefix;
-  const redis = connect(url);
+  // Only the main connection reports its attempts: the others retry on the same schedule and would
+  // repeat the same line.
+  const main: RedisLink = workerConnection(url, {
+    backoff: o.redisBackoff,
+    onRetry: ({ error, attempt, delayMs }) =>
+      o.logger.warn(
+        { redis: error.address, attempt, retry_in_ms: delayMs },
+        `${error.message}; retrying in ${Math.round(delayMs / 100) / 10} s`,
+      ),
+  });
   // BullMQ duplicates this connection for each worker's blocking reads.
-  const workerConnection = connect(url);
-  const queues = new AccountQueues(redis, prefix);
+  const blocking: RedisLink = workerConnection(url, { backoff: o.redisBackoff });
+  const redis = main.redis;
+  let lostAt: number | undefined;
+  redis.on('close', () => {
+    lostAt ??= Date.now();
+  });
+  redis.on('ready', () => {
+    if (lostAt === undefined) return;
+    o.logger.info({ redis: main.address, down_ms: Date.now() - lostAt }, `Redis at ${main.address} is back`);
+    lostAt = undefined;
+  });
+  const ignoreLostConnection = (what: string) => (err: Error) => {
+    if (!isConnectionError(err)) o.logger.error({ err: err.message }, `${what} error`);
+  };
+  const queues = new AccountQueues(redis, prefix, ignoreLostConnection('queue'));
   const flow = new FlowProducer({ connection: redis, prefix });
+  flow.on('error', ignoreLostConnection('flow producer'));
   const context: JobContext = {
     config: o.config,
     store: createObjectStore(o.config.sinks),
@@ -53,7 +125,30 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     redis,
     logger: o.logger,
   };
-  const schedules = await installSchedules(queues, o.config);
+  // A stop while Redis is still unreachable ends the start. Requests queued for Redis are left
+  // behind: ioredis does not fail them when a connection waiting to retry is dropped.
+  let abortStart = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    abortStart = () => reject(new WorkerStartAborted());
+    if (o.signal?.aborted) abortStart();
+    o.signal?.addEventListener('abort', abortStart, { once: true });
+  });
+  aborted.catch(() => {});
+  const workers: Worker[] = [];
+  let closing = false;
+  const startFailed = async (err: unknown) => {
+    o.signal?.removeEventListener('abort', abortStart);
+    redis.disconnect();
+    blocking.redis.disconnect();
+    await settlesWithin(Promise.allSettled(workers.map((w) => w.close(true))), CLOSE_MS);
+    return err;
+  };
+  let schedules: WorkerHandle['schedules'];
+  try {
+    schedules = await Promise.race([installSchedules(queues, o.config), aborted]);
+  } catch (err) {
+    throw await startFailed(err);
+  }
   if (schedules.removed.length) {
     o.logger.info({ removed: schedules.removed }, 'removed schedules of accounts no longer configured');
   }
@@ -71,9 +166,9 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     }
   };
   const lockMs = o.config.jobs.lockSeconds * 1000;
-  const workers = o.config.accounts.map((account) => {
+  for (const account of o.config.accounts) {
     const worker = new Worker(queueName(account.name), process, {
-      connection: workerConnection,
+      connection: blocking.redis,
       prefix,
       concurrency: o.concurrency ?? 8,
       lockDuration: lockMs,
@@ -94,25 +189,43 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
         'job failed',
       );
     });
-    worker.on('error', (err) => o.logger.error({ account: account.name, err: err.message }, 'worker error'));
-    return worker;
-  });
-  await Promise.all(workers.map((w) => w.waitUntilReady()));
+    // A lost connection is reported once per attempt by the main connection, not by every worker.
+    worker.on('error', (err) => {
+      if (!isConnectionError(err))
+        o.logger.error({ account: account.name, err: err.message }, 'worker error');
+    });
+    workers.push(worker);
+  }
+  try {
+    await Promise.race([Promise.all(workers.map((w) => w.waitUntilReady())), aborted]);
+  } catch (err) {
+    throw await startFailed(err);
+  } finally {
+    o.signal?.removeEventListener('abort', abortStart);
+  }
 
   return {
     workers,
     context,
     schedules,
+    ready() {
+      if (closing) return { ok: false, reason: 'stopping' };
+      const down = main.unreachable() ?? blocking.unreachable();
+      if (down) return { ok: false, reason: down.message };
+      if (!workers.every((w) => w.isRunning())) return { ok: false, reason: 'workers not running' };
+      return { ok: true };
+    },
     async close(graceMs) {
-      const closing = Promise.all(workers.map((w) => w.close()));
-      const inTime = await Promise.race([closing.then(() => true), sleep(graceMs).then(() => false)]);
+      closing = true;
+      const inTime = await settlesWithin(Promise.all(workers.map((w) => w.close())), graceMs);
       if (!inTime) {
         // Past the deadline: stop without waiting. The active jobs keep their data (and the calls
         // they landed); their locks lapse and another worker takes them over.
-        await Promise.all(workers.map((w) => w.close(true)));
+        await settlesWithin(Promise.all(workers.map((w) => w.close(true))), CLOSE_MS);
       }
-      await Promise.allSettled([queues.close(), flow.close()]);
-      await Promise.allSettled([redis.quit(), workerConnection.quit()]);
+      // Bounded: with Redis gone these would wait for it; the connections are dropped next anyway.
+      await settlesWithin(Promise.allSettled([queues.close(), flow.close()]), CLOSE_MS);
+      await Promise.allSettled([closeConnection(redis), closeConnection(blocking.redis)]);
       await closeAllPools();
       return { forced: !inTime };
     },

@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { openJobsClient } from '../../jobs/client.js';
+import { withJobsClient } from '../../jobs/client.js';
+import { RedisUnreachableError } from '../../jobs/connection.js';
 import { enqueueRun } from '../../jobs/enqueue.js';
 import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
@@ -56,33 +57,32 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
         const config = loadConfig(configOption(cmd));
         const endpoints = flags.endpoints;
         const accounts = flags.account?.length ? flags.account : config.accounts.map((a) => a.name);
-        const client = openJobsClient(config, 'visync enqueue');
         try {
-          const runIds: string[] = [];
-          for (const account of accounts) {
-            const r = await enqueueRun(client.queues, client.ledger, config, {
-              kind,
-              account,
-              ...(flags.brand ? { brands: flags.brand } : {}),
-              ...(flags.days ? { days: flags.days } : {}),
-              ...(endpoints?.length ? { endpoints } : {}),
-              ...(flags.force ? { force: true } : {}),
-            });
-            runIds.push(r.runId);
-            io.out(
-              r.created
-                ? `${account}: enqueued ${kind} ${r.runId}`
-                : `${account}: ${r.runId} exists already (${r.existing?.status ?? 'unknown'}); not enqueued again (use --force for a new run)`,
-            );
-          }
-          if (!flags.wait) return 0;
-          const statuses = await waitForRuns(client.ledger, runIds, io, flags.timeout);
-          return exitCodeFor(worst(statuses));
+          return await withJobsClient(config, 'visync enqueue', async (client) => {
+            const runIds: string[] = [];
+            for (const account of accounts) {
+              const r = await enqueueRun(client.queues, client.ledger, config, {
+                kind,
+                account,
+                ...(flags.brand ? { brands: flags.brand } : {}),
+                ...(flags.days ? { days: flags.days } : {}),
+                ...(endpoints?.length ? { endpoints } : {}),
+                ...(flags.force ? { force: true } : {}),
+              });
+              runIds.push(r.runId);
+              io.out(
+                r.created
+                  ? `${account}: enqueued ${kind} ${r.runId}`
+                  : `${account}: ${r.runId} exists already (${r.existing?.status ?? 'unknown'}); not enqueued again (use --force for a new run)`,
+              );
+            }
+            if (!flags.wait) return 0;
+            const statuses = await waitForRuns(client.ledger, runIds, io, flags.timeout);
+            return exitCodeFor(worst(statuses));
+          });
         } catch (err) {
-          if (err instanceof CliError) throw err;
+          if (err instanceof CliError || err instanceof RedisUnreachableError) throw err;
           throw new CliError((err as Error).message);
-        } finally {
-          await client.close();
         }
       }),
     );

@@ -1,5 +1,6 @@
 // `visync`: one commander program; each command lives in its own module.
 import { Command, CommanderError } from 'commander';
+import { RedisUnreachableError } from '../../jobs/connection.js';
 import { ConfigError } from '../config/load.js';
 import { scrubSecrets } from '../log.js';
 import { registerEnqueue } from './enqueue.js';
@@ -40,7 +41,7 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
     return state.exitCode;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
-    if (err instanceof ConfigError || err instanceof CliError) {
+    if (err instanceof ConfigError || err instanceof CliError || err instanceof RedisUnreachableError) {
       io.err(`visync: ${scrubSecrets(err.message)}`);
       return err instanceof CliError ? err.exitCode : 1;
     }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { openJobsClient } from '../../jobs/client.js';
+import { withJobsClient } from '../../jobs/client.js';
 import type { LedgerRun } from '../../jobs/ledger.js';
 import { readStatus, type StatusReport } from '../../jobs/status.js';
 import { loadConfig } from '../config/load.js';
@@ -18,15 +18,12 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
     .action(
       exitWith(state, async (flags: { json?: boolean }, cmd: Command) => {
         const config = loadConfig(configOption(cmd));
-        const client = openJobsClient(config, 'visync status');
-        try {
-          const report = await readStatus({ ...client, config });
-          if (flags.json) io.out(JSON.stringify(report, null, 2));
-          else for (const line of renderStatus(report)) io.out(line);
-          return 0;
-        } finally {
-          await client.close();
-        }
+        const report = await withJobsClient(config, 'visync status', (client) =>
+          readStatus({ ...client, config }),
+        );
+        if (flags.json) io.out(JSON.stringify(report, null, 2));
+        else for (const line of renderStatus(report)) io.out(line);
+        return 0;
       }),
     );
 }

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { startWorker } from '../../jobs/worker.js';
+import { startWorker, WorkerStartAborted } from '../../jobs/worker.js';
 import { loadConfig } from '../config/load.js';
 import { createLogger, registerSecret } from '../log.js';
 import { redactUrl } from '../util/redact.js';
@@ -21,6 +21,8 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
         'account (schedule.nightly cron and time zone); accounts removed from the config lose theirs.\n' +
         'Installing a schedule never starts a run. Run as many workers as you like, on as many machines:\n' +
         'they share the work and one request budget per account. Prints one line when ready.\n' +
+        'While Redis is unreachable it retries (1 s, doubling up to 30 s), logging one line per attempt,\n' +
+        'and takes jobs again once Redis is back.\n' +
         'SIGTERM/SIGINT: takes no new job, lets active jobs finish for shutdownGraceSeconds, hands the\n' +
         'rest back to the queue, exits 0.',
     )
@@ -36,15 +38,29 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
         const config = loadConfig(configOption(cmd));
         for (const a of config.accounts) registerSecret(a.apiKey);
         const logger = createLogger({ level: flags.logLevel });
-        const handle = await startWorker({ config, logger, concurrency: flags.concurrency });
+        // Listening from the start: a stop while the worker still waits for Redis ends the wait.
+        const stop = new AbortController();
+        const signalled = new Promise<string>((resolve) => {
+          const on = (signal: string) => () => {
+            stop.abort();
+            resolve(signal);
+          };
+          process.once('SIGTERM', on('SIGTERM'));
+          process.once('SIGINT', on('SIGINT'));
+        });
+        let handle: Awaited<ReturnType<typeof startWorker>>;
+        try {
+          handle = await startWorker({ config, logger, concurrency: flags.concurrency, signal: stop.signal });
+        } catch (err) {
+          if (!(err instanceof WorkerStartAborted)) throw err;
+          logger.info({ signal: await signalled }, 'stopped before Redis could be reached');
+          return 0;
+        }
         io.out(
           `visync worker ready: ${redactUrl(config.redis.url ?? '')} prefix ${config.redis.prefix}, concurrency ${flags.concurrency}, ` +
             `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}`,
         );
-        const signal = await new Promise<string>((resolve) => {
-          process.once('SIGTERM', () => resolve('SIGTERM'));
-          process.once('SIGINT', () => resolve('SIGINT'));
-        });
+        const signal = await signalled;
         const graceMs = config.shutdownGraceSeconds * 1000;
         logger.info({ signal, grace_ms: graceMs }, 'stopping: no new jobs; waiting for active ones');
         const { forced } = await handle.close(graceMs);

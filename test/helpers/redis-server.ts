@@ -12,8 +12,9 @@ export interface PrivateRedis {
   stop(): Promise<void>;
 }
 
-export async function startPrivateRedis(): Promise<PrivateRedis> {
-  const port = await freePort();
+/** `port`: start on this port (a test that stops Redis and starts it again where clients look). */
+export async function startPrivateRedis(port?: number): Promise<PrivateRedis> {
+  port ??= await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'visync-redis-'));
   const child = spawn(
     'redis-server',

@@ -1,0 +1,81 @@
+// One `visync` command run as a child process through the bin, like a user types it: for what only
+// a real process shows (that it exits at all, what reaches stderr, the exit code).
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterEach } from 'vitest';
+
+export const BIN = new URL('../../bin/visync.js', import.meta.url).pathname;
+
+const running = new Set<() => void>();
+afterEach(() => {
+  for (const kill of running) kill();
+  running.clear();
+});
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliProcess {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves when it exits; a process still running after `guardMs` fails the test. */
+  exited: Promise<CliRun>;
+}
+
+/** Starts `visync ARGS`; the caller may signal it before it exits. */
+export function startVisync(args: string[], env: Record<string, string> = {}, guardMs = 30_000): CliProcess {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const kill = () => child.kill('SIGKILL');
+  running.add(kill);
+  const exited = new Promise<CliRun>((resolve, reject) => {
+    const guard = setTimeout(() => {
+      kill();
+      reject(new Error(`visync ${args.join(' ')} still running after ${guardMs} ms:\n${stderr}`));
+    }, guardMs);
+    // 'close' comes after the exit and after the last output in the pipes.
+    child.once('close', (code) => {
+      clearTimeout(guard);
+      running.delete(kill);
+      resolve({ code, stdout, stderr });
+    });
+  });
+  return { child, stdout: () => stdout, stderr: () => stderr, exited };
+}
+
+/** Runs `visync ARGS` to its end. */
+export function runVisync(
+  args: string[],
+  env: Record<string, string> = {},
+  guardMs = 30_000,
+): Promise<CliRun> {
+  return startVisync(args, env, guardMs).exited;
+}
+
+/** Resolves once `test` holds for the process output (polled), or fails after `timeoutMs`. */
+export async function waitForOutput(
+  p: CliProcess,
+  test: (stdout: string, stderr: string) => boolean,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!test(p.stdout(), p.stderr())) {
+    if (p.child.exitCode !== null) throw new Error(`visync exited early:\n${p.stdout()}\n${p.stderr()}`);
+    if (Date.now() > deadline)
+      throw new Error(`output not seen in ${timeoutMs} ms:\n${p.stdout()}\n${p.stderr()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { RedisUnreachableError } from '../../jobs/connection.js';
 import { ConfigError } from '../config/load.js';
 import { scrubSecrets } from '../log.js';
+import { registerDoctor } from './doctor.js';
 import { registerEnqueue } from './enqueue.js';
 import { CliError, type CliIo, consoleIo, type ProgramState } from './program-state.js';
 import { registerReplay } from './replay.js';
@@ -27,6 +28,7 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
   registerWorker(program, state, io);
   registerEnqueue(program, state, io);
   registerStatus(program, state, io);
+  registerDoctor(program, state, io);
   registerSimulate(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;

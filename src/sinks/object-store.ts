@@ -1,5 +1,6 @@
 // The one interface every object store implements (fs now, S3 later), kept small on purpose:
-// the pipeline only ever writes whole objects, reads them back, and lists a prefix.
+// the pipeline only ever writes whole objects, reads them back, and lists a prefix (`visync doctor`
+// also deletes the probe object it wrote).
 
 export interface PutOptions {
   contentType: string;
@@ -23,6 +24,8 @@ export interface ObjectStore {
   get(key: string): Promise<Buffer | undefined>;
   /** Keys under a prefix, sorted. */
   list(prefix: string): Promise<string[]>;
+  /** Removes one object; removing one that does not exist is not an error. */
+  delete(key: string): Promise<void>;
 }
 
 /**

@@ -2,7 +2,13 @@
 // Every failure that an operator can fix (missing bucket, denied access, wrong endpoint, no
 // credentials) becomes a one-line message naming the object and the fix; the SDK error stays
 // on `cause` for debugging, so its stack never reaches the log line by default.
-import { GetObjectCommand, HeadBucketCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadBucketCommand,
+  ListObjectsV2Command,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3SinkConfig } from '../config/schema.js';
 import { sha256Hex } from '../util/hash.js';
@@ -155,6 +161,15 @@ export class S3ObjectStore implements ObjectStore {
     return out.sort();
   }
 
+  async delete(key: string): Promise<void> {
+    const fullKey = this.#key(key);
+    try {
+      await this.#client.send(new DeleteObjectCommand({ Bucket: this.#config.bucket, Key: fullKey }));
+    } catch (err) {
+      throw this.#error('delete', fullKey, err);
+    }
+  }
+
   /** Verifies that the bucket exists and the credentials may use it (for `doctor`). */
   async check(): Promise<void> {
     try {
@@ -164,7 +179,11 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  #error(action: 'write' | 'read' | 'list' | 'check', fullKey: string, err: unknown): S3StoreError {
+  #error(
+    action: 'write' | 'read' | 'list' | 'check' | 'delete',
+    fullKey: string,
+    err: unknown,
+  ): S3StoreError {
     const { bucket } = this.#config;
     const where = `s3://${bucket}/${fullKey}`;
     const name = errorName(err);
@@ -226,8 +245,10 @@ export class S3ObjectStore implements ObjectStore {
   }
 }
 
-function permissionFor(action: 'write' | 'read' | 'list' | 'check'): string {
+function permissionFor(action: 'write' | 'read' | 'list' | 'check' | 'delete'): string {
   switch (action) {
+    case 'delete':
+      return 'DeleteObject';
     case 'write':
       return 'PutObject';
     case 'read':

@@ -1,0 +1,59 @@
+import { type Command, InvalidArgumentError } from 'commander';
+import { closeAllPools } from '../api/http-pools.js';
+import { scrubSecrets } from '../log.js';
+import type { CheckResult } from '../ops/doctor/check.js';
+import { DEFAULT_CHECK_TIMEOUT_MS, runDoctor } from '../ops/doctor/run-doctor.js';
+import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+
+interface DoctorFlags {
+  account?: string;
+  json?: boolean;
+  timeout?: number;
+}
+
+export function registerDoctor(program: Command, state: ProgramState, io: CliIo): void {
+  program
+    .command('doctor')
+    .summary('check the config, API keys, Redis, the object store and BigQuery before a first run')
+    .description(
+      'One line per check: PASS, WARN or FAIL, what was checked and, for WARN and FAIL, what to do next.\n' +
+        "Checks: the config; each account's key with one GET /me (plan, limit, usage), counted against the\n" +
+        "account's request budget; Redis when configured (reachable, version, maxmemory-policy noeviction,\n" +
+        'persistence); the object store (writes, reads back and deletes a probe object); BigQuery when\n' +
+        'configured (the dataset, and a dry-run query, which costs nothing). Each check gives up after\n' +
+        '--timeout seconds. Exit code: 0 when no check FAILs, 1 otherwise. Never prints a key.',
+    )
+    .option('--account <name>', "check only this account's key")
+    .option('--json', 'print one JSON array of {check, status, detail, fix?}')
+    .option(
+      '--timeout <seconds>',
+      `deadline of each check (default ${DEFAULT_CHECK_TIMEOUT_MS / 1000})`,
+      parseTimeout,
+    )
+    .action(
+      exitWith(state, async (flags: DoctorFlags, cmd: Command) => {
+        try {
+          const results = await runDoctor({
+            configPath: configOption(cmd),
+            account: flags.account,
+            timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
+          });
+          if (flags.json) io.out(scrubSecrets(JSON.stringify(results, null, 2)));
+          else for (const r of results) io.out(scrubSecrets(renderCheck(r)));
+          return results.some((r) => r.status === 'FAIL') ? 1 : 0;
+        } finally {
+          await closeAllPools();
+        }
+      }),
+    );
+}
+
+export function renderCheck(r: CheckResult): string {
+  return `${r.status} ${r.check}: ${r.detail}${r.fix ? ` -> ${r.fix}` : ''}`;
+}
+
+function parseTimeout(value: string): number {
+  const n = Number(value);
+  if (!(n > 0 && n <= 300)) throw new InvalidArgumentError('expected seconds from 0.1 to 300');
+  return n;
+}

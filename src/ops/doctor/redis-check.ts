@@ -1,0 +1,141 @@
+// Redis as the workers need it: reachable, new enough, never evicting keys (an evicted job or ledger
+// entry is a run lost without a trace), and persistent (a restart must not forget the queue).
+// Managed Redis services often refuse CONFIG; the eviction policy is also in INFO, persistence
+// settings are not, so that one can end in "could not check".
+import { Redis } from 'ioredis';
+import { type CheckResult, fail, pass, reasonOf, systemCode, warn } from './check.js';
+
+const MIN_VERSION = [6, 2, 0];
+
+/** `host:port` of a Redis URL, without user or password. */
+export function redisAddress(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.hostname}:${u.port || '6379'}`;
+  } catch {
+    return '(unparseable redis.url)';
+  }
+}
+
+export type RedisConnection = { ok: true; redis: Redis } | { ok: false; result: CheckResult };
+
+/** One connection attempt, bounded by `timeoutMs`, never retried; one FAIL line when it does not work. */
+export async function connectRedis(url: string, timeoutMs: number): Promise<RedisConnection> {
+  const where = redisAddress(url);
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    commandTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    retryStrategy: () => null,
+  });
+  // Without a listener ioredis prints every connection error itself.
+  let lastError: unknown;
+  redis.on('error', (err) => {
+    lastError = err;
+  });
+  try {
+    await redis.connect();
+    await redis.ping();
+    return { ok: true, redis };
+  } catch (err) {
+    redis.disconnect();
+    const e = lastError ?? err;
+    const reason = systemCode(e) ?? reasonOf(e);
+    const auth = /NOAUTH|WRONGPASS|invalid password/i.test(reason);
+    return {
+      ok: false,
+      result: fail(
+        'redis',
+        `Redis at ${where} ${auth ? 'refused the credentials' : 'is unreachable'}: ${reason}`,
+        auth
+          ? 'fix the user and password in redis.url'
+          : 'start Redis or fix redis.url (run --once works without it)',
+      ),
+    };
+  }
+}
+
+export async function checkRedis(redis: Redis, url: string): Promise<CheckResult[]> {
+  const where = redisAddress(url);
+  const server = parseInfo(await redis.info('server'));
+  const memory = parseInfo(await redis.info('memory'));
+  const persistence = parseInfo(await redis.info('persistence'));
+  const version = server.get('redis_version') ?? '?';
+  const results: CheckResult[] = [];
+  results.push(
+    olderThan(version, MIN_VERSION)
+      ? warn(
+          'redis',
+          `Redis ${version} at ${where} answers, but is older than ${MIN_VERSION.join('.')}`,
+          `upgrade to Redis ${MIN_VERSION.slice(0, 2).join('.')} or later (the job queue relies on its commands)`,
+        )
+      : pass('redis', `Redis ${version} at ${where} answers`),
+  );
+  results.push(await evictionPolicy(redis, memory));
+  results.push(await persistenceOn(redis, persistence));
+  return results;
+}
+
+async function evictionPolicy(redis: Redis, memory: Map<string, string>): Promise<CheckResult> {
+  const check = 'redis maxmemory-policy';
+  const policy = memory.get('maxmemory_policy') ?? (await configGet(redis, 'maxmemory-policy'));
+  if (policy === undefined) {
+    return warn(check, 'could not check: INFO has no maxmemory_policy and CONFIG is refused', mustNotEvict);
+  }
+  if (policy === 'noeviction') return pass(check, 'noeviction: Redis never drops queue or ledger keys');
+  return warn(check, `${policy}: Redis may drop queue and ledger keys when memory runs out`, mustNotEvict);
+}
+
+const mustNotEvict =
+  'set maxmemory-policy noeviction (redis.conf, or CONFIG SET maxmemory-policy noeviction; on a managed Redis, in its parameter group)';
+
+async function persistenceOn(redis: Redis, info: Map<string, string>): Promise<CheckResult> {
+  const check = 'redis persistence';
+  if (info.get('aof_enabled') === '1') return pass(check, 'append-only file (AOF) on');
+  const save = await configGet(redis, 'save');
+  if (save === undefined) {
+    return warn(
+      check,
+      'could not check: AOF is off and CONFIG is refused (managed Redis?), so RDB snapshots are unknown',
+      "make sure the service keeps snapshots or AOF (see the provider's backup settings)",
+    );
+  }
+  if (save.trim() !== '') return pass(check, `RDB snapshots on (save ${save.trim()})`);
+  return warn(
+    check,
+    'off (no AOF, no RDB snapshots): a Redis restart loses queued runs and run history',
+    'set appendonly yes (redis.conf, or CONFIG SET appendonly yes) or RDB save points',
+  );
+}
+
+/** One CONFIG GET value; undefined when CONFIG is refused or renamed (managed services). */
+async function configGet(redis: Redis, name: string): Promise<string | undefined> {
+  try {
+    const reply = (await redis.config('GET', name)) as unknown;
+    return Array.isArray(reply) && typeof reply[1] === 'string' ? reply[1] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function parseInfo(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const line of text.split(/\r?\n/)) {
+    const i = line.indexOf(':');
+    if (i > 0 && !line.startsWith('#')) out.set(line.slice(0, i), line.slice(i + 1).trim());
+  }
+  return out;
+}
+
+function olderThan(version: string, min: number[]): boolean {
+  const parts = version.split('.').map((p) => Number.parseInt(p, 10));
+  if (parts.some((p) => Number.isNaN(p))) return false;
+  for (let i = 0; i < min.length; i++) {
+    const a = parts[i] ?? 0;
+    const b = min[i] ?? 0;
+    if (a !== b) return a < b;
+  }
+  return false;
+}

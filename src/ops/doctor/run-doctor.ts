@@ -1,0 +1,93 @@
+// `visync doctor`: every check of a setup, each under its own deadline, in a fixed order. The
+// config comes first because every other check reads it; then the rest run side by side.
+import { resolve } from 'node:path';
+import { RedisRateBudget } from '../../../jobs/redis-rate-budget.js';
+import { MemoryRateBudget } from '../../api/rate-budget.js';
+import { registerSecret } from '../../log.js';
+import { createObjectStore } from '../../sinks/create-store.js';
+import { S3ObjectStore } from '../../sinks/s3-store.js';
+import { checkAccount } from './account-check.js';
+import {
+  bigQueryClient,
+  checkDataset,
+  checkJobs,
+  DATASET_CHECK,
+  JOBS_CHECK,
+  releaseBigQuerySockets,
+} from './bigquery-check.js';
+import { type CheckResult, fail, guarded } from './check.js';
+import { checkConfig } from './config-check.js';
+import { checkObjectStore } from './object-store-check.js';
+import { checkRedis, connectRedis } from './redis-check.js';
+
+export const DEFAULT_CHECK_TIMEOUT_MS = 5000;
+
+export interface DoctorOptions {
+  configPath?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Check only this account's key (the other checks still run). */
+  account?: string;
+  /** Deadline of each check. */
+  timeoutMs?: number;
+}
+
+export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
+  const timeoutMs = o.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
+  const { result: configResult, loaded } = checkConfig(o.configPath, o.env ?? process.env);
+  if (!loaded) return [configResult];
+  const { config, keyVars } = loaded;
+  for (const a of config.accounts) registerSecret(a.apiKey);
+
+  const accounts = config.accounts.filter((a) => o.account === undefined || a.name === o.account);
+  const results: CheckResult[] = [configResult];
+  if (accounts.length === 0) {
+    const names = config.accounts.map((a) => a.name).join(', ');
+    results.push(fail(`account ${o.account}`, 'not in the config', `use one of: ${names}`));
+  }
+
+  // One connection serves the Redis checks and the accounts' shared budget; without it each
+  // account's GET /me is counted in a budget of this process only.
+  const url = config.redis.url;
+  const connection = url ? await connectRedis(url, timeoutMs) : undefined;
+  const redis = connection?.ok ? connection.redis : undefined;
+  const budget = redis ? new RedisRateBudget(redis, { prefix: config.redis.prefix }) : new MemoryRateBudget();
+  const store = createObjectStore(config.sinks);
+  const bqConfig = config.sinks.bigquery;
+  const bq = bqConfig ? bigQueryClient(bqConfig) : undefined;
+  const bqFix = `check sinks.bigquery.apiEndpoint (or access to bigquery.googleapis.com), the network and any proxy`;
+
+  try {
+    const groups = await Promise.all([
+      ...accounts.map((account) =>
+        guarded(`account ${account.name}`, timeoutMs, `check that ${account.baseUrl} answers`, (signal) =>
+          checkAccount({
+            account,
+            budget,
+            budgetName: redis ? 'Redis' : 'in-process',
+            keyVar: keyVars.get(account.name),
+            timeoutMs,
+            signal,
+          }),
+        ),
+      ),
+      connection === undefined
+        ? []
+        : connection.ok
+          ? guarded('redis', timeoutMs, 'check that Redis is not overloaded', () =>
+              checkRedis(connection.redis, url as string),
+            )
+          : [connection.result],
+      guarded('object store', timeoutMs, 'check sinks.fs.dir or the S3 endpoint and network', () =>
+        checkObjectStore(store, config.sinks.fs ? resolve(config.sinks.fs.dir) : undefined),
+      ),
+      bq && bqConfig ? guarded(DATASET_CHECK, timeoutMs, bqFix, () => checkDataset(bq, bqConfig)) : [],
+      bq && bqConfig ? guarded(JOBS_CHECK, timeoutMs, bqFix, () => checkJobs(bq, bqConfig)) : [],
+    ]);
+    for (const g of groups) results.push(...g);
+    return results;
+  } finally {
+    redis?.disconnect();
+    if (store instanceof S3ObjectStore) store.close();
+    if (bqConfig) releaseBigQuerySockets(bqConfig);
+  }
+}

@@ -1,0 +1,266 @@
+// `visync doctor` as a user runs it: against the simulator, a private Redis, the fake BigQuery and
+// real folders; what it prints, its exit code, and that no key ever reaches the output.
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { chmodSync, mkdirSync, readdirSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
+import { BIN, runVisync } from './helpers/cli-process.js';
+import { type ConfigOverrides, configYaml, sim, tempDir } from './helpers/harness.js';
+import { freePort } from './helpers/net.js';
+import { writeConfig } from './helpers/worker-process.js';
+
+const closers: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+  for (const k of Object.keys(process.env)) if (k.startsWith('SIM_')) delete process.env[k];
+});
+
+function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
+}
+
+async function fakeBigQuery(): Promise<FakeBigQuery> {
+  const f = await startFakeBigQuery();
+  closers.push(() => f.close());
+  return f;
+}
+
+/** A simulator, a config file for it (keys in the environment) and that environment. */
+async function setup(
+  accounts: Parameters<typeof sim>[0]['accounts'],
+  overrides: (dir: string) => ConfigOverrides = () => ({}),
+) {
+  const s = await sim({ accounts });
+  const dir = tempDir();
+  const { yaml, env } = configYaml(s, dir, overrides(dir));
+  const path = writeConfig(dir, yaml);
+  Object.assign(process.env, env);
+  return { s, dir, path, env };
+}
+
+const line = (out: string[], check: string) => out.find((l) => l.slice(5).startsWith(`${check}: `));
+
+describe('visync doctor', () => {
+  it('a healthy setup: PASS lines for config, key, Redis, store and BigQuery; exit 0; one GET /me through the Redis budget', async () => {
+    const bq = await fakeBigQuery();
+    const prefix = `d-${randomUUID().slice(0, 8)}`;
+    const { s, path } = await setup([{ name: 'acme', workspaces: 2, plan: 'concierge' }], (dir) => ({
+      top: { redis: { url: inject('redisUrl'), prefix } },
+      sinks: {
+        fs: { dir: join(dir, 'data') },
+        bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: bq.url },
+      },
+    }));
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(0);
+    expect(c.err).toEqual([]);
+    expect(line(c.out, 'config')).toMatch(/^PASS config: .*1 account/);
+    expect(line(c.out, 'account acme')).toMatch(
+      /^PASS account acme: key accepted; plan concierge, limit 120 requests per 60 s, \d+ used in the current window \(one request, Redis budget\)$/,
+    );
+    expect(line(c.out, 'redis')).toMatch(/^PASS redis: Redis \d+\.\d+\.\d+ at 127\.0\.0\.1:\d+ answers/);
+    expect(line(c.out, 'redis maxmemory-policy')).toMatch(/^PASS redis maxmemory-policy: noeviction/);
+    // The private test Redis runs without persistence on purpose: a warning, not a failure.
+    expect(line(c.out, 'redis persistence')).toMatch(/^WARN redis persistence: off .* -> .*appendonly yes/);
+    expect(line(c.out, 'object store')).toMatch(/^PASS object store: wrote, read back and deleted a probe/);
+    expect(line(c.out, 'bigquery dataset')).toMatch(/^WARN bigquery dataset: p:vis does not exist yet.* -> /);
+    expect(line(c.out, 'bigquery jobs')).toMatch(/^PASS bigquery jobs: a dry-run query/);
+    // The probe object is gone again.
+    expect(
+      readdirSync(join(path, '..', 'data'), { recursive: true }).filter((f) => /probe/.test(String(f))),
+    ).toEqual([]);
+
+    // Exactly one request reached the API, and it took a slot of the account's shared budget.
+    expect(s.log.filter((e) => e.account === 'acme').map((e) => e.path)).toEqual(['/api/v1/me']);
+    const redis = new Redis(inject('redisUrl'));
+    closers.push(() => void redis.disconnect());
+    expect(await redis.zcard(`${prefix}:budget:{acme}:slots`)).toBe(1);
+
+    // Once the dataset exists, its line turns PASS; a dry run made no job that runs.
+    bq.datasets.set('p:vis', {
+      projectId: 'p',
+      datasetId: 'vis',
+      location: 'US',
+      creationTime: Date.now(),
+      lastModifiedTime: Date.now(),
+    });
+    const again = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor', '--account', 'acme'], again.io)).toBe(0);
+    expect(line(again.out, 'bigquery dataset')).toMatch(
+      /^PASS bigquery dataset: p:vis exists \(location US\)/,
+    );
+    expect(bq.jobs.every((j) => j.jobType === 'QUERY')).toBe(true);
+  });
+
+  it('--json prints one array of {check, status, detail, fix?}', async () => {
+    const { path } = await setup([{ name: 'acme', workspaces: 1 }]);
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor', '--json'], c.io)).toBe(0);
+    const checks = JSON.parse(c.out.join('\n')) as { check: string; status: string; detail: string }[];
+    expect(checks.map((x) => [x.check, x.status])).toEqual([
+      ['config', 'PASS'],
+      ['account acme', 'PASS'],
+      ['object store', 'PASS'],
+    ]);
+    for (const x of checks) expect(Object.keys(x).sort()).toEqual(['check', 'detail', 'status']);
+  });
+
+  it('a revoked key: FAIL naming the environment variable to set, exit 1, the key nowhere in the output', async () => {
+    const { s, path, env } = await setup([
+      { name: 'acme', workspaces: 1 },
+      { name: 'beta', workspaces: 1 },
+    ]);
+    const key = s.accounts[0]!.keys[0]!;
+    s.revokeKey(key);
+    const r = await runVisync(['--config', path, 'doctor'], env);
+    expect(r.code).toBe(1);
+    const out = r.stdout.split('\n');
+    expect(line(out, 'account acme')).toBe(
+      'FAIL account acme: GET /me answered 401: the key is unknown or revoked -> create a key in the dashboard under Settings, API keys and set SIM_ACME_KEY to it',
+    );
+    expect(line(out, 'account beta')).toMatch(/^PASS /);
+    expect(r.stderr).toBe('');
+    for (const k of [key, s.accounts[1]!.keys[0]!]) {
+      expect(r.stdout + r.stderr).not.toContain(k.slice(0, 8));
+      expect(r.stdout + r.stderr).not.toContain(k.slice(-8));
+    }
+  });
+
+  it('a plan without API access: FAIL naming the plan', async () => {
+    const { path } = await setup([{ name: 'acme', workspaces: 1, plan: 'starter' }]);
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
+    expect(line(c.out, 'account acme')).toMatch(
+      /^FAIL account acme: GET \/me answered 403: plan starter has no API access \(Concierge or Agency needed\) -> /,
+    );
+  });
+
+  it('an unreachable BigQuery endpoint (closed port): FAIL naming it, at once rather than after retries; exit 1', async () => {
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const { path, env } = await setup([{ name: 'acme', workspaces: 1 }], (dir) => ({
+      sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: closed } },
+    }));
+    const r = await runVisync(['--config', path, 'doctor'], env);
+    expect(r.code).toBe(1);
+    const out = r.stdout.split('\n');
+    expect(line(out, 'bigquery dataset')).toMatch(
+      new RegExp(`^FAIL bigquery dataset: cannot reach BigQuery at ${closed} \\(ECONNREFUSED\\) -> `),
+    );
+    expect(line(out, 'bigquery jobs')).toMatch(
+      /^FAIL bigquery jobs: cannot reach BigQuery at .*ECONNREFUSED/,
+    );
+    expect(line(out, 'account acme')).toMatch(/^PASS /);
+  });
+
+  it('a BigQuery endpoint that accepts and never answers: FAIL after the check timeout, and the process ends', async () => {
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer((s) => sockets.add(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    closers.push(
+      () =>
+        new Promise<void>((r) => {
+          for (const s of sockets) s.destroy();
+          silent.close(() => r());
+        }),
+    );
+    const port = (silent.address() as { port: number }).port;
+    const { path, env } = await setup([{ name: 'acme', workspaces: 1 }], (dir) => ({
+      sinks: {
+        fs: { dir },
+        bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: `http://127.0.0.1:${port}` },
+      },
+    }));
+    const r = await runVisync(['--config', path, 'doctor', '--timeout', '1'], env);
+    expect(r.code).toBe(1);
+    const out = r.stdout.split('\n');
+    expect(line(out, 'bigquery dataset')).toMatch(/^FAIL bigquery dataset: no answer within 1 s -> /);
+    expect(line(out, 'bigquery jobs')).toMatch(/^FAIL bigquery jobs: no answer within 1 s -> /);
+  });
+
+  it('Redis on a closed port: one FAIL line naming it; the key check still runs on an in-process budget', async () => {
+    const port = await freePort();
+    const { path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
+      top: { redis: { url: `redis://127.0.0.1:${port}` } },
+    }));
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
+    const redisLines = c.out.filter((l) => /^\w{4} redis/.test(l));
+    expect(redisLines).toEqual([
+      `FAIL redis: Redis at 127.0.0.1:${port} is unreachable: ECONNREFUSED -> start Redis or fix redis.url (run --once works without it)`,
+    ]);
+    expect(line(c.out, 'account acme')).toMatch(/^PASS /);
+  });
+
+  it('the fs store in a read-only folder: FAIL naming the path', async () => {
+    const { dir, path, env } = await setup([{ name: 'acme', workspaces: 1 }], (d) => ({
+      sinks: { fs: { dir: join(d, 'ro') } },
+    }));
+    mkdirSync(join(dir, 'ro'));
+    chmodSync(join(dir, 'ro'), 0o555);
+    // root writes anywhere: run the CLI as an unprivileged user then, so the folder's mode counts.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot) {
+      chmodSync(dir, 0o755);
+      chmodSync(path, 0o644);
+    }
+    const r = asRoot
+      ? await runAsNobody(['--config', path, 'doctor'], env)
+      : await runVisync(['--config', path, 'doctor'], env);
+    expect(r.code).toBe(1);
+    expect(line(r.stdout.split('\n'), 'object store')).toMatch(
+      new RegExp(`^FAIL object store: cannot write a probe object to ${join(dir, 'ro')}: .*EACCES.* -> `),
+    );
+  });
+
+  it('a bad config: one FAIL line with the key path; a key written in the file: WARN', async () => {
+    const { path, dir } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
+      accounts: { acme: { brnds: 'all' } },
+    }));
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
+    expect(c.out).toHaveLength(1);
+    expect(c.out[0]).toMatch(/^FAIL config: .*accounts\.0\.brnds: unknown key \(did you mean brands\?\) -> /);
+
+    const s = await sim({ accounts: [{ name: 'plain', workspaces: 1 }] });
+    const key = s.accounts[0]!.keys[0]!;
+    mkdirSync(join(dir, 'plain'));
+    const plain = writeConfig(
+      join(dir, 'plain'),
+      `accounts:\n  - name: plain\n    apiKey: ${key}\n    baseUrl: ${s.url}\nsinks:\n  fs: { dir: ${dir} }\n`,
+    );
+    const w = capture();
+    expect(await main(['node', 'visync', '--config', plain, 'doctor'], w.io)).toBe(0);
+    expect(line(w.out, 'config')).toMatch(
+      /^WARN config: .*the API key of plain is written in the file -> .*apiKey: \$\{PLAIN_API_KEY\}/,
+    );
+    expect(w.out.join('\n')).not.toContain(key.slice(0, 8));
+  });
+});
+
+/** `visync ARGS` as user nobody (for a test run as root, which no file mode stops). */
+function runAsNobody(args: string[], env: Record<string, string>) {
+  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, ...env, HOME: '/tmp' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      uid: 65534,
+      gid: 65534,
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

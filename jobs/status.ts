@@ -17,11 +17,14 @@ const COUNTS = [
   'failed',
 ] as const;
 
+/** A failed or partial run and why: each failed workspace or load, or the account's stop reason. */
+export type FailedRun = LedgerRun & { reasons: string[] };
+
 export interface AccountStatus {
   account: string;
   last_success?: LedgerRun;
   running: LedgerRun[];
-  failed: LedgerRun[];
+  failed: FailedRun[];
   next_nightly?: string;
   budget: { in_window: number; limit: number; paused_for_ms: number };
   /** Job counts of the account's queue. */
@@ -39,7 +42,10 @@ export async function readStatus(o: {
   ledger: RunLedger;
   redis: Redis;
   config: Config;
+  /** Why a run went wrong (default: the ledger's error); the command reads the manifests. */
+  reasonsOf?: (r: LedgerRun) => Promise<string[]>;
 }): Promise<StatusReport> {
+  const reasonsOf = o.reasonsOf ?? (async (r: LedgerRun) => (r.error ? [r.error] : []));
   const accounts: AccountStatus[] = [];
   for (const a of o.config.accounts) {
     const queue = o.queues.for(a.name);
@@ -52,7 +58,12 @@ export async function readStatus(o: {
       account: a.name,
       ...(last ? { last_success: last } : {}),
       running: recent.filter((r) => r.status === 'running' || r.status === 'queued'),
-      failed: recent.filter((r) => r.status === 'failed' || r.status === 'partial').slice(0, 5),
+      failed: await Promise.all(
+        recent
+          .filter((r) => r.status === 'failed' || r.status === 'partial')
+          .slice(0, 5)
+          .map(async (r) => ({ ...r, reasons: await reasonsOf(r) })),
+      ),
       ...(scheduler?.next ? { next_nightly: new Date(scheduler.next).toISOString() } : {}),
       budget: { in_window: budget.inWindow, limit: limit.requests, paused_for_ms: budget.pausedForMs },
       queue: await queue.getJobCounts(...COUNTS),

@@ -6,9 +6,11 @@ import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
 import { loadConfig } from '../config/load.js';
 import { exitCodeFor, type RunStatus } from '../runs/manifest.js';
+import { createObjectStore } from '../sinks/create-store.js';
 import { sleep } from '../util/time.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { runProblems } from './run-problems.js';
 
 interface EnqueueFlags {
   account?: string[];
@@ -77,8 +79,15 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
               );
             }
             if (!flags.wait) return 0;
-            const statuses = await waitForRuns(client.ledger, runIds, io, flags.timeout);
-            return exitCodeFor(worst(statuses));
+            const runs = await waitForRuns(client.ledger, runIds, io, flags.timeout);
+            if (!runs) return 1;
+            // Which workspaces (or loads) failed and why, like run --once says it.
+            const store = createObjectStore(config.sinks);
+            for (const r of runs) {
+              for (const line of await runProblems(store, r))
+                if (!r.error?.endsWith(line)) io.err(`visync: ${line}`);
+            }
+            return exitCodeFor(worst(runs.map((r) => r.status as RunStatus)));
           });
         } catch (err) {
           if (err instanceof CliError || err instanceof RedisUnreachableError) throw err;
@@ -109,7 +118,7 @@ async function waitForRuns(
   runIds: string[],
   io: CliIo,
   timeoutS?: number,
-): Promise<RunStatus[]> {
+): Promise<LedgerRun[] | undefined> {
   const deadline = timeoutS ? Date.now() + timeoutS * 1000 : Number.POSITIVE_INFINITY;
   const tty = process.stderr.isTTY;
   const last = new Map<string, string>();
@@ -129,11 +138,11 @@ async function waitForRuns(
           `${r.account}: ${r.run_id} ${r.status}${r.error ? `: ${r.error}` : ''}${r.manifest_key ? ` | manifest ${r.manifest_key}` : ''}`,
         );
       }
-      return runs.map((r) => r.status as RunStatus);
+      return runs;
     }
     if (Date.now() > deadline) {
       io.err(`visync: timed out after ${timeoutS} s; the runs go on in the workers (see visync status)`);
-      return ['failed'];
+      return undefined;
     }
     await sleep(500);
   }

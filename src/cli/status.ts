@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { withJobsClient } from '../../jobs/client.js';
 import type { LedgerRun } from '../../jobs/ledger.js';
-import { readStatus, type StatusReport } from '../../jobs/status.js';
+import { type FailedRun, readStatus, type StatusReport } from '../../jobs/status.js';
 import { loadConfig } from '../config/load.js';
+import { createObjectStore } from '../sinks/create-store.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { runProblems } from './run-problems.js';
 
 export function registerStatus(program: Command, state: ProgramState, io: CliIo): void {
   program
@@ -18,8 +20,14 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
     .action(
       exitWith(state, async (flags: { json?: boolean }, cmd: Command) => {
         const config = loadConfig(configOption(cmd));
+        const store = createObjectStore(config.sinks);
+        // Grouped under its account already: each reason without the account in front.
+        const reasonsOf = async (r: LedgerRun) =>
+          (await runProblems(store, r)).map((l) =>
+            l.startsWith(`${r.account}: `) ? l.slice(r.account.length + 2) : l,
+          );
         const report = await withJobsClient(config, 'visync status', (client) =>
-          readStatus({ ...client, config }),
+          readStatus({ ...client, config, reasonsOf }),
         );
         if (flags.json) io.out(JSON.stringify(report, null, 2));
         else for (const line of renderStatus(report)) io.out(line);
@@ -29,11 +37,22 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
 }
 
 function describeRun(r: LedgerRun): string {
+  const failed = r.workspaces_failed ? ` (${r.workspaces_failed} failed)` : '';
   const progress =
-    r.workspaces_total !== undefined ? ` ${r.workspaces_done}/${r.workspaces_total} workspaces` : '';
+    r.workspaces_total !== undefined ? ` ${r.workspaces_done}/${r.workspaces_total} workspaces${failed}` : '';
   const window = r.visibility_days ? ` ${r.visibility_days}d` : '';
   return `${r.run_id} (${r.kind}${window}, ${r.status}${progress}, ${r.calls} requests)`;
 }
+
+/** The first few reasons; the manifest has them all. */
+function describeReasons(r: FailedRun): string {
+  const shown = r.reasons.slice(0, MAX_REASONS);
+  if (!shown.length) return '';
+  const more = r.reasons.length - shown.length;
+  return `: ${shown.join('; ')}${more > 0 ? `; and ${more} more (manifest ${r.manifest_key})` : ''}`;
+}
+
+const MAX_REASONS = 3;
 
 export function renderStatus(report: StatusReport): string[] {
   const lines: string[] = [];
@@ -44,7 +63,7 @@ export function renderStatus(report: StatusReport): string[] {
     );
     lines.push(`  next nightly: ${a.next_nightly ?? 'no schedule (start a worker to install it)'}`);
     for (const r of a.running) lines.push(`  running: ${describeRun(r)}`);
-    for (const r of a.failed) lines.push(`  ${r.status}: ${describeRun(r)}${r.error ? `: ${r.error}` : ''}`);
+    for (const r of a.failed) lines.push(`  ${r.status}: ${describeRun(r)}${describeReasons(r)}`);
     const paused =
       a.budget.paused_for_ms > 0
         ? `, paused for ${Math.ceil(a.budget.paused_for_ms / 1000)} s (Retry-After)`

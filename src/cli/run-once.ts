@@ -31,12 +31,15 @@ export interface RunOnceFlags {
 export function registerRun(program: Command, state: ProgramState, io: CliIo): void {
   program
     .command('run')
-    .summary('extract, land, normalise and load now, in this process (no Redis)')
+    .summary('extract, land, normalise and load now, in this process (Redis not needed)')
     .description(
-      'Runs one sync of every configured account (or those named with --account) inline: calls every\n' +
-        'endpoint within the account rate limit, lands each response under raw/, and writes the run manifest\n' +
-        'last. Exit code: 0 every workspace succeeded, 2 partial (some workspaces failed, the rest landed),\n' +
-        '1 failed (for example a revoked key or a plan without API access).',
+      'Runs one sync of every configured account (or those named with --account; --brand alone picks the\n' +
+        'account that owns the workspace) inline: calls every endpoint within the account rate limit, lands\n' +
+        'each response under raw/, and writes the run manifest last. A run of an earlier run --once that\n' +
+        'stopped before its manifest (process killed) is completed first, under its own id. With redis.url\n' +
+        'set, requests count against the account budget the workers share (Redis must then be reachable).\n' +
+        'Exit code: 0 every workspace succeeded, 2 partial (some workspaces or table loads failed, the rest\n' +
+        'landed; one line each on stderr), 1 failed (for example a revoked key, or nothing could be written).',
     )
     .requiredOption('--once', 'run inline now instead of through the job queue (required)')
     .option('--account <name>', 'only this account (repeatable)', collect)

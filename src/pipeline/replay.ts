@@ -10,6 +10,7 @@ import {
   runStatus,
   writeManifest,
 } from '../runs/manifest.js';
+import { RUN_KINDS } from '../runs/run-id.js';
 import { parseManifestKey, parseRawKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { finishRun, type RunLoader } from './finish-run.js';
@@ -110,7 +111,7 @@ function manifestFromRaw(
   return {
     run_id: run.runId,
     account: run.account,
-    kind: 'sync',
+    kind: RUN_KINDS.find((k) => run.runId.includes(`-${k}-`)) ?? 'sync',
     status: 'partial',
     started_at: now,
     finished_at: now,

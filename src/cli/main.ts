@@ -8,6 +8,7 @@ import { registerEnqueue } from './enqueue.js';
 import { CliError, type CliIo, consoleIo, type ProgramState } from './program-state.js';
 import { registerReplay } from './replay.js';
 import { registerRun } from './run-once.js';
+import { registerRuns } from './runs.js';
 import { registerSimulate } from './simulate.js';
 import { registerStatus } from './status.js';
 import { registerWorker } from './worker.js';
@@ -29,6 +30,7 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
   registerEnqueue(program, state, io);
   registerStatus(program, state, io);
   registerDoctor(program, state, io);
+  registerRuns(program, state, io);
   registerSimulate(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;

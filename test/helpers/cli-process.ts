@@ -26,7 +26,7 @@ export interface CliProcess {
 }
 
 /** Starts `visync ARGS`; the caller may signal it before it exits. */
-export function startVisync(args: string[], env: Record<string, string> = {}, guardMs = 30_000): CliProcess {
+export function startVisync(args: string[], env: Record<string, string> = {}, guardMs = 45_000): CliProcess {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -60,7 +60,7 @@ export function startVisync(args: string[], env: Record<string, string> = {}, gu
 export function runVisync(
   args: string[],
   env: Record<string, string> = {},
-  guardMs = 30_000,
+  guardMs = 45_000,
 ): Promise<CliRun> {
   return startVisync(args, env, guardMs).exited;
 }
@@ -69,7 +69,7 @@ export function runVisync(
 export async function waitForOutput(
   p: CliProcess,
   test: (stdout: string, stderr: string) => boolean,
-  timeoutMs = 20_000,
+  timeoutMs = 40_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!test(p.stdout(), p.stderr())) {

@@ -218,13 +218,12 @@ export class RunLedger {
   }
 
   /**
-   * Puts a finished run back from its manifest (Redis lost it); a run the ledger still holds is
-   * left as it is. True when the run was restored.
+   * Puts a finished run back from its manifest, the record that outlasts Redis: for a run Redis
+   * lost, or holds only as queued again. Callers restore only runs the ledger has not finished.
    */
-  async restore(m: Manifest): Promise<boolean> {
+  async restore(m: Manifest): Promise<void> {
     const runId = m.run_id;
-    if (!(await this.create({ run_id: runId, account: m.account, kind: m.kind, run_date: m.run_date })))
-      return false;
+    await this.create({ run_id: runId, account: m.account, kind: m.kind, run_date: m.run_date });
     const done = m.workspaces.map((w) => w.brand_id);
     const failed = m.workspaces.filter((w) => w.status === 'failed').map((w) => w.brand_id);
     const tx = this.#redis.multi().hset(
@@ -254,7 +253,6 @@ export class RunLedger {
         error: m.error,
       }),
     );
-    return true;
   }
 
   /**

@@ -6,10 +6,19 @@
 // client clock, and a pause deadline is sent as "this many ms from now".
 //
 // Keys (the {account} hash tag keeps an account's keys in one cluster slot, which a script
-// touching both needs):
+// touching several needs):
 //   {prefix}:budget:{account}:slots  ZSET slot id -> µs it counts from (send, then answer time)
 //   {prefix}:budget:{account}:pause  string: server-clock ms until which no slot is granted
-// Both carry a TTL, so an idle account leaves nothing behind. No key or value holds an API key.
+//   {prefix}:budget:{account}:since  string: server-clock µs a ramp started (exists only during it)
+// All carry a TTL, so an idle account leaves nothing behind. No key or value holds an API key.
+//
+// A Redis that restarts without persistence (or is flushed) loses the log while the upstream still
+// counts the requests of the last window. A process that has taken slots for an account and then
+// finds no log at all does not trust the emptiness: it assumes the lost window was spent evenly and
+// ramps, granting at most `requests` slots spread over the next window (the first at once, the k-th
+// k/requests of a window later). The log also expires after two idle windows, which then costs one
+// ramped window: the same number of requests in that window, only spread out. A process taking for
+// the first time has no sign of a loss and starts with the full window (a new install, a test).
 
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -32,7 +41,10 @@ local function keep_for(key, ms)
 end
 `;
 
-/** KEYS: slots, pause. ARGV: requests, windowMs, slot id. Returns {1, 0} or {0, retryInMs}. */
+/**
+ * KEYS: slots, pause, since. ARGV: requests, windowMs, slot id, 1 when this process has taken from
+ * the account before (so a missing log may be a lost one). Returns {1, 0} or {0, retryInMs}.
+ */
 const TAKE = `${NOW_US}${KEEP_FOR}
 local requests = tonumber(ARGV[1])
 local window_us = tonumber(ARGV[2]) * 1000
@@ -40,11 +52,26 @@ local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
 if paused * 1000 > now then
   return {0, math.ceil((paused * 1000 - now) / 1000)}
 end
+local since = tonumber(redis.call('GET', KEYS[3]) or '-1')
+if since < 0 and ARGV[4] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then
+  since = now
+  redis.call('SET', KEYS[3], string.format('%.0f', now), 'PX', tonumber(ARGV[2]))
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window_us)
-if redis.call('ZCARD', KEYS[1]) < requests then
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = requests
+if since >= 0 and now - since < window_us then
+  allowed = math.min(requests, math.floor(requests * (now - since) / window_us) + 1)
+end
+if count < allowed then
   redis.call('ZADD', KEYS[1], now, ARGV[3])
   keep_for(KEYS[1], 2 * tonumber(ARGV[2]))
   return {1, 0}
+end
+if count < requests then
+  -- Held back by the ramp: the next slot comes when the ramp allows one more.
+  local at = since + math.ceil(count * window_us / requests)
+  return {0, math.floor((at - now) / 1000) + 1}
 end
 local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])
 return {0, math.floor((oldest + window_us - now) / 1000) + 1}
@@ -114,9 +141,9 @@ export interface BudgetState {
   pausedForMs: number;
 }
 
-export function budgetKeys(prefix: string, account: string): { slots: string; pause: string } {
+export function budgetKeys(prefix: string, account: string): { slots: string; pause: string; since: string } {
   const base = `${prefix}:budget:{${account}}`;
-  return { slots: `${base}:slots`, pause: `${base}:pause` };
+  return { slots: `${base}:slots`, pause: `${base}:pause`, since: `${base}:since` };
 }
 
 function pair(reply: unknown): [number, number] {
@@ -146,6 +173,8 @@ export async function peekBudget(
 export class RedisRateBudget implements RateBudget {
   readonly #redis: Redis;
   readonly #prefix: string;
+  /** Accounts this process has taken slots for: for them a missing log is a lost one. */
+  readonly #seen = new Set<string>();
 
   constructor(redis: Redis, opts: RedisRateBudgetOptions) {
     if (!opts.prefix) throw new Error('RedisRateBudget needs a key prefix');
@@ -158,9 +187,15 @@ export class RedisRateBudget implements RateBudget {
     const k = budgetKeys(this.#prefix, account);
     // Random ids: slots come from many processes, so no local counter can make them unique.
     const slot = randomUUID();
+    const seen = this.#seen.has(account) ? 1 : 0;
     const [ok, retryInMs] = pair(
-      await takeScript.run(this.#redis, [k.slots, k.pause], [limit.requests, limit.windowMs, slot]),
+      await takeScript.run(
+        this.#redis,
+        [k.slots, k.pause, k.since],
+        [limit.requests, limit.windowMs, slot, seen],
+      ),
     );
+    if (ok === 1) this.#seen.add(account);
     return ok === 1 ? { ok: true, slot } : { ok: false, retryInMs: Math.max(1, retryInMs) };
   }
 

@@ -2,6 +2,8 @@
 // config lose theirs. Installing or updating a schedule never starts a run by itself: the first
 // job is due at the next cron time.
 import type { Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import type { Config } from '../src/config/schema.js';
 import { JOB, jobOptions, type RunJobData } from './definitions.js';
 import type { AccountQueues } from './queues.js';
@@ -60,4 +62,57 @@ export async function installSchedules(
     removed.push(account);
   }
   return { installed, removed };
+}
+
+/** Configured accounts whose nightly scheduler is not in Redis. */
+export async function missingSchedules(queues: AccountQueues, config: Config): Promise<string[]> {
+  const missing: string[] = [];
+  for (const account of config.accounts) {
+    if (!(await queues.for(account.name).getJobScheduler(schedulerId(account.name))))
+      missing.push(account.name);
+  }
+  return missing;
+}
+
+export interface KeepSchedulesOptions {
+  redis: Redis;
+  queues: AccountQueues;
+  config: Config;
+  logger: Logger;
+  /** Also checks this often, for a Redis flushed without dropping the connection (default 60 s). */
+  checkEveryMs?: number;
+}
+
+/**
+ * Puts the schedules back when Redis has lost them (a restart without persistence, a flush):
+ * checked each time the connection is ready again and every `checkEveryMs`. Re-installing starts
+ * no run. Returns the function that stops watching.
+ */
+export function keepSchedules(o: KeepSchedulesOptions): () => void {
+  let busy = false;
+  const check = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const missing = await missingSchedules(o.queues, o.config);
+      if (!missing.length) return;
+      await installSchedules(o.queues, o.config);
+      o.logger.warn(
+        { accounts: missing },
+        'Redis lost the nightly schedules (a restart without persistence?): re-installed them; runs that were in flight are lost and their days are covered by the next nightly window',
+      );
+    } catch (err) {
+      // Redis went away again: the next 'ready' checks again.
+      o.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'schedule check failed');
+    } finally {
+      busy = false;
+    }
+  };
+  o.redis.on('ready', check);
+  const timer = setInterval(check, o.checkEveryMs ?? 60_000);
+  timer.unref();
+  return () => {
+    o.redis.off('ready', check);
+    clearInterval(timer);
+  };
 }

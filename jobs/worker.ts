@@ -22,8 +22,9 @@ import { processLoad } from './processors/load.js';
 import { processRun } from './processors/run.js';
 import { processWorkspace } from './processors/workspace.js';
 import { AccountQueues, queueName } from './queues.js';
+import { checkRedisDurability } from './redis-checks.js';
 import { RedisRateBudget } from './redis-rate-budget.js';
-import { installSchedules } from './schedules.js';
+import { installSchedules, keepSchedules } from './schedules.js';
 
 export interface WorkerOptions {
   config: Config;
@@ -152,6 +153,9 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   if (schedules.removed.length) {
     o.logger.info({ removed: schedules.removed }, 'removed schedules of accounts no longer configured');
   }
+  for (const line of (await checkRedisDurability(redis)).warnings) o.logger.warn(line);
+  // Redis may lose the schedules (a restart without persistence): put them back when it returns.
+  const stopKeepingSchedules = keepSchedules({ redis, queues, config: o.config, logger: o.logger });
 
   const process = async (job: Job, token?: string) => {
     switch (job.name) {
@@ -217,6 +221,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     },
     async close(graceMs) {
       closing = true;
+      stopKeepingSchedules();
       const inTime = await settlesWithin(Promise.all(workers.map((w) => w.close())), graceMs);
       if (!inTime) {
         // Past the deadline: stop without waiting. The active jobs keep their data (and the calls

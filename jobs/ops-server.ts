@@ -82,6 +82,17 @@ export function endpointCredentials(addr: ListenAddress, env: NodeJS.ProcessEnv)
   );
 }
 
+/** The endpoint of `visync worker`: bound now, or undefined when `listen` is `off`. */
+export async function startWorkerEndpoint(
+  listen: string,
+  o: { readOnly: boolean; logger: Logger; env?: NodeJS.ProcessEnv },
+): Promise<OpsServer | undefined> {
+  const address = parseListen(listen);
+  if (!address) return undefined;
+  const credentials = endpointCredentials(address, o.env ?? process.env);
+  return startOpsServer({ address, credentials, readOnly: o.readOnly, logger: o.logger });
+}
+
 export interface OpsServerOptions {
   address: ListenAddress;
   credentials: Credentials | undefined;

@@ -70,7 +70,7 @@ export class RedisUnreachableError extends Error {
     cause: unknown,
   ) {
     const reason = reasonOf(cause);
-    const advice = /NOAUTH|WRONGPASS|WRONGTYPE|NOPERM/.test(reason)
+    const advice = /NOAUTH|WRONGPASS|NOPERM/.test(reason)
       ? 'check the user and password in redis.url'
       : 'start redis-server or fix redis.url';
     super(`Redis at ${address} is unreachable: ${reason} (${advice})`);

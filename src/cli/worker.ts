@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { startWorker, WorkerStartAborted } from '../../jobs/worker.js';
+import { startWorker, type WorkerHandle, WorkerStartAborted } from '../../jobs/worker.js';
 import { loadConfig } from '../config/load.js';
 import { createLogger, registerSecret } from '../log.js';
 import { redactUrl } from '../util/redact.js';
@@ -48,7 +48,7 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
           process.once('SIGTERM', on('SIGTERM'));
           process.once('SIGINT', on('SIGINT'));
         });
-        let handle: Awaited<ReturnType<typeof startWorker>>;
+        let handle: WorkerHandle;
         try {
           handle = await startWorker({ config, logger, concurrency: flags.concurrency, signal: stop.signal });
         } catch (err) {

@@ -163,4 +163,38 @@ describe('a worker when Redis is unreachable', () => {
     expect(run?.workspaces_done).toBe(2);
     expect(again.url).toBe(redis.url);
   });
+
+  it('a worker started before Redis waits for it, then starts and takes jobs', async () => {
+    const port = await freePort();
+    const { config } = await configAt(`redis://127.0.0.1:${port}`);
+    const { logger, lines } = memoryLogger('info');
+    const starting = startWorker({
+      config,
+      logger,
+      concurrency: 2,
+      redisBackoff: { firstMs: 100, maxMs: 400 },
+    });
+    await until(
+      () => lines.filter((l) => l.includes(`Redis at 127.0.0.1:${port} is unreachable`)).length,
+      (n) => n >= 2,
+    );
+    await privateRedis(port);
+    const handle = await starting;
+    closers.push(() => handle.close(2000));
+    expect(handle.ready()).toEqual({ ok: true });
+    expect(lines.join('')).not.toMatch(STACK_LINE);
+
+    const client = openJobsClient(config, 'test');
+    closers.push(() => client.close());
+    const { runId } = await enqueueRun(client.queues, client.ledger, config, {
+      kind: 'sync',
+      account: 'acme',
+    });
+    const run = await until(
+      () => client.ledger.get(runId),
+      (r: LedgerRun | undefined) => r?.status === 'succeeded',
+      30_000,
+    );
+    expect(run?.workspaces_done).toBe(2);
+  });
 });

@@ -113,15 +113,16 @@ describe('visync doctor', () => {
   });
 
   it('a revoked key: FAIL naming the environment variable to set, exit 1, the key nowhere in the output', async () => {
-    const { s, path, env } = await setup([
+    const { s, path } = await setup([
       { name: 'acme', workspaces: 1 },
       { name: 'beta', workspaces: 1 },
     ]);
     const key = s.accounts[0]!.keys[0]!;
     s.revokeKey(key);
-    const r = await runVisync(['--config', path, 'doctor'], env);
-    expect(r.code).toBe(1);
-    const out = r.stdout.split('\n');
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
+    const out = c.out;
+    const r = { stdout: c.out.join('\n'), stderr: c.err.join('\n') };
     expect(line(out, 'account acme')).toBe(
       'FAIL account acme: GET /me answered 401: the key is unknown or revoked -> create a key in the dashboard under Settings, API keys and set SIM_ACME_KEY to it',
     );
@@ -142,14 +143,47 @@ describe('visync doctor', () => {
     );
   });
 
+  it('429 from the API is a WARN, not a failure', async () => {
+    const { s, path } = await setup([
+      { name: 'acme', workspaces: 1, limit: { requests: 1, windowMs: 60_000 } },
+    ]);
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(0);
+    expect(line(c.out, 'account acme')).toMatch(/^PASS /);
+    const again = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor'], again.io)).toBe(0);
+    expect(line(again.out, 'account acme')).toMatch(
+      /^WARN account acme: GET \/me answered 429: the account is at its rate limit right now -> /,
+    );
+    // One try, no retry after Retry-After: doctor reports what the API says now.
+    expect(s.log.filter((e) => e.account === 'acme')).toHaveLength(2);
+  });
+
+  it("the key check keeps to the account's shared budget: with none left it is not sent (WARN)", async () => {
+    const prefix = `d-${randomUUID().slice(0, 8)}`;
+    const { s, path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
+      accounts: { acme: { requestsPerMinute: 1 } },
+      top: { redis: { url: inject('redisUrl'), prefix } },
+    }));
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor', '--timeout', '1'], c.io)).toBe(0);
+    expect(line(c.out, 'account acme')).toMatch(/^PASS .*\(visync keeps to 1\).*Redis budget/);
+    const again = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor', '--timeout', '1'], again.io)).toBe(0);
+    expect(line(again.out, 'account acme')).toMatch(
+      /^WARN account acme: GET \/me not sent: no request budget for \d+ s .* -> run doctor again when the workers are idle$/,
+    );
+    expect(s.log.filter((e) => e.account === 'acme')).toHaveLength(1);
+  });
+
   it('an unreachable BigQuery endpoint (closed port): FAIL naming it, at once rather than after retries; exit 1', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
-    const { path, env } = await setup([{ name: 'acme', workspaces: 1 }], (dir) => ({
+    const { path } = await setup([{ name: 'acme', workspaces: 1 }], (dir) => ({
       sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: closed } },
     }));
-    const r = await runVisync(['--config', path, 'doctor'], env);
-    expect(r.code).toBe(1);
-    const out = r.stdout.split('\n');
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
+    const out = c.out;
     expect(line(out, 'bigquery dataset')).toMatch(
       new RegExp(`^FAIL bigquery dataset: cannot reach BigQuery at ${closed} \\(ECONNREFUSED\\) -> `),
     );
@@ -196,6 +230,33 @@ describe('visync doctor', () => {
       `FAIL redis: Redis at 127.0.0.1:${port} is unreachable: ECONNREFUSED -> start Redis or fix redis.url (run --once works without it)`,
     ]);
     expect(line(c.out, 'account acme')).toMatch(/^PASS /);
+  });
+
+  it('a managed Redis that refuses CONFIG: the policy is read from INFO, persistence is WARN "could not check"', async () => {
+    // An ACL user without CONFIG, as managed services hand out; its password must never be printed.
+    const admin = new Redis(inject('redisUrl'));
+    const user = `doctor-${randomUUID().slice(0, 8)}`;
+    const password = `pw-${randomUUID()}`;
+    closers.push(async () => {
+      await admin.acl('DELUSER', user);
+      admin.disconnect();
+    });
+    await admin.acl('SETUSER', user, 'on', `>${password}`, '~*', '&*', '+@all', '-config');
+    const url = new URL(inject('redisUrl'));
+    url.username = user;
+    url.password = password;
+    const { path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
+      top: { redis: { url: url.toString(), prefix: `d-${randomUUID().slice(0, 8)}` } },
+    }));
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(0);
+    expect(line(c.out, 'redis')).toMatch(/^PASS redis: Redis \S+ at 127\.0\.0\.1:\d+ answers$/);
+    expect(line(c.out, 'redis maxmemory-policy')).toMatch(/^PASS /);
+    expect(line(c.out, 'redis persistence')).toMatch(
+      /^WARN redis persistence: could not check: .*CONFIG is refused/,
+    );
+    expect(line(c.out, 'account acme')).toMatch(/\(one request, Redis budget\)$/);
+    expect(c.out.join('\n')).not.toContain(password);
   });
 
   it('the fs store in a read-only folder: FAIL naming the path', async () => {

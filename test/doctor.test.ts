@@ -12,6 +12,7 @@ import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js
 import { BIN, runVisync } from './helpers/cli-process.js';
 import { type ConfigOverrides, configYaml, sim, tempDir } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
+import { startS3rver } from './helpers/s3rver.js';
 import { writeConfig } from './helpers/worker-process.js';
 
 const closers: (() => Promise<void> | void)[] = [];
@@ -277,6 +278,44 @@ describe('visync doctor', () => {
     expect(r.code).toBe(1);
     expect(line(r.stdout.split('\n'), 'object store')).toMatch(
       new RegExp(`^FAIL object store: cannot write a probe object to ${join(dir, 'ro')}: .*EACCES.* -> `),
+    );
+  });
+
+  it('S3: the probe object is written, read back and deleted under the prefix; a missing bucket is a FAIL naming it', async () => {
+    const s3 = await startS3rver({ buckets: ['lake'] });
+    closers.push(() => s3.close());
+    const s3sink = (bucket: string) => ({
+      s3: { bucket, prefix: 'visync', endpoint: s3.endpoint, forcePathStyle: true, maxAttempts: 1 },
+    });
+    const { path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({ sinks: s3sink('lake') }));
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(0);
+    expect(line(c.out, 'object store')).toBe(
+      'PASS object store: wrote, read back and deleted a probe object in s3://lake/visync/',
+    );
+    const probes = s3.requests.filter((r) => r.url.includes('_doctor/probe-')).map((r) => r.method);
+    expect(probes).toEqual(['PUT', 'GET', 'DELETE']);
+    expect(
+      s3.requests.every((r) => !r.url.includes('_doctor') || r.url.startsWith('/lake/visync/_doctor/')),
+    ).toBe(true);
+
+    const missing = await setup([{ name: 'acme', workspaces: 1 }], () => ({ sinks: s3sink('no-such') }));
+    const m = capture();
+    expect(await main(['node', 'visync', '--config', missing.path, 'doctor'], m.io)).toBe(1);
+    expect(line(m.out, 'object store')).toMatch(
+      /^FAIL object store: cannot write a probe object to s3:\/\/no-such\/visync\/: .*bucket "no-such" does not exist.* -> create the bucket or fix sinks\.s3\.bucket$/,
+    );
+  });
+
+  it('an API host that cannot be reached: FAIL naming the host', async () => {
+    const port = await freePort();
+    const { path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
+      accounts: { acme: { baseUrl: `http://127.0.0.1:${port}/api/v1` } },
+    }));
+    const c = capture();
+    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
+    expect(line(c.out, 'account acme')).toBe(
+      `FAIL account acme: cannot reach 127.0.0.1:${port} (ECONNREFUSED) -> check accounts[].baseUrl (http://127.0.0.1:${port}/api/v1), DNS, the network and any proxy`,
     );
   });
 

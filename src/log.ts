@@ -2,18 +2,27 @@
 // purpose; this is the net under that rule, for a key echoed back inside some error text.
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
+import { secretForms } from './util/redact.js';
 
-const secrets = new Set<string>();
+/** Every form of every registered secret, longest first. */
+let forms: string[] = [];
 
-/** Registers a value (an API key) that must never be written by the logger. */
+/**
+ * Shorter values are not taken: scrubbing two or three characters wherever they occur would
+ * garble every log line, and no real API key is that short.
+ */
+export const MIN_SECRET_LENGTH = 4;
+
+/** Registers a value (an API key) that must never be written by the logger or a CLI error line. */
 export function registerSecret(value: string): void {
-  if (value.length >= 8) secrets.add(value);
+  if (value.length < MIN_SECRET_LENGTH) return;
+  forms = [...new Set([...forms, ...secretForms(value)])].sort((a, b) => b.length - a.length);
 }
 
-/** Replaces every registered secret in `text` with a fixed marker. */
+/** Replaces every registered secret, raw, JSON-escaped or URL-encoded, with a fixed marker. */
 export function scrubSecrets(text: string): string {
   let out = text;
-  for (const s of secrets) if (out.includes(s)) out = out.split(s).join('[redacted]');
+  for (const f of forms) if (out.includes(f)) out = out.split(f).join('[redacted]');
   return out;
 }
 

@@ -5,7 +5,7 @@ import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import { ApiError } from '../../src/api/errors.js';
 import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
 import { emptyStats } from '../../src/api/request-stats.js';
-import { createAccountClient, discoverWorkspaces } from '../../src/extract/extract-account.js';
+import { callLimits, createAccountClient, discoverWorkspaces } from '../../src/extract/extract-account.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
 import { assembleManifest, readManifest, writeManifest } from '../../src/runs/manifest.js';
 import { logicalRunId } from '../../src/runs/run-id.js';
@@ -110,6 +110,7 @@ export async function processRun(
     budget: ctx.budget,
     logger: log,
     stats,
+    limits: callLimits(ctx.config, startedAt),
     maxBudgetWaitMs: ctx.config.jobs.maxBudgetWaitSeconds * 1000,
   });
   const run = { account: account.name, runId, runDate };

@@ -5,7 +5,8 @@ import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
 import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
 import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
 import { emptyStats } from '../../src/api/request-stats.js';
-import { createAccountClient, extractWorkspace } from '../../src/extract/extract-account.js';
+import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
+import { callLimits, createAccountClient, extractWorkspace } from '../../src/extract/extract-account.js';
 import { accountOf, type JobContext } from '../context.js';
 import { type WorkspaceJobData, type WorkspaceJobResult, WorkspaceJobSchema } from '../definitions.js';
 import { delayFor } from './delay.js';
@@ -22,10 +23,14 @@ export async function processWorkspace(
     throw new UnrecoverableError(message);
   };
 
-  const stopped = (await ctx.ledger.get(data.runId))?.stopped;
-  if (stopped) return fail(`not attempted: ${stopped}`);
+  const ledgerRun = await ctx.ledger.get(data.runId);
+  if (ledgerRun?.stopped) return fail(`not attempted: ${ledgerRun.stopped}`);
   const account = accountOf(ctx, data.account);
   if (!account) return fail(`account ${data.account} is not in this worker's config`);
+  // Budget delays (a long Retry-After, a 429 on every call) end here at the latest.
+  const startedAt = ledgerRun?.started_at ?? new Date(job.timestamp);
+  const deadline = runDeadline(startedAt, ctx.config.jobs.maxRunHours);
+  if (deadlinePassed(deadline)) return fail(deadlineReason(deadline));
 
   const stats = emptyStats();
   const client = createAccountClient({
@@ -34,6 +39,7 @@ export async function processWorkspace(
     logger: ctx.logger.child({ account: data.account, run_id: data.runId, brand_id: data.brandId }),
     limit: data.limit,
     stats,
+    limits: callLimits(ctx.config, startedAt),
     maxBudgetWaitMs: ctx.config.jobs.maxBudgetWaitSeconds * 1000,
   });
   const done = new Set(data.done);

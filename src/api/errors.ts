@@ -20,7 +20,7 @@ const HINTS: Record<ApiErrorKind, string> = {
     'this workspace is not owned by the account (or no longer exists): check the brands list of this account in the config',
   bad_parameter: 'the API refused the request parameters: this is a bug in visibility-sync, please report it',
   not_found: 'the API has no such path: check that baseUrl ends with /api/v1',
-  rate_limited: 'the API kept answering 429 Too Many Requests: lower requestsPerMinute or run later',
+  rate_limited: 'the API answered 429 Too Many Requests: lower requestsPerMinute or run later',
   transient: 'the API kept failing (server errors or network); the run can be retried later',
   malformed: 'the API answered with a body that is not the JSON it promised',
 };
@@ -32,9 +32,16 @@ export interface ApiErrorDetails {
   status?: number;
   /** Start of the upstream error body, for the manifest (never contains request headers). */
   body?: string;
+  /** What went wrong on our side of the call, when the status alone does not say it. */
+  detail?: string;
   attempts?: number;
+  /** The run's deadline would pass before the call could be tried again: no retry can help. */
+  pastDeadline?: boolean;
   cause?: unknown;
 }
+
+/** Longest upstream body excerpt kept in a message (and so in the manifest). */
+const MESSAGE_BODY_CHARS = 300;
 
 export class ApiError extends Error {
   readonly kind: ApiErrorKind;
@@ -43,11 +50,17 @@ export class ApiError extends Error {
   readonly status: number | undefined;
   readonly body: string | undefined;
   readonly attempts: number;
+  readonly pastDeadline: boolean;
 
   constructor(d: ApiErrorDetails) {
     const status = d.status === undefined ? '' : ` -> ${d.status}`;
     const tries = d.attempts && d.attempts > 1 ? ` after ${d.attempts} attempts` : '';
-    super(`${d.account}: GET ${d.path}${status}${tries}: ${HINTS[d.kind]}`, { cause: d.cause });
+    const detail = d.detail ? `${oneLine(d.detail)}: ` : '';
+    // The upstream's own words say what it refused and why; the manifest and the CLI show them.
+    const said = d.body?.trim() ? ` (upstream said: ${excerpt(oneLine(d.body), MESSAGE_BODY_CHARS)})` : '';
+    super(`${d.account}: GET ${d.path}${status}${tries}: ${detail}${HINTS[d.kind]}${said}`, {
+      cause: d.cause,
+    });
     this.name = 'ApiError';
     this.kind = d.kind;
     this.account = d.account;
@@ -55,10 +68,12 @@ export class ApiError extends Error {
     this.status = d.status;
     this.body = d.body;
     this.attempts = d.attempts ?? 1;
+    this.pastDeadline = d.pastDeadline ?? false;
   }
 
   /** Worth another try later (a retried job): the API or the network may recover. */
   get retryable(): boolean {
+    if (this.pastDeadline) return false;
     return this.kind === 'transient' || this.kind === 'rate_limited' || this.kind === 'malformed';
   }
 
@@ -66,6 +81,15 @@ export class ApiError extends Error {
   get stopsAccount(): boolean {
     return this.kind === 'bad_key' || this.kind === 'no_api_access';
   }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+/** At most `max` characters of `text`, marked when cut. */
+export function excerpt(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}...` : text;
 }
 
 /** Kind for a non-2xx, non-429 final status. */

@@ -31,6 +31,8 @@ export class BudgetWaitTooLong extends Error {
   constructor(
     readonly account: string,
     readonly retryInMs: number,
+    /** The wait would end after the caller's deadline: waiting elsewhere cannot help either. */
+    readonly pastDeadline = false,
   ) {
     super(`${account}: no request budget for ${Math.ceil(retryInMs / 1000)} s`);
     this.name = 'BudgetWaitTooLong';
@@ -41,6 +43,8 @@ export interface AcquireOptions {
   signal?: AbortSignal;
   /** Give up (BudgetWaitTooLong) instead of sleeping longer than this in one go. */
   maxWaitMs?: number;
+  /** Epoch ms: give up (BudgetWaitTooLong, pastDeadline) when no slot can be had before it. */
+  deadlineAt?: number;
 }
 
 /** Waits for a slot. Returns the slot and the time spent waiting. */
@@ -55,6 +59,9 @@ export async function acquireSlot(
     options.signal?.throwIfAborted();
     const r = await budget.tryTake(account, limit);
     if (r.ok) return { slot: r.slot, waitedMs: Date.now() - started };
+    if (options.deadlineAt !== undefined && Date.now() + r.retryInMs > options.deadlineAt) {
+      throw new BudgetWaitTooLong(account, r.retryInMs, true);
+    }
     if (options.maxWaitMs !== undefined && r.retryInMs > options.maxWaitMs) {
       throw new BudgetWaitTooLong(account, r.retryInMs);
     }

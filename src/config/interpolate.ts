@@ -109,3 +109,17 @@ export function interpolateEnv(tree: unknown, env: NodeJS.ProcessEnv): Interpola
 
   return { value: walk(tree, []), unset, problems };
 }
+
+/** Paths of account keys written as literal text rather than through a `${NAME}` reference. */
+export function plainTextKeys(tree: unknown): string[] {
+  const accounts = (tree as { accounts?: unknown } | null)?.accounts;
+  if (!Array.isArray(accounts)) return [];
+  const out: string[] = [];
+  accounts.forEach((a: unknown, i) => {
+    const key = (a as { apiKey?: unknown } | null)?.apiKey;
+    if (typeof key === 'string' && key !== '' && !/\$\{[A-Za-z_]/.test(key.replaceAll('$${', ''))) {
+      out.push(`accounts.${i}.apiKey`);
+    }
+  });
+  return out;
+}

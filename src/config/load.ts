@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
-import { interpolateEnv, joinPath } from './interpolate.js';
+import { MIN_SECRET_LENGTH, registerSecret } from '../log.js';
+import { redactSecrets } from '../util/redact.js';
+import { interpolateEnv, joinPath, plainTextKeys } from './interpolate.js';
 import { type Config, ConfigSchema } from './schema.js';
 
 export const DEFAULT_CONFIG_PATH = 'config/visync.yaml';
@@ -36,7 +38,22 @@ export function resolveConfigPath(cliPath?: string, env: NodeJS.ProcessEnv = pro
   return DEFAULT_CONFIG_PATH;
 }
 
-export function loadConfig(path?: string, env: NodeJS.ProcessEnv = process.env): Config {
+/** Says something about the config that is allowed but unwise; `visync: warning: ...` on stderr by default. */
+export type WarningSink = (message: string) => void;
+
+const warned = new Set<string>();
+/** Each warning once per process, however often the config is read. */
+const warnOnStderr: WarningSink = (message) => {
+  if (warned.has(message)) return;
+  warned.add(message);
+  process.stderr.write(`visync: warning: ${message}\n`);
+};
+
+export function loadConfig(
+  path?: string,
+  env: NodeJS.ProcessEnv = process.env,
+  onWarning: WarningSink = warnOnStderr,
+): Config {
   const file = resolveConfigPath(path, env);
   let text: string;
   try {
@@ -61,7 +78,7 @@ export function loadConfig(path?: string, env: NodeJS.ProcessEnv = process.env):
           : (code ?? 'unknown error');
     throw new ConfigError(file, [{ path: '', message: `cannot read config file ${where}: ${reason}` }]);
   }
-  return parseConfig(text, { source: file, env });
+  return parseConfig(text, { source: file, env, onWarning });
 }
 
 /**
@@ -76,7 +93,14 @@ export function quoteFlowReferences(text: string): string {
   );
 }
 
-export function parseConfig(text: string, opts: { source: string; env?: NodeJS.ProcessEnv }): Config {
+/**
+ * Parses and validates a config text. On success every API key is registered with the log
+ * scrubber, and a key written in the file itself (not `${NAME}`) is reported through `onWarning`.
+ */
+export function parseConfig(
+  text: string,
+  opts: { source: string; env?: NodeJS.ProcessEnv; onWarning?: WarningSink },
+): Config {
   const { source } = opts;
   const env = opts.env ?? process.env;
 
@@ -99,12 +123,21 @@ export function parseConfig(text: string, opts: { source: string; env?: NodeJS.P
     ]);
   }
 
-  const interpolated = interpolateEnv(doc.toJS(), env);
+  const tree: unknown = doc.toJS();
+  const interpolated = interpolateEnv(tree, env);
   const secrets = collectApiKeys(interpolated.value);
   const issues: ConfigIssue[] = [...interpolated.problems];
 
   const parsed = ConfigSchema.safeParse(interpolated.value, { error: fallbackMessage });
-  if (parsed.success && issues.length === 0) return parsed.data;
+  if (parsed.success && issues.length === 0) {
+    for (const a of parsed.data.accounts) registerSecret(a.apiKey);
+    for (const path of plainTextKeys(tree)) {
+      (opts.onWarning ?? warnOnStderr)(
+        `${source}: ${path}: the API key is written in the config file in plain text; put it in an environment variable (or an untracked .env file) and reference it, e.g. apiKey: \${ACME_API_KEY}`,
+      );
+    }
+    return parsed.data;
+  }
 
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
@@ -287,14 +320,12 @@ function collectApiKeys(tree: unknown): string[] {
     .map((a: unknown) =>
       a !== null && typeof a === 'object' ? (a as { apiKey?: unknown }).apiKey : undefined,
     )
-    .filter((k): k is string => typeof k === 'string' && k.length >= 4);
+    .filter((k): k is string => typeof k === 'string' && k.length >= MIN_SECRET_LENGTH);
 }
 
 // Defence in depth: no message is built from values, but a key must never leak even if one is.
 function redact(message: string, secrets: readonly string[]): string {
-  let out = message;
-  for (const s of secrets) out = out.split(s).join('***');
-  return out;
+  return redactSecrets(message, secrets, '***');
 }
 
 function yamlReason(message: string): string {

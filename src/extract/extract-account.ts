@@ -5,12 +5,14 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { announcedRequestLimit } from '../api/account-info.js';
-import { ApiClient, type ApiResponse, type RetryPolicy } from '../api/client.js';
+import { ApiClient, type ApiResponse, type CallLimits, type RetryPolicy } from '../api/client.js';
 import { brandsCall, type Call, meCall } from '../api/endpoints.js';
 import { ApiError } from '../api/errors.js';
 import type { HttpTimeouts } from '../api/http-pools.js';
 import type { RateBudget, RateLimit } from '../api/rate-budget.js';
 import { emptyStats, type RequestStats } from '../api/request-stats.js';
+import { runDeadline } from '../api/run-deadline.js';
+import type { Config } from '../config/schema.js';
 import { landRaw, type RunRef } from '../land/raw.js';
 import { DriftReport } from '../normalise/drift.js';
 import type { DriftEntry, ManifestFile, WorkspaceResult } from '../runs/manifest.js';
@@ -28,8 +30,19 @@ export interface ClientOptions {
   limit?: RateLimit;
   stats?: RequestStats;
   timeouts?: HttpTimeouts;
+  /** Response size cap, request deadline and run deadline (see callLimits). */
+  limits?: CallLimits;
   retry?: Partial<RetryPolicy>;
   maxBudgetWaitMs?: number;
+}
+
+/** The configured bounds of every call of a run that started at `startedAt`. */
+export function callLimits(config: Pick<Config, 'extract' | 'jobs'>, startedAt: string | Date): CallLimits {
+  return {
+    maxResponseBytes: config.extract.maxResponseBytes,
+    requestTimeoutMs: config.extract.requestTimeoutSeconds * 1000,
+    deadline: runDeadline(startedAt, config.jobs.maxRunHours),
+  };
 }
 
 export function createAccountClient(o: ClientOptions): ApiClient {
@@ -44,6 +57,7 @@ export function createAccountClient(o: ClientOptions): ApiClient {
     ...(o.logger ? { logger: o.logger } : {}),
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.timeouts ? { timeouts: o.timeouts } : {}),
+    limits: o.limits,
     ...(o.retry ? { retry: o.retry } : {}),
     ...(o.maxBudgetWaitMs !== undefined ? { maxBudgetWaitMs: o.maxBudgetWaitMs } : {}),
   });
@@ -173,8 +187,9 @@ export async function extractWorkspace(o: {
         out.stop = err;
         break;
       }
-      // A workspace the account does not own fails every call the same way.
-      if (err.kind === 'foreign_workspace') break;
+      // A workspace the account does not own fails every call the same way; past the run's
+      // deadline no further call may start.
+      if (err.kind === 'foreign_workspace' || err.pastDeadline) break;
     }
   }
   out.drift = drift.entries();
@@ -194,6 +209,7 @@ export interface ExtractContext {
   signal?: AbortSignal;
   onProgress?: (p: ExtractProgress) => void;
   timeouts?: HttpTimeouts;
+  limits?: CallLimits;
   retry?: Partial<RetryPolicy>;
 }
 

@@ -5,7 +5,7 @@ import type { WorkspaceEndpoint } from '../api/endpoints.js';
 import { MemoryRateBudget, type RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
-import { type ExtractProgress, extractAccount } from '../extract/extract-account.js';
+import { callLimits, type ExtractProgress, extractAccount } from '../extract/extract-account.js';
 import {
   assembleManifest,
   type LoadResult,
@@ -144,6 +144,7 @@ async function runAccount(
       },
       ...(brands?.length ? { brandFilter: brands } : {}),
       concurrency: o.config.extract.concurrency,
+      limits: callLimits(o.config, started),
       store: o.store,
       budget,
       logger: log,

@@ -6,6 +6,7 @@ export const FAULT_KINDS = [
   'status',
   'reset',
   'slow-body',
+  'huge-body',
   'malformed-json',
   'wrong-content-type',
   'extra-fields',
@@ -28,6 +29,10 @@ export interface FaultRule {
   retryAfter?: number | string;
   /** For 'slow-body': pause between body chunks (default 200 ms). */
   delayMs?: number;
+  /** For 'slow-body': bytes per chunk (default: the body in 4 chunks); 1 makes it trickle. */
+  chunkBytes?: number;
+  /** For 'huge-body': size of the valid JSON body sent instead of the normal one (default 200 MiB). */
+  bytes?: number;
   /** For 'extra-fields' / 'missing-fields': field names, dotted for nested ones ('latest_score.share_of_voice'). */
   fields?: string[];
 }
@@ -39,6 +44,7 @@ export interface FaultTarget {
 }
 
 export const DEFAULT_SLOW_BODY_DELAY_MS = 200;
+export const DEFAULT_HUGE_BODY_BYTES = 200 * 1024 * 1024;
 export const DEFAULT_EXTRA_FIELDS = ['unexpected_field'];
 
 /**
@@ -74,11 +80,14 @@ export function validateFaultRule(input: unknown, where = 'fault rule'): FaultRu
   }
   // JSON cannot say Infinity, so files may write "Infinity" or null for "every matching request".
   if (rule.times === 'Infinity' || rule.times === null) rule.times = Number.POSITIVE_INFINITY;
-  for (const key of ['after', 'times', 'delayMs'] as const) {
+  for (const key of ['after', 'times', 'delayMs', 'chunkBytes', 'bytes'] as const) {
     const v = rule[key];
     if (v !== undefined && (typeof v !== 'number' || Number.isNaN(v) || v < 0)) {
       throw new Error(`${where}: ${key} must be a number >= 0`);
     }
+  }
+  if (rule.chunkBytes !== undefined && !Number.isInteger(rule.chunkBytes as number)) {
+    throw new Error(`${where}: chunkBytes must be a whole number of bytes`);
   }
   if (rule.kind === 'status') {
     const s = rule.status;
@@ -193,4 +202,22 @@ export function applyFieldFault(body: unknown, rule: FaultRule, endpoint: Endpoi
 /** A body cut in half: still starts like JSON, can never parse (the closing brace is gone). */
 export function truncateBody(bytes: Buffer): Buffer {
   return bytes.subarray(0, Math.max(1, Math.floor(bytes.length / 2)));
+}
+
+/**
+ * The pieces of a 'huge-body' answer: a valid JSON object `{"padding":"xxx…"}` of exactly `total`
+ * bytes (at least 16), produced piece by piece so that the simulator never holds it in memory.
+ */
+export function* hugeBodyChunks(total: number, chunk = 64 * 1024): Generator<Buffer> {
+  const head = Buffer.from('{"padding":"');
+  const tail = Buffer.from('"}');
+  yield head;
+  let left = Math.max(0, total - head.length - tail.length);
+  const filler = Buffer.alloc(Math.min(chunk, Math.max(left, 1)), 'x');
+  while (left > 0) {
+    const n = Math.min(left, filler.length);
+    yield filler.subarray(0, n);
+    left -= n;
+  }
+  yield tail;
 }

@@ -27,9 +27,11 @@ import {
 } from './data.js';
 import {
   applyFieldFault,
+  DEFAULT_HUGE_BODY_BYTES,
   DEFAULT_SLOW_BODY_DELAY_MS,
   FaultBook,
   type FaultRule,
+  hugeBodyChunks,
   truncateBody,
 } from './faults.js';
 import { rngFor } from './random.js';
@@ -433,7 +435,41 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return errorReply(404, 'not_found', 'no such endpoint');
   };
 
+  /** Writes one piece, waiting while the socket is full; false once the client has gone. */
+  const write = async (res: ServerResponse, piece: Buffer): Promise<boolean> => {
+    if (res.destroyed || closing.signal.aborted) return false;
+    if (res.write(piece)) return true;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        closing.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      res.once('drain', done);
+      res.once('close', done);
+      closing.signal.addEventListener('abort', done, { once: true });
+    });
+    return !res.destroyed && !closing.signal.aborted;
+  };
+
+  /** A valid JSON body of `fault.bytes`, streamed without a length; the log counts what was sent. */
+  const sendHuge = async (res: ServerResponse, entry: RequestLogEntry, fault: FaultRule) => {
+    entry.status = 200;
+    entry.bytes = 0;
+    const hash = createHash('sha256');
+    res.writeHead(200, { 'content-type': JSON_TYPE });
+    for (const piece of hugeBodyChunks(fault.bytes ?? DEFAULT_HUGE_BODY_BYTES)) {
+      if (!(await write(res, piece))) return;
+      hash.update(piece);
+      entry.bytes += piece.length;
+    }
+    entry.bodySha256 = hash.digest('hex');
+    res.end();
+  };
+
   const send = async (res: ServerResponse, entry: RequestLogEntry, reply: Reply, fault?: FaultRule) => {
+    if (fault?.kind === 'huge-body' && reply.status === 200) return sendHuge(res, entry, fault);
     let body = reply.body;
     if (fault && reply.status === 200 && (fault.kind === 'extra-fields' || fault.kind === 'missing-fields')) {
       body = applyFieldFault(body, fault, entry.endpoint);
@@ -453,12 +489,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       res.end(bytes);
       return;
     }
-    const chunks = 4;
-    const size = Math.ceil(bytes.length / chunks);
+    const size = fault.chunkBytes ?? Math.ceil(bytes.length / 4);
     for (let i = 0; i < bytes.length; i += size) {
       if (i > 0) await sleep(fault.delayMs ?? DEFAULT_SLOW_BODY_DELAY_MS);
-      if (res.destroyed || closing.signal.aborted) return;
-      res.write(bytes.subarray(i, i + size));
+      if (!(await write(res, bytes.subarray(i, i + size)))) return;
     }
     res.end();
   };

@@ -23,6 +23,7 @@ export type S3StoreErrorReason =
   | 'credentials'
   | 'wrong-region'
   | 'unreachable'
+  | 'timeout'
   | 'other';
 
 export class S3StoreError extends Error {
@@ -34,7 +35,15 @@ export class S3StoreError extends Error {
   ) {
     super(message, options);
   }
+
+  /** The server or the network may recover: the same request can succeed later. */
+  get retryable(): boolean {
+    return this.reason === 'unreachable' || this.reason === 'timeout';
+  }
 }
+
+/** Connecting takes no longer than this, whatever the request timeout. */
+const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface S3ObjectStoreOptions {
   /** A ready client (tests, or callers that share one); the store then never destroys it. */
@@ -79,8 +88,16 @@ export class S3ObjectStore implements ObjectStore {
         // object without any error (see stack-notes). AWS itself is fine either way.
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
-        // Without a connect timeout a black-holed endpoint hangs the run instead of failing.
-        requestHandler: { connectionTimeout: 10_000 },
+        // Without these a black-holed endpoint, or one that accepts and never answers, hangs the
+        // run instead of failing: a deadline to connect, one for the answer, and one for silence
+        // mid-transfer; the SDK retries with backoff up to maxAttempts.
+        requestHandler: {
+          connectionTimeout: Math.min(CONNECT_TIMEOUT_MS, config.requestTimeoutSeconds * 1000),
+          requestTimeout: config.requestTimeoutSeconds * 1000,
+          throwOnRequestTimeout: true,
+          socketTimeout: config.requestTimeoutSeconds * 1000,
+        },
+        maxAttempts: config.maxAttempts,
       });
   }
 
@@ -232,6 +249,13 @@ export class S3ObjectStore implements ObjectStore {
         'wrong-region',
       );
     }
+    if (isTimeout(err)) {
+      const { requestTimeoutSeconds, maxAttempts } = this.#config;
+      return make(
+        `no answer within ${requestTimeoutSeconds} s (sinks.s3.requestTimeoutSeconds) in ${maxAttempts} attempts (sinks.s3.maxAttempts) from ${this.#config.endpoint ?? `AWS S3 in ${this.#config.region}`}: the server or a proxy accepted the request and did not answer; retry later, or check sinks.s3.endpoint and the network`,
+        'timeout',
+      );
+    }
     const code = networkCode(err);
     if (code) {
       const target = this.#config.endpoint ?? `AWS S3 in ${this.#config.region}`;
@@ -290,6 +314,12 @@ function networkCode(err: unknown): string | undefined {
     current = inner ?? e.cause;
   }
   return undefined;
+}
+
+/** The SDK's request or socket timeout (after its own retries); a connect timeout is 'unreachable'. */
+function isTimeout(err: unknown): boolean {
+  const connecting = err instanceof Error && /did not establish a connection/.test(err.message);
+  return !connecting && (errorName(err) === 'TimeoutError' || networkCode(err) === 'ETIMEDOUT');
 }
 
 function firstLine(s: string): string {

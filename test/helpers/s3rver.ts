@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
@@ -83,4 +83,34 @@ export async function startS3rver(options: { buckets?: string[] } = {}): Promise
     rmSync(directory, { recursive: true, force: true });
     throw err;
   }
+}
+
+/**
+ * An endpoint that accepts connections and never answers (a hung proxy or server): a client
+ * without request timeouts waits on it forever.
+ */
+export async function startSilentServer(): Promise<{
+  endpoint: string;
+  connections: () => number;
+  close(): Promise<void>;
+}> {
+  const sockets = new Set<Socket>();
+  let accepted = 0;
+  const server = createTcpServer((socket) => {
+    accepted++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => {});
+    socket.resume();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    connections: () => accepted,
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

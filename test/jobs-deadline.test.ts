@@ -1,0 +1,80 @@
+// Long Retry-After and the run deadline in the job system, against real Redis and the simulator
+// over real HTTP: a pause holds every job of the account (delayed, not failed), and a run whose
+// calls are refused forever ends at its deadline instead of being delayed endlessly.
+import { describe, expect, it } from 'vitest';
+import { enqueueRun } from '../jobs/enqueue.js';
+import { peekBudget } from '../jobs/redis-rate-budget.js';
+import { readManifest } from '../src/runs/manifest.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { sim, tempDir } from './helpers/harness.js';
+import { jobsClient, jobsConfig, until, waitForRun, worker } from './helpers/jobs.js';
+
+describe('jobs under long Retry-After', () => {
+  it('one 429 with an hour of Retry-After pauses the account in Redis and every workspace job waits delayed', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 6 }] });
+    s.addFault({ account: 'acme', endpoint: 'visibility', kind: 'status', status: 429, retryAfter: 3600 });
+    const dir = tempDir();
+    const config = jobsConfig(s, dir);
+    const concurrency = 4;
+    await worker(config, concurrency);
+    const c = jobsClient(config);
+    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
+    const queue = c.queues.for('acme');
+    // Every workspace job steps aside until the pause ends; none fails, none keeps a worker slot.
+    // (The delayed set also holds the next nightly run that the worker's schedule installed.)
+    const delayedWorkspaces = async () => (await queue.getDelayed()).filter((j) => j.name === 'workspace');
+    await until('six delayed workspace jobs', async () => (await delayedWorkspaces()).length === 6);
+
+    const limited = s.log.filter((e) => e.status === 429);
+    expect(limited).toHaveLength(1);
+    // Only requests already in flight when the 429 came back (one per other worker slot) follow it.
+    const later = s.log.filter((e) => e.account === 'acme' && e.seq > limited[0]!.seq);
+    expect(later.length).toBeLessThanOrEqual(concurrency - 1);
+    expect(later.every((e) => e.status === 200)).toBe(true);
+
+    const budget = await peekBudget(c.redis, config.redis.prefix, 'acme', {
+      requests: 120,
+      windowMs: 60_000,
+    });
+    expect(budget.pausedForMs).toBeGreaterThan(3_500_000);
+    for (const job of await delayedWorkspaces()) {
+      // Due when the pause ends (an hour away), not in a few seconds.
+      expect(job.timestamp + (job.delay ?? 0)).toBeGreaterThan(Date.now() + 3_500_000);
+      expect(job.attemptsMade).toBe(0);
+    }
+    expect((await c.ledger.get(runId))?.status).toBe('running');
+  });
+
+  it('a 429 on every call of a workspace ends the run partial at jobs.maxRunHours, with the reason', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const [a, b] = s.accounts[0]!.workspaceIds;
+    // Longer than maxBudgetWaitSeconds, so each 429 sends the job to the delayed set.
+    s.addFault({
+      brandId: a,
+      endpoint: 'prompts',
+      kind: 'status',
+      status: 429,
+      retryAfter: 2,
+      times: Number.POSITIVE_INFINITY,
+    });
+    const dir = tempDir();
+    // 0.002 h = 7.2 s; b first (one worker slot), then a keeps being refused until the deadline.
+    const config = jobsConfig(s, dir, {
+      accounts: { acme: { brands: [b, a] } },
+      top: { jobs: { lockSeconds: 2, maxBudgetWaitSeconds: 1, maxRunHours: 0.002 } },
+    });
+    await worker(config, 1);
+    const c = jobsClient(config);
+    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
+    const run = await waitForRun(config, runId, 30_000);
+    expect(run.status).toBe('partial');
+    const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
+    expect(m.status).toBe('partial');
+    const byId = Object.fromEntries(m.workspaces.map((w) => [w.brand_id, w]));
+    expect(byId[b!]?.status).toBe('succeeded');
+    expect(byId[a!]?.status).toBe('failed');
+    expect(byId[a!]?.error).toMatch(/run deadline of 0\.002 h/);
+    // Bounded: one 429 per pause until the deadline, not an endless loop.
+    expect(s.log.filter((e) => e.status === 429).length).toBeLessThanOrEqual(6);
+  }, 40_000);
+});

@@ -1,0 +1,147 @@
+// API keys never reach log output, CLI error lines or the manifest, in any form a message may carry
+// them: raw, JSON-escaped or URL-encoded; also short keys and keys with characters JSON escapes.
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { main } from '../src/cli/main.js';
+import { parseConfig } from '../src/config/load.js';
+import { scrubSecrets } from '../src/log.js';
+import { runInline } from '../src/pipeline/run-inline.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { listFiles, memoryLogger, tempDir } from './helpers/harness.js';
+
+const WEIRD = 'k"\\é/1';
+const SHORT = 'ab3de';
+
+/** Every form in which a message may carry `key`. */
+function forms(key: string): string[] {
+  return [
+    key,
+    JSON.stringify(key).slice(1, -1),
+    JSON.stringify(JSON.stringify(key)).slice(1, -1),
+    encodeURIComponent(key),
+    new URLSearchParams({ k: key }).toString().slice(2),
+  ];
+}
+
+function expectNoKey(text: string): void {
+  for (const key of [WEIRD, SHORT]) for (const f of forms(key)) expect(text).not.toContain(f);
+}
+
+const servers: Server[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => new Promise((r) => s.close(r))));
+});
+
+/** An upstream that refuses every key and echoes it back in its error body, in every form. */
+async function echoingUpstream(): Promise<string> {
+  const server = createServer((req, res) => {
+    const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
+    const key = Buffer.from(token, 'latin1').toString('utf8');
+    res.writeHead(401, { 'content-type': 'application/json' });
+    res.end(
+      JSON.stringify({
+        error: {
+          code: 'unauthorized',
+          message: `key ${key} is revoked`,
+          see: `/keys?k=${encodeURIComponent(key)}`,
+        },
+      }),
+    );
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+}
+
+function configText(baseUrl: string, dir: string, apiKeys: { weird: string; short: string }): string {
+  return stringify({
+    accounts: [
+      { name: 'weird', apiKey: apiKeys.weird, baseUrl },
+      { name: 'short', apiKey: apiKeys.short, baseUrl },
+    ],
+    sinks: { fs: { dir } },
+  });
+}
+
+const ENV = { WEIRD_KEY: WEIRD, SHORT_KEY: SHORT };
+const FROM_ENV = { weird: '${WEIRD_KEY}', short: '${SHORT_KEY}' };
+
+describe('secrets', () => {
+  it('a short key and a key with characters JSON escapes never appear in log output, in any form', () => {
+    parseConfig(configText('http://127.0.0.1:1/api/v1', '/tmp/x', FROM_ENV), { source: 'c.yaml', env: ENV });
+    const { logger, lines } = memoryLogger('debug');
+    for (const key of [WEIRD, SHORT]) {
+      const all = forms(key).join(' | ');
+      logger.info({ detail: all, nested: { url: `https://x/?k=${encodeURIComponent(key)}` } }, `saw ${all}`);
+      logger.error(new Error(`failed with ${all}`));
+    }
+    const out = lines.join('');
+    expect(out).toContain('[redacted]');
+    expectNoKey(out);
+    expectNoKey(scrubSecrets(`visync: ${forms(WEIRD).join(' ')} ${forms(SHORT).join(' ')}`));
+  });
+
+  it('an upstream that echoes the key in its error body: no form of it in logs, manifest or CLI error lines', async () => {
+    const baseUrl = await echoingUpstream();
+    const dir = tempDir();
+    const config = parseConfig(configText(baseUrl, join(dir, 'data'), FROM_ENV), {
+      source: 'c.yaml',
+      env: ENV,
+    });
+    const { logger, lines } = memoryLogger('debug');
+    const { manifests } = await runInline({ config, store: new FsObjectStore(join(dir, 'data')), logger });
+    expect(manifests.map((m) => m.status)).toEqual(['failed', 'failed']);
+    // The upstream's own words reach the manifest, without the key.
+    expect(manifests[0]!.error).toMatch(/-> 401.*is revoked/);
+    const files = listFiles(join(dir, 'data')).map((f) => readFileSync(join(dir, 'data', f), 'utf8'));
+    expectNoKey([lines.join(''), ...files].join('\n'));
+
+    const cfg = join(dir, 'visync.yaml');
+    writeFileSync(cfg, configText(baseUrl, join(dir, 'cli-data'), FROM_ENV));
+    Object.assign(process.env, ENV);
+    const err: string[] = [];
+    const out: string[] = [];
+    try {
+      const code = await main(['node', 'visync', '--config', cfg, 'run', '--once', '--log-level', 'silent'], {
+        out: (l) => out.push(l),
+        err: (l) => err.push(l),
+      });
+      expect(code).toBe(1);
+    } finally {
+      for (const k of Object.keys(ENV)) delete process.env[k];
+    }
+    expect(err.join('\n')).toMatch(/weird: GET \/api\/v1\/me -> 401/);
+    expectNoKey([...err, ...out].join('\n'));
+  });
+
+  it('a key written in plain text in the config file gives one warning; ${ENV} keys give none', () => {
+    const warnings: string[] = [];
+    const onWarning = (w: string) => warnings.push(w);
+    parseConfig(configText('http://127.0.0.1:1/api/v1', '/tmp/x', FROM_ENV), {
+      source: 'c.yaml',
+      env: ENV,
+      onWarning,
+    });
+    expect(warnings).toEqual([]);
+    parseConfig(configText('http://127.0.0.1:1/api/v1', '/tmp/x', { weird: '${WEIRD_KEY}', short: SHORT }), {
+      source: 'c.yaml',
+      env: ENV,
+      onWarning,
+    });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/accounts\.1\.apiKey.*plain text.*\$\{/);
+    expectNoKey(warnings[0]!);
+  });
+
+  it('.env is ignored by git', () => {
+    const root = new URL('..', import.meta.url).pathname;
+    expect(
+      execFileSync('git', ['check-ignore', '.env', 'config/.env'], { cwd: root, encoding: 'utf8' }),
+    ).toMatch(/\.env/);
+  });
+});

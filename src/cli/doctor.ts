@@ -8,7 +8,7 @@ import { type CliIo, configOption, exitWith, type ProgramState } from './program
 interface DoctorFlags {
   account?: string;
   json?: boolean;
-  timeout?: number;
+  timeout: number;
 }
 
 export function registerDoctor(program: Command, state: ProgramState, io: CliIo): void {
@@ -16,27 +16,23 @@ export function registerDoctor(program: Command, state: ProgramState, io: CliIo)
     .command('doctor')
     .summary('check the config, API keys, Redis, the object store and BigQuery before a first run')
     .description(
-      'One line per check: PASS, WARN or FAIL, what was checked and, for WARN and FAIL, what to do next.\n' +
-        "Checks: the config; each account's key with one GET /me (plan, limit, usage), counted against the\n" +
-        "account's request budget; Redis when configured (reachable, version, maxmemory-policy noeviction,\n" +
-        'persistence); the object store (writes, reads back and deletes a probe object); BigQuery when\n' +
-        'configured (the dataset, and a dry-run query, which costs nothing). Each check gives up after\n' +
+      'One line per check: PASS, WARN or FAIL, what was checked and, for WARN and FAIL, what to do next. ' +
+        "Checks: the config; each account's key with one GET /me (plan, limit, usage), counted against the " +
+        "account's request budget; Redis when configured (reachable, version, maxmemory-policy noeviction, " +
+        'persistence); the object store (writes, reads back and deletes a probe object); BigQuery when ' +
+        'configured (the dataset, and a dry-run query, which costs nothing). Each check gives up after ' +
         '--timeout seconds. Exit code: 0 when no check FAILs, 1 otherwise. Never prints a key.',
     )
     .option('--account <name>', "check only this account's key")
     .option('--json', 'print one JSON array of {check, status, detail, fix?}')
-    .option(
-      '--timeout <seconds>',
-      `deadline of each check (default ${DEFAULT_CHECK_TIMEOUT_MS / 1000})`,
-      parseTimeout,
-    )
+    .option('--timeout <seconds>', 'deadline of each check', parseTimeout, DEFAULT_CHECK_TIMEOUT_MS / 1000)
     .action(
       exitWith(state, async (flags: DoctorFlags, cmd: Command) => {
         try {
           const results = await runDoctor({
             configPath: configOption(cmd),
             account: flags.account,
-            timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
+            timeoutMs: flags.timeout * 1000,
           });
           if (flags.json) io.out(scrubSecrets(JSON.stringify(results, null, 2)));
           else for (const r of results) io.out(scrubSecrets(renderCheck(r)));

@@ -21,13 +21,13 @@ export function registerRuns(program: Command, state: ProgramState, io: CliIo): 
     .command('runs')
     .summary('run history from the manifests in the object store (no Redis needed)')
     .description(
-      'Lists past runs, newest first: run id, account, kind, status, start, duration, workspaces that\n' +
-        'succeeded of those found, requests, and why a run failed or was partial (shortened; --json has\n' +
-        'it whole, with every failed workspace and table). Reads the manifest each run writes last, so it\n' +
+      'Lists past runs, newest first: run id, account, kind, status, start, duration, workspaces that ' +
+        'succeeded of those found, requests, and why a run failed or was partial (shortened; --json has ' +
+        'it whole, with every failed workspace and table). Reads the manifest each run writes last, so it ' +
         'shows runs of workers and of run --once alike, and works without Redis.',
     )
     .option('--account <name>', 'only this account')
-    .option('--limit <n>', `at most this many runs (default ${DEFAULT_LIMIT})`, parseLimit, DEFAULT_LIMIT)
+    .option('--limit <n>', 'at most this many runs', parseLimit, DEFAULT_LIMIT)
     .option('--json', 'print JSON for scripts')
     .action(
       exitWith(state, async (flags: RunsFlags, cmd: Command) => {

@@ -338,8 +338,10 @@ describe('visync doctor', () => {
     const w = capture();
     expect(await main(['node', 'visync', '--config', plain, 'doctor'], w.io)).toBe(0);
     expect(line(w.out, 'config')).toMatch(
-      /^WARN config: .*the API key of plain is written in the file -> .*apiKey: \$\{PLAIN_API_KEY\}/,
+      /^WARN config: .* is valid: 1 account \(plain\), but accounts\.0\.apiKey: the API key is written in the config file in plain text.* -> keep keys out of the file: apiKey: \$\{PLAIN_API_KEY\} and export PLAIN_API_KEY$/,
     );
+    // The warning is this line, not a second one on stderr.
+    expect(w.err).toEqual([]);
     expect(w.out.join('\n')).not.toContain(key.slice(0, 8));
   });
 });

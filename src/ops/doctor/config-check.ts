@@ -1,6 +1,6 @@
-// The config check: it loads and validates as every command does, and then looks at where each API
-// key came from. A key written into the file ends up in backups and version control, so it warns;
-// the name of the variable a key came from is what a failed key check tells the user to set.
+// The config check: it loads and validates as every command does; the loader's warnings (a key
+// written into the file, which ends up in backups and version control) make it a WARN. It also
+// notes the variable each key came from: that is what a failed key check tells the user to set.
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { ConfigError, loadConfig, quoteFlowReferences, resolveConfigPath } from '../../config/load.js';
@@ -20,8 +20,12 @@ export function checkConfig(
 ): { result: CheckResult; loaded?: LoadedConfig } {
   const source = resolveConfigPath(path, env);
   let config: Config;
+  // Warnings (a key written in the file) become this check's WARN instead of stderr lines.
+  const warnings: string[] = [];
   try {
-    config = loadConfig(path, env);
+    config = loadConfig(path, env, (message) =>
+      warnings.push(message.startsWith(`${source}: `) ? message.slice(source.length + 2) : message),
+    );
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const problems = err.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');
@@ -33,18 +37,18 @@ export function checkConfig(
       ),
     };
   }
-  const keyVars = keyVariables(source, config);
-  const loaded = { config, source, keyVars };
+  const loaded = { config, source, keyVars: keyVariables(source, config) };
   const names = config.accounts.map((a) => a.name);
   const summary = `${source} is valid: ${names.length} account${names.length === 1 ? '' : 's'} (${names.join(', ')})`;
-  const inFile = names.filter((n) => !keyVars.has(n));
-  if (inFile.length === 0) return { result: pass('config', summary), loaded };
-  const example = inFile[0] as string;
+  if (warnings.length === 0) return { result: pass('config', summary), loaded };
+  const inFile = names.find((n) => !loaded.keyVars.has(n));
   return {
     result: warn(
       'config',
-      `${summary}, but the API key of ${inFile.join(', ')} is written in the file`,
-      `keep keys out of the file: apiKey: \${${suggestedVariable(example)}} and export ${suggestedVariable(example)}`,
+      `${summary}, but ${warnings.join('; ')}`,
+      inFile
+        ? `keep keys out of the file: apiKey: \${${suggestedVariable(inFile)}} and export ${suggestedVariable(inFile)}`
+        : `act on the warning in ${source}`,
     ),
     loaded,
   };

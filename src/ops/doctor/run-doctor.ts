@@ -3,7 +3,6 @@
 import { resolve } from 'node:path';
 import { RedisRateBudget } from '../../../jobs/redis-rate-budget.js';
 import { MemoryRateBudget } from '../../api/rate-budget.js';
-import { registerSecret } from '../../log.js';
 import { createObjectStore } from '../../sinks/create-store.js';
 import { S3ObjectStore } from '../../sinks/s3-store.js';
 import { checkAccount } from './account-check.js';
@@ -36,7 +35,6 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
   const { result: configResult, loaded } = checkConfig(o.configPath, o.env ?? process.env);
   if (!loaded) return [configResult];
   const { config, keyVars } = loaded;
-  for (const a of config.accounts) registerSecret(a.apiKey);
 
   const accounts = config.accounts.filter((a) => o.account === undefined || a.name === o.account);
   const results: CheckResult[] = [configResult];

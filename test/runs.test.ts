@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { configYaml, sim, tempDir } from './helpers/harness.js';
+import { freePort } from './helpers/net.js';
 import { writeConfig } from './helpers/worker-process.js';
 
 function capture() {
@@ -103,10 +104,12 @@ describe('visync runs', () => {
     expect((JSON.parse(onlyBeta.out.join('\n')) as RunRow[]).map((r) => r.run_id)).toEqual([one.beta]);
   });
 
-  it('no runs yet: says so and exits 0; a bad --limit is a usage error', async () => {
+  it('no runs yet: says so and exits 0, also with Redis configured and down; a bad --limit is a usage error', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
     const dir = tempDir();
-    const { yaml, env } = configYaml(s, dir);
+    const { yaml, env } = configYaml(s, dir, {
+      top: { redis: { url: `redis://127.0.0.1:${await freePort()}` } },
+    });
     Object.assign(process.env, env);
     const path = writeConfig(dir, yaml);
     const c = capture();

@@ -228,7 +228,7 @@ describe('visync doctor', () => {
     expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
     const redisLines = c.out.filter((l) => /^\w{4} redis/.test(l));
     expect(redisLines).toEqual([
-      `FAIL redis: Redis at 127.0.0.1:${port} is unreachable: ECONNREFUSED -> start Redis or fix redis.url (run --once works without it)`,
+      `FAIL redis: Redis at 127.0.0.1:${port} is unreachable: connection refused -> start Redis or fix redis.url (run --once works without it)`,
     ]);
     expect(line(c.out, 'account acme')).toMatch(/^PASS /);
   });

@@ -3,25 +3,15 @@
 // Managed Redis services often refuse CONFIG; the eviction policy is also in INFO, persistence
 // settings are not, so that one can end in "could not check".
 import { Redis } from 'ioredis';
-import { type CheckResult, fail, pass, reasonOf, systemCode, warn } from './check.js';
+import { RedisUnreachableError, redisAddress } from '../../../jobs/connection.js';
+import { type CheckResult, fail, pass, warn } from './check.js';
 
 const MIN_VERSION = [6, 2, 0];
-
-/** `host:port` of a Redis URL, without user or password. */
-export function redisAddress(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.hostname}:${u.port || '6379'}`;
-  } catch {
-    return '(unparseable redis.url)';
-  }
-}
 
 export type RedisConnection = { ok: true; redis: Redis } | { ok: false; result: CheckResult };
 
 /** One connection attempt, bounded by `timeoutMs`, never retried; one FAIL line when it does not work. */
 export async function connectRedis(url: string, timeoutMs: number): Promise<RedisConnection> {
-  const where = redisAddress(url);
   const redis = new Redis(url, {
     lazyConnect: true,
     connectTimeout: timeoutMs,
@@ -41,15 +31,14 @@ export async function connectRedis(url: string, timeoutMs: number): Promise<Redi
     return { ok: true, redis };
   } catch (err) {
     redis.disconnect();
-    const e = lastError ?? err;
-    const reason = systemCode(e) ?? reasonOf(e);
-    const auth = /NOAUTH|WRONGPASS|invalid password/i.test(reason);
+    // The same words as every command that cannot reach Redis; the advice goes after the arrow.
+    const e = new RedisUnreachableError(redisAddress(url), lastError ?? err);
     return {
       ok: false,
       result: fail(
         'redis',
-        `Redis at ${where} ${auth ? 'refused the credentials' : 'is unreachable'}: ${reason}`,
-        auth
+        `Redis at ${e.address} is unreachable: ${e.reason}`,
+        /NOAUTH|WRONGPASS|NOPERM/.test(e.reason)
           ? 'fix the user and password in redis.url'
           : 'start Redis or fix redis.url (run --once works without it)',
       ),

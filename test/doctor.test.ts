@@ -64,7 +64,7 @@ describe('visync doctor', () => {
     expect(c.err).toEqual([]);
     expect(line(c.out, 'config')).toMatch(/^PASS config: .*1 account/);
     expect(line(c.out, 'account acme')).toMatch(
-      /^PASS account acme: key accepted; plan concierge, limit 120 requests per 60 s, \d+ used in the current window \(one request, Redis budget\)$/,
+      /^PASS account acme: key accepted; plan concierge, limit 120 requests per 60 s, \d+ used in the current window, 2 workspaces \(one request, Redis budget\)$/,
     );
     expect(line(c.out, 'redis')).toMatch(/^PASS redis: Redis \d+\.\d+\.\d+ at 127\.0\.0\.1:\d+ answers/);
     expect(line(c.out, 'redis maxmemory-policy')).toMatch(/^PASS redis maxmemory-policy: noeviction/);

@@ -131,7 +131,11 @@ function describeMe(account: AccountConfig, me: unknown): string {
     ['usage', 'requests'],
     ['usage', 'requests_this_minute'],
   );
-  return `plan ${plan}, ${limit}${used === undefined ? '' : `, ${used} used in the current window`}`;
+  const workspaces = firstNumber(me, ['usage', 'workspaces'], ['workspaces']);
+  return (
+    `plan ${plan}, ${limit}${used === undefined ? '' : `, ${used} used in the current window`}` +
+    (workspaces === undefined ? '' : `, ${workspaces} workspace${workspaces === 1 ? '' : 's'}`)
+  );
 }
 
 function at(o: unknown, path: string[]): unknown {

@@ -56,11 +56,14 @@ describe('parseConfig: valid files', () => {
         buyerIntentDays: [7, 30, 90],
         overlapDays: 2,
         concurrency: 8,
+        maxResponseBytes: 64 * 1024 * 1024,
+        requestTimeoutSeconds: 120,
       },
       redis: { prefix: 'visync' },
-      jobs: { attempts: 5, lockSeconds: 30, maxBudgetWaitSeconds: 10 },
+      jobs: { attempts: 5, lockSeconds: 30, maxBudgetWaitSeconds: 10, maxRunHours: 20 },
       sinks: { fs: { dir: './data' } },
       shutdownGraceSeconds: 30,
+      worker: { listen: '127.0.0.1:9464', ui: { readOnly: true } },
     });
     expect(config.accounts[0]?.requestsPerMinute).toBeUndefined();
   });
@@ -107,6 +110,8 @@ shutdownGraceSeconds: 5
       region: 'eu-west-1',
       endpoint: 'http://127.0.0.1:9000',
       forcePathStyle: true,
+      requestTimeoutSeconds: 60,
+      maxAttempts: 5,
     });
     expect(c.sinks.bigquery).toEqual({
       projectId: 'p',
@@ -121,7 +126,14 @@ shutdownGraceSeconds: 5
     const c = parse(
       minimal().replace('  fs: {}\n', '  s3: { bucket: b }\n  bigquery: { projectId: p, dataset: d }\n'),
     );
-    expect(c.sinks.s3).toEqual({ bucket: 'b', prefix: '', region: 'us-east-1', forcePathStyle: false });
+    expect(c.sinks.s3).toEqual({
+      bucket: 'b',
+      prefix: '',
+      region: 'us-east-1',
+      forcePathStyle: false,
+      requestTimeoutSeconds: 60,
+      maxAttempts: 5,
+    });
     expect(c.sinks.bigquery).toEqual({ projectId: 'p', dataset: 'd', location: 'US' });
   });
 });
@@ -236,7 +248,7 @@ describe('validation errors', () => {
     expect(e.issues).toContainEqual({
       path: 'extract.zzz',
       message:
-        'unknown key (expected one of: visibilityDays, backfillDays, buyerIntentDays, overlapDays, concurrency)',
+        'unknown key (expected one of: visibilityDays, backfillDays, buyerIntentDays, overlapDays, concurrency, maxResponseBytes, requestTimeoutSeconds)',
     });
     expect(e.issues.find((i) => i.path === 'schedule.nightly.timezone')?.message).toMatch(/^unknown key/);
     const top = configError(`${minimal()}sink: {}\n`);
@@ -450,5 +462,32 @@ describe('loadConfig and resolveConfigPath', () => {
       }
     })();
     expect(unset?.issues.map((i) => i.path)).toEqual(['accounts.0.apiKey']);
+  });
+});
+
+describe('operations settings', () => {
+  it('worker.listen takes HOST:PORT or off, and names the key when it is neither', () => {
+    expect(parse(minimal('worker: { listen: "0.0.0.0:9464" }\n')).worker.listen).toBe('0.0.0.0:9464');
+    expect(parse(minimal('worker: { listen: off }\n')).worker.listen).toBe('off');
+    expect(parse(minimal('worker: { listen: "[::1]:9464" }\n')).worker.listen).toBe('[::1]:9464');
+    const e = configError(minimal('worker: { listen: "9464" }\n'));
+    expect(e.issues[0]?.path).toBe('worker.listen');
+    expect(e.issues[0]?.message).toContain('HOST:PORT');
+  });
+
+  it('alerts need a webhook URL and accept only failed, partial and stale', () => {
+    const c = parse(minimal('alerts: { webhook: "${HOOK}" }\n'), {
+      ACME_API_KEY: SECRET,
+      HOOK: 'https://hooks.example/x',
+    });
+    expect(c.alerts).toEqual({
+      webhook: 'https://hooks.example/x',
+      on: ['failed', 'partial', 'stale'],
+      staleAfterHours: 30,
+    });
+    expect(configError(minimal('alerts: { on: [failed] }\n')).issues[0]?.path).toBe('alerts.webhook');
+    expect(
+      configError(minimal('alerts: { webhook: "https://h.example/x", on: [broken] }\n')).issues[0]?.path,
+    ).toBe('alerts.on.0');
   });
 });

@@ -19,7 +19,7 @@ import {
   metricsText,
 } from '../src/ops/metrics.js';
 import { isLoopbackHost } from '../src/util/net.js';
-import type { WorkerHandle } from './worker.js';
+import type { Readiness, WorkerHandle } from './worker.js';
 
 /** BullMQ job states counted into visync_queue_jobs. */
 const JOB_STATES = [
@@ -31,11 +31,6 @@ const JOB_STATES = [
   'completed',
   'failed',
 ] as const;
-
-export interface Readiness {
-  ok: boolean;
-  reason?: string;
-}
 
 export interface Credentials {
   user: string;
@@ -203,13 +198,15 @@ async function deploymentAccounts(w: WorkerHandle): Promise<string[]> {
 
 async function readiness(w: WorkerHandle | undefined, timeoutMs: number): Promise<Readiness> {
   if (!w) return { ok: false, reason: 'starting: the workers are not running yet' };
+  // The worker knows when its connections dropped or it is stopping; a PING also catches a Redis
+  // that holds the connection open but does not answer.
+  const worker = w.ready();
+  if (!worker.ok) return worker;
   try {
     await withTimeout(w.context.redis.ping(), timeoutMs, `Redis did not answer PING within ${timeoutMs} ms`);
   } catch (err) {
     return { ok: false, reason: (err as Error).message };
   }
-  const stopped = w.workers.find((x) => !x.isRunning());
-  if (stopped) return { ok: false, reason: `the worker of queue ${stopped.name} is not running` };
   return { ok: true };
 }
 

@@ -3,9 +3,15 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { enqueueRun } from '../jobs/enqueue.js';
+import { checkStale } from '../jobs/stale-watch.js';
 import { registerSecret } from '../src/log.js';
 import { runAlert, sendAlert, staleAlert } from '../src/ops/alerts.js';
+import { runInline } from '../src/pipeline/run-inline.js';
 import type { Manifest } from '../src/runs/manifest.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { configFor, FAST_RETRY, memoryLogger, sim, tempDir } from './helpers/harness.js';
+import { jobsClient, jobsConfig, until, waitForRun, worker } from './helpers/jobs.js';
 
 interface Receiver {
   url: string;
@@ -154,5 +160,92 @@ describe('alerts', () => {
     expect(
       staleAlert({ account: 'acme', lastSuccessAt: undefined, now, staleAfterHours: 30 })?.text,
     ).toContain('no successful run');
+  });
+});
+
+describe('alerts from real runs', () => {
+  it('run --once: a partial run alerts once with the failed workspace; a succeeded run sends nothing', async () => {
+    const r = await receiver([200]);
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const dir = tempDir();
+    const foreign = 'brd_not_ours';
+    const config = configFor(s, dir, {
+      accounts: { acme: { brands: [...s.accounts[0]!.workspaceIds, foreign] } },
+      top: { alerts: { webhook: r.url } },
+    });
+    const store = new FsObjectStore(dir);
+    const run = await runInline({ config, store, logger: memoryLogger('warn').logger, retry: FAST_RETRY });
+    expect(run.status).toBe('partial');
+    expect(r.bodies).toHaveLength(1);
+    expect((r.bodies[0] as { visync: unknown }).visync).toMatchObject({
+      event: 'partial',
+      account: 'acme',
+      run_id: run.manifests[0]!.run_id,
+      failed_workspaces: [{ brand_id: foreign, error: expect.stringContaining('404') }],
+    });
+
+    const clean = configFor(s, dir, { top: { alerts: { webhook: r.url } } });
+    expect((await runInline({ config: clean, store, logger: memoryLogger('warn').logger })).status).toBe(
+      'succeeded',
+    );
+    expect(r.bodies).toHaveLength(1);
+  });
+
+  it('worker: a queued run that ends partial alerts, without holding the job', async () => {
+    const r = await receiver([200]);
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const broken = s.accounts[0]!.workspaceIds[0]!;
+    s.addFault({
+      account: 'acme',
+      endpoint: 'brand',
+      brandId: broken,
+      kind: 'status',
+      status: 400,
+      times: Infinity,
+    });
+    const config = jobsConfig(s, tempDir(), { top: { alerts: { webhook: r.url } } });
+    await worker(config);
+    const c = jobsClient(config);
+    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
+    expect((await waitForRun(config, runId)).status).toBe('partial');
+    await until('the alert', async () => r.bodies.length > 0);
+    expect((r.bodies[0] as { visync: unknown }).visync).toMatchObject({
+      run_id: runId,
+      status: 'partial',
+      failed_workspaces: [{ brand_id: broken, error: expect.stringContaining('400') }],
+    });
+  });
+
+  it('stale: one alert per stale period for the whole fleet, none for a fresh account', async () => {
+    const r = await receiver([200]);
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const config = jobsConfig(s, tempDir(), { top: { alerts: { webhook: r.url, staleAfterHours: 30 } } });
+    const c = jobsClient(config);
+    const logger = memoryLogger('warn').logger;
+    const at = (iso: string) => () => new Date(iso);
+    const watch = { config, redis: c.redis, ledger: c.ledger, logger, send: { baseDelayMs: 1 } };
+
+    // Never succeeded: measured from when a watch first saw the account.
+    expect(await checkStale({ ...watch, now: at('2026-11-20T00:00:00Z') })).toEqual([]);
+    expect(await checkStale({ ...watch, now: at('2026-11-21T05:59:00Z') })).toEqual([]);
+    expect(await checkStale({ ...watch, now: at('2026-11-21T06:00:00Z') })).toEqual(['acme']);
+    expect(r.bodies).toHaveLength(1);
+    expect((r.bodies[0] as { text: string }).text).toContain('no successful run');
+
+    // A second worker of the fleet, later: the same stale period is not alerted again.
+    expect(await checkStale({ ...watch, now: at('2026-11-22T00:00:00Z') })).toEqual([]);
+    expect(r.bodies).toHaveLength(1);
+
+    // A success, then 30 h without one: a new stale period, alerted once.
+    await c.ledger.create({ run_id: 'ok-1', account: 'acme', kind: 'sync', run_date: '2026-11-22' });
+    const ok = (await c.ledger.get('ok-1'))!;
+    await c.ledger.finish(ok, 'succeeded');
+    const finishedAt = Date.parse((await c.ledger.lastSuccess('acme'))!.finished_at!);
+    const later = (h: number) => () => new Date(finishedAt + h * 3_600_000);
+    expect(await checkStale({ ...watch, now: later(29) })).toEqual([]);
+    expect(await checkStale({ ...watch, now: later(31) })).toEqual(['acme']);
+    expect(await checkStale({ ...watch, now: later(40) })).toEqual([]);
+    expect(r.bodies).toHaveLength(2);
+    expect((r.bodies[1] as { visync: unknown }).visync).toMatchObject({ event: 'stale', stale_hours: 31 });
   });
 });

@@ -2,6 +2,7 @@
 // normalises the raw landing, loads each table once, and writes the manifest, last.
 import { type Job, UnrecoverableError } from 'bullmq';
 import type { Logger } from 'pino';
+import { runFinished } from '../../src/ops/run-finished.js';
 import { finishRun } from '../../src/pipeline/finish-run.js';
 import {
   assembleManifest,
@@ -113,5 +114,7 @@ async function loadAndRecord(
     { status: manifest.status, workspaces: workspaces.length, loads: manifest.loads.length },
     'run finished',
   );
+  // Not awaited: an alert never holds the job (its delivery is bounded and logs its own outcome).
+  void runFinished({ config: ctx.config, logger: log, manifest });
   return { status: manifest.status };
 }

@@ -13,6 +13,7 @@ import {
   type RunStatus,
   writeManifest,
 } from '../runs/manifest.js';
+import { runFinished } from '../ops/run-finished.js';
 import { newRunId, type RunKind } from '../runs/run-id.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { utcDate } from '../util/time.js';
@@ -184,6 +185,7 @@ async function runAccount(
     manifest = { ...manifest, status: 'failed', error: `run not recorded: ${message(err)}` };
   }
   log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
+  await runFinished({ config: o.config, logger: log, manifest });
   return manifest;
 }
 

@@ -1,0 +1,27 @@
+// What happens when a run reaches its terminal status, wherever it ran (`run --once`, a worker's
+// load job, a run that failed before it fanned out): the alert for a failed or partial run goes
+// out. One place, so every path that ends a run alerts the same way.
+import type { Logger } from 'pino';
+import type { Config } from '../config/schema.js';
+import type { Manifest } from '../runs/manifest.js';
+import { runAlert, type SendOptions, sendAlert } from './alerts.js';
+
+export interface RunFinishedOptions {
+  config: Pick<Config, 'alerts'>;
+  logger: Logger;
+  manifest: Manifest;
+  /** Delivery bounds (tests use short ones). */
+  send?: SendOptions;
+}
+
+/** Never throws and never takes longer than the alert's bounded retries. */
+export async function runFinished(o: RunFinishedOptions): Promise<void> {
+  const alerts = o.config.alerts;
+  if (!alerts) return;
+  const payload = runAlert(o.manifest, alerts.on);
+  if (!payload) return;
+  const res = await sendAlert(alerts.webhook, payload, o.send);
+  const fields = { account: o.manifest.account, run_id: o.manifest.run_id, status: o.manifest.status };
+  if (res.ok) o.logger.info(fields, 'alert sent');
+  else o.logger.warn({ ...fields, attempts: res.attempts, err: res.error }, 'alert not delivered');
+}

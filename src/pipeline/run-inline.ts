@@ -6,6 +6,7 @@ import { MemoryRateBudget, type RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import { callLimits, type ExtractProgress, extractAccount } from '../extract/extract-account.js';
+import { runFinished } from '../ops/run-finished.js';
 import {
   assembleManifest,
   type LoadResult,
@@ -13,7 +14,6 @@ import {
   type RunStatus,
   writeManifest,
 } from '../runs/manifest.js';
-import { runFinished } from '../ops/run-finished.js';
 import { newRunId, type RunKind } from '../runs/run-id.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { utcDate } from '../util/time.js';

@@ -35,6 +35,11 @@ const accountName = z.string().regex(/^[a-z0-9-]+$/);
 const runId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/);
 const isoDate = z.string().regex(/^\d{4}-\d{2}-\d{2}$/);
 
+const ScopeSchema = z.object({
+  brands: z.union([z.literal('all'), z.array(z.string())]),
+  endpoints: z.union([z.literal('all'), z.array(z.string())]),
+});
+
 export const PlanSchema = z.object({
   visibilityDays: z.number().int().min(1).max(365),
   buyerIntentDays: z.array(z.number().int().min(7).max(90)),
@@ -76,6 +81,8 @@ export const LoadJobSchema = z.object({
   visibilityDays: z.number().int(),
   buyerIntentDays: z.array(z.number().int()),
   startedAt: z.string(),
+  /** What the run was asked to cover, for the manifest (absent in jobs queued before: everything). */
+  scope: ScopeSchema.optional(),
   /** Envelope drift found by discovery, for the manifest. */
   drift: z
     .array(

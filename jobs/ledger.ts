@@ -9,6 +9,12 @@
 // one Lua script, so two processes finishing at once cannot interleave.
 import type { Redis } from 'ioredis';
 import type { RequestStats } from '../src/api/request-stats.js';
+import {
+  type CoveredRun,
+  manifestCoverage,
+  movesLastSuccess,
+  type RunScope,
+} from '../src/runs/last-success.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import type { RunKind } from '../src/runs/run-id.js';
 import { manifestKey } from '../src/sinks/layout.js';
@@ -27,6 +33,8 @@ export interface LedgerRun {
   visibility_days?: number;
   window_from?: string;
   window_to?: string;
+  /** What the run was asked to cover (absent: everything); stored as JSON. */
+  scope?: RunScope;
   manifest_key?: string;
   error?: string;
   /** Why the account stopped mid-run (bad key, plan): later workspace jobs do not call the API. */
@@ -84,19 +92,19 @@ redis.call('HINCRBY', KEYS[1], 'waited_ms', ARGV[4])
 return 1`,
   },
   /**
-   * KEYS: run, last success (hash run_id, run_date). ARGV: status, then field/value pairs.
-   * Only a newer run date moves the mark: a late backfill must not pull the nightly window back.
+   * KEYS: run, last success (hash run_id, run_date). ARGV: status, '1' when the run moves the mark,
+   * the mark's run date that decision was made against ('' for none), then field/value pairs.
+   * Whether a run moves the mark is decided by movesLastSuccess; if the mark changed since, nothing
+   * is written and -1 asks the caller to decide again.
    */
   visyncLedgerFinish: {
     numberOfKeys: 2,
     lua: `${GUARD}
-redis.call('HSET', KEYS[1], 'status', ARGV[1], unpack(ARGV, 2))
-if ARGV[1] == 'succeeded' then
-  local date = redis.call('HGET', KEYS[1], 'run_date')
-  local prev = redis.call('HGET', KEYS[2], 'run_date')
-  if not prev or prev <= date then
-    redis.call('HSET', KEYS[2], 'run_id', redis.call('HGET', KEYS[1], 'run_id'), 'run_date', date)
-  end
+if ARGV[2] == '1' and (redis.call('HGET', KEYS[2], 'run_date') or '') ~= ARGV[3] then return -1 end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], unpack(ARGV, 4))
+if ARGV[2] == '1' then
+  redis.call('HSET', KEYS[2], 'run_id', redis.call('HGET', KEYS[1], 'run_id'),
+    'run_date', redis.call('HGET', KEYS[1], 'run_date'))
 end
 return 1`,
   },
@@ -107,7 +115,8 @@ type LedgerRedis = Redis & Record<ScriptName, (...args: (string | number)[]) => 
 
 function flatten(fields: Partial<Omit<LedgerRun, 'run_id'>>): string[] {
   const out: string[] = [];
-  for (const [k, v] of Object.entries(fields)) if (v !== undefined) out.push(k, String(v));
+  for (const [k, v] of Object.entries(fields))
+    if (v !== undefined) out.push(k, typeof v === 'object' ? JSON.stringify(v) : String(v));
   return out;
 }
 
@@ -173,6 +182,7 @@ export class RunLedger {
     for (const k of COUNTERS) out[k] = Number(h[k] ?? 0);
     for (const k of ['visibility_days', 'workspaces_total'] as const)
       if (h[k] !== undefined) out[k] = Number(h[k]);
+    if (h.scope !== undefined) out.scope = JSON.parse(h.scope);
     return out as unknown as LedgerRun;
   }
 
@@ -207,14 +217,32 @@ export class RunLedger {
     await this.#redis.hsetnx(this.#run(runId), 'stopped', reason);
   }
 
+  /** Ends a run; `run` is its ledger record (its window and scope decide the last-success mark). */
   async finish(run: LedgerRun, status: LedgerStatus, fields: Partial<LedgerRun> = {}): Promise<void> {
     const { run_id: _id, ...rest } = fields;
-    await this.#redis.visyncLedgerFinish(
-      this.#run(run.run_id),
-      this.#lastSuccess(run.account),
-      status,
-      ...flatten({ ...rest, finished_at: new Date().toISOString() }),
+    await this.#finish(
+      run.run_id,
+      run.account,
+      { ...run, status },
+      flatten({ ...rest, finished_at: new Date().toISOString() }),
     );
+  }
+
+  async #finish(runId: string, account: string, covered: CoveredRun, fields: string[]): Promise<void> {
+    const mark = this.#lastSuccess(account);
+    for (;;) {
+      const markDate = (await this.#redis.hget(mark, 'run_date')) ?? undefined;
+      const moves = movesLastSuccess(covered, markDate);
+      const r = await this.#redis.visyncLedgerFinish(
+        this.#run(runId),
+        mark,
+        covered.status,
+        moves ? 1 : 0,
+        markDate ?? '',
+        ...fields,
+      );
+      if (r !== -1) return;
+    }
   }
 
   /**
@@ -233,6 +261,7 @@ export class RunLedger {
         visibility_days: m.window.visibility_days,
         window_from: m.window.from,
         window_to: m.window.to,
+        scope: m.scope,
         workspaces_total: m.workspaces.length,
         calls: m.requests.calls,
         rate_limited: m.requests.rate_limited,
@@ -243,15 +272,11 @@ export class RunLedger {
     if (done.length) tx.sadd(this.#done(runId), ...done);
     if (failed.length) tx.sadd(this.#failed(runId), ...failed);
     await tx.exec();
-    await this.#redis.visyncLedgerFinish(
-      this.#run(runId),
-      this.#lastSuccess(m.account),
-      m.status,
-      ...flatten({
-        finished_at: m.finished_at,
-        manifest_key: manifestKey(m.account, runId),
-        error: m.error,
-      }),
+    await this.#finish(
+      runId,
+      m.account,
+      manifestCoverage(m),
+      flatten({ finished_at: m.finished_at, manifest_key: manifestKey(m.account, runId), error: m.error }),
     );
   }
 

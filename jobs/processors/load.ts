@@ -84,6 +84,7 @@ async function loadAndRecord(
     startedAt: data.startedAt,
     visibilityDays: data.visibilityDays,
     buyerIntentDays: data.buyerIntentDays,
+    scope: data.scope,
     error: ledgerRun?.stopped,
     workspaces,
     files: [...finished.rawFiles, ...finished.files],

@@ -7,6 +7,7 @@ import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
 import { emptyStats } from '../../src/api/request-stats.js';
 import { callLimits, createAccountClient, discoverWorkspaces } from '../../src/extract/extract-account.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
+import { runScope } from '../../src/runs/last-success.js';
 import { assembleManifest, readManifest, writeManifest } from '../../src/runs/manifest.js';
 import { logicalRunId } from '../../src/runs/run-id.js';
 import { manifestKey } from '../../src/sinks/layout.js';
@@ -96,12 +97,14 @@ export async function processRun(
         ? ctx.config.extract.backfillDays
         : ctx.config.extract.visibilityDays);
   const startedAt = existing?.started_at ?? new Date().toISOString();
+  const scope = runScope(data.brands, data.endpoints);
   await ctx.ledger.update(runId, {
     status: 'running',
     started_at: startedAt,
     visibility_days: days,
     window_from: addDays(runDate, 1 - days),
     window_to: runDate,
+    scope,
   });
 
   const stats = emptyStats();
@@ -140,6 +143,7 @@ export async function processRun(
       startedAt,
       visibilityDays: days,
       buyerIntentDays: ctx.config.extract.buyerIntentDays,
+      scope,
       error: message,
       workspaces: [],
       files: [],
@@ -174,6 +178,7 @@ export async function processRun(
     visibilityDays: days,
     buyerIntentDays: plan.buyerIntentDays,
     startedAt,
+    scope,
     drift: discovery.drift,
   };
   await ctx.flow.add({

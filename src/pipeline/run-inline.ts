@@ -7,6 +7,7 @@ import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import { callLimits, type ExtractProgress, extractAccount } from '../extract/extract-account.js';
 import { runFinished } from '../ops/run-finished.js';
+import { runScope } from '../runs/last-success.js';
 import {
   assembleManifest,
   type LoadResult,
@@ -125,6 +126,7 @@ async function runAccount(
       startedAt: started.toISOString(),
       visibilityDays,
       buyerIntentDays: o.config.extract.buyerIntentDays,
+      scope: runScope(brands, o.endpoints),
       workspaces: [],
       files: [],
       loads: [],

@@ -1,9 +1,10 @@
 // What the sink says about an account's past runs. Manifests are written last and kept for good,
-// so they outlast Redis (which may restart without persistence): the newest successful run of an
-// account, which sets the start of the next nightly window, is read from here when Redis has no
-// record of it. One rule for the worker and for `run --once`.
+// so they outlast Redis (which may restart without persistence): the account's last success, which
+// sets the start of the next nightly window, is read from here when Redis has no record of it.
+// One rule for the worker and for `run --once`.
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { manifestCoverage, movesLastSuccess } from './last-success.js';
 import { type Manifest, readManifest } from './manifest.js';
 
 /** Run ids of the account that have a manifest, newest first (ids start with their date). */
@@ -18,29 +19,29 @@ export async function manifestRunIds(store: ObjectStore, account: string): Promi
   return ids.sort().reverse();
 }
 
-/** `YYYY-MM-DD` a run id starts with (logical and time-based ids both do), if any. */
-function idDate(runId: string): string | undefined {
-  const m = /^(\d{4})(\d{2})(\d{2})/.exec(runId);
-  return m ? `${m[1]}-${m[2]}-${m[3]}` : undefined;
-}
+/** Manifests read at once while rebuilding (a year of nightlies is a few hundred small files). */
+const READ_AHEAD = 8;
 
 /**
- * The account's succeeded run with the latest run date (the same rule as the ledger's last
- * success: any kind, a newer date wins). Reads manifests newest first and stops once the ids are
- * older than the best found.
+ * The run that holds the account's last-success mark, replayed from the manifests oldest first
+ * with the ledger's rule (movesLastSuccess): the mark moves only for a succeeded run that covered
+ * every workspace and endpoint from the day after the previous mark. Read only when Redis has no
+ * mark, so reading every manifest of the account is acceptable.
  */
 export async function lastSucceededRun(store: ObjectStore, account: string): Promise<Manifest | undefined> {
+  const ids = (await manifestRunIds(store, account)).reverse();
   let best: Manifest | undefined;
-  for (const runId of await manifestRunIds(store, account)) {
-    const date = idDate(runId);
-    if (best && date && date < best.run_date) break;
-    let m: Manifest | undefined;
-    try {
-      m = await readManifest(store, account, runId);
-    } catch {
-      continue; // A manifest that does not parse is not a record of success.
-    }
-    if (m?.status === 'succeeded' && (!best || m.run_date > best.run_date)) best = m;
+  for (let i = 0; i < ids.length; i += READ_AHEAD) {
+    const batch = await Promise.all(ids.slice(i, i + READ_AHEAD).map((id) => readOrSkip(store, account, id)));
+    for (const m of batch) if (m && movesLastSuccess(manifestCoverage(m), best?.run_date)) best = m;
   }
   return best;
+}
+
+async function readOrSkip(store: ObjectStore, account: string, runId: string): Promise<Manifest | undefined> {
+  try {
+    return await readManifest(store, account, runId);
+  } catch {
+    return undefined; // A manifest that does not parse is not a record of success.
+  }
 }

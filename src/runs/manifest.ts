@@ -3,6 +3,7 @@ import type { RequestStats } from '../api/request-stats.js';
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { addDays } from '../util/time.js';
+import { type RunScope, runScope } from './last-success.js';
 import type { RunKind } from './run-id.js';
 
 export type RunStatus = 'succeeded' | 'partial' | 'failed';
@@ -52,6 +53,11 @@ export interface Manifest {
   finished_at: string;
   run_date: string;
   window: RunWindow;
+  /**
+   * The workspaces and endpoints the run was asked for. Absent in manifests written before it was
+   * recorded: those runs covered everything.
+   */
+  scope?: RunScope;
   /** Set when the whole account stopped (bad key, plan, unreachable). */
   error?: string;
   workspaces: WorkspaceResult[];
@@ -106,6 +112,8 @@ export function assembleManifest(p: {
   startedAt: string;
   visibilityDays: number;
   buyerIntentDays: readonly number[];
+  /** Default: every workspace and endpoint. */
+  scope?: RunScope | undefined;
   error?: string | undefined;
   workspaces: WorkspaceResult[];
   files: ManifestFile[];
@@ -127,6 +135,7 @@ export function assembleManifest(p: {
       to: p.run.runDate,
       buyer_intent_days: [...p.buyerIntentDays],
     },
+    scope: p.scope ?? runScope(),
     ...(p.error ? { error: p.error } : {}),
     workspaces: p.workspaces,
     files: p.files,

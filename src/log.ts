@@ -2,6 +2,7 @@
 // purpose; this is the net under that rule, for a key echoed back inside some error text.
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
+import { prettyFactory } from 'pino-pretty';
 import { secretForms } from './util/redact.js';
 
 /** Every form of every registered secret, longest first. */
@@ -26,17 +27,34 @@ export function scrubSecrets(text: string): string {
   return out;
 }
 
+export const LOG_FORMATS = ['pretty', 'json'] as const;
+/** `json`: one JSON object per line, for files and log collectors; `pretty`: for people at a terminal. */
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
 export interface LoggerOptions {
   level?: string;
   /** Where log lines go; default stderr, so stdout stays for results and tables. */
   stream?: NodeJS.WritableStream;
+  /** Default json. */
+  format?: LogFormat;
+  /** Pretty format only: ANSI colours. Default: when the stream is a terminal and NO_COLOR is unset. */
+  colorize?: boolean;
+}
+
+/** Pretty on a terminal, JSON everywhere else (pipes, files, services). */
+export function defaultLogFormat(stream: NodeJS.WritableStream = process.stderr): LogFormat {
+  return isTerminal(stream) ? 'pretty' : 'json';
 }
 
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const target = opts.stream ?? process.stderr;
+  const render = opts.format === 'pretty' ? prettyLines(opts.colorize ?? wantsColour(target)) : undefined;
+  // Scrubbed before rendering (the JSON text holds every escaped form of a key) and after (what
+  // reaches the stream is what counts).
   const scrubbing = new Writable({
     write(chunk: Buffer, _enc, cb) {
-      target.write(scrubSecrets(chunk.toString('utf8')));
+      const line = scrubSecrets(chunk.toString('utf8'));
+      target.write(render ? scrubSecrets(render(line)) : line);
       cb();
     },
   });
@@ -48,9 +66,46 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
         paths: ['apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization'],
         censor: '[redacted]',
       },
+      hooks: { streamWrite: oneValuePerKey },
     },
     scrubbing,
   );
+}
+
+/**
+ * pino writes a child's bindings after its parent's and the call's fields after both, without
+ * looking for names already written: a pipeline function that logs `account` and `run_id` (it
+ * cannot know whether its caller bound them) under a logger bound to both wrote each twice.
+ * Parsing keeps one of each, the last written: the innermost binding or the call's own value,
+ * in the position of its first occurrence.
+ */
+function oneValuePerKey(line: string): string {
+  try {
+    return `${JSON.stringify(JSON.parse(line))}\n`;
+  } catch {
+    return line;
+  }
+}
+
+function prettyLines(colorize: boolean): (line: string) => string {
+  const prettify = prettyFactory({
+    colorize,
+    // One line per entry, fields after the message: log lines stay greppable and a progress bar
+    // above them keeps its place.
+    singleLine: true,
+    translateTime: 'UTC:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+  });
+  return (line) => prettify(line);
+}
+
+function isTerminal(stream: NodeJS.WritableStream): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
+}
+
+/** Colours for a terminal, unless NO_COLOR is set. */
+export function wantsColour(stream: NodeJS.WritableStream): boolean {
+  return isTerminal(stream) && !process.env.NO_COLOR;
 }
 
 /** A logger that writes nothing (library defaults, tests that do not read logs). */

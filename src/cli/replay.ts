@@ -1,16 +1,15 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config/load.js';
-import { createLogger } from '../log.js';
 import { ReplayError, replayRun } from '../pipeline/replay.js';
 import { createRunLoader } from '../pipeline/run-loader.js';
 import { exitCodeFor } from '../runs/manifest.js';
 import { RUN_ID_PATTERN } from '../runs/run-id.js';
 import { createObjectStore } from '../sinks/create-store.js';
+import { addLogOptions, commandLogger, type LogFlags } from './log-options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 export function registerReplay(program: Command, state: ProgramState, io: CliIo): void {
-  program
-    .command('replay')
+  addLogOptions(program.command('replay'))
     .summary("rebuild a run's curated files and BigQuery loads from its raw landing (no API calls)")
     .description(
       "Rebuilds a run's curated tables/ files (byte for byte) and latest/ bundles from its raw/ landing,\n" +
@@ -20,14 +19,13 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
     )
     .requiredOption('--run <run_id>', 'the run id (from run --once output, status, or runs/ in the store)')
     .option('--account <name>', 'the account of the run (needed only when several accounts have that run id)')
-    .option('--log-level <level>', 'log level of the JSON logs on stderr', 'info')
     .addHelpText('after', '\nExample:\n  visync replay --run 20261121T230508Z-sync-3bb05a')
     .action(
-      exitWith(state, async (flags: { run: string; account?: string; logLevel: string }, cmd: Command) => {
+      exitWith(state, async (flags: { run: string; account?: string } & LogFlags, cmd: Command) => {
         if (!RUN_ID_PATTERN.test(flags.run))
           throw new CliError(`--run: not a run id: ${JSON.stringify(flags.run)}`);
         const config = loadConfig(configOption(cmd));
-        const logger = createLogger({ level: flags.logLevel });
+        const logger = commandLogger(flags);
         const store = createObjectStore(config.sinks);
         try {
           const loader = createRunLoader(config.sinks);

@@ -1,4 +1,4 @@
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { closeConnection, commandConnection } from '../../jobs/connection.js';
 import { RedisKeyLock } from '../../jobs/redis-key-lock.js';
 import { RedisRateBudget } from '../../jobs/redis-rate-budget.js';
@@ -8,7 +8,7 @@ import { MemoryRateBudget, type RateBudget } from '../api/rate-budget.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
-import { createLogger, registerSecret } from '../log.js';
+import { registerSecret } from '../log.js';
 import { BrandRoutingError, routeBrands } from '../pipeline/brand-owner.js';
 import { crashHooks } from '../pipeline/crash-points.js';
 import { runInline, selectAccounts } from '../pipeline/run-inline.js';
@@ -16,21 +16,21 @@ import { createRunLoader } from '../pipeline/run-loader.js';
 import { exitCodeFor, type Manifest } from '../runs/manifest.js';
 import { createObjectStore } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
+import { addLogOptions, commandLogger, type LogFlags, logFormat } from './log-options.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { RunProgress, wantsProgress } from './progress.js';
 
-export interface RunOnceFlags {
+export interface RunOnceFlags extends LogFlags {
   once?: boolean;
   account?: string[];
   brand?: string[];
   endpoints?: WorkspaceEndpoint[];
   days?: number;
-  logLevel?: string;
 }
 
 export function registerRun(program: Command, state: ProgramState, io: CliIo): void {
-  program
-    .command('run')
+  addLogOptions(program.command('run'))
     .summary('extract, land, normalise and load now, in this process (Redis not needed)')
     .description(
       'Runs one sync of every configured account (or those named with --account; --brand alone picks the\n' +
@@ -39,7 +39,9 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
         'stopped before its manifest (process killed) is completed first, under its own id. With redis.url\n' +
         'set, requests count against the account budget the workers share (Redis must then be reachable).\n' +
         'Exit code: 0 every workspace succeeded, 2 partial (some workspaces or table loads failed, the rest\n' +
-        'landed; one line each on stderr), 1 failed (for example a revoked key, or nothing could be written).',
+        'landed; one line each on stderr), 1 failed (for example a revoked key, or nothing could be written).\n' +
+        'On a terminal (pretty logs) a progress bar per account shows workspaces done, requests, time waited\n' +
+        'on the rate budget and an estimate of the time left.',
     )
     .requiredOption('--once', 'run inline now instead of through the job queue (required)')
     .option('--account <name>', 'only this account (repeatable)', collect)
@@ -54,11 +56,6 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
       'visibility history window in days, 1-365 (default extract.visibilityDays)',
       parseDays,
     )
-    .addOption(
-      new Option('--log-level <level>', 'log level of the JSON logs on stderr')
-        .choices(['debug', 'info', 'warn', 'error', 'silent'])
-        .default('info'),
-    )
     .addHelpText(
       'after',
       '\nExamples:\n  visync run --once\n  visync run --once --account acme --days 30\n  visync run --once --brand brd_123 --endpoints visibility,prompts',
@@ -67,7 +64,8 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
       exitWith(state, async (flags: RunOnceFlags, cmd: Command) => {
         const config = loadConfig(configOption(cmd));
         for (const a of config.accounts) registerSecret(a.apiKey);
-        const logger = createLogger({ ...(flags.logLevel ? { level: flags.logLevel } : {}) });
+        const progress = wantsProgress(logFormat(flags)) ? new RunProgress() : undefined;
+        const logger = commandLogger(flags, progress?.logStream);
         const hooks = crashHooks(createObjectStore(config.sinks));
         const loader = createRunLoader(config.sinks);
         const shared = await sharedWithWorkers(config);
@@ -91,7 +89,9 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
             ...(flags.brand ? { brands: flags.brand } : {}),
             ...(flags.endpoints ? { endpoints: flags.endpoints } : {}),
             ...(flags.days ? { days: flags.days } : {}),
+            onProgress: progress?.update,
           });
+          progress?.stop();
           for (const m of result.completed)
             io.out(
               `${m.account}: completed interrupted run ${m.run_id}: ${summaryLine(m, hooks.store.location)}`,
@@ -103,6 +103,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           if (err instanceof CliError) throw err;
           throw new CliError(err instanceof BrandRoutingError ? err.message : (err as Error).message);
         } finally {
+          progress?.stop();
           await shared?.close();
           await closeAllPools();
         }

@@ -2,8 +2,9 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import { startWorker, type WorkerHandle, WorkerStartAborted } from '../../jobs/worker.js';
 import { loadConfig } from '../config/load.js';
-import { createLogger, registerSecret } from '../log.js';
+import { registerSecret } from '../log.js';
 import { redactUrl } from '../util/redact.js';
+import { addLogOptions, commandLogger, type LogFlags } from './log-options.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 function positiveInt(value: string): number {
@@ -13,8 +14,7 @@ function positiveInt(value: string): number {
 }
 
 export function registerWorker(program: Command, state: ProgramState, io: CliIo): void {
-  program
-    .command('worker')
+  addLogOptions(program.command('worker'))
     .summary('work the job queue: nightly schedules, enqueued syncs and backfills')
     .description(
       'Starts BullMQ workers on the queue in redis.url and installs one nightly schedule per configured\n' +
@@ -32,12 +32,11 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
       positiveInt,
       8,
     )
-    .option('--log-level <level>', 'log level of the JSON logs on stderr', 'info')
     .action(
-      exitWith(state, async (flags: { concurrency: number; logLevel: string }, cmd: Command) => {
+      exitWith(state, async (flags: { concurrency: number } & LogFlags, cmd: Command) => {
         const config = loadConfig(configOption(cmd));
         for (const a of config.accounts) registerSecret(a.apiKey);
-        const logger = createLogger({ level: flags.logLevel });
+        const logger = commandLogger(flags);
         // Listening from the start: a stop while the worker still waits for Redis ends the wait.
         const stop = new AbortController();
         const signalled = new Promise<string>((resolve) => {

@@ -217,7 +217,10 @@ export interface ExtractProgress {
   workspacesDone: number;
   workspacesTotal: number;
   workspacesFailed: number;
+  /** Live counters of the account's requests (updated as calls go on, not only per report). */
   requests: RequestStats;
+  /** The rate limit the account keeps to, for an estimate of the time left. */
+  limit: RateLimit;
 }
 
 export interface ExtractResult {
@@ -265,6 +268,15 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
 
   let done = 0;
   let failed = 0;
+  const report = () =>
+    ctx.onProgress?.({
+      workspacesDone: done,
+      workspacesTotal: brandIds.length,
+      workspacesFailed: failed,
+      requests: stats,
+      limit: client.limit,
+    });
+  report();
   const outcomes = await mapSettled(brandIds, ctx.concurrency, async (brandId) => {
     let ws: WorkspaceExtraction;
     try {
@@ -278,12 +290,7 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
     result.drift.push(...ws.drift);
     done++;
     if (ws.failures.length) failed++;
-    ctx.onProgress?.({
-      workspacesDone: done,
-      workspacesTotal: brandIds.length,
-      workspacesFailed: failed,
-      requests: stats,
-    });
+    report();
     if (done % 10 === 0 || done === brandIds.length) {
       ctx.logger.info(
         { account: ctx.account.name, done, total: brandIds.length, failed, calls: stats.calls },

@@ -40,6 +40,9 @@ const ScopeSchema = z.object({
   endpoints: z.union([z.literal('all'), z.array(z.string())]),
 });
 
+/** Times the job stepped aside for want of request budget (bounded: see budgetDelayLimit). */
+const budgetDelays = z.number().int().min(0).optional();
+
 export const PlanSchema = z.object({
   visibilityDays: z.number().int().min(1).max(365),
   buyerIntentDays: z.array(z.number().int().min(7).max(90)),
@@ -56,6 +59,7 @@ export const RunJobSchema = z.object({
   days: z.number().int().min(1).max(365).optional(),
   brands: z.array(z.string()).optional(),
   endpoints: z.array(z.string()).optional(),
+  budgetDelays,
 });
 export type RunJobData = z.infer<typeof RunJobSchema>;
 
@@ -69,6 +73,7 @@ export const WorkspaceJobSchema = z.object({
   limit: z.object({ requests: z.number().int().positive(), windowMs: z.number().positive() }),
   /** Calls already landed (ids from callId): a resumed or delayed job does not repeat them. */
   done: z.array(z.string()).default([]),
+  budgetDelays,
 });
 export type WorkspaceJobData = z.infer<typeof WorkspaceJobSchema>;
 

@@ -1,10 +1,11 @@
 // The `run` job: settle the run's id and window, discover the account's workspaces (/me, /brands,
 // landed), then add the run's flow: one child per workspace under a `load` parent that runs when
 // every child is done (a child that fails for good is ignored, not blocking).
-import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+import { type Job, UnrecoverableError } from 'bullmq';
 import { ApiError } from '../../src/api/errors.js';
 import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
 import { emptyStats } from '../../src/api/request-stats.js';
+import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
 import { callLimits, createAccountClient, discoverWorkspaces } from '../../src/extract/extract-account.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
 import { runScope } from '../../src/runs/last-success.js';
@@ -26,7 +27,7 @@ import type { LedgerRun } from '../ledger.js';
 import { queueName } from '../queues.js';
 import { dueAt } from '../schedules.js';
 import { nightlyWindowDays } from '../window.js';
-import { delayFor } from './delay.js';
+import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
 
 export interface RunJobResult {
   runId: string;
@@ -117,26 +118,8 @@ export async function processRun(
     maxBudgetWaitMs: ctx.config.jobs.maxBudgetWaitSeconds * 1000,
   });
   const run = { account: account.name, runId, runDate };
-  let discovery: Awaited<ReturnType<typeof discoverWorkspaces>>;
-  try {
-    discovery = await discoverWorkspaces({
-      client,
-      account,
-      run,
-      store: ctx.store,
-      ...(data.brands?.length ? { brandFilter: data.brands } : {}),
-    });
-  } catch (err) {
-    await ctx.ledger.addRequests(runId, stats);
-    if (err instanceof BudgetWaitTooLong) {
-      await job.moveToDelayed(Date.now() + delayFor(err), token);
-      throw new DelayedError();
-    }
-    const final =
-      (err instanceof ApiError && !err.retryable) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    if (!final) throw err;
-    // Nothing more will happen for this run: record why, in the manifest and the ledger.
-    const message = err instanceof Error ? err.message : String(err);
+  /** Nothing more will happen for this run: record why, in the manifest and the ledger. */
+  const endRun = async (message: string): Promise<never> => {
     const manifest = assembleManifest({
       run,
       kind: data.kind,
@@ -159,6 +142,28 @@ export async function processRun(
     });
     log.error({ err: message }, 'run failed');
     throw new UnrecoverableError(message);
+  };
+  // A run job back from budget delays (or queued behind other work) past its deadline calls nothing.
+  const deadline = runDeadline(startedAt, ctx.config.jobs.maxRunHours);
+  if (deadlinePassed(deadline)) return endRun(deadlineReason(deadline));
+
+  let discovery: Awaited<ReturnType<typeof discoverWorkspaces>>;
+  try {
+    discovery = await discoverWorkspaces({
+      client,
+      account,
+      run,
+      store: ctx.store,
+      ...(data.brands?.length ? { brandFilter: data.brands } : {}),
+    });
+  } catch (err) {
+    await ctx.ledger.addRequests(runId, stats);
+    if (err instanceof BudgetWaitTooLong)
+      return endRun(await stepAsideForBudget(job, token, err, budgetDelayLimit(ctx.config.jobs)));
+    const final =
+      (err instanceof ApiError && !err.retryable) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    if (!final) throw err;
+    return endRun(err instanceof Error ? err.message : String(err));
   }
   await ctx.ledger.addRequests(runId, stats);
   await ctx.ledger.update(runId, { workspaces_total: discovery.brandIds.length });

@@ -1,7 +1,7 @@
 // The `workspace` job: every call of one workspace, each body landed as it arrives. Landed calls
 // are written back into the job's data, so a job resumed after a crash, a retry or a budget delay
 // does not spend budget on them again (it rewrites nothing it already has).
-import { DelayedError, type Job, UnrecoverableError } from 'bullmq';
+import { type Job, UnrecoverableError } from 'bullmq';
 import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
 import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
 import { emptyStats } from '../../src/api/request-stats.js';
@@ -9,7 +9,7 @@ import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-d
 import { callLimits, createAccountClient, extractWorkspace } from '../../src/extract/extract-account.js';
 import { accountOf, type JobContext } from '../context.js';
 import { type WorkspaceJobData, type WorkspaceJobResult, WorkspaceJobSchema } from '../definitions.js';
-import { delayFor } from './delay.js';
+import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
 
 export async function processWorkspace(
   job: Job<WorkspaceJobData>,
@@ -65,9 +65,8 @@ export async function processWorkspace(
     await ctx.ledger.addRequests(data.runId, stats);
     if (err instanceof BudgetWaitTooLong) {
       // No budget soon (the account is paused or saturated): free this worker slot for other
-      // accounts and come back later, without spending a retry attempt.
-      await job.moveToDelayed(Date.now() + delayFor(err), token);
-      throw new DelayedError();
+      // accounts and come back later, without spending a retry attempt; a bounded number of times.
+      return fail(await stepAsideForBudget(job, token, err, budgetDelayLimit(ctx.config.jobs)));
     }
     if (final) await ctx.ledger.workspaceFinished(data.runId, data.brandId, true);
     throw err;

@@ -42,8 +42,9 @@ export class RunProgress {
   readonly logStream = {
     write: (text: string): boolean => {
       if (this.#stopped) return this.stream.write(text);
-      // Each line clears what a bar left on its row before it is printed there.
-      for (const line of text.split('\n')) if (line) this.#bars.log(`\x1b[2K${line}\n`);
+      // Printed where the bars were: each line first erases the screen below the cursor, so a line
+      // that wraps onto a second row does not mix with what a bar left there (bars redraw after).
+      for (const line of text.split('\n')) if (line) this.#bars.log(`\x1b[0J${line}\n`);
       return true;
     },
   } as unknown as NodeJS.WritableStream;

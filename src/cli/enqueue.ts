@@ -1,8 +1,9 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { withJobsClient } from '../../jobs/client.js';
+import { type JobsClient, withJobsClient } from '../../jobs/client.js';
 import { RedisUnreachableError } from '../../jobs/connection.js';
 import { enqueueRun } from '../../jobs/enqueue.js';
-import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
+import type { LedgerRun } from '../../jobs/ledger.js';
+import { queueName } from '../../jobs/queues.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
 import { loadConfig } from '../config/load.js';
 import { exitCodeFor, type RunStatus } from '../runs/manifest.js';
@@ -47,7 +48,10 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
       `workspace endpoints, comma-separated (${WORKSPACE_ENDPOINTS.join(',')})`,
       parseEndpoints,
     )
-    .option('--wait', 'show progress until the runs finish; exit code from the result')
+    .option(
+      '--wait',
+      'show progress until the runs finish; exit code from the result (after 10 s, says so if no worker is connected)',
+    )
     .option('--timeout <seconds>', 'with --wait: give up (exit 1) after this long', (v) => Number(v))
     .option('--force', 'enqueue a new run even if the same run exists already')
     .addHelpText(
@@ -79,7 +83,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
               );
             }
             if (!flags.wait) return 0;
-            const runs = await waitForRuns(client.ledger, runIds, io, flags.timeout);
+            const runs = await waitForRuns(client, runIds, io, { timeoutS: flags.timeout });
             if (!runs) return 1;
             // Which workspaces (or loads) failed and why, like run --once says it.
             const store = createObjectStore(config.sinks);
@@ -95,6 +99,15 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
         }
       }),
     );
+}
+
+/** Accounts whose queue no worker listens on now (BullMQ names each worker's Redis connection). */
+async function accountsWithoutWorker(
+  client: Pick<JobsClient, 'queues'>,
+  accounts: string[],
+): Promise<string[]> {
+  const counts = await Promise.all(accounts.map((a) => client.queues.for(a).getWorkersCount()));
+  return accounts.filter((_, i) => counts[i] === 0);
 }
 
 function worst(statuses: RunStatus[]): RunStatus {
@@ -113,17 +126,39 @@ export function progressLine(r: LedgerRun): string {
   return `${r.account} ${bar} ${ws}${failed} | ${r.calls} requests | ${r.rate_limited} rate-limited | waited ${Math.round(r.waited_ms / 1000)} s | ${r.status}`;
 }
 
-async function waitForRuns(
-  ledger: RunLedger,
+export interface WaitOptions {
+  /** Give up after this many seconds (the runs go on). */
+  timeoutS?: number;
+  /** When to look once for a worker on each waited account's queue. */
+  noWorkerAfterMs?: number;
+}
+
+/** Shows the runs' progress until they end; resolves undefined on timeout. */
+export async function waitForRuns(
+  client: Pick<JobsClient, 'ledger' | 'queues'>,
   runIds: string[],
   io: CliIo,
-  timeoutS?: number,
+  { timeoutS, noWorkerAfterMs = 10_000 }: WaitOptions = {},
 ): Promise<LedgerRun[] | undefined> {
   const deadline = timeoutS ? Date.now() + timeoutS * 1000 : Number.POSITIVE_INFINITY;
+  const lookForWorkersAt = Date.now() + noWorkerAfterMs;
+  let lookedForWorkers = false;
   const tty = process.stderr.isTTY;
   const last = new Map<string, string>();
   for (;;) {
-    const runs = (await Promise.all(runIds.map((id) => ledger.get(id)))).filter((r): r is LedgerRun => !!r);
+    const runs = (await Promise.all(runIds.map((id) => client.ledger.get(id)))).filter(
+      (r): r is LedgerRun => !!r,
+    );
+    if (!lookedForWorkers && Date.now() >= lookForWorkersAt) {
+      lookedForWorkers = true;
+      const waiting = new Set(runs.filter((r) => !FINISHED.has(r.status)).map((r) => r.account));
+      const idle = await accountsWithoutWorker(client, [...waiting]);
+      if (idle.length && tty && runIds.length === 1) process.stderr.write('\n');
+      for (const account of idle)
+        io.err(`visync: no worker is connected to queue ${queueName(account)}; start one with visync worker`);
+      // The progress line is drawn again below the notice.
+      if (idle.length) last.clear();
+    }
     for (const r of runs) {
       const line = progressLine(r);
       if (last.get(r.run_id) === line) continue;

@@ -5,9 +5,15 @@
 // a name starting with `@`. No key has such a file name: layout.ts builds file names from fixed
 // words and percent-encoded ids, and encodeURIComponent always writes `@` as `%40`. So list()
 // skips exactly the temporary files and never a real key (such as workspace `x.tmp-1`). The name
-// is short and fixed in length, so it fits wherever the key's own file name fits.
+// is short, so it fits wherever the key's own file name fits.
+//
+// A writer killed mid-write leaves its temporary file behind. Writing into a folder first removes
+// (at most once a minute per folder and store) the temporary files of writers that can no longer
+// finish: those of this host whose process is gone, and any older than an hour (no write takes
+// that long).
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { sha256Hex } from '../util/hash.js';
 import { assertSafeKey, type ObjectStore, type PutOptions, type StoredObject } from './object-store.js';
@@ -18,9 +24,40 @@ function isTempName(fileName: string): boolean {
   return fileName.startsWith(TEMP_MARK);
 }
 
+/** Names the host in temporary file names, so a pid is only judged on the host it belongs to. */
+const HOST_MARK = sha256Hex(hostname()).slice(0, 6);
+const ABANDONED_AFTER_MS = 3_600_000;
+const SWEEP_EVERY_MS = 60_000;
+
+/** `@tmp-<host>-<pid>-<random>`: the temporary name of a write by process `pid` of this host. */
+export function tempFileName(pid = process.pid): string {
+  return `${TEMP_MARK}${HOST_MARK}-${pid}-${randomBytes(6).toString('hex')}`;
+}
+
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+async function abandoned(path: string, name: string): Promise<boolean> {
+  const m = /^@tmp-([0-9a-f]{6})-(\d+)-/.exec(name);
+  if (m?.[1] === HOST_MARK && processGone(Number(m[2]))) return true;
+  try {
+    return Date.now() - (await stat(path)).mtimeMs > ABANDONED_AFTER_MS;
+  } catch {
+    return false; // renamed or removed meanwhile
+  }
+}
+
 export class FsObjectStore implements ObjectStore {
   readonly location: string;
   readonly #root: string;
+  /** Folder -> when this store last swept it. */
+  readonly #swept = new Map<string, number>();
 
   constructor(dir: string) {
     this.#root = resolve(dir);
@@ -38,7 +75,8 @@ export class FsObjectStore implements ObjectStore {
     const path = this.#path(key);
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
     await mkdir(dirname(path), { recursive: true });
-    const tmp = join(dirname(path), `${TEMP_MARK}${process.pid}-${randomBytes(6).toString('hex')}`);
+    await this.#sweep(dirname(path));
+    const tmp = join(dirname(path), tempFileName());
     try {
       await writeFile(tmp, bytes);
       await rename(tmp, path);
@@ -47,6 +85,22 @@ export class FsObjectStore implements ObjectStore {
       throw new Error(`cannot write ${path}: ${(err as Error).message}`);
     }
     return { key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) };
+  }
+
+  /** Removes abandoned temporary files from `folder`, unless this store did so in the last minute. */
+  async #sweep(folder: string): Promise<void> {
+    const now = Date.now();
+    if (now - (this.#swept.get(folder) ?? 0) < SWEEP_EVERY_MS) return;
+    if (this.#swept.size >= 10_000) this.#swept.clear(); // a long-lived worker: forget old folders
+    this.#swept.set(folder, now);
+    try {
+      for (const name of await readdir(folder)) {
+        const p = join(folder, name);
+        if (isTempName(name) && (await abandoned(p, name))) await rm(p, { force: true });
+      }
+    } catch {
+      // Cleaning up is a courtesy; the write itself must not fail for it.
+    }
   }
 
   async get(key: string): Promise<Buffer | undefined> {

@@ -75,13 +75,16 @@ export function memoryLogger(level = 'debug') {
   return { logger: createLogger({ level, stream }), lines };
 }
 
-/** Every file below `dir`, as paths relative to it. */
+/**
+ * Every file below `dir`, as paths relative to it. Not the fs store's temporary `@tmp-` files: they
+ * are never keys, and a writer killed mid-write may leave one.
+ */
 export function listFiles(dir: string, base = dir): string[] {
   const out: string[] = [];
   for (const name of readdirSync(dir)) {
     const p = join(dir, name);
     if (statSync(p).isDirectory()) out.push(...listFiles(p, base));
-    else out.push(p.slice(base.length + 1));
+    else if (!name.startsWith('@tmp-')) out.push(p.slice(base.length + 1));
   }
   return out.sort();
 }

@@ -282,14 +282,23 @@ export class RunLedger {
 
   /**
    * A run that ended failed or partial, queued again under its id (`enqueue` of the same run): its
-   * outcome and progress are cleared. False, and nothing changes, for any other state.
+   * outcome and progress are cleared, and its start, so it gets a deadline of its own. False, and
+   * nothing changes, for any other state.
    */
   async reopen(runId: string): Promise<boolean> {
     const run = await this.get(runId);
     if (run?.status !== 'failed' && run?.status !== 'partial') return false;
     await this.#redis
       .multi()
-      .hdel(this.#run(runId), 'finished_at', 'error', 'stopped', 'manifest_key', 'workspaces_total')
+      .hdel(
+        this.#run(runId),
+        'started_at',
+        'finished_at',
+        'error',
+        'stopped',
+        'manifest_key',
+        'workspaces_total',
+      )
       .hset(this.#run(runId), 'status', 'queued')
       .del(this.#done(runId), this.#failed(runId))
       .exec();

@@ -52,6 +52,14 @@ describe('budget delays end', () => {
     expect(m.status).toBe('failed');
     expect(m.error).toBe(run.error);
     expect(m.workspaces).toEqual([]);
+
+    // Enqueued again, the run starts afresh, with a deadline of its own.
+    s.clearFaults();
+    expect((await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' })).runId).toBe(
+      runId,
+    );
+    const again = await waitForRun(config, runId, 20_000);
+    expect(again.status, again.error).toBe('succeeded');
   }, 30_000);
 
   it('a job counts its budget delays in its data and fails with the reason after the bound', async () => {

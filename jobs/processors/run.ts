@@ -143,7 +143,7 @@ export async function processRun(
     log.error({ err: message }, 'run failed');
     throw new UnrecoverableError(message);
   };
-  // A run job back from budget delays (or queued behind other work) past its deadline calls nothing.
+  // A run job back from budget delays past its deadline calls nothing.
   const deadline = runDeadline(startedAt, ctx.config.jobs.maxRunHours);
   if (deadlinePassed(deadline)) return endRun(deadlineReason(deadline));
 

@@ -33,17 +33,12 @@ describe('last success and the nightly window', () => {
 
     await run({ kind: 'nightly' }, '2026-11-10T03:00:00Z');
     // Nights 11-11 to 11-14 were missed; on 11-14 someone synced parts of the account.
-    await run({ kind: 'sync', brands: [first!], days: 5 }, '2026-11-14T09:00:00Z');
+    const brandSync = await run({ kind: 'sync', brands: [first!], days: 5 }, '2026-11-14T09:00:00Z');
     await run({ kind: 'sync', endpoints: ['visibility'], days: 5 }, '2026-11-14T10:00:00Z');
     await run({ kind: 'sync', days: 1 }, '2026-11-14T11:00:00Z');
     expect((await c.ledger.lastSuccess('acme'))?.run_date).toBe('2026-11-10');
-    const brandManifest = (await readManifest(
-      new FsObjectStore(dir),
-      'acme',
-      (
-        await c.ledger.recent('acme')
-      )[2]!.run_id,
-    ))!;
+    expect(brandSync.scope).toEqual({ brands: [first], endpoints: 'all' });
+    const brandManifest = (await readManifest(new FsObjectStore(dir), 'acme', brandSync.run_id))!;
     expect(brandManifest.scope).toEqual({ brands: [first], endpoints: 'all' });
 
     // The next nightly still covers every day since 11-10 (plus one day of overlap).

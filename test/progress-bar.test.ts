@@ -4,8 +4,9 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { etaSeconds } from '../src/cli/progress.js';
+import { etaSeconds, RunProgress } from '../src/cli/progress.js';
 import { BIN } from './helpers/cli-process.js';
 import { configYaml, sim, tempDir } from './helpers/harness.js';
 
@@ -29,8 +30,8 @@ function tmuxPane(command: string, dir: string) {
   const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
   tmux('-f', conf, 'new-session', '-d', '-x', '110', '-y', '40', command);
   return {
-    /** The screen, wrapped lines joined. */
-    screen: () => tmux('capture-pane', '-p', '-J'),
+    /** The screen and what scrolled off it, wrapped lines joined. */
+    screen: () => tmux('capture-pane', '-p', '-J', '-S', '-'),
     async exited(timeoutMs = 20_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
       while (tmux('display', '-p', '#{pane_dead}').trim() !== '1') {
@@ -61,6 +62,24 @@ describe('run --once progress', () => {
     // An API slower than the limit: 60 s per workspace so far.
     expect(etaSeconds({ done: 10, total: 100, workspaceCalls: 70, limit, elapsedMs: 600_000 })).toBe(5400);
     expect(etaSeconds({ done: 0, total: 100, workspaceCalls: 0, limit, elapsedMs: 1_000 })).toBeUndefined();
+  });
+
+  it('log lines written while no bar is drawn (a run that fails in discovery) are printed at once', () => {
+    let text = '';
+    const terminal = Object.assign(
+      new Writable({
+        write(chunk: Buffer, _enc, cb) {
+          text += chunk.toString('utf8');
+          cb();
+        },
+      }),
+      { isTTY: true, columns: 100 },
+    ) as unknown as NodeJS.WriteStream;
+    const progress = new RunProgress(terminal);
+    progress.logStream.write('[12:00:00.000] ERROR: account stopped {"account":"acme"}\n');
+    expect(text).toBe('[12:00:00.000] ERROR: account stopped {"account":"acme"}\n');
+    progress.stop();
+    expect(text).toBe('[12:00:00.000] ERROR: account stopped {"account":"acme"}\n');
   });
 
   it('on a terminal: one bar per account, whole log lines above them, the summary after', async () => {
@@ -97,7 +116,10 @@ describe('run --once progress', () => {
       /^Pane is dead/,
     ];
     const torn = lines.filter((l) => !whole.some((re) => re.test(l)));
-    expect(torn).toEqual([]);
-    expect(lines.filter((l) => l.includes('] INFO: run started'))).toHaveLength(2);
+    expect(torn, screen).toEqual([]);
+    expect(
+      lines.filter((l) => l.includes('] INFO: run started')),
+      screen,
+    ).toHaveLength(2);
   });
 });

@@ -41,7 +41,8 @@ export class RunProgress {
   /** The destination for log lines while the bars are on screen. */
   readonly logStream = {
     write: (text: string): boolean => {
-      if (this.#stopped) return this.stream.write(text);
+      // No bar on screen (yet, or any more): nothing to print around.
+      if (this.#stopped || this.#accounts.size === 0) return this.stream.write(text);
       // Printed where the bars were: each line first erases the screen below the cursor, so a line
       // that wraps onto a second row does not mix with what a bar left there (bars redraw after).
       for (const line of text.split('\n')) if (line) this.#bars.log(`\x1b[0J${line}\n`);

@@ -104,14 +104,14 @@ describe('run --once progress', () => {
     await pane.exited();
     const screen = pane.screen();
     const lines = screen.split('\n').filter((l) => l.trim());
-    expect(screen).toMatch(/^acme {8}\[#{20}\] 4\/4 workspaces \| \d+ requests \| waited \d+s$/m);
-    expect(screen).toMatch(/^globex-intl \[#{20}\] 3\/3 workspaces \| \d+ requests \| waited \d+s$/m);
+    expect(screen).toMatch(/^acme {8}\[#{20}\] 4\/4 workspaces \| \d+ requests \| waited [\d.]+s$/m);
+    expect(screen).toMatch(/^globex-intl \[#{20}\] 3\/3 workspaces \| \d+ requests \| waited [\d.]+s$/m);
     expect(screen).toMatch(/^acme: succeeded \| run \S+ \| 4\/4 workspaces/m);
     expect(screen).toMatch(/^globex-intl: succeeded \| run \S+ \| 3\/3 workspaces/m);
     // Nothing torn: every row is a whole log line, a bar, or a summary line.
     const whole = [
       { test: wholeLogLine },
-      /^(acme|globex-intl) +\[[#.]{20}\] \d+\/\d+ workspaces \| \d+ requests \| waited \d+s( \| ETA \S+)?$/,
+      /^(acme|globex-intl) +\[[#.]{20}\] \d+\/\d+ workspaces \| \d+ requests \| waited [\d.]+s( \| ETA \S+)?$/,
       /^(acme|globex-intl): succeeded \| run .* \| manifest \S+manifest\.json$/,
       /^Pane is dead/,
     ];

@@ -1,12 +1,12 @@
 // run --once at a terminal: one progress bar per account, with log lines printed above the bars.
 import { MultiBar, type SingleBar } from 'cli-progress';
 import type { ExtractProgress } from '../extract/extract-account.js';
+import { formatDuration } from './duration.js';
 
 interface AccountState {
   bar: SingleBar;
-  account: string;
   progress: ExtractProgress;
-  /** Calls made before the first workspace started (discovery), left out of the per-workspace mean. */
+  /** Calls of discovery (/me, /brands), left out of the mean calls per workspace. */
   discoveryCalls: number;
   startedAt: number;
 }
@@ -60,15 +60,13 @@ export class RunProgress {
       known.bar.update(p.workspacesDone);
       return;
     }
-    const state: AccountState = {
-      account,
+    // The first report comes after discovery, before any workspace.
+    this.#accounts.set(account, {
+      bar: this.#bars.create(p.workspacesTotal, p.workspacesDone, { account }),
       progress: p,
       discoveryCalls: p.requests.calls,
       startedAt: this.now(),
-      bar: undefined as unknown as SingleBar,
-    };
-    this.#accounts.set(account, state);
-    state.bar = this.#bars.create(p.workspacesTotal, p.workspacesDone, { account });
+    });
   };
 
   /** Draws the bars a last time, prints pending log lines, and gives the terminal back. */
@@ -90,11 +88,14 @@ export class RunProgress {
     const slots = 20;
     const filled = p.workspacesTotal ? Math.round((p.workspacesDone / p.workspacesTotal) * slots) : 0;
     const failed = p.workspacesFailed ? ` (${p.workspacesFailed} failed)` : '';
-    const eta = p.workspacesDone < p.workspacesTotal ? ` | ETA ${formatSeconds(this.#etaSeconds(s))}` : '';
+    const eta =
+      p.workspacesDone < p.workspacesTotal
+        ? ` | ETA ${formatDuration(this.#etaSeconds(s) ?? Number.NaN)}`
+        : '';
     return (
       `${account.padEnd(width)} [${'#'.repeat(filled)}${'.'.repeat(slots - filled)}] ` +
       `${p.workspacesDone}/${p.workspacesTotal} workspaces${failed} | ${p.requests.calls} requests | ` +
-      `waited ${formatSeconds(p.requests.waited_ms / 1000)}${eta}`
+      `waited ${formatDuration(p.requests.waited_ms / 1000)}${eta}`
     );
   }
 
@@ -128,14 +129,6 @@ export function etaSeconds(o: {
   const rateBound = (callsLeft / o.limit.requests) * (o.limit.windowMs / 1000);
   const pace = (o.elapsedMs / 1000 / o.done) * left;
   return Math.max(rateBound, pace);
-}
-
-function formatSeconds(s: number | undefined): string {
-  if (s === undefined) return '?';
-  const r = Math.round(s);
-  if (r < 60) return `${r}s`;
-  if (r < 3600) return `${Math.floor(r / 60)}m${String(r % 60).padStart(2, '0')}s`;
-  return `${Math.floor(r / 3600)}h${String(Math.floor((r % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 /** Bars only where someone watches them: stderr is a terminal and the logs are pretty. */

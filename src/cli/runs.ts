@@ -5,6 +5,7 @@ import type { Manifest } from '../runs/manifest.js';
 import { createObjectStore } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
 import { S3ObjectStore } from '../sinks/s3-store.js';
+import { formatDuration } from './duration.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface RunsFlags {
@@ -122,7 +123,7 @@ export function renderRuns(rows: RunRow[]): string[] {
       r.kind,
       r.status,
       r.started_at.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
-      duration(r.duration_seconds),
+      formatDuration(r.duration_seconds),
       `${r.workspaces.succeeded}/${r.workspaces.total}`,
       String(r.requests),
       shorten(r.reason ?? '', REASON_WIDTH),
@@ -135,14 +136,6 @@ export function renderRuns(rows: RunRow[]): string[] {
       .join('  ')
       .trimEnd(),
   );
-}
-
-function duration(seconds: number): string {
-  if (!Number.isFinite(seconds) || seconds < 0) return '?';
-  if (seconds < 60) return `${seconds < 10 ? seconds.toFixed(1) : Math.round(seconds)}s`;
-  const s = Math.round(seconds);
-  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
 }
 
 function shorten(text: string, width: number): string {

@@ -216,6 +216,24 @@ describe('alerts from real runs', () => {
     });
   });
 
+  it('worker: a run that fails before it fans out (revoked key) alerts failed with the reason', async () => {
+    const r = await receiver([200]);
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    s.revokeKey(s.accounts[0]!.keys[0]!);
+    const config = jobsConfig(s, tempDir(), { top: { alerts: { webhook: r.url, on: ['failed'] } } });
+    await worker(config);
+    const c = jobsClient(config);
+    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
+    expect((await waitForRun(config, runId)).status).toBe('failed');
+    await until('the alert', async () => r.bodies.length > 0);
+    expect((r.bodies[0] as { visync: unknown }).visync).toMatchObject({
+      event: 'failed',
+      run_id: runId,
+      error: expect.stringContaining('401'),
+    });
+    expect(JSON.stringify(r.bodies)).not.toContain(s.accounts[0]!.keys[0]!);
+  });
+
   it('stale: one alert per stale period for the whole fleet, none for a fresh account', async () => {
     const r = await receiver([200]);
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });

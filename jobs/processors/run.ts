@@ -7,6 +7,7 @@ import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
 import { emptyStats } from '../../src/api/request-stats.js';
 import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
 import { callLimits, createAccountClient, discoverWorkspaces } from '../../src/extract/extract-account.js';
+import { runFinished } from '../../src/ops/run-finished.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
 import { runScope } from '../../src/runs/last-success.js';
 import { assembleManifest, readManifest, writeManifest } from '../../src/runs/manifest.js';
@@ -141,6 +142,7 @@ export async function processRun(
       manifest_key: manifestKey(account.name, runId),
     });
     log.error({ err: message }, 'run failed');
+    void runFinished({ config: ctx.config, logger: log, manifest });
     throw new UnrecoverableError(message);
   };
   // A run job back from budget delays past its deadline calls nothing.

@@ -21,6 +21,7 @@ import type { LedgerRun } from '../jobs/ledger.js';
 import { parseConfig } from '../src/config/load.js';
 import { plannedRequestCount } from '../src/extract/plan.js';
 import { peakInWindow, type RequestLogEntry, startSimulator } from '../src/simulator/index.js';
+import { DEV_BIN as BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';
 
 const LIMIT = 120;
@@ -53,7 +54,6 @@ if (!Number.isFinite(latMin) || !Number.isFinite(latMax ?? latMin))
   throw new Error(`--latency: expected MIN-MAX in ms, e.g. 5-20, got "${values.latency}"`);
 const latency = { min: latMin as number, max: (latMax ?? latMin) as number };
 
-const BIN = new URL('../bin/visync.js', import.meta.url).pathname;
 const RESULTS = new URL('./results/', import.meta.url).pathname;
 const CLK_TCK = (() => {
   try {

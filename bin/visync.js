@@ -1,15 +1,14 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources through tsx so `npx visync` works straight after `npm ci`,
-// with no build step to forget.
-import { register } from 'tsx/esm/api';
+// The installed command: runs the compiled JavaScript in dist/ (`npm run build`, which `npm ci`
+// runs through the prepare script). bin/visync-dev.js runs the TypeScript sources instead.
+import { existsSync } from 'node:fs';
+import { runCli } from './run-cli.js';
 
-register();
-// `visync --help | head` closes stdout early: that is not an error worth a stack trace.
-for (const stream of [process.stdout, process.stderr]) {
-  stream.on('error', (err) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-    throw err;
-  });
+const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
+if (!existsSync(compiled)) {
+  process.stderr.write(
+    'visync: dist/ is missing: run `npm run build` (bin/visync-dev.js runs the sources)\n',
+  );
+  process.exit(1);
 }
-const { main } = await import('../src/cli/main.ts');
-process.exitCode = await main(process.argv);
+await runCli(() => import(compiled.href));

@@ -117,8 +117,8 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   flow.on('error', ignoreLostConnection('flow producer'));
   const context: JobContext = {
     config: o.config,
-    store: createObjectStore(o.config.sinks),
-    loader: createRunLoader(o.config.sinks),
+    store: await createObjectStore(o.config.sinks),
+    loader: await createRunLoader(o.config.sinks),
     budget: new RedisRateBudget(redis, { prefix }),
     ledger: new RunLedger(redis, prefix),
     queues,

@@ -3,6 +3,7 @@
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
+import type { LogFormat } from './log-formats.js';
 import { secretForms } from './util/redact.js';
 
 /** Every form of every registered secret, longest first. */
@@ -27,9 +28,7 @@ export function scrubSecrets(text: string): string {
   return out;
 }
 
-export const LOG_FORMATS = ['pretty', 'json'] as const;
-/** `json`: one JSON object per line, for files and log collectors; `pretty`: for people at a terminal. */
-export type LogFormat = (typeof LOG_FORMATS)[number];
+export { LOG_FORMATS, type LogFormat } from './log-formats.js';
 
 export interface LoggerOptions {
   level?: string;

@@ -80,7 +80,7 @@ describe('run --once: load-stage faults end in a manifest', () => {
       store: new FsObjectStore(dir),
       logger: memoryLogger('silent').logger,
       // The client's own retries of a refused connection take seconds; the outcome is the same.
-      loader: createRunLoader(config.sinks, { maxRetries: 0 })!,
+      loader: (await createRunLoader(config.sinks, { maxRetries: 0 }))!,
     });
     expect(status).toBe('partial');
     const m = (await readManifest(new FsObjectStore(dir), 'acme', manifests[0]!.run_id))!;
@@ -139,7 +139,7 @@ describe('run --once: load-stage faults end in a manifest', () => {
       config,
       store,
       logger: memoryLogger('silent').logger,
-      loader: createRunLoader(config.sinks)!,
+      loader: (await createRunLoader(config.sinks))!,
     });
     expect(status).toBe('partial');
     const m = manifests[0]!;
@@ -164,7 +164,7 @@ describe('run --once: load-stage faults end in a manifest', () => {
       config,
       store,
       logger: memoryLogger('silent').logger,
-      loader: createRunLoader(config.sinks)!,
+      loader: (await createRunLoader(config.sinks))!,
     });
     const m = manifests[0]!;
     expect(m.status).toBe('partial');
@@ -219,7 +219,7 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
     const closed = `http://127.0.0.1:${await freePort()}`;
     const { dir, path, h } = await setup({ bigquery: bigquery(closed) });
     // As configured, but without the client's own retries of a refused connection (seconds each).
-    h.context.loader = createRunLoader(
+    h.context.loader = await createRunLoader(
       { fs: { dir }, bigquery: { ...bigquery(closed), location: 'US' } },
       { maxRetries: 0 },
     );
@@ -232,7 +232,10 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
 
     // BigQuery is back: the same run enqueued again completes, under the same id and keys.
     const bq = await fakeBigQuery();
-    h.context.loader = createRunLoader({ fs: { dir }, bigquery: { ...bigquery(bq.url), location: 'US' } });
+    h.context.loader = await createRunLoader({
+      fs: { dir },
+      bigquery: { ...bigquery(bq.url), location: 'US' },
+    });
     const again = capture();
     expect(await main(args, again.io)).toBe(0);
     expect(again.out[0]).toBe(`acme: enqueued sync ${runId}`);

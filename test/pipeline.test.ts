@@ -30,7 +30,7 @@ async function fakeBigQuery(): Promise<FakeBigQuery> {
 }
 
 async function runOnce(config: Config, store: ObjectStore) {
-  const loader = createRunLoader(config.sinks);
+  const loader = await createRunLoader(config.sinks);
   const { manifests } = await runInline({
     config,
     store,
@@ -101,7 +101,7 @@ describe('normalise and load', () => {
       store,
       runId: m.run_id,
       logger: memoryLogger('warn').logger,
-      loader: createRunLoader(config.sinks)!,
+      loader: (await createRunLoader(config.sinks))!,
     });
     expect(replayed.status).toBe('succeeded');
     expect(bq.jobs.filter((j) => j.outcome === 'created')).toHaveLength(loaded.size);
@@ -133,7 +133,7 @@ describe('normalise and load', () => {
       store: new FsObjectStore(dir),
       runId: m.run_id,
       logger: memoryLogger('warn').logger,
-      loader: createRunLoader(config.sinks)!,
+      loader: (await createRunLoader(config.sinks))!,
     });
     expect(r.status).toBe('succeeded');
     expect(r.replayed_at).toBeDefined();
@@ -227,7 +227,7 @@ describe('normalise and load', () => {
       const s3Config = configFor(s, dir, {
         sinks: { s3: { bucket: 'visync-test', prefix: 'vis/', endpoint: s3.endpoint, forcePathStyle: true } },
       });
-      const s3Store = createObjectStore(s3Config.sinks);
+      const s3Store = await createObjectStore(s3Config.sinks);
       const s3Run = await runOnce(s3Config, s3Store);
       expect(s3Run.status).toBe('succeeded');
 

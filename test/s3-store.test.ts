@@ -264,9 +264,9 @@ describe('S3ObjectStore', () => {
     }
   });
 
-  it('is what createObjectStore returns for sinks.s3', () => {
+  it('is what createObjectStore returns for sinks.s3', async () => {
     const config = s3Config({ prefix: 'v/' });
-    const store = createObjectStore({ s3: config });
+    const store = await createObjectStore({ s3: config });
     expect(store).toBeInstanceOf(S3ObjectStore);
     expect(store.location).toBe(`s3://${BUCKET}/v/`);
     (store as S3ObjectStore).close();

@@ -1,17 +1,11 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { type JobsClient, withJobsClient } from '../../jobs/client.js';
-import { RedisUnreachableError } from '../../jobs/connection.js';
-import { enqueueRun } from '../../jobs/enqueue.js';
+import type { JobsClient } from '../../jobs/client.js';
 import type { LedgerRun } from '../../jobs/ledger.js';
-import { queueName } from '../../jobs/queues.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
-import { loadConfig } from '../config/load.js';
-import { exitCodeFor, type RunStatus } from '../runs/manifest.js';
-import { createObjectStore } from '../sinks/create-store.js';
+import type { RunStatus } from '../runs/manifest.js';
 import { sleep } from '../util/time.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
-import { runProblems } from './run-problems.js';
 
 interface EnqueueFlags {
   account?: string[];
@@ -60,6 +54,23 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
     )
     .action(
       exitWith(state, async (kind: 'sync' | 'backfill', flags: EnqueueFlags, cmd: Command) => {
+        const [
+          { withJobsClient },
+          { RedisUnreachableError },
+          { enqueueRun },
+          { loadConfig },
+          { exitCodeFor },
+          { createObjectStore },
+          { runProblems },
+        ] = await Promise.all([
+          import('../../jobs/client.js'),
+          import('../../jobs/connection.js'),
+          import('../../jobs/enqueue.js'),
+          import('../config/load.js'),
+          import('../runs/manifest.js'),
+          import('../sinks/create-store.js'),
+          import('./run-problems.js'),
+        ]);
         const config = loadConfig(configOption(cmd));
         const endpoints = flags.endpoints;
         const accounts = flags.account?.length ? flags.account : config.accounts.map((a) => a.name);
@@ -86,7 +97,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
             const runs = await waitForRuns(client, runIds, io, { timeoutS: flags.timeout });
             if (!runs) return 1;
             // Which workspaces (or loads) failed and why, like run --once says it.
-            const store = createObjectStore(config.sinks);
+            const store = await createObjectStore(config.sinks);
             for (const r of runs) {
               for (const line of await runProblems(store, r))
                 if (!r.error?.endsWith(line)) io.err(`visync: ${line}`);
@@ -153,6 +164,7 @@ export async function waitForRuns(
       lookedForWorkers = true;
       const waiting = new Set(runs.filter((r) => !FINISHED.has(r.status)).map((r) => r.account));
       const idle = await accountsWithoutWorker(client, [...waiting]);
+      const { queueName } = await import('../../jobs/queues.js');
       if (idle.length && tty && runIds.length === 1) process.stderr.write('\n');
       for (const account of idle)
         io.err(`visync: no worker is connected to queue ${queueName(account)}; start one with visync worker`);

@@ -1,7 +1,7 @@
-// --log-level and --log-format, the same on every command that logs, and the logger they make.
+// --log-level and --log-format, the same on every command that logs (the logger they make is in
+// command-logger.ts, loaded by the actions: registering options must not load pino).
 import { type Command, Option } from 'commander';
-import type { Logger } from 'pino';
-import { createLogger, defaultLogFormat, LOG_FORMATS, type LogFormat, wantsColour } from '../log.js';
+import { LOG_FORMATS, type LogFormat } from '../log-formats.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
@@ -29,19 +29,5 @@ export function addLogOptions(cmd: Command): Command {
     );
 }
 
-/**
- * The logger a command's --log-level and --log-format ask for. It writes to stderr, or to
- * `stream` standing in for stderr (the progress bars' log buffer), coloured if stderr is a terminal.
- */
-export function commandLogger(flags: LogFlags, stream?: NodeJS.WritableStream): Logger {
-  return createLogger({
-    level: flags.logLevel,
-    format: logFormat(flags),
-    colorize: wantsColour(process.stderr),
-    stream: stream ?? process.stderr,
-  });
-}
-
-export function logFormat(flags: LogFlags): LogFormat {
-  return flags.logFormat ?? defaultLogFormat(process.stderr);
-}
+// TEMPORARY until src/cli/worker.ts imports command-logger.ts itself (it is being edited elsewhere).
+export { commandLogger } from './command-logger.js';

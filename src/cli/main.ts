@@ -1,8 +1,7 @@
-// `visync`: one commander program; each command lives in its own module.
+// `visync`: one commander program; each command lives in its own module. Registering a command
+// loads only commander and its option parsers: each action imports what it runs, so `--help` and
+// a command that needs no cloud client start without loading the AWS SDK, BigQuery or BullMQ.
 import { Command, CommanderError } from 'commander';
-import { RedisUnreachableError } from '../../jobs/connection.js';
-import { ConfigError } from '../config/load.js';
-import { scrubSecrets } from '../log.js';
 import { registerDoctor } from './doctor.js';
 import { registerEnqueue } from './enqueue.js';
 import { CliError, type CliIo, consoleIo, type ProgramState } from './program-state.js';
@@ -11,6 +10,7 @@ import { registerRun } from './run-once.js';
 import { registerRuns } from './runs.js';
 import { registerSimulate } from './simulate.js';
 import { registerStatus } from './status.js';
+import { packageVersion } from './version.js';
 import { registerWorker } from './worker.js';
 
 export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Command {
@@ -20,6 +20,7 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
         'read-only visibility API into an object store (local disk or S3) and BigQuery, within the\n' +
         "account's rate limit. Start with `visync simulate` and `visync run --once` (see README.md).",
     )
+    .version(packageVersion(), '-V, --version', 'print the visync version')
     .option('--config <path>', 'config file (default: $VISYNC_CONFIG or config/visync.yaml)')
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
@@ -45,6 +46,12 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
     return state.exitCode;
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
+    // Loaded only now: the command that failed has loaded them already, or they are cheap enough here.
+    const [{ RedisUnreachableError }, { ConfigError }, { scrubSecrets }] = await Promise.all([
+      import('../../jobs/connection.js'),
+      import('../config/load.js'),
+      import('../log.js'),
+    ]);
     if (err instanceof ConfigError || err instanceof CliError || err instanceof RedisUnreachableError) {
       io.err(`visync: ${scrubSecrets(err.message)}`);
       return err instanceof CliError ? err.exitCode : 1;

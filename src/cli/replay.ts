@@ -1,11 +1,6 @@
 import type { Command } from 'commander';
-import { loadConfig } from '../config/load.js';
-import { ReplayError, replayRun } from '../pipeline/replay.js';
-import { createRunLoader } from '../pipeline/run-loader.js';
-import { exitCodeFor } from '../runs/manifest.js';
 import { RUN_ID_PATTERN } from '../runs/run-id.js';
-import { createObjectStore } from '../sinks/create-store.js';
-import { addLogOptions, commandLogger, type LogFlags } from './log-options.js';
+import { addLogOptions, type LogFlags } from './log-options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 export function registerReplay(program: Command, state: ProgramState, io: CliIo): void {
@@ -24,11 +19,26 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
       exitWith(state, async (flags: { run: string; account?: string } & LogFlags, cmd: Command) => {
         if (!RUN_ID_PATTERN.test(flags.run))
           throw new CliError(`--run: not a run id: ${JSON.stringify(flags.run)}`);
+        const [
+          { loadConfig },
+          { ReplayError, replayRun },
+          { createRunLoader },
+          { exitCodeFor },
+          { createObjectStore },
+          { commandLogger },
+        ] = await Promise.all([
+          import('../config/load.js'),
+          import('../pipeline/replay.js'),
+          import('../pipeline/run-loader.js'),
+          import('../runs/manifest.js'),
+          import('../sinks/create-store.js'),
+          import('./command-logger.js'),
+        ]);
         const config = loadConfig(configOption(cmd));
         const logger = commandLogger(flags);
-        const store = createObjectStore(config.sinks);
+        const store = await createObjectStore(config.sinks);
         try {
-          const loader = createRunLoader(config.sinks);
+          const loader = await createRunLoader(config.sinks);
           const m = await replayRun({
             store,
             runId: flags.run,

@@ -1,25 +1,13 @@
 import type { Command } from 'commander';
-import { closeConnection, commandConnection } from '../../jobs/connection.js';
-import { RedisKeyLock } from '../../jobs/redis-key-lock.js';
-import { RedisRateBudget } from '../../jobs/redis-rate-budget.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
-import { closeAllPools } from '../api/http-pools.js';
-import { MemoryRateBudget, type RateBudget } from '../api/rate-budget.js';
-import { loadConfig } from '../config/load.js';
+import type { RateBudget } from '../api/rate-budget.js';
 import type { Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
-import { registerSecret } from '../log.js';
-import { BrandRoutingError, routeBrands } from '../pipeline/brand-owner.js';
-import { crashHooks } from '../pipeline/crash-points.js';
-import { runInline, selectAccounts } from '../pipeline/run-inline.js';
-import { createRunLoader } from '../pipeline/run-loader.js';
-import { exitCodeFor, type Manifest } from '../runs/manifest.js';
-import { createObjectStore } from '../sinks/create-store.js';
+import type { Manifest } from '../runs/manifest.js';
 import { manifestKey } from '../sinks/layout.js';
-import { addLogOptions, commandLogger, type LogFlags, logFormat } from './log-options.js';
+import { addLogOptions, type LogFlags } from './log-options.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
-import { RunProgress, wantsProgress } from './progress.js';
 
 export interface RunOnceFlags extends LogFlags {
   once?: boolean;
@@ -62,12 +50,39 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
     )
     .action(
       exitWith(state, async (flags: RunOnceFlags, cmd: Command) => {
+        const [
+          { closeAllPools },
+          { MemoryRateBudget },
+          { loadConfig },
+          { registerSecret },
+          { BrandRoutingError, routeBrands },
+          { crashHooks },
+          { runInline, selectAccounts },
+          { createRunLoader },
+          { exitCodeFor },
+          { createObjectStore },
+          { commandLogger, logFormat },
+          { RunProgress, wantsProgress },
+        ] = await Promise.all([
+          import('../api/http-pools.js'),
+          import('../api/rate-budget.js'),
+          import('../config/load.js'),
+          import('../log.js'),
+          import('../pipeline/brand-owner.js'),
+          import('../pipeline/crash-points.js'),
+          import('../pipeline/run-inline.js'),
+          import('../pipeline/run-loader.js'),
+          import('../runs/manifest.js'),
+          import('../sinks/create-store.js'),
+          import('./command-logger.js'),
+          import('./progress.js'),
+        ]);
         const config = loadConfig(configOption(cmd));
         for (const a of config.accounts) registerSecret(a.apiKey);
         const progress = wantsProgress(logFormat(flags)) ? new RunProgress() : undefined;
         const logger = commandLogger(flags, progress?.logStream);
-        const hooks = crashHooks(createObjectStore(config.sinks));
-        const loader = createRunLoader(config.sinks);
+        const hooks = crashHooks(await createObjectStore(config.sinks));
+        const loader = await createRunLoader(config.sinks);
         const shared = await sharedWithWorkers(config);
         try {
           const budget = shared?.budget ?? new MemoryRateBudget();
@@ -120,6 +135,12 @@ async function sharedWithWorkers(
   config: Config,
 ): Promise<{ budget: RateBudget; latestLock: KeyLock; close(): Promise<void> } | undefined> {
   if (!config.redis.url) return undefined;
+  // ioredis is loaded only here: a run --once without redis.url never needs it.
+  const [{ closeConnection, commandConnection }, { RedisKeyLock }, { RedisRateBudget }] = await Promise.all([
+    import('../../jobs/connection.js'),
+    import('../../jobs/redis-key-lock.js'),
+    import('../../jobs/redis-rate-budget.js'),
+  ]);
   const link = commandConnection(config.redis.url);
   try {
     await link.redis.ping();

@@ -1,10 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { loadConfig } from '../config/load.js';
-import { listRuns } from '../runs/list-runs.js';
 import type { Manifest } from '../runs/manifest.js';
-import { createObjectStore } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
-import { S3ObjectStore } from '../sinks/s3-store.js';
 import { formatDuration } from './duration.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
@@ -32,8 +28,13 @@ export function registerRuns(program: Command, state: ProgramState, io: CliIo): 
     .option('--json', 'print JSON for scripts')
     .action(
       exitWith(state, async (flags: RunsFlags, cmd: Command) => {
+        const [{ loadConfig }, { listRuns }, { createObjectStore }] = await Promise.all([
+          import('../config/load.js'),
+          import('../runs/list-runs.js'),
+          import('../sinks/create-store.js'),
+        ]);
         const config = loadConfig(configOption(cmd));
-        const store = createObjectStore(config.sinks);
+        const store = await createObjectStore(config.sinks);
         try {
           const accounts = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
           const history = await listRuns(store, { accounts, limit: flags.limit });
@@ -45,7 +46,7 @@ export function registerRuns(program: Command, state: ProgramState, io: CliIo): 
           } else for (const line of renderRuns(rows)) io.out(line);
           return 0;
         } finally {
-          if (store instanceof S3ObjectStore) store.close();
+          store.close?.();
         }
       }),
     );

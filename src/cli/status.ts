@@ -1,11 +1,7 @@
 import type { Command } from 'commander';
-import { withJobsClient } from '../../jobs/client.js';
 import type { LedgerRun } from '../../jobs/ledger.js';
-import { type FailedRun, readStatus, type StatusReport } from '../../jobs/status.js';
-import { loadConfig } from '../config/load.js';
-import { createObjectStore } from '../sinks/create-store.js';
+import type { FailedRun, StatusReport } from '../../jobs/status.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
-import { runProblems } from './run-problems.js';
 
 export function registerStatus(program: Command, state: ProgramState, io: CliIo): void {
   program
@@ -19,8 +15,16 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
     .option('--json', 'print JSON for scripts')
     .action(
       exitWith(state, async (flags: { json?: boolean }, cmd: Command) => {
+        const [{ withJobsClient }, { readStatus }, { loadConfig }, { createObjectStore }, { runProblems }] =
+          await Promise.all([
+            import('../../jobs/client.js'),
+            import('../../jobs/status.js'),
+            import('../config/load.js'),
+            import('../sinks/create-store.js'),
+            import('./run-problems.js'),
+          ]);
         const config = loadConfig(configOption(cmd));
-        const store = createObjectStore(config.sinks);
+        const store = await createObjectStore(config.sinks);
         // Grouped under its account already: each reason without the account in front.
         const reasonsOf = async (r: LedgerRun) =>
           (await runProblems(store, r)).map((l) =>

@@ -1,15 +1,17 @@
-// The configured warehouse as the load stage sees it: BigQuery when sinks.bigquery is set.
+// The configured warehouse as the load stage sees it: BigQuery when sinks.bigquery is set. The
+// BigQuery client is loaded only then, so runs without a warehouse never load it.
 import { TABLES, VIEWS } from '../catalogue/index.js';
 import type { SinksConfig } from '../config/schema.js';
-import { type BigQueryClientOptions, createBigQuery, Warehouse } from '../warehouse/index.js';
+import type { BigQueryClientOptions } from '../warehouse/index.js';
 import type { RunLoader } from './finish-run.js';
 
-export function createRunLoader(
+export async function createRunLoader(
   sinks: SinksConfig,
   client: BigQueryClientOptions = {},
-): RunLoader | undefined {
+): Promise<RunLoader | undefined> {
   if (!sinks.bigquery) return undefined;
   const cfg = sinks.bigquery;
+  const { createBigQuery, Warehouse } = await import('../warehouse/index.js');
   const warehouse = new Warehouse(cfg, { bigquery: createBigQuery(cfg, client) });
   return {
     describe: () => `BigQuery dataset ${cfg.projectId}:${cfg.dataset}`,

@@ -1,11 +1,16 @@
 import type { SinksConfig } from '../config/schema.js';
 import { FsObjectStore } from './fs-store.js';
 import type { ObjectStore } from './object-store.js';
-import { S3ObjectStore } from './s3-store.js';
 
-/** The configured object store (raw, curated, manifests, latest). */
-export function createObjectStore(sinks: SinksConfig): ObjectStore {
-  if (sinks.s3) return new S3ObjectStore(sinks.s3);
+/**
+ * The configured object store (raw, curated, manifests, latest). The S3 adapter, and with it the
+ * AWS SDK, is loaded only when sinks.s3 is set: a command on the local disk never pays for it.
+ */
+export async function createObjectStore(sinks: SinksConfig): Promise<ObjectStore> {
+  if (sinks.s3) {
+    const { S3ObjectStore } = await import('./s3-store.js');
+    return new S3ObjectStore(sinks.s3);
+  }
   if (sinks.fs) return new FsObjectStore(sinks.fs.dir);
   throw new Error('no object store configured: set sinks.fs or sinks.s3');
 }

@@ -26,6 +26,8 @@ export interface ObjectStore {
   list(prefix: string): Promise<string[]>;
   /** Removes one object; removing one that does not exist is not an error. */
   delete(key: string): Promise<void>;
+  /** Releases what the store holds open (an S3 client's sockets); a store with nothing open has none. */
+  close?(): void;
 }
 
 /**

@@ -2,8 +2,9 @@
 // a real process shows (that it exits at all, what reaches stderr, the exit code).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach } from 'vitest';
+import { DEV_BIN } from './cli-bin.js';
 
-export const BIN = new URL('../../bin/visync.js', import.meta.url).pathname;
+export const BIN = DEV_BIN;
 
 const running = new Set<() => void>();
 afterEach(() => {

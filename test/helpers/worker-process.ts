@@ -3,8 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import { DEV_BIN as BIN } from './cli-bin.js';
 
-const BIN = new URL('../../bin/visync.js', import.meta.url).pathname;
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');

@@ -4,7 +4,6 @@ import { resolve } from 'node:path';
 import { RedisRateBudget } from '../../../jobs/redis-rate-budget.js';
 import { MemoryRateBudget } from '../../api/rate-budget.js';
 import { createObjectStore } from '../../sinks/create-store.js';
-import { S3ObjectStore } from '../../sinks/s3-store.js';
 import { checkAccount } from './account-check.js';
 import {
   bigQueryClient,
@@ -49,7 +48,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
   const connection = url ? await connectRedis(url, timeoutMs) : undefined;
   const redis = connection?.ok ? connection.redis : undefined;
   const budget = redis ? new RedisRateBudget(redis, { prefix: config.redis.prefix }) : new MemoryRateBudget();
-  const store = createObjectStore(config.sinks);
+  const store = await createObjectStore(config.sinks);
   const bqConfig = config.sinks.bigquery;
   const bq = bqConfig ? bigQueryClient(bqConfig) : undefined;
   const bqFix = `check sinks.bigquery.apiEndpoint (or access to bigquery.googleapis.com), the network and any proxy`;
@@ -85,7 +84,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
     return results;
   } finally {
     redis?.disconnect();
-    if (store instanceof S3ObjectStore) store.close();
+    store.close?.();
     if (bqConfig) releaseBigQuerySockets(bqConfig);
   }
 }

@@ -14,9 +14,11 @@ ARG NODE_IMAGE=node:22.23.3-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# --ignore-scripts: the package's own prepare script compiles, and the sources are not here yet
+# (copied after the install so that a source change keeps this layer cached). The dependencies'
+# install scripts only build or check native binaries that their platform packages ship prebuilt.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig*.json ./
-COPY bin ./bin
 COPY src ./src
 COPY jobs ./jobs
 RUN npm run build
@@ -43,7 +45,8 @@ RUN apt-get update \
 WORKDIR /app
 ENV NODE_ENV=production
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+# --ignore-scripts: prepare would compile again, with dev tools this stage leaves out.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY config ./config

@@ -3,12 +3,16 @@
 // BullMQ's keys, secrets only from .env, a non-root image with an init and a health check that
 // follows the worker's default endpoint; and `docker compose config` when a client is installed.
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseConfig } from '../src/config/load.js';
 import { WorkerSchema } from '../src/config/schema.js';
+import { configYaml, sim, tempDir } from './helpers/harness.js';
+import { freePort } from './helpers/net.js';
+import { spawnWorker, writeConfig } from './helpers/worker-process.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -217,7 +221,8 @@ describe('Dockerfile', () => {
       expect(image).toMatch(/^node:(22|24)\.\d+\.\d+-[a-z]+-slim$/);
     }
     expect(all(build, 'RUN').map((i) => i.args)).toEqual(expect.arrayContaining(['npm run build']));
-    expect(all(runtime, 'RUN').some((i) => /npm ci --omit=dev\b/.test(i.args))).toBe(true);
+    // Without --ignore-scripts, npm ci runs the package's prepare script (a build) with no dev tools.
+    expect(all(runtime, 'RUN').some((i) => /npm ci --omit=dev --ignore-scripts\b/.test(i.args))).toBe(true);
     expect(all(runtime, 'COPY').some((i) => i.args === `--from=${build.name} /app/dist ./dist`)).toBe(true);
   });
 
@@ -254,6 +259,35 @@ describe('Dockerfile', () => {
     expect(labels.get('org.opencontainers.image.licenses')).toBe(pkg.license);
     const versionArg = all(runtime, 'ARG').flatMap((i) => [...keyValues(i.args)]);
     expect(new Map(versionArg).get('VERSION')).toBe(pkg.version);
+  });
+});
+
+describe("the image's HEALTHCHECK against a real worker", () => {
+  it('passes once `visync worker` is ready on its listen address, and the worker still stops at once on SIGTERM', async () => {
+    const healthcheck = dockerfile.stages.at(-1)!.instructions.find((i) => i.keyword === 'HEALTHCHECK')!;
+    const cmd = JSON.parse(healthcheck.args.replace(/^.*?CMD\s+/, '')) as string[];
+    expect(cmd.slice(0, 2)).toEqual(['node', '-e']);
+    // The same script, on a free port instead of the default (another worker may hold 9464 here).
+    const port = await freePort();
+    const script = cmd[2]!.replace(WorkerSchema.parse({}).listen, `127.0.0.1:${port}`);
+    const check = () => spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' }).status;
+
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const dir = tempDir();
+    const { yaml, env } = configYaml(s, dir, {
+      top: {
+        redis: { url: inject('redisUrl'), prefix: `t-${randomUUID().slice(0, 8)}` },
+        worker: { listen: `127.0.0.1:${port}` },
+        shutdownGraceSeconds: 5,
+      },
+    });
+    expect(check()).toBe(1); // nothing listens yet: the check must be able to fail
+    const w = await spawnWorker(writeConfig(dir, yaml), env);
+    expect(check(), w.output()).toBe(0);
+
+    w.child.kill('SIGTERM');
+    expect(await w.exited).toEqual({ code: 0, signal: null });
+    expect(check()).toBe(1);
   });
 });
 

@@ -5,7 +5,7 @@ import { loadConfig } from '../config/load.js';
 import { registerSecret } from '../log.js';
 import { redactUrl } from '../util/redact.js';
 import { addLogOptions, commandLogger, type LogFlags } from './log-options.js';
-import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -32,11 +32,23 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
       positiveInt,
       8,
     )
+    .option(
+      '--listen <host:port>',
+      'address of /metrics, /healthz, /readyz and /ui/, or off (default: worker.listen)',
+    )
     .action(
-      exitWith(state, async (flags: { concurrency: number } & LogFlags, cmd: Command) => {
+      exitWith(state, async (flags: { concurrency: number; listen?: string } & LogFlags, cmd: Command) => {
         const config = loadConfig(configOption(cmd));
         for (const a of config.accounts) registerSecret(a.apiKey);
         const logger = commandLogger(flags);
+        // Bound before the workers start: a taken port or missing credentials stop it before any job.
+        const { EndpointError, startWorkerEndpoint } = await import('../../jobs/ops-server.js');
+        const endpoint = await startWorkerEndpoint(flags.listen ?? config.worker.listen, {
+          readOnly: config.worker.ui.readOnly,
+          logger,
+        }).catch((err: unknown) => {
+          throw err instanceof EndpointError ? new CliError(err.message) : err;
+        });
         // Listening from the start: a stop while the worker still waits for Redis ends the wait.
         const stop = new AbortController();
         const signalled = new Promise<string>((resolve) => {
@@ -51,10 +63,12 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
         try {
           handle = await startWorker({ config, logger, concurrency: flags.concurrency, signal: stop.signal });
         } catch (err) {
+          await endpoint?.close();
           if (!(err instanceof WorkerStartAborted)) throw err;
           logger.info({ signal: await signalled }, 'stopped before Redis could be reached');
           return 0;
         }
+        await endpoint?.attach(handle);
         io.out(
           `visync worker ready: ${redactUrl(config.redis.url ?? '')} prefix ${config.redis.prefix}, concurrency ${flags.concurrency}, ` +
             `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}`,
@@ -63,6 +77,7 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
         const graceMs = config.shutdownGraceSeconds * 1000;
         logger.info({ signal, grace_ms: graceMs }, 'stopping: no new jobs; waiting for active ones');
         const { forced } = await handle.close(graceMs);
+        await endpoint?.close();
         logger.info({ forced }, forced ? 'stopped; unfinished jobs go back to the queue' : 'stopped');
         return 0;
       }),

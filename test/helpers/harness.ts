@@ -59,6 +59,8 @@ export function configYaml(
     accounts,
     extract: { buyerIntentDays: [7, 30], visibilityDays: 3, ...(o.extract ?? {}) },
     sinks: o.sinks ?? { fs: { dir } },
+    // Test workers serve no HTTP endpoint unless a test sets one: they would all want 127.0.0.1:9464.
+    worker: { listen: 'off' },
     ...(o.top ?? {}),
   };
   return { yaml: stringify(doc), env };

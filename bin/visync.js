@@ -2,7 +2,12 @@
 // The installed command: runs the compiled JavaScript in dist/ (`npm run build`, which `npm ci`
 // runs through the prepare script). bin/visync-dev.js runs the TypeScript sources instead.
 import { existsSync } from 'node:fs';
+import module from 'node:module';
 import { runCli } from './run-cli.js';
+
+// Node 22+: V8 keeps the compiled code of every module loaded (ours and the dependencies') in the
+// OS temp dir, so later starts skip compiling them. Node 20 has no such API and compiles each time.
+module.enableCompileCache?.();
 
 const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
 if (!existsSync(compiled)) {

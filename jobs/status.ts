@@ -1,7 +1,7 @@
 // What `visync status` shows, read from Redis only (no worker needs to run).
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config/schema.js';
-import { initialLimit } from '../src/extract/extract-account.js';
+import { initialLimit } from '../src/extract/account-source.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
 import type { AccountQueues } from './queues.js';
 import { peekBudget } from './redis-rate-budget.js';

@@ -18,7 +18,7 @@ import { DriftReport } from '../normalise/drift.js';
 import type { DriftEntry, ManifestFile, WorkspaceResult } from '../runs/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { mapSettled } from '../util/pool.js';
-import { type AccountSource, DEFAULT_REQUESTS_PER_WINDOW } from './account-source.js';
+import { type AccountSource, initialLimit } from './account-source.js';
 import { type ExtractPlan, workspaceCalls } from './plan.js';
 
 export interface ClientOptions {
@@ -61,13 +61,6 @@ export function createAccountClient(o: ClientOptions): ApiClient {
     ...(o.retry ? { retry: o.retry } : {}),
     ...(o.maxBudgetWaitMs !== undefined ? { maxBudgetWaitMs: o.maxBudgetWaitMs } : {}),
   });
-}
-
-export function initialLimit(account: AccountSource): RateLimit {
-  return {
-    requests: account.requestsPerMinute ?? DEFAULT_REQUESTS_PER_WINDOW,
-    windowMs: (account.rateWindowSeconds ?? 60) * 1000,
-  };
 }
 
 /** Configured ceiling and /me's announcement: the lower one wins, so neither is ever exceeded. */

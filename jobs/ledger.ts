@@ -9,6 +9,7 @@
 // one Lua script, so two processes finishing at once cannot interleave.
 import type { Redis } from 'ioredis';
 import type { RequestStats } from '../src/api/request-stats.js';
+import { metrics } from '../src/ops/metrics.js';
 import {
   type CoveredRun,
   manifestCoverage,
@@ -220,12 +221,16 @@ export class RunLedger {
   /** Ends a run; `run` is its ledger record (its window and scope decide the last-success mark). */
   async finish(run: LedgerRun, status: LedgerStatus, fields: Partial<LedgerRun> = {}): Promise<void> {
     const { run_id: _id, ...rest } = fields;
+    const finishedAt = new Date();
     await this.#finish(
       run.run_id,
       run.account,
       { ...run, status },
-      flatten({ ...rest, finished_at: new Date().toISOString() }),
+      flatten({ ...rest, finished_at: finishedAt.toISOString() }),
     );
+    // Once per run: a finish repeated by a retried job starts from a run that had ended already.
+    if (run.status === 'queued' || run.status === 'running')
+      metrics.runFinished(run.kind, status, run.started_at, finishedAt);
   }
 
   async #finish(runId: string, account: string, covered: CoveredRun, fields: string[]): Promise<void> {

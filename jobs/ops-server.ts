@@ -13,11 +13,11 @@ import { basicAuth } from 'hono/basic-auth';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import {
-  collectProcessMetrics,
   type DeploymentSnapshot,
+  enableMetrics,
   METRICS_CONTENT_TYPE,
   metricsText,
-} from '../src/ops/metrics.js';
+} from '../src/ops/prometheus.js';
 import { isLoopbackHost } from '../src/util/net.js';
 import type { Readiness, WorkerHandle } from './worker.js';
 
@@ -109,7 +109,7 @@ export interface OpsServer {
 export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
   const redisTimeoutMs = o.redisTimeoutMs ?? 2000;
   let worker: WorkerHandle | undefined;
-  collectProcessMetrics();
+  enableMetrics();
 
   const board = new HonoAdapter(serveStatic);
   board.setBasePath('/ui');

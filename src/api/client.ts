@@ -4,6 +4,7 @@
 // sorted into ApiError kinds.
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
+import { metrics } from '../ops/metrics.js';
 import { isLoopbackHost } from '../util/net.js';
 import { redactSecrets } from '../util/redact.js';
 import { sleep } from '../util/time.js';
@@ -149,11 +150,13 @@ export class ApiClient {
             pastDeadline: true,
           });
         }
+        metrics.apiRequest(this.account, call.endpoint, 'error');
         const why = err instanceof LimitExceeded ? err.message : `network error: ${(err as Error).message}`;
         if (++failures >= this.#retry.attempts) throw fail({ kind: 'transient', detail: why, cause: err });
         await this.#backoff(failures, path, why);
         continue;
       }
+      metrics.apiRequest(this.account, call.endpoint, out.status);
 
       if (out.status === 429) {
         this.stats.rate_limited++;
@@ -224,6 +227,7 @@ export class ApiClient {
     });
     this.stats.waited_ms += waitedMs;
     this.stats.calls++;
+    metrics.budgetWaited(this.account, waitedMs);
     let settled = false;
     const settle = async () => {
       if (!settled) {

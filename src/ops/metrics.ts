@@ -1,118 +1,29 @@
-// Every visync_ metric, in one prom-client registry per process. The counters and the run
-// histogram count what this process did: Prometheus scrapes each worker, and a fleet's total is
-// the sum over its workers (each request, load and run is counted by the one process that made
-// it). The gauges of the deployment (queue depth, last success) are read from Redis at scrape
-// time, so every worker reports the same, current values whichever of them ran the work; take
-// `max` over instances of those, never `sum`.
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+// What the pipeline reports for the worker's /metrics, one line at each call site. This module
+// loads nothing: the Prometheus registry (./prometheus.ts) is loaded by the worker's endpoint
+// only and records from then on, so `run --once`, `status` and the rest never load prom-client.
+// Without an endpoint the reports go nowhere.
 
-export const registry = new Registry();
-
-const apiRequests = new Counter({
-  name: 'visync_api_requests_total',
-  help: 'HTTP requests made to the AI-visibility API, by account, endpoint and HTTP status ("error" when no answer came)',
-  labelNames: ['account', 'endpoint', 'status'] as const,
-  registers: [registry],
-});
-
-const rateLimited = new Counter({
-  name: 'visync_rate_limited_total',
-  help: 'Requests the API answered with 429 (rate limited), by account',
-  labelNames: ['account'] as const,
-  registers: [registry],
-});
-
-const budgetWait = new Counter({
-  name: 'visync_budget_wait_seconds_total',
-  help: "Seconds requests waited for the account's shared request budget before being sent",
-  labelNames: ['account'] as const,
-  registers: [registry],
-});
-
-const runDuration = new Histogram({
-  name: 'visync_run_duration_seconds',
-  help: 'Time from the start of a run to its terminal status, by kind and status (observed by the worker that finished the run)',
-  labelNames: ['kind', 'status'] as const,
-  // Runs take from seconds (a small sync) to hours (a backfill waiting on its budget).
-  buckets: [10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14_400, 28_800, 57_600, 86_400],
-  registers: [registry],
-});
-
-const rowsLoaded = new Counter({
-  name: 'visync_rows_loaded_total',
-  help: 'Rows loaded into the warehouse by succeeded load jobs, by table',
-  labelNames: ['table'] as const,
-  registers: [registry],
-});
-
-const lastSuccess = new Gauge({
-  name: 'visync_last_success_timestamp_seconds',
-  help: "Unix time at which the account's newest successful run finished (from the run ledger in Redis; absent until one succeeds)",
-  labelNames: ['account'] as const,
-  registers: [registry],
-});
-
-const queueJobs = new Gauge({
-  name: 'visync_queue_jobs',
-  help: "Jobs in this deployment's queues (one per account), by BullMQ state, read from Redis at scrape time",
-  labelNames: ['state'] as const,
-  registers: [registry],
-});
-
-const redisUp = new Gauge({
-  name: 'visync_redis_up',
-  help: 'Whether Redis answered while this scrape read the queue and ledger gauges (1) or not (0)',
-  registers: [registry],
-});
-
-let processMetrics = false;
-/** The standard process and Node.js metrics (unprefixed names), once per process. */
-export function collectProcessMetrics(): void {
-  if (processMetrics) return;
-  processMetrics = true;
-  collectDefaultMetrics({ register: registry });
-}
-
-/** The call sites: one line each where a request, wait, load or run ends. */
-export const metrics = {
+export interface MetricsRecorder {
   /** One HTTP exchange with the API; `error` when it failed without a status (network, timeout). */
-  apiRequest(account: string, endpoint: string, status: number | 'error'): void {
-    apiRequests.inc({ account, endpoint, status: String(status) });
-    if (status === 429) rateLimited.inc({ account });
-  },
-  budgetWaited(account: string, waitedMs: number): void {
-    if (waitedMs > 0) budgetWait.inc({ account }, waitedMs / 1000);
-  },
-  rowsLoaded(table: string, rows: number): void {
-    rowsLoaded.inc({ table }, rows);
-  },
-  /** A run reached its terminal status; without a start time (it never started) there is no duration. */
-  runFinished(kind: string, status: string, startedAt: string | undefined, finishedAt = new Date()): void {
-    const started = startedAt ? Date.parse(startedAt) : Number.NaN;
-    if (Number.isNaN(started)) return;
-    runDuration.observe({ kind, status }, Math.max(0, (finishedAt.getTime() - started) / 1000));
-  },
+  apiRequest(account: string, endpoint: string, status: number | 'error'): void;
+  /** Time a request waited for the account's shared budget (or a pause) before it was sent. */
+  budgetWaited(account: string, waitedMs: number): void;
+  /** A succeeded warehouse load job. */
+  rowsLoaded(table: string, rows: number): void;
+  /** A run reached its terminal status. */
+  runFinished(kind: string, status: string, startedAt: string | undefined, finishedAt: Date): void;
+}
+
+let recorder: MetricsRecorder | undefined;
+
+export function setMetricsRecorder(r: MetricsRecorder | undefined): void {
+  recorder = r;
+}
+
+export const metrics: MetricsRecorder = {
+  apiRequest: (account, endpoint, status) => recorder?.apiRequest(account, endpoint, status),
+  budgetWaited: (account, waitedMs) => recorder?.budgetWaited(account, waitedMs),
+  rowsLoaded: (table, rows) => recorder?.rowsLoaded(table, rows),
+  runFinished: (kind, status, startedAt, finishedAt) =>
+    recorder?.runFinished(kind, status, startedAt, finishedAt),
 };
-
-/** What the deployment looks like in Redis at the moment of a scrape. */
-export interface DeploymentSnapshot {
-  /** Jobs by state, summed over every queue of the deployment. */
-  queueJobs: { state: string; count: number }[];
-  lastSuccess: { account: string; finishedAt: Date }[];
-}
-
-/**
- * The Prometheus text of the registry, with the deployment gauges set from `snapshot`, or left
- * out (and visync_redis_up 0) when Redis could not be read.
- */
-export async function metricsText(snapshot: DeploymentSnapshot | undefined): Promise<string> {
-  queueJobs.reset();
-  lastSuccess.reset();
-  redisUp.set(snapshot ? 1 : 0);
-  for (const q of snapshot?.queueJobs ?? []) queueJobs.set({ state: q.state }, q.count);
-  for (const s of snapshot?.lastSuccess ?? [])
-    lastSuccess.set({ account: s.account }, s.finishedAt.getTime() / 1000);
-  return registry.metrics();
-}
-
-export const METRICS_CONTENT_TYPE = registry.contentType;

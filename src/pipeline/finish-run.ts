@@ -11,6 +11,7 @@ import type { TableDef } from '../catalogue/types.js';
 import { type CuratedTable, type CurateResult, curateRun } from '../curate/curate-run.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import type { RunCoordinates } from '../curate/raw-run.js';
+import { metrics } from '../ops/metrics.js';
 import type { DriftEntry, LoadResult, ManifestFile } from '../runs/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 
@@ -125,6 +126,7 @@ async function loadTables(
         result = failed(t.table, message(err));
       }
       o.onLoaded?.(result);
+      if (result.status === 'succeeded') metrics.rowsLoaded(result.table, result.rows);
     }
     loads.push(result);
     const log = result.status === 'succeeded' ? o.logger.info.bind(o.logger) : o.logger.error.bind(o.logger);

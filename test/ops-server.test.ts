@@ -19,7 +19,7 @@ import type { Config } from '../src/config/schema.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
-import { runVisync } from './helpers/cli-process.js';
+import { runVisync, startVisync, waitForOutput } from './helpers/cli-process.js';
 import { configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';
 import { jobsClient, jobsConfig, until, waitForRun, worker } from './helpers/jobs.js';
 import { type PrivateRedis, startPrivateRedis } from './helpers/redis-server.js';
@@ -264,6 +264,26 @@ describe('worker HTTP endpoint', () => {
 });
 
 describe('visync worker --listen', () => {
+  it('serves the endpoint it names in its ready line, and closes it on SIGTERM', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const dir = tempDir();
+    const { yaml, env } = configYaml(s, dir, {
+      top: { redis: { url: inject('redisUrl'), prefix: `t-${randomUUID().slice(0, 8)}` } },
+    });
+    const p = startVisync(['--config', writeConfig(dir, yaml), 'worker', '--listen', '127.0.0.1:0'], env);
+    await waitForOutput(p, (out) => out.includes('visync worker ready'));
+    const url = /endpoint (http:\/\/127\.0\.0\.1:\d+)\/ \(metrics, healthz, readyz, ui\)/.exec(
+      p.stdout(),
+    )?.[1];
+    expect(url, p.stdout()).toBeDefined();
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${url}/readyz`)).status).toBe(200);
+    expect(await (await fetch(`${url}/metrics`)).text()).toContain('visync_queue_jobs{state="delayed"} 1');
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+  });
+
   it('a non-loopback address without credentials: one line, exit 1, no worker started', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
     const dir = tempDir();

@@ -71,7 +71,8 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
         await endpoint?.attach(handle);
         io.out(
           `visync worker ready: ${redactUrl(config.redis.url ?? '')} prefix ${config.redis.prefix}, concurrency ${flags.concurrency}, ` +
-            `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}`,
+            `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}, ` +
+            `endpoint ${endpoint ? `${endpoint.url}/ (metrics, healthz, readyz, ui)` : 'off'}`,
         );
         const signal = await signalled;
         const graceMs = config.shutdownGraceSeconds * 1000;

@@ -25,6 +25,7 @@ import { AccountQueues, queueName } from './queues.js';
 import { checkRedisDurability } from './redis-checks.js';
 import { RedisRateBudget } from './redis-rate-budget.js';
 import { installSchedules, keepSchedules } from './schedules.js';
+import { startStaleWatch } from './stale-watch.js';
 
 export interface WorkerOptions {
   config: Config;
@@ -156,6 +157,12 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   for (const line of (await checkRedisDurability(redis)).warnings) o.logger.warn(line);
   // Redis may lose the schedules (a restart without persistence): put them back when it returns.
   const stopKeepingSchedules = keepSchedules({ redis, queues, config: o.config, logger: o.logger });
+  const staleWatch = startStaleWatch({
+    config: o.config,
+    redis,
+    ledger: context.ledger,
+    logger: o.logger,
+  });
 
   const process = async (job: Job, token?: string) => {
     switch (job.name) {
@@ -222,6 +229,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     async close(graceMs) {
       closing = true;
       stopKeepingSchedules();
+      staleWatch.stop();
       const inTime = await settlesWithin(Promise.all(workers.map((w) => w.close())), graceMs);
       if (!inTime) {
         // Past the deadline: stop without waiting. The active jobs keep their data (and the calls

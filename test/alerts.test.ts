@@ -234,6 +234,23 @@ describe('alerts from real runs', () => {
     expect(JSON.stringify(r.bodies)).not.toContain(s.accounts[0]!.keys[0]!);
   });
 
+  it('a worker watches for stale accounts from its start', async () => {
+    const r = await receiver([200]);
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const config = jobsConfig(s, tempDir(), { top: { alerts: { webhook: r.url, staleAfterHours: 30 } } });
+    const c = jobsClient(config);
+    await c.ledger.create({ run_id: 'old-1', account: 'acme', kind: 'nightly', run_date: '2026-11-01' });
+    await c.ledger.finish((await c.ledger.get('old-1'))!, 'succeeded');
+    await c.ledger.update('old-1', { finished_at: '2026-11-01T02:10:00.000Z' });
+    await worker(config);
+    await until('the stale alert', async () => r.bodies.length > 0);
+    expect((r.bodies[0] as { visync: unknown }).visync).toMatchObject({
+      event: 'stale',
+      account: 'acme',
+      last_success_at: '2026-11-01T02:10:00.000Z',
+    });
+  });
+
   it('stale: one alert per stale period for the whole fleet, none for a fresh account', async () => {
     const r = await receiver([200]);
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });

@@ -28,6 +28,3 @@ export function addLogOptions(cmd: Command): Command {
         .env('VISYNC_LOG_FORMAT'),
     );
 }
-
-// TEMPORARY until src/cli/worker.ts imports command-logger.ts itself (it is being edited elsewhere).
-export { commandLogger } from './command-logger.js';

@@ -1,10 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
-import { startWorker, type WorkerHandle, WorkerStartAborted } from '../../jobs/worker.js';
-import { loadConfig } from '../config/load.js';
-import { registerSecret } from '../log.js';
-import { redactUrl } from '../util/redact.js';
-import { addLogOptions, commandLogger, type LogFlags } from './log-options.js';
+import type { WorkerHandle } from '../../jobs/worker.js';
+import { addLogOptions, type LogFlags } from './log-options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 function positiveInt(value: string): number {
@@ -38,6 +35,20 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
     )
     .action(
       exitWith(state, async (flags: { concurrency: number; listen?: string } & LogFlags, cmd: Command) => {
+        // Loaded here, not at the top: `visync --help` and the other commands never load BullMQ.
+        const [
+          { startWorker, WorkerStartAborted },
+          { loadConfig },
+          { registerSecret },
+          { redactUrl },
+          { commandLogger },
+        ] = await Promise.all([
+          import('../../jobs/worker.js'),
+          import('../config/load.js'),
+          import('../log.js'),
+          import('../util/redact.js'),
+          import('./command-logger.js'),
+        ]);
         const config = loadConfig(configOption(cmd));
         for (const a of config.accounts) registerSecret(a.apiKey);
         const logger = commandLogger(flags);

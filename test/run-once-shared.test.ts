@@ -153,6 +153,33 @@ describe('run --once with redis configured', () => {
     }
   });
 
+  it('records its runs in the run ledger, so `visync status` shows them and the failed reason', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const dir = tempDir();
+    const prefix = `ro-${randomUUID().slice(0, 8)}`;
+    const top = { redis: { url: inject('redisUrl'), prefix } };
+    const ok = await cli(s, dir, [], { top });
+    expect(ok.code).toBe(0);
+    const runId = /run (\S+) \|/.exec(ok.out[0] ?? '')?.[1];
+    expect(runId).toBeTruthy();
+    const bad = await cli(s, dir, [], {
+      top,
+      accounts: { acme: { brands: [...s.accounts[0]!.workspaceIds, 'brd_not_ours'] } },
+    });
+    expect(bad.code).toBe(2);
+
+    const status = capture();
+    expect(
+      await main(['node', 'visync', '--config', join(dir, 'visync.yaml'), 'status', '--json'], status.io),
+    ).toBe(0);
+    const acme = JSON.parse(status.out.join('\n')).accounts.find(
+      (a: { account: string }) => a.account === 'acme',
+    );
+    expect(acme.last_success.run_id).toBe(runId);
+    expect(acme.failed[0].status).toBe('partial');
+    expect(acme.failed[0].reasons.join(' ')).toContain('brd_not_ours');
+  });
+
   it('stops in one line naming Redis when it cannot be reached, before any API call', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
     const dir = tempDir();

@@ -4,6 +4,7 @@ import type { RateBudget } from '../api/rate-budget.js';
 import type { Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import type { Manifest } from '../runs/manifest.js';
+import type { RunRecorder } from '../runs/recorder.js';
 import { manifestKey } from '../sinks/layout.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
@@ -96,7 +97,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
             store: hooks.store,
             logger,
             budget,
-            ...(shared ? { latestLock: shared.latestLock } : {}),
+            ...(shared ? { latestLock: shared.latestLock, recorder: shared.recorder } : {}),
             ...(loader ? { loader } : {}),
             ...(hooks.onLoaded ? { onLoaded: hooks.onLoaded } : {}),
             ...(brandsByAccount ? { brandsByAccount } : {}),
@@ -128,18 +129,28 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
 
 /**
  * With redis.url configured, run --once draws from the account's budget in Redis (shared with
- * running workers) and locks latest/ bundles there. A Redis that cannot be reached stops the command
+ * running workers), locks latest/ bundles there and records its runs in the run ledger. A Redis that cannot be reached stops the command
  * in one line (within seconds) rather than letting it exceed the limit the workers keep.
  */
 async function sharedWithWorkers(
   config: Config,
-): Promise<{ budget: RateBudget; latestLock: KeyLock; close(): Promise<void> } | undefined> {
+): Promise<
+  { budget: RateBudget; latestLock: KeyLock; recorder: RunRecorder; close(): Promise<void> } | undefined
+> {
   if (!config.redis.url) return undefined;
   // ioredis is loaded only here: a run --once without redis.url never needs it.
-  const [{ closeConnection, commandConnection }, { RedisKeyLock }, { RedisRateBudget }] = await Promise.all([
+  const [
+    { closeConnection, commandConnection },
+    { RedisKeyLock },
+    { RedisRateBudget },
+    { RunLedger },
+    { LedgerRecorder },
+  ] = await Promise.all([
     import('../../jobs/connection.js'),
     import('../../jobs/redis-key-lock.js'),
     import('../../jobs/redis-rate-budget.js'),
+    import('../../jobs/ledger.js'),
+    import('../../jobs/ledger-recorder.js'),
   ]);
   const link = commandConnection(config.redis.url);
   try {
@@ -155,6 +166,8 @@ async function sharedWithWorkers(
   return {
     budget: new RedisRateBudget(link.redis, { prefix }),
     latestLock: new RedisKeyLock(link.redis, prefix),
+    // Its runs then show in `visync status` and count for the nightly window like the workers' runs.
+    recorder: new LedgerRecorder(new RunLedger(link.redis, prefix)),
     close: () => closeConnection(link.redis),
   };
 }

@@ -15,6 +15,7 @@ import {
   type RunStatus,
   writeManifest,
 } from '../runs/manifest.js';
+import type { RunRecorder } from '../runs/recorder.js';
 import { newRunId, type RunKind } from '../runs/run-id.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { utcDate } from '../util/time.js';
@@ -46,6 +47,8 @@ export interface InlineRunOptions {
   retry?: Partial<RetryPolicy>;
   signal?: AbortSignal;
   onProgress?: (account: string, p: ExtractProgress) => void;
+  /** Also records each run's start and end elsewhere (the Redis ledger, when configured). */
+  recorder?: RunRecorder;
   /** After each table's load (the crash-point test hook). */
   onLoaded?: (load: LoadResult) => void;
 }
@@ -135,6 +138,7 @@ async function runAccount(
       ...p,
     });
   let manifest: Manifest;
+  await record(log, 'start', () => o.recorder?.started(assemble({})));
   try {
     log.info({ kind }, 'run started');
     const extracted = await extractAccount({
@@ -187,8 +191,18 @@ async function runAccount(
     manifest = { ...manifest, status: 'failed', error: `run not recorded: ${message(err)}` };
   }
   log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
+  await record(log, 'end', () => o.recorder?.finished(manifest));
   await runFinished({ config: o.config, logger: log, manifest });
   return manifest;
+}
+
+/** The ledger is a second record (the manifest is the first): losing it must not fail the run. */
+async function record(log: Logger, what: string, write: () => Promise<void> | undefined): Promise<void> {
+  try {
+    await write();
+  } catch (err) {
+    log.warn({ err: message(err) }, `could not record the run's ${what} in the ledger; the manifest has it`);
+  }
 }
 
 /** Several accounts: succeeded only if all did, failed only if all did. */

@@ -1,0 +1,26 @@
+// The run ledger as a RunRecorder, for `run --once` with Redis configured: its runs show in
+// `visync status` beside the workers' and move the account's last-success mark by the same rule.
+import type { Manifest } from '../src/runs/manifest.js';
+import type { RunRecorder, StartedRun } from '../src/runs/recorder.js';
+import type { RunLedger } from './ledger.js';
+
+export class LedgerRecorder implements RunRecorder {
+  constructor(private readonly ledger: RunLedger) {}
+
+  async started(r: StartedRun): Promise<void> {
+    await this.ledger.create({ run_id: r.run_id, account: r.account, kind: r.kind, run_date: r.run_date });
+    await this.ledger.update(r.run_id, {
+      status: 'running',
+      started_at: r.started_at,
+      visibility_days: r.window.visibility_days,
+      window_from: r.window.from,
+      window_to: r.window.to,
+      scope: r.scope,
+    });
+  }
+
+  async finished(m: Manifest): Promise<void> {
+    // The manifest is the whole record: restore writes its counts, progress and outcome at once.
+    await this.ledger.restore(m);
+  }
+}

@@ -10,7 +10,7 @@ import { runAlert, sendAlert, staleAlert } from '../src/ops/alerts.js';
 import { runInline } from '../src/pipeline/run-inline.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
-import { configFor, FAST_RETRY, memoryLogger, sim, tempDir } from './helpers/harness.js';
+import { breakWorkspace, configFor, FAST_RETRY, memoryLogger, sim, tempDir } from './helpers/harness.js';
 import { jobsClient, jobsConfig, until, waitForRun, worker } from './helpers/jobs.js';
 
 interface Receiver {
@@ -195,14 +195,7 @@ describe('alerts from real runs', () => {
     const r = await receiver([200]);
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
     const broken = s.accounts[0]!.workspaceIds[0]!;
-    s.addFault({
-      account: 'acme',
-      endpoint: 'brand',
-      brandId: broken,
-      kind: 'status',
-      status: 400,
-      times: Infinity,
-    });
+    breakWorkspace(s, 'acme', broken);
     const config = jobsConfig(s, tempDir(), { top: { alerts: { webhook: r.url } } });
     await worker(config);
     const c = jobsClient(config);

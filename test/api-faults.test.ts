@@ -3,8 +3,42 @@
 // error text carried into the manifest.
 import { describe, expect, it } from 'vitest';
 import { runInline } from '../src/pipeline/run-inline.js';
+import type { FaultRule } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
-import { configFor, FAST_RETRY, listFiles, memoryLogger, sim, tempDir } from './helpers/harness.js';
+import {
+  configFor,
+  FAST_RETRY,
+  listFiles,
+  memoryLogger,
+  sim,
+  simWithForeignWorkspace,
+  tempDir,
+} from './helpers/harness.js';
+
+/**
+ * A run of two workspaces where every call of the first meets `fault`, with two fast attempts per
+ * call: the run is partial, the other workspace succeeded; returns the faulty one's error.
+ */
+async function oneWorkspaceFaulty(
+  fault: Omit<FaultRule, 'brandId' | 'times'>,
+  extract: Record<string, unknown>,
+) {
+  const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+  const [a, b] = s.accounts[0]!.workspaceIds as [string, string];
+  s.addFault({ ...fault, brandId: a, times: Number.POSITIVE_INFINITY });
+  const dir = tempDir();
+  const { manifests } = await runInline({
+    config: configFor(s, dir, { extract }),
+    store: new FsObjectStore(dir),
+    logger: memoryLogger().logger,
+    retry: { ...FAST_RETRY, attempts: 2 },
+  });
+  const m = manifests[0]!;
+  expect(m.status).toBe('partial');
+  const byId = Object.fromEntries(m.workspaces.map((w) => [w.brand_id, w]));
+  expect(byId[b]?.status).toBe('succeeded');
+  return { s, dir, a, error: byId[a]?.error };
+}
 
 describe('run --once under upstream faults', () => {
   it('a Retry-After beyond the run deadline pauses the whole account: one 429, no request after it, rate_limited failures naming the deadline', async () => {
@@ -34,76 +68,36 @@ describe('run --once under upstream faults', () => {
   });
 
   it('a body larger than extract.maxResponseBytes is cut off and fails the call, naming the limit and the key', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
-    const [a, b] = s.accounts[0]!.workspaceIds;
     const huge = 32 * 1024 * 1024;
-    s.addFault({
-      endpoint: 'prompts',
-      brandId: a,
-      kind: 'huge-body',
-      bytes: huge,
-      times: Number.POSITIVE_INFINITY,
-    });
-    const dir = tempDir();
-    const { manifests } = await runInline({
-      config: configFor(s, dir, { extract: { maxResponseBytes: 65_536 } }),
-      store: new FsObjectStore(dir),
-      logger: memoryLogger().logger,
-      retry: { ...FAST_RETRY, attempts: 2 },
-    });
-    const m = manifests[0]!;
-    expect(m.status).toBe('partial');
-    const byId = Object.fromEntries(m.workspaces.map((w) => [w.brand_id, w]));
-    expect(byId[b!]?.status).toBe('succeeded');
-    expect(byId[a!]?.error).toMatch(/larger than 65536 bytes \(extract\.maxResponseBytes\)/);
-    expect(byId[a!]?.error).toMatch(/after 2 attempts/);
+    const { s, dir, a, error } = await oneWorkspaceFaulty(
+      { endpoint: 'prompts', kind: 'huge-body', bytes: huge },
+      { maxResponseBytes: 65_536 },
+    );
+    expect(error).toMatch(/larger than 65536 bytes \(extract\.maxResponseBytes\)/);
+    expect(error).toMatch(/after 2 attempts/);
     const served = s.log.filter((e) => e.fault === 'huge-body');
     expect(served).toHaveLength(2);
     // The client stopped reading: the simulator could not push the whole body.
     for (const e of served) expect(e.bytes ?? 0).toBeLessThan(huge);
     expect(
-      listFiles(dir).some((f) => f.startsWith('raw/prompts/') && f.includes(encodeURIComponent(a!))),
+      listFiles(dir).some((f) => f.startsWith('raw/prompts/') && f.includes(encodeURIComponent(a))),
     ).toBe(false);
   });
 
   it('a body trickling past extract.requestTimeoutSeconds fails the call instead of hanging', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
-    const [a, b] = s.accounts[0]!.workspaceIds;
     // One byte every 100 ms: each chunk arrives well within the idle timeout, the whole never ends.
-    s.addFault({
-      endpoint: 'reputation',
-      brandId: a,
-      kind: 'slow-body',
-      chunkBytes: 1,
-      delayMs: 100,
-      times: Number.POSITIVE_INFINITY,
-    });
-    const dir = tempDir();
-    const { manifests } = await runInline({
-      config: configFor(s, dir, { extract: { requestTimeoutSeconds: 0.5 } }),
-      store: new FsObjectStore(dir),
-      logger: memoryLogger().logger,
-      retry: { ...FAST_RETRY, attempts: 2 },
-    });
-    const m = manifests[0]!;
-    expect(m.status).toBe('partial');
-    const byId = Object.fromEntries(m.workspaces.map((w) => [w.brand_id, w]));
-    expect(byId[b!]?.status).toBe('succeeded');
-    expect(byId[a!]?.error).toMatch(
+    const { s, error } = await oneWorkspaceFaulty(
+      { endpoint: 'reputation', kind: 'slow-body', chunkBytes: 1, delayMs: 100 },
+      { requestTimeoutSeconds: 0.5 },
+    );
+    expect(error).toMatch(
       /no complete response within 0\.5 s \(extract\.requestTimeoutSeconds\).* after 2 attempts|after 2 attempts.*no complete response within 0\.5 s \(extract\.requestTimeoutSeconds\)/,
     );
     expect(s.log.filter((e) => e.fault === 'slow-body')).toHaveLength(2);
   }, 20_000);
 
   it("the upstream's error body reaches the manifest: a foreign workspace's 404 and its message", async () => {
-    const s = await sim({
-      accounts: [
-        { name: 'acme', workspaces: 1 },
-        { name: 'other', workspaces: 1 },
-      ],
-    });
-    const own = s.accounts[0]!.workspaceIds[0]!;
-    const foreign = s.accounts[1]!.workspaceIds[0]!;
+    const { s, own, foreign } = await simWithForeignWorkspace();
     const dir = tempDir();
     const { manifests } = await runInline({
       config: configFor(s, dir, { accounts: { acme: { brands: [own, foreign] } } }),

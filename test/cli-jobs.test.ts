@@ -1,37 +1,13 @@
 // enqueue --wait and status as a user types them, against an in-process worker.
-import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import { startWorker, type WorkerHandle } from '../jobs/worker.js';
+import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { parseConfig } from '../src/config/load.js';
-import { configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';
-import { writeConfig } from './helpers/worker-process.js';
-
-const handles: WorkerHandle[] = [];
-afterEach(async () => {
-  while (handles.length) await handles.pop()?.close(5000);
-  for (const k of Object.keys(process.env)) if (k.startsWith('SIM_')) delete process.env[k];
-});
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
-}
+import { capture, configFile, sim, tempDir } from './helpers/harness.js';
+import { jobsConfigFile, worker } from './helpers/jobs.js';
 
 async function setup(accounts: Parameters<typeof sim>[0]['accounts']) {
   const s = await sim({ accounts });
-  const dir = tempDir();
-  const { yaml, env } = configYaml(s, dir, {
-    top: {
-      redis: { url: inject('redisUrl'), prefix: `c-${randomUUID().slice(0, 8)}` },
-      jobs: { lockSeconds: 2 },
-    },
-  });
-  const path = writeConfig(dir, yaml);
-  Object.assign(process.env, env);
-  const config = parseConfig(yaml, { source: path, env });
-  handles.push(await startWorker({ config, logger: memoryLogger('warn').logger, concurrency: 4 }));
+  const { config, path } = jobsConfigFile(s, tempDir(), { top: { jobs: { lockSeconds: 2 } } });
+  await worker(config);
   return { s, path };
 }
 
@@ -100,10 +76,7 @@ describe('enqueue and status commands', () => {
 
   it('commands that need Redis say so when redis.url is missing', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
-    const dir = tempDir();
-    const { yaml, env } = configYaml(s, dir);
-    Object.assign(process.env, env);
-    const path = writeConfig(dir, yaml);
+    const { path } = configFile(s, tempDir());
     const c = capture();
     expect(await main(['node', 'visync', '--config', path, 'status'], c.io)).toBe(1);
     expect(c.err.join('\n')).toMatch(/redis\.url: visync status needs Redis/);

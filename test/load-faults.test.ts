@@ -2,39 +2,29 @@
 // ends with a manifest (partial: what landed stays, each failed table is named with its reason;
 // failed only when nothing could be written, naming the path), and in worker mode the ledger
 // reaches a terminal state, `enqueue --wait` returns, and a run that failed can be enqueued again.
-import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import { startWorker, type WorkerHandle } from '../jobs/worker.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { parseConfig } from '../src/config/load.js';
 import { runInline } from '../src/pipeline/run-inline.js';
 import { createRunLoader } from '../src/pipeline/run-loader.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore, PutOptions } from '../src/sinks/object-store.js';
 import { type FakeBigQuery, HttpError, startFakeBigQuery } from './fakes/bigquery-server.js';
-import { configFor, configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';
+import { capture, configFor, memoryLogger, runOnceCli, sim, tempDir } from './helpers/harness.js';
+import { jobsConfigFile, worker } from './helpers/jobs.js';
 import { freePort } from './helpers/net.js';
-import { writeConfig } from './helpers/worker-process.js';
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
   while (closers.length) await closers.pop()?.();
-  for (const k of Object.keys(process.env)) if (k.startsWith('SIM_')) delete process.env[k];
 });
 
 async function fakeBigQuery(): Promise<FakeBigQuery> {
   const f = await startFakeBigQuery();
   closers.push(() => f.close());
   return f;
-}
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
 }
 
 /** The real fs store, except that writes of the keys `full` selects fail as on a full disk. */
@@ -106,15 +96,8 @@ describe('run --once: load-stage faults end in a manifest', () => {
         );
     };
     const dir = tempDir();
-    const { yaml, env } = configYaml(s, dir, { sinks: { fs: { dir }, bigquery: bigquery(bq.url) } });
-    Object.assign(process.env, env);
-    const path = writeConfig(dir, yaml);
-    const c = capture();
-    const code = await main(
-      ['node', 'visync', '--config', path, 'run', '--once', '--log-level', 'silent'],
-      c.io,
-    );
-    expect(code).toBe(2);
+    const c = await runOnceCli(s, dir, [], { sinks: { fs: { dir }, bigquery: bigquery(bq.url) } });
+    expect(c.code).toBe(2);
     const runId = /\| run (\S+) \|/.exec(c.out[0]!)![1]!;
     const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
     expect(m.status).toBe('partial');
@@ -178,15 +161,8 @@ describe('run --once: load-stage faults end in a manifest', () => {
     const dir = tempDir();
     const blocker = join(dir, 'not-a-dir');
     writeFileSync(blocker, 'x');
-    const { yaml, env } = configYaml(s, dir, { sinks: { fs: { dir: join(blocker, 'data') } } });
-    Object.assign(process.env, env);
-    const path = writeConfig(dir, yaml);
-    const c = capture();
-    const code = await main(
-      ['node', 'visync', '--config', path, 'run', '--once', '--log-level', 'silent'],
-      c.io,
-    );
-    expect(code).toBe(1);
+    const c = await runOnceCli(s, dir, [], { sinks: { fs: { dir: join(blocker, 'data') } } });
+    expect(c.code).toBe(1);
     expect(c.err.join('\n')).toContain(join(blocker, 'data'));
     expect(c.err.join('\n')).not.toMatch(/\n\s+at /);
   });
@@ -196,22 +172,11 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
   async function setup(sinks: Record<string, unknown>, attempts = 2) {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
     const dir = tempDir();
-    const { yaml, env } = configYaml(s, dir, {
+    const { config, path } = jobsConfigFile(s, dir, {
       sinks: { fs: { dir }, ...sinks },
-      top: {
-        redis: { url: inject('redisUrl'), prefix: `lf-${randomUUID().slice(0, 8)}` },
-        jobs: { lockSeconds: 2, attempts },
-      },
+      top: { jobs: { lockSeconds: 2, attempts } },
     });
-    const path = writeConfig(dir, yaml);
-    Object.assign(process.env, env);
-    const config = parseConfig(yaml, { source: path, env });
-    const h: WorkerHandle = await startWorker({
-      config,
-      logger: memoryLogger('silent').logger,
-      concurrency: 4,
-    });
-    closers.push(() => h.close(5000));
+    const h = await worker(config);
     return { s, dir, path, h };
   }
 

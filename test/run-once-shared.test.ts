@@ -8,7 +8,7 @@ import { EventEmitter, once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { peekBudget } from '../jobs/redis-rate-budget.js';
 import { main } from '../src/cli/main.js';
 import { type KeyLock, MemoryKeyLock } from '../src/curate/key-lock.js';
@@ -19,36 +19,17 @@ import { runInline } from '../src/pipeline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { latestKey } from '../src/sinks/layout.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
-import { configFor, configYaml, memoryLogger, readText, sim, tempDir } from './helpers/harness.js';
+import {
+  capture,
+  configFor,
+  memoryLogger,
+  readText,
+  runOnceCli,
+  sim,
+  simWithForeignWorkspace,
+  tempDir,
+} from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
-import { writeConfig } from './helpers/worker-process.js';
-
-afterEach(() => {
-  for (const k of Object.keys(process.env)) if (k.startsWith('SIM_')) delete process.env[k];
-});
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
-}
-
-async function cli(
-  s: Parameters<typeof configYaml>[0],
-  dir: string,
-  args: string[],
-  o: Parameters<typeof configYaml>[2] = {},
-) {
-  const { yaml, env } = configYaml(s, dir, o);
-  Object.assign(process.env, env);
-  const path = writeConfig(dir, yaml);
-  const c = capture();
-  const code = await main(
-    ['node', 'visync', '--config', path, 'run', '--once', '--log-level', 'silent', ...args],
-    c.io,
-  );
-  return { code, ...c };
-}
 
 describe('latest/ under concurrent runs of one account', () => {
   it('an older run that read the bundle before a newer one wrote it does not undo the newer one', async () => {
@@ -141,7 +122,7 @@ describe('run --once with redis configured', () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
     const dir = tempDir();
     const prefix = `ro-${randomUUID().slice(0, 8)}`;
-    const r = await cli(s, dir, [], { top: { redis: { url: inject('redisUrl'), prefix } } });
+    const r = await runOnceCli(s, dir, [], { top: { redis: { url: inject('redisUrl'), prefix } } });
     expect(r.code).toBe(0);
     const redis = new Redis(inject('redisUrl'));
     try {
@@ -158,11 +139,11 @@ describe('run --once with redis configured', () => {
     const dir = tempDir();
     const prefix = `ro-${randomUUID().slice(0, 8)}`;
     const top = { redis: { url: inject('redisUrl'), prefix } };
-    const ok = await cli(s, dir, [], { top });
+    const ok = await runOnceCli(s, dir, [], { top });
     expect(ok.code).toBe(0);
     const runId = /run (\S+) \|/.exec(ok.out[0] ?? '')?.[1];
     expect(runId).toBeTruthy();
-    const bad = await cli(s, dir, [], {
+    const bad = await runOnceCli(s, dir, [], {
       top,
       accounts: { acme: { brands: [...s.accounts[0]!.workspaceIds, 'brd_not_ours'] } },
     });
@@ -185,7 +166,7 @@ describe('run --once with redis configured', () => {
     const dir = tempDir();
     const port = await freePort();
     const started = Date.now();
-    const r = await cli(s, dir, [], { top: { redis: { url: `redis://127.0.0.1:${port}` } } });
+    const r = await runOnceCli(s, dir, [], { top: { redis: { url: `redis://127.0.0.1:${port}` } } });
     const tookMs = Date.now() - started;
     expect(r.code).toBe(1);
     expect(r.err).toHaveLength(1);
@@ -198,15 +179,8 @@ describe('run --once with redis configured', () => {
 
 describe('run --once messages and --brand', () => {
   it('a partial run prints one line per failed workspace with its reason', async () => {
-    const s = await sim({
-      accounts: [
-        { name: 'acme', workspaces: 1 },
-        { name: 'other', workspaces: 1 },
-      ],
-    });
-    const own = s.accounts[0]!.workspaceIds[0]!;
-    const foreign = s.accounts[1]!.workspaceIds[0]!;
-    const r = await cli(s, tempDir(), ['--account', 'acme'], {
+    const { s, own, foreign } = await simWithForeignWorkspace();
+    const r = await runOnceCli(s, tempDir(), ['--account', 'acme'], {
       accounts: { acme: { brands: [own, foreign] } },
     });
     expect(r.code).toBe(2);
@@ -223,7 +197,7 @@ describe('run --once messages and --brand', () => {
       ],
     });
     const target = s.accounts[1]!.workspaceIds[0]!;
-    const r = await cli(s, tempDir(), ['--brand', target]);
+    const r = await runOnceCli(s, tempDir(), ['--brand', target]);
     expect(r.code).toBe(0);
     expect(r.out).toHaveLength(1);
     expect(r.out[0]).toMatch(/^beta: succeeded \| run \S+ \| 1\/1 workspaces/);
@@ -239,14 +213,14 @@ describe('run --once messages and --brand', () => {
         { name: 'beta', workspaces: 1 },
       ],
     });
-    const unknown = await cli(s, tempDir(), ['--brand', 'ws_nobody']);
+    const unknown = await runOnceCli(s, tempDir(), ['--brand', 'ws_nobody']);
     expect(unknown.code).toBe(1);
     expect(unknown.err.join('\n')).toMatch(/^visync: no configured account owns workspace ws_nobody/);
     expect(s.log.every((e) => e.endpoint === 'brands')).toBe(true);
 
     const shared = s.accounts[0]!.workspaceIds[0]!;
     const before = s.log.length;
-    const both = await cli(s, tempDir(), ['--brand', shared], {
+    const both = await runOnceCli(s, tempDir(), ['--brand', shared], {
       accounts: { acme: { brands: [shared] }, beta: { brands: [shared] } },
     });
     expect(both.code).toBe(1);

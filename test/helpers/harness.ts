@@ -6,10 +6,12 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach } from 'vitest';
 import { stringify } from 'yaml';
+import { main } from '../../src/cli/main.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
+import { writeConfig } from './worker-process.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -64,6 +66,57 @@ export function configYaml(
     ...(o.top ?? {}),
   };
   return { yaml: stringify(doc), env };
+}
+
+/**
+ * The config written to `dir/visync.yaml` as a user would, with its keys in process.env (removed
+ * after the test), for CLI commands run in this process.
+ */
+export function configFile(
+  s: Simulator,
+  dir: string,
+  o: ConfigOverrides = {},
+): { path: string; yaml: string; env: Record<string, string> } {
+  const { yaml, env } = configYaml(s, dir, o);
+  Object.assign(process.env, env);
+  cleanups.push(() => {
+    for (const k of Object.keys(env)) delete process.env[k];
+  });
+  return { path: writeConfig(dir, yaml), yaml, env };
+}
+
+/** CLI output lines, for `main(argv, io)` run in this process. */
+export function capture() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
+}
+
+/** `visync run --once` run in this process against a config file written for `s`. */
+export async function runOnceCli(s: Simulator, dir: string, args: string[], o: ConfigOverrides = {}) {
+  const { path } = configFile(s, dir, o);
+  const c = capture();
+  const code = await main(
+    ['node', 'visync', '--config', path, 'run', '--once', '--log-level', 'silent', ...args],
+    c.io,
+  );
+  return { code, ...c };
+}
+
+/** Two accounts of one workspace each: acme's own and a workspace of another account. */
+export async function simWithForeignWorkspace(): Promise<{ s: Simulator; own: string; foreign: string }> {
+  const s = await sim({
+    accounts: [
+      { name: 'acme', workspaces: 1 },
+      { name: 'other', workspaces: 1 },
+    ],
+  });
+  return { s, own: s.accounts[0]!.workspaceIds[0]!, foreign: s.accounts[1]!.workspaceIds[0]! };
+}
+
+/** Every call for the workspace's brand fails with a 400, for good. */
+export function breakWorkspace(s: Simulator, account: string, brandId: string): void {
+  s.addFault({ account, endpoint: 'brand', brandId, kind: 'status', status: 400, times: Infinity });
 }
 
 export function memoryLogger(level = 'debug') {

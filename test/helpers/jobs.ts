@@ -1,13 +1,16 @@
 // In-process workers and queue clients against the test Redis, each test with its own key prefix,
 // all closed after the test.
 import { randomUUID } from 'node:crypto';
-import { afterEach, inject } from 'vitest';
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { type JobsClient, openJobsClient } from '../../jobs/client.js';
 import type { LedgerRun } from '../../jobs/ledger.js';
 import { startWorker, type WorkerHandle } from '../../jobs/worker.js';
+import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { sleep } from '../../src/util/time.js';
-import { type ConfigOverrides, configFor, memoryLogger } from './harness.js';
+import { type ConfigOverrides, configFile, configFor, memoryLogger } from './harness.js';
+import { type PrivateRedis, startPrivateRedis } from './redis-server.js';
 
 const handles: WorkerHandle[] = [];
 const clients: JobsClient[] = [];
@@ -18,14 +21,42 @@ afterEach(async () => {
 
 /** A config with Redis under a fresh prefix, short locks and a 1 s budget wait. */
 export function jobsConfig(s: Parameters<typeof configFor>[0], dir: string, o: ConfigOverrides = {}): Config {
-  return configFor(s, dir, {
+  return configFor(s, dir, withJobs(o));
+}
+
+/** The same config written to a file for CLI commands run in this process (see configFile). */
+export function jobsConfigFile(
+  s: Parameters<typeof configFor>[0],
+  dir: string,
+  o: ConfigOverrides = {},
+): { config: Config; path: string } {
+  const { path, yaml, env } = configFile(s, dir, withJobs(o));
+  return { config: parseConfig(yaml, { source: path, env }), path };
+}
+
+function withJobs(o: ConfigOverrides): ConfigOverrides {
+  return {
     ...o,
     top: {
       redis: { url: inject('redisUrl'), prefix: `t-${randomUUID().slice(0, 8)}` },
       jobs: { lockSeconds: 2, maxBudgetWaitSeconds: 1 },
       ...(o.top ?? {}),
     },
+  };
+}
+
+/** A private redis-server for the file's tests, and an admin connection to freeze, flush or kill its clients. */
+export function privateRedisForFile(): { readonly server: PrivateRedis; readonly admin: Redis } {
+  const r = {} as { server: PrivateRedis; admin: Redis };
+  beforeAll(async () => {
+    r.server = await startPrivateRedis();
+    r.admin = new Redis(r.server.url);
   });
+  afterAll(async () => {
+    await r.admin.quit();
+    await r.server.stop();
+  });
+  return r;
 }
 
 export async function worker(config: Config, concurrency = 4): Promise<WorkerHandle> {

@@ -1,61 +1,18 @@
 // The job system in one process against real Redis and real HTTP: flows, the ledger, dedup,
 // schedules, windows, budgets. Multi-process behaviour (SIGKILL, SIGTERM, two workers) is in
 // test/workers.test.ts.
-import { randomUUID } from 'node:crypto';
 import { QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, inject, it } from 'vitest';
-import { openJobsClient } from '../jobs/client.js';
+import { describe, expect, inject, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { queueName } from '../jobs/queues.js';
 import { installSchedules } from '../jobs/schedules.js';
-import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import type { Config } from '../src/config/schema.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { sleep } from '../src/util/time.js';
-import { type ConfigOverrides, configFor, memoryLogger, sim, tempDir } from './helpers/harness.js';
-
-const handles: WorkerHandle[] = [];
-const clients: { close(): Promise<void> }[] = [];
-afterEach(async () => {
-  while (handles.length) await handles.pop()?.close(5000);
-  while (clients.length) await clients.pop()?.close();
-});
-
-function jobsConfig(s: Parameters<typeof configFor>[0], dir: string, o: ConfigOverrides = {}): Config {
-  return configFor(s, dir, {
-    ...o,
-    top: {
-      redis: { url: inject('redisUrl'), prefix: `t-${randomUUID().slice(0, 8)}` },
-      jobs: { lockSeconds: 2, maxBudgetWaitSeconds: 1 },
-      ...(o.top ?? {}),
-    },
-  });
-}
-
-async function worker(config: Config, concurrency = 4): Promise<WorkerHandle> {
-  const h = await startWorker({ config, logger: memoryLogger('warn').logger, concurrency });
-  handles.push(h);
-  return h;
-}
-
-function client(config: Config) {
-  const c = openJobsClient(config, 'test');
-  clients.push(c);
-  return c;
-}
-
-async function waitForRun(config: Config, runId: string, timeoutMs = 30_000) {
-  const c = client(config);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await c.ledger.get(runId);
-    if (r && ['succeeded', 'partial', 'failed'].includes(r.status)) return r;
-    if (Date.now() > deadline) throw new Error(`run ${runId} did not finish: ${JSON.stringify(r)}`);
-    await sleep(100);
-  }
-}
+import { sim, tempDir } from './helpers/harness.js';
+import { jobsClient, jobsConfig, waitForRun, worker } from './helpers/jobs.js';
 
 describe('jobs on BullMQ', () => {
   it('an enqueued sync fans out per workspace, lands every workspace and writes the manifest', async () => {
@@ -63,7 +20,7 @@ describe('jobs on BullMQ', () => {
     const dir = tempDir();
     const config = jobsConfig(s, dir);
     await worker(config);
-    const c = client(config);
+    const c = jobsClient(config);
     const { runId, created } = await enqueueRun(c.queues, c.ledger, config, {
       kind: 'sync',
       account: 'acme',
@@ -85,7 +42,7 @@ describe('jobs on BullMQ', () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
     const dir = tempDir();
     const config = jobsConfig(s, dir);
-    const c = client(config);
+    const c = jobsClient(config);
     const first = await enqueueRun(c.queues, c.ledger, config, {
       kind: 'backfill',
       account: 'acme',
@@ -117,7 +74,7 @@ describe('jobs on BullMQ', () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
     const dir = tempDir();
     const config = jobsConfig(s, dir);
-    const c = client(config);
+    const c = jobsClient(config);
     await worker(config);
     const { logicalRunId } = await import('../src/runs/run-id.js');
     const runId = logicalRunId('nightly', 'acme', '2026-11-10');
@@ -154,7 +111,7 @@ describe('jobs on BullMQ', () => {
       top: { schedule: { nightly: { cron: '30 3 * * *', tz: 'Europe/Paris' } } },
     });
     // Yesterday's config had a third account; today's has dropped it.
-    const c = client(before);
+    const c = jobsClient(before);
     await installSchedules(c.queues, before);
     expect((await c.queues.for('gone').getJobSchedulers(0, -1)).map((x) => x.key)).toEqual(['nightly-gone']);
     const config: Config = { ...before, accounts: before.accounts.filter((a) => a.name !== 'gone') };
@@ -187,7 +144,7 @@ describe('jobs on BullMQ', () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
     const dir = tempDir();
     const config = jobsConfig(s, dir, { extract: { visibilityDays: 3, overlapDays: 2 } });
-    const c = client(config);
+    const c = jobsClient(config);
     await worker(config);
     const nightly = async (runDate: string) => {
       const { logicalRunId } = await import('../src/runs/run-id.js');
@@ -223,7 +180,7 @@ describe('jobs on BullMQ', () => {
     s.addFault({ account: 'acme', endpoint: 'brand', kind: 'status', status: 429, retryAfter: 20 });
     const dir = tempDir();
     const config = jobsConfig(s, dir);
-    const c = client(config);
+    const c = jobsClient(config);
     await worker(config, 2);
     const acme = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
     await sleep(200);
@@ -244,7 +201,7 @@ describe('jobs on BullMQ', () => {
     const dir = tempDir();
     const config = jobsConfig(s, dir);
     await worker(config);
-    const c = client(config);
+    const c = jobsClient(config);
     const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
     const run = await waitForRun(config, runId);
     expect(run.status).toBe('failed');
@@ -268,7 +225,7 @@ describe('jobs on BullMQ', () => {
     const dir = tempDir();
     const config = jobsConfig(s, dir, { accounts: { acme: { brands: [a, foreign, b] } } });
     await worker(config);
-    const c = client(config);
+    const c = jobsClient(config);
     const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
     const run = await waitForRun(config, runId);
     expect(run.status).toBe('partial');
@@ -288,7 +245,7 @@ describe('jobs on BullMQ', () => {
     const dir = tempDir();
     const config = jobsConfig(s, dir);
     await worker(config);
-    const c = client(config);
+    const c = jobsClient(config);
     const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
     await waitForRun(config, runId);
     const redis = new Redis(inject('redisUrl'));

@@ -1,23 +1,12 @@
 // A job whose lock expires while Redis is frozen runs twice (BullMQ hands it to another slot while
 // the first is still working): progress must still count each workspace once.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { sim, tempDir } from './helpers/harness.js';
-import { jobsClient, jobsConfig, until, waitForRun, worker } from './helpers/jobs.js';
-import { type PrivateRedis, startPrivateRedis } from './helpers/redis-server.js';
+import { jobsClient, jobsConfig, privateRedisForFile, until, waitForRun, worker } from './helpers/jobs.js';
 
-let server: PrivateRedis;
-let admin: Redis;
-beforeAll(async () => {
-  server = await startPrivateRedis();
-  admin = new Redis(server.url);
-});
-afterAll(async () => {
-  await admin.quit();
-  await server.stop();
-});
+const privateRedis = privateRedisForFile();
 
 describe('a job that runs twice', () => {
   it('Redis frozen longer than the lock: workspaces run twice, each is counted once', async () => {
@@ -25,7 +14,7 @@ describe('a job that runs twice', () => {
     const dir = tempDir();
     const cfg = jobsConfig(s, dir, {
       top: {
-        redis: { url: server.url, prefix: `l-${randomUUID().slice(0, 8)}` },
+        redis: { url: privateRedis.server.url, prefix: `l-${randomUUID().slice(0, 8)}` },
         jobs: { lockSeconds: 1, maxBudgetWaitSeconds: 1 },
       },
     });
@@ -37,7 +26,7 @@ describe('a job that runs twice', () => {
       async () => new Set(s.log.map((e) => e.brandId).filter(Boolean)).size === 6,
     );
     // Frozen for three lock durations: the locks lapse, BullMQ finds the jobs stalled.
-    await admin.client('PAUSE', 3000, 'ALL');
+    await privateRedis.admin.client('PAUSE', 3000, 'ALL');
     const run = await waitForRun(cfg, runId, 45_000);
     const jobs = await Promise.all(
       [0, 1, 2, 3, 4, 5].map((i) => c.queues.for('acme').getJob(`${runId}.ws.${i}`)),

@@ -5,7 +5,7 @@
 // instead of bursting into an upstream window that still counts the requests before the restart.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { budgetKeys, RedisRateBudget } from '../jobs/redis-rate-budget.js';
 import { missingSchedules, schedulerId } from '../jobs/schedules.js';
@@ -16,30 +16,23 @@ import { readManifest } from '../src/runs/manifest.js';
 import { peakInWindow } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { memoryLogger, sim, tempDir } from './helpers/harness.js';
-import { jobsClient, jobsConfig, until, waitForRun, worker } from './helpers/jobs.js';
-import { type PrivateRedis, startPrivateRedis } from './helpers/redis-server.js';
+import { jobsClient, jobsConfig, privateRedisForFile, until, waitForRun, worker } from './helpers/jobs.js';
 
-let server: PrivateRedis;
-let admin: Redis;
-beforeAll(async () => {
-  server = await startPrivateRedis();
-  admin = new Redis(server.url);
-});
-afterAll(async () => {
-  await admin.quit();
-  await server.stop();
-});
+const privateRedis = privateRedisForFile();
 
 /** What clients see of a Redis restart without persistence: no data, every connection dropped. */
 async function loseRedis(): Promise<void> {
-  await admin.flushall();
-  await admin.client('KILL', 'TYPE', 'normal');
+  await privateRedis.admin.flushall();
+  await privateRedis.admin.client('KILL', 'TYPE', 'normal');
 }
 
 function config(s: Parameters<typeof jobsConfig>[0], dir: string, o: Parameters<typeof jobsConfig>[2] = {}) {
   return jobsConfig(s, dir, {
     ...o,
-    top: { redis: { url: server.url, prefix: `r-${randomUUID().slice(0, 8)}` }, ...(o.top ?? {}) },
+    top: {
+      redis: { url: privateRedis.server.url, prefix: `r-${randomUUID().slice(0, 8)}` },
+      ...(o.top ?? {}),
+    },
   });
 }
 
@@ -129,14 +122,14 @@ describe('Redis restart without persistence', () => {
   });
 
   it('the budget: a lost log ramps over the next window; a first use does not', async () => {
-    const redis = new Redis(server.url);
+    const redis = new Redis(privateRedis.server.url);
     try {
       const prefix = `b-${randomUUID().slice(0, 8)}`;
       const b = new RedisRateBudget(redis, { prefix });
       const lim = { requests: 5, windowMs: 1000 };
       // First use by this process: the full window at once.
       for (let i = 0; i < 5; i++) expect((await b.tryTake('a', lim)).ok).toBe(true);
-      await admin.flushall();
+      await privateRedis.admin.flushall();
       // The log is gone: of many immediate takes, one is granted.
       const burst = await Promise.all(Array.from({ length: 10 }, () => b.tryTake('a', lim)));
       expect(burst.filter((r) => r.ok)).toHaveLength(1);
@@ -171,25 +164,25 @@ describe('Redis restart without persistence', () => {
       await h.close(1000);
       return lines.map((l) => JSON.parse(l).msg as string);
     };
-    const plain = await start(server.url);
+    const plain = await start(privateRedis.server.url);
     expect(plain.filter((l) => /persistence/.test(l))).toHaveLength(1);
     expect(plain.find((l) => /persistence/.test(l))).toMatch(/appendonly yes.*appendfsync everysec/);
     expect(plain.filter((l) => /evict/.test(l))).toHaveLength(0);
 
-    await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
-    await admin.config('SET', 'appendonly', 'yes');
+    await privateRedis.admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
+    await privateRedis.admin.config('SET', 'appendonly', 'yes');
     try {
-      const lru = await start(server.url);
+      const lru = await start(privateRedis.server.url);
       expect(lru.filter((l) => /persistence/.test(l))).toHaveLength(0);
       expect(lru.filter((l) => /maxmemory-policy allkeys-lru/.test(l))).toHaveLength(1);
     } finally {
-      await admin.config('SET', 'maxmemory-policy', 'noeviction');
-      await admin.config('SET', 'appendonly', 'no');
+      await privateRedis.admin.config('SET', 'maxmemory-policy', 'noeviction');
+      await privateRedis.admin.config('SET', 'appendonly', 'no');
     }
 
     // A managed Redis that refuses CONFIG.
-    await admin.acl('SETUSER', 'limited', 'on', '>secret', '~*', '&*', '+@all', '-config');
-    const url = new URL(server.url);
+    await privateRedis.admin.acl('SETUSER', 'limited', 'on', '>secret', '~*', '&*', '+@all', '-config');
+    const url = new URL(privateRedis.server.url);
     const refused = await start(`redis://limited:secret@${url.host}`);
     expect(refused.filter((l) => /could not check Redis/.test(l))).toHaveLength(1);
     expect(refused.join('\n')).not.toMatch(/\n\s+at /);

@@ -35,34 +35,37 @@ const COMMON = [
   col('extracted_at', 'TIMESTAMP', 'REQUIRED'),
 ];
 
-const BRANDS: TableDef = {
-  name: 'brands',
-  description: 'One row per brand and snapshot',
-  grain: 'brand_id, snapshot_date',
-  sources: ['brands', 'brand'],
-  columns: [
-    ...COMMON,
-    col('snapshot_date', 'DATE', 'REQUIRED'),
-    col('name', 'STRING'),
-    col('score', 'FLOAT64'),
-    col('engines', 'STRING', 'REPEATED'),
-    col('payload', 'JSON'),
-  ],
-  naturalKey: ['account', 'brand_id', 'snapshot_date'],
-  partitionField: 'snapshot_date',
-  clustering: ['account', 'brand_id'],
-};
+/** A table of one row per brand and `day` (a DATE column it is partitioned by). */
+function brandTable(
+  name: string,
+  description: string,
+  sources: TableDef['sources'],
+  day: TableDef['partitionField'],
+  columns: ColumnDef[],
+): TableDef {
+  return {
+    name,
+    description,
+    grain: `brand_id, ${day}`,
+    sources,
+    columns: [...COMMON, col(day, 'DATE', 'REQUIRED'), ...columns],
+    naturalKey: ['account', 'brand_id', day],
+    partitionField: day,
+    clustering: ['account', 'brand_id'],
+  };
+}
 
-const VISIBILITY: TableDef = {
-  name: 'visibility_daily',
-  description: 'One row per brand and day',
-  grain: 'brand_id, date',
-  sources: ['visibility'],
-  columns: [...COMMON, col('date', 'DATE', 'REQUIRED'), col('mentions', 'INT64'), col('payload', 'JSON')],
-  naturalKey: ['account', 'brand_id', 'date'],
-  partitionField: 'date',
-  clustering: ['account', 'brand_id'],
-};
+const BRANDS = brandTable('brands', 'One row per brand and snapshot', ['brands', 'brand'], 'snapshot_date', [
+  col('name', 'STRING'),
+  col('score', 'FLOAT64'),
+  col('engines', 'STRING', 'REPEATED'),
+  col('payload', 'JSON'),
+]);
+
+const VISIBILITY = brandTable('visibility_daily', 'One row per brand and day', ['visibility'], 'date', [
+  col('mentions', 'INT64'),
+  col('payload', 'JSON'),
+]);
 
 const LATEST: ViewDef = {
   name: 'brands_latest',

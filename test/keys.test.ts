@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../src/api/client.js';
 import { type WorkspaceEndpoint, workspaceCall } from '../src/api/endpoints.js';
+import { TABLES } from '../src/catalogue/index.js';
 import { listRawRun } from '../src/curate/raw-run.js';
 import { brandIdOfRequest, landRaw, type RawRequestInfo } from '../src/land/raw.js';
 import { replayRun } from '../src/pipeline/replay.js';
@@ -32,16 +33,9 @@ const CJK_80 = '数据仓库'.repeat(20);
 const ALIASING_IDS = ['foo.days-7', 'x.tmp-1', '_account', CJK_80, 'plain'];
 
 /** Tables that hold at least one row per workspace and run. */
-const PER_WORKSPACE_TABLES = [
-  'brands',
-  'brand_engine_scores',
-  'visibility_daily',
-  'visibility_engine_daily',
-  'recommendations',
-  'prompts',
-  'buyer_intent',
-  'reputation',
-];
+const PER_WORKSPACE_TABLES = TABLES.map((t) => t.name).filter(
+  (name) => !['accounts', 'reputation_claims', 'reputation_conflicts'].includes(name),
+);
 
 function rowsByTable(dir: string): Map<string, Record<string, unknown>[]> {
   const out = new Map<string, Record<string, unknown>[]>();

@@ -8,6 +8,7 @@ import { enqueueRun } from '../jobs/enqueue.js';
 import type { LedgerRun } from '../jobs/ledger.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import { parseConfig } from '../src/config/load.js';
+import type { Config } from '../src/config/schema.js';
 import { runVisync, startVisync, waitForOutput } from './helpers/cli-process.js';
 import { configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
@@ -31,6 +32,18 @@ async function configAt(redisUrl: string) {
   });
   const path = writeConfig(dir, yaml);
   return { path, env, config: parseConfig(yaml, { source: path, env }) };
+}
+
+/** Enqueues a sync of acme and waits for its run to succeed. */
+async function syncSucceeds(config: Config): Promise<LedgerRun | undefined> {
+  const client = openJobsClient(config, 'test');
+  closers.push(() => client.close());
+  const { runId } = await enqueueRun(client.queues, client.ledger, config, { kind: 'sync', account: 'acme' });
+  return until(
+    () => client.ledger.get(runId),
+    (r: LedgerRun | undefined) => r?.status === 'succeeded',
+    30_000,
+  );
 }
 
 async function privateRedis(port?: number): Promise<PrivateRedis> {
@@ -149,18 +162,7 @@ describe('a worker when Redis is unreachable', () => {
     expect(lines.join('')).not.toMatch(STACK_LINE);
     expect(consoleError).not.toHaveBeenCalled();
 
-    const client = openJobsClient(config, 'test');
-    closers.push(() => client.close());
-    const { runId } = await enqueueRun(client.queues, client.ledger, config, {
-      kind: 'sync',
-      account: 'acme',
-    });
-    const run = await until(
-      () => client.ledger.get(runId),
-      (r: LedgerRun | undefined) => r?.status === 'succeeded',
-      30_000,
-    );
-    expect(run?.workspaces_done).toBe(2);
+    expect((await syncSucceeds(config))?.workspaces_done).toBe(2);
     expect(again.url).toBe(redis.url);
   });
 
@@ -184,17 +186,6 @@ describe('a worker when Redis is unreachable', () => {
     expect(handle.ready()).toEqual({ ok: true });
     expect(lines.join('')).not.toMatch(STACK_LINE);
 
-    const client = openJobsClient(config, 'test');
-    closers.push(() => client.close());
-    const { runId } = await enqueueRun(client.queues, client.ledger, config, {
-      kind: 'sync',
-      account: 'acme',
-    });
-    const run = await until(
-      () => client.ledger.get(runId),
-      (r: LedgerRun | undefined) => r?.status === 'succeeded',
-      30_000,
-    );
-    expect(run?.workspaces_done).toBe(2);
+    expect((await syncSucceeds(config))?.workspaces_done).toBe(2);
   });
 });

@@ -59,6 +59,21 @@ class FullDiskStore implements ObjectStore {
 
 const bigquery = (apiEndpoint: string) => ({ projectId: 'p', dataset: 'vis', apiEndpoint });
 
+/** A run --once of two workspaces loading into the fake BigQuery, on a disk full for the keys `full` selects. */
+async function runOnFullDisk(full: (key: string) => boolean) {
+  const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+  const bq = await fakeBigQuery();
+  const dir = tempDir();
+  const config = configFor(s, dir, { sinks: { fs: { dir }, bigquery: bigquery(bq.url) } });
+  const result = await runInline({
+    config,
+    store: new FullDiskStore(new FsObjectStore(dir), dir, full),
+    logger: memoryLogger('silent').logger,
+    loader: (await createRunLoader(config.sinks))!,
+  });
+  return { bq, ...result };
+}
+
 describe('run --once: load-stage faults end in a manifest', () => {
   it('BigQuery unreachable: a partial manifest naming every table with the reason, files kept', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
@@ -113,17 +128,7 @@ describe('run --once: load-stage faults end in a manifest', () => {
   });
 
   it("a full disk under one table's parts: that table fails with ENOSPC and its key, the others load", async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
-    const bq = await fakeBigQuery();
-    const dir = tempDir();
-    const config = configFor(s, dir, { sinks: { fs: { dir }, bigquery: bigquery(bq.url) } });
-    const store = new FullDiskStore(new FsObjectStore(dir), dir, (k) => k.startsWith('tables/prompts/'));
-    const { manifests, status } = await runInline({
-      config,
-      store,
-      logger: memoryLogger('silent').logger,
-      loader: (await createRunLoader(config.sinks))!,
-    });
+    const { bq, manifests, status } = await runOnFullDisk((k) => k.startsWith('tables/prompts/'));
     expect(status).toBe('partial');
     const m = manifests[0]!;
     const prompts = m.loads.find((l) => l.table === 'prompts');
@@ -138,17 +143,7 @@ describe('run --once: load-stage faults end in a manifest', () => {
   });
 
   it('a full disk when curate starts (latest bundles): partial, every table not loaded with the reason', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
-    const bq = await fakeBigQuery();
-    const dir = tempDir();
-    const config = configFor(s, dir, { sinks: { fs: { dir }, bigquery: bigquery(bq.url) } });
-    const store = new FullDiskStore(new FsObjectStore(dir), dir, (k) => k.startsWith('latest/'));
-    const { manifests } = await runInline({
-      config,
-      store,
-      logger: memoryLogger('silent').logger,
-      loader: (await createRunLoader(config.sinks))!,
-    });
+    const { bq, manifests } = await runOnFullDisk((k) => k.startsWith('latest/'));
     const m = manifests[0]!;
     expect(m.status).toBe('partial');
     expect(m.loads.length).toBeGreaterThan(0);

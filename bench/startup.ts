@@ -1,8 +1,9 @@
 // Start-up cost of the CLI, as a user pays it: wall time of `node -e 0`, `visync --help` and
 // `visync status` (against a private redis-server), and the CPU a `visync worker` spends until it
 // prints its ready line.
-//   npm run bench:startup [-- --runs 10 --bin path/to/bin/visync.js]
-// `--bin` points at another checkout's bin to compare before and after a change. Targets:
+//   npm run build && npm run bench:startup [-- --runs 10 --bin path/to/bin/visync.js --listen 127.0.0.1:0]
+// `--bin` points at another checkout's bin to compare before and after a change; `--listen` is
+// passed to the worker (its endpoint; a bin older than the endpoint has no such flag). Targets:
 // `--help` at most 3x `node -e 0`, `status` under 0.6 s, worker start-up CPU under 0.5 s.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ const { values } = parseArgs({
   options: {
     runs: { type: 'string', default: '10' },
     bin: { type: 'string', default: new URL('../bin/visync.js', import.meta.url).pathname },
+    listen: { type: 'string' },
   },
 });
 const RUNS = Number(values.runs);
@@ -54,9 +56,14 @@ function peakRssMb(pid: number): number {
 
 /** CPU (ms) and peak RSS (MB) of one worker from spawn to its ready line. */
 async function workerStart(config: string): Promise<{ cpu: number; rss: number }> {
-  const child = spawn(process.execPath, [BIN, '--config', config, 'worker', '--log-level', 'info'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const listen = values.listen ? ['--listen', values.listen] : [];
+  const child = spawn(
+    process.execPath,
+    [BIN, '--config', config, 'worker', ...listen, '--log-level', 'info'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   const ready = new Promise<void>((resolve, reject) => {
     const onData = (d: Buffer) => {

@@ -3,7 +3,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { enqueueRun } from '../jobs/enqueue.js';
 import { checkStale } from '../jobs/stale-watch.js';
 import { registerSecret } from '../src/log.js';
 import { runAlert, sendAlert, staleAlert } from '../src/ops/alerts.js';
@@ -11,7 +10,7 @@ import { runInline } from '../src/pipeline/run-inline.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { breakWorkspace, configFor, FAST_RETRY, memoryLogger, sim, tempDir } from './helpers/harness.js';
-import { jobsClient, jobsConfig, until, waitForRun, worker } from './helpers/jobs.js';
+import { jobsClient, jobsConfig, syncToEnd, until, worker } from './helpers/jobs.js';
 
 interface Receiver {
   url: string;
@@ -198,9 +197,8 @@ describe('alerts from real runs', () => {
     breakWorkspace(s, 'acme', broken);
     const config = jobsConfig(s, tempDir(), { top: { alerts: { webhook: r.url } } });
     await worker(config);
-    const c = jobsClient(config);
-    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
-    expect((await waitForRun(config, runId)).status).toBe('partial');
+    const { runId, run } = await syncToEnd(config);
+    expect(run.status).toBe('partial');
     await until('the alert', async () => r.bodies.length > 0);
     expect((r.bodies[0] as { visync: unknown }).visync).toMatchObject({
       run_id: runId,
@@ -215,9 +213,8 @@ describe('alerts from real runs', () => {
     s.revokeKey(s.accounts[0]!.keys[0]!);
     const config = jobsConfig(s, tempDir(), { top: { alerts: { webhook: r.url, on: ['failed'] } } });
     await worker(config);
-    const c = jobsClient(config);
-    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
-    expect((await waitForRun(config, runId)).status).toBe('failed');
+    const { runId, run } = await syncToEnd(config);
+    expect(run.status).toBe('failed');
     await until('the alert', async () => r.bodies.length > 0);
     expect((r.bodies[0] as { visync: unknown }).visync).toMatchObject({
       event: 'failed',

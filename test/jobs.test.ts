@@ -12,7 +12,7 @@ import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { sleep } from '../src/util/time.js';
 import { sim, tempDir } from './helpers/harness.js';
-import { jobsClient, jobsConfig, waitForRun, worker } from './helpers/jobs.js';
+import { jobsClient, jobsConfig, syncToEnd, waitForRun, worker } from './helpers/jobs.js';
 
 describe('jobs on BullMQ', () => {
   it('an enqueued sync fans out per workspace, lands every workspace and writes the manifest', async () => {
@@ -201,9 +201,7 @@ describe('jobs on BullMQ', () => {
     const dir = tempDir();
     const config = jobsConfig(s, dir);
     await worker(config);
-    const c = jobsClient(config);
-    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
-    const run = await waitForRun(config, runId);
+    const { runId, run } = await syncToEnd(config);
     expect(run.status).toBe('failed');
     expect(run.error).toMatch(/401: the API key was refused/);
     const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
@@ -225,9 +223,7 @@ describe('jobs on BullMQ', () => {
     const dir = tempDir();
     const config = jobsConfig(s, dir, { accounts: { acme: { brands: [a, foreign, b] } } });
     await worker(config);
-    const c = jobsClient(config);
-    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
-    const run = await waitForRun(config, runId);
+    const { runId, run } = await syncToEnd(config);
     expect(run.status).toBe('partial');
     const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
     const byId = Object.fromEntries(m.workspaces.map((w) => [w.brand_id, w]));
@@ -245,9 +241,7 @@ describe('jobs on BullMQ', () => {
     const dir = tempDir();
     const config = jobsConfig(s, dir);
     await worker(config);
-    const c = jobsClient(config);
-    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
-    await waitForRun(config, runId);
+    await syncToEnd(config);
     const redis = new Redis(inject('redisUrl'));
     try {
       const keys = await redis.keys(`${config.redis.prefix}:*`);

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { type JobsClient, openJobsClient } from '../../jobs/client.js';
+import { enqueueRun } from '../../jobs/enqueue.js';
 import type { LedgerRun } from '../../jobs/ledger.js';
 import { startWorker, type WorkerHandle } from '../../jobs/worker.js';
 import { parseConfig } from '../../src/config/load.js';
@@ -81,6 +82,16 @@ export async function waitForRun(config: Config, runId: string, timeoutMs = 30_0
     if (Date.now() > deadline) throw new Error(`run ${runId} did not finish: ${JSON.stringify(r)}`);
     await sleep(100);
   }
+}
+
+/** Enqueues a sync of the account and waits for its run to end. */
+export async function syncToEnd(
+  config: Config,
+  account = 'acme',
+): Promise<{ runId: string; run: LedgerRun }> {
+  const c = jobsClient(config);
+  const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account });
+  return { runId, run: await waitForRun(config, runId) };
 }
 
 /** Polls until `check` holds (an event the test waits on, never a fixed sleep). */

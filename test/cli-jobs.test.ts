@@ -1,7 +1,6 @@
 // enqueue --wait and status as a user types them, against an in-process worker.
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
-import { capture, configFile, sim, tempDir } from './helpers/harness.js';
+import { configFile, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsConfigFile, worker } from './helpers/jobs.js';
 
 async function setup(accounts: Parameters<typeof sim>[0]['accounts']) {
@@ -14,8 +13,8 @@ async function setup(accounts: Parameters<typeof sim>[0]['accounts']) {
 describe('enqueue and status commands', () => {
   it('enqueue --wait prints the run id, shows progress and exits 0; the same run again is not enqueued', async () => {
     const { path } = await setup([{ name: 'acme', workspaces: 3 }]);
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'enqueue', 'sync', '--wait'], c.io)).toBe(0);
+    const c = await visyncCli(path, ['enqueue', 'sync', '--wait']);
+    expect(c.code).toBe(0);
     const enqueued = c.out.find((l) => l.startsWith('acme: enqueued sync '));
     expect(enqueued).toBeDefined();
     const runId = enqueued!.split(' ').at(-1)!;
@@ -24,21 +23,21 @@ describe('enqueue and status commands', () => {
     );
     expect(c.err.some((l) => /\[#{20}\] 3\/3 workspaces \| \d+ requests/.test(l))).toBe(true);
 
-    const again = capture();
-    expect(await main(['node', 'visync', '--config', path, 'enqueue', 'sync'], again.io)).toBe(0);
+    const again = await visyncCli(path, ['enqueue', 'sync']);
+    expect(again.code).toBe(0);
     expect(again.out[0]).toBe(
       `acme: ${runId} exists already (succeeded); not enqueued again (use --force for a new run)`,
     );
 
-    const status = capture();
-    expect(await main(['node', 'visync', '--config', path, 'status'], status.io)).toBe(0);
+    const status = await visyncCli(path, ['status']);
+    expect(status.code).toBe(0);
     const text = status.out.join('\n');
     expect(text).toContain(`last success: ${runId} (sync 3d, succeeded 3/3 workspaces`);
     expect(text).toMatch(/next nightly: \d{4}-\d{2}-\d{2}T02:00:00.000Z/);
     expect(text).toMatch(/^queue: waiting \d+, prioritized \d+, active \d+, delayed \d+/m);
 
-    const json = capture();
-    expect(await main(['node', 'visync', '--config', path, 'status', '--json'], json.io)).toBe(0);
+    const json = await visyncCli(path, ['status', '--json']);
+    expect(json.code).toBe(0);
     const report = JSON.parse(json.out.join('\n'));
     expect(report.accounts[0].last_success.run_id).toBe(runId);
   });
@@ -48,13 +47,8 @@ describe('enqueue and status commands', () => {
       { name: 'acme', workspaces: 2 },
       { name: 'beta', workspaces: 1, plan: 'starter' },
     ]);
-    const failed = capture();
-    expect(
-      await main(
-        ['node', 'visync', '--config', path, 'enqueue', 'sync', '--account', 'beta', '--wait'],
-        failed.io,
-      ),
-    ).toBe(1);
+    const failed = await visyncCli(path, ['enqueue', 'sync', '--account', 'beta', '--wait']);
+    expect(failed.code).toBe(1);
     expect(failed.out.at(-1)).toMatch(/^beta: \S+ failed: beta: GET \/api\/v1\/me -> 403/);
 
     s.addFault({
@@ -64,21 +58,16 @@ describe('enqueue and status commands', () => {
       kind: 'status',
       status: 400,
     });
-    const partial = capture();
-    expect(
-      await main(
-        ['node', 'visync', '--config', path, 'enqueue', 'sync', '--account', 'acme', '--wait'],
-        partial.io,
-      ),
-    ).toBe(2);
+    const partial = await visyncCli(path, ['enqueue', 'sync', '--account', 'acme', '--wait']);
+    expect(partial.code).toBe(2);
     expect(partial.out.at(-1)).toMatch(/^acme: \S+ partial/);
   });
 
   it('commands that need Redis say so when redis.url is missing', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
     const { path } = configFile(s, tempDir());
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'status'], c.io)).toBe(1);
+    const c = await visyncCli(path, ['status']);
+    expect(c.code).toBe(1);
     expect(c.err.join('\n')).toMatch(/redis\.url: visync status needs Redis/);
     expect(c.err.join('\n')).not.toMatch(/\n\s+at /);
   });

@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
 import { peekBudget } from '../jobs/redis-rate-budget.js';
-import { main } from '../src/cli/main.js';
 import { type KeyLock, MemoryKeyLock } from '../src/curate/key-lock.js';
 import { type LatestBundle, mergeLatest } from '../src/curate/latest.js';
 import type { RawRecord } from '../src/normalise/types.js';
@@ -20,7 +19,6 @@ import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { latestKey } from '../src/sinks/layout.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import {
-  capture,
   configFor,
   memoryLogger,
   readText,
@@ -28,6 +26,7 @@ import {
   sim,
   simWithForeignWorkspace,
   tempDir,
+  visyncCli,
 } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
 
@@ -149,10 +148,8 @@ describe('run --once with redis configured', () => {
     });
     expect(bad.code).toBe(2);
 
-    const status = capture();
-    expect(
-      await main(['node', 'visync', '--config', join(dir, 'visync.yaml'), 'status', '--json'], status.io),
-    ).toBe(0);
+    const status = await visyncCli(join(dir, 'visync.yaml'), ['status', '--json']);
+    expect(status.code).toBe(0);
     const acme = JSON.parse(status.out.join('\n')).accounts.find(
       (a: { account: string }) => a.account === 'acme',
     );

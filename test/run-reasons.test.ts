@@ -1,8 +1,7 @@
 // Why a queued run failed or ended partial, where a user looks: `enqueue --wait` names each failed
 // workspace with its reason, and `status` shows the reason of each failed or partial run.
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
-import { breakWorkspace, capture, sim, tempDir } from './helpers/harness.js';
+import { breakWorkspace, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsConfigFile, worker } from './helpers/jobs.js';
 
 describe('reasons of failed and partial runs', () => {
@@ -13,19 +12,19 @@ describe('reasons of failed and partial runs', () => {
     const { config, path } = jobsConfigFile(s, tempDir(), { top: { jobs: { lockSeconds: 2 } } });
     await worker(config);
 
-    const wait = capture();
-    expect(await main(['node', 'visync', '--config', path, 'enqueue', 'sync', '--wait'], wait.io)).toBe(2);
+    const wait = await visyncCli(path, ['enqueue', 'sync', '--wait']);
+    expect(wait.code).toBe(2);
     const reason = new RegExp(`acme: workspace ${broken} failed: .*400`);
     expect(wait.err.filter((l) => reason.test(l))).toHaveLength(1);
     expect(wait.err.find((l) => reason.test(l))).toMatch(/^visync: /);
 
-    const table = capture();
-    expect(await main(['node', 'visync', '--config', path, 'status'], table.io)).toBe(0);
+    const table = await visyncCli(path, ['status']);
+    expect(table.code).toBe(0);
     const partial = table.out.find((l) => l.trimStart().startsWith('partial: '));
     expect(partial).toMatch(new RegExp(`3/3 workspaces \\(1 failed\\).*: workspace ${broken} failed: .*400`));
 
-    const json = capture();
-    expect(await main(['node', 'visync', '--config', path, 'status', '--json'], json.io)).toBe(0);
+    const json = await visyncCli(path, ['status', '--json']);
+    expect(json.code).toBe(0);
     const run = JSON.parse(json.out.join('\n')).accounts[0].failed[0];
     expect(run.status).toBe('partial');
     expect(run.reasons).toEqual([expect.stringMatching(new RegExp(`^workspace ${broken} failed: .*400`))]);

@@ -92,15 +92,16 @@ export function capture() {
   return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
 }
 
+/** `visync --config <path> <args>` run in this process: its exit code and output lines. */
+export async function visyncCli(path: string, args: string[]) {
+  const c = capture();
+  const code = await main(['node', 'visync', '--config', path, ...args], c.io);
+  return { code, ...c };
+}
+
 /** `visync run --once` run in this process against a config file written for `s`. */
 export async function runOnceCli(s: Simulator, dir: string, args: string[], o: ConfigOverrides = {}) {
-  const { path } = configFile(s, dir, o);
-  const c = capture();
-  const code = await main(
-    ['node', 'visync', '--config', path, 'run', '--once', '--log-level', 'silent', ...args],
-    c.io,
-  );
-  return { code, ...c };
+  return visyncCli(configFile(s, dir, o).path, ['run', '--once', '--log-level', 'silent', ...args]);
 }
 
 /** Two accounts of one workspace each: acme's own and a workspace of another account. */

@@ -3,11 +3,7 @@
 // It binds before the workers start, so a taken port or missing credentials stop the worker
 // before it takes a job; the workers are attached once they run.
 import type { AddressInfo } from 'node:net';
-import { createBullBoard } from '@bull-board/api';
-import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
-import { HonoAdapter } from '@bull-board/hono';
 import { createAdaptorServer } from '@hono/node-server';
-import { serveStatic } from '@hono/node-server/serve-static';
 import { Hono } from 'hono';
 import { basicAuth } from 'hono/basic-auth';
 import { HTTPException } from 'hono/http-exception';
@@ -19,6 +15,7 @@ import {
   metricsText,
 } from '../src/ops/prometheus.js';
 import { isLoopbackHost } from '../src/util/net.js';
+import type { Board } from './ops-board.js';
 import type { Readiness, WorkerHandle } from './worker.js';
 
 /** BullMQ job states counted into visync_queue_jobs. */
@@ -111,13 +108,28 @@ export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
   let worker: WorkerHandle | undefined;
   enableMetrics();
 
-  const board = new HonoAdapter(serveStatic);
-  board.setBasePath('/ui');
-  const boardQueues = createBullBoard({
-    queues: [],
-    serverAdapter: board,
-    options: { uiConfig: { boardTitle: 'visync' } },
-  });
+  // The queues the board shows: the deployment's accounts once a worker is attached.
+  let boardAccounts: string[] = [];
+  const showQueues = (b: Board) => {
+    if (worker) b.setQueues(boardAccounts.map((a) => (worker as WorkerHandle).context.queues.for(a)));
+  };
+  // Loaded on the first /ui request (concurrent first requests share the load; a failed load is
+  // tried again by the next request).
+  let board: Promise<Board> | undefined;
+  const loadBoard = () => {
+    board ??= import('./ops-board.js').then(
+      ({ createBoard }) => {
+        const b = createBoard({ readOnly: o.readOnly });
+        showQueues(b);
+        return b;
+      },
+      (err: unknown) => {
+        board = undefined;
+        throw err;
+      },
+    );
+    return board;
+  };
 
   // Not strict: /ui and /ui/ are the same page (the board's entry route is '/').
   const app = new Hono({ strict: false });
@@ -138,7 +150,7 @@ export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
     return c.body(await metricsText(snapshot), 200, { 'content-type': METRICS_CONTENT_TYPE });
   });
   app.get('/', (c) => c.text('visync worker: /metrics /healthz /readyz /ui/\n'));
-  app.route('/ui', board.registerPlugin());
+  app.all('/ui/*', async (c) => (await loadBoard()).app.fetch(c.req.raw));
   app.onError((err, c) => {
     // The 401 of basic auth comes this way too.
     if (err instanceof HTTPException) return err.getResponse();
@@ -169,10 +181,9 @@ export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
     url,
     async attach(w) {
       worker = w;
-      const accounts = await deploymentAccounts(w);
-      boardQueues.replaceQueues(
-        accounts.map((a) => new BullMQAdapter(w.context.queues.for(a), { readOnlyMode: o.readOnly })),
-      );
+      boardAccounts = await deploymentAccounts(w);
+      // A board still loading shows them itself; a failed load is reported by its request.
+      await board?.then(showQueues, () => {});
     },
     async close() {
       worker = undefined;

@@ -2,8 +2,8 @@
 // saturates its budget first keeps every worker slot busy waiting (measured: 4 accounts took
 // 1.6-2.0x the time of one). A queue per account gives each account its own lane of slots, so one
 // account's waits or pauses never hold up another's work.
-import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { Queue } from './bullmq.js';
 import { isConnectionError } from './connection.js';
 
 export const queueName = (account: string) => `visync-${account}`;

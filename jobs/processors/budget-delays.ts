@@ -1,8 +1,9 @@
 // A job that finds no request budget steps aside (delayed) without spending a retry attempt. The
 // run deadline ends such waits; the count kept in the job's data ends them even when the deadline
 // cannot (a clock jump, a run whose start the ledger lost), so no job is delayed forever.
-import { DelayedError, type Job } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
+import { DelayedError } from '../bullmq.js';
 import { delayFor } from './delay.js';
 
 /**

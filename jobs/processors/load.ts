@@ -1,6 +1,6 @@
 // The `load` job: runs when every workspace job of the run is done (or failed for good). It
 // normalises the raw landing, loads each table once, and writes the manifest, last.
-import { type Job, UnrecoverableError } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { runFinished } from '../../src/ops/run-finished.js';
 import { finishRun } from '../../src/pipeline/finish-run.js';
@@ -11,6 +11,7 @@ import {
   writeManifest,
 } from '../../src/runs/manifest.js';
 import { manifestKey } from '../../src/sinks/layout.js';
+import { UnrecoverableError } from '../bullmq.js';
 import type { JobContext } from '../context.js';
 import { type LoadJobData, LoadJobSchema, type WorkspaceJobResult, workspaceIndex } from '../definitions.js';
 import { RedisKeyLock } from '../redis-key-lock.js';

@@ -1,7 +1,7 @@
 // The `run` job: settle the run's id and window, discover the account's workspaces (/me, /brands,
 // landed), then add the run's flow: one child per workspace under a `load` parent that runs when
 // every child is done (a child that fails for good is ignored, not blocking).
-import { type Job, UnrecoverableError } from 'bullmq';
+import type { Job } from 'bullmq';
 import { ApiError } from '../../src/api/errors.js';
 import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
 import { emptyStats } from '../../src/api/request-stats.js';
@@ -14,6 +14,7 @@ import { assembleManifest, readManifest, writeManifest } from '../../src/runs/ma
 import { logicalRunId } from '../../src/runs/run-id.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import { addDays, utcDate } from '../../src/util/time.js';
+import { UnrecoverableError } from '../bullmq.js';
 import { accountOf, type JobContext } from '../context.js';
 import {
   JOB,

@@ -1,12 +1,13 @@
 // The `workspace` job: every call of one workspace, each body landed as it arrives. Landed calls
 // are written back into the job's data, so a job resumed after a crash, a retry or a budget delay
 // does not spend budget on them again (it rewrites nothing it already has).
-import { type Job, UnrecoverableError } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
 import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
 import { emptyStats } from '../../src/api/request-stats.js';
 import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
 import { callLimits, createAccountClient, extractWorkspace } from '../../src/extract/extract-account.js';
+import { UnrecoverableError } from '../bullmq.js';
 import { accountOf, type JobContext } from '../context.js';
 import { type WorkspaceJobData, type WorkspaceJobResult, WorkspaceJobSchema } from '../definitions.js';
 import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';

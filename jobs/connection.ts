@@ -5,9 +5,16 @@
 //   one line (through `onRetry`) instead of ioredis' and BullMQ's stack traces.
 // BullMQ needs maxRetriesPerRequest: null on connections it blocks on; commands use it too, so that
 // a request waits for the next attempt rather than failing on the first drop.
-import { Redis, type RedisOptions } from 'ioredis';
+import { createRequire } from 'node:module';
+import type * as IORedis from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { ConfigError } from '../src/config/load.js';
 import type { Config } from '../src/config/schema.js';
+
+// Loaded with require, as BullMQ is (./bullmq.ts): an ESM import of this CommonJS package costs
+// about 100 ms more CPU at every start.
+const { Redis } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
+type Redis = IORedis.Redis;
 
 /** The Redis URL, or a configuration error naming the key (run --once is the command that needs none). */
 export function redisUrl(config: Config, command: string): string {

@@ -1,12 +1,12 @@
 // A visync worker process: BullMQ workers on the run queue, the shared Redis budget, the ledger,
 // and the nightly schedules of its config. Several such processes on several machines share the
 // work; a process killed mid-job has its jobs taken over once their lock expires.
-import { FlowProducer, type Job, Worker } from 'bullmq';
+import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { closeAllPools } from '../src/api/http-pools.js';
 import type { Config } from '../src/config/schema.js';
 import { createRunLoader } from '../src/pipeline/run-loader.js';
 import { createObjectStore } from '../src/sinks/create-store.js';
+import { FlowProducer, Worker } from './bullmq.js';
 import {
   type Backoff,
   closeConnection,
@@ -18,9 +18,6 @@ import {
 import type { JobContext } from './context.js';
 import { JOB } from './definitions.js';
 import { RunLedger } from './ledger.js';
-import { processLoad } from './processors/load.js';
-import { processRun } from './processors/run.js';
-import { processWorkspace } from './processors/workspace.js';
 import { AccountQueues, queueName } from './queues.js';
 import { checkRedisDurability } from './redis-checks.js';
 import { RedisRateBudget } from './redis-rate-budget.js';
@@ -164,14 +161,15 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     logger: o.logger,
   });
 
+  // The processors (and the API client and undici they use) load with the first job, not at start.
   const process = async (job: Job, token?: string) => {
     switch (job.name) {
       case JOB.run:
-        return processRun(job, token, context);
+        return (await import('./processors/run.js')).processRun(job, token, context);
       case JOB.workspace:
-        return processWorkspace(job, token, context);
+        return (await import('./processors/workspace.js')).processWorkspace(job, token, context);
       case JOB.load:
-        return processLoad(job, context);
+        return (await import('./processors/load.js')).processLoad(job, context);
       default:
         throw new Error(`unknown job name ${job.name}`);
     }
@@ -239,7 +237,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       // Bounded: with Redis gone these would wait for it; the connections are dropped next anyway.
       await settlesWithin(Promise.allSettled([queues.close(), flow.close()]), CLOSE_MS);
       await Promise.allSettled([closeConnection(redis), closeConnection(blocking.redis)]);
-      await closeAllPools();
+      await (await import('../src/api/http-pools.js')).closeAllPools();
       return { forced: !inTime };
     },
   };

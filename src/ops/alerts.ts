@@ -2,7 +2,6 @@
 // account has had no successful run for `alerts.staleAfterHours`. An alert is best effort: it is
 // retried with backoff, bounded in time, never throws into the run that triggered it, and passes
 // through the secret scrubber, so a key echoed in an upstream error never leaves the process.
-import { request } from 'undici';
 import type { AlertsConfig } from '../config/schema.js';
 import { scrubSecrets } from '../log.js';
 import type { Manifest } from '../runs/manifest.js';
@@ -157,6 +156,8 @@ export async function sendAlert(
   let error = '';
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
+      // Loaded on the first alert: a worker without one never pays for undici at start.
+      const { request } = await import('undici');
       const res = await request(webhook, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'visibility-sync' },

@@ -8,12 +8,8 @@ import { Hono } from 'hono';
 import { basicAuth } from 'hono/basic-auth';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
-import {
-  type DeploymentSnapshot,
-  enableMetrics,
-  METRICS_CONTENT_TYPE,
-  metricsText,
-} from '../src/ops/prometheus.js';
+import { recordLazily } from '../src/ops/metrics.js';
+import type { DeploymentSnapshot } from '../src/ops/prometheus.js';
 import { isLoopbackHost } from '../src/util/net.js';
 import type { Board } from './ops-board.js';
 import type { Readiness, WorkerHandle } from './worker.js';
@@ -106,7 +102,13 @@ export interface OpsServer {
 export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
   const redisTimeoutMs = o.redisTimeoutMs ?? 2000;
   let worker: WorkerHandle | undefined;
-  enableMetrics();
+  // prom-client (and what its default metrics load) costs about 50 ms of CPU: loaded with the first
+  // report or scrape rather than at start.
+  const registry = recordLazily(async () => {
+    const prometheus = await import('../src/ops/prometheus.js');
+    prometheus.enableMetrics();
+    return prometheus;
+  });
 
   // The queues the board shows: the deployment's accounts once a worker is attached.
   let boardAccounts: string[] = [];
@@ -146,6 +148,7 @@ export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
     return r.ok ? c.text('ready\n') : c.text(`not ready: ${r.reason}\n`, 503);
   });
   app.get('/metrics', async (c) => {
+    const { metricsText, METRICS_CONTENT_TYPE } = await registry();
     const snapshot = worker ? await deploymentSnapshot(worker, redisTimeoutMs) : undefined;
     return c.body(await metricsText(snapshot), 200, { 'content-type': METRICS_CONTENT_TYPE });
   });

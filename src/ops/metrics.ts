@@ -1,7 +1,7 @@
 // What the pipeline reports for the worker's /metrics, one line at each call site. This module
-// loads nothing: the Prometheus registry (./prometheus.ts) is loaded by the worker's endpoint
-// only and records from then on, so `run --once`, `status` and the rest never load prom-client.
-// Without an endpoint the reports go nowhere.
+// loads nothing: the Prometheus registry (./prometheus.ts) is loaded for the worker's endpoint
+// only, so `run --once`, `status` and the rest never load prom-client. Without an endpoint the
+// reports go nowhere.
 
 export interface MetricsRecorder {
   /** One HTTP exchange with the API; `error` when it failed without a status (network, timeout). */
@@ -27,3 +27,51 @@ export const metrics: MetricsRecorder = {
   runFinished: (kind, status, startedAt, finishedAt) =>
     recorder?.runFinished(kind, status, startedAt, finishedAt),
 };
+
+type Report = {
+  [K in keyof MetricsRecorder]: [K, Parameters<MetricsRecorder[K]>];
+}[keyof MetricsRecorder];
+
+/**
+ * Counts from now on through the recorder that `load` installs, loaded with the first report or the
+ * first call of the returned function (a scrape), whichever comes first: a worker that has neither
+ * run a job nor been scraped has not paid for it. Reports made while it loads are kept and passed
+ * on in order, so none is lost. A failed load drops them and is tried again by the next call.
+ */
+export function recordLazily<T>(load: () => Promise<T>): () => Promise<T> {
+  let pending: Report[] = [];
+  let loading: Promise<T> | undefined;
+  const ensure = (): Promise<T> => {
+    loading ??= load().then(
+      (loaded) => {
+        const kept = pending;
+        pending = [];
+        const target = recorder;
+        if (target && target !== buffer) {
+          for (const [name, args] of kept) (target[name] as (...a: typeof args) => void)(...args);
+        }
+        return loaded;
+      },
+      (err: unknown) => {
+        loading = undefined;
+        pending = [];
+        throw err;
+      },
+    );
+    return loading;
+  };
+  const keep = (report: Report) => {
+    pending.push(report);
+    // A failed load surfaces at the next scrape.
+    ensure().catch(() => {});
+  };
+  const buffer: MetricsRecorder = {
+    apiRequest: (...args) => keep(['apiRequest', args]),
+    budgetWaited: (...args) => keep(['budgetWaited', args]),
+    rowsLoaded: (...args) => keep(['rowsLoaded', args]),
+    runFinished: (...args) => keep(['runFinished', args]),
+  };
+  // An endpoint started earlier in this process may have installed the registry already.
+  recorder ??= buffer;
+  return ensure;
+}

@@ -5,13 +5,14 @@
 // `--bin` points at another checkout's bin to compare before and after a change; `--listen` is
 // passed to the worker (its endpoint; a bin older than the endpoint has no such flag). Targets:
 // `--help` at most 3x `node -e 0`, `status` under 0.6 s, worker start-up CPU under 0.5 s.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startSimulator } from '../src/simulator/index.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';
+import { cpuMs, peakRssMb } from './proc-stats.js';
 
 const { values } = parseArgs({
   options: {
@@ -22,7 +23,6 @@ const { values } = parseArgs({
 });
 const RUNS = Number(values.runs);
 const BIN = values.bin as string;
-const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -40,18 +40,6 @@ function wallMs(args: string[], env: NodeJS.ProcessEnv = process.env): number {
     if (i > 0) times.push(ms);
   }
   return median(times);
-}
-
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // After "pid (comm) ": utime and stime are fields 14 and 15, so 11 and 12 here.
-  return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
-}
-
-function peakRssMb(pid: number): number {
-  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m?.[1] ?? 0) / 1024;
 }
 
 /** CPU (ms) and peak RSS (MB) of one worker from spawn to its ready line. */

@@ -6,9 +6,9 @@
 // simulator's arrival log says how close to the limit we got, how many 429s our own traffic caused
 // (no faults are scripted, so every 429 is self-caused) and where the time went.
 // Results: stdout, bench/results/workers.json and bench/results/workers.md.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -23,6 +23,7 @@ import { plannedRequestCount } from '../src/extract/plan.js';
 import { peakInWindow, type RequestLogEntry, startSimulator } from '../src/simulator/index.js';
 import { DEV_BIN as BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';
+import { CLK_TCK, cpuMs, peakRssMb } from './proc-stats.js';
 
 const LIMIT = 120;
 const WINDOW_MS = 2000;
@@ -55,13 +56,6 @@ if (!Number.isFinite(latMin) || !Number.isFinite(latMax ?? latMin))
 const latency = { min: latMin as number, max: (latMax ?? latMin) as number };
 
 const RESULTS = new URL('./results/', import.meta.url).pathname;
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
 
 // Everything to undo, newest first, also on error or Ctrl-C.
 const cleanups: (() => Promise<unknown> | unknown)[] = [];
@@ -130,20 +124,6 @@ async function waitReady(w: Worker): Promise<void> {
     if (Date.now() > deadline) throw new Error(`worker not ready after 60 s:\n${w.output()}`);
     await sleep(50);
   }
-}
-
-/** utime + stime of a live process, in ms. */
-function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  // After "pid (comm) ": state is field 3, so utime (14) and stime (15) are at 11 and 12.
-  return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
-}
-
-/** Peak resident set (VmHWM) of a live process, in MB. */
-function peakRssMb(pid: number): number {
-  const m = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : 0;
 }
 
 async function commandStats(redis: Redis): Promise<Map<string, number>> {

@@ -2,10 +2,11 @@
 // that installs into an empty folder, without dev dependencies (no tsx, no TypeScript), and whose
 // `visync` runs the compiled JavaScript: --help, --version and a `run --once` against the simulator.
 // One test on purpose: packing and installing take tens of seconds, and every step needs the last.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startProcess } from './helpers/cli-process.js';
 import { configYaml, sim, tempDir } from './helpers/harness.js';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -51,21 +52,15 @@ describe('npm package', () => {
     const { yaml, env } = configYaml(s, data);
     writeFileSync(join(app, 'visync.yaml'), yaml);
     // Async: the simulator answering it lives in this process.
-    const run = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(visync, ['--config', 'visync.yaml', 'run', '--once', '--log-level', 'warn'], {
+    const run = await startProcess(
+      visync,
+      ['--config', 'visync.yaml', 'run', '--once', '--log-level', 'warn'],
+      {
         cwd: app,
-        env: { ...process.env, ...env },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout?.on('data', (d: Buffer) => {
-        stdout += d.toString();
-      });
-      child.stderr?.on('data', (d: Buffer) => {
-        stderr += d.toString();
-      });
-      child.once('close', (code) => resolve({ code, stdout, stderr }));
-    });
+        env,
+        guardMs: 120_000,
+      },
+    ).exited;
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^acme: succeeded \| run \S+ \| 2\/2 workspaces/m);
     const manifest = /manifest (\S+manifest\.json)$/m.exec(run.stdout)?.[1] as string;

@@ -28,9 +28,20 @@ export interface CliProcess {
 
 /** Starts `visync ARGS`; the caller may signal it before it exits. */
 export function startVisync(args: string[], env: Record<string, string> = {}, guardMs = 45_000): CliProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...process.env, ...env },
+  return startProcess(process.execPath, [BIN, ...args], { env, guardMs });
+}
+
+/** Starts any command (an installed `visync`, say) with its output collected, killed after the test. */
+export function startProcess(
+  command: string,
+  args: string[],
+  o: { env?: Record<string, string>; cwd?: string; guardMs?: number } = {},
+): CliProcess {
+  const guardMs = o.guardMs ?? 45_000;
+  const child = spawn(command, args, {
+    env: { ...process.env, ...o.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(o.cwd ? { cwd: o.cwd } : {}),
   });
   let stdout = '';
   let stderr = '';
@@ -45,7 +56,7 @@ export function startVisync(args: string[], env: Record<string, string> = {}, gu
   const exited = new Promise<CliRun>((resolve, reject) => {
     const guard = setTimeout(() => {
       kill();
-      reject(new Error(`visync ${args.join(' ')} still running after ${guardMs} ms:\n${stderr}`));
+      reject(new Error(`${command} ${args.join(' ')} still running after ${guardMs} ms:\n${stderr}`));
     }, guardMs);
     // 'close' comes after the exit and after the last output in the pipes.
     child.once('close', (code) => {

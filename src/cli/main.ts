@@ -16,9 +16,11 @@ import { registerWorker } from './worker.js';
 export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Command {
   const program = new Command('visync')
     .description(
-      'Copies AI-visibility data (scores, recommendations, prompts, buyer intent, reputation) from the\n' +
-        'read-only visibility API into an object store (local disk or S3) and BigQuery, within the\n' +
-        "account's rate limit. Start with `visync simulate` and `visync run --once` (see README.md).",
+      // One paragraph: commander wraps it to the terminal's width.
+      'Copies AI-visibility data (scores, recommendations, prompts, buyer intent, reputation) from the ' +
+        'read-only visibility API into an object store (local disk or S3) and BigQuery, within the ' +
+        "account's rate limit. Check a setup with `visync doctor`; try it with `npm run demo` or " +
+        '`visync simulate` and `visync run --once` (see README.md).',
     )
     .version(packageVersion(), '-V, --version', 'print the visync version')
     .option('--config <path>', 'config file (default: $VISYNC_CONFIG or config/visync.yaml)')

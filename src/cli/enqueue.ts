@@ -24,10 +24,10 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
     .command('enqueue')
     .summary('enqueue a sync or a backfill for the workers; print its run id')
     .description(
-      'Adds one run per account (all accounts, or those named with --account) to the queue and prints\n' +
-        'its run id. The id follows from the account, kind, date and parameters, so enqueueing the same\n' +
-        'run twice runs it once (--force makes a new run). A backfill fetches --days of history (default\n' +
-        'extract.backfillDays, at most 365) at a lower priority than nightly runs, under the same budget.\n' +
+      'Adds one run per account (all accounts, or those named with --account) to the queue and prints ' +
+        'its run id. The id follows from the account, kind, date and parameters, so enqueueing the same ' +
+        'run twice runs it once (--force makes a new run). A backfill fetches --days of history (default ' +
+        'extract.backfillDays, at most 365) at a lower priority than nightly runs, under the same budget. ' +
         '--wait shows progress until the runs end; exit 0 succeeded, 2 partial, 1 failed or timed out.',
     )
     .argument('<kind>', 'sync or backfill', (v: string) => {

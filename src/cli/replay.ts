@@ -7,9 +7,9 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
   addLogOptions(program.command('replay'))
     .summary("rebuild a run's curated files and BigQuery loads from its raw landing (no API calls)")
     .description(
-      "Rebuilds a run's curated tables/ files (byte for byte) and latest/ bundles from its raw/ landing,\n" +
-        'then loads into BigQuery only the tables whose load for that run has not succeeded (a failed load,\n' +
-        "a table added since). Rewrites the run's manifest with the new load results and replayed_at.\n" +
+      "Rebuilds a run's curated tables/ files (byte for byte) and latest/ bundles from its raw/ landing, " +
+        'then loads into BigQuery only the tables whose load for that run has not succeeded (a failed load, ' +
+        "a table added since). Rewrites the run's manifest with the new load results and replayed_at. " +
         'Makes no API call, so it works after a key was revoked. Exit codes as for run --once.',
     )
     .requiredOption('--run <run_id>', 'the run id (from run --once output, status, or runs/ in the store)')

@@ -22,14 +22,14 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
   addLogOptions(program.command('run'))
     .summary('extract, land, normalise and load now, in this process (Redis not needed)')
     .description(
-      'Runs one sync of every configured account (or those named with --account; --brand alone picks the\n' +
-        'account that owns the workspace) inline: calls every endpoint within the account rate limit, lands\n' +
-        'each response under raw/, and writes the run manifest last. A run of an earlier run --once that\n' +
-        'stopped before its manifest (process killed) is completed first, under its own id. With redis.url\n' +
-        'set, requests count against the account budget the workers share (Redis must then be reachable).\n' +
-        'Exit code: 0 every workspace succeeded, 2 partial (some workspaces or table loads failed, the rest\n' +
-        'landed; one line each on stderr), 1 failed (for example a revoked key, or nothing could be written).\n' +
-        'On a terminal (pretty logs) a progress bar per account shows workspaces done, requests, time waited\n' +
+      'Runs one sync of every configured account (or those named with --account; --brand alone picks the ' +
+        'account that owns the workspace) inline: calls every endpoint within the account rate limit, lands ' +
+        'each response under raw/, and writes the run manifest last. A run of an earlier run --once that ' +
+        'stopped before its manifest (process killed) is completed first, under its own id. With redis.url ' +
+        'set, requests count against the account budget the workers share (Redis must then be reachable). ' +
+        'Exit code: 0 every workspace succeeded, 2 partial (some workspaces or table loads failed, the rest ' +
+        'landed; one line each on stderr), 1 failed (for example a revoked key, or nothing could be written). ' +
+        'On a terminal (pretty logs) a progress bar per account shows workspaces done, requests, time waited ' +
         'on the rate budget and an estimate of the time left.',
     )
     .requiredOption('--once', 'run inline now instead of through the job queue (required)')

@@ -8,8 +8,8 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
     .command('status')
     .summary('runs per account and queue counts, from Redis')
     .description(
-      'Per account: the last successful run, runs queued or running (with progress), recent failed or\n' +
-        'partial runs with their reasons, the next nightly run, and the request budget in use. Then the\n' +
+      'Per account: the last successful run, runs queued or running (with progress), recent failed or ' +
+        'partial runs with their reasons, the next nightly run, and the request budget in use. Then the ' +
         'queue counts. Reads Redis only: no worker needs to run.',
     )
     .option('--json', 'print JSON for scripts')

@@ -14,13 +14,13 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
   addLogOptions(program.command('worker'))
     .summary('work the job queue: nightly schedules, enqueued syncs and backfills')
     .description(
-      'Starts BullMQ workers on the queue in redis.url and installs one nightly schedule per configured\n' +
-        'account (schedule.nightly cron and time zone); accounts removed from the config lose theirs.\n' +
-        'Installing a schedule never starts a run. Run as many workers as you like, on as many machines:\n' +
-        'they share the work and one request budget per account. Prints one line when ready.\n' +
-        'While Redis is unreachable it retries (1 s, doubling up to 30 s), logging one line per attempt,\n' +
-        'and takes jobs again once Redis is back.\n' +
-        'SIGTERM/SIGINT: takes no new job, lets active jobs finish for shutdownGraceSeconds, hands the\n' +
+      'Starts BullMQ workers on the queue in redis.url and installs one nightly schedule per configured ' +
+        'account (schedule.nightly cron and time zone); accounts removed from the config lose theirs. ' +
+        'Installing a schedule never starts a run. Run as many workers as you like, on as many machines: ' +
+        'they share the work and one request budget per account. Prints one line when ready. ' +
+        'While Redis is unreachable it retries (1 s, doubling up to 30 s), logging one line per attempt, ' +
+        'and takes jobs again once Redis is back. ' +
+        'SIGTERM/SIGINT: takes no new job, lets active jobs finish for shutdownGraceSeconds, hands the ' +
         'rest back to the queue, exits 0.',
     )
     .option(

@@ -22,7 +22,7 @@ describe('visync CLI', () => {
     expect(c.out.join('\n')).toMatch(/run .*\n.*simulate/s);
     const r = capture();
     expect(await main(['node', 'visync', 'run', '--help'], r.io)).toBe(0);
-    expect(r.out.join('\n')).toMatch(/2 partial/);
+    expect(r.out.join('\n')).toMatch(/2\s+partial/);
   });
 
   it('run --once lands a simulated account and exits 0; a partial run exits 2', async () => {

@@ -33,6 +33,13 @@ export interface Credentials {
 /** An endpoint setting that cannot work: printed as one line, the worker does not start. */
 export class EndpointError extends Error {
   override name = 'EndpointError';
+  constructor(
+    message: string,
+    /** The address is taken (another worker on this machine, say). */
+    readonly inUse = false,
+  ) {
+    super(message);
+  }
 }
 
 export interface ListenAddress {
@@ -168,6 +175,7 @@ export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
       reject(
         new EndpointError(
           `worker endpoint cannot listen on ${formatHostPort(o.address)}: ${why}; set worker.listen or --listen to a free HOST:PORT, or off`,
+          err.code === 'EADDRINUSE',
         ),
       );
     };

@@ -284,6 +284,32 @@ describe('visync worker --listen', () => {
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 
+  it('a second worker on one machine: the default port taken, it works on without an endpoint; a chosen taken port stops it', async () => {
+    // Whoever holds the default port (this test, or anything else on the machine), it is taken.
+    const holder = createServer();
+    await new Promise<void>((r) => {
+      holder.once('error', () => r());
+      holder.listen(9464, '127.0.0.1', r);
+    });
+    closers.push(() => new Promise((r) => holder.close(() => r(undefined))));
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const dir = tempDir();
+    const { yaml, env } = configYaml(s, dir, {
+      top: { redis: { url: inject('redisUrl'), prefix: `t-${randomUUID().slice(0, 8)}` }, worker: {} },
+    });
+    const path = writeConfig(dir, yaml);
+    const p = startVisync(['--config', path, 'worker', '--log-format', 'json'], env);
+    await waitForOutput(p, (out) => out.includes('visync worker ready'));
+    expect(p.stdout()).toContain('endpoint off');
+    expect(p.stderr()).toContain('cannot listen on 127.0.0.1:9464: the address is in use');
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+
+    const chosen = await runVisync(['--config', path, 'worker', '--listen', '127.0.0.1:9464'], env);
+    expect(chosen.code).toBe(1);
+    expect(chosen.stderr).toContain('visync: worker endpoint cannot listen on 127.0.0.1:9464');
+  });
+
   it('a non-loopback address without credentials: one line, exit 1, no worker started', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
     const dir = tempDir();

@@ -54,10 +54,19 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
         const logger = commandLogger(flags);
         // Bound before the workers start: a taken port or missing credentials stop it before any job.
         const { EndpointError, startWorkerEndpoint } = await import('../../jobs/ops-server.js');
-        const endpoint = await startWorkerEndpoint(flags.listen ?? config.worker.listen, {
+        const { DEFAULT_LISTEN } = await import('../config/schema.js');
+        const listen = flags.listen ?? config.worker.listen;
+        // A second worker on the same machine finds the default port taken: it works on without an
+        // endpoint and says so. An address the user chose must be served, or the worker stops.
+        const defaulted = flags.listen === undefined && listen === DEFAULT_LISTEN;
+        const endpoint = await startWorkerEndpoint(listen, {
           readOnly: config.worker.ui.readOnly,
           logger,
         }).catch((err: unknown) => {
+          if (err instanceof EndpointError && err.inUse && defaulted) {
+            logger.warn(`${err.message}; this worker runs without its endpoint`);
+            return undefined;
+          }
           throw err instanceof EndpointError ? new CliError(err.message) : err;
         });
         // Listening from the start: a stop while the worker still waits for Redis ends the wait.

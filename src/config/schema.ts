@@ -271,10 +271,13 @@ const listenAddress = z
     error: 'expected HOST:PORT such as 127.0.0.1:9464 ([::1]:9464 for IPv6), or off',
   });
 
+/** Where a worker serves /metrics, /healthz, /readyz and /ui/ unless told otherwise. */
+export const DEFAULT_LISTEN = '127.0.0.1:9464';
+
 export const WorkerSchema = z.strictObject(
   {
     /** Address of /metrics, /healthz, /readyz and /ui/; `off` disables it. */
-    listen: listenAddress.default('127.0.0.1:9464'),
+    listen: listenAddress.default(DEFAULT_LISTEN),
     ui: z.preprocess(
       nullAsUndefined,
       z

@@ -2,19 +2,17 @@
 // so they outlast Redis (which may restart without persistence): the account's last success, which
 // sets the start of the next nightly window, is read from here when Redis has no record of it.
 // One rule for the worker and for `run --once`.
-import { manifestKey } from '../sinks/layout.js';
+import { accountRunsPrefix, parseManifestKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { manifestCoverage, movesLastSuccess } from './last-success.js';
 import { type Manifest, readManifest } from './manifest.js';
 
 /** Run ids of the account that have a manifest, newest first (ids start with their date). */
 export async function manifestRunIds(store: ObjectStore, account: string): Promise<string[]> {
-  const probe = manifestKey(account, '\u0000');
-  const prefix = probe.slice(0, probe.indexOf('\u0000'));
   const ids: string[] = [];
-  for (const key of await store.list(prefix)) {
-    const runId = key.slice(prefix.length, key.indexOf('/', prefix.length));
-    if (manifestKey(account, runId) === key) ids.push(runId);
+  for (const key of await store.list(accountRunsPrefix(account))) {
+    const m = parseManifestKey(key);
+    if (m?.account === account) ids.push(m.runId);
   }
   return ids.sort().reverse();
 }

@@ -187,8 +187,13 @@ export function parseTablePartKey(key: string): TablePartKeyParts | undefined {
   return { table: parts[1], partitionDate, account, runId, part };
 }
 
+/** Folder (prefix) holding every run manifest of one account. */
+export function accountRunsPrefix(account: string): string {
+  return `runs/account=${account}/`;
+}
+
 export function manifestKey(account: string, runId: string): string {
-  return `runs/account=${account}/run=${runId}/manifest.json`;
+  return `${accountRunsPrefix(account)}run=${runId}/manifest.json`;
 }
 
 /** Parser of manifestKey. */

@@ -4,7 +4,8 @@
 // same keys, same BigQuery job ids, so loads that went through are found by id, not appended again)
 // before it starts a new run.
 import type { RunCoordinates } from '../curate/raw-run.js';
-import { parseManifestKey, parseRawKey } from '../sinks/layout.js';
+import { manifestRunIds } from '../runs/history.js';
+import { parseRawKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 
 /**
@@ -19,11 +20,7 @@ export async function lastInterruptedRun(
   store: ObjectStore,
   account: string,
 ): Promise<RunCoordinates | undefined> {
-  const finished = new Set<string>();
-  for (const key of await store.list(`runs/account=${account}/`)) {
-    const m = parseManifestKey(key);
-    if (m?.account === account) finished.add(m.runId);
-  }
+  const finished = new Set(await manifestRunIds(store, account));
   let newest: RunCoordinates | undefined;
   for (const key of await store.list(`raw/me/account=${account}/`)) {
     const k = parseRawKey(key);

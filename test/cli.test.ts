@@ -3,13 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { listFiles, sim, tempDir } from './helpers/harness.js';
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
-}
+import { capture, listFiles, sim, tempDir } from './helpers/harness.js';
 
 afterEach(() => {
   delete process.env.VISYNC_CLI_TEST_KEY;

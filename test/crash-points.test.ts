@@ -12,7 +12,7 @@ import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
 import { runVisync } from './helpers/cli-process.js';
-import { configYaml, listFiles, memoryLogger, readBytes, sim, tempDir } from './helpers/harness.js';
+import { capture, configYaml, listFiles, memoryLogger, readBytes, sim, tempDir } from './helpers/harness.js';
 import { writeConfig } from './helpers/worker-process.js';
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -22,12 +22,6 @@ afterEach(async () => {
 });
 
 const POINTS = ['raw:5', 'curate', 'between-loads', 'manifest'] as const;
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
-}
 
 /** Rows of BigQuery table `table` that a run loaded. */
 const rowsOfRun = (bq: FakeBigQuery, table: string, runId: string) =>

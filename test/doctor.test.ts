@@ -9,7 +9,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
 import { runVisync } from './helpers/cli-process.js';
-import { type ConfigOverrides, configYaml, sim, tempDir } from './helpers/harness.js';
+import { type ConfigOverrides, capture, configYaml, sim, tempDir } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
 import { startS3rver } from './helpers/s3rver.js';
 import { writeConfig } from './helpers/worker-process.js';
@@ -19,12 +19,6 @@ afterEach(async () => {
   while (closers.length) await closers.pop()?.();
   for (const k of Object.keys(process.env)) if (k.startsWith('SIM_')) delete process.env[k];
 });
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
-}
 
 async function fakeBigQuery(): Promise<FakeBigQuery> {
   const f = await startFakeBigQuery();

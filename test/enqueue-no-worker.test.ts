@@ -6,7 +6,7 @@ import { enqueueRun } from '../jobs/enqueue.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import { waitForRuns } from '../src/cli/enqueue.js';
 import { parseConfig } from '../src/config/load.js';
-import { configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';
+import { capture, configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';
 
 const closing: (JobsClient | WorkerHandle)[] = [];
 afterEach(async () => {
@@ -16,12 +16,6 @@ afterEach(async () => {
     else await c?.close(5000);
   }
 });
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
-}
 
 async function setup() {
   const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });

@@ -1,15 +1,9 @@
 // `visync runs`: run history read back from the manifests in the sink, with no Redis configured.
 import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
-import { configYaml, sim, tempDir } from './helpers/harness.js';
+import { capture, configYaml, sim, tempDir } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
 import { writeConfig } from './helpers/worker-process.js';
-
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
-}
 
 /** Run ids from `run --once` summary lines, by account. */
 function runIds(lines: string[]): Record<string, string> {

@@ -2,54 +2,34 @@
 // without persistence a restart loses runs in flight, schedules and the budget's request log; with
 // an eviction policy Redis may drop any of them under memory pressure. Neither stops the worker
 // (the sink stays the record and the worker rebuilds what it can), but each is worth one line.
+// The rules are doctor's (./redis-durability.ts); only the words are the worker's.
 import type { Redis } from 'ioredis';
+import { readRedisDurability } from './redis-durability.js';
 
-export interface RedisDurability {
+export interface RedisDurabilityWarnings {
   /** One line per finding, empty when Redis keeps its data. */
   warnings: string[];
 }
 
-function asMap(reply: unknown): Map<string, string> {
-  const out = new Map<string, string>();
-  if (!Array.isArray(reply)) return out;
-  for (let i = 0; i + 1 < reply.length; i += 2) out.set(String(reply[i]), String(reply[i + 1]));
-  return out;
-}
-
-export async function checkRedisDurability(redis: Redis): Promise<RedisDurability> {
-  let config: Map<string, string>;
-  try {
-    const replies = await Promise.all(
-      ['appendonly', 'appendfsync', 'save', 'maxmemory-policy'].map((k) => redis.config('GET', k)),
-    );
-    config = new Map(replies.flatMap((r) => [...asMap(r)]));
-  } catch (err) {
-    // Managed Redis services often refuse CONFIG.
-    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    return {
-      warnings: [
-        `could not check Redis persistence and eviction policy (CONFIG GET refused: ${reason}); make sure it has appendonly yes, appendfsync everysec and maxmemory-policy noeviction`,
-      ],
-    };
-  }
+export async function checkRedisDurability(redis: Redis): Promise<RedisDurabilityWarnings> {
+  const { evictionPolicy, persistence } = await readRedisDurability(redis);
   const warnings: string[] = [];
-  const aof = config.get('appendonly');
-  const save = config.get('save') ?? '';
-  if (aof !== 'yes') {
+  if (persistence.kind === 'off') {
     warnings.push(
-      save.trim() === ''
-        ? 'Redis has no persistence (appendonly no, save ""): a Redis restart loses runs in flight, schedules until they are re-installed and the rate budget\'s request log; set appendonly yes and appendfsync everysec'
-        : `Redis persists only by snapshots (appendonly no, save "${save}"): a Redis restart loses what changed since the last one; set appendonly yes and appendfsync everysec`,
+      'Redis has no persistence (appendonly no, save ""): a Redis restart loses runs in flight, schedules until they are re-installed and the rate budget\'s request log; set appendonly yes and appendfsync everysec',
     );
-  } else if (config.get('appendfsync') === 'no') {
+  } else if (persistence.kind === 'unknown') {
     warnings.push(
-      'Redis writes its append-only file without fsync (appendfsync no); set appendfsync everysec',
+      'could not check Redis persistence (AOF is off and CONFIG is refused, so RDB snapshots are unknown); make sure it has appendonly yes and appendfsync everysec',
     );
   }
-  const policy = config.get('maxmemory-policy');
-  if (policy !== undefined && policy !== 'noeviction') {
+  if (evictionPolicy === undefined) {
     warnings.push(
-      `Redis may evict keys under memory pressure (maxmemory-policy ${policy}): jobs, ledger entries or budget slots could vanish; set maxmemory-policy noeviction`,
+      'could not check Redis eviction policy (INFO has no maxmemory_policy and CONFIG is refused); make sure it has maxmemory-policy noeviction',
+    );
+  } else if (evictionPolicy !== 'noeviction') {
+    warnings.push(
+      `Redis may evict keys under memory pressure (maxmemory-policy ${evictionPolicy}): jobs, ledger entries or budget slots could vanish; set maxmemory-policy noeviction`,
     );
   }
   return { warnings };

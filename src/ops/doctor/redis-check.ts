@@ -4,6 +4,7 @@
 // settings are not, so that one can end in "could not check".
 import { Redis } from 'ioredis';
 import { RedisUnreachableError, redisAddress } from '../../../jobs/connection.js';
+import { parseInfo, type RedisPersistence, readRedisDurability } from '../../../jobs/redis-durability.js';
 import { type CheckResult, fail, pass, warn } from './check.js';
 
 const MIN_VERSION = [6, 2, 0];
@@ -49,8 +50,7 @@ export async function connectRedis(url: string, timeoutMs: number): Promise<Redi
 export async function checkRedis(redis: Redis, url: string): Promise<CheckResult[]> {
   const where = redisAddress(url);
   const server = parseInfo(await redis.info('server'));
-  const memory = parseInfo(await redis.info('memory'));
-  const persistence = parseInfo(await redis.info('persistence'));
+  const durability = await readRedisDurability(redis);
   const version = server.get('redis_version') ?? '?';
   const results: CheckResult[] = [];
   results.push(
@@ -62,14 +62,13 @@ export async function checkRedis(redis: Redis, url: string): Promise<CheckResult
         )
       : pass('redis', `Redis ${version} at ${where} answers`),
   );
-  results.push(await evictionPolicy(redis, memory));
-  results.push(await persistenceOn(redis, persistence));
+  results.push(evictionPolicy(durability.evictionPolicy));
+  results.push(persistenceOn(durability.persistence));
   return results;
 }
 
-async function evictionPolicy(redis: Redis, memory: Map<string, string>): Promise<CheckResult> {
+function evictionPolicy(policy: string | undefined): CheckResult {
   const check = 'redis maxmemory-policy';
-  const policy = memory.get('maxmemory_policy') ?? (await configGet(redis, 'maxmemory-policy'));
   if (policy === undefined) {
     return warn(check, 'could not check: INFO has no maxmemory_policy and CONFIG is refused', mustNotEvict);
   }
@@ -80,42 +79,26 @@ async function evictionPolicy(redis: Redis, memory: Map<string, string>): Promis
 const mustNotEvict =
   'set maxmemory-policy noeviction (redis.conf, or CONFIG SET maxmemory-policy noeviction; on a managed Redis, in its parameter group)';
 
-async function persistenceOn(redis: Redis, info: Map<string, string>): Promise<CheckResult> {
+function persistenceOn(p: RedisPersistence): CheckResult {
   const check = 'redis persistence';
-  if (info.get('aof_enabled') === '1') return pass(check, 'append-only file (AOF) on');
-  const save = await configGet(redis, 'save');
-  if (save === undefined) {
-    return warn(
-      check,
-      'could not check: AOF is off and CONFIG is refused (managed Redis?), so RDB snapshots are unknown',
-      "make sure the service keeps snapshots or AOF (see the provider's backup settings)",
-    );
+  switch (p.kind) {
+    case 'aof':
+      return pass(check, 'append-only file (AOF) on');
+    case 'rdb':
+      return pass(check, `RDB snapshots on (save ${p.save})`);
+    case 'unknown':
+      return warn(
+        check,
+        'could not check: AOF is off and CONFIG is refused (managed Redis?), so RDB snapshots are unknown',
+        "make sure the service keeps snapshots or AOF (see the provider's backup settings)",
+      );
+    case 'off':
+      return warn(
+        check,
+        'off (no AOF, no RDB snapshots): a Redis restart loses queued runs and run history',
+        'set appendonly yes (redis.conf, or CONFIG SET appendonly yes) or RDB save points',
+      );
   }
-  if (save.trim() !== '') return pass(check, `RDB snapshots on (save ${save.trim()})`);
-  return warn(
-    check,
-    'off (no AOF, no RDB snapshots): a Redis restart loses queued runs and run history',
-    'set appendonly yes (redis.conf, or CONFIG SET appendonly yes) or RDB save points',
-  );
-}
-
-/** One CONFIG GET value; undefined when CONFIG is refused or renamed (managed services). */
-async function configGet(redis: Redis, name: string): Promise<string | undefined> {
-  try {
-    const reply = (await redis.config('GET', name)) as unknown;
-    return Array.isArray(reply) && typeof reply[1] === 'string' ? reply[1] : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function parseInfo(text: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const line of text.split(/\r?\n/)) {
-    const i = line.indexOf(':');
-    if (i > 0 && !line.startsWith('#')) out.set(line.slice(0, i), line.slice(i + 1).trim());
-  }
-  return out;
 }
 
 function olderThan(version: string, min: number[]): boolean {

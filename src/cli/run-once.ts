@@ -55,7 +55,6 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           { closeAllPools },
           { MemoryRateBudget },
           { loadConfig },
-          { registerSecret },
           { BrandRoutingError, routeBrands },
           { crashHooks },
           { runInline, selectAccounts },
@@ -68,7 +67,6 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           import('../api/http-pools.js'),
           import('../api/rate-budget.js'),
           import('../config/load.js'),
-          import('../log.js'),
           import('../pipeline/brand-owner.js'),
           import('../pipeline/crash-points.js'),
           import('../pipeline/run-inline.js'),
@@ -79,7 +77,6 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           import('./progress.js'),
         ]);
         const config = loadConfig(configOption(cmd));
-        for (const a of config.accounts) registerSecret(a.apiKey);
         const progress = wantsProgress(logFormat(flags)) ? new RunProgress() : undefined;
         const logger = commandLogger(flags, progress?.logStream);
         const hooks = crashHooks(await createObjectStore(config.sinks));

@@ -36,21 +36,14 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
     .action(
       exitWith(state, async (flags: { concurrency: number; listen?: string } & LogFlags, cmd: Command) => {
         // Loaded here, not at the top: `visync --help` and the other commands never load BullMQ.
-        const [
-          { startWorker, WorkerStartAborted },
-          { loadConfig },
-          { registerSecret },
-          { redactUrl },
-          { commandLogger },
-        ] = await Promise.all([
-          import('../../jobs/worker.js'),
-          import('../config/load.js'),
-          import('../log.js'),
-          import('../util/redact.js'),
-          import('./command-logger.js'),
-        ]);
+        const [{ startWorker, WorkerStartAborted }, { loadConfig }, { redactUrl }, { commandLogger }] =
+          await Promise.all([
+            import('../../jobs/worker.js'),
+            import('../config/load.js'),
+            import('../util/redact.js'),
+            import('./command-logger.js'),
+          ]);
         const config = loadConfig(configOption(cmd));
-        for (const a of config.accounts) registerSecret(a.apiKey);
         const logger = commandLogger(flags);
         // Bound before the workers start: a taken port or missing credentials stop it before any job.
         const { EndpointError, startWorkerEndpoint } = await import('../../jobs/ops-server.js');

@@ -82,25 +82,18 @@ describe('last success and the nightly window', () => {
     };
     // Written before runs recorded their scope: a full run.
     await write({ id: '20261110-nightly-aaaaaaaa', date: '2026-11-10', days: 1, legacy: true });
-    await write({
-      id: '20261114-sync-bbbbbbbb',
-      date: '2026-11-14',
-      days: 5,
-      scope: { brands: ['w-1'], endpoints: 'all' },
-    });
-    await write({
-      id: '20261114-sync-cccccccc',
-      date: '2026-11-14',
-      days: 5,
-      scope: { brands: 'all', endpoints: ['visibility'] },
-    });
-    await write({
-      id: '20261114-sync-dddddddd',
-      date: '2026-11-14',
-      days: 1,
-      scope: { brands: 'all', endpoints: 'all' },
-    });
-    expect((await lastSucceededRun(store, 'acme'))?.run_id).toBe('20261110-nightly-aaaaaaaa');
+    // On 11-14: a sync of one workspace, one of one endpoint, and a full one of too short a window.
+    const partials: [string, number, Manifest['scope']][] = [
+      ['20261114-sync-bbbbbbbb', 5, { brands: ['w-1'], endpoints: 'all' }],
+      ['20261114-sync-cccccccc', 5, { brands: 'all', endpoints: ['visibility'] }],
+      ['20261114-sync-dddddddd', 1, { brands: 'all', endpoints: 'all' }],
+    ];
+    for (const [id, days, scope] of partials) {
+      await write({ id, date: '2026-11-14', days, scope });
+      expect((await lastSucceededRun(store, 'acme'))?.run_id, `after ${id}`).toBe(
+        '20261110-nightly-aaaaaaaa',
+      );
+    }
 
     await write({
       id: '20261115-sync-eeeeeeee',

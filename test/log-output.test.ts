@@ -1,7 +1,5 @@
 // What the logs look like: JSON with each key once per line, or pretty lines for a terminal, and in
 // both formats no key ever written.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, registerSecret } from '../src/log.js';
@@ -10,6 +8,7 @@ import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { runVisync } from './helpers/cli-process.js';
 import { configFor, configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';
 import { repeatedKeys } from './helpers/json-keys.js';
+import { writeConfig } from './helpers/worker-process.js';
 
 function memoryStream() {
   const chunks: string[] = [];
@@ -86,8 +85,7 @@ describe('log output', () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 5 });
     const dir = tempDir();
     const { yaml, env } = configYaml(s, dir);
-    const cfg = join(dir, 'visync.yaml');
-    writeFileSync(cfg, yaml);
+    const cfg = writeConfig(dir, yaml);
     const key = s.accounts[0]!.keys[0]!;
 
     const json = await runVisync(['--config', cfg, 'run', '--once', '--log-level', 'debug'], env);
@@ -108,12 +106,11 @@ describe('log output', () => {
     expect(pretty.stdout).toMatch(/^acme: succeeded \| run /m);
   });
 
-  it('VISYNC_LOG_FORMAT sets the format and a bad --log-format is refused in one line', async () => {
+  it('VISYNC_LOG_FORMAT sets the format; a bad --log-format is refused with one line naming the choices, then a pointer to --help', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 5 });
     const dir = tempDir();
     const { yaml, env } = configYaml(s, dir);
-    const cfg = join(dir, 'visync.yaml');
-    writeFileSync(cfg, yaml);
+    const cfg = writeConfig(dir, yaml);
     const viaEnv = await runVisync(['--config', cfg, 'run', '--once'], {
       ...env,
       VISYNC_LOG_FORMAT: 'pretty',
@@ -121,7 +118,10 @@ describe('log output', () => {
     expect(viaEnv.code).toBe(0);
     expect(viaEnv.stderr).toMatch(/INFO.*run started/);
     const bad = await runVisync(['--config', cfg, 'replay', '--run', 'x', '--log-format', 'xml'], env);
-    expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toMatch(/--log-format.*xml.*pretty, json/);
+    expect(bad.code).toBe(1);
+    expect(linesOf(bad.stderr)).toEqual([
+      expect.stringMatching(/--log-format.*xml.*pretty, json/),
+      '(add --help for usage)',
+    ]);
   });
 });

@@ -8,7 +8,7 @@
 import { createRequire } from 'node:module';
 import type * as IORedis from 'ioredis';
 import type { RedisOptions } from 'ioredis';
-import { ConfigError } from '../src/config/load.js';
+import { ConfigError } from '../src/config/config-error.js';
 import type { Config } from '../src/config/schema.js';
 
 // Loaded with require, as BullMQ is (./bullmq.ts): an ESM import of this CommonJS package costs

@@ -4,33 +4,13 @@ import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { MIN_SECRET_LENGTH, registerSecret } from '../log.js';
 import { redactSecrets } from '../util/redact.js';
+import { ConfigError, type ConfigIssue } from './config-error.js';
 import { interpolateEnv, joinPath, plainTextKeys } from './interpolate.js';
 import { type Config, ConfigSchema } from './schema.js';
 
+export { ConfigError, type ConfigIssue } from './config-error.js';
+
 export const DEFAULT_CONFIG_PATH = 'config/visync.yaml';
-
-export interface ConfigIssue {
-  /** Dotted path of the offending key (`accounts.0.apiKey`), '' for the file as a whole. */
-  path: string;
-  message: string;
-}
-
-/** A configuration problem for a human: `message` has one line per issue and never a secret. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError';
-  readonly source: string;
-  readonly issues: ConfigIssue[];
-
-  constructor(source: string, issues: ConfigIssue[]) {
-    super(
-      issues
-        .map((i) => (i.path ? `${source}: ${i.path}: ${i.message}` : `${source}: ${i.message}`))
-        .join('\n'),
-    );
-    this.source = source;
-    this.issues = issues;
-  }
-}
 
 export function resolveConfigPath(cliPath?: string, env: NodeJS.ProcessEnv = process.env): string {
   if (cliPath) return cliPath;

@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import type { LogFormat } from './log-formats.js';
-import { secretForms } from './util/redact.js';
+import { replaceForms, secretForms } from './util/redact.js';
 
 /** Every form of every registered secret, longest first. */
 let forms: string[] = [];
@@ -23,9 +23,7 @@ export function registerSecret(value: string): void {
 
 /** Replaces every registered secret, raw, JSON-escaped or URL-encoded, with a fixed marker. */
 export function scrubSecrets(text: string): string {
-  let out = text;
-  for (const f of forms) if (out.includes(f)) out = out.split(f).join('[redacted]');
-  return out;
+  return replaceForms(text, forms);
 }
 
 export { LOG_FORMATS, type LogFormat } from './log-formats.js';

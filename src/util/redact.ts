@@ -34,8 +34,13 @@ export function secretForms(secret: string): string[] {
 /** `text` with every form of every secret replaced by `marker`. */
 export function redactSecrets(text: string, secrets: Iterable<string>, marker = '[redacted]'): string {
   let out = text;
-  for (const s of secrets) {
-    for (const form of secretForms(s)) if (out.includes(form)) out = out.split(form).join(marker);
-  }
+  for (const s of secrets) out = replaceForms(out, secretForms(s), marker);
+  return out;
+}
+
+/** `text` with each of `forms` (from secretForms, longest first) replaced by `marker`. */
+export function replaceForms(text: string, forms: readonly string[], marker = '[redacted]'): string {
+  let out = text;
+  for (const form of forms) if (out.includes(form)) out = out.split(form).join(marker);
   return out;
 }

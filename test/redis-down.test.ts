@@ -11,6 +11,7 @@ import { parseConfig } from '../src/config/load.js';
 import type { Config } from '../src/config/schema.js';
 import { runVisync, startVisync, waitForOutput } from './helpers/cli-process.js';
 import { configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';
+import { until } from './helpers/jobs.js';
 import { freePort } from './helpers/net.js';
 import { type PrivateRedis, startPrivateRedis } from './helpers/redis-server.js';
 import { writeConfig } from './helpers/worker-process.js';
@@ -39,27 +40,18 @@ async function syncSucceeds(config: Config): Promise<LedgerRun | undefined> {
   const client = openJobsClient(config, 'test');
   closers.push(() => client.close());
   const { runId } = await enqueueRun(client.queues, client.ledger, config, { kind: 'sync', account: 'acme' });
-  return until(
-    () => client.ledger.get(runId),
-    (r: LedgerRun | undefined) => r?.status === 'succeeded',
+  await until(
+    `run ${runId} succeeded`,
+    async () => (await client.ledger.get(runId))?.status === 'succeeded',
     30_000,
   );
+  return client.ledger.get(runId);
 }
 
 async function privateRedis(port?: number): Promise<PrivateRedis> {
   const r = await startPrivateRedis(port);
   closers.push(() => r.stop());
   return r;
-}
-
-async function until<T>(get: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out; last value ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('commands when Redis is unreachable', () => {
@@ -142,19 +134,13 @@ describe('a worker when Redis is unreachable', () => {
     expect(handle.ready()).toEqual({ ok: true });
 
     await redis.stop();
-    const down = await until(
-      () => handle.ready(),
-      (r) => !r.ok,
-    );
-    expect(down.reason).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${port} is unreachable`));
+    await until('the worker not ready', async () => !handle.ready().ok);
+    expect(handle.ready().reason).toMatch(new RegExp(`^Redis at 127\\.0\\.0\\.1:${port} is unreachable`));
     const retryLines = () => lines.filter((l) => l.includes('is unreachable'));
-    await until(retryLines, (l) => l.length >= 3);
+    await until('three retry lines', async () => retryLines().length >= 3);
 
     const again = await privateRedis(port);
-    await until(
-      () => handle.ready(),
-      (r) => r.ok,
-    );
+    await until('the worker ready again', async () => handle.ready().ok);
     // One line per attempt of the one connection that reports; the others stay quiet.
     const attempts = retryLines().length;
     expect(attempts).toBeGreaterThanOrEqual(3);
@@ -177,8 +163,8 @@ describe('a worker when Redis is unreachable', () => {
       redisBackoff: { firstMs: 100, maxMs: 400 },
     });
     await until(
-      () => lines.filter((l) => l.includes(`Redis at 127.0.0.1:${port} is unreachable`)).length,
-      (n) => n >= 2,
+      'two unreachable lines',
+      async () => lines.filter((l) => l.includes(`Redis at 127.0.0.1:${port} is unreachable`)).length >= 2,
     );
     await privateRedis(port);
     const handle = await starting;

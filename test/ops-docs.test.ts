@@ -21,6 +21,8 @@ describe('operations docs', () => {
       groups?: { name?: unknown; rules?: Rule[] }[];
     };
     expect(Array.isArray(doc.groups)).toBe(true);
+    // An empty file would pass every check below.
+    expect(doc.groups?.length).toBeGreaterThan(0);
     const names = new Set<string>();
     for (const group of doc.groups ?? []) {
       expect(typeof group.name).toBe('string');
@@ -40,6 +42,9 @@ describe('operations docs', () => {
         }
       }
     }
+    // And the rules watch the worker's own metrics at all, not only `up`.
+    const exprs = (doc.groups ?? []).flatMap((g) => (g.rules ?? []).map((r) => r.expr as string));
+    expect(exprs.filter((e) => /visync_[a-z_]+/.test(e)).length).toBeGreaterThan(0);
   });
 
   it('docs/operations.md documents every visync_ metric the worker exports', () => {

@@ -60,7 +60,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           { enqueueRun },
           { loadConfig },
           { exitCodeFor },
-          { createObjectStore },
+          { storeWhenNeeded },
           { runProblems },
         ] = await Promise.all([
           import('../../jobs/client.js'),
@@ -97,7 +97,8 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
             const runs = await waitForRuns(client, runIds, io, { timeoutS: flags.timeout });
             if (!runs) return 1;
             // Which workspaces (or loads) failed and why, like run --once says it.
-            const store = await createObjectStore(config.sinks);
+            // Opened at the first failed or partial run only (with sinks.s3 that loads the AWS SDK).
+            const store = storeWhenNeeded(config.sinks);
             for (const r of runs) {
               for (const line of await runProblems(store, r))
                 if (!r.error?.endsWith(line)) io.err(`visync: ${line}`);

@@ -5,15 +5,18 @@ import { readManifest } from '../runs/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { problemLines } from './run-once.js';
 
-/** One line per problem, each starting with the account; [] for a run that did not go wrong. */
-export async function runProblems(store: ObjectStore, r: LedgerRun): Promise<string[]> {
+/**
+ * One line per problem, each starting with the account; [] for a run that did not go wrong.
+ * `store` is called only for a failed or partial run with a manifest.
+ */
+export async function runProblems(store: () => Promise<ObjectStore>, r: LedgerRun): Promise<string[]> {
   if (r.status !== 'failed' && r.status !== 'partial') return [];
   const fromLedger = r.error
     ? [r.error.startsWith(`${r.account}:`) ? r.error : `${r.account}: ${r.error}`]
     : [];
   if (!r.manifest_key) return fromLedger;
   try {
-    const m = await readManifest(store, r.account, r.run_id);
+    const m = await readManifest(await store(), r.account, r.run_id);
     return m ? problemLines(m) : fromLedger;
   } catch (err) {
     return [...fromLedger, `${r.account}: manifest ${r.manifest_key} unreadable: ${(err as Error).message}`];

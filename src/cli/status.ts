@@ -15,7 +15,7 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
     .option('--json', 'print JSON for scripts')
     .action(
       exitWith(state, async (flags: { json?: boolean }, cmd: Command) => {
-        const [{ withJobsClient }, { readStatus }, { loadConfig }, { createObjectStore }, { runProblems }] =
+        const [{ withJobsClient }, { readStatus }, { loadConfig }, { storeWhenNeeded }, { runProblems }] =
           await Promise.all([
             import('../../jobs/client.js'),
             import('../../jobs/status.js'),
@@ -24,7 +24,8 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
             import('./run-problems.js'),
           ]);
         const config = loadConfig(configOption(cmd));
-        const store = await createObjectStore(config.sinks);
+        // Opened at the first failed or partial run only (with sinks.s3 that loads the AWS SDK).
+        const store = storeWhenNeeded(config.sinks);
         // Grouped under its account already: each reason without the account in front.
         const reasonsOf = async (r: LedgerRun) =>
           (await runProblems(store, r)).map((l) =>

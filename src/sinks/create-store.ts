@@ -14,3 +14,9 @@ export async function createObjectStore(sinks: SinksConfig): Promise<ObjectStore
   if (sinks.fs) return new FsObjectStore(sinks.fs.dir);
   throw new Error('no object store configured: set sinks.fs or sinks.s3');
 }
+
+/** Creates the store at the first call and returns that one after: for commands that may not need it. */
+export function storeWhenNeeded(sinks: SinksConfig): () => Promise<ObjectStore> {
+  let store: Promise<ObjectStore> | undefined;
+  return () => (store ??= createObjectStore(sinks));
+}

@@ -41,7 +41,7 @@ async function oneWorkspaceFaulty(
 }
 
 describe('run --once under upstream faults', () => {
-  it('a Retry-After beyond the run deadline pauses the whole account: one 429, no request after it, rate_limited failures naming the deadline', async () => {
+  it('a Retry-After beyond the run deadline pauses the whole account: one 429, only calls already in flight answered after it, rate_limited failures naming the deadline', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 4 }] });
     // An hour, far beyond the 15 min the client used to accept as a pause; the run has 36 s left.
     s.addFault({ account: 'acme', endpoint: 'visibility', kind: 'status', status: 429, retryAfter: 3600 });
@@ -78,7 +78,7 @@ describe('run --once under upstream faults', () => {
     const served = s.log.filter((e) => e.fault === 'huge-body');
     expect(served).toHaveLength(2);
     // The client stopped reading: the simulator could not push the whole body.
-    for (const e of served) expect(e.bytes ?? 0).toBeLessThan(huge);
+    for (const e of served) expect(e.bytes).toBeLessThan(huge);
     expect(
       listFiles(dir).some((f) => f.startsWith('raw/prompts/') && f.includes(encodeURIComponent(a))),
     ).toBe(false);

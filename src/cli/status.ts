@@ -10,7 +10,8 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
     .description(
       'Per account: the last successful run, runs queued or running (with progress), recent failed or ' +
         'partial runs with their reasons, the next nightly run, and the request budget in use. Then the ' +
-        'queue counts. Reads Redis only: no worker needs to run.',
+        'queue counts. Reads Redis (no worker needs to run), and the manifests of failed or partial runs ' +
+        'for their reasons.',
     )
     .option('--json', 'print JSON for scripts')
     .action(

@@ -37,7 +37,9 @@ describe('jobs under long Retry-After', () => {
       windowMs: 60_000,
     });
     expect(budget.pausedForMs).toBeGreaterThan(3_500_000);
-    for (const job of await delayedWorkspaces()) {
+    const stillDelayed = await delayedWorkspaces();
+    expect(stillDelayed).toHaveLength(6);
+    for (const job of stillDelayed) {
       // Due when the pause ends (an hour away), not in a few seconds.
       expect(job.timestamp + (job.delay ?? 0)).toBeGreaterThan(Date.now() + 3_500_000);
       expect(job.attemptsMade).toBe(0);

@@ -1,18 +1,18 @@
 // API keys never reach log output, CLI error lines or the manifest, in any form a message may carry
 // them: raw, JSON-escaped or URL-encoded; also short keys and keys with characters JSON escapes.
 import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { main } from '../src/cli/main.js';
 import { parseConfig } from '../src/config/load.js';
 import { scrubSecrets } from '../src/log.js';
 import { runInline } from '../src/pipeline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
-import { listFiles, memoryLogger, tempDir } from './helpers/harness.js';
+import { listFiles, memoryLogger, tempDir, visyncCli } from './helpers/harness.js';
+import { writeConfig } from './helpers/worker-process.js';
 
 const WEIRD = 'k"\\é/1';
 const SHORT = 'ab3de';
@@ -101,22 +101,14 @@ describe('secrets', () => {
     const files = listFiles(join(dir, 'data')).map((f) => readFileSync(join(dir, 'data', f), 'utf8'));
     expectNoKey([lines.join(''), ...files].join('\n'));
 
-    const cfg = join(dir, 'visync.yaml');
-    writeFileSync(cfg, configText(baseUrl, join(dir, 'cli-data'), FROM_ENV));
+    const cfg = writeConfig(dir, configText(baseUrl, join(dir, 'cli-data'), FROM_ENV));
     Object.assign(process.env, ENV);
-    const err: string[] = [];
-    const out: string[] = [];
-    try {
-      const code = await main(['node', 'visync', '--config', cfg, 'run', '--once', '--log-level', 'silent'], {
-        out: (l) => out.push(l),
-        err: (l) => err.push(l),
-      });
-      expect(code).toBe(1);
-    } finally {
+    const cli = await visyncCli(cfg, ['run', '--once', '--log-level', 'silent']).finally(() => {
       for (const k of Object.keys(ENV)) delete process.env[k];
-    }
-    expect(err.join('\n')).toMatch(/weird: GET \/api\/v1\/me -> 401/);
-    expectNoKey([...err, ...out].join('\n'));
+    });
+    expect(cli.code).toBe(1);
+    expect(cli.err.join('\n')).toMatch(/weird: GET \/api\/v1\/me -> 401/);
+    expectNoKey([...cli.err, ...cli.out].join('\n'));
   });
 
   it('a key written in plain text in the config file gives one warning; ${ENV} keys give none', () => {
@@ -138,10 +130,10 @@ describe('secrets', () => {
     expectNoKey(warnings[0]!);
   });
 
-  it('.env is ignored by git', () => {
+  it('.env, at the root and under config/, is ignored by git', () => {
     const root = new URL('..', import.meta.url).pathname;
     expect(
       execFileSync('git', ['check-ignore', '.env', 'config/.env'], { cwd: root, encoding: 'utf8' }),
-    ).toMatch(/\.env/);
+    ).toBe('.env\nconfig/.env\n');
   });
 });

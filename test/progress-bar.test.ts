@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { etaSeconds, RunProgress } from '../src/cli/progress.js';
 import { BIN } from './helpers/cli-process.js';
 import { configYaml, sim, tempDir } from './helpers/harness.js';
+import { writeConfig } from './helpers/worker-process.js';
 
 const servers: string[] = [];
 afterEach(() => {
@@ -94,8 +95,7 @@ describe('run --once progress', () => {
     // 15 calls a second: the run takes a few seconds, so the bars are drawn while it goes.
     const limited = { requestsPerMinute: 15, rateWindowSeconds: 1 };
     const { yaml, env } = configYaml(s, dir, { accounts: { acme: limited, 'globex-intl': limited } });
-    const cfg = join(dir, 'visync.yaml');
-    writeFileSync(cfg, yaml);
+    const cfg = writeConfig(dir, yaml);
     const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`);
     const pane = tmuxPane(
       ['env', 'NO_COLOR=1', ...vars, process.execPath, BIN, '--config', cfg, 'run', '--once'].join(' '),

@@ -115,8 +115,9 @@ describe('Redis restart without persistence', () => {
     expect(m.files.filter((f) => f.key.startsWith('raw/'))).toHaveLength(2 + 4 * 7);
 
     // The upstream may still count the requests of the window before the restart: in the first
-    // window after it, the budget ramps (at most 4 of 10 in any 0.3 window) instead of sending the
-    // limit at once. Later windows are ordinary sliding windows again, where an idle window may
+    // window after it, the budget ramps instead of sending the limit at once: the ramp grants 4 of
+    // 10 in a 0.3 s window where a burst would send all 10; the bound of half the limit leaves room
+    // for arrival jitter. Later windows are ordinary sliding windows again, where an idle window may
     // rightly be followed by a burst, so only the first one is held to the ramp.
     const after = s.log.filter((e) => e.seq > flushedAt);
     const rampEnds = (after[0]?.at ?? 0) + windowMs;

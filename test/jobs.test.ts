@@ -10,9 +10,16 @@ import { installSchedules } from '../jobs/schedules.js';
 import type { Config } from '../src/config/schema.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
-import { sleep } from '../src/util/time.js';
 import { sim, tempDir } from './helpers/harness.js';
-import { jobsClient, jobsConfig, syncToEnd, waitForRun, worker } from './helpers/jobs.js';
+import {
+  jobsClient,
+  jobsConfig,
+  syncToEnd,
+  until,
+  untilQueueIdle,
+  waitForRun,
+  worker,
+} from './helpers/jobs.js';
 
 describe('jobs on BullMQ', () => {
   it('an enqueued sync fans out per workspace, lands every workspace and writes the manifest', async () => {
@@ -65,7 +72,7 @@ describe('jobs on BullMQ', () => {
     });
     expect(third.created).toBe(false);
     expect(third.existing?.status).toBe('succeeded');
-    await sleep(300);
+    await untilQueueIdle(config);
     expect(s.log.filter((e) => e.endpoint === 'me')).toHaveLength(1);
     expect(s.log.filter((e) => e.endpoint === 'visibility').every((e) => e.query.days === '30')).toBe(true);
   });
@@ -136,7 +143,8 @@ describe('jobs on BullMQ', () => {
         }).format(next),
       ).toBe('03:30');
     }
-    await sleep(300);
+    await untilQueueIdle(config, 'acme');
+    await untilQueueIdle(config, 'beta');
     expect(s.log).toHaveLength(0);
   });
 
@@ -183,7 +191,7 @@ describe('jobs on BullMQ', () => {
     const c = jobsClient(config);
     await worker(config, 2);
     const acme = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
-    await sleep(200);
+    await until('acme rate limited', async () => s.log.some((e) => e.status === 429));
     const beta = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'beta' });
     const betaRun = await waitForRun(config, beta.runId, 15_000);
     expect(betaRun.status).toBe('succeeded');
@@ -207,7 +215,7 @@ describe('jobs on BullMQ', () => {
     const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
     expect(m.status).toBe('failed');
     expect(m.error).toMatch(/401/);
-    await sleep(500);
+    await untilQueueIdle(config);
     expect(s.log).toHaveLength(1);
   });
 

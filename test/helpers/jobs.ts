@@ -102,3 +102,17 @@ export async function until(what: string, check: () => Promise<boolean>, timeout
     await sleep(50);
   }
 }
+
+/**
+ * Waits until the account's queue holds no job that could still call the API: none waiting,
+ * active or delayed (the schedules' own `repeat:` jobs aside). What a test waits on before it
+ * asserts that no more calls were made, instead of sleeping.
+ */
+export async function untilQueueIdle(config: Config, account = 'acme'): Promise<void> {
+  const queue = jobsClient(config).queues.for(account);
+  await until(`the queue of ${account} idle`, async () => {
+    const counts = await queue.getJobCounts('active', 'waiting', 'prioritized', 'waiting-children');
+    if (Object.values(counts).some((n) => n > 0)) return false;
+    return (await queue.getDelayed()).every((j) => j.id?.startsWith('repeat:'));
+  });
+}

@@ -6,10 +6,9 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
 import { runVisync } from './helpers/cli-process.js';
-import { type ConfigOverrides, capture, configYaml, sim, tempDir } from './helpers/harness.js';
+import { type ConfigOverrides, configYaml, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
 import { startS3rver } from './helpers/s3rver.js';
 import { writeConfig } from './helpers/worker-process.js';
@@ -52,8 +51,8 @@ describe('visync doctor', () => {
         bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: bq.url },
       },
     }));
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(0);
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(0);
     expect(c.err).toEqual([]);
     expect(line(c.out, 'config')).toMatch(/^PASS config: .*1 account/);
     expect(line(c.out, 'account acme')).toMatch(
@@ -85,8 +84,8 @@ describe('visync doctor', () => {
       creationTime: Date.now(),
       lastModifiedTime: Date.now(),
     });
-    const again = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor', '--account', 'acme'], again.io)).toBe(0);
+    const again = await visyncCli(path, ['doctor', '--account', 'acme']);
+    expect(again.code).toBe(0);
     expect(line(again.out, 'bigquery dataset')).toMatch(
       /^PASS bigquery dataset: p:vis exists \(location US\)/,
     );
@@ -95,8 +94,8 @@ describe('visync doctor', () => {
 
   it('--json prints one array of {check, status, detail, fix?}', async () => {
     const { path } = await setup([{ name: 'acme', workspaces: 1 }]);
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor', '--json'], c.io)).toBe(0);
+    const c = await visyncCli(path, ['doctor', '--json']);
+    expect(c.code).toBe(0);
     const checks = JSON.parse(c.out.join('\n')) as { check: string; status: string; detail: string }[];
     expect(checks.map((x) => [x.check, x.status])).toEqual([
       ['config', 'PASS'],
@@ -113,8 +112,8 @@ describe('visync doctor', () => {
     ]);
     const key = s.accounts[0]!.keys[0]!;
     s.revokeKey(key);
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(1);
     const out = c.out;
     const r = { stdout: c.out.join('\n'), stderr: c.err.join('\n') };
     expect(line(out, 'account acme')).toBe(
@@ -130,8 +129,8 @@ describe('visync doctor', () => {
 
   it('a plan without API access: FAIL naming the plan', async () => {
     const { path } = await setup([{ name: 'acme', workspaces: 1, plan: 'starter' }]);
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(1);
     expect(line(c.out, 'account acme')).toMatch(
       /^FAIL account acme: GET \/me answered 403: plan starter has no API access \(Concierge or Agency needed\) -> /,
     );
@@ -141,11 +140,11 @@ describe('visync doctor', () => {
     const { s, path } = await setup([
       { name: 'acme', workspaces: 1, limit: { requests: 1, windowMs: 60_000 } },
     ]);
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(0);
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(0);
     expect(line(c.out, 'account acme')).toMatch(/^PASS /);
-    const again = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor'], again.io)).toBe(0);
+    const again = await visyncCli(path, ['doctor']);
+    expect(again.code).toBe(0);
     expect(line(again.out, 'account acme')).toMatch(
       /^WARN account acme: GET \/me answered 429: the account is at its rate limit right now -> /,
     );
@@ -159,11 +158,11 @@ describe('visync doctor', () => {
       accounts: { acme: { requestsPerMinute: 1 } },
       top: { redis: { url: inject('redisUrl'), prefix } },
     }));
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor', '--timeout', '1'], c.io)).toBe(0);
+    const c = await visyncCli(path, ['doctor', '--timeout', '1']);
+    expect(c.code).toBe(0);
     expect(line(c.out, 'account acme')).toMatch(/^PASS .*\(visync keeps to 1\).*Redis budget/);
-    const again = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor', '--timeout', '1'], again.io)).toBe(0);
+    const again = await visyncCli(path, ['doctor', '--timeout', '1']);
+    expect(again.code).toBe(0);
     expect(line(again.out, 'account acme')).toMatch(
       /^WARN account acme: GET \/me not sent: no request budget for \d+ s .* -> run doctor again when the workers are idle$/,
     );
@@ -175,8 +174,8 @@ describe('visync doctor', () => {
     const { path } = await setup([{ name: 'acme', workspaces: 1 }], (dir) => ({
       sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: closed } },
     }));
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(1);
     const out = c.out;
     expect(line(out, 'bigquery dataset')).toMatch(
       new RegExp(`^FAIL bigquery dataset: cannot reach BigQuery at ${closed} \\(ECONNREFUSED\\) -> `),
@@ -217,8 +216,8 @@ describe('visync doctor', () => {
     const { path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
       top: { redis: { url: `redis://127.0.0.1:${port}` } },
     }));
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(1);
     const redisLines = c.out.filter((l) => /^\w{4} redis/.test(l));
     expect(redisLines).toEqual([
       `FAIL redis: Redis at 127.0.0.1:${port} is unreachable: connection refused -> start Redis or fix redis.url (run --once works without it)`,
@@ -242,8 +241,8 @@ describe('visync doctor', () => {
     const { path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
       top: { redis: { url: url.toString(), prefix: `d-${randomUUID().slice(0, 8)}` } },
     }));
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(0);
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(0);
     expect(line(c.out, 'redis')).toMatch(/^PASS redis: Redis \S+ at 127\.0\.0\.1:\d+ answers$/);
     expect(line(c.out, 'redis maxmemory-policy')).toMatch(/^PASS /);
     expect(line(c.out, 'redis persistence')).toMatch(
@@ -276,8 +275,8 @@ describe('visync doctor', () => {
       s3: { bucket, prefix: 'visync', endpoint: s3.endpoint, forcePathStyle: true, maxAttempts: 1 },
     });
     const { path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({ sinks: s3sink('lake') }));
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(0);
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(0);
     expect(line(c.out, 'object store')).toBe(
       'PASS object store: wrote, read back and deleted a probe object in s3://lake/visync/',
     );
@@ -288,8 +287,8 @@ describe('visync doctor', () => {
     ).toBe(true);
 
     const missing = await setup([{ name: 'acme', workspaces: 1 }], () => ({ sinks: s3sink('no-such') }));
-    const m = capture();
-    expect(await main(['node', 'visync', '--config', missing.path, 'doctor'], m.io)).toBe(1);
+    const m = await visyncCli(missing.path, ['doctor']);
+    expect(m.code).toBe(1);
     expect(line(m.out, 'object store')).toMatch(
       /^FAIL object store: cannot write a probe object to s3:\/\/no-such\/visync\/: .*bucket "no-such" does not exist.* -> create the bucket or fix sinks\.s3\.bucket$/,
     );
@@ -300,8 +299,8 @@ describe('visync doctor', () => {
     const { path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
       accounts: { acme: { baseUrl: `http://127.0.0.1:${port}/api/v1` } },
     }));
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(1);
     expect(line(c.out, 'account acme')).toBe(
       `FAIL account acme: cannot reach 127.0.0.1:${port} (ECONNREFUSED) -> check accounts[].baseUrl (http://127.0.0.1:${port}/api/v1), DNS, the network and any proxy`,
     );
@@ -311,8 +310,8 @@ describe('visync doctor', () => {
     const { path, dir } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
       accounts: { acme: { brnds: 'all' } },
     }));
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'doctor'], c.io)).toBe(1);
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(1);
     expect(c.out).toHaveLength(1);
     expect(c.out[0]).toMatch(/^FAIL config: .*accounts\.0\.brnds: unknown key \(did you mean brands\?\) -> /);
 
@@ -323,8 +322,8 @@ describe('visync doctor', () => {
       join(dir, 'plain'),
       `accounts:\n  - name: plain\n    apiKey: ${key}\n    baseUrl: ${s.url}\nsinks:\n  fs: { dir: ${dir} }\n`,
     );
-    const w = capture();
-    expect(await main(['node', 'visync', '--config', plain, 'doctor'], w.io)).toBe(0);
+    const w = await visyncCli(plain, ['doctor']);
+    expect(w.code).toBe(0);
     expect(line(w.out, 'config')).toMatch(
       /^WARN config: .* is valid: 1 account \(plain\), but accounts\.0\.apiKey: the API key is written in the config file in plain text.* -> keep keys out of the file: apiKey: \$\{PLAIN_API_KEY\} and export PLAIN_API_KEY$/,
     );

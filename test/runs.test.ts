@@ -1,7 +1,6 @@
 // `visync runs`: run history read back from the manifests in the sink, with no Redis configured.
 import { describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
-import { capture, configYaml, sim, tempDir } from './helpers/harness.js';
+import { configYaml, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
 import { writeConfig } from './helpers/worker-process.js';
 
@@ -41,20 +40,17 @@ describe('visync runs', () => {
     const { yaml, env } = configYaml(s, dir, { accounts: { gamma: { brands: ['nope'] } } });
     Object.assign(process.env, env);
     const path = writeConfig(dir, yaml);
-    const base = ['node', 'visync', '--config', path];
 
-    const first = capture();
-    expect(await main([...base, 'run', '--once', '--log-level', 'silent'], first.io)).toBe(2);
-    const second = capture();
-    expect(
-      await main([...base, 'run', '--once', '--account', 'acme', '--log-level', 'silent'], second.io),
-    ).toBe(0);
+    const first = await visyncCli(path, ['run', '--once', '--log-level', 'silent']);
+    expect(first.code).toBe(2);
+    const second = await visyncCli(path, ['run', '--once', '--account', 'acme', '--log-level', 'silent']);
+    expect(second.code).toBe(0);
     const one = runIds(first.out);
     const two = runIds(second.out);
     expect(Object.keys(one).sort()).toEqual(['acme', 'beta', 'gamma']);
 
-    const table = capture();
-    expect(await main([...base, 'runs'], table.io)).toBe(0);
+    const table = await visyncCli(path, ['runs']);
+    expect(table.code).toBe(0);
     expect(table.err).toEqual([]);
     expect(table.out[0]).toMatch(
       /^RUN ID\s+ACCOUNT\s+KIND\s+STATUS\s+STARTED\s+DURATION\s+WORKSPACES\s+REQUESTS\s+REASON$/,
@@ -71,8 +67,8 @@ describe('visync runs', () => {
     );
     expect(rows.some((r) => r.startsWith(one.acme!))).toBe(true);
 
-    const json = capture();
-    expect(await main([...base, 'runs', '--json'], json.io)).toBe(0);
+    const json = await visyncCli(path, ['runs', '--json']);
+    expect(json.code).toBe(0);
     const parsed = JSON.parse(json.out.join('\n')) as RunRow[];
     expect(parsed.map((r) => r.run_id)[0]).toBe(two.acme);
     expect(parsed.map((r) => r.run_id).sort()).toEqual([one.acme, one.beta, one.gamma, two.acme].sort());
@@ -89,12 +85,12 @@ describe('visync runs', () => {
     expect(parsed[0]).toMatchObject({ workspaces: { succeeded: 2, total: 2 } });
     expect(parsed[0]!.duration_seconds).toBeGreaterThanOrEqual(0);
 
-    const limited = capture();
-    expect(await main([...base, 'runs', '--limit', '1', '--json'], limited.io)).toBe(0);
+    const limited = await visyncCli(path, ['runs', '--limit', '1', '--json']);
+    expect(limited.code).toBe(0);
     expect((JSON.parse(limited.out.join('\n')) as RunRow[]).map((r) => r.run_id)).toEqual([two.acme]);
 
-    const onlyBeta = capture();
-    expect(await main([...base, 'runs', '--account', 'beta', '--json'], onlyBeta.io)).toBe(0);
+    const onlyBeta = await visyncCli(path, ['runs', '--account', 'beta', '--json']);
+    expect(onlyBeta.code).toBe(0);
     expect((JSON.parse(onlyBeta.out.join('\n')) as RunRow[]).map((r) => r.run_id)).toEqual([one.beta]);
   });
 
@@ -106,11 +102,11 @@ describe('visync runs', () => {
     });
     Object.assign(process.env, env);
     const path = writeConfig(dir, yaml);
-    const c = capture();
-    expect(await main(['node', 'visync', '--config', path, 'runs'], c.io)).toBe(0);
+    const c = await visyncCli(path, ['runs']);
+    expect(c.code).toBe(0);
     expect(c.out).toEqual([`no runs yet: no manifest under ${dir}/runs/`]);
-    const bad = capture();
-    expect(await main(['node', 'visync', '--config', path, 'runs', '--limit', '0'], bad.io)).toBe(1);
+    const bad = await visyncCli(path, ['runs', '--limit', '0']);
+    expect(bad.code).toBe(1);
     expect(bad.err.join('\n')).toMatch(/--limit.*whole number/);
   });
 });

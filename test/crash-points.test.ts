@@ -6,13 +6,20 @@
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { replayRun } from '../src/pipeline/replay.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
 import { runVisync } from './helpers/cli-process.js';
-import { capture, configYaml, listFiles, memoryLogger, readBytes, sim, tempDir } from './helpers/harness.js';
+import {
+  configYaml,
+  listFiles,
+  memoryLogger,
+  readBytes,
+  sim,
+  tempDir,
+  visyncCli,
+} from './helpers/harness.js';
 import { writeConfig } from './helpers/worker-process.js';
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -59,10 +66,8 @@ describe('run --once killed with SIGKILL', () => {
       )![1]!;
 
       Object.assign(process.env, env);
-      const c = capture();
-      expect(
-        await main(['node', 'visync', '--config', path, 'run', '--once', '--log-level', 'silent'], c.io),
-      ).toBe(0);
+      const c = await visyncCli(path, ['run', '--once', '--log-level', 'silent']);
+      expect(c.code, point).toBe(0);
       expect(c.out[0], point).toMatch(
         new RegExp(`^acme: completed interrupted run ${crashedRun}: acme: partial`),
       );

@@ -5,14 +5,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { main } from '../src/cli/main.js';
 import { runInline } from '../src/pipeline/run-inline.js';
 import { createRunLoader } from '../src/pipeline/run-loader.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore, PutOptions } from '../src/sinks/object-store.js';
 import { type FakeBigQuery, HttpError, startFakeBigQuery } from './fakes/bigquery-server.js';
-import { capture, configFor, memoryLogger, runOnceCli, sim, tempDir } from './helpers/harness.js';
+import { configFor, memoryLogger, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsConfigFile, worker } from './helpers/jobs.js';
 import { freePort } from './helpers/net.js';
 
@@ -183,9 +182,9 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
       { fs: { dir }, bigquery: { ...bigquery(closed), location: 'US' } },
       { maxRetries: 0 },
     );
-    const c = capture();
-    const args = ['node', 'visync', '--config', path, 'enqueue', 'sync', '--wait', '--timeout', '40'];
-    expect(await main(args, c.io)).toBe(2);
+    const args = ['enqueue', 'sync', '--wait', '--timeout', '40'];
+    const c = await visyncCli(path, args);
+    expect(c.code).toBe(2);
     expect(c.out.at(-1)).toMatch(/^acme: \S+ partial: .*BigQuery/);
     const runId = c.out[0]!.split(' ').at(-1)!;
     expect((await readManifest(new FsObjectStore(dir), 'acme', runId))?.status).toBe('partial');
@@ -196,8 +195,8 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
       fs: { dir },
       bigquery: { ...bigquery(bq.url), location: 'US' },
     });
-    const again = capture();
-    expect(await main(args, again.io)).toBe(0);
+    const again = await visyncCli(path, args);
+    expect(again.code).toBe(0);
     expect(again.out[0]).toBe(`acme: enqueued sync ${runId}`);
     const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
     expect(m.status).toBe('succeeded');
@@ -209,15 +208,15 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
     const { dir, path, h } = await setup({}, 1);
     const full = new FullDiskStore(new FsObjectStore(dir), dir, (k) => k.startsWith('runs/'));
     h.context.store = full;
-    const c = capture();
-    const args = ['node', 'visync', '--config', path, 'enqueue', 'sync', '--wait', '--timeout', '40'];
-    expect(await main(args, c.io)).toBe(1);
+    const args = ['enqueue', 'sync', '--wait', '--timeout', '40'];
+    const c = await visyncCli(path, args);
+    expect(c.code).toBe(1);
     expect(c.out.at(-1)).toMatch(/^acme: \S+ failed: .*ENOSPC/);
     expect(c.out.at(-1)).toContain(join(dir, 'runs/account=acme/'));
 
     full.full = () => false;
-    const again = capture();
-    expect(await main(args, again.io)).toBe(0);
+    const again = await visyncCli(path, args);
+    expect(again.code).toBe(0);
     const runId = c.out[0]!.split(' ').at(-1)!;
     expect(again.out[0]).toBe(`acme: enqueued sync ${runId}`);
     expect((await readManifest(new FsObjectStore(dir), 'acme', runId))?.status).toBe('succeeded');

@@ -3,6 +3,9 @@
 // a stale dist/. Installed users run bin/visync.js (compiled).
 import { register } from 'tsx/esm/api';
 import { runCli } from './run-cli.js';
+import { reexecOnSupportedNode } from './supported-node.js';
 
-register();
-await runCli(() => import('../src/cli/main.ts'));
+if (!reexecOnSupportedNode()) {
+  register();
+  await runCli(() => import('../src/cli/main.ts'));
+}

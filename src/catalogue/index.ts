@@ -1,14 +1,19 @@
 // Public surface of the catalogue: tables, views, lookups and the deterministic NDJSON writer.
+import { SYNC_RUNS } from './sync-runs.js';
 import { TABLES } from './tables.js';
 import type { Row, TableDef, ViewDef } from './types.js';
 import { VIEWS } from './views.js';
 
 export { DOCS_DATASET, renderTablesDoc } from './docs.js';
+export { SYNC_RUNS } from './sync-runs.js';
 export { TABLES } from './tables.js';
+
+/** Every table of the warehouse: the API's tables, then the run history loaded after them. */
+export const WAREHOUSE_TABLES: readonly TableDef[] = [...TABLES, SYNC_RUNS];
 export type { ColumnDef, ColumnMode, ColumnType, Row, TableDef, ViewDef } from './types.js';
 export { VIEWS } from './views.js';
 
-const tablesByName = new Map(TABLES.map((t) => [t.name, t]));
+const tablesByName = new Map(WAREHOUSE_TABLES.map((t) => [t.name, t]));
 const viewsByName = new Map(VIEWS.map((v) => [v.name, v]));
 
 /** Throws on a name outside the catalogue: callers pass names from code, so that is a bug. */

@@ -22,7 +22,7 @@ export interface TableDef {
   /** Columns that identify a row across runs (run_id excluded): what `{table}_latest` partitions by. */
   naturalKey: readonly string[];
   /** DAY partitioning column (DATE). */
-  partitionField: 'snapshot_date' | 'date';
+  partitionField: 'snapshot_date' | 'date' | 'run_date';
   clustering: readonly string[];
 }
 

@@ -8,9 +8,9 @@ import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { openJobsClient } from '../jobs/client.js';
 import type { LedgerRun } from '../jobs/ledger.js';
 import { dueAt, schedulerId } from '../jobs/schedules.js';
-import { nightlyWindowDays } from '../jobs/window.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import { logicalRunId } from '../src/runs/run-id.js';
+import { nightlyWindowDays } from '../src/runs/window.js';
 import { sleep } from '../src/util/time.js';
 import { configFor, memoryLogger, sim, tempDir } from './helpers/harness.js';
 

@@ -12,6 +12,7 @@ import { lastSucceededRun } from '../../src/runs/history.js';
 import { runScope } from '../../src/runs/last-success.js';
 import { assembleManifest, readManifest, writeManifest } from '../../src/runs/manifest.js';
 import { logicalRunId } from '../../src/runs/run-id.js';
+import { nightlyWindowDays } from '../../src/runs/window.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import { addDays, utcDate } from '../../src/util/time.js';
 import { UnrecoverableError } from '../bullmq.js';
@@ -28,7 +29,6 @@ import {
 import type { LedgerRun } from '../ledger.js';
 import { queueName } from '../queues.js';
 import { dueAt } from '../schedules.js';
-import { nightlyWindowDays } from '../window.js';
 import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
 
 export interface RunJobResult {

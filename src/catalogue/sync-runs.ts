@@ -45,6 +45,12 @@ export const SYNC_RUNS: TableDef = {
         'prompts, buyer-intent, reputation): a `--endpoints` run lists fewer.',
     ),
     repeated(
+      'brand_filter',
+      'STRING',
+      'The workspaces the run was limited to (`--brand`); empty when it covered every workspace of the ' +
+        'account, so its workspaces_succeeded and workspaces_failed are then the whole account.',
+    ),
+    repeated(
       'workspaces_succeeded',
       'STRING',
       'Workspaces (brand ids) whose every call of the run landed: the run speaks for these.',

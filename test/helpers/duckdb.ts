@@ -1,0 +1,157 @@
+// The warehouse on a real SQL engine: an in-memory DuckDB holding every catalogue table (columns
+// typed from the catalogue) and every view, created from its BigQuery SQL through toDuckDbSql().
+// Rows go in as the sync writes them (toNdjsonLine objects, or its NDJSON parts, gzipped or not).
+//
+//   const wh = await openWarehouse();
+//   await wh.insertRows('recommendations', rows);        // or wh.loadNdjson('recommendations', paths)
+//   const current = await wh.query(`SELECT * FROM ${wh.dataset}.recommendations_latest`);
+//
+// Warehouses are closed after each test (or earlier with close()).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DuckDBConnection, DuckDBInstance, type Json } from '@duckdb/node-api';
+import { afterEach } from 'vitest';
+import {
+  type ColumnDef,
+  type Row,
+  tableByName,
+  toNdjsonLine,
+  VIEWS,
+  WAREHOUSE_TABLES,
+} from '../../src/catalogue/index.js';
+
+const open: Warehouse[] = [];
+afterEach(() => {
+  while (open.length) open.pop()?.close();
+});
+
+const SCALAR_TYPES: Record<ColumnDef['type'], string> = {
+  STRING: 'VARCHAR',
+  INT64: 'BIGINT',
+  FLOAT64: 'DOUBLE',
+  BOOL: 'BOOLEAN',
+  DATE: 'DATE',
+  // The sync writes UTC instants ("...Z"); the helper's session time zone is UTC.
+  TIMESTAMP: 'TIMESTAMPTZ',
+  JSON: 'JSON',
+};
+
+/** DuckDB type of a catalogue column: REPEATED becomes a LIST of the element type. */
+export function duckDbType(column: ColumnDef): string {
+  const scalar = SCALAR_TYPES[column.type];
+  return column.mode === 'REPEATED' ? `${scalar}[]` : scalar;
+}
+
+const OPERAND = String.raw`('(?:[^']|'')*'|[A-Za-z_][\w.]*)`;
+const ARRAY = String.raw`([A-Za-z_][\w.]*)`;
+
+/**
+ * BigQuery standard SQL, as the catalogue's views are written, to DuckDB SQL. The views keep to
+ * what both engines accept (QUALIFY, ARRAY_LENGTH, ARRAY_CONCAT, window functions); the rest is
+ * rewritten here, and an UNNEST in any other form throws rather than run with other semantics:
+ *
+ * - `` `project.dataset.table` `` -> `"project"."dataset"."table"` (DuckDB has no backtick quoting)
+ * - `x IN UNNEST(arr)` / `x NOT IN UNNEST(arr)` -> `list_contains(arr, x)` / `NOT list_contains(arr, x)`
+ * - `CROSS JOIN UNNEST(arr) AS v` -> `CROSS JOIN UNNEST(arr) AS v_values(v)` (a bare alias would
+ *   name a one-field struct in DuckDB, not the element)
+ * - `* EXCEPT(cols)` -> `* EXCLUDE(cols)`
+ */
+export function toDuckDbSql(bigQuerySql: string): string {
+  const sql = bigQuerySql
+    .replace(/`([^`]+)`/g, (_m, name: string) =>
+      name
+        .split('.')
+        .map((part) => `"${part}"`)
+        .join('.'),
+    )
+    .replace(new RegExp(`${OPERAND}\\s+NOT\\s+IN\\s+UNNEST\\(${ARRAY}\\)`, 'gi'), 'NOT list_contains($2, $1)')
+    .replace(new RegExp(`${OPERAND}\\s+IN\\s+UNNEST\\(${ARRAY}\\)`, 'gi'), 'list_contains($2, $1)')
+    .replace(
+      new RegExp(`CROSS\\s+JOIN\\s+UNNEST\\(${ARRAY}\\)\\s+AS\\s+(\\w+)`, 'gi'),
+      'CROSS JOIN UNNEST($1) AS $2_values($2)',
+    )
+    .replace(/\*\s+EXCEPT\s*\(/gi, '* EXCLUDE(');
+  const unmapped = sql
+    .replace(/CROSS JOIN UNNEST\([\w.]+\) AS (\w+)_values\(\1\)/g, '')
+    .match(/.*\bUNNEST\b.*/i);
+  if (unmapped) throw new Error(`no DuckDB mapping for this UNNEST: ${unmapped[0].trim()}`);
+  return sql;
+}
+
+export interface Warehouse {
+  /** Dataset (DuckDB schema) holding the tables and views: `${dataset}.recommendations_latest`. */
+  readonly dataset: string;
+  /** Inserts rows shaped as the sync writes them; each goes through toNdjsonLine, so a bad row throws. */
+  insertRows(table: string, rows: readonly Row[]): Promise<void>;
+  /** Loads NDJSON files (`.ndjson` or `.ndjson.gz`, e.g. curated parts) into a catalogue table. */
+  loadNdjson(table: string, paths: readonly string[]): Promise<void>;
+  /**
+   * Runs DuckDB SQL; rows as JSON values: BIGINT as string, DATE `YYYY-MM-DD`, TIMESTAMP
+   * `YYYY-MM-DD hh:mm:ss[.fff]+00`, JSON columns as their text, lists as arrays.
+   */
+  query(sql: string): Promise<Record<string, Json>[]>;
+  close(): void;
+}
+
+/** An in-memory warehouse with every catalogue table (empty) and every view. */
+export async function openWarehouse(dataset = 'visibility'): Promise<Warehouse> {
+  const instance = await DuckDBInstance.create(':memory:');
+  const connection = await instance.connect();
+  const scratch = mkdtempSync(join(tmpdir(), 'visync-duckdb-'));
+  let closed = false;
+  const warehouse: Warehouse = {
+    dataset,
+    async insertRows(table, rows) {
+      const def = tableByName(table);
+      const path = join(scratch, `${table}-${Date.now()}-${Math.random().toString(36).slice(2)}.ndjson`);
+      writeFileSync(path, rows.map((r) => `${toNdjsonLine(def, r)}\n`).join(''));
+      try {
+        await warehouse.loadNdjson(table, [path]);
+      } finally {
+        rmSync(path, { force: true });
+      }
+    },
+    async loadNdjson(table, paths) {
+      if (paths.length === 0) return;
+      const def = tableByName(table);
+      const columns = def.columns.map((c) => `"${c.name}": '${duckDbType(c)}'`).join(', ');
+      const files = paths.map((p) => `'${p.replaceAll("'", "''")}'`).join(', ');
+      await connection.run(
+        `INSERT INTO "${dataset}"."${table}" BY NAME SELECT * FROM read_json([${files}], ` +
+          `format = 'newline_delimited', columns = {${columns}})`,
+      );
+    },
+    async query(sql) {
+      return (await connection.runAndReadAll(sql)).getRowObjectsJson();
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      connection.closeSync();
+      instance.closeSync();
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
+  open.push(warehouse);
+  await createSchema(connection, dataset);
+  return warehouse;
+}
+
+async function createSchema(connection: DuckDBConnection, dataset: string): Promise<void> {
+  await connection.run("SET TimeZone = 'UTC'");
+  await connection.run(`CREATE SCHEMA "${dataset}"`);
+  for (const t of WAREHOUSE_TABLES) {
+    const columns = t.columns.map(
+      (c) => `"${c.name}" ${duckDbType(c)}${c.mode === 'REQUIRED' ? ' NOT NULL' : ''}`,
+    );
+    await connection.run(`CREATE TABLE "${dataset}"."${t.name}" (${columns.join(', ')})`);
+  }
+  for (const v of VIEWS) {
+    try {
+      await connection.run(`CREATE VIEW "${dataset}"."${v.name}" AS ${toDuckDbSql(v.sql(dataset))}`);
+    } catch (e) {
+      throw new Error(`view ${v.name} does not run on DuckDB: ${(e as Error).message}`);
+    }
+  }
+}

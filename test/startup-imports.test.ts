@@ -78,6 +78,31 @@ describe('start-up imports', () => {
     expect(heavyIn(r.packages)).toEqual([]);
   });
 
+  it('`visync export athena|duckdb|dbt` with S3 and BigQuery sinks configured loads none of them either', async () => {
+    const config = join(dir, 'export.yaml');
+    writeFileSync(
+      config,
+      [
+        'accounts:',
+        '  - name: acme',
+        '    apiKey: ${EXPORT_TEST_KEY}',
+        '    baseUrl: http://127.0.0.1:1/api/v1',
+        'sinks:',
+        '  s3: { bucket: analytics, prefix: visync }',
+        '  bigquery: { projectId: p, dataset: d }',
+        '',
+      ].join('\n'),
+    );
+    for (const engine of ['athena', 'duckdb', 'dbt']) {
+      const r = await packagesLoadedBy(['--config', config, 'export', engine], {
+        EXPORT_TEST_KEY: 'test-key-1234',
+      });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.packages).toContain('zod'); // it did load and check the config
+      expect(heavyIn(r.packages), engine).toEqual([]);
+    }
+  });
+
   it('`visync run --once` without redis.url, to the local disk, loads none of them either', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 5 });
     const { yaml, env } = configYaml(s, join(dir, 'run-data'));

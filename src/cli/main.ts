@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerDoctor } from './doctor.js';
 import { registerEnqueue } from './enqueue.js';
+import { registerExport } from './export.js';
 import { CliError, type CliIo, consoleIo, type ProgramState } from './program-state.js';
 import { registerReplay } from './replay.js';
 import { registerRun } from './run-once.js';
@@ -34,6 +35,7 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
   registerStatus(program, state, io);
   registerDoctor(program, state, io);
   registerRuns(program, state, io);
+  registerExport(program, state, io);
   registerSimulate(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;

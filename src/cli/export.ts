@@ -1,0 +1,172 @@
+// `visync export dbt|athena|duckdb`: schema files for the engines data engineers already use, all
+// generated from the table catalogue (src/catalogue) and the config. Reads no data and calls nothing:
+// each subcommand loads the config and one generator.
+import { type Command, InvalidArgumentError } from 'commander';
+import type { Config } from '../config/schema.js';
+import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+
+interface OutFlags {
+  out?: string;
+}
+
+export function registerExport(program: Command, state: ProgramState, io: CliIo): void {
+  const exp = program
+    .command('export')
+    .summary('write dbt sources, Athena DDL or DuckDB views for the synced tables')
+    .description(
+      'Writes the schema of every synced table, from the table catalogue (docs/tables.md) and the config, ' +
+        'for the engine you read the data with: `dbt` (sources.yml for the BigQuery dataset, with ' +
+        'descriptions and freshness), `athena` (CREATE EXTERNAL TABLE over the S3 layout, partition ' +
+        'projection, no MSCK REPAIR) or `duckdb` (views over the local folder or S3). Reads no data and ' +
+        'calls no API. Without --out the result goes to stdout.',
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Examples:',
+        '  visync export dbt --out models/staging/visync/sources.yml',
+        '  visync export athena --location s3://analytics/visync/ > visync-athena.sql',
+        '  visync export duckdb --root ./data > views.sql && duckdb visync.duckdb < views.sql',
+      ].join('\n'),
+    );
+
+  exp
+    .command('dbt')
+    .summary('dbt sources.yml for the BigQuery dataset (sinks.bigquery)')
+    .description(
+      'A dbt sources file (version 2): one source `visync` with database = sinks.bigquery.projectId and ' +
+        'schema = sinks.bigquery.dataset; every table and view with its description, every column with ' +
+        'its description and BigQuery data_type; freshness on extracted_at (sync_runs: recorded_at), ' +
+        'warn after alerts.staleAfterHours (default 30) hours and error a day later.',
+    )
+    .option('--out <path>', 'write to this file instead of stdout')
+    .addHelpText(
+      'after',
+      '\nExample:\n  visync export dbt --out models/staging/visync/sources.yml\n  dbt source freshness',
+    )
+    .action(
+      exitWith(state, async (flags: OutFlags, cmd: Command) => {
+        const config = await configOf(cmd);
+        const bq = config.sinks.bigquery;
+        if (!bq)
+          throw new CliError(
+            'no sinks.bigquery in the config: dbt sources describe the BigQuery dataset visync loads',
+          );
+        const [{ WAREHOUSE_TABLES, VIEWS }, { dbtSourcesYaml, DEFAULT_WARN_AFTER_HOURS }] = await Promise.all(
+          [import('../catalogue/index.js'), import('../export/dbt.js')],
+        );
+        const text = dbtSourcesYaml({
+          tables: WAREHOUSE_TABLES,
+          views: VIEWS,
+          project: bq.projectId,
+          dataset: bq.dataset,
+          warnAfterHours: config.alerts?.staleAfterHours ?? DEFAULT_WARN_AFTER_HOURS,
+        });
+        return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables, ${VIEWS.length} views`);
+      }),
+    );
+
+  exp
+    .command('athena')
+    .summary('Athena CREATE EXTERNAL TABLE DDL over the S3 layout')
+    .description(
+      'One CREATE EXTERNAL TABLE per table over s3://bucket/prefix/tables/{table}/ (default: sinks.s3), ' +
+        'OpenX JSON SerDe, partitioned by dt and account with partition projection (dt: dates; account: ' +
+        'the configured accounts). The header of the output says how runs, timestamps and JSON read.',
+    )
+    .option('--out <path>', 'write to this file instead of stdout')
+    .option(
+      '--location <s3url>',
+      'object store root (default: s3://{sinks.s3.bucket}/{sinks.s3.prefix})',
+      parseS3Url,
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  visync export athena --out visync-athena.sql\n  visync export athena --location s3://analytics/visync/',
+    )
+    .action(
+      exitWith(state, async (flags: OutFlags & { location?: string }, cmd: Command) => {
+        const config = await configOf(cmd);
+        const [{ WAREHOUSE_TABLES }, { athenaDdl, s3Location }] = await Promise.all([
+          import('../catalogue/index.js'),
+          import('../export/athena.js'),
+        ]);
+        const s3 = config.sinks.s3;
+        const location = flags.location ?? (s3 ? s3Location(s3.bucket, s3.prefix) : undefined);
+        if (!location)
+          throw new CliError(
+            'no sinks.s3 in the config: give the S3 root with --location s3://bucket/prefix/',
+          );
+        const text = athenaDdl({
+          tables: WAREHOUSE_TABLES,
+          location,
+          accounts: config.accounts.map((a) => a.name),
+        });
+        return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables`);
+      }),
+    );
+
+  exp
+    .command('duckdb')
+    .summary('DuckDB views over the local folder or S3')
+    .description(
+      'One CREATE VIEW per table reading tables/{table}/ with read_json (newline-delimited, gzip, hive ' +
+        'partitions) and every column typed from the catalogue. Default root: sinks.fs.dir (made absolute) ' +
+        'or s3://{sinks.s3.bucket}/{sinks.s3.prefix}.',
+    )
+    .option('--out <path>', 'write to this file instead of stdout')
+    .option(
+      '--root <path|s3url>',
+      'object store root: a folder or s3://bucket/prefix (default: the configured sink)',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  visync export duckdb --root ./data > views.sql\n  duckdb visync.duckdb < views.sql\n  duckdb visync.duckdb -c "SELECT account, count(*) FROM brands GROUP BY 1"',
+    )
+    .action(
+      exitWith(state, async (flags: OutFlags & { root?: string }, cmd: Command) => {
+        const config = await configOf(cmd);
+        const [{ resolve }, { WAREHOUSE_TABLES }, { duckdbViewsSql }, { s3Location }] = await Promise.all([
+          import('node:path'),
+          import('../catalogue/index.js'),
+          import('../export/duckdb.js'),
+          import('../export/athena.js'),
+        ]);
+        const given = flags.root ?? defaultRoot(config, s3Location);
+        const root = /^s3:\/\//.test(given) ? given : resolve(given);
+        const text = duckdbViewsSql({ tables: WAREHOUSE_TABLES, root });
+        return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} views`);
+      }),
+    );
+}
+
+async function configOf(cmd: Command): Promise<Config> {
+  const { loadConfig } = await import('../config/load.js');
+  return loadConfig(configOption(cmd));
+}
+
+function defaultRoot(config: Config, s3Location: (bucket: string, prefix: string) => string): string {
+  if (config.sinks.s3) return s3Location(config.sinks.s3.bucket, config.sinks.s3.prefix);
+  return config.sinks.fs?.dir ?? '.';
+}
+
+async function emit(io: CliIo, out: string | undefined, text: string, what: string): Promise<number> {
+  if (!out) {
+    io.out(text.trimEnd());
+    return 0;
+  }
+  const [{ mkdirSync, writeFileSync }, { dirname }] = await Promise.all([
+    import('node:fs'),
+    import('node:path'),
+  ]);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, text);
+  io.out(`wrote ${out} (${what})`);
+  return 0;
+}
+
+function parseS3Url(value: string): string {
+  if (!/^s3:\/\/[^/]+/.test(value)) throw new InvalidArgumentError('expected s3://bucket/prefix/');
+  return value;
+}

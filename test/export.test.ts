@@ -1,0 +1,227 @@
+// `visync export dbt|athena|duckdb`: what a data engineer gets from each command. The DuckDB views
+// are proven on real data: a `run --once` against the simulator into a local folder, then the
+// generated SQL run in DuckDB must read back every row the run wrote, with the catalogue's types.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { WAREHOUSE_TABLES } from '../src/catalogue/index.js';
+import { athenaType } from '../src/export/column-types.js';
+import type { Manifest } from '../src/runs/manifest.js';
+import { manifestKey, parseTablePartKey } from '../src/sinks/layout.js';
+import { configFile, listFiles, readText, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
+
+interface DbtColumn {
+  name: string;
+  description: string;
+  data_type: string;
+}
+interface DbtTable {
+  name: string;
+  description: string;
+  config?: {
+    loaded_at_field: string;
+    freshness: Record<'warn_after' | 'error_after', { count: number; period: string }>;
+  };
+  columns?: DbtColumn[];
+}
+
+const warehouseSinks = (dir: string) => ({
+  fs: { dir },
+  bigquery: { projectId: 'analytics-prj', dataset: 'visibility' },
+});
+
+describe('visync export dbt', () => {
+  it('writes a sources file that lists every table and column with descriptions, types and freshness', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 3 });
+    const dir = tempDir();
+    const { path } = configFile(s, dir, { sinks: warehouseSinks(join(dir, 'data')) });
+    const out = join(dir, 'models', 'sources.yml');
+    const r = await visyncCli(path, ['export', 'dbt', '--out', out]);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    expect(r.out.join('\n')).toContain(out);
+
+    const doc = parse(readFileSync(out, 'utf8')) as {
+      version: number;
+      sources: { name: string; database: string; schema: string; tables: DbtTable[] }[];
+    };
+    expect(doc.version).toBe(2);
+    expect(doc.sources).toHaveLength(1);
+    const source = doc.sources[0]!;
+    expect(source).toMatchObject({ database: 'analytics-prj', schema: 'visibility' });
+    for (const table of WAREHOUSE_TABLES) {
+      const entry = source.tables.find((t) => t.name === table.name);
+      expect(entry, table.name).toBeDefined();
+      expect(entry!.description).toBe(table.description);
+      expect(entry!.columns!.map((c) => c.name)).toEqual(table.columns.map((c) => c.name));
+      for (const c of entry!.columns!) expect(c.description, `${table.name}.${c.name}`).not.toBe('');
+      const field = table.name === 'sync_runs' ? 'recorded_at' : 'extracted_at';
+      expect(entry!.config?.loaded_at_field, table.name).toBe(field);
+      expect(entry!.columns!.find((c) => c.name === field)?.data_type).toBe('TIMESTAMP');
+      // Default staleAfterHours is 30: a nightly may be a few hours late before dbt warns.
+      expect(entry!.config?.freshness).toEqual({
+        warn_after: { count: 30, period: 'hour' },
+        error_after: { count: 54, period: 'hour' },
+      });
+    }
+    const brands = source.tables.find((t) => t.name === 'brands')!;
+    expect(brands.columns!.find((c) => c.name === 'keywords')?.data_type).toBe('ARRAY<STRING>');
+    expect(s.log).toEqual([]); // no API call
+  });
+
+  it('without --out prints to stdout; without a BigQuery sink it says what is missing', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 3 });
+    const dir = tempDir();
+    const withBq = configFile(s, dir, { sinks: warehouseSinks(join(dir, 'data')) });
+    const printed = await visyncCli(withBq.path, ['export', 'dbt']);
+    expect(printed.code).toBe(0);
+    expect(parse(printed.out.join('\n')).sources[0].name).toBe('visync');
+
+    const plain = configFile(s, tempDir());
+    const r = await visyncCli(plain.path, ['export', 'dbt']);
+    expect(r.code).toBe(1);
+    expect(r.err.join('\n')).toContain('no sinks.bigquery in the config');
+  });
+});
+
+describe('visync export athena', () => {
+  it('writes one CREATE EXTERNAL TABLE per table over the configured S3 sink, partitions projected', async () => {
+    const s = await sim({
+      accounts: [
+        { name: 'acme', workspaces: 1 },
+        { name: 'beta', workspaces: 1 },
+      ],
+      seed: 3,
+    });
+    const dir = tempDir();
+    const { path } = configFile(s, dir, {
+      sinks: { s3: { bucket: 'analytics', prefix: 'visync/prod' } },
+    });
+    const r = await visyncCli(path, ['export', 'athena']);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    const ddl = r.out.join('\n');
+    const statements = ddl.split('CREATE EXTERNAL TABLE IF NOT EXISTS ').slice(1);
+    expect(statements).toHaveLength(WAREHOUSE_TABLES.length);
+    expect(ddl).toMatch(/BigQuery-only/);
+    for (const table of WAREHOUSE_TABLES) {
+      const stmt = statements.find((st) => st.startsWith(`\`${table.name}\` (`));
+      expect(stmt, table.name).toBeDefined();
+      // `account` is the partition column (Hive allows no name twice); every other column is declared.
+      for (const c of table.columns.filter((x) => x.name !== 'account'))
+        expect(stmt, `${table.name}.${c.name}`).toContain(`  \`${c.name}\` ${athenaType(c)} COMMENT '`);
+      expect(stmt).not.toMatch(/^ {2}`account` /m);
+      expect(stmt).toContain('PARTITIONED BY (`dt` string, `account` string)');
+      expect(stmt).toContain("ROW FORMAT SERDE 'org.openx.data.jsonserde.JsonSerDe'");
+      expect(stmt).toContain(`LOCATION 's3://analytics/visync/prod/tables/${table.name}/'`);
+      expect(stmt).toContain("'projection.enabled' = 'true'");
+      expect(stmt).toContain("'projection.dt.type' = 'date'");
+      expect(stmt).toContain("'projection.dt.format' = 'yyyy-MM-dd'");
+      expect(stmt).toContain("'projection.account.type' = 'enum'");
+      expect(stmt).toContain("'projection.account.values' = 'acme,beta'");
+      expect(stmt).toContain(
+        `'storage.location.template' = 's3://analytics/visync/prod/tables/${table.name}/dt=\${dt}/account=\${account}/'`,
+      );
+    }
+    // Types as mapped: arrays for REPEATED, strings for TIMESTAMP and JSON, date for DATE.
+    expect(ddl).toContain("`keywords` array<string> COMMENT '");
+    expect(ddl).toContain("`created_at` string COMMENT '");
+    expect(ddl).toContain("`snapshot_date` date COMMENT '");
+    expect(ddl).toContain("`payload` string COMMENT '");
+    // Quotes in descriptions are escaped, not ending the literal early.
+    expect(ddl).toContain("The run\\'s logical date");
+    expect(s.log).toEqual([]);
+  });
+
+  it('--location overrides the sink; with neither it says how to give one', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 3 });
+    const { path } = configFile(s, tempDir());
+    const given = await visyncCli(path, ['export', 'athena', '--location', 's3://lake/raw']);
+    expect(given.code).toBe(0);
+    expect(given.out.join('\n')).toContain("LOCATION 's3://lake/raw/tables/brands/'");
+    const none = await visyncCli(path, ['export', 'athena']);
+    expect(none.code).toBe(1);
+    expect(none.err.join('\n')).toContain('--location s3://bucket/prefix/');
+  });
+});
+
+/** Rows per table of a run, as its manifest lists them (part files under tables/). */
+function manifestRows(m: Manifest): Map<string, number> {
+  const rows = new Map<string, number>();
+  for (const f of m.files) {
+    const part = parseTablePartKey(f.key);
+    if (part) rows.set(part.table, (rows.get(part.table) ?? 0) + (f.rows ?? 0));
+  }
+  return rows;
+}
+
+describe('visync export duckdb', () => {
+  it('gives views that read back every row a real run wrote, typed as the catalogue says', async () => {
+    const s = await sim({
+      accounts: [
+        { name: 'acme', workspaces: 3 },
+        { name: 'beta', workspaces: 2 },
+      ],
+      seed: 11,
+    });
+    const dir = tempDir();
+    const data = join(dir, 'data');
+    const run = await runOnceCli(s, dir, [], { sinks: { fs: { dir: data } } });
+    expect(run.code, run.err.join('\n')).toBe(0);
+    const manifests = listFiles(data)
+      .filter((k) => k.startsWith('runs/'))
+      .map((k) => JSON.parse(readText(data, k)) as Manifest);
+    expect(manifests.map((m) => m.account).sort()).toEqual(['acme', 'beta']);
+    const expected = new Map<string, number>();
+    for (const m of manifests)
+      for (const [t, n] of manifestRows(m)) expected.set(t, (expected.get(t) ?? 0) + n);
+    expect(expected.size).toBeGreaterThan(5);
+
+    const exported = await visyncCli(join(dir, 'visync.yaml'), ['export', 'duckdb', '--root', data]);
+    expect(exported.code, exported.err.join('\n')).toBe(0);
+    const sql = exported.out.join('\n');
+
+    const db = await (await DuckDBInstance.create(':memory:')).connect();
+    // One block per view (CREATE and its comments): a table without files fails alone, as in the DuckDB CLI.
+    const blocks = sql.split('\n\n').filter((b) => b.includes('CREATE OR REPLACE VIEW'));
+    expect(blocks).toHaveLength(WAREHOUSE_TABLES.length);
+    for (const table of WAREHOUSE_TABLES) {
+      const block = blocks.find((b) => b.startsWith(`CREATE OR REPLACE VIEW "${table.name}" AS`))!;
+      const rows = expected.get(table.name);
+      if (rows === undefined) {
+        await expect(db.run(block), table.name).rejects.toThrow(/No files found/);
+        continue;
+      }
+      await db.run(block);
+      const count = await db.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM "${table.name}"`);
+      expect(count.getRowObjects()[0]?.n, table.name).toBe(rows);
+      const described = await db.runAndReadAll(`DESCRIBE "${table.name}"`);
+      expect(described.getRowObjects().map((c) => c.column_name)).toEqual(table.columns.map((c) => c.name));
+    }
+
+    // Typed columns come back typed: DATE, TIMESTAMPTZ and lists, with the run's values.
+    const runOf = new Map(manifests.map((m) => [m.run_id, m]));
+    const brands = await db.runAndReadAll(
+      'SELECT run_id, typeof(snapshot_date) AS d, snapshot_date::VARCHAR AS day, typeof(extracted_at) AS ts, ' +
+        'epoch_ms(extracted_at) AS at_ms, typeof(keywords) AS kw, len(keywords) AS kw_len, ' +
+        "json_extract_string(payload, '$.id') = brand_id AS payload_id FROM brands",
+    );
+    const brandRows = brands.getRowObjectsJson() as Record<string, unknown>[];
+    expect(brandRows).toHaveLength(5);
+    for (const row of brandRows) {
+      const m = runOf.get(row.run_id as string)!;
+      expect(row).toMatchObject({
+        d: 'DATE',
+        ts: 'TIMESTAMP WITH TIME ZONE',
+        kw: 'VARCHAR[]',
+        payload_id: true,
+      });
+      expect(row.day).toBe(m.run_date);
+      expect(Number(row.at_ms)).toBeGreaterThanOrEqual(Date.parse(m.started_at));
+      expect(Number(row.at_ms)).toBeLessThanOrEqual(Date.parse(m.finished_at));
+      expect(Number(row.kw_len)).toBeGreaterThan(0);
+    }
+    const manifest = manifests.find((m) => m.account === 'acme')!;
+    expect(listFiles(data)).toContain(manifestKey('acme', manifest.run_id));
+  });
+});

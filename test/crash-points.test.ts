@@ -1,10 +1,12 @@
 // A real `visync run --once` process killed with SIGKILL at four points (after some raw files,
 // during curate, between two load jobs, just before the manifest). The next `run --once` completes
 // the crashed run under its own id before it starts a new one; afterwards the sink and BigQuery hold
-// what a clean run holds: every row once, curated files byte for byte what the raw landing gives.
+// what a clean run holds: every row once, curated files byte for byte what the raw landing gives,
+// and a sync_runs row for each run whose newest recording is the completed run's.
 // The kill comes from the test hook in src/pipeline/crash-points.ts (VISYNC_TEST_CRASH_AT).
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { replayRun } from '../src/pipeline/replay.js';
 import { readManifest } from '../src/runs/manifest.js';
@@ -96,8 +98,14 @@ describe('run --once killed with SIGKILL', () => {
         runId: crashedRun,
         logger: memoryLogger('silent').logger,
       });
+      // The sync_runs part is the run's record, not curated from raw: its times differ by design.
       const curatedOf = (d: string) =>
-        listFiles(d).filter((f) => f.startsWith('tables/') && f.includes(`/run=${crashedRun}/`));
+        listFiles(d).filter(
+          (f) =>
+            f.startsWith('tables/') &&
+            !f.startsWith('tables/sync_runs/') &&
+            f.includes(`/run=${crashedRun}/`),
+        );
       expect(curatedOf(dir), point).toEqual(curatedOf(clean));
       expect(curatedOf(dir).length).toBeGreaterThan(0);
       for (const f of curatedOf(dir))
@@ -107,8 +115,29 @@ describe('run --once killed with SIGKILL', () => {
       // job ids (409), never appended a second time.
       const fresh = (await readManifest(store, 'acme', newRun))!;
       expect(fresh.status).toBe('succeeded');
+      // Killed just before its manifest, the crashed run had loaded its own sync_runs row already;
+      // its completion loads a newer one (a new job): per run, the newest recording is the one to read.
+      const earlierRecordings = point === 'manifest' ? 1 : 0;
+      const recordings = (runId: string) =>
+        bq
+          .rows('p', 'vis', 'sync_runs')
+          .filter((r) => r.run_id === runId)
+          .sort((a, b) => ((a.recorded_at as string) < (b.recorded_at as string) ? -1 : 1));
+      const partRow = (m: typeof completed) => {
+        const part = m.files.find((f) => f.key.startsWith('tables/sync_runs/'))!;
+        return JSON.parse(gunzipSync(readBytes(dir, part.key)).toString('utf8'));
+      };
+      expect(recordings(crashedRun), point).toHaveLength(1 + earlierRecordings);
+      const newest = recordings(crashedRun).at(-1)!;
+      expect(newest.status, point).toBe('partial');
+      expect(Date.parse(newest.recorded_at as string), point).toBe(
+        Date.parse(partRow(completed).recorded_at),
+      );
+      expect(recordings(newRun), point).toHaveLength(1);
+      expect(recordings(newRun)[0], point).toMatchObject({ status: 'succeeded' });
       for (const m of [completed, fresh]) {
         for (const l of m.loads) {
+          if (l.table === 'sync_runs') continue;
           const curatedRows = m.files
             .filter((f) => f.key.startsWith(`tables/${l.table}/`))
             .reduce((n, f) => n + (f.rows ?? 0), 0);
@@ -117,7 +146,7 @@ describe('run --once killed with SIGKILL', () => {
       }
       const created = bq.jobs.filter((j) => j.outcome === 'created');
       expect(new Set(created.map((j) => j.jobId)).size, point).toBe(created.length);
-      expect(created, point).toHaveLength(completed.loads.length + fresh.loads.length);
+      expect(created, point).toHaveLength(completed.loads.length + fresh.loads.length + earlierRecordings);
     }
   });
 });

@@ -146,8 +146,13 @@ describe('run --once: load-stage faults end in a manifest', () => {
     const m = manifests[0]!;
     expect(m.status).toBe('partial');
     expect(m.loads.length).toBeGreaterThan(0);
-    for (const l of m.loads) expect(l.error).toMatch(/^not curated: cannot write .*latest\/.*ENOSPC/);
-    expect(bq.jobs).toHaveLength(0);
+    const tables = m.loads.filter((l) => l.table !== 'sync_runs');
+    for (const l of tables) expect(l.error).toMatch(/^not curated: cannot write .*latest\/.*ENOSPC/);
+    // Only the run's own record was loaded: its sync_runs row, saying why the rest is missing.
+    expect(bq.jobs.map((j) => j.destination)).toEqual(['vis.sync_runs']);
+    const [row] = bq.rows('p', 'vis', 'sync_runs');
+    expect(row).toMatchObject({ run_id: m.run_id, status: 'partial' });
+    expect(row!.tables_failed).toEqual(tables.map((l) => l.table));
   });
 
   it('nothing can be written: exit 1, one line naming the path', async () => {

@@ -40,7 +40,10 @@ async function runOnce(config: Config, store: ObjectStore) {
   return manifests[0]!;
 }
 
-const curated = (m: Manifest) => m.files.filter((f) => f.key.startsWith('tables/'));
+/** The run's own record (sync_runs) is written from its manifest, not curated from its raw landing. */
+const SYNC_RUNS_PARTS = 'tables/sync_runs/';
+const curated = (m: Manifest) =>
+  m.files.filter((f) => f.key.startsWith('tables/') && !f.key.startsWith(SYNC_RUNS_PARTS));
 
 function rowsOf(bytes: Buffer): Record<string, unknown>[] {
   return gunzipSync(bytes)
@@ -81,7 +84,7 @@ describe('normalise and load', () => {
     expect(created).toHaveLength(loaded.size);
     for (const load of m.loads) {
       expect(load.status).toBe('succeeded');
-      const fileRows = curated(m)
+      const fileRows = m.files
         .filter((f) => f.key.startsWith(`tables/${load.table}/`))
         .reduce((n, f) => n + (f.rows ?? 0), 0);
       expect(load.rows, load.table).toBe(fileRows);
@@ -91,7 +94,7 @@ describe('normalise and load', () => {
     expect(bq.rows('p', 'visibility', 'brands')).toHaveLength(3);
 
     // A crash after the loads but before the manifest recorded them: the replay finds the jobs
-    // by their ids (409, then jobs.get) and appends nothing.
+    // by their ids (409, then jobs.get) and appends nothing but its own, newer sync_runs row.
     const store = new FsObjectStore(dir);
     await writeManifest(store, { ...m, loads: [] });
     const before = Object.fromEntries(
@@ -104,9 +107,16 @@ describe('normalise and load', () => {
       loader: (await createRunLoader(config.sinks))!,
     });
     expect(replayed.status).toBe('succeeded');
-    expect(bq.jobs.filter((j) => j.outcome === 'created')).toHaveLength(loaded.size);
-    expect(bq.jobs.filter((j) => j.outcome === 'duplicate')).toHaveLength(loaded.size);
-    for (const l of replayed.loads) expect(bq.rows('p', 'visibility', l.table).length).toBe(before[l.table]);
+    const createdNow = bq.jobs.filter((j) => j.outcome === 'created');
+    expect(createdNow).toHaveLength(loaded.size + 1);
+    expect(createdNow.at(-1)!.destination).toBe('visibility.sync_runs');
+    expect(bq.jobs.filter((j) => j.outcome === 'duplicate')).toHaveLength(loaded.size - 1);
+    for (const l of replayed.loads)
+      expect(bq.rows('p', 'visibility', l.table).length).toBe(
+        before[l.table]! + (l.table === 'sync_runs' ? 1 : 0),
+      );
+    const recordings = bq.rows('p', 'visibility', 'sync_runs').map((r) => r.recorded_at as string);
+    expect(recordings[1]! > recordings[0]!).toBe(true);
   });
 
   it('a failed load job makes the run partial with its error text; replay loads only that table', async () => {
@@ -137,9 +147,10 @@ describe('normalise and load', () => {
     });
     expect(r.status).toBe('succeeded');
     expect(r.replayed_at).toBeDefined();
-    // Attempt 1 answers 409 (it exists, failed), so the replay creates attempt 2: one new job.
+    // Attempt 1 answers 409 (it exists, failed), so the replay creates attempt 2: one new job, and
+    // the run's new sync_runs row.
     const newJobs = bq.jobs.slice(jobsBefore).filter((j) => j.outcome === 'created');
-    expect(newJobs.map((j) => j.destination)).toEqual(['visibility.prompts']);
+    expect(newJobs.map((j) => j.destination)).toEqual(['visibility.prompts', 'visibility.sync_runs']);
     expect(newJobs[0]!.jobId).toMatch(/_a2$/);
     expect(bq.rows('p', 'visibility', 'prompts')).toHaveLength(
       r.loads.find((l) => l.table === 'prompts')!.rows,
@@ -179,12 +190,17 @@ describe('normalise and load', () => {
       for (const [key, bytes] of originals) expect(readBytes(dir, key).equals(bytes), key).toBe(true);
     }
     expect(s.log.length).toBe(calls);
-    // Rewriting a run leaves exactly one set of files: no duplicates under other names.
+    // Rewriting a run leaves exactly one set of files (and one sync_runs part): no duplicates.
     expect(
       listFiles(dir)
         .filter((f) => f.startsWith('tables/'))
         .sort(),
-    ).toEqual([...originals.keys()].sort());
+    ).toEqual(
+      [
+        ...originals.keys(),
+        `${SYNC_RUNS_PARTS}dt=${m.run_date}/account=acme/run=${m.run_id}/part-00000.ndjson.gz`,
+      ].sort(),
+    );
   });
 
   it('replay finds a run that crashed before its manifest through its raw keys, and writes the manifest', async () => {
@@ -254,7 +270,7 @@ describe('normalise and load', () => {
             return doc;
           };
           expect(body(b), f.key).toEqual(body(a));
-        } else if (f.key.startsWith('tables/') && !f.key.startsWith('tables/accounts/')) {
+        } else if (curated(fsRun).includes(f) && !f.key.startsWith('tables/accounts/')) {
           const strip = (r: Record<string, unknown>) => ({ ...r, run_id: null, extracted_at: null });
           expect(rowsOf(b).map(strip), f.key).toEqual(rowsOf(a).map(strip));
         }

@@ -1,15 +1,12 @@
 // The `load` job: runs when every workspace job of the run is done (or failed for good). It
-// normalises the raw landing, loads each table once, and writes the manifest, last.
+// normalises the raw landing, loads each table once, and records the run (its sync_runs row, then
+// the manifest, last).
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { runFinished } from '../../src/ops/run-finished.js';
 import { finishRun } from '../../src/pipeline/finish-run.js';
-import {
-  assembleManifest,
-  readManifest,
-  type WorkspaceResult,
-  writeManifest,
-} from '../../src/runs/manifest.js';
+import { recordRun } from '../../src/pipeline/record-run.js';
+import { assembleManifest, readManifest, type WorkspaceResult } from '../../src/runs/manifest.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import { UnrecoverableError } from '../bullmq.js';
 import type { JobContext } from '../context.js';
@@ -79,7 +76,7 @@ async function loadAndRecord(
     latestLock: new RedisKeyLock(ctx.redis, ctx.config.redis.prefix),
   });
   const ledgerRun = await ctx.ledger.get(data.runId);
-  const manifest = assembleManifest({
+  const finishedRun = assembleManifest({
     run,
     kind: data.kind,
     startedAt: data.startedAt,
@@ -98,7 +95,12 @@ async function loadAndRecord(
     },
     drift: [...drift, ...finished.drift],
   });
-  await writeManifest(ctx.store, manifest);
+  const manifest = await recordRun({
+    store: ctx.store,
+    manifest: finishedRun,
+    logger: log,
+    loader: ctx.loader,
+  });
   if (ledgerRun) {
     const failedLoads = manifest.loads
       .filter((l) => l.status === 'failed')

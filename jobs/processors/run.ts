@@ -12,7 +12,7 @@ import { lastSucceededRun } from '../../src/runs/history.js';
 import { runScope } from '../../src/runs/last-success.js';
 import { assembleManifest, readManifest, writeManifest } from '../../src/runs/manifest.js';
 import { logicalRunId } from '../../src/runs/run-id.js';
-import { nightlyWindowDays } from '../../src/runs/window.js';
+import { accountWindowDays } from '../../src/runs/window.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import { addDays, utcDate } from '../../src/util/time.js';
 import { UnrecoverableError } from '../bullmq.js';
@@ -90,11 +90,12 @@ export async function processRun(
   const days =
     data.days ??
     (data.kind === 'nightly'
-      ? nightlyWindowDays({
+      ? await accountWindowDays({
+          store: ctx.store,
+          account: account.name,
           runDate,
-          lastSuccessRunDate: await lastSuccessDate(ctx, account.name),
-          overlapDays: ctx.config.extract.overlapDays,
-          visibilityDays: ctx.config.extract.visibilityDays,
+          extract: ctx.config.extract,
+          lastSuccessRunDate: () => lastSuccessDate(ctx, account.name),
         })
       : data.kind === 'backfill'
         ? ctx.config.extract.backfillDays

@@ -68,12 +68,15 @@ export const SYNC_RUNS: TableDef = {
     required(
       'table_rows',
       'JSON',
-      'Rows the run loaded (or curated, without a warehouse) per table: `{"recommendations": 120, ...}`.',
+      'Rows the run loaded (or curated, without a warehouse) per table: `{"recommendations": 120, ...}`; ' +
+        'tables in tables_failed and tables the run had no rows for are not listed.',
     ),
     required(
       'failures',
       'JSON',
-      'Array of `{scope, id, reason}` with scope account, workspace or table: why the run is not succeeded.',
+      'Array of `{scope, id, reason}`: why the run is not succeeded. scope is account (id: the account), ' +
+        'workspace (id: brand id), table (id: table name) or run (id: run id; a run completed after its ' +
+        'process stopped, so calls that had not landed are missing).',
     ),
     required('drift_findings', 'INT64', 'Number of schema-drift findings of the run.'),
     required(

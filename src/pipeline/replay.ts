@@ -8,12 +8,12 @@ import {
   type ManifestFile,
   readManifest,
   runStatus,
-  writeManifest,
 } from '../runs/manifest.js';
 import { RUN_KINDS } from '../runs/run-id.js';
 import { parseManifestKey, parseRawKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { finishRun, type RunLoader } from './finish-run.js';
+import { recordRun } from './record-run.js';
 
 export interface ReplayOptions {
   store: ObjectStore;
@@ -96,8 +96,14 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     replayed_at: now,
   };
   manifest.status = runStatus(manifest);
-  await writeManifest(o.store, manifest);
-  return manifest;
+  // Always a new sync_runs row: the replayed run's status and loads may differ from the recorded ones.
+  return recordRun({
+    store: o.store,
+    manifest,
+    logger: o.logger,
+    loader: o.loader,
+    now: () => new Date(now),
+  });
 }
 
 /** A manifest for a run that crashed before writing one: what its raw landing shows. */

@@ -8,19 +8,15 @@ import type { KeyLock } from '../curate/key-lock.js';
 import { callLimits, type ExtractProgress, extractAccount } from '../extract/extract-account.js';
 import { runFinished } from '../ops/run-finished.js';
 import { runScope } from '../runs/last-success.js';
-import {
-  assembleManifest,
-  type LoadResult,
-  type Manifest,
-  type RunStatus,
-  writeManifest,
-} from '../runs/manifest.js';
+import { assembleManifest, type LoadResult, type Manifest, type RunStatus } from '../runs/manifest.js';
 import type { RunRecorder } from '../runs/recorder.js';
 import { newRunId, type RunKind } from '../runs/run-id.js';
+import { accountWindowDays } from '../runs/window.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { utcDate } from '../util/time.js';
 import { finishRun, type RunLoader } from './finish-run.js';
 import { lastInterruptedRun } from './interrupted.js';
+import { recordRun } from './record-run.js';
 import { replayRun } from './replay.js';
 
 export interface InlineRunOptions {
@@ -34,8 +30,14 @@ export interface InlineRunOptions {
   /** Workspaces per account (CLI --brand routed to the accounts that own them); wins over `brands`. */
   brandsByAccount?: ReadonlyMap<string, readonly string[]>;
   endpoints?: readonly WorkspaceEndpoint[];
-  /** Visibility window in days (CLI --days); default extract.visibilityDays. */
+  /**
+   * Visibility window in days (CLI --days). Default: every day since the account's last succeeded
+   * full run, plus extract.overlapDays, at least extract.visibilityDays (src/runs/window.ts), so
+   * nights a cron-driven `run --once` missed are fetched by the next one.
+   */
   days?: number;
+  /** The runs' logical date (tests play several nights in a row); default: today (UTC) at start. */
+  runDate?: string;
   budget?: RateBudget;
   /** Loads curated tables (BigQuery); none: curated files only. */
   loader?: RunLoader;
@@ -117,10 +119,14 @@ async function runAccount(
   budget: RateBudget,
 ): Promise<Manifest> {
   const kind = o.kind ?? 'sync';
-  const visibilityDays = o.days ?? o.config.extract.visibilityDays;
   const started = new Date();
-  const run = { account: account.name, runId: newRunId(kind, started), runDate: utcDate(started) };
+  const run = {
+    account: account.name,
+    runId: newRunId(kind, started),
+    runDate: o.runDate ?? utcDate(started),
+  };
   const log = o.logger.child({ account: account.name, run_id: run.runId });
+  const visibilityDays = o.days ?? (await windowDays(o, run.account, run.runDate, log));
   const brands = o.brandsByAccount?.get(account.name) ?? o.brands;
   const assemble = (p: Partial<Parameters<typeof assembleManifest>[0]>) =>
     assembleManifest({
@@ -185,7 +191,7 @@ async function runAccount(
     manifest = assemble({ error: message(err) });
   }
   try {
-    await writeManifest(o.store, manifest);
+    manifest = await recordRun({ store: o.store, manifest, logger: log, loader: o.loader });
   } catch (err) {
     // Nothing more can be written: the run failed, and the error names the path it could not write.
     manifest = { ...manifest, status: 'failed', error: `run not recorded: ${message(err)}` };
@@ -194,6 +200,25 @@ async function runAccount(
   await record(log, 'end', () => o.recorder?.finished(manifest));
   await runFinished({ config: o.config, logger: log, manifest });
   return manifest;
+}
+
+/** The window since the account's last success; the configured one when the sink cannot say. */
+async function windowDays(
+  o: InlineRunOptions,
+  account: string,
+  runDate: string,
+  log: Logger,
+): Promise<number> {
+  try {
+    return await accountWindowDays({ store: o.store, account, runDate, extract: o.config.extract });
+  } catch (err) {
+    // Safe: the mark moves only for a run whose window reaches back to it (src/runs/last-success.ts).
+    log.warn(
+      { err: message(err) },
+      'could not read the last success from the manifests; using extract.visibilityDays',
+    );
+    return o.config.extract.visibilityDays;
+  }
 }
 
 /** The ledger is a second record (the manifest is the first): losing it must not fail the run. */

@@ -1,6 +1,6 @@
 // The configured warehouse as the load stage sees it: BigQuery when sinks.bigquery is set. The
 // BigQuery client is loaded only then, so runs without a warehouse never load it.
-import { TABLES, VIEWS } from '../catalogue/index.js';
+import { VIEWS, WAREHOUSE_TABLES } from '../catalogue/index.js';
 import type { SinksConfig } from '../config/schema.js';
 import type { BigQueryClientOptions } from '../warehouse/index.js';
 import type { RunLoader } from './finish-run.js';
@@ -16,7 +16,7 @@ export async function createRunLoader(
   return {
     describe: () => `BigQuery dataset ${cfg.projectId}:${cfg.dataset}`,
     prepare: async () => {
-      await warehouse.prepare(TABLES, VIEWS);
+      await warehouse.prepare(WAREHOUSE_TABLES, VIEWS);
     },
     load: (p) => warehouse.load(p),
   };

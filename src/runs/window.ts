@@ -1,6 +1,10 @@
 // The nightly visibility window: every day since the account's last successful run, plus an
 // overlap for late-arriving data, never less than the configured window and never more than the
-// API's 365 days. Pure, so the rule is tested on its own.
+// API's 365 days. The rule is pure (nightlyWindowDays), so it is tested on its own; `run --once`
+// and the workers' nightly runs find the account's last success with accountWindowDays.
+import type { ObjectStore } from '../sinks/object-store.js';
+import { lastSucceededRun } from './history.js';
+
 export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);
 }
@@ -14,4 +18,29 @@ export function nightlyWindowDays(o: {
   if (!o.lastSuccessRunDate) return o.visibilityDays;
   const missed = daysBetween(o.lastSuccessRunDate, o.runDate);
   return Math.min(365, Math.max(o.visibilityDays, missed + o.overlapDays));
+}
+
+export interface AccountWindow {
+  store: ObjectStore;
+  account: string;
+  runDate: string;
+  extract: { visibilityDays: number; overlapDays: number };
+  /**
+   * Run date of the account's last success. Default: read from the manifests in the sink, which
+   * every run writes (the workers read their ledger first and fall back to the same manifests).
+   */
+  lastSuccessRunDate?: () => Promise<string | undefined>;
+}
+
+/** The account's window for a run on `runDate`: nightlyWindowDays from its last success. */
+export async function accountWindowDays(o: AccountWindow): Promise<number> {
+  const last = o.lastSuccessRunDate
+    ? await o.lastSuccessRunDate()
+    : (await lastSucceededRun(o.store, o.account))?.run_date;
+  return nightlyWindowDays({
+    runDate: o.runDate,
+    lastSuccessRunDate: last,
+    overlapDays: o.extract.overlapDays,
+    visibilityDays: o.extract.visibilityDays,
+  });
 }

@@ -1,10 +1,13 @@
 // One batch load job per table per run. The job id is derived from account, run and table, so a
 // load retried after a crash (or by replay) collides with the first one (409 Already Exists) and we
-// read that job's outcome instead of appending the same rows twice. Load jobs only: no streaming
-// inserts, no DML.
+// read that job's outcome instead of appending the same rows twice. A table of the sync itself
+// (`sync_runs`, no API source) gets a new row each time a run is recorded, so its job id also
+// names the rows it loads: a new recording is a new job, a retried one still finds its job by id.
+// Load jobs only: no streaming inserts, no DML.
 import { createHash } from 'node:crypto';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { gunzipSync } from 'node:zlib';
 import type { BigQuery, Job, JobLoadMetadata, JobMetadata, Table } from '@google-cloud/bigquery';
 import type { TableDef } from '../catalogue/types.js';
 import type { LoadResult } from '../runs/manifest.js';
@@ -58,17 +61,26 @@ const ERRORS_SHOWN = 3;
 const MAX_BASE_LENGTH = 900;
 
 /**
- * `visync_{account}_{runId}_{table}` with every character outside `[A-Za-z0-9_-]` replaced; when
- * that changed anything (or the id had to be shortened) a hash of the exact inputs keeps distinct
- * inputs apart. Attempt 2 and later get `_a{n}`.
+ * `visync_{account}_{runId}_{table}[_{content}]` with every character outside `[A-Za-z0-9_-]`
+ * replaced; when that changed anything (or the id had to be shortened) a hash of the exact inputs
+ * keeps distinct inputs apart. `content` (a digest of the rows) is given for tables of the sync
+ * itself only. Attempt 2 and later get `_a{n}`.
  */
-export function loadJobId(account: string, runId: string, table: string, attempt = 1): string {
+export function loadJobId(
+  account: string,
+  runId: string,
+  table: string,
+  attempt = 1,
+  content?: string,
+): string {
   if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be >= 1, got ${attempt}`);
-  const raw = `visync_${account}_${runId}_${table}`;
+  const raw = `visync_${account}_${runId}_${table}${content === undefined ? '' : `_${content}`}`;
   let id = raw.replace(/[^A-Za-z0-9_-]/g, '_');
   if (id !== raw || id.length > MAX_BASE_LENGTH) {
     const digest = createHash('sha256')
-      .update(JSON.stringify([account, runId, table]))
+      .update(
+        JSON.stringify(content === undefined ? [account, runId, table] : [account, runId, table, content]),
+      )
       .digest('hex');
     id = `${id.slice(0, MAX_BASE_LENGTH)}_${digest.slice(0, 12)}`;
   }
@@ -86,10 +98,11 @@ export async function loadTable(args: LoadTableArgs): Promise<LoadResult> {
       ? { table: table.name, job_id, status: 'succeeded', rows: outputRows(meta) }
       : { table: table.name, job_id, status: 'failed', rows: 0, error };
 
-  let lastJobId = loadJobId(account, runId, table.name);
+  const content = await recordingDigest(table, file);
+  let lastJobId = loadJobId(account, runId, table.name, 1, content);
   let lastError = '';
   for (let attempt = 1; attempt <= o.maxAttempts; attempt++) {
-    const jobId = loadJobId(account, runId, table.name, attempt);
+    const jobId = loadJobId(account, runId, table.name, attempt, content);
     lastJobId = jobId;
     const submitted = await submit(target, file, loadConfig(table, jobId), o);
     if (submitted.kind === 'error') return result(jobId, undefined, submitted.message);
@@ -131,6 +144,19 @@ export async function loadTable(args: LoadTableArgs): Promise<LoadResult> {
     if (submitted.kind === 'created') await sleep(o.retryDelayMs);
   }
   return result(lastJobId, undefined, `gave up after ${o.maxAttempts} job ids: ${lastError}`);
+}
+
+/**
+ * For a table with no API source (the run's own record, written anew by each recording), the first
+ * 16 hex digits of the SHA-256 of its uncompressed rows; undefined for tables curated from the API,
+ * whose rows for a run are the same on every replay.
+ */
+async function recordingDigest(table: TableDef, file: string): Promise<string | undefined> {
+  if (table.sources.length > 0) return undefined;
+  return createHash('sha256')
+    .update(gunzipSync(await readFile(file)))
+    .digest('hex')
+    .slice(0, 16);
 }
 
 function loadConfig(table: TableDef, jobId: string): JobLoadMetadata {

@@ -136,7 +136,7 @@ describe('views', () => {
   });
 
   it.each(VIEWS.map((v) => [v.name, v] as const))(
-    '%s references only real columns, all in its SQL',
+    '%s references only real columns, all in its SQL, and every table it reads',
     (_n, v) => {
       const sql = v.sql('visibility');
       for (const ref of v.references) {
@@ -147,34 +147,69 @@ describe('views', () => {
           expect(sql, c).toMatch(new RegExp(`\\b${c}\\b`));
         }
       }
+      const read = [...sql.matchAll(/`visibility\.(\w+)`/g)].map((m) => m[1]);
+      expect(new Set(read)).toEqual(new Set(v.references.map((r) => r.table)));
     },
   );
 
-  it('partition _latest by the natural key and take the newest run', () => {
+  it('read complete runs only: every view reads sync_runs', () => {
+    for (const v of VIEWS)
+      expect(
+        v.references.map((r) => r.table),
+        v.name,
+      ).toContain('sync_runs');
+  });
+
+  it('take per workspace the newest run that covered the table, then one row per natural key', () => {
     expect(viewByName('recommendations_latest').sql('my-project.visibility')).toMatchInlineSnapshot(`
-      "SELECT * EXCEPT(_row_rank)
-      FROM (
-        SELECT *,
-          ROW_NUMBER() OVER (PARTITION BY account, brand_id, recommendation_id ORDER BY extracted_at DESC, run_id DESC) AS _row_rank
-        FROM \`my-project.visibility.recommendations\`
+      "WITH runs AS (
+        SELECT account, run_id, status, endpoints, brand_filter, workspaces_succeeded, tables_failed, error
+        FROM \`my-project.visibility.sync_runs\`
+        WHERE TRUE
+        QUALIFY ROW_NUMBER() OVER (PARTITION BY account, run_id ORDER BY recorded_at DESC) = 1
+      ),
+      workspaces AS (
+        SELECT account, workspaces_succeeded AS brand_ids
+        FROM runs
+        WHERE status = 'succeeded' AND ARRAY_LENGTH(brand_filter) = 0 AND 'brands' IN UNNEST(endpoints)
+        QUALIFY ROW_NUMBER() OVER (PARTITION BY account ORDER BY run_id DESC) = 1
+      ),
+      covered AS (
+        SELECT runs.account, runs.run_id, brand_id
+        FROM runs
+        CROSS JOIN UNNEST(runs.workspaces_succeeded) AS brand_id
+        LEFT JOIN workspaces ON workspaces.account = runs.account
+        WHERE 'recommendations' IN UNNEST(runs.endpoints) AND 'recommendations' NOT IN UNNEST(runs.tables_failed)
+          AND (workspaces.account IS NULL OR brand_id IN UNNEST(workspaces.brand_ids))
+      ),
+      newest AS (
+        SELECT account, brand_id, MAX(run_id) AS run_id
+        FROM covered
+        GROUP BY account, brand_id
       )
-      WHERE _row_rank = 1"
+      SELECT t.*
+      FROM \`my-project.visibility.recommendations\` AS t
+      JOIN newest
+        ON newest.account = t.account AND newest.brand_id = t.brand_id AND newest.run_id = t.run_id
+      WHERE TRUE
+      QUALIFY ROW_NUMBER() OVER (PARTITION BY t.account, t.brand_id, t.recommendation_id ORDER BY t.extracted_at DESC) = 1"
     `);
   });
 
-  it('derive status changes from the newest run per day', () => {
+  it('derive status changes from the newest recorded run per day', () => {
     expect(viewByName('recommendation_status_changes').sql('visibility')).toMatchInlineSnapshot(`
-      "WITH per_day AS (
-        SELECT account, brand_id, recommendation_id, snapshot_date, status
-        FROM (
-          SELECT account, brand_id, recommendation_id, snapshot_date, status,
-            ROW_NUMBER() OVER (
-              PARTITION BY account, brand_id, recommendation_id, snapshot_date
-              ORDER BY extracted_at DESC, run_id DESC
-            ) AS _row_rank
-          FROM \`visibility.recommendations\`
-        )
-        WHERE _row_rank = 1 AND status IS NOT NULL
+      "WITH recorded AS (
+        SELECT DISTINCT account, run_id FROM \`visibility.sync_runs\`
+      ),
+      per_day AS (
+        SELECT r.account, r.brand_id, r.recommendation_id, r.snapshot_date, r.status
+        FROM \`visibility.recommendations\` AS r
+        JOIN recorded ON recorded.account = r.account AND recorded.run_id = r.run_id
+        WHERE TRUE
+        QUALIFY ROW_NUMBER() OVER (
+          PARTITION BY r.account, r.brand_id, r.recommendation_id, r.snapshot_date
+          ORDER BY r.extracted_at DESC, r.run_id DESC
+        ) = 1
       ),
       with_previous AS (
         SELECT account, brand_id, recommendation_id, snapshot_date,
@@ -183,6 +218,7 @@ describe('views', () => {
           ) AS previous_status,
           status
         FROM per_day
+        WHERE status IS NOT NULL
       )
       SELECT account, brand_id, recommendation_id, snapshot_date, previous_status, status
       FROM with_previous

@@ -9,7 +9,7 @@
 #
 # Node 22 LTS, pinned to a release so a rebuild does not change the runtime under us; bump it
 # (and the tini line below) deliberately.
-ARG NODE_IMAGE=node:22.23.3-bookworm-slim
+ARG NODE_IMAGE=node:24.21.0-bookworm-slim
 
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
@@ -18,7 +18,8 @@ COPY package.json package-lock.json ./
 # (copied after the install so that a source change keeps this layer cached). The dependencies'
 # install scripts only build or check native binaries that their platform packages ship prebuilt.
 RUN npm ci --ignore-scripts --no-audit --no-fund
-COPY tsconfig*.json ./
+COPY tsconfig.json ./
+COPY scripts/build.mjs ./scripts/build.mjs
 COPY src ./src
 COPY jobs ./jobs
 RUN npm run build

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The installed command: runs the compiled JavaScript in dist/ (`npm run build`, which `npm ci`
-// runs through the prepare script). bin/visync-dev.js runs the TypeScript sources instead.
+// The installed command: runs the bundled JavaScript in dist/ (`npm run build`, scripts/build.mjs,
+// which `npm ci` runs through the prepare script). bin/visync-dev.js runs the TypeScript sources.
 import { existsSync } from 'node:fs';
 import module from 'node:module';
 import { runCli } from './run-cli.js';
@@ -11,7 +11,7 @@ import { reexecOnSupportedNode } from './supported-node.js';
 module.enableCompileCache?.();
 
 if (!reexecOnSupportedNode()) {
-  const compiled = new URL('../dist/src/cli/main.js', import.meta.url);
+  const compiled = new URL('../dist/visync.js', import.meta.url);
   if (!existsSync(compiled)) {
     process.stderr.write(
       'visync: dist/ is missing: run `npm run build` (bin/visync-dev.js runs the sources)\n',

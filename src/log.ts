@@ -1,8 +1,9 @@
 // pino logger whose output stream scrubs every registered secret. Code never logs a key on
 // purpose; this is the net under that rule, for a key echoed back inside some error text.
+import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
-import { prettyFactory } from 'pino-pretty';
+import type * as PinoPretty from 'pino-pretty';
 import type { LogFormat } from './log-formats.js';
 import { replaceForms, secretForms } from './util/redact.js';
 
@@ -85,6 +86,8 @@ function oneValuePerKey(line: string): string {
 }
 
 function prettyLines(colorize: boolean): (line: string) => string {
+  // Loaded only for the pretty format: a worker logging JSON never pays for it at start.
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof PinoPretty;
   const prettify = prettyFactory({
     colorize,
     // One line per entry, fields after the message: log lines stay greppable and a progress bar

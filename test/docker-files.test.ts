@@ -226,10 +226,23 @@ describe('Dockerfile', () => {
     expect(all(runtime, 'COPY').some((i) => i.args === `--from=${build.name} /app/dist ./dist`)).toBe(true);
   });
 
-  it('copies into the build stage every folder the build compiles', () => {
-    const tsconfig = JSON.parse(read('tsconfig.build.json')) as { include: string[] };
+  it('copies into the build stage the build script and every folder of product sources', () => {
     const copied = all(build, 'COPY').map((i) => i.args.split(/\s+/)[0]);
-    for (const dir of tsconfig.include) expect(copied, dir).toContain(dir);
+    const pkg = JSON.parse(read('package.json')) as { scripts: { build: string } };
+    const script = /^node (\S+)$/.exec(pkg.scripts.build)?.[1];
+    expect(script, 'package.json build script').toBeDefined();
+    expect(copied).toContain(script);
+    // Every top-level folder holding TypeScript, but for tests, benchmarks and dev scripts.
+    const tracked = spawnSync('git', ['ls-files', '*.ts'], { cwd: ROOT, encoding: 'utf8' }).stdout;
+    const folders = new Set(
+      tracked
+        .split('\n')
+        .filter((f) => f.includes('/'))
+        .map((f) => f.split('/')[0]),
+    );
+    for (const dev of ['test', 'bench', 'scripts']) folders.delete(dev);
+    expect([...folders].sort()).toEqual(['jobs', 'src']);
+    for (const dir of folders) expect(copied, dir).toContain(dir);
   });
 
   it('runs as a non-root user under an init, with a health check on the worker endpoint', () => {

@@ -1,8 +1,8 @@
 // `visync --version`: the version in package.json, read as a file (no JSON import, no dependency)
-// from wherever this module runs: src/cli under tsx, dist/src/cli when compiled.
+// from wherever this module runs: src/cli under tsx, dist/ or dist/chunks/ when bundled.
 import { readFileSync } from 'node:fs';
 
-const CANDIDATES = ['../../package.json', '../../../package.json'];
+const CANDIDATES = ['../package.json', '../../package.json', '../../../package.json'];
 
 export function packageVersion(): string {
   for (const rel of CANDIDATES) {

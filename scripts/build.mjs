@@ -1,0 +1,40 @@
+// `npm run build`: bundles the CLI into dist/ with esbuild, one file per lazily imported command
+// (code splitting keeps `import()` boundaries, so `--help` still loads no cloud client).
+// Why a bundle: Node resolves, reads and links every ES module file on its own; the worker's
+// ~400 files cost more CPU at start than the code they hold (README "Start-up"). Packages that
+// load files or native code by path at run time, and the big optional clients, stay external
+// and are loaded from node_modules as usual.
+import { rmSync } from 'node:fs';
+import { build } from 'esbuild';
+
+const EXTERNAL = [
+  '@aws-sdk/*',
+  '@smithy/*',
+  '@google-cloud/*',
+  'google-auth-library',
+  '@bull-board/*',
+  'bullmq',
+  'ioredis',
+  'pino',
+  'pino-pretty',
+  'thread-stream',
+];
+
+rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+await build({
+  entryPoints: { visync: 'src/cli/main.ts' },
+  outdir: 'dist',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node22',
+  external: EXTERNAL,
+  // CommonJS dependencies bundled into ES modules call require(): give them Node's.
+  banner: {
+    js: "import { createRequire as __visyncRequire } from 'node:module'; const require = __visyncRequire(import.meta.url);",
+  },
+  sourcemap: true,
+  logLevel: 'warning',
+});

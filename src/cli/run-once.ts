@@ -16,6 +16,8 @@ export interface RunOnceFlags extends LogFlags {
   brand?: string[];
   endpoints?: WorkspaceEndpoint[];
   days?: number;
+  plan?: boolean;
+  json?: boolean;
 }
 
 export function registerRun(program: Command, state: ProgramState, io: CliIo): void {
@@ -45,12 +47,20 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
       'visibility history window in days, 1-365 (default extract.visibilityDays)',
       parseDays,
     )
+    .option(
+      '--plan',
+      'print the calls the run would make per account and the least time the rate limit allows; calls nothing, writes nothing',
+    )
+    .option('--json', 'with --plan: print the plan as JSON for scripts')
     .addHelpText(
       'after',
-      '\nExamples:\n  visync run --once\n  visync run --once --account acme --days 30\n  visync run --once --brand brd_123 --endpoints visibility,prompts',
+      '\nExamples:\n  visync run --once\n  visync run --once --account acme --days 30\n  visync run --once --brand brd_123 --endpoints visibility,prompts\n  visync run --once --plan                  (what a run would call, and how long at least)\n  visync run --once --plan --account acme --json',
     )
     .action(
       exitWith(state, async (flags: RunOnceFlags, cmd: Command) => {
+        if (flags.plan) return printPlan(flags, cmd, io);
+        if (flags.json)
+          throw new CliError('--json goes with --plan (a run prints one summary line per account)');
         const [
           { closeAllPools },
           { MemoryRateBudget },
@@ -122,6 +132,35 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
         }
       }),
     );
+}
+
+/** `--plan`: the config and the manifests in the sink are read; no API, Redis or warehouse is touched. */
+async function printPlan(flags: RunOnceFlags, cmd: Command, io: CliIo): Promise<number> {
+  const [{ loadConfig }, { planRun }, { createObjectStore }, { renderPlan }] = await Promise.all([
+    import('../config/load.js'),
+    import('../pipeline/plan-run.js'),
+    import('../sinks/create-store.js'),
+    import('./run-plan.js'),
+  ]);
+  const config = loadConfig(configOption(cmd));
+  const store = await createObjectStore(config.sinks);
+  try {
+    const plan = await planRun({
+      config,
+      store,
+      ...(flags.account ? { accounts: flags.account } : {}),
+      ...(flags.brand ? { brands: flags.brand } : {}),
+      ...(flags.endpoints ? { endpoints: flags.endpoints } : {}),
+      ...(flags.days ? { days: flags.days } : {}),
+    });
+    if (flags.json) io.out(JSON.stringify(plan, null, 2));
+    else for (const line of renderPlan(plan)) io.out(line);
+    return 0;
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  } finally {
+    store.close?.();
+  }
 }
 
 /**

@@ -26,3 +26,13 @@ export function workspaceCalls(brandId: string, plan: ExtractPlan): Call[] {
 export function plannedRequestCount(workspaces: number, plan: ExtractPlan): number {
   return 2 + workspaces * workspaceCalls('x', plan).length;
 }
+
+/**
+ * Least time `requests` calls take under a sliding window of `limit.requests` per `limit.windowMs`:
+ * the first L go at once, each further L one window later, so floor((N-1)/L) whole windows. Retries,
+ * latency and other users of the account's budget only add to it.
+ */
+export function minimumDurationMs(requests: number, limit: { requests: number; windowMs: number }): number {
+  if (requests <= 0) return 0;
+  return Math.floor((requests - 1) / limit.requests) * limit.windowMs;
+}

@@ -163,7 +163,8 @@ describe('views', () => {
   it('take per workspace the newest run that covered the table, then one row per natural key', () => {
     expect(viewByName('recommendations_latest').sql('my-project.visibility')).toMatchInlineSnapshot(`
       "WITH runs AS (
-        SELECT account, run_id, status, endpoints, brand_filter, workspaces_succeeded, tables_failed, error
+        SELECT account, run_id, started_at, status, endpoints, brand_filter, workspaces_succeeded,
+          tables_failed, error
         FROM \`my-project.visibility.sync_runs\`
         WHERE TRUE
         QUALIFY ROW_NUMBER() OVER (PARTITION BY account, run_id ORDER BY recorded_at DESC) = 1
@@ -172,10 +173,10 @@ describe('views', () => {
         SELECT account, workspaces_succeeded AS brand_ids
         FROM runs
         WHERE status = 'succeeded' AND ARRAY_LENGTH(brand_filter) = 0 AND 'brands' IN UNNEST(endpoints)
-        QUALIFY ROW_NUMBER() OVER (PARTITION BY account ORDER BY run_id DESC) = 1
+        QUALIFY ROW_NUMBER() OVER (PARTITION BY account ORDER BY started_at DESC, run_id DESC) = 1
       ),
       covered AS (
-        SELECT runs.account, runs.run_id, brand_id
+        SELECT runs.account, runs.run_id, runs.started_at, brand_id
         FROM runs
         CROSS JOIN UNNEST(runs.workspaces_succeeded) AS brand_id
         LEFT JOIN workspaces ON workspaces.account = runs.account
@@ -183,9 +184,10 @@ describe('views', () => {
           AND (workspaces.account IS NULL OR brand_id IN UNNEST(workspaces.brand_ids))
       ),
       newest AS (
-        SELECT account, brand_id, MAX(run_id) AS run_id
+        SELECT account, brand_id, run_id
         FROM covered
-        GROUP BY account, brand_id
+        WHERE TRUE
+        QUALIFY ROW_NUMBER() OVER (PARTITION BY account, brand_id ORDER BY started_at DESC, run_id DESC) = 1
       )
       SELECT t.*
       FROM \`my-project.visibility.recommendations\` AS t

@@ -1,8 +1,7 @@
 // The BigQuery -> DuckDB mapping used to run the catalogue's views on DuckDB (test/helpers/duckdb.ts):
 // each rule checked on DuckDB itself, so a mapping that parses but means something else fails.
 import { describe, expect, it } from 'vitest';
-import { tableByName } from '../src/catalogue/index.js';
-import { duckDbType, openWarehouse, toDuckDbSql } from './helpers/duckdb.js';
+import { openWarehouse, toDuckDbSql } from './helpers/duckdb.js';
 
 describe('toDuckDbSql', () => {
   it('quotes each part of a backtick name', () => {
@@ -46,8 +45,6 @@ describe('toDuckDbSql', () => {
 
 describe('openWarehouse', () => {
   it('types columns from the catalogue and takes rows as the sync writes them', async () => {
-    const sync = tableByName('sync_runs');
-    expect(sync.columns.filter((c) => c.mode === 'REPEATED').map(duckDbType)).toContain('VARCHAR[]');
     const wh = await openWarehouse();
     await wh.insertRows('prompts', [
       {

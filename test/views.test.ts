@@ -20,14 +20,20 @@ const ALL_ENDPOINTS = [
 interface Run {
   id: string;
   date: string;
+  startedAt: string;
   /** When its responses arrived. */
   at: string;
 }
 
-/** The n-th nightly run (n >= 1): one a day from 2026-03-10, ids sorting by start like real ones. */
+/** The n-th nightly run (n >= 1): one a day from 2026-03-10, at 02:00. */
 function run(n: number): Run {
   const date = `2026-03-${String(9 + n).padStart(2, '0')}`;
-  return { id: `${date.replaceAll('-', '')}T020000Z-sync-00000${n}`, date, at: `${date}T02:00:05.000Z` };
+  return {
+    id: `${date.replaceAll('-', '')}T020000Z-sync-00000${n}`,
+    date,
+    startedAt: `${date}T02:00:00.000Z`,
+    at: `${date}T02:00:05.000Z`,
+  };
 }
 
 interface Recording {
@@ -51,7 +57,7 @@ function syncRun(r: Run, o: Recording): Row {
       : failed.length + tablesFailed.length
         ? 'partial'
         : 'succeeded';
-  const finished = r.at.replace('02:00:05', '02:10:00');
+  const finished = new Date(Date.parse(r.at) + 60_000).toISOString();
   return {
     account: ACCOUNT,
     run_id: r.id,
@@ -60,7 +66,7 @@ function syncRun(r: Run, o: Recording): Row {
     run_date: r.date,
     window_start: r.date,
     window_end: r.date,
-    started_at: `${r.date}T02:00:00.000Z`,
+    started_at: r.startedAt,
     finished_at: finished,
     recorded_at: o.recordedAt ?? finished,
     requests: 10,
@@ -268,6 +274,37 @@ describe('recommendations_latest', () => {
     await load(wh, [recommendation(r2, 'ws_1', 'rec_1', 'done')], 'recommendations');
     await recordRuns(wh, [syncRun(r2, { succeeded: ['ws_1'], recordedAt: '2026-03-11T09:00:00.000Z' })]);
     expect(await viewRows(wh, 'recommendations_latest', ['status', 'run_id'])).toEqual([`done|${r2.id}`]);
+  });
+});
+
+describe('the newest run', () => {
+  it('is the one that started last, not the greatest id (a worker run id carries only the day)', async () => {
+    const wh = await openWarehouse();
+    const day = '2026-03-11';
+    const at = (hh: string) => ({ startedAt: `${day}T${hh}:00:00.000Z`, at: `${day}T${hh}:00:05.000Z` });
+    const nightly: Run = { id: '20260311-nightly-ffffffff', date: day, ...at('01') };
+    const later: Run = { id: '20260311-backfill-00000000', date: day, ...at('03') };
+    await load(
+      wh,
+      [recommendation(nightly, 'ws_1', 'rec_1'), recommendation(later, 'ws_1', 'rec_2')],
+      'recommendations',
+    );
+    await load(
+      wh,
+      [visibilityDay(nightly, 'ws_1', day, 40), visibilityDay(later, 'ws_1', day, 50)],
+      'visibility_daily',
+    );
+    await recordRuns(wh, [
+      syncRun(nightly, { succeeded: ['ws_1'] }),
+      syncRun(later, { succeeded: ['ws_1'] }),
+    ]);
+
+    expect(await viewRows(wh, 'recommendations_latest', ['recommendation_id', 'run_id'])).toEqual([
+      `rec_2|${later.id}`,
+    ]);
+    expect(await viewRows(wh, 'visibility_daily_latest', ['overall_score', 'run_id'])).toEqual([
+      `50|${later.id}`,
+    ]);
   });
 });
 

@@ -12,11 +12,16 @@ import type { TableDef, ViewDef } from './types.js';
 
 const table = (dataset: string, name: string) => `\`${dataset}.${name}\``;
 
+// Newest run first. Run ids do not order runs: a worker's ids carry only the day
+// (`20261121-nightly-a1b2c3d4`); the id breaks ties.
+const NEWEST_RUN_FIRST = 'started_at DESC, run_id DESC';
+
 /** Each run once, as its newest sync_runs row says (a replay or a completion records it again). */
 function recordedRuns(dataset: string): string {
   return [
     'runs AS (',
-    '  SELECT account, run_id, status, endpoints, brand_filter, workspaces_succeeded, tables_failed, error',
+    '  SELECT account, run_id, started_at, status, endpoints, brand_filter, workspaces_succeeded,',
+    '    tables_failed, error',
     `  FROM ${table(dataset, SYNC_RUNS.name)}`,
     '  WHERE TRUE',
     '  QUALIFY ROW_NUMBER() OVER (PARTITION BY account, run_id ORDER BY recorded_at DESC) = 1',
@@ -28,6 +33,7 @@ const RECORDED_RUN_COLUMNS = [
   'account',
   'run_id',
   'recorded_at',
+  'started_at',
   'status',
   'endpoints',
   'brand_filter',
@@ -45,7 +51,7 @@ const ACCOUNT_WORKSPACES = [
   '  SELECT account, workspaces_succeeded AS brand_ids',
   '  FROM runs',
   "  WHERE status = 'succeeded' AND ARRAY_LENGTH(brand_filter) = 0 AND 'brands' IN UNNEST(endpoints)",
-  '  QUALIFY ROW_NUMBER() OVER (PARTITION BY account ORDER BY run_id DESC) = 1',
+  `  QUALIFY ROW_NUMBER() OVER (PARTITION BY account ORDER BY ${NEWEST_RUN_FIRST}) = 1`,
   ')',
 ].join('\n');
 
@@ -63,10 +69,10 @@ function accountLatestSql(t: TableDef, dataset: string): string {
   return [
     `WITH ${recordedRuns(dataset)},`,
     'newest AS (',
-    '  SELECT runs.account, MAX(runs.run_id) AS run_id',
+    '  SELECT runs.account, runs.run_id',
     '  FROM runs',
     `  WHERE runs.error IS NULL AND ${landedTable(t)}`,
-    '  GROUP BY runs.account',
+    `  QUALIFY ROW_NUMBER() OVER (PARTITION BY runs.account ORDER BY ${NEWEST_RUN_FIRST}) = 1`,
     ')',
     'SELECT t.*',
     `FROM ${table(dataset, t.name)} AS t`,
@@ -80,7 +86,7 @@ function accountLatestSql(t: TableDef, dataset: string): string {
 function coveredWorkspaces(t: TableDef): string {
   return [
     'covered AS (',
-    '  SELECT runs.account, runs.run_id, brand_id',
+    '  SELECT runs.account, runs.run_id, runs.started_at, brand_id',
     '  FROM runs',
     '  CROSS JOIN UNNEST(runs.workspaces_succeeded) AS brand_id',
     '  LEFT JOIN workspaces ON workspaces.account = runs.account',
@@ -101,9 +107,10 @@ function snapshotLatestSql(t: TableDef, dataset: string): string {
     `${ACCOUNT_WORKSPACES},`,
     `${coveredWorkspaces(t)},`,
     'newest AS (',
-    '  SELECT account, brand_id, MAX(run_id) AS run_id',
+    '  SELECT account, brand_id, run_id',
     '  FROM covered',
-    '  GROUP BY account, brand_id',
+    '  WHERE TRUE',
+    `  QUALIFY ROW_NUMBER() OVER (PARTITION BY account, brand_id ORDER BY ${NEWEST_RUN_FIRST}) = 1`,
     ')',
     'SELECT t.*',
     `FROM ${table(dataset, t.name)} AS t`,
@@ -129,8 +136,12 @@ function dailyLatestSql(t: TableDef, dataset: string): string {
     'JOIN covered',
     '  ON covered.account = t.account AND covered.brand_id = t.brand_id AND covered.run_id = t.run_id',
     'WHERE TRUE',
-    'QUALIFY t.run_id = MAX(t.run_id) OVER (PARTITION BY t.account, t.brand_id, t.date)',
-    `  AND ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY t.run_id DESC, t.extracted_at DESC) = 1`,
+    'QUALIFY RANK() OVER (',
+    '    PARTITION BY t.account, t.brand_id, t.date ORDER BY covered.started_at DESC, t.run_id DESC',
+    '  ) = 1',
+    '  AND ROW_NUMBER() OVER (',
+    `    PARTITION BY ${key} ORDER BY covered.started_at DESC, t.run_id DESC, t.extracted_at DESC`,
+    '  ) = 1',
   ].join('\n');
 }
 
@@ -139,7 +150,7 @@ const isAccountTable = (t: TableDef) => !t.columns.some((c) => c.name === 'brand
 
 const COMPLETE_RUNS =
   'Only runs with a `sync_runs` row count (per run its newest), so a run that crashed before ' +
-  'recording itself never shows.';
+  'recording itself never shows; newest means started last (`sync_runs.started_at`).';
 
 const REMOVED_WORKSPACES =
   "Workspaces that the account's newest succeeded run over all workspaces (no `--brand`) did not sync " +

@@ -1,6 +1,7 @@
 // The warehouse on a real SQL engine: an in-memory DuckDB holding every catalogue table (columns
 // typed from the catalogue) and every view, created from its BigQuery SQL through toDuckDbSql().
-// Rows go in as the sync writes them (toNdjsonLine objects, or its NDJSON parts, gzipped or not).
+// Column types are those of `visync export duckdb` (src/export/column-types.ts); the session time
+// zone is UTC. Rows go in as the sync writes them (toNdjsonLine objects, or its NDJSON parts, gzipped or not).
 //
 //   const wh = await openWarehouse();
 //   await wh.insertRows('recommendations', rows);        // or wh.loadNdjson('recommendations', paths)
@@ -12,36 +13,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance, type Json } from '@duckdb/node-api';
 import { afterEach } from 'vitest';
-import {
-  type ColumnDef,
-  type Row,
-  tableByName,
-  toNdjsonLine,
-  VIEWS,
-  WAREHOUSE_TABLES,
-} from '../../src/catalogue/index.js';
+import { type Row, tableByName, toNdjsonLine, VIEWS, WAREHOUSE_TABLES } from '../../src/catalogue/index.js';
+import { duckdbType } from '../../src/export/column-types.js';
 
 const open: Warehouse[] = [];
 afterEach(() => {
   while (open.length) open.pop()?.close();
 });
-
-const SCALAR_TYPES: Record<ColumnDef['type'], string> = {
-  STRING: 'VARCHAR',
-  INT64: 'BIGINT',
-  FLOAT64: 'DOUBLE',
-  BOOL: 'BOOLEAN',
-  DATE: 'DATE',
-  // The sync writes UTC instants ("...Z"); the helper's session time zone is UTC.
-  TIMESTAMP: 'TIMESTAMPTZ',
-  JSON: 'JSON',
-};
-
-/** DuckDB type of a catalogue column: REPEATED becomes a LIST of the element type. */
-export function duckDbType(column: ColumnDef): string {
-  const scalar = SCALAR_TYPES[column.type];
-  return column.mode === 'REPEATED' ? `${scalar}[]` : scalar;
-}
 
 const OPERAND = String.raw`('(?:[^']|'')*'|[A-Za-z_][\w.]*)`;
 const ARRAY = String.raw`([A-Za-z_][\w.]*)`;
@@ -115,7 +93,7 @@ export async function openWarehouse(dataset = 'visibility'): Promise<Warehouse> 
     async loadNdjson(table, paths) {
       if (paths.length === 0) return;
       const def = tableByName(table);
-      const columns = def.columns.map((c) => `"${c.name}": '${duckDbType(c)}'`).join(', ');
+      const columns = def.columns.map((c) => `"${c.name}": '${duckdbType(c)}'`).join(', ');
       const files = paths.map((p) => `'${p.replaceAll("'", "''")}'`).join(', ');
       await connection.run(
         `INSERT INTO "${dataset}"."${table}" BY NAME SELECT * FROM read_json([${files}], ` +
@@ -143,7 +121,7 @@ async function createSchema(connection: DuckDBConnection, dataset: string): Prom
   await connection.run(`CREATE SCHEMA "${dataset}"`);
   for (const t of WAREHOUSE_TABLES) {
     const columns = t.columns.map(
-      (c) => `"${c.name}" ${duckDbType(c)}${c.mode === 'REQUIRED' ? ' NOT NULL' : ''}`,
+      (c) => `"${c.name}" ${duckdbType(c)}${c.mode === 'REQUIRED' ? ' NOT NULL' : ''}`,
     );
     await connection.run(`CREATE TABLE "${dataset}"."${t.name}" (${columns.join(', ')})`);
   }

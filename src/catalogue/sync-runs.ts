@@ -8,7 +8,7 @@ import type { TableDef } from './types.js';
 export const SYNC_RUNS: TableDef = {
   name: 'sync_runs',
   description:
-    'One row per finished sync run (from its manifest, `runs/account={account}/{run_id}.json`), loaded ' +
+    'One row per finished sync run (from its manifest, `runs/account={account}/run={run_id}/manifest.json`), loaded ' +
     'after all other tables of the run: a run without a row here did not complete, and its rows never ' +
     'show in the `_latest` views. A run completed later (an interrupted run, or `visync replay`) gets a ' +
     'newer row with a later `recorded_at`: per run, read the row with the newest `recorded_at`.',
@@ -18,11 +18,16 @@ export const SYNC_RUNS: TableDef = {
   columns: [
     accountColumn(),
     runIdColumn(),
-    required('kind', 'STRING', 'How the run was started: nightly, sync (run --once), backfill or manual.'),
+    required(
+      'kind',
+      'STRING',
+      'How the run was started: nightly (scheduled), sync (`run --once` or `enqueue sync`) or backfill.',
+    ),
     required(
       'status',
       'STRING',
-      'succeeded (every workspace and table), partial (some failed, the rest landed) or failed.',
+      'succeeded (every workspace and table), partial (some failed, the rest landed; or completed after ' +
+        'its process stopped) or failed (the account stopped, or every workspace failed).',
     ),
     required('run_date', 'DATE', "The run's logical date (UTC), its snapshot_date. Partitioning column."),
     required('window_start', 'DATE', 'First day of the visibility window the run asked for.'),
@@ -41,8 +46,8 @@ export const SYNC_RUNS: TableDef = {
     repeated(
       'endpoints',
       'STRING',
-      'API endpoints the run called for its workspaces (me, brands, brand, visibility, recommendations, ' +
-        'prompts, buyer-intent, reputation): a `--endpoints` run lists fewer.',
+      'API endpoints the run was asked to call: me and brands always, then its workspace endpoints (brand, ' +
+        'visibility, recommendations, prompts, buyer-intent, reputation; a `--endpoints` run lists fewer).',
     ),
     repeated(
       'brand_filter',

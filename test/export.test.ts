@@ -221,6 +221,21 @@ describe('visync export duckdb', () => {
       expect(Number(row.at_ms)).toBeLessThanOrEqual(Date.parse(m.finished_at));
       expect(Number(row.kw_len)).toBeGreaterThan(0);
     }
+    // The run history reads too: one sync_runs row per run, its lists and JSON intact.
+    const history = await db.runAndReadAll(
+      'SELECT run_id, len(workspaces_succeeded) AS ok, typeof(started_at) AS ts, ' +
+        "json_extract(table_rows, '$.brands')::INTEGER AS brand_rows FROM sync_runs ORDER BY account",
+    );
+    expect(history.getRowObjectsJson()).toEqual(
+      [...manifests]
+        .sort((a, b) => a.account.localeCompare(b.account))
+        .map((m) => ({
+          run_id: m.run_id,
+          ok: String(m.workspaces.length),
+          ts: 'TIMESTAMP WITH TIME ZONE',
+          brand_rows: m.account === 'acme' ? 3 : 2,
+        })),
+    );
     const manifest = manifests.find((m) => m.account === 'acme')!;
     expect(listFiles(data)).toContain(manifestKey('acme', manifest.run_id));
   });

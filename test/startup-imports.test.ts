@@ -103,6 +103,18 @@ describe('start-up imports', () => {
     }
   });
 
+  it('`visync run --once --plan` on a local-disk store loads none of them either (and calls nothing)', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 5 });
+    const { yaml, env } = configYaml(s, join(dir, 'plan-data'));
+    const config = join(dir, 'plan.yaml');
+    writeFileSync(config, yaml);
+    const r = await packagesLoadedBy(['--config', config, 'run', '--once', '--plan'], env);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.packages).toContain('zod');
+    expect(heavyIn(r.packages)).toEqual([]);
+    expect(s.log).toEqual([]);
+  });
+
   it('`visync run --once` without redis.url, to the local disk, loads none of them either', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 5 });
     const { yaml, env } = configYaml(s, join(dir, 'run-data'));

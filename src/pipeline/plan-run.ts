@@ -15,7 +15,7 @@ import { initialLimit } from '../extract/account-source.js';
 import { type ExtractPlan, minimumDurationMs, workspaceCalls } from '../extract/plan.js';
 import { lastSucceededRun, manifestRunIds } from '../runs/history.js';
 import { type Manifest, readManifest } from '../runs/manifest.js';
-import { nightlyWindowDays } from '../runs/window.js';
+import { accountWindowDays } from '../runs/window.js';
 import { encodeSegment } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { addDays, utcDate } from '../util/time.js';
@@ -192,7 +192,7 @@ function rateLimit(limit: RateLimit, account: AccountConfig): AccountPlan['rate_
   };
 }
 
-/** The visibility window runInline would use: --days, else since the last success plus overlap. */
+/** The visibility window runInline would use: --days, else accountWindowDays (from the last success). */
 async function planWindow(o: PlanOptions, account: string, runDate: string): Promise<AccountPlan['window']> {
   const span = (days: number, why: string) => ({
     visibility_days: days,
@@ -202,19 +202,30 @@ async function planWindow(o: PlanOptions, account: string, runDate: string): Pro
   });
   if (o.days) return span(o.days, '--days');
   const { visibilityDays, overlapDays } = o.config.extract;
-  const last = await lastSucceededRun(o.store, account);
-  const days = nightlyWindowDays({
-    runDate,
-    lastSuccessRunDate: last?.run_date,
-    overlapDays,
-    visibilityDays,
-  });
-  if (!last) return span(days, 'extract.visibilityDays: no earlier succeeded full run in the sink');
+  let last: Manifest | undefined;
+  let days: number;
+  try {
+    days = await accountWindowDays({
+      store: o.store,
+      account,
+      runDate,
+      extract: o.config.extract,
+      lastSuccessRunDate: async () => (last = await lastSucceededRun(o.store, account))?.run_date,
+    });
+  } catch (err) {
+    // As runInline: a sink that cannot say falls back to the configured window.
+    return span(
+      visibilityDays,
+      `extract.visibilityDays: the last success could not be read (${(err as Error).message})`,
+    );
+  }
+  const lastDate = (last as Manifest | undefined)?.run_date;
+  if (!lastDate) return span(days, 'extract.visibilityDays: no earlier succeeded full run in the sink');
+  if (days === visibilityDays)
+    return span(days, `extract.visibilityDays: the last success ${lastDate} is recent`);
   return span(
     days,
-    days === visibilityDays
-      ? `extract.visibilityDays: the last success ${last.run_date} is recent`
-      : `every day since the last success ${last.run_date} plus ${overlapDays} days overlap${days === 365 ? ', capped at 365' : ''}`,
+    `every day since the last success ${lastDate} plus ${overlapDays} days overlap${days === 365 ? ', capped at 365' : ''}`,
   );
 }
 

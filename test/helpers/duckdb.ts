@@ -4,17 +4,18 @@
 // zone is UTC. Rows go in as the sync writes them (toNdjsonLine objects, or its NDJSON parts, gzipped or not).
 //
 //   const wh = await openWarehouse();
-//   await wh.insertRows('recommendations', rows);        // or wh.loadNdjson('recommendations', paths)
+//   await wh.insertRows('recommendations', rows);  // or loadNdjson(table, paths), loadTableParts(sinkDir)
 //   const current = await wh.query(`SELECT * FROM ${wh.dataset}.recommendations_latest`);
 //
 // Warehouses are closed after each test (or earlier with close()).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative, sep } from 'node:path';
 import { type DuckDBConnection, DuckDBInstance, type Json } from '@duckdb/node-api';
 import { afterEach } from 'vitest';
 import { type Row, tableByName, toNdjsonLine, VIEWS, WAREHOUSE_TABLES } from '../../src/catalogue/index.js';
 import { duckdbType } from '../../src/export/column-types.js';
+import { parseTablePartKey } from '../../src/sinks/layout.js';
 
 const open: Warehouse[] = [];
 afterEach(() => {
@@ -65,6 +66,11 @@ export interface Warehouse {
   /** Loads NDJSON files (`.ndjson` or `.ndjson.gz`, e.g. curated parts) into a catalogue table. */
   loadNdjson(table: string, paths: readonly string[]): Promise<void>;
   /**
+   * Loads every curated part (`tables/{table}/.../part-N.ndjson.gz`) under an fs sink folder into
+   * its table; returns the number of parts per table.
+   */
+  loadTableParts(root: string): Promise<Record<string, number>>;
+  /**
    * Runs DuckDB SQL; rows as JSON values: BIGINT as string, DATE `YYYY-MM-DD`, TIMESTAMP
    * `YYYY-MM-DD hh:mm:ss[.fff]+00`, JSON columns as their text, lists as arrays.
    */
@@ -97,8 +103,18 @@ export async function openWarehouse(dataset = 'visibility'): Promise<Warehouse> 
       const files = paths.map((p) => `'${p.replaceAll("'", "''")}'`).join(', ');
       await connection.run(
         `INSERT INTO "${dataset}"."${table}" BY NAME SELECT * FROM read_json([${files}], ` +
-          `format = 'newline_delimited', columns = {${columns}})`,
+          // The sink's folders (dt=, account=, run=) are not columns: the rows carry their own.
+          `format = 'newline_delimited', hive_partitioning = false, columns = {${columns}})`,
       );
+    },
+    async loadTableParts(root) {
+      const byTable = new Map<string, string[]>();
+      for (const path of filesUnder(join(root, 'tables'))) {
+        const part = parseTablePartKey(relative(root, path).split(sep).join('/'));
+        if (part) byTable.set(part.table, [...(byTable.get(part.table) ?? []), path]);
+      }
+      for (const [table, paths] of byTable) await warehouse.loadNdjson(table, paths);
+      return Object.fromEntries([...byTable].map(([table, paths]) => [table, paths.length]));
     },
     async query(sql) {
       return (await connection.runAndReadAll(sql)).getRowObjectsJson();
@@ -114,6 +130,13 @@ export async function openWarehouse(dataset = 'visibility'): Promise<Warehouse> 
   open.push(warehouse);
   await createSchema(connection, dataset);
   return warehouse;
+}
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : [join(dir, e.name)],
+  );
 }
 
 async function createSchema(connection: DuckDBConnection, dataset: string): Promise<void> {

@@ -1,14 +1,17 @@
 // Every finished run records one sync_runs row: in the sink under the storage layout, and in
 // BigQuery after every other table (fake REST server, real client), whoever ran it (run --once,
 // replay, a worker). A failed sync_runs load leaves the run partial, and replay records it.
-import { gunzipSync } from 'node:zlib';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SYNC_RUNS, toNdjsonLine } from '../src/catalogue/index.js';
+import { SYNC_RUNS, toNdjsonLine, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
 import { syncRunsRow } from '../src/normalise/sync-runs.js';
 import { runScope } from '../src/runs/last-success.js';
 import { assembleManifest, type Manifest, readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { tablePartKey } from '../src/sinks/layout.js';
+import { Warehouse } from '../src/warehouse/index.js';
 import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
 import { configFile, listFiles, readBytes, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsConfigFile, worker } from './helpers/jobs.js';
@@ -159,6 +162,35 @@ describe('syncRunsRow (a manifest as its sync_runs row)', () => {
     expect(interrupted.failures).toEqual([
       { scope: 'run', id: RUN.runId, reason: 'stopped before its manifest' },
     ]);
+  });
+});
+
+describe('the sync_runs load job', () => {
+  it('a retried recording finds its job by id (409); a new recording of the run is a new job and row', async () => {
+    const bq = await fakeBigQuery();
+    const dir = tempDir();
+    const warehouse = new Warehouse({ ...DATASET, location: 'EU', apiEndpoint: bq.url });
+    await warehouse.prepare(WAREHOUSE_TABLES, []);
+    const m = manifest();
+    const file = (name: string, recordedAt: string) => {
+      const path = join(dir, name);
+      const row = syncRunsRow(m, { recordedAt, warehouse: true });
+      writeFileSync(path, gzipSync(`${toNdjsonLine(SYNC_RUNS, row)}\n`));
+      return path;
+    };
+    const load = (path: string) =>
+      warehouse.load({ table: SYNC_RUNS, account: 'acme', runId: RUN.runId, file: path });
+
+    const first = await load(file('a.gz', '2026-11-20T02:05:00.000Z'));
+    const retried = await load(file('b.gz', '2026-11-20T02:05:00.000Z'));
+    expect(retried).toEqual(first);
+    expect(bq.jobs.map((j) => j.outcome)).toEqual(['created', 'duplicate']);
+    expect(bqRows(bq)).toHaveLength(1);
+
+    const replayed = await load(file('c.gz', '2026-11-21T08:00:00.000Z'));
+    expect(replayed.status).toBe('succeeded');
+    expect(replayed.job_id).not.toBe(first.job_id);
+    expect(bqRows(bq)).toHaveLength(2);
   });
 });
 

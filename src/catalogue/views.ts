@@ -154,7 +154,8 @@ const COMPLETE_RUNS =
 
 const REMOVED_WORKSPACES =
   "Workspaces that the account's newest succeeded run over all workspaces (no `--brand`) did not sync " +
-  'have left the account (or the configured list) and are not shown.';
+  'have left the account (or the configured list) and are not shown; a partial or `--brand` run ' +
+  'never removes one.';
 
 /** What makes a run cover the table, in words. */
 function coverage(t: TableDef): string {

@@ -61,7 +61,8 @@ export function athenaDdl(o: AthenaExportOptions): string {
     '--',
     '-- TIMESTAMP columns are declared string: Athena parses TIMESTAMP text only as',
     '-- `YYYY-MM-DD HH:MM:SS.SSS` (Athena docs, "Work with timestamp data") and visync writes ISO-8601',
-    '-- with T and Z (2026-11-21T22:55:08.123Z). Read them with from_iso8601_timestamp(col).',
+    "-- with T, milliseconds and Z (2026-11-21T22:55:08.123Z); the OpenX SerDe's own ISO rule takes no",
+    '-- fraction. Read them with from_iso8601_timestamp(col).',
     '-- DATE columns are `YYYY-MM-DD`, which Athena reads as date. JSON columns are strings holding the',
     '-- JSON text: read them with json_extract / json_extract_scalar.',
   ];

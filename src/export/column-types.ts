@@ -11,9 +11,10 @@ const ATHENA: Record<ColumnType, string> = {
   BOOL: 'boolean',
   // Athena documents DATE as read from `YYYY-MM-DD` text: what we write.
   DATE: 'date',
-  // Athena documents TIMESTAMP text as `YYYY-MM-DD HH:MM:SS.SSS` (a space, no zone); we write
-  // ISO-8601 with `T` and `Z`, which it does not promise to parse. Declared string, read with
-  // from_iso8601_timestamp() (see the header of the generated DDL).
+  // Athena documents TIMESTAMP text as `YYYY-MM-DD HH:MM:SS.SSS` (a space, no zone), and the OpenX
+  // SerDe's own ISO rule (rcongiu/Hive-JSON-Serde, ParsePrimitiveUtils) takes `...THH:mm:ss'Z'`
+  // without a fraction, while we write toISOString() (always `.SSSZ`). Declared string, read with
+  // from_iso8601_timestamp() (the header of the generated DDL says so).
   TIMESTAMP: 'string',
   // The SerDe hands a nested object or array declared string back as its JSON text: json_extract reads it.
   JSON: 'string',

@@ -12,7 +12,7 @@ import {
 import type { RateLimit } from '../api/rate-budget.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import { initialLimit } from '../extract/account-source.js';
-import { type ExtractPlan, minimumDurationMs, workspaceCalls } from '../extract/plan.js';
+import { type ExtractPlan, minimumDurationMs, plannedRequestCount, workspaceCalls } from '../extract/plan.js';
 import { lastSucceededRun, manifestRunIds } from '../runs/history.js';
 import { type Manifest, readManifest } from '../runs/manifest.js';
 import { accountWindowDays } from '../runs/window.js';
@@ -155,10 +155,7 @@ async function planAccount(
   const workspaceCallsPlanned = workspaceCalls(ID, extract).map((c) => planned(c, 'workspace'));
   const accountCalls = [planned(meCall, 'account'), planned(brandsCall, 'account')];
   const limit = initialLimit(account);
-  const total =
-    workspaces.count === undefined
-      ? undefined
-      : accountCalls.length + workspaces.count * workspaceCallsPlanned.length;
+  const total = workspaces.count === undefined ? undefined : plannedRequestCount(workspaces.count, extract);
   if (account.requestsPerMinute !== undefined)
     notes.push('GET /me may announce a lower limit: the lower one is kept, and the run takes longer');
   const interrupted = await lastInterruptedRun(o.store, account.name);

@@ -404,6 +404,31 @@ describe('a --endpoints visibility run', () => {
   });
 });
 
+describe('visibility_engine_daily_latest', () => {
+  it('drops an engine a newer run no longer returned for a day it re-read', async () => {
+    const wh = await openWarehouse();
+    const [r1, r2] = [run(1), run(2)];
+    const engineDay = (r: Run, date: string, engine: string) =>
+      rowOf(tableByName('visibility_engine_daily'), r, 'ws_1', { date, engine, score: 1 });
+    await load(
+      wh,
+      [
+        engineDay(r1, '2026-03-09', 'chatgpt'),
+        engineDay(r1, '2026-03-10', 'chatgpt'),
+        engineDay(r1, '2026-03-10', 'gemini'),
+        engineDay(r2, '2026-03-10', 'chatgpt'),
+      ],
+      'visibility_engine_daily',
+    );
+    await recordRuns(wh, [syncRun(r1, { succeeded: ['ws_1'] }), syncRun(r2, { succeeded: ['ws_1'] })]);
+
+    expect(await viewRows(wh, 'visibility_engine_daily_latest', ['date', 'engine', 'run_id'])).toEqual([
+      `2026-03-09|chatgpt|${r1.id}`,
+      `2026-03-10|chatgpt|${r2.id}`,
+    ]);
+  });
+});
+
 describe('recommendation_status_changes', () => {
   it('reports a change between recorded runs, and none from a run without a sync_runs row', async () => {
     const wh = await openWarehouse();

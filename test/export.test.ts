@@ -7,6 +7,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { WAREHOUSE_TABLES } from '../src/catalogue/index.js';
+import { shortened } from '../src/export/athena.js';
 import { athenaType } from '../src/export/column-types.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import { manifestKey, parseTablePartKey } from '../src/sinks/layout.js';
@@ -130,6 +131,15 @@ describe('visync export athena', () => {
     expect(ddl).toContain("`payload` string COMMENT '");
     // Quotes in descriptions are escaped, not ending the literal early.
     expect(ddl).toContain("The run\\'s logical date");
+    // Glue keeps at most 255 characters of a column comment: longer ones are cut, not rejected.
+    const comments = [...ddl.matchAll(/^ {2}`\w+` \S+ COMMENT '((?:[^'\\]|\\.)*)',?$/gm)].map((m) =>
+      m[1]!.replace(/\\(.)/g, '$1'),
+    );
+    expect(comments.length).toBeGreaterThan(100);
+    expect(Math.max(...comments.map((c) => c.length))).toBeLessThanOrEqual(255);
+    const long = `${'word '.repeat(80)}end`;
+    expect(shortened(long, 255)).toMatch(/^(word ){49}word\.\.\.$/);
+    expect(shortened('short, as it is', 255)).toBe('short, as it is');
     expect(s.log).toEqual([]);
   });
 

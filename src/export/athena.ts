@@ -28,6 +28,22 @@ function identifier(name: string): string {
   return `\`${name.replaceAll('`', '``')}\``;
 }
 
+/**
+ * The Glue Data Catalog behind Athena keeps at most 255 characters of a column comment and 2048 of
+ * a table's (Glue API, Column.Comment and TableInput.Description); a longer one fails the CREATE.
+ * Cut at a word, with `...`; the whole text is in docs/tables.md.
+ */
+export const COLUMN_COMMENT_MAX = 255;
+export const TABLE_COMMENT_MAX = 2048;
+
+export function shortened(text: string, max: number): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  if (one.length <= max) return one;
+  const cut = one.slice(0, max - 3);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, '')}...`;
+}
+
 /** A Hive DDL string literal: backslash escapes, as Hive's parser reads them. */
 function ddlString(s: string): string {
   return `'${s.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
@@ -86,10 +102,13 @@ function tableDdl(table: TableDef, location: string, accounts: readonly string[]
   return [
     `CREATE EXTERNAL TABLE IF NOT EXISTS ${identifier(table.name)} (`,
     columns
-      .map((c) => `  ${identifier(c.name)} ${athenaType(c)} COMMENT ${ddlString(c.description)}`)
+      .map(
+        (c) =>
+          `  ${identifier(c.name)} ${athenaType(c)} COMMENT ${ddlString(shortened(c.description, COLUMN_COMMENT_MAX))}`,
+      )
       .join(',\n'),
     ')',
-    `COMMENT ${ddlString(table.description)}`,
+    `COMMENT ${ddlString(shortened(table.description, TABLE_COMMENT_MAX))}`,
     `PARTITIONED BY (${PARTITIONS.map((p) => `${identifier(p)} string`).join(', ')})`,
     "ROW FORMAT SERDE 'org.openx.data.jsonserde.JsonSerDe'",
     "STORED AS INPUTFORMAT 'org.apache.hadoop.mapred.TextInputFormat'",

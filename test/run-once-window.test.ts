@@ -7,6 +7,9 @@ import { runInline } from '../src/pipeline/run-inline.js';
 import { lastSucceededRun } from '../src/runs/history.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { configFor, memoryLogger, sim, tempDir } from './helpers/harness.js';
+import { until } from './helpers/jobs.js';
+
+const runSecond = () => new Date().toISOString().slice(0, 19);
 
 describe('run --once window', () => {
   it('after two missed nights the next run fetches them (and its overlap), moves the mark; --days 3 asks for 3', async () => {
@@ -15,7 +18,12 @@ describe('run --once window', () => {
     const store = new FsObjectStore(dir);
     const config = configFor(s, dir, { extract: { visibilityDays: 3, overlapDays: 2 } });
     /** One night's run --once; the `days` the API was asked for visibility, and the manifest. */
+    let lastStart = '';
     const night = async (runDate: string, days?: number) => {
+      // Manifests are read in run-id order, and a run --once id carries its start second: two
+      // nights played within one second would be read in random order.
+      await until('the next second for a new run id', async () => runSecond() !== lastStart);
+      lastStart = runSecond();
       const from = s.log.length;
       const { manifests, status } = await runInline({
         config,

@@ -44,7 +44,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
     )
     .option(
       '--days <n>',
-      'visibility history window in days, 1-365 (default extract.visibilityDays)',
+      "visibility history window in days, 1-365 (default: every day since the account's last succeeded run plus extract.overlapDays, at least extract.visibilityDays; --plan shows it)",
       parseDays,
     )
     .option(

@@ -141,7 +141,7 @@ describe('syncRunsRow (a manifest as its sync_runs row)', () => {
     expect(row.tables_failed).toEqual(['prompts']);
   });
 
-  it('an account that stopped: failed, with its error; an interrupted run says so in failures', () => {
+  it('an account that stopped: failed, with its error; an interrupted run says so in failures and speaks for no workspace', () => {
     const failed = syncRunsRow(manifest({ error: 'acme: GET /api/v1/me -> 401' }), {
       recordedAt,
       warehouse: true,
@@ -152,16 +152,19 @@ describe('syncRunsRow (a manifest as its sync_runs row)', () => {
       failures: [{ scope: 'account', id: 'acme', reason: 'acme: GET /api/v1/me -> 401' }],
       table_rows: {},
     });
+    // Completed from a stopped process's raw landing: it speaks for no workspace (calls are missing).
     const interrupted = syncRunsRow(
-      { ...manifest(), status: 'partial', interrupted: 'stopped before its manifest' },
       {
-        recordedAt,
-        warehouse: true,
+        ...manifest({ workspaces: [{ brand_id: 'b1', status: 'succeeded' }] }),
+        status: 'partial',
+        interrupted: 'stopped before its manifest',
       },
+      { recordedAt, warehouse: true },
     );
     expect(interrupted.failures).toEqual([
       { scope: 'run', id: RUN.runId, reason: 'stopped before its manifest' },
     ]);
+    expect(interrupted.workspaces_succeeded).toEqual([]);
   });
 });
 

@@ -58,7 +58,8 @@ export const SYNC_RUNS: TableDef = {
     repeated(
       'workspaces_succeeded',
       'STRING',
-      'Workspaces (brand ids) whose every call of the run landed: the run speaks for these.',
+      'Workspaces (brand ids) whose every call of the run landed: the run speaks for these. Empty for a ' +
+        'run completed after its process stopped (failures has a `run` entry): which calls landed is not known.',
     ),
     repeated(
       'workspaces_failed',

@@ -45,7 +45,7 @@ export function syncRunsRow(m: Manifest, o: SyncRunsRowOptions): Row {
     waited_ms: m.requests.waited_ms,
     endpoints: runEndpoints(scope.endpoints),
     brand_filter: scope.brands === 'all' ? [] : [...scope.brands],
-    workspaces_succeeded: m.workspaces.filter((w) => w.status === 'succeeded').map((w) => w.brand_id),
+    workspaces_succeeded: m.interrupted ? [] : succeeded(m),
     workspaces_failed: m.workspaces.filter((w) => w.status === 'failed').map((w) => w.brand_id),
     tables_failed: [...new Set(failedLoads.map((l) => l.table))],
     table_rows: o.warehouse ? loadedRows(m) : curatedRows(m),
@@ -60,6 +60,15 @@ export function syncRunsRow(m: Manifest, o: SyncRunsRowOptions): Row {
     })),
     error: m.error ?? null,
   };
+}
+
+/**
+ * Workspaces the run speaks for. A run completed from the raw landing of a stopped process lists
+ * every workspace with a landed file as succeeded, though calls that had not landed are missing:
+ * it speaks for none, so a view never takes its rows as a workspace's whole state.
+ */
+function succeeded(m: Manifest): string[] {
+  return m.workspaces.filter((w) => w.status === 'succeeded').map((w) => w.brand_id);
 }
 
 /** `me` and `brands` (every run discovers its workspaces), then the workspace endpoints of its scope. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { interpolateEnv } from '../src/config/interpolate.js';
 import { ConfigError, loadConfig, parseConfig, resolveConfigPath, suggest } from '../src/config/load.js';
+import { visyncCli } from './helpers/harness.js';
 
 const SOURCE = 'test.yaml';
 const SECRET = 'sk-live-THIS-MUST-NOT-LEAK-42';
@@ -489,5 +490,50 @@ describe('operations settings', () => {
     expect(
       configError(minimal('alerts: { webhook: "https://h.example/x", on: [broken] }\n')).issues[0]?.path,
     ).toBe('alerts.on.0');
+  });
+});
+
+describe('commands that never call the API run without the keys', () => {
+  const keyless = [
+    'accounts:',
+    '  - name: acme',
+    '    apiKey: ${ACME_KEY_NOT_HERE}',
+    '    baseUrl: https://api.example.com/v1',
+    'sinks: { fs: { dir: ./data } }',
+    '',
+  ].join('\n');
+
+  it('status, enqueue, replay, runs, export and run --once --plan accept an unset key variable', () => {
+    const c = parseConfig(keyless, { source: 'ops.yaml', env: {}, apiKeys: 'unused' });
+    expect(c.accounts.map((a) => a.name)).toEqual(['acme']);
+    expect(c.accounts[0]!.apiKey).not.toContain('${');
+  });
+
+  it('run --once, worker and doctor still name the unset variable', () => {
+    expect(() => parseConfig(keyless, { source: 'ops.yaml', env: {} })).toThrow(
+      /accounts\.0\.apiKey: .*environment variable ACME_KEY_NOT_HERE is not set/,
+    );
+  });
+
+  it('through the CLI: export dbt runs, run --once refuses with the variable named', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'visync-keyless-'));
+    try {
+      const path = join(dir, 'visync.yaml');
+      writeFileSync(
+        path,
+        keyless.replace(
+          'sinks: { fs: { dir: ./data } }',
+          'sinks: { fs: { dir: ./data }, bigquery: { projectId: p, dataset: vis } }',
+        ),
+      );
+      const exported = await visyncCli(path, ['export', 'dbt']);
+      expect(exported.code, exported.err.join('\n')).toBe(0);
+      expect(exported.out.join('\n')).toContain('name: sync_runs');
+      const run = await visyncCli(path, ['run', '--once']);
+      expect(run.code).toBe(1);
+      expect(run.err.join('\n')).toMatch(/environment variable ACME_KEY_NOT_HERE is not set/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -376,4 +376,23 @@ describe('a worker run records its row', () => {
     ]);
     expect(sinkRows(dir).map((r) => r.row.run_id)).toEqual([runId]);
   });
+
+  it('a revoked key: the queued run fails as a whole and still records its failed row', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    s.revokeKey(s.accounts[0]!.keys[0]!);
+    const bq = await fakeBigQuery();
+    const dir = tempDir();
+    const { config, path } = jobsConfigFile(s, dir, {
+      sinks: { fs: { dir }, bigquery: { ...DATASET, location: 'US', apiEndpoint: bq.url } },
+    });
+    await worker(config);
+    const c = await visyncCli(path, ['enqueue', 'sync', '--wait', '--timeout', '40']);
+    expect(c.code).toBe(1);
+    const runId = c.out[0]!.split(' ').at(-1)!;
+    expect(bqRows(bq)).toMatchObject([{ run_id: runId, status: 'failed', workspaces_succeeded: [] }]);
+    expect(String(bqRows(bq)[0]!.error)).toMatch(/401: the API key was refused/);
+    expect(sinkRows(dir).map((r) => r.row.status)).toEqual(['failed']);
+    const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
+    expect(m.loads).toMatchObject([{ table: 'sync_runs', status: 'succeeded' }]);
+  });
 });

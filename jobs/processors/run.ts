@@ -8,9 +8,10 @@ import { emptyStats } from '../../src/api/request-stats.js';
 import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
 import { callLimits, createAccountClient, discoverWorkspaces } from '../../src/extract/extract-account.js';
 import { runFinished } from '../../src/ops/run-finished.js';
+import { recordRun } from '../../src/pipeline/record-run.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
 import { runScope } from '../../src/runs/last-success.js';
-import { assembleManifest, readManifest, writeManifest } from '../../src/runs/manifest.js';
+import { assembleManifest, readManifest } from '../../src/runs/manifest.js';
 import { logicalRunId } from '../../src/runs/run-id.js';
 import { accountWindowDays } from '../../src/runs/window.js';
 import { manifestKey } from '../../src/sinks/layout.js';
@@ -137,14 +138,15 @@ export async function processRun(
       requests: stats,
       drift: [],
     });
-    await writeManifest(ctx.store, manifest);
+    // Recorded like every finished run: its sync_runs row says why the whole account stopped.
+    const recorded = await recordRun({ store: ctx.store, manifest, logger: log, loader: ctx.loader });
     const ledgerRun = (await ctx.ledger.get(runId))!;
     await ctx.ledger.finish(ledgerRun, 'failed', {
       error: message,
       manifest_key: manifestKey(account.name, runId),
     });
     log.error({ err: message }, 'run failed');
-    void runFinished({ config: ctx.config, logger: log, manifest });
+    void runFinished({ config: ctx.config, logger: log, manifest: recorded });
     throw new UnrecoverableError(message);
   };
   // A run job back from budget delays past its deadline calls nothing.

@@ -41,7 +41,8 @@ export const runIdColumn = (): ColumnDef =>
   required(
     'run_id',
     'STRING',
-    'Sync run that extracted the row (`20261121T225508Z-sync-3fa2c1`); ids sort by run start time.',
+    'Sync run that extracted the row: `20261121T225508Z-sync-3fa2c1` (run --once) or ' +
+      '`20261121-nightly-a1b2c3d4` (queued). Its start time and status are in `sync_runs`.',
   );
 
 export const extractedAtColumn = (): ColumnDef =>

@@ -257,8 +257,7 @@ const recommendations = workspaceSnapshot({
   description:
     'Recommendations of each workspace (`GET /brands/{id}/recommendations?status=all`), one snapshot per ' +
     'run. The API exposes no transitions: compare snapshots (view `recommendation_status_changes`). ' +
-    '`recommendations_latest` also keeps recommendations no longer returned; filter on the newest ' +
-    '`snapshot_date` for the current set.',
+    '`recommendations_latest` holds the current set: those the newest complete run returned.',
   grain: 'account, brand_id, recommendation_id, snapshot_date',
   sources: ['recommendations'],
   naturalKey: ['account', 'brand_id', 'recommendation_id'],

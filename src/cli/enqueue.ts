@@ -58,7 +58,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           { withJobsClient },
           { RedisUnreachableError },
           { enqueueRun },
-          { loadConfig },
+          { loadConfigWithoutKeys },
           { exitCodeFor },
           { storeWhenNeeded },
           { runProblems },
@@ -71,7 +71,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           import('../sinks/create-store.js'),
           import('./run-problems.js'),
         ]);
-        const config = loadConfig(configOption(cmd));
+        const config = loadConfigWithoutKeys(configOption(cmd));
         const endpoints = flags.endpoints;
         const accounts = flags.account?.length ? flags.account : config.accounts.map((a) => a.name);
         try {

@@ -142,8 +142,8 @@ export function registerExport(program: Command, state: ProgramState, io: CliIo)
 }
 
 async function configOf(cmd: Command): Promise<Config> {
-  const { loadConfig } = await import('../config/load.js');
-  return loadConfig(configOption(cmd));
+  const { loadConfigWithoutKeys } = await import('../config/load.js');
+  return loadConfigWithoutKeys(configOption(cmd));
 }
 
 function defaultRoot(config: Config, s3Location: (bucket: string, prefix: string) => string): string {

@@ -9,7 +9,8 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
     .description(
       "Rebuilds a run's curated tables/ files (byte for byte) and latest/ bundles from its raw/ landing, " +
         'then loads into BigQuery only the tables whose load for that run has not succeeded (a failed load, ' +
-        "a table added since). Rewrites the run's manifest with the new load results and replayed_at. " +
+        'a table added since). Records a new sync_runs row for the run (newer recorded_at) and rewrites the ' +
+        "run's manifest with the new load results and replayed_at. " +
         'Makes no API call, so it works after a key was revoked. Exit codes as for run --once.',
     )
     .requiredOption('--run <run_id>', 'the run id (from run --once output, status, or runs/ in the store)')
@@ -20,7 +21,7 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
         if (!RUN_ID_PATTERN.test(flags.run))
           throw new CliError(`--run: not a run id: ${JSON.stringify(flags.run)}`);
         const [
-          { loadConfig },
+          { loadConfigWithoutKeys },
           { ReplayError, replayRun },
           { createRunLoader },
           { exitCodeFor },
@@ -34,7 +35,7 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
           import('../sinks/create-store.js'),
           import('./command-logger.js'),
         ]);
-        const config = loadConfig(configOption(cmd));
+        const config = loadConfigWithoutKeys(configOption(cmd));
         const logger = commandLogger(flags);
         const store = await createObjectStore(config.sinks);
         try {

@@ -136,13 +136,13 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
 
 /** `--plan`: the config and the manifests in the sink are read; no API, Redis or warehouse is touched. */
 async function printPlan(flags: RunOnceFlags, cmd: Command, io: CliIo): Promise<number> {
-  const [{ loadConfig }, { planRun }, { createObjectStore }, { renderPlan }] = await Promise.all([
+  const [{ loadConfigWithoutKeys }, { planRun }, { createObjectStore }, { renderPlan }] = await Promise.all([
     import('../config/load.js'),
     import('../pipeline/plan-run.js'),
     import('../sinks/create-store.js'),
     import('./run-plan.js'),
   ]);
-  const config = loadConfig(configOption(cmd));
+  const config = loadConfigWithoutKeys(configOption(cmd));
   const store = await createObjectStore(config.sinks);
   try {
     const plan = await planRun({

@@ -28,12 +28,12 @@ export function registerRuns(program: Command, state: ProgramState, io: CliIo): 
     .option('--json', 'print JSON for scripts')
     .action(
       exitWith(state, async (flags: RunsFlags, cmd: Command) => {
-        const [{ loadConfig }, { listRuns }, { createObjectStore }] = await Promise.all([
+        const [{ loadConfigWithoutKeys }, { listRuns }, { createObjectStore }] = await Promise.all([
           import('../config/load.js'),
           import('../runs/list-runs.js'),
           import('../sinks/create-store.js'),
         ]);
-        const config = loadConfig(configOption(cmd));
+        const config = loadConfigWithoutKeys(configOption(cmd));
         const store = await createObjectStore(config.sinks);
         try {
           const accounts = flags.account ? [flags.account] : config.accounts.map((a) => a.name);

@@ -16,15 +16,20 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
     .option('--json', 'print JSON for scripts')
     .action(
       exitWith(state, async (flags: { json?: boolean }, cmd: Command) => {
-        const [{ withJobsClient }, { readStatus }, { loadConfig }, { storeWhenNeeded }, { runProblems }] =
-          await Promise.all([
-            import('../../jobs/client.js'),
-            import('../../jobs/status.js'),
-            import('../config/load.js'),
-            import('../sinks/create-store.js'),
-            import('./run-problems.js'),
-          ]);
-        const config = loadConfig(configOption(cmd));
+        const [
+          { withJobsClient },
+          { readStatus },
+          { loadConfigWithoutKeys },
+          { storeWhenNeeded },
+          { runProblems },
+        ] = await Promise.all([
+          import('../../jobs/client.js'),
+          import('../../jobs/status.js'),
+          import('../config/load.js'),
+          import('../sinks/create-store.js'),
+          import('./run-problems.js'),
+        ]);
+        const config = loadConfigWithoutKeys(configOption(cmd));
         // Opened at the first failed or partial run only (with sinks.s3 that loads the AWS SDK).
         const store = storeWhenNeeded(config.sinks);
         // Grouped under its account already: each reason without the account in front.

@@ -29,10 +29,22 @@ const warnOnStderr: WarningSink = (message) => {
   process.stderr.write(`visync: warning: ${message}\n`);
 };
 
+/**
+ * `required`: every account's API key must resolve (commands that call the API: run --once,
+ * worker, doctor). `unused`: a key whose environment variable is unset is accepted, for commands
+ * that never call the API (status, enqueue, replay, runs, export, run --once --plan), so an operator
+ * can run them where the keys are not.
+ */
+export type ApiKeysNeed = 'required' | 'unused';
+
+/** Stands for a key the command does not use; never sent (those commands make no API call). */
+const UNUSED_KEY = 'unused-by-this-command';
+
 export function loadConfig(
   path?: string,
   env: NodeJS.ProcessEnv = process.env,
   onWarning: WarningSink = warnOnStderr,
+  apiKeys: ApiKeysNeed = 'required',
 ): Config {
   const file = resolveConfigPath(path, env);
   let text: string;
@@ -58,7 +70,24 @@ export function loadConfig(
           : (code ?? 'unknown error');
     throw new ConfigError(file, [{ path: '', message: `cannot read config file ${where}: ${reason}` }]);
   }
-  return parseConfig(text, { source: file, env, onWarning });
+  return parseConfig(text, { source: file, env, onWarning, apiKeys });
+}
+
+/** Unset `${NAME}` API keys become a placeholder instead of an error (ApiKeysNeed `unused`). */
+function acceptUnsetKeys(interpolated: ReturnType<typeof interpolateEnv>): void {
+  const accounts = (interpolated.value as { accounts?: unknown } | null)?.accounts;
+  if (!Array.isArray(accounts)) return;
+  accounts.forEach((a: unknown, i) => {
+    const path = `accounts.${i}.apiKey`;
+    if (!interpolated.unset.has(path) || a === null || typeof a !== 'object') return;
+    (a as { apiKey?: string }).apiKey = UNUSED_KEY;
+    interpolated.unset.delete(path);
+  });
+}
+
+/** For commands that never call the API: an account key whose variable is unset is accepted. */
+export function loadConfigWithoutKeys(path?: string): Config {
+  return loadConfig(path, process.env, warnOnStderr, 'unused');
 }
 
 /**
@@ -79,7 +108,7 @@ export function quoteFlowReferences(text: string): string {
  */
 export function parseConfig(
   text: string,
-  opts: { source: string; env?: NodeJS.ProcessEnv; onWarning?: WarningSink },
+  opts: { source: string; env?: NodeJS.ProcessEnv; onWarning?: WarningSink; apiKeys?: ApiKeysNeed },
 ): Config {
   const { source } = opts;
   const env = opts.env ?? process.env;
@@ -105,12 +134,13 @@ export function parseConfig(
 
   const tree: unknown = doc.toJS();
   const interpolated = interpolateEnv(tree, env);
+  if (opts.apiKeys === 'unused') acceptUnsetKeys(interpolated);
   const secrets = collectApiKeys(interpolated.value);
   const issues: ConfigIssue[] = [...interpolated.problems];
 
   const parsed = ConfigSchema.safeParse(interpolated.value, { error: fallbackMessage });
   if (parsed.success && issues.length === 0) {
-    for (const a of parsed.data.accounts) registerSecret(a.apiKey);
+    for (const a of parsed.data.accounts) if (a.apiKey !== UNUSED_KEY) registerSecret(a.apiKey);
     for (const path of plainTextKeys(tree)) {
       (opts.onWarning ?? warnOnStderr)(
         `${source}: ${path}: the API key is written in the config file in plain text; put it in an environment variable (or an untracked .env file) and reference it, e.g. apiKey: \${ACME_API_KEY}`,

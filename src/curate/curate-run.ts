@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { createGzip, gzipSync } from 'node:zlib';
+import { createGzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import { tableByName, toNdjsonLine } from '../catalogue/index.js';
 import { DriftReport } from '../normalise/drift.js';
@@ -18,6 +18,7 @@ import { latestKey, tablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { type KeyLock, processKeyLock } from './key-lock.js';
 import { type LatestBundle, mergeLatest } from './latest.js';
+import { ndjsonPartBytes, putNdjsonPart } from './ndjson-part.js';
 import { listRawRun, type RunCoordinates, readRawRecord } from './raw-run.js';
 import { RowSpool } from './spool.js';
 
@@ -170,10 +171,7 @@ async function writeTable(
           runId: o.run.runId,
           part,
         });
-        const stored = await o.store.put(key, gzipSync(text), {
-          contentType: 'application/x-ndjson',
-          contentEncoding: 'gzip',
-        });
+        const stored = await putNdjsonPart(o.store, key, ndjsonPartBytes(text));
         parts.push({ ...stored, rows: lines.length });
         if (!load.write(text)) await once(load, 'drain');
         part++;

@@ -207,7 +207,10 @@ async function planWindow(o: PlanOptions, account: string, runDate: string): Pro
       account,
       runDate,
       extract: o.config.extract,
-      lastSuccessRunDate: async () => (last = await lastSucceededRun(o.store, account))?.run_date,
+      lastSuccessRunDate: async () => {
+        last = await lastSucceededRun(o.store, account);
+        return last?.run_date;
+      },
     });
   } catch (err) {
     // As runInline: a sink that cannot say falls back to the configured window.

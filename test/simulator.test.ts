@@ -1,10 +1,18 @@
 // The upstream simulator over real HTTP: what a client of the API (and so visync) would observe.
 import { createHash } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import { Agent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { registerSimulate, runSimulate } from '../src/cli/simulate.js';
-import { type Simulator, type SimulatorOptions, startSimulator } from '../src/simulator/index.js';
+import {
+  parseRequestLogNdjson,
+  type Simulator,
+  type SimulatorOptions,
+  startSimulator,
+} from '../src/simulator/index.js';
 
 // Agent.request sends the path byte for byte; undici's top-level request() goes through WHATWG
 // URL parsing, which would collapse '%2E%2E' into '..' and defeat the id round-trip tests.
@@ -591,6 +599,49 @@ describe('visync simulate', () => {
     await expect(get(s, '/me', key)).rejects.toThrow();
   });
 
+  it('--request-log writes every request it saw as NDJSON when stopped, without keys', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'visync-sim-log-'));
+    try {
+      const path = join(dir, 'requests.ndjson');
+      const lines: string[] = [];
+      const stop = new AbortController();
+      let served: Simulator | undefined;
+      const done = runSimulate(
+        {
+          port: 0,
+          host: '127.0.0.1',
+          accounts: 1,
+          limit: 2,
+          windowMs: 60_000,
+          retryAfter: 'seconds',
+          today: TODAY,
+          requestLog: path,
+        },
+        { out: (l) => lines.push(l), signal: stop.signal, onReady: (s) => (served = s) },
+      );
+      await expect.poll(() => served).toBeDefined();
+      const s = served!;
+      const statuses: number[] = [];
+      for (let i = 0; i < 3; i++) statuses.push((await get(s, '/me', keyOf(s))).status);
+      expect(existsSync(path)).toBe(false);
+      stop.abort();
+      await done;
+      const text = readFileSync(path, 'utf8');
+      const log = parseRequestLogNdjson(text);
+      expect(log.map((e) => [e.account, e.endpoint, e.status])).toEqual([
+        ['demo', 'me', 200],
+        ['demo', 'me', 200],
+        ['demo', 'me', 429],
+      ]);
+      expect(statuses).toEqual([200, 200, 429]);
+      expect(log[2]!.at).toBeGreaterThanOrEqual(log[0]!.at);
+      expect(text).not.toContain(keyOf(s));
+      expect(lines).toContain(`request log: 3 requests written to ${path}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('documents itself in --help, with examples', () => {
     let help = '';
     const program = new Command('visync').configureOutput({ writeOut: (t) => (help += t) });
@@ -609,6 +660,7 @@ describe('visync simulate', () => {
       '--retry-after',
       '--plan',
       '--faults',
+      '--request-log',
     ]) {
       expect(help).toContain(flag);
     }

@@ -1,10 +1,11 @@
 // `visync simulate`: serves the upstream simulator on loopback so the pipeline, the demo and
 // benchmarks can run end to end without a real account or network.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import {
   DEFAULT_LIMIT,
   type FaultRule,
+  requestLogNdjson,
   type Simulator,
   type SimulatorOptions,
   startSimulator,
@@ -28,6 +29,8 @@ export interface SimulateFlags {
   today?: string;
   /** Environment variable holding the key of the first account (docker-compose shares it with workers). */
   keyFromEnv?: string;
+  /** On stop, write every request the simulator saw here as NDJSON (benchmarks read it back). */
+  requestLog?: string;
 }
 
 export interface SimulateDeps {
@@ -169,6 +172,10 @@ export async function runSimulate(flags: SimulateFlags, deps: SimulateDeps = {})
     else deps.signal?.addEventListener('abort', stop, { once: true });
   });
   await sim.close();
+  if (flags.requestLog) {
+    writeFileSync(flags.requestLog, requestLogNdjson(sim.log));
+    out(`request log: ${sim.log.length} requests written to ${flags.requestLog}`);
+  }
   out('simulator stopped');
 }
 
@@ -226,6 +233,10 @@ export function registerSimulate(program: Command): void {
     .option(
       '--key-from-env <name>',
       'use the key in this environment variable for the first account (instead of a generated one)',
+    )
+    .option(
+      '--request-log <file>',
+      'on stop, write every request received (arrival time, account, endpoint, status; no keys) to this file as NDJSON',
     )
     .option('--today <date>', "the simulator's today, YYYY-MM-DD (default: the current UTC date)")
     .option(

@@ -3,7 +3,7 @@ export type { EndpointName } from './data.js';
 export { ENDPOINT_NAMES } from './data.js';
 export type { FaultKind, FaultRule } from './faults.js';
 export { FAULT_KINDS, validateFaultRule } from './faults.js';
-export { peakInWindow } from './request-log.js';
+export { parseRequestLogNdjson, peakInWindow, requestLogNdjson } from './request-log.js';
 export type {
   RequestLogEntry,
   SimAccountSpec,

@@ -1,4 +1,6 @@
 // Reading the simulator's request log the way the server counted: for tests, the demo and benches.
+// A simulator in another process (`visync simulate --request-log FILE`) hands its log over as
+// NDJSON, one entry per line, in arrival order.
 import type { RequestLogEntry } from './server.js';
 
 /** Most requests of `account` the server accepted (not 429, not reset) within any `windowMs`. */
@@ -12,4 +14,17 @@ export function peakInWindow(log: readonly RequestLogEntry[], account: string, w
     peak = Math.max(peak, i - j + 1);
   }
   return peak;
+}
+
+/** The log as NDJSON (entries hold no API key, only the key's index). */
+export function requestLogNdjson(log: readonly RequestLogEntry[]): string {
+  let out = '';
+  for (const e of log) out += `${JSON.stringify(e)}\n`;
+  return out;
+}
+
+export function parseRequestLogNdjson(text: string): RequestLogEntry[] {
+  const out: RequestLogEntry[] = [];
+  for (const line of text.split('\n')) if (line.trim()) out.push(JSON.parse(line) as RequestLogEntry);
+  return out;
 }

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
 import type { RateBudget } from '../api/rate-budget.js';
-import type { Config } from '../config/schema.js';
+import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
-import type { Manifest } from '../runs/manifest.js';
+import type { LoadResult, Manifest } from '../runs/manifest.js';
 import type { RunRecorder } from '../runs/recorder.js';
 import { manifestKey } from '../sinks/layout.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
@@ -68,9 +68,9 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           { BrandRoutingError, routeBrands },
           { crashHooks },
           { runInline, selectAccounts },
-          { createRunLoader },
+          { RunLoaders },
           { exitCodeFor },
-          { createObjectStore },
+          { ObjectStores },
           { commandLogger, logFormat },
           { RunProgress, wantsProgress },
         ] = await Promise.all([
@@ -89,8 +89,18 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
         const config = loadConfig(configOption(cmd));
         const progress = wantsProgress(logFormat(flags)) ? new RunProgress() : undefined;
         const logger = commandLogger(flags, progress?.logStream);
-        const hooks = crashHooks(await createObjectStore(config.sinks));
-        const loader = await createRunLoader(config.sinks);
+        // One store and one loader per distinct sinks: accounts may have their own prefix or dataset.
+        let onLoaded: ((load: LoadResult) => void) | undefined;
+        const stores = new ObjectStores((store) => {
+          const hooks = crashHooks(store);
+          onLoaded ??= hooks.onLoaded;
+          return hooks.store;
+        });
+        const loaders = new RunLoaders();
+        const sinksFor = async (account: AccountConfig) => ({
+          store: await stores.forAccount(config, account),
+          loader: await loaders.forAccount(config, account),
+        });
         const shared = await sharedWithWorkers(config);
         try {
           const budget = shared?.budget ?? new MemoryRateBudget();
@@ -101,12 +111,11 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
               : undefined;
           const result = await runInline({
             config,
-            store: hooks.store,
+            sinksFor,
             logger,
             budget,
             ...(shared ? { latestLock: shared.latestLock, recorder: shared.recorder } : {}),
-            ...(loader ? { loader } : {}),
-            ...(hooks.onLoaded ? { onLoaded: hooks.onLoaded } : {}),
+            onLoaded: (load) => onLoaded?.(load),
             ...(brandsByAccount ? { brandsByAccount } : {}),
             ...(flags.account ? { accounts: flags.account } : {}),
             ...(flags.brand ? { brands: flags.brand } : {}),
@@ -115,11 +124,12 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
             onProgress: progress?.update,
           });
           progress?.stop();
+          const location = async (account: string) => (await stores.forAccount(config, account)).location;
           for (const m of result.completed)
             io.out(
-              `${m.account}: completed interrupted run ${m.run_id}: ${summaryLine(m, hooks.store.location)}`,
+              `${m.account}: completed interrupted run ${m.run_id}: ${summaryLine(m, await location(m.account))}`,
             );
-          for (const m of result.manifests) io.out(summaryLine(m, hooks.store.location));
+          for (const m of result.manifests) io.out(summaryLine(m, await location(m.account)));
           for (const m of result.manifests) for (const line of problemLines(m)) io.err(`visync: ${line}`);
           return exitCodeFor(result.status);
         } catch (err) {
@@ -128,6 +138,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
         } finally {
           progress?.stop();
           await shared?.close();
+          await stores.close();
           await closeAllPools();
         }
       }),

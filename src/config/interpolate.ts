@@ -1,10 +1,48 @@
 // Environment interpolation runs on the parsed YAML tree rather than on the raw text, so an
 // environment value can only ever become a string scalar: it cannot add keys, lists or
 // documents to the configuration, whatever characters it contains.
+import { readFileSync } from 'node:fs';
 
 export interface InterpolationProblem {
   path: string;
   message: string;
+}
+
+/**
+ * What a `${NAME}` reference reads. NAME itself when set; when NAME is unset and NAME_FILE is set,
+ * the content of the file NAME_FILE names, without its trailing newline: the convention of
+ * Docker and Kubernetes secrets mounted as files (ACME_API_KEY_FILE=/run/secrets/acme).
+ */
+export type VariableLookup = (name: string) => LookupResult;
+type LookupResult = { kind: 'ok'; value: string } | { kind: 'unset' } | { kind: 'bad'; message: string };
+
+/** Values read through NAME_FILE, so the loader can register them with the log scrubber. */
+export function envLookup(env: NodeJS.ProcessEnv, fromFiles: string[] = []): VariableLookup {
+  return (name) => {
+    const value = env[name];
+    if (value !== undefined) return { kind: 'ok', value };
+    const file = env[`${name}_FILE`];
+    if (file === undefined || file === '') return { kind: 'unset' };
+    try {
+      const content = readFileSync(file, 'utf8').replace(/[\r\n]+$/, '');
+      fromFiles.push(content);
+      return { kind: 'ok', value: content };
+    } catch (err) {
+      return {
+        kind: 'bad',
+        message: `environment variable ${name} is not set and ${name}_FILE names ${file}, which cannot be read (${fileErrorReason(err)})`,
+      };
+    }
+  };
+}
+
+/** Why a file could not be read, in words; never its content. */
+export function fileErrorReason(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'it is a directory';
+  return code ?? 'unreadable';
 }
 
 export interface InterpolationResult {
@@ -30,7 +68,8 @@ type StringResult =
  * Expands `${NAME}` and `${NAME:-default}` in one string; `$${` yields a literal `${`.
  * As in POSIX shells, `:-` also applies when the variable is set but empty.
  */
-export function interpolateString(input: string, env: NodeJS.ProcessEnv): StringResult {
+export function interpolateString(input: string, env: NodeJS.ProcessEnv | VariableLookup): StringResult {
+  const lookup = typeof env === 'function' ? env : envLookup(env);
   let out = '';
   let firstUnset: string | undefined;
   let i = 0;
@@ -59,7 +98,9 @@ export function interpolateString(input: string, env: NodeJS.ProcessEnv): String
           'invalid ${...} reference: expected ${NAME} or ${NAME:-default} with NAME made of letters, digits and _ (write $${ for a literal ${)',
       };
     }
-    const value = env[name];
+    const found = lookup(name);
+    if (found.kind === 'bad') return found;
+    const value = found.kind === 'ok' ? found.value : undefined;
     if (sep !== -1) {
       out += value === undefined || value === '' ? body.slice(sep + 2) : value;
     } else if (value === undefined) {
@@ -73,13 +114,14 @@ export function interpolateString(input: string, env: NodeJS.ProcessEnv): String
   return { kind: 'ok', value: out };
 }
 
-export function interpolateEnv(tree: unknown, env: NodeJS.ProcessEnv): InterpolationResult {
+export function interpolateEnv(tree: unknown, env: NodeJS.ProcessEnv | VariableLookup): InterpolationResult {
+  const lookup = typeof env === 'function' ? env : envLookup(env);
   const unset = new Map<string, string>();
   const problems: InterpolationProblem[] = [];
 
   const walk = (node: unknown, path: PropertyKey[]): unknown => {
     if (typeof node === 'string') {
-      const r = interpolateString(node, env);
+      const r = interpolateString(node, lookup);
       if (r.kind === 'ok') return r.value;
       const dotted = joinPath(path);
       if (r.kind === 'unset') {
@@ -110,16 +152,13 @@ export function interpolateEnv(tree: unknown, env: NodeJS.ProcessEnv): Interpola
   return { value: walk(tree, []), unset, problems };
 }
 
-/** Paths of account keys written as literal text rather than through a `${NAME}` reference. */
-export function plainTextKeys(tree: unknown): string[] {
-  const accounts = (tree as { accounts?: unknown } | null)?.accounts;
-  if (!Array.isArray(accounts)) return [];
-  const out: string[] = [];
-  accounts.forEach((a: unknown, i) => {
-    const key = (a as { apiKey?: unknown } | null)?.apiKey;
-    if (typeof key === 'string' && key !== '' && !/\$\{[A-Za-z_]/.test(key.replaceAll('$${', ''))) {
-      out.push(`accounts.${i}.apiKey`);
-    }
-  });
-  return out;
+/** An account key written as literal text rather than through a `${NAME}` reference. */
+export function isPlainTextKey(key: unknown): boolean {
+  return typeof key === 'string' && key !== '' && !/\$\{[A-Za-z_]/.test(key.replaceAll('$${', ''));
+}
+
+/** The variable a key is read from when it is exactly `${NAME}` (or `${NAME:-}`). */
+export function keyVariable(key: unknown): string | undefined {
+  const m = typeof key === 'string' ? /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-)?\}$/.exec(key.trim()) : null;
+  return m?.[1];
 }

@@ -1,12 +1,24 @@
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { MIN_SECRET_LENGTH, registerSecret } from '../log.js';
 import { redactSecrets } from '../util/redact.js';
+import { type RawAccount, readAccountsFrom } from './accounts-from.js';
 import { ConfigError, type ConfigIssue } from './config-error.js';
-import { interpolateEnv, joinPath, plainTextKeys } from './interpolate.js';
-import { type Config, ConfigSchema } from './schema.js';
+import {
+  envLookup,
+  fileErrorReason,
+  type InterpolationResult,
+  interpolateEnv,
+  isPlainTextKey,
+  joinPath,
+  keyVariable,
+  type VariableLookup,
+} from './interpolate.js';
+import { type AccountConfig, AccountSchema, type Config, ConfigFileSchema } from './schema.js';
+
+type ConfigFile = z.output<typeof ConfigFileSchema>;
 
 export { ConfigError, type ConfigIssue } from './config-error.js';
 
@@ -46,10 +58,156 @@ export function loadConfig(
   onWarning: WarningSink = warnOnStderr,
   apiKeys: ApiKeysNeed = 'required',
 ): Config {
+  return loadConfigDetailed(path, env, onWarning, apiKeys).config;
+}
+
+/** For commands that never call the API: an account key whose variable is unset is accepted. */
+export function loadConfigWithoutKeys(path?: string): Config {
+  return loadConfig(path, process.env, warnOnStderr, 'unused');
+}
+
+/**
+ * `redis: { url: ${REDIS_URL} }` (the design's own example) is not valid YAML: `{` and `}` end a
+ * plain scalar inside flow collections. A reference that stands as a whole value there is quoted
+ * before parsing. Only the reference is quoted, never a value, so nothing can be injected.
+ */
+export function quoteFlowReferences(text: string): string {
+  return text.replace(
+    /(:[ \t]+|[[,][ \t]*)(\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^{}"'\n,\]]*)?\})(?=[ \t]*[,}\]])/g,
+    '$1"$2"',
+  );
+}
+
+/** Where an account is defined, and where its key comes from (doctor says what to set). */
+export interface AccountOrigin {
+  /** `accounts.0`, or `accountsFrom: accounts/acme.yaml` (`... line 12` in a list or CSV). */
+  where: string;
+  /** The environment variable of `apiKey: ${NAME}`. */
+  keyVariable?: string;
+  /** The absolute path of apiKeyFile. */
+  keyFile?: string;
+}
+
+export interface LoadedConfig {
+  config: Config;
+  /** Account name -> where it is defined and where its key comes from. */
+  origins: Map<string, AccountOrigin>;
+  /** Files read besides the config file (accountsFrom and its files): what a watcher watches. */
+  files: string[];
+  /** The accountsFrom path, absolute, when set. */
+  accountsFrom?: string;
+}
+
+export interface ParseOptions {
+  source: string;
+  env?: NodeJS.ProcessEnv;
+  onWarning?: WarningSink;
+  apiKeys?: ApiKeysNeed;
+  /** Folder that relative paths (accountsFrom, apiKeyFile) resolve against; default: the source's. */
+  baseDir?: string;
+}
+
+/**
+ * Parses and validates a config text. On success every API key is registered with the log
+ * scrubber, and a key written in the file itself (not `${NAME}`) is reported through `onWarning`.
+ */
+export function parseConfig(text: string, opts: ParseOptions): Config {
+  return parseConfigDetailed(text, opts).config;
+}
+
+export function loadConfigDetailed(
+  path?: string,
+  env: NodeJS.ProcessEnv = process.env,
+  onWarning: WarningSink = warnOnStderr,
+  apiKeys: ApiKeysNeed = 'required',
+): LoadedConfig {
   const file = resolveConfigPath(path, env);
-  let text: string;
+  return parseConfigDetailed(readConfigText(file), { source: file, env, onWarning, apiKeys });
+}
+
+export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedConfig {
+  const { source } = opts;
+  const env = opts.env ?? process.env;
+  const baseDir = opts.baseDir ?? dirname(resolve(source));
+  const tree = parseYaml(text, source);
+  const fromFiles: string[] = [];
+  const lookup = envLookup(env, fromFiles);
+  const ctx: AccountContext = { lookup, apiKeys: opts.apiKeys ?? 'required', secrets: [], keyFiles: [] };
+  const interpolated = interpolateEnv(tree, lookup);
+  const issues: ConfigIssue[] = [...interpolated.problems];
+  const suppressed = new Set<string>();
+
+  const rawAccounts = (tree as { accounts?: unknown } | null)?.accounts;
+  const inlineAccounts = (interpolated.value as { accounts?: unknown } | null)?.accounts;
+  if (Array.isArray(inlineAccounts) && Array.isArray(rawAccounts)) {
+    inlineAccounts.forEach((a, i) => {
+      prepareAccount(a, rawAccounts[i], `accounts.${i}.`, baseDir, interpolated, issues, suppressed, ctx);
+    });
+  }
+  const parsed = ConfigFileSchema.safeParse(interpolated.value, { error: fallbackMessage });
+  if (!parsed.success)
+    issues.push(...describeIssues(parsed.error.issues, ConfigFileSchema, interpolated, suppressed));
+
+  const accounts: { account: AccountConfig; origin: AccountOrigin; raw: unknown }[] = [];
+  if (parsed.success) {
+    (parsed.data.accounts ?? []).forEach((account, i) => {
+      const raw = (rawAccounts as unknown[])[i];
+      accounts.push({ account, raw, origin: origin(`accounts.${i}`, raw, account) });
+    });
+  }
+  const accountsFromWritten = parsed.success ? parsed.data.accountsFrom : undefined;
+  const accountsFrom = accountsFromWritten === undefined ? undefined : resolve(baseDir, accountsFromWritten);
+  const files: string[] = [];
+  if (accountsFrom !== undefined && accountsFromWritten !== undefined) {
+    const external = readAccountsFrom(accountsFrom, accountsFromWritten);
+    files.push(...external.files);
+    issues.push(...external.problems);
+    for (const raw of external.accounts) {
+      const one = parseExternalAccount(raw, ctx);
+      issues.push(...one.issues);
+      if (one.account)
+        accounts.push({
+          account: one.account,
+          raw: raw.tree,
+          origin: origin(raw.where, raw.tree, one.account),
+        });
+    }
+  }
+  if (parsed.success) issues.push(...accountSetIssues(accounts, parsed.data, accountsFromWritten));
+
+  const secrets = [...ctx.secrets, ...fromFiles].filter((k) => k.length >= MIN_SECRET_LENGTH);
+  if (!parsed.success || issues.length > 0) {
+    // A path can carry a secret too: a key pasted where a key name belongs is an unknown key.
+    throw new ConfigError(
+      source,
+      issues.map((i) => ({ path: redact(i.path, secrets), message: redact(i.message, secrets) })),
+    );
+  }
+  for (const s of secrets) if (s !== UNUSED_KEY) registerSecret(s);
+  for (const { account, origin: o, raw } of accounts) {
+    if (account.apiKey !== UNUSED_KEY) registerSecret(account.apiKey);
+    if (isPlainTextKey((raw as { apiKey?: unknown } | null)?.apiKey)) {
+      (opts.onWarning ?? warnOnStderr)(
+        `${source}: ${pathIn(o.where, 'apiKey')}: the API key is written in the config file in plain text; put it in an environment variable (or an untracked .env file) and reference it, e.g. apiKey: \${ACME_API_KEY}, or in a file named by apiKeyFile`,
+      );
+    }
+  }
+  const config: Config = {
+    ...parsed.data,
+    ...(accountsFrom !== undefined ? { accountsFrom } : {}),
+    accounts: accounts.map((a) => a.account),
+  };
+  return {
+    config,
+    origins: new Map(accounts.map((a) => [a.account.name, a.origin])),
+    files,
+    ...(accountsFrom !== undefined ? { accountsFrom } : {}),
+  };
+}
+
+function readConfigText(file: string): string {
   try {
-    text = readFileSync(file, 'utf8');
+    return readFileSync(file, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const abs = resolve(file);
@@ -70,120 +228,217 @@ export function loadConfig(
           : (code ?? 'unknown error');
     throw new ConfigError(file, [{ path: '', message: `cannot read config file ${where}: ${reason}` }]);
   }
-  return parseConfig(text, { source: file, env, onWarning, apiKeys });
 }
 
-/** Unset `${NAME}` API keys become a placeholder instead of an error (ApiKeysNeed `unused`). */
-function acceptUnsetKeys(interpolated: ReturnType<typeof interpolateEnv>): void {
-  const accounts = (interpolated.value as { accounts?: unknown } | null)?.accounts;
-  if (!Array.isArray(accounts)) return;
-  accounts.forEach((a: unknown, i) => {
-    const path = `accounts.${i}.apiKey`;
-    if (!interpolated.unset.has(path) || a === null || typeof a !== 'object') return;
-    (a as { apiKey?: string }).apiKey = UNUSED_KEY;
-    interpolated.unset.delete(path);
-  });
-}
-
-/** For commands that never call the API: an account key whose variable is unset is accepted. */
-export function loadConfigWithoutKeys(path?: string): Config {
-  return loadConfig(path, process.env, warnOnStderr, 'unused');
-}
-
-/**
- * `redis: { url: ${REDIS_URL} }` (the design's own example) is not valid YAML: `{` and `}` end a
- * plain scalar inside flow collections. A reference that stands as a whole value there is quoted
- * before parsing. Only the reference is quoted, never a value, so nothing can be injected.
- */
-export function quoteFlowReferences(text: string): string {
-  return text.replace(
-    /(:[ \t]+|[[,][ \t]*)(\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^{}"'\n,\]]*)?\})(?=[ \t]*[,}\]])/g,
-    '$1"$2"',
-  );
-}
-
-/**
- * Parses and validates a config text. On success every API key is registered with the log
- * scrubber, and a key written in the file itself (not `${NAME}`) is reported through `onWarning`.
- */
-export function parseConfig(
-  text: string,
-  opts: { source: string; env?: NodeJS.ProcessEnv; onWarning?: WarningSink; apiKeys?: ApiKeysNeed },
-): Config {
-  const { source } = opts;
-  const env = opts.env ?? process.env;
-
+function parseYaml(text: string, source: string): unknown {
   // prettyErrors off: the pretty form quotes the offending source line, which may hold a key.
   const doc = parseDocument(quoteFlowReferences(text), { prettyErrors: false });
-  if (doc.errors.length > 0) {
-    // Only the first error: later ones are nearly always knock-on effects of it.
-    const e = doc.errors[0]!;
-    const pos = e.linePos?.[0] ?? lineCol(text, e.pos[0]);
-    const line = text.split(/\r?\n/)[pos.line - 1] ?? '';
-    const hint =
-      /\$\{/.test(line) && /[{[]/.test(line.replace(/\$\{[^}]*\}/g, ''))
-        ? ' (inside { } or [ ], quote a ${NAME} reference: { url: "${REDIS_URL}" })'
-        : '';
-    throw new ConfigError(source, [
-      {
-        path: '',
-        message: `line ${pos.line}, column ${pos.col}: YAML syntax error: ${yamlReason(e.message)}${hint}`,
-      },
-    ]);
+  if (doc.errors.length === 0) return doc.toJS();
+  // Only the first error: later ones are nearly always knock-on effects of it.
+  const e = doc.errors[0]!;
+  const pos = e.linePos?.[0] ?? lineCol(text, e.pos[0]);
+  const line = text.split(/\r?\n/)[pos.line - 1] ?? '';
+  const hint =
+    /\$\{/.test(line) && /[{[]/.test(line.replace(/\$\{[^}]*\}/g, ''))
+      ? ' (inside { } or [ ], quote a ${NAME} reference: { url: "${REDIS_URL}" })'
+      : '';
+  throw new ConfigError(source, [
+    {
+      path: '',
+      message: `line ${pos.line}, column ${pos.col}: YAML syntax error: ${yamlReason(e.message)}${hint}`,
+    },
+  ]);
+}
+
+interface AccountContext {
+  lookup: VariableLookup;
+  apiKeys: ApiKeysNeed;
+  /** Every key value seen (valid or not), for redaction and the log scrubber. */
+  secrets: string[];
+  keyFiles: string[];
+}
+
+/** `accounts.0.apiKey` for an account in the config file, `accountsFrom: a.yaml: apiKey` for one outside. */
+function pathIn(where: string, key: string): string {
+  if (!key) return where;
+  return where.startsWith('accountsFrom') ? `${where}: ${key}` : `${where}.${key}`;
+}
+
+function origin(where: string, raw: unknown, account: AccountConfig): AccountOrigin {
+  const keyVar = keyVariable((raw as { apiKey?: unknown } | null)?.apiKey);
+  return {
+    where,
+    ...(keyVar ? { keyVariable: keyVar } : {}),
+    ...(account.apiKeyFile ? { keyFile: account.apiKeyFile } : {}),
+  };
+}
+
+/**
+ * Before validation: apiKeyFile becomes apiKey (read from the file), and for commands that never
+ * call the API an unset key variable or an unreadable key file becomes a placeholder.
+ * `prefix` is the account's path in `interpolated` (`accounts.0.`, or '' for an account file).
+ */
+function prepareAccount(
+  account: unknown,
+  raw: unknown,
+  prefix: string,
+  dir: string,
+  interpolated: InterpolationResult,
+  issues: ConfigIssue[],
+  suppressed: Set<string>,
+  ctx: AccountContext,
+): void {
+  if (account === null || typeof account !== 'object' || Array.isArray(account)) return;
+  const a = account as { apiKey?: unknown; apiKeyFile?: unknown };
+  const rawKeys = raw !== null && typeof raw === 'object' ? Object.keys(raw) : [];
+  const keyPath = `${prefix}apiKey`;
+  const filePath = `${prefix}apiKeyFile`;
+  if (typeof a.apiKey === 'string') ctx.secrets.push(a.apiKey);
+  if (rawKeys.includes('apiKey') && rawKeys.includes('apiKeyFile')) {
+    issues.push({ path: filePath, message: 'set either apiKey or apiKeyFile, not both' });
+    suppressed.add(keyPath);
+    return;
   }
-
-  const tree: unknown = doc.toJS();
-  const interpolated = interpolateEnv(tree, env);
-  if (opts.apiKeys === 'unused') acceptUnsetKeys(interpolated);
-  const secrets = collectApiKeys(interpolated.value);
-  const issues: ConfigIssue[] = [...interpolated.problems];
-
-  const parsed = ConfigSchema.safeParse(interpolated.value, { error: fallbackMessage });
-  if (parsed.success && issues.length === 0) {
-    for (const a of parsed.data.accounts) if (a.apiKey !== UNUSED_KEY) registerSecret(a.apiKey);
-    for (const path of plainTextKeys(tree)) {
-      (opts.onWarning ?? warnOnStderr)(
-        `${source}: ${path}: the API key is written in the config file in plain text; put it in an environment variable (or an untracked .env file) and reference it, e.g. apiKey: \${ACME_API_KEY}`,
-      );
-    }
-    return parsed.data;
-  }
-
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      for (const { path, message } of describeIssue(issue)) {
-        // An invalid reference is already reported for this value; this issue is its consequence.
-        const consequence = (p: ConfigIssue) =>
-          p.path === path || (issue.code === 'invalid_union' && isAtOrBelow(p.path, path));
-        if (interpolated.problems.some(consequence)) continue;
-        const unsetVar =
-          interpolated.unset.get(path) ??
-          // A union reports one issue for the whole value, above the path of the unset variable.
-          (issue.code === 'invalid_union'
-            ? [...interpolated.unset].find(([p]) => isAtOrBelow(p, path))?.[1]
-            : undefined);
-        issues.push({
-          path,
-          message: unsetVar ? `${message} (environment variable ${unsetVar} is not set)` : message,
-        });
+  if (rawKeys.includes('apiKeyFile')) {
+    const unsetVar = interpolated.unset.get(filePath);
+    if (typeof a.apiKeyFile !== 'string' || a.apiKeyFile === '') {
+      if (ctx.apiKeys === 'unused' && unsetVar) {
+        a.apiKey = UNUSED_KEY;
+        interpolated.unset.delete(filePath);
+      } else {
+        // The schema names the wrong value at apiKeyFile; a missing apiKey is its consequence.
+        suppressed.add(keyPath);
       }
+      return;
+    }
+    const file = resolve(dir, a.apiKeyFile);
+    a.apiKeyFile = file;
+    const read = readKeyFile(file);
+    if (read.ok) {
+      a.apiKey = read.key;
+      ctx.secrets.push(read.key);
+    } else if (ctx.apiKeys === 'unused') {
+      a.apiKey = UNUSED_KEY;
+    } else {
+      issues.push({ path: filePath, message: read.message });
+      suppressed.add(keyPath);
+    }
+    return;
+  }
+  if (ctx.apiKeys === 'unused' && interpolated.unset.has(keyPath)) {
+    a.apiKey = UNUSED_KEY;
+    interpolated.unset.delete(keyPath);
+  }
+}
+
+/** A key file as a secret mount holds it: the key, maybe with a trailing newline. */
+function readKeyFile(file: string): { ok: true; key: string } | { ok: false; message: string } {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    return { ok: false, message: `cannot read the key file ${file}: ${fileErrorReason(err)}` };
+  }
+  const key = text.trim();
+  if (key === '') return { ok: false, message: `the key file ${file} is empty` };
+  return { ok: true, key };
+}
+
+/** One account of accountsFrom: interpolated and validated as an entry of `accounts` is. */
+function parseExternalAccount(
+  raw: RawAccount,
+  ctx: AccountContext,
+): { account?: AccountConfig; issues: ConfigIssue[] } {
+  const interpolated = interpolateEnv(raw.tree, ctx.lookup);
+  const issues: ConfigIssue[] = [...interpolated.problems];
+  const suppressed = new Set<string>();
+  prepareAccount(interpolated.value, raw.tree, '', raw.dir, interpolated, issues, suppressed, ctx);
+  const parsed = AccountSchema.safeParse(interpolated.value, { error: fallbackMessage });
+  if (!parsed.success)
+    issues.push(...describeIssues(parsed.error.issues, AccountSchema, interpolated, suppressed));
+  return {
+    ...(parsed.success && issues.length === 0 ? { account: parsed.data } : {}),
+    issues: issues.map((i) => ({ path: pathIn(raw.where, i.path), message: i.message })),
+  };
+}
+
+/** Across all accounts, wherever defined: at least one, unique names, overrides their sinks allow. */
+function accountSetIssues(
+  accounts: { account: AccountConfig; origin: AccountOrigin }[],
+  file: ConfigFile,
+  accountsFrom: string | undefined,
+): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  if (accounts.length === 0 && (file.accounts?.length ?? 0) === 0) {
+    issues.push(
+      accountsFrom !== undefined
+        ? { path: 'accountsFrom', message: `expected at least one account: ${accountsFrom} holds none` }
+        : file.accounts
+          ? { path: 'accounts', message: 'expected at least one account' }
+          : {
+              path: 'accounts',
+              message: 'required: expected a list of accounts (at least one), or accountsFrom',
+            },
+    );
+  }
+  const seen = new Map<string, string>();
+  for (const { account, origin: o } of accounts) {
+    const first = seen.get(account.name);
+    if (first !== undefined) {
+      issues.push({
+        path: pathIn(o.where, 'name'),
+        message: `duplicate account name ${account.name}; names must be unique (also at ${first})`,
+      });
+    } else {
+      seen.set(account.name, o.where);
+    }
+    const needs = (key: 'bigquery' | 's3' | 'fs', why: string) => {
+      if (account[key] && !file.sinks[key])
+        issues.push({ path: pathIn(o.where, key), message: `needs sinks.${key}: ${why}` });
+    };
+    needs('bigquery', "the account's dataset is created in the project and location of sinks.bigquery");
+    needs('s3', "the account's prefix is in the bucket of sinks.s3");
+    needs('fs', 'the account has its own folder only when the object store is sinks.fs');
+  }
+  return issues;
+}
+
+function describeIssues(
+  zodIssues: readonly z.core.$ZodIssue[],
+  schema: z.core.$ZodType,
+  interpolated: InterpolationResult,
+  suppressed: ReadonlySet<string>,
+): ConfigIssue[] {
+  const issues: ConfigIssue[] = [];
+  for (const issue of zodIssues) {
+    for (const { path, message } of describeIssue(issue, schema)) {
+      // An invalid reference is already reported for this value; this issue is its consequence.
+      const consequence = (p: ConfigIssue) =>
+        p.path === path || (issue.code === 'invalid_union' && isAtOrBelow(p.path, path));
+      if (interpolated.problems.some(consequence) || suppressed.has(path)) continue;
+      const unsetVar =
+        interpolated.unset.get(path) ??
+        // A union reports one issue for the whole value, above the path of the unset variable.
+        (issue.code === 'invalid_union'
+          ? [...interpolated.unset].find(([p]) => isAtOrBelow(p, path))?.[1]
+          : undefined);
+      issues.push({
+        path,
+        message: unsetVar ? `${message} (environment variable ${unsetVar} is not set)` : message,
+      });
     }
   }
-  // A path can carry a secret too: a key pasted where a key name belongs is an unknown key.
-  throw new ConfigError(
-    source,
-    issues.map((i) => ({ path: redact(i.path, secrets), message: redact(i.message, secrets) })),
-  );
+  return issues;
 }
 
 function isAtOrBelow(path: string, ancestor: string): boolean {
   return ancestor === '' || path === ancestor || path.startsWith(`${ancestor}.`);
 }
 
-function describeIssue(issue: z.core.$ZodIssue): ConfigIssue[] {
+function describeIssue(issue: z.core.$ZodIssue, schema: z.core.$ZodType): ConfigIssue[] {
   const path = joinPath(issue.path);
   if (issue.code === 'unrecognized_keys') {
-    const known = knownKeysAt(ConfigSchema, issue.path);
+    const known = knownKeysAt(schema, issue.path);
     return issue.keys.map((key) => {
       const suggestion = suggest(key, known);
       return {
@@ -320,17 +575,6 @@ function editDistance(a: string, b: string): number {
     prev = cur;
   }
   return prev[b.length] ?? 0;
-}
-
-function collectApiKeys(tree: unknown): string[] {
-  if (tree === null || typeof tree !== 'object') return [];
-  const accounts = (tree as { accounts?: unknown }).accounts;
-  if (!Array.isArray(accounts)) return [];
-  return accounts
-    .map((a: unknown) =>
-      a !== null && typeof a === 'object' ? (a as { apiKey?: unknown }).apiKey : undefined,
-    )
-    .filter((k): k is string => typeof k === 'string' && k.length >= MIN_SECRET_LENGTH);
 }
 
 // Defence in depth: no message is built from values, but a key must never leak even if one is.

@@ -108,37 +108,6 @@ const brands = z
     }
   });
 
-export const AccountSchema = z
-  .strictObject(
-    {
-      name: z.string({ error: expected('an account name made of a-z, 0-9 and -') }).regex(/^[a-z0-9-]+$/, {
-        error:
-          'expected only lowercase letters, digits and - (the name is used in storage paths and table values)',
-      }),
-      apiKey: nonEmptyString('a non-empty API key, e.g. apiKey: ${ACME_API_KEY}'),
-      baseUrl,
-      brands: brands.default('all'),
-      /** Ceiling per rate window; when absent the limit comes from GET /me, else 120. */
-      requestsPerMinute: positiveInt.optional(),
-      /** Only a simulator with a compressed clock needs anything but 60. */
-      rateWindowSeconds: positiveNumber.default(60),
-      /** Lets the key travel over plain http to a non-loopback host: for a simulator on a private network only. */
-      allowInsecureHttp: bool.default(false),
-    },
-    { error: expected('an account mapping with name, apiKey and baseUrl') },
-  )
-  .superRefine((a, ctx) => {
-    let url: URL;
-    try {
-      url = new URL(a.baseUrl);
-    } catch {
-      return;
-    }
-    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !a.allowInsecureHttp) {
-      ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: INSECURE_HTTP_MESSAGE });
-    }
-  });
-
 const cron = z
   .string({ error: expected('a cron expression such as "0 2 * * *"') })
   .refine((s) => [5, 6].includes(s.trim().split(/\s+/).length), {
@@ -162,6 +131,77 @@ const timeZone = z
         code: 'custom',
         message: `unknown time zone ${JSON.stringify(tz)}: expected an IANA name such as UTC or Europe/Berlin`,
       });
+    }
+  });
+
+/** An account's own nightly schedule; what it leaves out comes from schedule.nightly. */
+export const AccountScheduleSchema = z.strictObject(
+  { cron: cron.optional(), tz: timeZone.optional() },
+  { error: expected('a mapping with cron and/or tz') },
+);
+
+/** An account's own dataset; project, location and endpoint come from sinks.bigquery. */
+export const AccountBigQuerySchema = z.strictObject(
+  { dataset: nonEmptyString('a BigQuery dataset name') },
+  { error: expected('a mapping with dataset') },
+);
+
+// Stored with a trailing slash (or empty) so that keys are always `${prefix}raw/...`.
+const s3Prefix = z.string({ error: expected('a key prefix such as visibility/') }).transform((p) => {
+  const trimmed = p.replace(/^\/+/, '');
+  return trimmed === '' || trimmed.endsWith('/') ? trimmed : `${trimmed}/`;
+});
+
+/** An account's own key prefix in the bucket of sinks.s3 (it replaces sinks.s3.prefix). */
+export const AccountS3Schema = z.strictObject(
+  { prefix: s3Prefix },
+  { error: expected('a mapping with prefix') },
+);
+
+/** An account's own folder when the object store is sinks.fs. */
+export const AccountFsSchema = z.strictObject(
+  { dir: nonEmptyString('a directory path') },
+  { error: expected('a mapping with dir') },
+);
+
+export const AccountSchema = z
+  .strictObject(
+    {
+      name: z.string({ error: expected('an account name made of a-z, 0-9 and -') }).regex(/^[a-z0-9-]+$/, {
+        error:
+          'expected only lowercase letters, digits and - (the name is used in storage paths and table values)',
+      }),
+      apiKey: nonEmptyString('a non-empty API key, e.g. apiKey: ${ACME_API_KEY}'),
+      /**
+       * Where the key was read from (a mounted Docker or Kubernetes secret), resolved to an absolute
+       * path; the loader fills apiKey from it, so code that calls the API reads apiKey only.
+       */
+      apiKeyFile: nonEmptyString('a file path such as /run/secrets/acme-api-key').optional(),
+      baseUrl,
+      brands: brands.default('all'),
+      /** Ceiling per rate window; when absent the limit comes from GET /me, else 120. */
+      requestsPerMinute: positiveInt.optional(),
+      /** Only a simulator with a compressed clock needs anything but 60. */
+      rateWindowSeconds: positiveNumber.default(60),
+      /** Lets the key travel over plain http to a non-loopback host: for a simulator on a private network only. */
+      allowInsecureHttp: bool.default(false),
+      // Per-account overrides of top-level settings (src/config/account-settings.ts applies them).
+      schedule: z.preprocess(nullAsUndefined, AccountScheduleSchema.optional()),
+      bigquery: z.preprocess(nullAsUndefined, AccountBigQuerySchema.optional()),
+      s3: z.preprocess(nullAsUndefined, AccountS3Schema.optional()),
+      fs: z.preprocess(nullAsUndefined, AccountFsSchema.optional()),
+    },
+    { error: expected('an account mapping with name, apiKey (or apiKeyFile) and baseUrl') },
+  )
+  .superRefine((a, ctx) => {
+    let url: URL;
+    try {
+      url = new URL(a.baseUrl);
+    } catch {
+      return;
+    }
+    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !a.allowInsecureHttp) {
+      ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: INSECURE_HTTP_MESSAGE });
     }
   });
 
@@ -236,14 +276,7 @@ export const FsSinkSchema = z.strictObject(
 export const S3SinkSchema = z.strictObject(
   {
     bucket: nonEmptyString('a bucket name'),
-    // Stored with a trailing slash (or empty) so that keys are always `${prefix}raw/...`.
-    prefix: z
-      .string({ error: expected('a key prefix such as visibility/') })
-      .default('')
-      .transform((p) => {
-        const trimmed = p.replace(/^\/+/, '');
-        return trimmed === '' || trimmed.endsWith('/') ? trimmed : `${trimmed}/`;
-      }),
+    prefix: s3Prefix.default(''),
     region: nonEmptyString('an AWS region such as eu-west-1').default('us-east-1'),
     endpoint: endpointUrl('http://127.0.0.1:9000').optional(),
     forcePathStyle: bool.default(false),
@@ -328,24 +361,16 @@ export const SinksSchema = z
     { when: (p) => p.value !== null && typeof p.value === 'object' && !Array.isArray(p.value) },
   );
 
-export const ConfigSchema = z.strictObject(
+/**
+ * The config file as written. `accounts` and `accountsFrom` are both optional here: the loader
+ * (src/config/load.ts) merges them, and checks that there is at least one account and that names
+ * are unique across both.
+ */
+export const ConfigFileSchema = z.strictObject(
   {
-    accounts: z
-      .array(AccountSchema, { error: expected('a list of accounts (at least one)') })
-      .min(1, { error: 'expected at least one account' })
-      .superRefine((accounts, ctx) => {
-        const seen = new Set<string>();
-        accounts.forEach((a, i) => {
-          if (seen.has(a.name)) {
-            ctx.addIssue({
-              code: 'custom',
-              path: [i, 'name'],
-              message: 'duplicate account name; names must be unique',
-            });
-          }
-          seen.add(a.name);
-        });
-      }),
+    accounts: z.array(AccountSchema, { error: expected('a list of accounts (at least one)') }).optional(),
+    /** A directory of *.yaml / *.yml files, a .json or a .csv file of accounts (src/config/accounts-from.ts). */
+    accountsFrom: nonEmptyString('a directory of YAML files, or a .json or .csv file').optional(),
     schedule: z.preprocess(nullAsUndefined, ScheduleSchema.prefault({})),
     extract: z.preprocess(nullAsUndefined, ExtractSchema.prefault({})),
     redis: z.preprocess(nullAsUndefined, RedisSchema.prefault({})),
@@ -358,10 +383,14 @@ export const ConfigSchema = z.strictObject(
   { error: 'expected a YAML mapping with at least accounts and sinks' },
 );
 
-export type Config = z.output<typeof ConfigSchema>;
+export type Config = Omit<z.output<typeof ConfigFileSchema>, 'accounts'> & {
+  /** Every account: those under `accounts` first, then those of `accountsFrom` in file order. */
+  accounts: AccountConfig[];
+};
 export type AccountConfig = z.output<typeof AccountSchema>;
 export type ScheduleConfig = z.output<typeof ScheduleSchema>;
 export type NightlyScheduleConfig = z.output<typeof NightlyScheduleSchema>;
+export type AccountScheduleConfig = z.output<typeof AccountScheduleSchema>;
 export type ExtractConfig = z.output<typeof ExtractSchema>;
 export type RedisConfig = z.output<typeof RedisSchema>;
 export type JobsConfig = z.output<typeof JobsSchema>;

@@ -19,9 +19,18 @@ import { lastInterruptedRun } from './interrupted.js';
 import { recordRun } from './record-run.js';
 import { replayRun } from './replay.js';
 
+/** The object store and warehouse loader of one account (its own prefix, folder or dataset). */
+export interface RunSinks {
+  store: ObjectStore;
+  loader?: RunLoader | undefined;
+}
+
 export interface InlineRunOptions {
   config: Config;
-  store: ObjectStore;
+  /** Every account's store, unless `sinksFor` is given. */
+  store?: ObjectStore;
+  /** Per account store and loader (src/config/account-settings.ts); wins over `store` and `loader`. */
+  sinksFor?: (account: AccountConfig) => Promise<RunSinks>;
   logger: Logger;
   kind?: RunKind;
   /** Only these accounts (CLI --account). */
@@ -82,16 +91,30 @@ export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
   // Accounts have separate budgets, so they run side by side.
   const manifests = await Promise.all(
     accounts.map(async (account): Promise<Manifest> => {
-      const c = await completeInterrupted(o, account.name);
+      const own = await accountOptions(o, account);
+      const c = await completeInterrupted(own, account.name);
       if (c) completed.push(c);
-      return runAccount(o, account, budget);
+      return runAccount(own, account, budget);
     }),
   );
   return { manifests, completed, status: overallStatus(manifests.map((m) => m.status)) };
 }
 
+type AccountRunOptions = InlineRunOptions & { store: ObjectStore };
+
+/** The options as one account sees them: its own store and loader. */
+async function accountOptions(o: InlineRunOptions, account: AccountConfig): Promise<AccountRunOptions> {
+  if (o.sinksFor) {
+    const { store, loader } = await o.sinksFor(account);
+    const { loader: _shared, ...rest } = o;
+    return { ...rest, store, ...(loader ? { loader } : {}) };
+  }
+  if (!o.store) throw new Error('runInline needs store or sinksFor');
+  return { ...o, store: o.store };
+}
+
 /** A crashed earlier run of the account, completed from its raw landing (its failure is logged, not fatal). */
-async function completeInterrupted(o: InlineRunOptions, account: string): Promise<Manifest | undefined> {
+async function completeInterrupted(o: AccountRunOptions, account: string): Promise<Manifest | undefined> {
   const log = o.logger.child({ account });
   try {
     const run = await lastInterruptedRun(o.store, account);
@@ -114,7 +137,7 @@ async function completeInterrupted(o: InlineRunOptions, account: string): Promis
 }
 
 async function runAccount(
-  o: InlineRunOptions,
+  o: AccountRunOptions,
   account: AccountConfig,
   budget: RateBudget,
 ): Promise<Manifest> {
@@ -204,7 +227,7 @@ async function runAccount(
 
 /** The window since the account's last success; the configured one when the sink cannot say. */
 async function windowDays(
-  o: InlineRunOptions,
+  o: AccountRunOptions,
   account: string,
   runDate: string,
   log: Logger,

@@ -1,7 +1,8 @@
 // The configured warehouse as the load stage sees it: BigQuery when sinks.bigquery is set. The
 // BigQuery client is loaded only then, so runs without a warehouse never load it.
 import { VIEWS, WAREHOUSE_TABLES } from '../catalogue/index.js';
-import type { SinksConfig } from '../config/schema.js';
+import { accountSettings, warehouseKey } from '../config/account-settings.js';
+import type { AccountConfig, Config, SinksConfig } from '../config/schema.js';
 import type { BigQueryClientOptions } from '../warehouse/index.js';
 import type { RunLoader } from './finish-run.js';
 
@@ -20,4 +21,34 @@ export async function createRunLoader(
     },
     load: (p) => warehouse.load(p),
   };
+}
+
+/**
+ * One loader per distinct warehouse (an account's bigquery.dataset applied), created at first use
+ * and shared by the accounts that load into it; undefined for sinks without BigQuery.
+ */
+export class RunLoaders {
+  readonly #loaders = new Map<string, Promise<RunLoader | undefined>>();
+  readonly #client: BigQueryClientOptions;
+
+  constructor(client: BigQueryClientOptions = {}) {
+    this.#client = client;
+  }
+
+  get(sinks: SinksConfig): Promise<RunLoader | undefined> {
+    const key = warehouseKey(sinks);
+    if (key === undefined) return Promise.resolve(undefined);
+    let loader = this.#loaders.get(key);
+    if (!loader) {
+      loader = createRunLoader(sinks, this.#client);
+      loader.catch(() => this.#loaders.delete(key));
+      this.#loaders.set(key, loader);
+    }
+    return loader;
+  }
+
+  /** The loader of an account, into its own dataset when it has one. */
+  forAccount(config: Config, account: string | AccountConfig): Promise<RunLoader | undefined> {
+    return this.get(accountSettings(config, account).sinks);
+  }
 }

@@ -1,4 +1,5 @@
-import type { SinksConfig } from '../config/schema.js';
+import { accountSettings, storeKey } from '../config/account-settings.js';
+import type { AccountConfig, Config, SinksConfig } from '../config/schema.js';
 import { FsObjectStore } from './fs-store.js';
 import type { ObjectStore } from './object-store.js';
 
@@ -19,4 +20,43 @@ export async function createObjectStore(sinks: SinksConfig): Promise<ObjectStore
 export function storeWhenNeeded(sinks: SinksConfig): () => Promise<ObjectStore> {
   let store: Promise<ObjectStore> | undefined;
   return () => (store ??= createObjectStore(sinks));
+}
+
+/**
+ * One object store per distinct store config (the account's fs.dir or s3.prefix applied), created
+ * at first use and shared by every account that resolves to it. Also after a config reload: the
+ * same settings give the same store.
+ */
+export class ObjectStores {
+  readonly #stores = new Map<string, Promise<ObjectStore>>();
+  readonly #wrap: (store: ObjectStore) => ObjectStore;
+
+  /** `wrap` is applied once to each new store (run --once's crash-point test hook). */
+  constructor(wrap: (store: ObjectStore) => ObjectStore = (s) => s) {
+    this.#wrap = wrap;
+  }
+
+  /** The store of these (effective) sinks. */
+  get(sinks: SinksConfig): Promise<ObjectStore> {
+    const key = storeKey(sinks);
+    let store = this.#stores.get(key);
+    if (!store) {
+      store = createObjectStore(sinks).then(this.#wrap);
+      // A failed creation is not cached: the next call tries again.
+      store.catch(() => this.#stores.delete(key));
+      this.#stores.set(key, store);
+    }
+    return store;
+  }
+
+  /** The store of an account, with its own prefix or folder. */
+  forAccount(config: Config, account: string | AccountConfig): Promise<ObjectStore> {
+    return this.get(accountSettings(config, account).sinks);
+  }
+
+  async close(): Promise<void> {
+    const stores = await Promise.allSettled(this.#stores.values());
+    this.#stores.clear();
+    for (const s of stores) if (s.status === 'fulfilled') s.value.close?.();
+  }
 }

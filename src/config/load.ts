@@ -173,7 +173,9 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
         });
     }
   }
-  if (parsed.success) issues.push(...accountSetIssues(accounts, parsed.data, accountsFromWritten));
+  // No account at all is worth saying only when no account was rejected for its own problems.
+  if (parsed.success)
+    issues.push(...accountSetIssues(accounts, parsed.data, accountsFrom, issues.length === 0));
 
   const secrets = [...ctx.secrets, ...fromFiles].filter((k) => k.length >= MIN_SECRET_LENGTH);
   if (!parsed.success || issues.length > 0) {
@@ -367,9 +369,10 @@ function accountSetIssues(
   accounts: { account: AccountConfig; origin: AccountOrigin }[],
   file: ConfigFile,
   accountsFrom: string | undefined,
+  checkEmpty: boolean,
 ): ConfigIssue[] {
   const issues: ConfigIssue[] = [];
-  if (accounts.length === 0 && (file.accounts?.length ?? 0) === 0) {
+  if (checkEmpty && accounts.length === 0) {
     issues.push(
       accountsFrom !== undefined
         ? { path: 'accountsFrom', message: `expected at least one account: ${accountsFrom} holds none` }

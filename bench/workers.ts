@@ -6,7 +6,6 @@
 // simulator's arrival log says how close to the limit we got, how many 429s our own traffic caused
 // (no faults are scripted, so every 429 is self-caused) and where the time went.
 // Results: stdout, bench/results/workers.json and bench/results/workers.md.
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +22,11 @@ import { plannedRequestCount } from '../src/extract/plan.js';
 import { peakInWindow, type RequestLogEntry, startSimulator } from '../src/simulator/index.js';
 import { DEV_BIN as BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';
+import { CleanupStack } from './lib/cleanup.js';
+import { type CliProcess, sleep, spawnCli, stopChild, waitForOutput } from './lib/processes.js';
+import { windowBoundMs } from './lib/rate.js';
+import { callsBetween, commandStats, deletePrefix } from './lib/redis-stats.js';
+import { quantile, round } from './lib/stats.js';
 import { CLK_TCK, cpuMs, peakRssMb } from './proc-stats.js';
 
 const LIMIT = 120;
@@ -57,100 +61,26 @@ const latency = { min: latMin as number, max: (latMax ?? latMin) as number };
 
 const RESULTS = new URL('./results/', import.meta.url).pathname;
 
-// Everything to undo, newest first, also on error or Ctrl-C.
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-async function cleanup(): Promise<void> {
-  while (cleanups.length) {
-    try {
-      await cleanups.pop()?.();
-    } catch {
-      // keep cleaning
-    }
-  }
-}
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    console.error(`\n${sig}: cleaning up`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const cleanups = new CleanupStack();
+cleanups.onSignals();
 
 /** A private redis-server (as the test suite uses), unless REDIS_URL is set. */
 async function startRedis(): Promise<string> {
   if (process.env.REDIS_URL) return process.env.REDIS_URL;
   const redis = await startPrivateRedis();
-  cleanups.push(() => redis.stop());
+  cleanups.defer(() => redis.stop());
   return redis.url;
 }
 
-async function stopChild(child: ChildProcess, graceMs: number): Promise<{ forced: boolean }> {
-  if (child.exitCode !== null || child.signalCode !== null) return { forced: false };
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  child.kill('SIGTERM');
-  const inTime = await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)]);
-  if (inTime) return { forced: false };
-  child.kill('SIGKILL');
-  await Promise.race([exited, sleep(2_000)]);
-  return { forced: true };
-}
-
-interface Worker {
-  child: ChildProcess;
-  output: () => string;
-}
-
-function spawnWorker(configPath: string, env: Record<string, string>): Worker {
-  const child = spawn(
-    process.execPath,
-    [BIN, '--config', configPath, 'worker', '--concurrency', String(concurrency), '--log-level', 'warn'],
-    { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+function spawnWorker(configPath: string, env: Record<string, string>): CliProcess {
+  return spawnCli(
+    BIN,
+    ['--config', configPath, 'worker', '--concurrency', String(concurrency), '--log-level', 'warn'],
+    env,
   );
-  let out = '';
-  const keep = (d: Buffer) => {
-    out += d.toString();
-    if (out.length > 200_000) out = out.slice(-100_000);
-  };
-  child.stdout?.on('data', keep);
-  child.stderr?.on('data', keep);
-  return { child, output: () => out };
 }
 
-async function waitReady(w: Worker): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (!w.output().includes('visync worker ready')) {
-    if (w.child.exitCode !== null) throw new Error(`worker exited before it was ready:\n${w.output()}`);
-    if (Date.now() > deadline) throw new Error(`worker not ready after 60 s:\n${w.output()}`);
-    await sleep(50);
-  }
-}
-
-async function commandStats(redis: Redis): Promise<Map<string, number>> {
-  const out = new Map<string, number>();
-  for (const line of (await redis.info('commandstats')).split('\n')) {
-    const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
-    if (m) out.set(m[1] as string, Number(m[2]));
-  }
-  return out;
-}
-
-async function deletePrefix(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  for (let i = 0; i < 100_000; i++) {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-    if (keys.length) await redis.del(...keys);
-    cursor = next;
-    if (cursor === '0') return;
-  }
-}
-
-const quantile = (xs: number[], q: number): number => {
-  if (!xs.length) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor(q * s.length))] as number;
-};
-const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+const waitReady = (w: CliProcess) => waitForOutput(w, 'visync worker ready', 60_000, 'worker');
 
 interface AccountResult {
   account: string;
@@ -228,7 +158,7 @@ function analyseAccount(
     while (perSecond.length <= b) perSecond.push(0);
     perSecond[b] = (perSecond[b] as number) + 1;
   }
-  const bound = (Math.floor(Math.max(0, n - 1) / LIMIT) * WINDOW_MS) / 1000;
+  const bound = windowBoundMs(n, { requests: LIMIT, windowMs: WINDOW_MS }) / 1000;
   const finished = run.finished_at ? Date.parse(run.finished_at) : Date.now();
   return {
     account,
@@ -269,14 +199,8 @@ async function runScenario(
   A: number,
   W: number,
 ): Promise<ScenarioResult> {
-  const local: (() => Promise<unknown> | unknown)[] = [];
-  const depth = cleanups.length;
-  const defer = (f: () => Promise<unknown> | unknown) => {
-    cleanups.push(f);
-    local.push(f);
-  };
   const benchCpu = process.cpuUsage();
-  try {
+  return cleanups.scope(async (defer) => {
     const sim = await startSimulator({
       seed: 7,
       accounts: Array.from({ length: A }, (_, i) => ({ name: `acct-${i + 1}`, workspaces: W })),
@@ -367,14 +291,10 @@ async function runScenario(
       analyseAccount(sim.log, a.name, W, enqueuedAt, done.get(runs[i]!.runId) as LedgerRun),
     );
     const requests = perAccount.reduce((n, a) => n + a.requests, 0);
-    const diff = (k: string) => (statsAfter.get(k) ?? 0) - (statsBefore.get(k) ?? 0);
-    let allCommands = 0;
-    for (const [k, v] of statsAfter) allCommands += v - (statsBefore.get(k) ?? 0);
-    const top = [...statsAfter.keys()]
-      .map((k) => [k, diff(k)] as const)
-      .filter(([, v]) => v > 0)
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, 12);
+    const calls = callsBetween(statsBefore, statsAfter);
+    const diff = (k: string) => calls.find(([c]) => c === k)?.[1] ?? 0;
+    const allCommands = calls.reduce((n, [, v]) => n + v, 0);
+    const top = calls.slice(0, 12);
     const wall = Math.max(...perAccount.map((a) => a.run_wall_s));
     const bound = Math.max(...perAccount.map((a) => a.bound_s));
     const workerCpu = cpuAtEnd.reduce((n, c, i) => n + c - (cpuAtReady[i] as number), 0);
@@ -406,17 +326,7 @@ async function runScenario(
       bench_process_cpu_ms: round((used.user + used.system) / 1000, 0),
       per_account: perAccount,
     };
-  } finally {
-    while (local.length) {
-      const f = local.pop() as () => Promise<unknown> | unknown;
-      try {
-        await f();
-      } catch (err) {
-        console.error(`cleanup: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    }
-    cleanups.length = depth;
-  }
+  });
 }
 
 const mark = (ok: boolean) => (ok ? 'met' : 'MISSED');
@@ -484,7 +394,7 @@ function tables(results: ScenarioResult[]): string {
 try {
   const redisUrl = await startRedis();
   const admin = new Redis(redisUrl, { maxRetriesPerRequest: 3 });
-  cleanups.push(() => admin.quit());
+  cleanups.defer(() => admin.quit());
   const results: ScenarioResult[] = [];
   for (const W of workspaceCounts) {
     for (const P of workerCounts) {
@@ -540,5 +450,5 @@ try {
   console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
   process.exitCode = 1;
 } finally {
-  await cleanup();
+  await cleanups.run();
 }

@@ -1,0 +1,131 @@
+// `run --once` with per-account sinks, as an agency configures them: each client's data in its own
+// BigQuery dataset (fake BigQuery server, real client) and under its own S3 prefix (s3rver) or
+// folder, with accounts read from accountsFrom.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import { createObjectStore } from '../src/sinks/create-store.js';
+import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
+import { configFile, listFiles, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
+import { startS3rver } from './helpers/s3rver.js';
+
+const closers: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()?.();
+});
+
+const TWO = [
+  { name: 'acme', workspaces: 2 },
+  { name: 'beta', workspaces: 1 },
+];
+
+describe('run --once: per-account sinks', () => {
+  it('two accounts with their own datasets load each into its own dataset', async () => {
+    const s = await sim({ accounts: TWO });
+    const bq = await startFakeBigQuery();
+    closers.push(() => bq.close());
+    const dir = tempDir();
+    const c = await runOnceCli(s, dir, [], {
+      accounts: {
+        acme: { bigquery: { dataset: 'client_acme' } },
+        beta: { bigquery: { dataset: 'client_beta' } },
+      },
+      sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'shared', apiEndpoint: bq.url } },
+    });
+    expect(c.code, c.err.join('\n')).toBe(0);
+    const accountsIn = (dataset: string, table: string) =>
+      new Set(bq.rows('p', dataset, table).map((r) => r.account));
+    expect(accountsIn('client_acme', 'brands')).toEqual(new Set(['acme']));
+    expect(accountsIn('client_beta', 'brands')).toEqual(new Set(['beta']));
+    expect(bq.rows('p', 'client_acme', 'brands')).toHaveLength(2);
+    expect(accountsIn('client_acme', 'sync_runs')).toEqual(new Set(['acme']));
+    expect(accountsIn('client_beta', 'sync_runs')).toEqual(new Set(['beta']));
+    // The top-level dataset holds nothing: no account loads into it.
+    expect(bq.datasets.has('p:shared')).toBe(false);
+  });
+
+  it('an account without its own dataset loads into the top-level one', async () => {
+    const s = await sim({ accounts: TWO });
+    const bq = await startFakeBigQuery();
+    closers.push(() => bq.close());
+    const dir = tempDir();
+    const c = await runOnceCli(s, dir, [], {
+      accounts: { beta: { bigquery: { dataset: 'client_beta' } } },
+      sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'shared', apiEndpoint: bq.url } },
+    });
+    expect(c.code, c.err.join('\n')).toBe(0);
+    expect(new Set(bq.rows('p', 'shared', 'brands').map((r) => r.account))).toEqual(new Set(['acme']));
+    expect(new Set(bq.rows('p', 'client_beta', 'brands').map((r) => r.account))).toEqual(new Set(['beta']));
+  });
+
+  it('two S3 prefixes: each account writes under its own, and the summary names it', async () => {
+    const s3 = await startS3rver({ buckets: ['agency'] });
+    closers.push(() => s3.close());
+    const s = await sim({ accounts: TWO });
+    const dir = tempDir();
+    const base = { bucket: 'agency', prefix: 'visibility/', endpoint: s3.endpoint, forcePathStyle: true };
+    const c = await runOnceCli(s, dir, [], {
+      accounts: { acme: { s3: { prefix: 'clients/acme' } } },
+      sinks: { s3: base },
+    });
+    expect(c.code, c.err.join('\n')).toBe(0);
+    expect(c.out.find((l) => l.startsWith('acme:'))).toMatch(
+      /manifest s3:\/\/agency\/clients\/acme\/runs\/account=acme\//,
+    );
+    expect(c.out.find((l) => l.startsWith('beta:'))).toMatch(
+      /manifest s3:\/\/agency\/visibility\/runs\/account=beta\//,
+    );
+    const keysUnder = async (prefix: string) => {
+      const store = await createObjectStore({
+        s3: { ...base, prefix, region: 'us-east-1', requestTimeoutSeconds: 60, maxAttempts: 5 },
+      });
+      const keys = await store.list('');
+      store.close?.();
+      return keys;
+    };
+    const acme = await keysUnder('clients/acme/');
+    const beta = await keysUnder('visibility/');
+    expect(acme.some((k) => k.startsWith('runs/account=acme/'))).toBe(true);
+    expect(acme.some((k) => k.includes('account=beta'))).toBe(false);
+    expect(beta.some((k) => k.startsWith('runs/account=beta/'))).toBe(true);
+    expect(beta.some((k) => k.includes('account=acme'))).toBe(false);
+  });
+
+  it('accounts from a folder, each with its own fs folder; a second run writes again under its own folder', async () => {
+    const s = await sim({ accounts: TWO });
+    const dir = tempDir();
+    const { path, env } = configFile(s, dir, { sinks: { fs: { dir: join(dir, 'data') } } });
+    // The accounts move out of the config file into accounts/, each with its own folder.
+    mkdirSync(join(dir, 'accounts'));
+    for (const a of s.accounts) {
+      const envName = Object.keys(env).find((k) => k.includes(a.name.toUpperCase()))!;
+      writeFileSync(
+        join(dir, 'accounts', `${a.name}.yaml`),
+        stringify({
+          name: a.name,
+          apiKey: `\${${envName}}`,
+          baseUrl: s.url,
+          fs: { dir: join(dir, 'client-data', a.name) },
+        }),
+      );
+    }
+    const yaml = (await import('node:fs')).readFileSync(path, 'utf8');
+    writeFileSync(path, yaml.replace(/^accounts:\n(?: {2}- .*\n| {4}.*\n)+/m, 'accountsFrom: accounts\n'));
+    const first = await visyncCli(path, ['run', '--once', '--log-level', 'silent']);
+    expect(first.code, first.err.join('\n')).toBe(0);
+    expect(listFiles(join(dir, 'client-data', 'acme')).some((f) => f.startsWith('runs/account=acme/'))).toBe(
+      true,
+    );
+    expect(listFiles(join(dir, 'client-data', 'beta')).some((f) => f.startsWith('runs/account=beta/'))).toBe(
+      true,
+    );
+    expect(listFiles(join(dir, 'client-data', 'acme')).some((f) => f.includes('account=beta'))).toBe(false);
+    // A second run of one account writes again under its own folder.
+    const second = await visyncCli(path, ['run', '--once', '--log-level', 'silent', '--account', 'beta']);
+    expect(second.code).toBe(0);
+    expect(second.out[0]).toMatch(
+      new RegExp(`^beta: succeeded .*manifest ${join(dir, 'client-data', 'beta')}`),
+    );
+  });
+});

@@ -1,12 +1,12 @@
 // `run --once` with per-account sinks, as an agency configures them: each client's data in its own
 // BigQuery dataset (fake BigQuery server, real client) and under its own S3 prefix (s3rver) or
 // folder, with accounts read from accountsFrom.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { createObjectStore } from '../src/sinks/create-store.js';
-import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
+import { startFakeBigQuery } from './fakes/bigquery-server.js';
 import { configFile, listFiles, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { startS3rver } from './helpers/s3rver.js';
 
@@ -110,7 +110,7 @@ describe('run --once: per-account sinks', () => {
         }),
       );
     }
-    const yaml = (await import('node:fs')).readFileSync(path, 'utf8');
+    const yaml = readFileSync(path, 'utf8');
     writeFileSync(path, yaml.replace(/^accounts:\n(?: {2}- .*\n| {4}.*\n)+/m, 'accountsFrom: accounts\n'));
     const first = await visyncCli(path, ['run', '--once', '--log-level', 'silent']);
     expect(first.code, first.err.join('\n')).toBe(0);

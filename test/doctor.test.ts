@@ -1,7 +1,7 @@
 // `visync doctor` as a user runs it: against the simulator, a private Redis, the fake BigQuery and
 // real folders; what it prints, its exit code, and that no key ever reaches the output.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -330,5 +330,65 @@ describe('visync doctor', () => {
     // The warning is this line, not a second one on stderr.
     expect(w.err).toEqual([]);
     expect(w.out.join('\n')).not.toContain(key.slice(0, 8));
+  });
+
+  it("per-account sinks: a check for each account's dataset and folder; a revoked key in apiKeyFile names the file", async () => {
+    const bq = await fakeBigQuery();
+    const { s, path, dir } = await setup(
+      [
+        { name: 'acme', workspaces: 1 },
+        { name: 'beta', workspaces: 1 },
+      ],
+      (d) => ({
+        accounts: {
+          acme: { bigquery: { dataset: 'client_acme' }, fs: { dir: join(d, 'acme-data') } },
+          beta: { bigquery: { dataset: 'client_beta' } },
+        },
+        sinks: {
+          fs: { dir: join(d, 'data') },
+          bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: bq.url },
+        },
+      }),
+    );
+    bq.datasets.set('p:client_beta', {
+      projectId: 'p',
+      datasetId: 'client_beta',
+      location: 'US',
+      creationTime: Date.now(),
+      lastModifiedTime: Date.now(),
+    });
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code, c.out.join('\n')).toBe(0);
+    expect(line(c.out, 'object store of acme')).toMatch(
+      new RegExp(`^PASS .*probe object in ${join(dir, 'acme-data')}`),
+    );
+    expect(line(c.out, 'object store of beta')).toMatch(
+      new RegExp(`^PASS .*probe object in ${join(dir, 'data')}`),
+    );
+    expect(line(c.out, 'bigquery dataset of acme')).toMatch(
+      /^WARN bigquery dataset of acme: p:client_acme does not exist yet/,
+    );
+    expect(line(c.out, 'bigquery dataset of beta')).toMatch(
+      /^PASS bigquery dataset of beta: p:client_beta exists/,
+    );
+    // --account checks that account's store and dataset only.
+    const one = await visyncCli(path, ['doctor', '--account', 'beta']);
+    expect(
+      one.out.filter((l) => /object store|bigquery dataset/.test(l)).map((l) => l.split(':')[0]),
+    ).toEqual(['PASS object store', 'PASS bigquery dataset']);
+
+    // The key in a mounted secret file: a revoked one is fixed in that file.
+    const key = s.accounts[0]!.keys[0]!;
+    const keyFile = join(dir, 'acme.key');
+    writeFileSync(keyFile, `${key}\n`);
+    const yaml = readFileSync(path, 'utf8');
+    writeFileSync(path, yaml.replace(/apiKey: \$\{SIM_ACME_KEY\}/, `apiKeyFile: ${keyFile}`));
+    s.revokeKey(key);
+    const revoked = await visyncCli(path, ['doctor', '--account', 'acme']);
+    expect(revoked.code).toBe(1);
+    expect(line(revoked.out, 'account acme')).toBe(
+      `FAIL account acme: GET /me answered 401: the key is unknown or revoked -> create a key in the dashboard under Settings, API keys and write it to ${keyFile} (apiKeyFile)`,
+    );
+    expect(revoked.out.join('\n')).not.toContain(key.slice(0, 8));
   });
 });

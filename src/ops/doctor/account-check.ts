@@ -64,9 +64,11 @@ function explainApiError(check: string, o: AccountCheckOptions, err: ApiError): 
   const host = new URL(o.account.baseUrl).host;
   switch (err.kind) {
     case 'bad_key': {
-      const where = o.keyVar
-        ? `set ${o.keyVar} to it`
-        : `put it in the environment: apiKey: \${${suggestedVariable(o.account.name)}}`;
+      const where = o.account.apiKeyFile
+        ? `write it to ${o.account.apiKeyFile} (apiKeyFile)`
+        : o.keyVar
+          ? `set ${o.keyVar} to it`
+          : `put it in the environment: apiKey: \${${suggestedVariable(o.account.name)}}`;
       return fail(
         check,
         `${answered}: the key is unknown or revoked`,

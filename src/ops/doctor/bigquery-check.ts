@@ -37,28 +37,32 @@ export function releaseBigQuerySockets(cfg: BigQuerySinkConfig): void {
   }
 }
 
-export async function checkDataset(bq: BigQuery, cfg: BigQuerySinkConfig): Promise<CheckResult> {
+export async function checkDataset(
+  bq: BigQuery,
+  cfg: BigQuerySinkConfig,
+  check = DATASET_CHECK,
+): Promise<CheckResult> {
   const name = `${cfg.projectId}:${cfg.dataset}`;
   try {
     const [meta] = await bq.dataset(cfg.dataset).getMetadata();
     const location = String(meta.location ?? '');
     if (location && location.toLowerCase() !== cfg.location.toLowerCase()) {
       return fail(
-        DATASET_CHECK,
+        check,
         `${name} is in location ${location}, but sinks.bigquery.location is ${cfg.location}`,
         `set sinks.bigquery.location: ${location} (load jobs run where the dataset is)`,
       );
     }
-    return pass(DATASET_CHECK, `${name} exists (location ${location || cfg.location})`);
+    return pass(check, `${name} exists (location ${location || cfg.location})`);
   } catch (err) {
     if (apiCode(err) === 404 && /\bdataset\b/i.test(reasonOf(err))) {
       return warn(
-        DATASET_CHECK,
+        check,
         `${name} does not exist yet: it will be created on first load`,
         `nothing to do if this identity may create datasets (bigquery.datasets.create); otherwise create ${cfg.dataset} in location ${cfg.location}`,
       );
     }
-    return explain(DATASET_CHECK, cfg, err, 'BigQuery Data Editor on the dataset or project');
+    return explain(check, cfg, err, 'BigQuery Data Editor on the dataset or project');
   }
 }
 

@@ -1,9 +1,7 @@
 // The config check: it loads and validates as every command does; the loader's warnings (a key
 // written into the file, which ends up in backups and version control) make it a WARN. It also
 // notes the variable each key came from: that is what a failed key check tells the user to set.
-import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
-import { ConfigError, loadConfig, quoteFlowReferences, resolveConfigPath } from '../../config/load.js';
+import { ConfigError, loadConfigDetailed, resolveConfigPath } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import { type CheckResult, fail, pass, warn } from './check.js';
 
@@ -19,11 +17,11 @@ export function checkConfig(
   env: NodeJS.ProcessEnv,
 ): { result: CheckResult; loaded?: LoadedConfig } {
   const source = resolveConfigPath(path, env);
-  let config: Config;
+  let detailed: ReturnType<typeof loadConfigDetailed>;
   // Warnings (a key written in the file) become this check's WARN instead of stderr lines.
   const warnings: string[] = [];
   try {
-    config = loadConfig(path, env, (message) =>
+    detailed = loadConfigDetailed(path, env, (message) =>
       warnings.push(message.startsWith(`${source}: `) ? message.slice(source.length + 2) : message),
     );
   } catch (err) {
@@ -37,11 +35,18 @@ export function checkConfig(
       ),
     };
   }
-  const loaded = { config, source, keyVars: keyVariables(source, config) };
+  const { config } = detailed;
+  const keyVars = new Map<string, string>();
+  for (const [name, o] of detailed.origins) if (o.keyVariable) keyVars.set(name, o.keyVariable);
+  const loaded = { config, source, keyVars };
   const names = config.accounts.map((a) => a.name);
-  const summary = `${source} is valid: ${names.length} account${names.length === 1 ? '' : 's'} (${names.join(', ')})`;
+  // A thousand names make no line anyone reads: the first few, and how many more.
+  const shown =
+    names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ');
+  const from = detailed.accountsFrom ? `, accounts from ${detailed.accountsFrom}` : '';
+  const summary = `${source} is valid: ${names.length} account${names.length === 1 ? '' : 's'} (${shown})${from}`;
   if (warnings.length === 0) return { result: pass('config', summary), loaded };
-  const inFile = names.find((n) => !loaded.keyVars.has(n));
+  const inFile = names.find((n) => !loaded.keyVars.has(n) && !detailed.origins.get(n)?.keyFile);
   return {
     result: warn(
       'config',
@@ -56,19 +61,4 @@ export function checkConfig(
 
 export function suggestedVariable(account: string): string {
   return `${account.toUpperCase().replace(/-/g, '_')}_API_KEY`;
-}
-
-// The file has been read and parsed once already by loadConfig, so neither step can fail here.
-function keyVariables(source: string, config: Config): Map<string, string> {
-  const tree = parseDocument(quoteFlowReferences(readFileSync(source, 'utf8'))).toJS() as {
-    accounts?: { apiKey?: unknown }[];
-  };
-  const vars = new Map<string, string>();
-  config.accounts.forEach((account, i) => {
-    const raw = tree.accounts?.[i]?.apiKey;
-    // `${NAME}` or `${NAME:-}`; a non-empty default would be a key written in the file again.
-    const m = typeof raw === 'string' ? /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-)?\}$/.exec(raw.trim()) : null;
-    if (m?.[1]) vars.set(account.name, m[1]);
-  });
-  return vars;
 }

@@ -5,30 +5,32 @@ import type { ObjectStore } from '../../sinks/object-store.js';
 import { S3StoreError } from '../../sinks/s3-store.js';
 import { type CheckResult, fail, pass, reasonOf, systemCode, warn } from './check.js';
 
-const CHECK = 'object store';
-
-export async function checkObjectStore(store: ObjectStore, fsDir: string | undefined): Promise<CheckResult> {
+export async function checkObjectStore(
+  store: ObjectStore,
+  fsDir: string | undefined,
+  check = 'object store',
+): Promise<CheckResult> {
   const key = `_doctor/probe-${randomUUID()}.txt`;
   const body = `visync doctor probe ${new Date().toISOString()}\n`;
   const where = store.location;
   try {
     await store.put(key, body, { contentType: 'text/plain' });
   } catch (err) {
-    return fail(CHECK, `cannot write a probe object to ${where}: ${reasonOf(err)}`, fixFor(err, fsDir));
+    return fail(check, `cannot write a probe object to ${where}: ${reasonOf(err)}`, fixFor(err, fsDir));
   }
   let back: Buffer | undefined;
   try {
     back = await store.get(key);
   } catch (err) {
     return fail(
-      CHECK,
+      check,
       `wrote ${key} in ${where} but cannot read it back: ${reasonOf(err)}`,
       fixFor(err, fsDir),
     );
   }
   if (back?.toString('utf8') !== body) {
     return fail(
-      CHECK,
+      check,
       `wrote ${key} in ${where} but read back ${back === undefined ? 'nothing' : `${back.length} different bytes`}`,
       'check that the S3-compatible server stores objects as sent (checksums, proxies)',
     );
@@ -37,12 +39,12 @@ export async function checkObjectStore(store: ObjectStore, fsDir: string | undef
     await store.delete(key);
   } catch (err) {
     return warn(
-      CHECK,
+      check,
       `wrote and read back a probe object in ${where}, but could not delete ${key}: ${reasonOf(err)}`,
       'runs never delete, so this is harmless: remove the probe object by hand',
     );
   }
-  return pass(CHECK, `wrote, read back and deleted a probe object in ${where}`);
+  return pass(check, `wrote, read back and deleted a probe object in ${where}`);
 }
 
 function fixFor(err: unknown, fsDir: string | undefined): string {

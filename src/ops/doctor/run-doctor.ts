@@ -3,6 +3,8 @@
 import { resolve } from 'node:path';
 import { RedisRateBudget } from '../../../jobs/redis-rate-budget.js';
 import { MemoryRateBudget } from '../../api/rate-budget.js';
+import { accountSettings, storeKey, warehouseKey } from '../../config/account-settings.js';
+import type { AccountConfig, Config, SinksConfig } from '../../config/schema.js';
 import { createObjectStore } from '../../sinks/create-store.js';
 import { checkAccount } from './account-check.js';
 import {
@@ -48,7 +50,11 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
   const connection = url ? await connectRedis(url, timeoutMs) : undefined;
   const redis = connection?.ok ? connection.redis : undefined;
   const budget = redis ? new RedisRateBudget(redis, { prefix: config.redis.prefix }) : new MemoryRateBudget();
-  const store = await createObjectStore(config.sinks);
+  // Each distinct store and dataset the checked accounts use (their own prefix, folder or dataset).
+  const selected = accounts.length ? accounts : config.accounts;
+  const stores = sinksGroups(config, selected, storeKey);
+  const datasets = sinksGroups(config, selected, warehouseKey);
+  const openStores = await Promise.all(stores.map((g) => createObjectStore(g.sinks)));
   const bqConfig = config.sinks.bigquery;
   const bq = bqConfig ? bigQueryClient(bqConfig) : undefined;
   const bqFix = `check sinks.bigquery.apiEndpoint (or access to bigquery.googleapis.com), the network and any proxy`;
@@ -74,17 +80,62 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
               checkRedis(connection.redis, url as string),
             )
           : [connection.result],
-      guarded('object store', timeoutMs, 'check sinks.fs.dir or the S3 endpoint and network', () =>
-        checkObjectStore(store, config.sinks.fs ? resolve(config.sinks.fs.dir) : undefined),
-      ),
-      bq && bqConfig ? guarded(DATASET_CHECK, timeoutMs, bqFix, () => checkDataset(bq, bqConfig)) : [],
+      ...stores.map((g, i) => {
+        const check = checkName(STORE_CHECK, g, stores.length);
+        const store = openStores[i]!;
+        return guarded(check, timeoutMs, 'check sinks.fs.dir or the S3 endpoint and network', () =>
+          checkObjectStore(store, g.sinks.fs ? resolve(g.sinks.fs.dir) : undefined, check),
+        );
+      }),
+      ...(bq
+        ? datasets.map((g) => {
+            const check = checkName(DATASET_CHECK, g, datasets.length);
+            const cfg = g.sinks.bigquery!;
+            return guarded(check, timeoutMs, bqFix, () => checkDataset(bq, cfg, check));
+          })
+        : []),
       bq && bqConfig ? guarded(JOBS_CHECK, timeoutMs, bqFix, () => checkJobs(bq, bqConfig)) : [],
     ]);
     for (const g of groups) results.push(...g);
     return results;
   } finally {
     redis?.disconnect();
-    store.close?.();
+    for (const store of openStores) store.close?.();
     if (bqConfig) releaseBigQuerySockets(bqConfig);
   }
+}
+
+const STORE_CHECK = 'object store';
+
+interface SinksGroup {
+  sinks: SinksConfig;
+  accounts: string[];
+}
+
+/** Accounts grouped by the store (or dataset) their effective sinks name, in config order. */
+function sinksGroups(
+  config: Config,
+  accounts: readonly AccountConfig[],
+  key: (sinks: SinksConfig) => string | undefined,
+): SinksGroup[] {
+  const groups = new Map<string, SinksGroup>();
+  for (const account of accounts) {
+    const { sinks } = accountSettings(config, account);
+    const k = key(sinks);
+    if (k === undefined) continue;
+    const g = groups.get(k) ?? { sinks, accounts: [] };
+    g.accounts.push(account.name);
+    groups.set(k, g);
+  }
+  return [...groups.values()];
+}
+
+/** `object store` when every account shares one; else which accounts each one serves. */
+function checkName(base: string, g: SinksGroup, groups: number): string {
+  if (groups <= 1) return base;
+  const names =
+    g.accounts.length > 3
+      ? `${g.accounts.slice(0, 3).join(', ')} and ${g.accounts.length - 3} more`
+      : g.accounts.join(', ');
+  return `${base} of ${names}`;
 }

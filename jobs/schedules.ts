@@ -1,9 +1,11 @@
-// One nightly job scheduler per configured account (cron + time zone). Accounts no longer in the
+// One nightly job scheduler per configured account, with its effective cron and time zone (the
+// account's own or schedule.nightly: src/config/account-settings.ts). Accounts no longer in the
 // config lose theirs. Installing or updating a schedule never starts a run by itself: the first
 // job is due at the next cron time.
 import type { Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { effectiveSchedule } from '../src/config/account-settings.js';
 import type { Config } from '../src/config/schema.js';
 import { JOB, jobOptions, type RunJobData } from './definitions.js';
 import type { AccountQueues } from './queues.js';
@@ -33,9 +35,10 @@ export async function installSchedules(
   queues: AccountQueues,
   config: Config,
 ): Promise<{ installed: string[]; removed: string[] }> {
-  const { cron, tz } = config.schedule.nightly;
   const installed: string[] = [];
   for (const account of config.accounts) {
+    // The account's own cron or time zone when it has one (clients live in different zones).
+    const { cron, tz } = effectiveSchedule(config, account);
     const data: RunJobData = { account: account.name, kind: 'nightly' };
     await queues.register(account.name);
     await queues.for(account.name).upsertJobScheduler(

@@ -2,7 +2,7 @@
 import type { FlowProducer } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { RateBudget } from '../src/api/rate-budget.js';
+import type { ReservableBudget } from '../src/api/rate-budget.js';
 import type { AccountConfig, Config } from '../src/config/schema.js';
 import type { RunLoader } from '../src/pipeline/finish-run.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
@@ -13,7 +13,7 @@ export interface JobContext {
   config: Config;
   store: ObjectStore;
   loader: RunLoader | undefined;
-  budget: RateBudget;
+  budget: ReservableBudget;
   ledger: RunLedger;
   queues: AccountQueues;
   flow: FlowProducer;

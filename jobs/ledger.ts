@@ -68,10 +68,18 @@ redis.call('HSET', KEYS[1], 'account', ARGV[2], 'kind', ARGV[3], 'run_date', ARG
 redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
 return 1`,
   },
-  /** KEYS: run, done set, failed set. ARGV: workspace, 1 when it failed. A success is final. */
+  /**
+   * KEYS: run, done set, failed set. ARGV: workspace, 1 when it failed, then optionally the
+   * request counters to add (calls, rate_limited, retries, waited_ms). A success is final.
+   */
   visyncLedgerWorkspace: {
     numberOfKeys: 3,
     lua: `${GUARD}
+local counters = {'calls', 'rate_limited', 'retries', 'waited_ms'}
+for i = 1, 4 do
+  local n = tonumber(ARGV[2 + i] or '0')
+  if n ~= 0 then redis.call('HINCRBY', KEYS[1], counters[i], n) end
+end
 local succeeded_before = redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1
   and redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 0
 redis.call('SADD', KEYS[2], ARGV[1])
@@ -82,14 +90,15 @@ else
 end
 return 1`,
   },
-  /** KEYS: run. ARGV: calls, rate_limited, retries, waited_ms. */
+  /** KEYS: run. ARGV: calls, rate_limited, retries, waited_ms (a zero is not written). */
   visyncLedgerRequests: {
     numberOfKeys: 1,
     lua: `${GUARD}
-redis.call('HINCRBY', KEYS[1], 'calls', ARGV[1])
-redis.call('HINCRBY', KEYS[1], 'rate_limited', ARGV[2])
-redis.call('HINCRBY', KEYS[1], 'retries', ARGV[3])
-redis.call('HINCRBY', KEYS[1], 'waited_ms', ARGV[4])
+local counters = {'calls', 'rate_limited', 'retries', 'waited_ms'}
+for i = 1, 4 do
+  local n = tonumber(ARGV[i])
+  if n ~= 0 then redis.call('HINCRBY', KEYS[1], counters[i], n) end
+end
 return 1`,
   },
   /**
@@ -123,6 +132,7 @@ function flatten(fields: Partial<Omit<LedgerRun, 'run_id'>>): string[] {
 
 export class RunLedger {
   readonly #redis: LedgerRedis;
+  readonly #cluster: boolean;
 
   constructor(
     redis: Redis,
@@ -133,10 +143,18 @@ export class RunLedger {
       if (!(name in redis)) redis.defineCommand(name, def);
     }
     this.#redis = redis as LedgerRedis;
+    this.#cluster = (redis as { isCluster?: boolean }).isCluster === true;
   }
 
+  // On Redis Cluster every ledger key carries one hash tag: its scripts touch a run and its
+  // account's keys together, which a cluster allows only within one slot (the ledger is a few
+  // commands per job: one slot holds it easily). A single Redis keeps the untagged names, which
+  // deployments and tools already read.
+  get #base(): string {
+    return this.#cluster ? `${this.prefix}:{${this.prefix}-ledger}` : `${this.prefix}:ledger`;
+  }
   #run(runId: string): string {
-    return `${this.prefix}:ledger:run:${runId}`;
+    return `${this.#base}:run:${runId}`;
   }
   #done(runId: string): string {
     return `${this.#run(runId)}:done`;
@@ -145,10 +163,10 @@ export class RunLedger {
     return `${this.#run(runId)}:failed`;
   }
   #runs(account: string): string {
-    return `${this.prefix}:ledger:runs:${account}`;
+    return `${this.#base}:runs:${account}`;
   }
   #lastSuccess(account: string): string {
-    return `${this.prefix}:ledger:last-success-run:${account}`;
+    return `${this.#base}:last-success-run:${account}`;
   }
 
   /** Records a new run; false when the run already exists (the same logical run enqueued again). */
@@ -202,15 +220,30 @@ export class RunLedger {
     );
   }
 
-  /** A workspace of the run finished; the same workspace finishing again changes no count. */
-  async workspaceFinished(runId: string, workspace: string, failed: boolean): Promise<void> {
+  /**
+   * A workspace of the run finished (with its requests, when given: one script for both); the
+   * same workspace finishing again changes no count of workspaces.
+   */
+  async workspaceFinished(
+    runId: string,
+    workspace: string,
+    failed: boolean,
+    s?: RequestStats,
+  ): Promise<void> {
     await this.#redis.visyncLedgerWorkspace(
       this.#run(runId),
       this.#done(runId),
       this.#failed(runId),
       workspace,
       failed ? 1 : 0,
+      ...(s ? [s.calls, s.rate_limited, s.retries, Math.round(s.waited_ms)] : []),
     );
+  }
+
+  /** What a workspace job reads before it starts (one command, not the whole record). */
+  async progressOf(runId: string): Promise<{ stopped?: string; started_at?: string }> {
+    const [stopped, started] = await this.#redis.hmget(this.#run(runId), 'stopped', 'started_at');
+    return { ...(stopped ? { stopped } : {}), ...(started ? { started_at: started } : {}) };
   }
 
   /** First stop reason wins; later workspace jobs of the run see it and make no call. */

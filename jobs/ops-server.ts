@@ -117,10 +117,9 @@ export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
     return prometheus;
   });
 
-  // The queues the board shows: the deployment's accounts once a worker is attached.
-  let boardAccounts: string[] = [];
+  // The queues the board shows: the shard queues every account's jobs go to, once a worker is attached.
   const showQueues = (b: Board) => {
-    if (worker) b.setQueues(boardAccounts.map((a) => (worker as WorkerHandle).context.queues.for(a)));
+    if (worker) b.setQueues(worker.context.queues.all());
   };
   // Loaded on the first /ui request (concurrent first requests share the load; a failed load is
   // tried again by the next request).
@@ -192,7 +191,6 @@ export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
     url,
     async attach(w) {
       worker = w;
-      boardAccounts = await deploymentAccounts(w);
       // A board still loading shows them itself; a failed load is reported by its request.
       await board?.then(showQueues, () => {});
     },
@@ -240,7 +238,7 @@ async function deploymentSnapshot(
   const read = async (): Promise<DeploymentSnapshot> => {
     const accounts = await deploymentAccounts(w);
     const [counts, last] = await Promise.all([
-      Promise.all(accounts.map((a) => w.context.queues.for(a).getJobCounts(...JOB_STATES))),
+      Promise.all(w.context.queues.all().map((q) => q.getJobCounts(...JOB_STATES))),
       Promise.all(accounts.map((a) => w.context.ledger.lastSuccess(a))),
     ]);
     return {

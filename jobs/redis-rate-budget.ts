@@ -22,7 +22,7 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { RateBudget, RateLimit, TakeResult } from '../src/api/rate-budget.js';
+import type { RateLimit, ReservableBudget, ReserveResult, TakeResult } from '../src/api/rate-budget.js';
 
 // Scores are integer microseconds: exact in a double (~1.7e15 < 2^53) and fine enough that a
 // slot never frees earlier than a millisecond clock would let it.
@@ -77,6 +77,72 @@ local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])
 return {0, math.floor((oldest + window_us - now) / 1000) + 1}
 `;
 
+/**
+ * TAKE for up to ARGV[5] slots at once (a job's known calls), granting what the window allows now.
+ * KEYS: slots, pause, since. ARGV: requests, windowMs, slot id base, seen (as TAKE), wanted,
+ * holdMs. Granted slots are `base:1`..`base:g`, scored `holdMs` ahead: until their holder settles
+ * them (with the time it is done) they count as if their requests were answered at the end of the
+ * hold, so a holder that dies never frees them early. Returns {granted, retryInMs}.
+ */
+const RESERVE = `${NOW_US}${KEEP_FOR}
+local requests = tonumber(ARGV[1])
+local window_us = tonumber(ARGV[2]) * 1000
+local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
+if paused * 1000 > now then
+  return {0, math.ceil((paused * 1000 - now) / 1000)}
+end
+local since = tonumber(redis.call('GET', KEYS[3]) or '-1')
+if since < 0 and ARGV[4] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then
+  since = now
+  redis.call('SET', KEYS[3], string.format('%.0f', now), 'PX', tonumber(ARGV[2]))
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window_us)
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = requests
+if since >= 0 and now - since < window_us then
+  allowed = math.min(requests, math.floor(requests * (now - since) / window_us) + 1)
+end
+local granted = math.min(tonumber(ARGV[5]), allowed - count)
+if granted > 0 then
+  local at = string.format('%.0f', now + tonumber(ARGV[6]) * 1000)
+  local args = {}
+  for i = 1, granted do
+    args[#args + 1] = at
+    args[#args + 1] = ARGV[3] .. ':' .. i
+  end
+  redis.call('ZADD', KEYS[1], unpack(args))
+  keep_for(KEYS[1], 2 * tonumber(ARGV[2]) + tonumber(ARGV[6]))
+  return {granted, 0}
+end
+if count < requests then
+  local at = since + math.ceil(count * window_us / requests)
+  return {0, math.floor((at - now) / 1000) + 1}
+end
+local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])
+return {0, math.max(1, math.floor((oldest + window_us - now) / 1000) + 1)}
+`;
+
+/**
+ * KEYS: slots. ARGV: windowMs, number of used slots, then the used slot ids, then the unused ones.
+ * Used slots count from now (their requests were answered by now); unused ones are given back.
+ */
+const SETTLE_MANY = `${NOW_US}${KEEP_FOR}
+local used = tonumber(ARGV[2])
+if used > 0 then
+  local args = {}
+  for i = 3, 2 + used do
+    args[#args + 1] = string.format('%.0f', now)
+    args[#args + 1] = ARGV[i]
+  end
+  redis.call('ZADD', KEYS[1], 'XX', unpack(args))
+end
+if #ARGV > 2 + used then
+  redis.call('ZREM', KEYS[1], unpack(ARGV, 3 + used))
+end
+keep_for(KEYS[1], 2 * tonumber(ARGV[1]))
+return 0
+`;
+
 /** KEYS: slots. ARGV: slot id, windowMs. The slot now counts from the answer (if still in the log). */
 const SETTLE = `${NOW_US}${KEEP_FOR}
 if redis.call('ZADD', KEYS[1], 'XX', 'CH', now, ARGV[1]) == 1 then
@@ -125,6 +191,8 @@ class LuaScript {
 }
 
 const takeScript = new LuaScript(TAKE);
+const reserveScript = new LuaScript(RESERVE);
+const settleManyScript = new LuaScript(SETTLE_MANY);
 const settleScript = new LuaScript(SETTLE);
 const pauseScript = new LuaScript(PAUSE);
 const peekScript = new LuaScript(PEEK);
@@ -170,11 +238,16 @@ export async function peekBudget(
   return { inWindow, pausedForMs };
 }
 
-export class RedisRateBudget implements RateBudget {
+/** Where pauses are announced, so that reservations held in other processes stop at once. */
+const pauseChannel = (prefix: string) => `${prefix}:budget-pauses`;
+
+export class RedisRateBudget implements ReservableBudget {
   readonly #redis: Redis;
   readonly #prefix: string;
   /** Accounts this process has taken slots for: for them a missing log is a lost one. */
   readonly #seen = new Set<string>();
+  /** Pauses this process set or heard of: account -> local-clock ms until which it holds back. */
+  readonly #paused = new Map<string, number>();
 
   constructor(redis: Redis, opts: RedisRateBudgetOptions) {
     if (!opts.prefix) throw new Error('RedisRateBudget needs a key prefix');
@@ -199,6 +272,29 @@ export class RedisRateBudget implements RateBudget {
     return ok === 1 ? { ok: true, slot } : { ok: false, retryInMs: Math.max(1, retryInMs) };
   }
 
+  async reserve(account: string, limit: RateLimit, wanted: number, holdMs: number): Promise<ReserveResult> {
+    checkLimit(limit);
+    const k = budgetKeys(this.#prefix, account);
+    const base = randomUUID();
+    const seen = this.#seen.has(account) ? 1 : 0;
+    const [granted, retryInMs] = pair(
+      await reserveScript.run(
+        this.#redis,
+        [k.slots, k.pause, k.since],
+        [limit.requests, limit.windowMs, base, seen, Math.max(1, Math.floor(wanted)), Math.ceil(holdMs)],
+      ),
+    );
+    if (granted < 1) return { slots: [], retryInMs: Math.max(1, retryInMs) };
+    this.#seen.add(account);
+    return { slots: Array.from({ length: granted }, (_, i) => `${base}:${i + 1}`), retryInMs: 0 };
+  }
+
+  async settleMany(account: string, used: string[], unused: string[], limit: RateLimit): Promise<void> {
+    if (!used.length && !unused.length) return;
+    const k = budgetKeys(this.#prefix, account);
+    await settleManyScript.run(this.#redis, [k.slots], [limit.windowMs, used.length, ...used, ...unused]);
+  }
+
   async settle(account: string, slot: string, limit: RateLimit): Promise<void> {
     const k = budgetKeys(this.#prefix, account);
     await settleScript.run(this.#redis, [k.slots], [slot, limit.windowMs]);
@@ -208,8 +304,38 @@ export class RedisRateBudget implements RateBudget {
     // untilMs is on this machine's clock; only the remaining duration means the same on the server.
     const forMs = untilMs - Date.now();
     if (!(forMs > 0)) return;
+    this.#heard(account, untilMs);
     const k = budgetKeys(this.#prefix, account);
     await pauseScript.run(this.#redis, [k.pause], [Math.ceil(forMs)]);
+    await this.#redis.publish(pauseChannel(this.#prefix), `${Math.ceil(forMs)} ${account}`);
+  }
+
+  /** Ms the account is known to be paused for here (0: not paused, as far as this process knows). */
+  pausedFor(account: string): number {
+    const until = this.#paused.get(account);
+    if (until === undefined) return 0;
+    const left = until - Date.now();
+    if (left > 0) return left;
+    this.#paused.delete(account);
+    return 0;
+  }
+
+  /**
+   * Hears the pauses other processes set, on `subscriber` (a connection of its own: a subscribed
+   * connection runs no other command). Pauses are rare: this costs nothing per request.
+   */
+  async listen(subscriber: Redis): Promise<void> {
+    subscriber.on('message', (channel: string, message: string) => {
+      if (channel !== pauseChannel(this.#prefix)) return;
+      const space = message.indexOf(' ');
+      const forMs = Number(message.slice(0, space));
+      if (space > 0 && forMs > 0) this.#heard(message.slice(space + 1), Date.now() + forMs);
+    });
+    await subscriber.subscribe(pauseChannel(this.#prefix));
+  }
+
+  #heard(account: string, untilMs: number): void {
+    this.#paused.set(account, Math.max(this.#paused.get(account) ?? 0, untilMs));
   }
 
   peek(account: string, limit: RateLimit): Promise<BudgetState> {

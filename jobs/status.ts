@@ -27,13 +27,11 @@ export interface AccountStatus {
   failed: FailedRun[];
   next_nightly?: string;
   budget: { in_window: number; limit: number; paused_for_ms: number };
-  /** Job counts of the account's queue. */
-  queue: Record<string, number>;
 }
 
 export interface StatusReport {
   accounts: AccountStatus[];
-  /** Totals over the accounts' queues. */
+  /** Totals over the queues (accounts share them: jobs/queues.ts), counted once each. */
   queue: Record<string, number>;
 }
 
@@ -66,10 +64,10 @@ export async function readStatus(o: {
       ),
       ...(scheduler?.next ? { next_nightly: new Date(scheduler.next).toISOString() } : {}),
       budget: { in_window: budget.inWindow, limit: limit.requests, paused_for_ms: budget.pausedForMs },
-      queue: await queue.getJobCounts(...COUNTS),
     });
   }
   const queue: Record<string, number> = Object.fromEntries(COUNTS.map((c) => [c, 0]));
-  for (const a of accounts) for (const c of COUNTS) queue[c] = (queue[c] ?? 0) + (a.queue[c] ?? 0);
+  for (const counts of await Promise.all(o.queues.all().map((q) => q.getJobCounts(...COUNTS))))
+    for (const c of COUNTS) queue[c] = (queue[c] ?? 0) + (counts[c] ?? 0);
   return { accounts, queue };
 }

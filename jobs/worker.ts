@@ -1,5 +1,7 @@
-// A visync worker process: BullMQ workers on the run queue, the shared Redis budget, the ledger,
-// and the nightly schedules of its config. Several such processes on several machines share the
+// A visync worker process: one BullMQ worker per queue shard (jobs/queues.ts), the shared Redis
+// budget, the ledger, and the nightly schedules of its config. Its Redis connections are fixed:
+// the main one (queues, budget, ledger), the workers' shared command connection, and one
+// blocking connection per shard, whatever the number of accounts. Several such processes on several machines share the
 // work; a process killed mid-job has its jobs taken over once their lock expires.
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
@@ -18,7 +20,7 @@ import {
 import type { JobContext } from './context.js';
 import { JOB } from './definitions.js';
 import { RunLedger } from './ledger.js';
-import { AccountQueues, queueName } from './queues.js';
+import { AccountQueues, QUEUE_SHARDS, shardQueueName } from './queues.js';
 import { checkRedisDurability } from './redis-checks.js';
 import { RedisRateBudget } from './redis-rate-budget.js';
 import { installSchedules, keepSchedules } from './schedules.js';
@@ -49,7 +51,7 @@ export class WorkerStartAborted extends Error {
 }
 
 export interface WorkerHandle {
-  /** One BullMQ worker per configured account (each account has its own queue). */
+  /** One BullMQ worker per queue shard, each with `concurrency` slots. */
   workers: Worker[];
   context: JobContext;
   schedules: { installed: string[]; removed: string[] };
@@ -97,6 +99,8 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   });
   // BullMQ duplicates this connection for each worker's blocking reads.
   const blocking: RedisLink = workerConnection(url, { backoff: o.redisBackoff });
+  // Budget pauses announced by other processes (a subscribed connection runs nothing else).
+  const pauses: RedisLink = workerConnection(url, { backoff: o.redisBackoff });
   const redis = main.redis;
   let lostAt: number | undefined;
   redis.on('close', () => {
@@ -113,11 +117,12 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const queues = new AccountQueues(redis, prefix, ignoreLostConnection('queue'));
   const flow = new FlowProducer({ connection: redis, prefix });
   flow.on('error', ignoreLostConnection('flow producer'));
+  const budget = new RedisRateBudget(redis, { prefix });
   const context: JobContext = {
     config: o.config,
     store: await createObjectStore(o.config.sinks),
     loader: await createRunLoader(o.config.sinks),
-    budget: new RedisRateBudget(redis, { prefix }),
+    budget,
     ledger: new RunLedger(redis, prefix),
     queues,
     flow,
@@ -139,11 +144,13 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     o.signal?.removeEventListener('abort', abortStart);
     redis.disconnect();
     blocking.redis.disconnect();
+    pauses.redis.disconnect();
     await settlesWithin(Promise.allSettled(workers.map((w) => w.close(true))), CLOSE_MS);
     return err;
   };
   let schedules: WorkerHandle['schedules'];
   try {
+    await Promise.race([budget.listen(pauses.redis), aborted]);
     schedules = await Promise.race([installSchedules(queues, o.config), aborted]);
   } catch (err) {
     throw await startFailed(err);
@@ -175,8 +182,8 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     }
   };
   const lockMs = o.config.jobs.lockSeconds * 1000;
-  for (const account of o.config.accounts) {
-    const worker = new Worker(queueName(account.name), process, {
+  for (let shard = 0; shard < QUEUE_SHARDS; shard++) {
+    const worker = new Worker(shardQueueName(shard), process, {
       connection: blocking.redis,
       prefix,
       concurrency: o.concurrency ?? 8,
@@ -189,7 +196,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       if (err.name === 'DelayedError') return;
       o.logger.warn(
         {
-          account: account.name,
+          account: (job?.data as { account?: string } | undefined)?.account,
           job: job?.id,
           name: job?.name,
           attempts: job?.attemptsMade,
@@ -201,7 +208,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     // A lost connection is reported once per attempt by the main connection, not by every worker.
     worker.on('error', (err) => {
       if (!isConnectionError(err))
-        o.logger.error({ account: account.name, err: err.message }, 'worker error');
+        o.logger.error({ queue: shardQueueName(shard), err: err.message }, 'worker error');
     });
     workers.push(worker);
   }
@@ -236,7 +243,11 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       }
       // Bounded: with Redis gone these would wait for it; the connections are dropped next anyway.
       await settlesWithin(Promise.allSettled([queues.close(), flow.close()]), CLOSE_MS);
-      await Promise.allSettled([closeConnection(redis), closeConnection(blocking.redis)]);
+      await Promise.allSettled([
+        closeConnection(redis),
+        closeConnection(blocking.redis),
+        closeConnection(pauses.redis),
+      ]);
       await (await import('../src/api/http-pools.js')).closeAllPools();
       return { forced: !inTime };
     },

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { type JobsClient, openJobsClient } from '../jobs/client.js';
 import { enqueueRun } from '../jobs/enqueue.js';
+import { queueName } from '../jobs/queues.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import { waitForRuns } from '../src/cli/enqueue.js';
 import { parseConfig } from '../src/config/load.js';
@@ -37,7 +38,7 @@ describe('enqueue --wait', () => {
     expect(runs).toBeUndefined();
     const notices = c.err.filter((l) => l.includes('no worker'));
     expect(notices).toEqual([
-      'visync: no worker is connected to queue visync-acme; start one with visync worker',
+      `visync: no worker is connected to queue ${queueName('acme')}; start one with visync worker`,
     ]);
     // Still waiting after the notice, until the timeout.
     expect(c.err.findIndex((l) => l.includes('timed out'))).toBeGreaterThan(c.err.indexOf(notices[0]!));

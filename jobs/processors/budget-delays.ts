@@ -23,11 +23,13 @@ export async function stepAsideForBudget(
   token: string | undefined,
   err: BudgetWaitTooLong,
   limit: number,
+  /** What the job did so far (landed calls), kept with the count in the same write. */
+  progress: object = {},
 ): Promise<string> {
   const delays = job.data.budgetDelays ?? 0;
   if (delays >= limit)
     return `gave up after ${delays} waits for request budget (each longer than jobs.maxBudgetWaitSeconds)`;
-  await job.updateData({ ...job.data, budgetDelays: delays + 1 });
+  await job.updateData({ ...job.data, ...progress, budgetDelays: delays + 1 });
   await job.moveToDelayed(Date.now() + delayFor(err), token);
   throw new DelayedError();
 }

@@ -1,12 +1,19 @@
 // The `workspace` job: every call of one workspace, each body landed as it arrives. Landed calls
-// are written back into the job's data, so a job resumed after a crash, a retry or a budget delay
-// does not spend budget on them again (it rewrites nothing it already has).
+// are written back into the job's data before it can run again (a retry, a budget delay) and every
+// lockSeconds meanwhile, so a resumed job does not spend budget on them again (raw keys are per
+// run and call, so a call repeated after a crash rewrites the same file).
 import type { Job } from 'bullmq';
 import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
-import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
+import { BudgetWaitTooLong, Reservation } from '../../src/api/rate-budget.js';
 import { emptyStats } from '../../src/api/request-stats.js';
 import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
-import { callLimits, createAccountClient, extractWorkspace } from '../../src/extract/extract-account.js';
+import {
+  callId,
+  callLimits,
+  createAccountClient,
+  extractWorkspace,
+} from '../../src/extract/extract-account.js';
+import { workspaceCalls } from '../../src/extract/plan.js';
 import { UnrecoverableError } from '../bullmq.js';
 import { accountOf, type JobContext } from '../context.js';
 import { type WorkspaceJobData, type WorkspaceJobResult, WorkspaceJobSchema } from '../definitions.js';
@@ -24,66 +31,89 @@ export async function processWorkspace(
     throw new UnrecoverableError(message);
   };
 
-  const ledgerRun = await ctx.ledger.get(data.runId);
-  if (ledgerRun?.stopped) return fail(`not attempted: ${ledgerRun.stopped}`);
+  const run = await ctx.ledger.progressOf(data.runId);
+  if (run.stopped) return fail(`not attempted: ${run.stopped}`);
   const account = accountOf(ctx, data.account);
   if (!account) return fail(`account ${data.account} is not in this worker's config`);
   // Budget delays (a long Retry-After, a 429 on every call) end here at the latest.
-  const startedAt = ledgerRun?.started_at ?? new Date(job.timestamp);
+  const startedAt = run.started_at ?? new Date(job.timestamp);
   const deadline = runDeadline(startedAt, ctx.config.jobs.maxRunHours);
   if (deadlinePassed(deadline)) return fail(deadlineReason(deadline));
 
+  const plan = {
+    visibilityDays: data.plan.visibilityDays,
+    buyerIntentDays: data.plan.buyerIntentDays,
+    ...(data.plan.endpoints ? { endpoints: data.plan.endpoints as WorkspaceEndpoint[] } : {}),
+  };
+  const done = new Set(data.done);
+  const toCall = workspaceCalls(data.brandId, plan).filter((c) => !done.has(callId(c))).length;
+  // The job's calls are reserved at once (one script), so it starts only with budget in hand and
+  // rarely has to step aside mid-way (src/api/rate-budget.ts, Reservation).
+  const budget = new Reservation(ctx.budget, toCall, data.limit.windowMs);
   const stats = emptyStats();
   const client = createAccountClient({
     account,
-    budget: ctx.budget,
+    budget,
     logger: ctx.logger.child({ account: data.account, run_id: data.runId, brand_id: data.brandId }),
     limit: data.limit,
     stats,
     limits: callLimits(ctx.config, startedAt),
     maxBudgetWaitMs: ctx.config.jobs.maxBudgetWaitSeconds * 1000,
   });
-  const done = new Set(data.done);
+  // Landed calls go into the job's data when the job may run again (a step aside, a retry) and at
+  // most every lockSeconds meanwhile (a crash then repeats at most that much), not per call.
+  let savedAt = Date.now();
+  const saveProgress = async () => {
+    savedAt = Date.now();
+    if (done.size > data.done.length) await job.updateData({ ...data, done: [...done] });
+  };
   let ws: Awaited<ReturnType<typeof extractWorkspace>>;
   try {
     ws = await extractWorkspace({
       client,
       run: { account: data.account, runId: data.runId, runDate: data.runDate },
       store: ctx.store,
-      plan: {
-        visibilityDays: data.plan.visibilityDays,
-        buyerIntentDays: data.plan.buyerIntentDays,
-        ...(data.plan.endpoints ? { endpoints: data.plan.endpoints as WorkspaceEndpoint[] } : {}),
-      },
+      plan,
       brandId: data.brandId,
       skip: done,
       onLanded: async (id) => {
         done.add(id);
-        await job.updateData({ ...data, done: [...done] });
+        if (Date.now() - savedAt >= ctx.config.jobs.lockSeconds * 1000) await saveProgress();
       },
     });
   } catch (err) {
+    await budget.flush();
     await ctx.ledger.addRequests(data.runId, stats);
     if (err instanceof BudgetWaitTooLong) {
       // No budget soon (the account is paused or saturated): free this worker slot for other
       // accounts and come back later, without spending a retry attempt; a bounded number of times.
-      return fail(await stepAsideForBudget(job, token, err, budgetDelayLimit(ctx.config.jobs)));
+      const reason = await stepAsideForBudget(job, token, err, budgetDelayLimit(ctx.config.jobs), {
+        done: [...done],
+      });
+      return fail(reason);
     }
     if (final) await ctx.ledger.workspaceFinished(data.runId, data.brandId, true);
+    else await saveProgress();
     throw err;
   }
-  await ctx.ledger.addRequests(data.runId, stats);
+  await budget.flush();
 
   if (ws.stop) {
+    await ctx.ledger.addRequests(data.runId, stats);
     await ctx.ledger.stop(data.runId, ws.stop.message);
     return fail(ws.stop.message);
   }
   if (ws.failures.length) {
+    await ctx.ledger.addRequests(data.runId, stats);
     const message = ws.failures.map((e) => e.message).join('; ');
     // Server trouble may pass: retry the calls that failed (the landed ones are skipped).
-    if (!final && ws.failures.every((e) => e.retryable)) throw new Error(message);
+    if (!final && ws.failures.every((e) => e.retryable)) {
+      await saveProgress();
+      throw new Error(message);
+    }
     return fail(message);
   }
-  await ctx.ledger.workspaceFinished(data.runId, data.brandId, false);
+  // Its requests and its place in the run's progress in one script.
+  await ctx.ledger.workspaceFinished(data.runId, data.brandId, false, stats);
   return { brand_id: data.brandId, status: 'succeeded', drift: ws.drift };
 }

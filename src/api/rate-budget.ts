@@ -26,6 +26,91 @@ export interface RateBudget {
   pause(account: string, untilMs: number): Promise<void>;
 }
 
+export type ReserveResult = { slots: string[]; retryInMs: 0 } | { slots: []; retryInMs: number };
+
+/** A budget that grants several slots in one step and settles them in one step (Redis: one script each). */
+export interface ReservableBudget extends RateBudget {
+  /** Up to `wanted` slots, as many as the window allows now (none: how long until one may be free).
+   *  Until settled they count as answered `holdMs` from now. */
+  reserve(account: string, limit: RateLimit, wanted: number, holdMs: number): Promise<ReserveResult>;
+  /** `used` slots count from now; `unused` ones are given back. */
+  settleMany(account: string, used: string[], unused: string[], limit: RateLimit): Promise<void>;
+  /** Ms the account is known here to be paused for (set by this process or announced by another). */
+  pausedFor(account: string): number;
+}
+
+/**
+ * One job's calls of one account drawn from a reservation: the first take reserves every call the
+ * job knows it will make (as many as the window allows), later takes use them with no round trip,
+ * and flush() settles them all at once when the job is done (or steps aside). Two Redis scripts
+ * per job instead of two per request.
+ *
+ * What it trades: a slot counts from the flush, not from its own answer (never earlier than the
+ * server counts it, so never over the limit; at most the job's duration later). A reserved slot is
+ * used within `holdMs` of its reservation, else the reservation is flushed and renewed, so the
+ * hold (how long slots of a holder that died stay counted) bounds the risk. Every take checks the
+ * pauses the budget knows of without a round trip (its own, and those other processes announce),
+ * so a Retry-After stops the account's other jobs at once, reservation or not.
+ */
+export class Reservation implements RateBudget {
+  #pool: string[] = [];
+  #used: string[] = [];
+  #unused: string[] = [];
+  #expires = 0;
+  #pausedUntil = 0;
+  #account = '';
+  #limit: RateLimit | undefined;
+
+  constructor(
+    private readonly inner: ReservableBudget,
+    /** Calls the job still expects to make; more are reserved one reservation at a time. */
+    private remaining: number,
+    private readonly holdMs: number,
+  ) {}
+
+  async tryTake(account: string, limit: RateLimit): Promise<TakeResult> {
+    const now = Date.now();
+    const pausedFor = Math.max(this.#pausedUntil - now, this.inner.pausedFor(account));
+    if (pausedFor > 0) return { ok: false, retryInMs: pausedFor };
+    if (!this.#pool.length || now >= this.#expires || account !== this.#account) {
+      await this.flush();
+      const r = await this.inner.reserve(account, limit, Math.max(1, this.remaining), this.holdMs);
+      if (!r.slots.length) return { ok: false, retryInMs: r.retryInMs };
+      this.#pool = r.slots;
+      this.#expires = now + this.holdMs;
+      this.#account = account;
+      this.#limit = limit;
+    }
+    const slot = this.#pool.pop() as string;
+    // Counted as used from the take: flush() comes after its answer (a job's calls are sequential).
+    this.#used.push(slot);
+    this.remaining--;
+    return { ok: true, slot };
+  }
+
+  /** Nothing to do per request: flush() settles every used slot at once. */
+  async settle(): Promise<void> {}
+
+  async pause(account: string, untilMs: number): Promise<void> {
+    this.#pausedUntil = Math.max(this.#pausedUntil, untilMs);
+    // Reserved slots are not used during the pause: given back at the flush.
+    this.#unused.push(...this.#pool);
+    this.#pool = [];
+    await this.inner.pause(account, untilMs);
+  }
+
+  /** Settles what was used and gives back the rest. Call when the job ends or steps aside. */
+  async flush(): Promise<void> {
+    const used = this.#used;
+    const unused = [...this.#unused, ...this.#pool];
+    this.#used = [];
+    this.#unused = [];
+    this.#pool = [];
+    if (this.#limit && (used.length || unused.length))
+      await this.inner.settleMany(this.#account, used, unused, this.#limit);
+  }
+}
+
 /** Raised when a slot would take longer than the caller is willing to wait (see acquireSlot). */
 export class BudgetWaitTooLong extends Error {
   constructor(

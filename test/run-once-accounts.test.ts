@@ -127,5 +127,14 @@ describe('run --once: per-account sinks', () => {
     expect(second.out[0]).toMatch(
       new RegExp(`^beta: succeeded .*manifest ${join(dir, 'client-data', 'beta')}`),
     );
+    // --plan reads each account's last success from the manifests in its own folder.
+    const plan = await visyncCli(path, ['run', '--once', '--plan', '--json']);
+    expect(plan.code, plan.err.join('\n')).toBe(0);
+    const accounts = (
+      JSON.parse(plan.out.join('\n')) as { accounts: { account: string; window: { why: string } }[] }
+    ).accounts;
+    expect(accounts.map((a) => a.account)).toEqual(['acme', 'beta']);
+    for (const a of accounts)
+      expect(a.window.why).toMatch(/^extract\.visibilityDays: the last success \d{4}-\d\d-\d\d is recent$/);
   });
 });

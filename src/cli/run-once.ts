@@ -3,9 +3,12 @@ import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js
 import type { RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
+import type { RunPlan } from '../pipeline/plan-run.js';
 import type { LoadResult, Manifest } from '../runs/manifest.js';
 import type { RunRecorder } from '../runs/recorder.js';
+import type { ObjectStores } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
+import type { ObjectStore } from '../sinks/object-store.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -147,31 +150,66 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
 
 /** `--plan`: the config and the manifests in the sink are read; no API, Redis or warehouse is touched. */
 async function printPlan(flags: RunOnceFlags, cmd: Command, io: CliIo): Promise<number> {
-  const [{ loadConfigWithoutKeys }, { planRun }, { createObjectStore }, { renderPlan }] = await Promise.all([
+  const [{ loadConfigWithoutKeys }, { planRun }, { ObjectStores }, { renderPlan }] = await Promise.all([
     import('../config/load.js'),
     import('../pipeline/plan-run.js'),
     import('../sinks/create-store.js'),
     import('./run-plan.js'),
   ]);
   const config = loadConfigWithoutKeys(configOption(cmd));
-  const store = await createObjectStore(config.sinks);
+  const stores = new ObjectStores();
+  const options = {
+    config,
+    ...(flags.brand ? { brands: flags.brand } : {}),
+    ...(flags.endpoints ? { endpoints: flags.endpoints } : {}),
+    ...(flags.days ? { days: flags.days } : {}),
+  };
   try {
-    const plan = await planRun({
-      config,
-      store,
-      ...(flags.account ? { accounts: flags.account } : {}),
-      ...(flags.brand ? { brands: flags.brand } : {}),
-      ...(flags.endpoints ? { endpoints: flags.endpoints } : {}),
-      ...(flags.days ? { days: flags.days } : {}),
-    });
+    const groups = await accountsByStore(config, flags.account, stores);
+    // planRun reads one store. Accounts in several (their own prefix or folder) are planned per
+    // store, except for --brand alone, which picks the owning accounts across the whole config,
+    // and for an unknown --account, which planRun names.
+    const plan =
+      groups.length > 1 && !(flags.brand?.length && !flags.account?.length)
+        ? await mergedPlans(groups.map((g) => planRun({ ...options, store: g.store, accounts: g.accounts })))
+        : await planRun({
+            ...options,
+            store: groups.length === 1 ? groups[0]!.store : await stores.get(config.sinks),
+            ...(flags.account ? { accounts: flags.account } : {}),
+          });
     if (flags.json) io.out(JSON.stringify(plan, null, 2));
     else for (const line of renderPlan(plan)) io.out(line);
     return 0;
   } catch (err) {
     throw new CliError((err as Error).message);
   } finally {
-    store.close?.();
+    await stores.close();
   }
+}
+
+/** The named (or all) accounts grouped by the store holding their manifests; none for an unknown name. */
+async function accountsByStore(
+  config: Config,
+  names: readonly string[] | undefined,
+  stores: ObjectStores,
+): Promise<{ store: ObjectStore; accounts: string[] }[]> {
+  if (names?.some((n) => !config.accounts.some((a) => a.name === n))) return [];
+  const groups = new Map<ObjectStore, string[]>();
+  for (const a of config.accounts) {
+    if (names?.length && !names.includes(a.name)) continue;
+    const store = await stores.forAccount(config, a);
+    groups.set(store, [...(groups.get(store) ?? []), a.name]);
+  }
+  return [...groups].map(([store, accounts]) => ({ store, accounts }));
+}
+
+async function mergedPlans(plans: Promise<RunPlan>[]): Promise<RunPlan> {
+  const all = await Promise.all(plans);
+  return {
+    run_date: all[0]!.run_date,
+    accounts: all.flatMap((p) => p.accounts),
+    notes: [...new Set(all.flatMap((p) => p.notes))],
+  };
 }
 
 /**

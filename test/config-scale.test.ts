@@ -12,7 +12,13 @@ import {
   warehouseKey,
 } from '../src/config/account-settings.js';
 import { parseCsv } from '../src/config/accounts-from.js';
-import { ConfigError, loadConfig, loadConfigDetailed, loadConfigWithoutKeys } from '../src/config/load.js';
+import {
+  ConfigError,
+  loadConfig,
+  loadConfigDetailed,
+  loadConfigWithoutKeys,
+  parseConfig,
+} from '../src/config/load.js';
 import { scrubSecrets } from '../src/log.js';
 import { tempDir } from './helpers/harness.js';
 
@@ -337,6 +343,24 @@ describe('keys in files: apiKeyFile and NAME_FILE', () => {
     const c = loadConfigWithoutKeys(path);
     expect(c.accounts[0]?.name).toBe('a');
     expect(process.env.VISYNC_CONFIG).toBe(prev);
+  });
+
+  it('commands that never call the API accept a NAME_FILE that cannot be read, for a key only', () => {
+    const text = `accounts:\n  - { name: a, apiKey: "\${A_KEY}", baseUrl: ${BASE} }\nredis: { url: "\${R_URL}" }\nsinks: { fs: {} }\n`;
+    const env = { A_KEY_FILE: '/nonexistent/a' };
+    expect(parseConfig(text, { source: 'ops.yaml', env, apiKeys: 'unused' }).accounts[0]?.name).toBe('a');
+    expect(() =>
+      parseConfig(text, {
+        source: 'ops.yaml',
+        env: { ...env, R_URL_FILE: '/nonexistent/r' },
+        apiKeys: 'unused',
+      }),
+    ).toThrow(
+      'ops.yaml: redis.url: environment variable R_URL is not set and R_URL_FILE names /nonexistent/r, which cannot be read (no such file)',
+    );
+    expect(() => parseConfig(text, { source: 'ops.yaml', env })).toThrow(
+      /accounts\.0\.apiKey: .*A_KEY_FILE names \/nonexistent\/a/,
+    );
   });
 
   it('${NAME} reads the file NAME_FILE names when NAME is unset; NAME wins when both are set', () => {

@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 export interface InterpolationProblem {
   path: string;
   message: string;
+  /** A NAME_FILE that could not be read (commands that never use the key accept that for a key). */
+  unreadableFile?: true;
 }
 
 /**
@@ -14,7 +16,10 @@ export interface InterpolationProblem {
  * Docker and Kubernetes secrets mounted as files (ACME_API_KEY_FILE=/run/secrets/acme).
  */
 export type VariableLookup = (name: string) => LookupResult;
-type LookupResult = { kind: 'ok'; value: string } | { kind: 'unset' } | { kind: 'bad'; message: string };
+type LookupResult =
+  | { kind: 'ok'; value: string }
+  | { kind: 'unset' }
+  | { kind: 'bad'; message: string; unreadableFile?: true };
 
 /** Values read through NAME_FILE, so the loader can register them with the log scrubber. */
 export function envLookup(env: NodeJS.ProcessEnv, fromFiles: string[] = []): VariableLookup {
@@ -31,6 +36,7 @@ export function envLookup(env: NodeJS.ProcessEnv, fromFiles: string[] = []): Var
       return {
         kind: 'bad',
         message: `environment variable ${name} is not set and ${name}_FILE names ${file}, which cannot be read (${fileErrorReason(err)})`,
+        unreadableFile: true,
       };
     }
   };
@@ -62,7 +68,7 @@ export function joinPath(path: readonly PropertyKey[]): string {
 type StringResult =
   | { kind: 'ok'; value: string }
   | { kind: 'unset'; name: string }
-  | { kind: 'bad'; message: string };
+  | { kind: 'bad'; message: string; unreadableFile?: true };
 
 /**
  * Expands `${NAME}` and `${NAME:-default}` in one string; `$${` yields a literal `${`.
@@ -127,7 +133,11 @@ export function interpolateEnv(tree: unknown, env: NodeJS.ProcessEnv | VariableL
       if (r.kind === 'unset') {
         unset.set(dotted, r.name);
       } else {
-        problems.push({ path: dotted, message: r.message });
+        problems.push({
+          path: dotted,
+          message: r.message,
+          ...(r.unreadableFile ? { unreadableFile: true } : {}),
+        });
       }
       // Left undefined so that the schema decides whether the value was needed.
       return undefined;

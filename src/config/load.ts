@@ -9,6 +9,7 @@ import { ConfigError, type ConfigIssue } from './config-error.js';
 import {
   envLookup,
   fileErrorReason,
+  type InterpolationProblem,
   type InterpolationResult,
   interpolateEnv,
   isPlainTextKey,
@@ -327,9 +328,17 @@ function prepareAccount(
     }
     return;
   }
-  if (ctx.apiKeys === 'unused' && interpolated.unset.has(keyPath)) {
+  if (ctx.apiKeys !== 'unused') return;
+  if (interpolated.unset.has(keyPath)) {
     a.apiKey = UNUSED_KEY;
     interpolated.unset.delete(keyPath);
+  }
+  // A NAME_FILE that cannot be read here is as good as an unset variable for these commands.
+  const unreadable = (p: InterpolationProblem) => p.path === keyPath && p.unreadableFile === true;
+  if (interpolated.problems.some(unreadable)) {
+    a.apiKey = UNUSED_KEY;
+    interpolated.problems = interpolated.problems.filter((p) => !unreadable(p));
+    issues.splice(0, issues.length, ...issues.filter((p) => !unreadable(p as InterpolationProblem)));
   }
 }
 

@@ -116,4 +116,18 @@ describe('watchConfig', () => {
     await w.reload();
     expect(seen[0]?.changes).toEqual({ added: [], removed: [], changed: ['acme'] });
   });
+
+  it('a rotated key in an apiKeyFile is picked up by the periodic re-read; the key is never logged', async () => {
+    const { path, put, dir } = setup();
+    const keyFile = join(dir, 'acme.key');
+    writeFileSync(keyFile, 'sk-live-FIRST-KEY-0001\n');
+    put('acme', { apiKey: undefined, apiKeyFile: '../acme.key' });
+    const { w, seen, lines } = start(path, { pollMs: 25, useFsWatch: false });
+    expect(w.current.config.accounts[0]?.apiKey).toBe('sk-live-FIRST-KEY-0001');
+    writeFileSync(keyFile, 'sk-live-SECOND-KEY-000002\n');
+    await until('the new key is handed on', async () => seen.length === 1);
+    expect(seen[0]?.changes).toEqual({ added: [], removed: [], changed: ['acme'] });
+    expect(seen[0]?.config.accounts[0]?.apiKey).toBe('sk-live-SECOND-KEY-000002');
+    expect(lines.join('\n')).not.toMatch(/sk-live-(FIRST|SECOND)/);
+  });
 });

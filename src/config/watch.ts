@@ -3,8 +3,8 @@
 // periodic re-read is the fallback, because fs.watch misses events on some mounts (NFS, some
 // container volumes) and a Kubernetes ConfigMap changes by swapping a symlink. Only a valid config
 // is handed on: an invalid edit is logged once and the previous config stays in force.
-import { type FSWatcher, statSync, watch } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { accountSettings } from './account-settings.js';
 import { ConfigError } from './config-error.js';
@@ -62,7 +62,15 @@ export function watchConfig(
   let running: Promise<void> | undefined;
   let again = false;
 
-  const reloadOnce = async () => {
+  // What the periodic re-read compares first: parsing a thousand account files each minute
+  // would be a second of work on the worker's event loop; stat-ing them takes milliseconds.
+  let seen = stamp(file, current, env);
+  let onlyIfChanged = true;
+
+  const reloadOnce = async (ifChanged: boolean) => {
+    const now = stamp(file, current, env);
+    if (ifChanged && now === seen) return;
+    seen = now;
     let next: LoadedConfig;
     try {
       next = load();
@@ -77,6 +85,8 @@ export function watchConfig(
       return;
     }
     lastError = undefined;
+    // The files of the new config (a new accountsFrom, new key files) are what the next re-read compares.
+    seen = stamp(file, next, env);
     const print = JSON.stringify(next.config);
     if (print === fingerprint) {
       watchFolders(next);
@@ -97,8 +107,9 @@ export function watchConfig(
     }
   };
 
-  const reload = (): Promise<void> => {
+  const reload = (ifChanged = false): Promise<void> => {
     if (closed) return Promise.resolve();
+    onlyIfChanged &&= ifChanged;
     if (running) {
       again = true;
       return running;
@@ -107,7 +118,9 @@ export function watchConfig(
       try {
         do {
           again = false;
-          await reloadOnce();
+          const only = onlyIfChanged;
+          onlyIfChanged = true;
+          await reloadOnce(only);
         } while (again && !closed);
       } catch (err) {
         o.logger.warn(`config reload failed: ${(err as Error).message}`);
@@ -153,14 +166,14 @@ export function watchConfig(
   watchFolders(current);
 
   const pollMs = o.pollMs ?? 60_000;
-  const timer = pollMs > 0 ? setInterval(() => void reload(), pollMs) : undefined;
+  const timer = pollMs > 0 ? setInterval(() => void reload(true), pollMs) : undefined;
   timer?.unref();
 
   return {
     get current() {
       return current;
     },
-    reload,
+    reload: () => reload(),
     close() {
       closed = true;
       clearTimeout(debounce);
@@ -169,6 +182,36 @@ export function watchConfig(
       watchers.clear();
     },
   };
+}
+
+/**
+ * Modification time, size and inode of every file the config was read from: the config file, the
+ * accountsFrom folder and its files, key files, and the files NAME_FILE variables name.
+ */
+function stamp(file: string, loaded: LoadedConfig, env: NodeJS.ProcessEnv): string {
+  const parts: string[] = [];
+  const add = (p: string) => {
+    try {
+      const s = statSync(p);
+      parts.push(`${p} ${s.mtimeMs} ${s.size} ${s.ino}`);
+    } catch {
+      parts.push(`${p} -`);
+    }
+  };
+  add(file);
+  if (loaded.accountsFrom) {
+    add(loaded.accountsFrom);
+    try {
+      if (statSync(loaded.accountsFrom).isDirectory()) {
+        for (const name of readdirSync(loaded.accountsFrom).sort()) add(join(loaded.accountsFrom, name));
+      }
+    } catch {
+      // Gone: its own entry above already says so.
+    }
+  }
+  for (const o of loaded.origins.values()) if (o.keyFile) add(o.keyFile);
+  for (const [name, value] of Object.entries(env)) if (name.endsWith('_FILE') && value) add(value);
+  return parts.join('\n');
 }
 
 /** The folder whose entries change when the source does: a folder itself, or a file's folder. */

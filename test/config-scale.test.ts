@@ -1,7 +1,7 @@
 // Many accounts in the config, as an agency keeps them: accountsFrom (a folder of YAML files, a
 // JSON or a CSV file), keys in mounted secret files (apiKeyFile, NAME_FILE), and per-account
 // schedule, dataset and prefix. Real files in a temp folder, through the real loader.
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
@@ -445,6 +445,26 @@ sinks:
     expect(() => accountSettings(config, 'nope')).toThrow(
       'unknown account nope: the config has plain, berlin, shared',
     );
+  });
+});
+
+describe('the example config', () => {
+  it('its CSV example loads as written', () => {
+    const example = readFileSync(new URL('../config/visync.example.yaml', import.meta.url), 'utf8');
+    const csv = example
+      .split('\n')
+      .filter((l) => l.startsWith('#       '))
+      .map((l) => l.slice('#       '.length))
+      .join('\n');
+    expect(csv).toMatch(/^name,apiKeyFile,/);
+    const dir = tempDir();
+    write(join(dir, 'accounts.csv'), `${csv}\n`);
+    // The key file of the example does not exist here: a command that never calls the API accepts that.
+    const c = loadConfigWithoutKeys(configIn(dir, 'accountsFrom: accounts.csv\n', BQ_SINKS));
+    const acme = accountSettings(c, 'acme');
+    expect(acme.schedule).toEqual({ cron: '0 2 * * *', tz: 'America/New_York' });
+    expect(acme.sinks.bigquery?.dataset).toBe('client_acme');
+    expect(acme.brands).toBe('all');
   });
 });
 

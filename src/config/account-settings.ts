@@ -43,11 +43,17 @@ export function allAccountSettings(config: Config): AccountSettings[] {
 function findAccount(config: Config, name: string): AccountConfig {
   const a = config.accounts.find((x) => x.name === name);
   if (!a) {
-    throw new UnknownAccountError(
-      `unknown account ${name}: the config has ${config.accounts.map((x) => x.name).join(', ')}`,
-    );
+    throw new UnknownAccountError(`unknown account ${name}: the config has ${namesList(config)}`);
   }
   return a;
+}
+
+/** The configured account names for a message: all of a few, the first ten of a thousand. */
+export function namesList(config: Config, max = 10): string {
+  const names = config.accounts.map((a) => a.name);
+  return names.length > max
+    ? `${names.slice(0, max).join(', ')} and ${names.length - max} more`
+    : names.join(', ');
 }
 
 export function effectiveSchedule(config: Config, account: AccountConfig): NightlyScheduleConfig {

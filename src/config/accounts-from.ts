@@ -203,7 +203,7 @@ function csvAccounts(
     return [];
   }
   const columns = header.cells.map((c) => c.trim());
-  const empty = columns.findIndex((c) => c === '');
+  const empty = columns.indexOf('');
   if (empty !== -1) {
     problems.push({ path: `${label}: line ${header.line}`, message: `column ${empty + 1} has no name` });
     return [];

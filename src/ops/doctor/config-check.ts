@@ -1,6 +1,7 @@
 // The config check: it loads and validates as every command does; the loader's warnings (a key
 // written into the file, which ends up in backups and version control) make it a WARN. It also
 // notes the variable each key came from: that is what a failed key check tells the user to set.
+import { namesList } from '../../config/account-settings.js';
 import { ConfigError, loadConfigDetailed, resolveConfigPath } from '../../config/load.js';
 import type { Config } from '../../config/schema.js';
 import { type CheckResult, fail, pass, warn } from './check.js';
@@ -41,8 +42,7 @@ export function checkConfig(
   const loaded = { config, source, keyVars };
   const names = config.accounts.map((a) => a.name);
   // A thousand names make no line anyone reads: the first few, and how many more.
-  const shown =
-    names.length > 10 ? `${names.slice(0, 10).join(', ')} and ${names.length - 10} more` : names.join(', ');
+  const shown = namesList(config);
   const from = detailed.accountsFrom ? `, accounts from ${detailed.accountsFrom}` : '';
   const summary = `${source} is valid: ${names.length} account${names.length === 1 ? '' : 's'} (${shown})${from}`;
   if (warnings.length === 0) return { result: pass('config', summary), loaded };

@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import { RedisRateBudget } from '../../../jobs/redis-rate-budget.js';
 import { MemoryRateBudget } from '../../api/rate-budget.js';
-import { accountSettings, storeKey, warehouseKey } from '../../config/account-settings.js';
+import { accountSettings, namesList, storeKey, warehouseKey } from '../../config/account-settings.js';
 import type { AccountConfig, Config, SinksConfig } from '../../config/schema.js';
 import { createObjectStore } from '../../sinks/create-store.js';
 import { checkAccount } from './account-check.js';
@@ -40,8 +40,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
   const accounts = config.accounts.filter((a) => o.account === undefined || a.name === o.account);
   const results: CheckResult[] = [configResult];
   if (accounts.length === 0) {
-    const names = config.accounts.map((a) => a.name).join(', ');
-    results.push(fail(`account ${o.account}`, 'not in the config', `use one of: ${names}`));
+    results.push(fail(`account ${o.account}`, 'not in the config', `use one of: ${namesList(config)}`));
   }
 
   // One connection serves the Redis checks and the accounts' shared budget; without it each

@@ -537,3 +537,47 @@ describe('commands that never call the API run without the keys', () => {
     }
   });
 });
+
+describe('per-account overrides in accounts', () => {
+  it('schedule, bigquery.dataset, s3.prefix are validated like the top-level keys, at their dotted path', () => {
+    const e = configError(
+      minimal(
+        '',
+        '    schedule: { cron: "* *", tz: Nowhere/City, when: 1 }\n    bigquery: { dataset: "" }\n    s3: { prefx: a }\n',
+      ).replace('  fs: {}\n', '  s3: { bucket: b }\n  bigquery: { projectId: p, dataset: d }\n'),
+    );
+    expect(e.issues).toEqual([
+      { path: 'accounts.0.schedule.cron', message: expect.stringContaining('5 or 6 space-separated fields') },
+      {
+        path: 'accounts.0.schedule.tz',
+        message: expect.stringContaining('unknown time zone "Nowhere/City"'),
+      },
+      { path: 'accounts.0.schedule.when', message: 'unknown key (expected one of: cron, tz)' },
+      { path: 'accounts.0.bigquery.dataset', message: 'expected a BigQuery dataset name' },
+      { path: 'accounts.0.s3.prefix', message: 'required: expected a key prefix such as visibility/' },
+      { path: 'accounts.0.s3.prefx', message: 'unknown key (did you mean prefix?)' },
+    ]);
+    const values = configError(minimal('', '    schedule: { cron: "* *", tz: Nowhere/City }\n'));
+    expect(values.issues.map((i) => i.path)).toEqual(['accounts.0.schedule.cron', 'accounts.0.schedule.tz']);
+  });
+
+  it('an override needs its sink at the top, and keeps the config as written otherwise', () => {
+    expect(configError(minimal('', '    bigquery: { dataset: d2 }\n')).issues).toEqual([
+      { path: 'accounts.0.bigquery', message: expect.stringMatching(/^needs sinks\.bigquery/) },
+    ]);
+    const c = parse(
+      minimal('', '    schedule: { tz: Asia/Tokyo }\n    s3: { prefix: /clients/acme }\n').replace(
+        '  fs: {}\n',
+        '  s3: { bucket: b, prefix: shared/ }\n',
+      ),
+    );
+    expect(c.accounts[0]?.schedule).toEqual({ tz: 'Asia/Tokyo' });
+    expect(c.accounts[0]?.s3).toEqual({ prefix: 'clients/acme/' });
+    expect(c.sinks.s3?.prefix).toBe('shared/');
+  });
+
+  it('apiKeyFile alone is enough; neither apiKey nor apiKeyFile names apiKey', () => {
+    const e = configError(minimal().replace('    apiKey: ${ACME_API_KEY}\n', ''));
+    expect(e.issues).toEqual([{ path: 'accounts.0.apiKey', message: expect.stringMatching(/^required: /) }]);
+  });
+});

@@ -576,7 +576,7 @@ describe('per-account overrides in accounts', () => {
     expect(c.sinks.s3?.prefix).toBe('shared/');
   });
 
-  it('apiKeyFile alone is enough; neither apiKey nor apiKeyFile names apiKey', () => {
+  it('an account with neither apiKey nor apiKeyFile: apiKey is required', () => {
     const e = configError(minimal().replace('    apiKey: ${ACME_API_KEY}\n', ''));
     expect(e.issues).toEqual([{ path: 'accounts.0.apiKey', message: expect.stringMatching(/^required: /) }]);
   });

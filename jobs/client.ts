@@ -15,7 +15,7 @@ export interface JobsClient {
 }
 
 export function openJobsClient(config: Config, command: string): JobsClient {
-  const link: RedisLink = commandConnection(redisUrl(config, command));
+  const link: RedisLink = commandConnection(redisUrl(config, command), config.redis.cluster === true);
   const queues = new AccountQueues(link.redis, config.redis.prefix);
   return {
     queues,

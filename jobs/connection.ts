@@ -13,10 +13,39 @@ import type { Config } from '../src/config/schema.js';
 
 // Loaded with require, as BullMQ is (./bullmq.ts): an ESM import of this CommonJS package costs
 // about 100 ms more CPU at every start.
-const { Redis } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
+const { Cluster, Redis } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
 type Redis = IORedis.Redis;
 
-/** The Redis URL, or a configuration error naming the key (run --once is the command that needs none). */
+/**
+ * A connection to one Redis, or (redis.cluster) to a Redis Cluster through `url`, one of its nodes
+ * (its user and password serve every node; the other nodes are discovered). A Cluster client is
+ * typed as a Redis here: every command visync and BullMQ send is keyed, and every script and
+ * MULTI keeps to one hash slot (jobs/queues.ts, ledger.ts, redis-rate-budget.ts), so callers
+ * need not know which one they hold.
+ */
+function connect(
+  url: string,
+  cluster: boolean,
+  options: RedisOptions,
+  retry: (times: number) => number | null,
+): Redis {
+  if (!cluster) return new Redis(url, { ...options, retryStrategy: retry });
+  const u = new URL(url);
+  const { retryStrategy: _r, ...redisOptions } = options;
+  const node = { host: u.hostname || '127.0.0.1', port: Number(u.port || 6379) };
+  return new Cluster([node], {
+    redisOptions: {
+      ...redisOptions,
+      ...(u.username ? { username: decodeURIComponent(u.username) } : {}),
+      ...(u.password ? { password: decodeURIComponent(u.password) } : {}),
+      ...(u.protocol === 'rediss:' ? { tls: {} } : {}),
+    },
+    clusterRetryStrategy: retry,
+    enableReadyCheck: true,
+  }) as unknown as Redis;
+}
+
+/** The Redis URL (a node's, with redis.cluster), or a configuration error naming the key (run --once is the command that needs none). */
 export function redisUrl(config: Config, command: string): string {
   const url = config.redis.url;
   if (!url) {
@@ -123,17 +152,17 @@ const COMMAND_TIMEOUT_MS = 5000;
 const DISCONNECT_MS = 200;
 
 /** For commands (status, enqueue): gives up after a few attempts; requests then fail at once. */
-export function commandConnection(url: string): RedisLink {
+export function commandConnection(url: string, cluster = false): RedisLink {
   const options: RedisOptions = {
     maxRetriesPerRequest: null,
     connectTimeout: COMMAND_CONNECT_MS,
     // A Redis that accepts and never answers (frozen, overloaded) must not hang a command either.
     commandTimeout: COMMAND_TIMEOUT_MS,
-    // Rides out a blip (a Redis restart of a second or so), then gives up.
-    retryStrategy: (times) => (times >= COMMAND_TRIES ? null : 500 * times),
     disconnectTimeout: DISCONNECT_MS,
   };
-  return link(new Redis(url, options), url);
+  // Rides out a blip (a Redis restart of a second or so), then gives up.
+  const retry = (times: number) => (times >= COMMAND_TRIES ? null : 500 * times);
+  return link(connect(url, cluster, options, retry), url);
 }
 
 export interface Backoff {
@@ -150,6 +179,8 @@ export function backoffDelay(b: Backoff, attempt: number): number {
 
 export interface WorkerConnectionOptions {
   backoff?: Backoff | undefined;
+  /** `url` is a node of a Redis Cluster (config redis.cluster). */
+  cluster?: boolean;
   /** Called once per failed attempt: the one place a worker says Redis is gone. */
   onRetry?: (e: { error: RedisUnreachableError; attempt: number; delayMs: number }) => void;
 }
@@ -157,12 +188,12 @@ export interface WorkerConnectionOptions {
 /** For a worker: retries forever with capped backoff; requests wait for Redis to come back. */
 export function workerConnection(url: string, o: WorkerConnectionOptions = {}): RedisLink {
   const backoff = o.backoff ?? WORKER_BACKOFF;
-  const redis = new Redis(url, {
-    maxRetriesPerRequest: null,
-    enableReadyCheck: true,
-    retryStrategy: (times) => backoffDelay(backoff, times),
-    disconnectTimeout: DISCONNECT_MS,
-  });
+  const redis = connect(
+    url,
+    o.cluster ?? false,
+    { maxRetriesPerRequest: null, enableReadyCheck: true, disconnectTimeout: DISCONNECT_MS },
+    (times) => backoffDelay(backoff, times),
+  );
   const l = link(redis, url);
   let attempt = 0;
   redis.on('ready', () => {

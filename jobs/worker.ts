@@ -89,8 +89,10 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const prefix = o.config.redis.prefix;
   // Only the main connection reports its attempts: the others retry on the same schedule and would
   // repeat the same line.
+  const cluster = o.config.redis.cluster === true;
   const main: RedisLink = workerConnection(url, {
     backoff: o.redisBackoff,
+    cluster,
     onRetry: ({ error, attempt, delayMs }) =>
       o.logger.warn(
         { redis: error.address, attempt, retry_in_ms: delayMs },
@@ -98,9 +100,9 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       ),
   });
   // BullMQ duplicates this connection for each worker's blocking reads.
-  const blocking: RedisLink = workerConnection(url, { backoff: o.redisBackoff });
+  const blocking: RedisLink = workerConnection(url, { backoff: o.redisBackoff, cluster });
   // Budget pauses announced by other processes (a subscribed connection runs nothing else).
-  const pauses: RedisLink = workerConnection(url, { backoff: o.redisBackoff });
+  const pauses: RedisLink = workerConnection(url, { backoff: o.redisBackoff, cluster });
   const redis = main.redis;
   let lostAt: number | undefined;
   redis.on('close', () => {

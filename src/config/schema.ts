@@ -258,6 +258,8 @@ export const RedisSchema = z.strictObject(
       .string({ error: expected('a key prefix made of letters, digits, - and _') })
       .regex(/^[A-Za-z0-9_-]+$/, { error: 'expected only letters, digits, - and _' })
       .default('visync'),
+    /** `url` is one node of a Redis Cluster (its user and password serve every node); default false. */
+    cluster: z.boolean({ error: expected('true or false') }).optional(),
   },
   { error: expected('a mapping with url') },
 );

@@ -16,11 +16,13 @@ export function registerDoctor(program: Command, state: ProgramState, io: CliIo)
       'One line per check: PASS, WARN or FAIL, what was checked and, for WARN and FAIL, what to do next. ' +
         "Checks: the config; each account's key with one GET /me (plan, limit, usage), counted against the " +
         "account's request budget; Redis when configured (reachable, version, maxmemory-policy noeviction, " +
-        'persistence); the object store (writes, reads back and deletes a probe object); BigQuery when ' +
-        'configured (the dataset, and a dry-run query, which costs nothing). Each check gives up after ' +
+        'persistence); the object store (writes, reads back and deletes a probe object), once per distinct ' +
+        "store the accounts use (an account's own s3.prefix or fs.dir); BigQuery when configured (each dataset " +
+        "the accounts load into, an account's own bigquery.dataset included, and a dry-run query, which costs " +
+        'nothing). With --account, only the store and dataset of that account. Each check gives up after ' +
         '--timeout seconds. Exit code: 0 when no check FAILs, 1 otherwise. Never prints a key.',
     )
-    .option('--account <name>', "check only this account's key")
+    .option('--account <name>', "check only this account's key, store and dataset")
     .option('--json', 'print one JSON array of {check, status, detail, fix?}')
     .option('--timeout <seconds>', 'deadline of each check (default 5)', parseTimeout)
     .action(

@@ -2,6 +2,9 @@
 // 60 s per account).
 //   npm run bench:scale [-- --workers 1,2 --accounts 100,500 --workspaces 20 --out scale --merge]
 //   npm run bench:scale -- --workers 1 --accounts 10       # a quick try: about 2 minutes
+// --bin measures another checkout (its bin/visync-dev.js); --note adds a line to the markdown (e.g.
+// the commit measured); --out NAME writes NAME.json and NAME.md; --merge keeps the scenarios of an
+// earlier NAME.json that this invocation does not measure again.
 // Takes long: each scenario lasts at least one window plus start-up (about 2 minutes at 100
 // accounts, if the workers keep up) and far longer when they do not; the default four scenarios
 // take 15-40 minutes on a 2-core machine. It prints progress every 10 s.
@@ -54,6 +57,7 @@ const { values } = parseArgs({
     bin: { type: 'string', default: DEV_BIN },
     out: { type: 'string', default: 'scale' },
     merge: { type: 'boolean', default: false },
+    note: { type: 'string' },
   },
 });
 function list(flag: string, v: string | undefined): number[] {
@@ -178,23 +182,34 @@ interface LedgerView {
  */
 class Observer {
   readonly redis: Redis;
-  sent = 0;
+  /** Commands sent, by name (as INFO commandstats names them). */
+  readonly sent = new Map<string, number>();
+  #count(command: string, n = 1): void {
+    this.sent.set(command, (this.sent.get(command) ?? 0) + n);
+  }
   constructor(url: string) {
     this.redis = new Redis(url, { maxRetriesPerRequest: 3 });
   }
   async commandStats(): Promise<Map<string, number>> {
-    this.sent++;
+    this.#count('info');
     return commandStats(this.redis);
   }
+  /** used_cpu_sys + used_cpu_user of the Redis server, ms. */
+  async redisCpuMs(): Promise<number> {
+    this.#count('info');
+    const info = await this.redis.info('cpu');
+    const f = (k: string) => Number(new RegExp(`${k}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+    return (f('used_cpu_sys') + f('used_cpu_user')) * 1000;
+  }
   async connectedClients(): Promise<number> {
-    this.sent++;
+    this.#count('info');
     return Number(/connected_clients:(\d+)/.exec(await this.redis.info('clients'))?.[1] ?? 0);
   }
   async ledger(runIds: string[]): Promise<Map<string, LedgerView | undefined>> {
     const pipe = this.redis.pipeline();
     for (const id of runIds)
       pipe.hmget(`${PREFIX}:ledger:run:${id}`, 'status', 'created_at', 'finished_at', 'calls');
-    this.sent += runIds.length;
+    this.#count('hmget', runIds.length);
     const replies = (await pipe.exec()) ?? [];
     const out = new Map<string, LedgerView | undefined>();
     runIds.forEach((id, i) => {
@@ -281,6 +296,8 @@ interface ScenarioNotes {
   workerStartupCpuMs: number;
   redisClientsPeak: number;
   benchCommands: number;
+  redisCpuMsPerRequest: number;
+  simulatorCpuMsPerRequest: number;
   topCommands: [string, number][];
   load1: { min: number; max: number };
   minRequestsPerAccount: number;
@@ -319,12 +336,16 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
     await observer.redis.ping();
     const sampled: Sampled = { connections: [], redisClientsPeak: 0, load1: [] };
     sampleProcesses(workers, redisPort, sampled);
-    observer.sent = 0;
+    observer.sent.clear();
+    const redisCpuBefore = await observer.redisCpuMs();
+    const simCpuBefore = treeCpuMs(sim.proc.pid);
     const before = await observer.commandStats();
     const runIds = await enqueueAll(configPath, sim.env, A);
     const { ledger, timedOut } = await waitForRuns(observer, runIds, workers, redisPort, sampled, label);
-    const benchCommands = observer.sent;
+    const benchCommands = new Map(observer.sent);
     const after = await observer.commandStats();
+    const redisCpu = (await observer.redisCpuMs()) - redisCpuBefore;
+    const simCpu = treeCpuMs(sim.proc.pid) - simCpuBefore;
     const cpuMs = workers.reduce((n, w) => n + treeCpuMs(w.pid), 0);
     const peakRss = Math.max(...workers.map((w) => treePeakRssMb(w.pid)));
     sampleProcesses(workers, redisPort, sampled);
@@ -339,7 +360,7 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
     const arrivals = parseRequestLogNdjson(readFileSync(logPath, 'utf8'));
 
     const views = [...ledger.values()];
-    const calls = callsBetween(before, after);
+    const calls = callsBetween(before, after, benchCommands);
     const measures: ScenarioMeasures = {
       workers: P,
       accounts: A,
@@ -349,7 +370,7 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
         LIMIT,
       ),
       redisConnectionsPerProcess: sampled.connections,
-      redisCommands: calls.reduce((n, [, v]) => n + v, 0) - benchCommands,
+      redisCommands: calls.reduce((n, [, v]) => n + v, 0),
       workerCpuMs: cpuMs,
       peakRssMb: peakRss,
       wallMs:
@@ -371,8 +392,10 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
           0,
         ),
         redisClientsPeak: sampled.redisClientsPeak,
-        benchCommands,
-        topCommands: calls.slice(0, 6).map(([k, v]) => [k, round(v / Math.max(1, result.requests), 2)]),
+        benchCommands: [...benchCommands.values()].reduce((a, b) => a + b, 0),
+        redisCpuMsPerRequest: round(redisCpu / Math.max(1, result.requests), 3),
+        simulatorCpuMsPerRequest: round(simCpu / Math.max(1, result.requests), 3),
+        topCommands: calls.slice(0, 10).map(([k, v]) => [k, round(v / Math.max(1, result.requests), 2)]),
         load1: { min: Math.min(...sampled.load1), max: Math.max(...sampled.load1) },
         minRequestsPerAccount: Math.min(...measures.rates.map((r) => r.requests)),
         ...(worst ? { worstAccount: worst } : {}),
@@ -393,6 +416,7 @@ function notesMarkdown(rows: { result: ScaleResult; notes: ScenarioNotes }[]): s
         `worker start-up CPU ${n.workerStartupCpuMs} ms (in the CPU figure); ` +
         `Redis clients at most ${n.redisClientsPeak} (all processes); ` +
         `bench's own Redis commands taken out: ${n.benchCommands}; ` +
+        `CPU ms per request of redis-server ${n.redisCpuMsPerRequest} and of the simulator ${n.simulatorCpuMsPerRequest} (not in the figure); ` +
         `busiest commands per request: ${n.topCommands.map(([k, v]) => `${k} ${v}`).join(', ')}; ` +
         (w
           ? `slowest account ${w.account}: ${w.requests} requests in ${(w.span_ms / 1000).toFixed(1)} s (bound ${(w.bound_ms / 1000).toFixed(0)} s).`
@@ -430,7 +454,9 @@ function writeResults(rows: { result: ScaleResult; notes: ScenarioNotes }[]): vo
     `${LIMIT.requests} requests per ${LIMIT.windowMs / 1000} s per account (real window), ${workspaces} workspaces per ` +
       `account, simulator latency ${values.latency} ms, worker flags: ${concurrencyArgs.join(' ') || 'defaults'}. ` +
       `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? '?'}), ${CLK_TCK} clock ticks/s, shared with other work: ` +
-      'see the load averages below.',
+      'see the load averages below.' +
+      (BIN === DEV_BIN ? '' : ` Bin: ${BIN}.`) +
+      (values.note ? ` ${values.note}` : ''),
     '',
     scaleTable(results),
     '',

@@ -2,6 +2,7 @@
 // how a scenario's observations become the figures of bench/results/scale.json and its table.
 import { describe, expect, it } from 'vitest';
 import { accountRates, rateRatio, windowBoundMs } from '../bench/lib/rate.js';
+import { callsBetween } from '../bench/lib/redis-stats.js';
 import { SCALE_TARGETS, type ScaleResult, scaleResult, scaleTable } from '../bench/lib/scale-report.js';
 import { median } from '../bench/lib/stats.js';
 
@@ -107,6 +108,29 @@ describe('scenario figures', () => {
       peak_rss_mb: 123.5,
       wall_s: 75.4,
     });
+  });
+
+  it("counts Redis calls between two snapshots less the observer's own, command by command", () => {
+    const before = new Map([
+      ['evalsha', 10],
+      ['hmget', 5],
+      ['info', 1],
+    ]);
+    const after = new Map([
+      ['evalsha', 40],
+      ['hmget', 25],
+      ['info', 3],
+      ['zadd', 7],
+    ]);
+    const own = new Map([
+      ['hmget', 15],
+      ['info', 2],
+    ]);
+    expect(callsBetween(before, after, own)).toEqual([
+      ['evalsha', 30],
+      ['zadd', 7],
+      ['hmget', 5],
+    ]);
   });
 
   const met: ScaleResult = {

@@ -11,11 +11,15 @@ export async function commandStats(redis: Redis): Promise<Map<string, number>> {
   return out;
 }
 
-/** Calls per command between two snapshots, busiest first. */
-export function callsBetween(before: Map<string, number>, after: Map<string, number>): [string, number][] {
+/** Calls per command between two snapshots, less those of `own` (an observer's), busiest first. */
+export function callsBetween(
+  before: Map<string, number>,
+  after: Map<string, number>,
+  own: Map<string, number> = new Map(),
+): [string, number][] {
   const out: [string, number][] = [];
   for (const [k, v] of after) {
-    const d = v - (before.get(k) ?? 0);
+    const d = v - (before.get(k) ?? 0) - (own.get(k) ?? 0);
     if (d > 0) out.push([k, d]);
   }
   return out.sort((a, b) => b[1] - a[1]);

@@ -144,6 +144,20 @@ describe('accountsFrom: sources', () => {
     expect(loaded.origins.get('client-0003')?.where).toBe('accountsFrom: accounts/solo.yaml');
   });
 
+  it('keys written as text in an accounts file: one warning for them all, without the keys', () => {
+    const dir = tempDir();
+    const rows = Array.from({ length: 5 }, (_, i) => `c${i},${KEY}${i},${BASE}`);
+    write(join(dir, 'a.csv'), `name,apiKey,baseUrl\n${rows.join('\n')}\n`);
+    const warnings: string[] = [];
+    loadConfig(configIn(dir, 'accountsFrom: a.csv\n'), {}, (w) => warnings.push(w));
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /: accountsFrom: a\.csv: line 2: apiKey and 4 more: API keys are written in plain text; /,
+      ),
+    ]);
+    expect(warnings.join('\n')).not.toContain(KEY);
+  });
+
   it('${VAR} works in accounts files with the same rules, and in accountsFrom itself', () => {
     const dir = tempDir();
     write(

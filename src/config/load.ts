@@ -187,14 +187,14 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
     );
   }
   for (const s of secrets) if (s !== UNUSED_KEY) registerSecret(s);
-  for (const { account, origin: o, raw } of accounts) {
-    if (account.apiKey !== UNUSED_KEY) registerSecret(account.apiKey);
-    if (isPlainTextKey((raw as { apiKey?: unknown } | null)?.apiKey)) {
-      (opts.onWarning ?? warnOnStderr)(
-        `${source}: ${pathIn(o.where, 'apiKey')}: the API key is written in the config file in plain text; put it in an environment variable (or an untracked .env file) and reference it, e.g. apiKey: \${ACME_API_KEY}, or in a file named by apiKeyFile`,
-      );
-    }
-  }
+  for (const { account } of accounts) if (account.apiKey !== UNUSED_KEY) registerSecret(account.apiKey);
+  warnPlainTextKeys(
+    source,
+    accounts
+      .filter((a) => isPlainTextKey((a.raw as { apiKey?: unknown } | null)?.apiKey))
+      .map((a) => a.origin),
+    opts.onWarning ?? warnOnStderr,
+  );
   const config: Config = {
     ...parsed.data,
     ...(accountsFrom !== undefined ? { accountsFrom } : {}),
@@ -206,6 +206,25 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
     files,
     ...(accountsFrom !== undefined ? { accountsFrom } : {}),
   };
+}
+
+const PLAIN_TEXT_FIX =
+  'put it in an environment variable (or an untracked .env file) and reference it, e.g. apiKey: ${ACME_API_KEY}, or in a file named by apiKeyFile';
+
+/** One warning per key written as text; for a file of many such accounts, one for them all. */
+function warnPlainTextKeys(source: string, origins: AccountOrigin[], warn: WarningSink): void {
+  if (origins.length <= 3) {
+    for (const o of origins) {
+      warn(
+        `${source}: ${pathIn(o.where, 'apiKey')}: the API key is written in the config file in plain text; ${PLAIN_TEXT_FIX}`,
+      );
+    }
+    return;
+  }
+  const first = pathIn(origins[0]!.where, 'apiKey');
+  warn(
+    `${source}: ${first} and ${origins.length - 1} more: API keys are written in plain text; for each, ${PLAIN_TEXT_FIX}`,
+  );
 }
 
 function readConfigText(file: string): string {

@@ -275,6 +275,16 @@ describe('accountsFrom: errors name the file, the line and the key, never the ke
     expect(e.issues[0]?.message).toMatch(/^line 2, column \d+: JSON syntax error/);
   });
 
+  it('problems in the config file and in the accounts files show in one go', () => {
+    const dir = tempDir();
+    write(join(dir, 'accounts', 'a.yaml'), `name: a\napiKey: k1k1\nbaseUrl: ${BASE}\nbrnds: all\n`);
+    const e = loadError(configIn(dir, 'accountsFrom: accounts\nextract: { concurrency: 0 }\n'));
+    expect(e.issues.map((i) => i.path)).toEqual([
+      'extract.concurrency',
+      'accountsFrom: accounts/a.yaml: brnds',
+    ]);
+  });
+
   it('duplicate names across sources name both places', () => {
     const dir = tempDir();
     write(join(dir, 'accounts', 'a.yaml'), `name: acme\napiKey: k1k1\nbaseUrl: ${BASE}\n`);

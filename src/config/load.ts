@@ -133,7 +133,7 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
   const tree = parseYaml(text, source);
   const fromFiles: string[] = [];
   const lookup = envLookup(env, fromFiles);
-  const ctx: AccountContext = { lookup, apiKeys: opts.apiKeys ?? 'required', secrets: [], keyFiles: [] };
+  const ctx: AccountContext = { lookup, apiKeys: opts.apiKeys ?? 'required', secrets: [] };
   const interpolated = interpolateEnv(tree, lookup);
   const issues: ConfigIssue[] = [...interpolated.problems];
   const suppressed = new Set<string>();
@@ -156,7 +156,9 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
       accounts.push({ account, raw, origin: origin(`accounts.${i}`, raw, account) });
     });
   }
-  const accountsFromWritten = parsed.success ? parsed.data.accountsFrom : undefined;
+  // Read also when the rest of the file is invalid, so that every problem shows in one go.
+  const written = (interpolated.value as { accountsFrom?: unknown } | null)?.accountsFrom;
+  const accountsFromWritten = typeof written === 'string' && written !== '' ? written : undefined;
   const accountsFrom = accountsFromWritten === undefined ? undefined : resolve(baseDir, accountsFromWritten);
   const files: string[] = [];
   if (accountsFrom !== undefined && accountsFromWritten !== undefined) {
@@ -277,7 +279,6 @@ interface AccountContext {
   apiKeys: ApiKeysNeed;
   /** Every key value seen (valid or not), for redaction and the log scrubber. */
   secrets: string[];
-  keyFiles: string[];
 }
 
 /** `accounts.0.apiKey` for an account in the config file, `accountsFrom: a.yaml: apiKey` for one outside. */

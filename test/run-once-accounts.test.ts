@@ -5,7 +5,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { createObjectStore } from '../src/sinks/create-store.js';
+import { parseConfig } from '../src/config/load.js';
+import { RunLoaders } from '../src/pipeline/run-loader.js';
+import { createObjectStore, ObjectStores } from '../src/sinks/create-store.js';
 import { startFakeBigQuery } from './fakes/bigquery-server.js';
 import { configFile, listFiles, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { startS3rver } from './helpers/s3rver.js';
@@ -19,6 +21,34 @@ const TWO = [
   { name: 'acme', workspaces: 2 },
   { name: 'beta', workspaces: 1 },
 ];
+
+describe('ObjectStores and RunLoaders', () => {
+  it('one store per distinct folder and one loader per dataset, shared by accounts and across reloads', async () => {
+    const dir = tempDir();
+    const config = parseConfig(
+      `accounts:
+  - { name: a, apiKey: k1k1, baseUrl: https://x.example }
+  - { name: b, apiKey: k2k2, baseUrl: https://x.example }
+  - { name: c, apiKey: k3k3, baseUrl: https://x.example, fs: { dir: ${join(dir, 'c')} }, bigquery: { dataset: dc } }
+sinks: { fs: { dir: ${dir} }, bigquery: { projectId: p, dataset: d, apiEndpoint: "http://127.0.0.1:1" } }
+`,
+      { source: 'mem.yaml', env: {} },
+    );
+    const stores = new ObjectStores();
+    const loaders = new RunLoaders();
+    const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((n) => stores.forAccount(config, n)));
+    expect(a).toBe(b);
+    expect(c).not.toBe(a);
+    expect(c!.location).toContain(join(dir, 'c'));
+    expect((await loaders.forAccount(config, 'a'))?.describe()).toBe('BigQuery dataset p:d');
+    expect(await loaders.forAccount(config, 'b')).toBe(await loaders.forAccount(config, 'a'));
+    expect((await loaders.forAccount(config, 'c'))?.describe()).toBe('BigQuery dataset p:dc');
+    // A reloaded config with the same settings gets the same store.
+    const reloaded = { ...config, accounts: config.accounts.map((x) => ({ ...x })) };
+    expect(await stores.forAccount(reloaded, 'a')).toBe(a);
+    await stores.close();
+  });
+});
 
 describe('run --once: per-account sinks', () => {
   it('two accounts with their own datasets load each into its own dataset', async () => {

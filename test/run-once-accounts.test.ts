@@ -40,9 +40,9 @@ sinks: { fs: { dir: ${dir} }, bigquery: { projectId: p, dataset: d, apiEndpoint:
     expect(a).toBe(b);
     expect(c).not.toBe(a);
     expect(c!.location).toContain(join(dir, 'c'));
-    expect((await loaders.forAccount(config, 'a'))?.describe()).toBe('BigQuery dataset p:d');
+    expect((await loaders.forAccount(config, 'a'))?.describe?.()).toBe('BigQuery dataset p:d');
     expect(await loaders.forAccount(config, 'b')).toBe(await loaders.forAccount(config, 'a'));
-    expect((await loaders.forAccount(config, 'c'))?.describe()).toBe('BigQuery dataset p:dc');
+    expect((await loaders.forAccount(config, 'c'))?.describe?.()).toBe('BigQuery dataset p:dc');
     // A reloaded config with the same settings gets the same store.
     const reloaded = { ...config, accounts: config.accounts.map((x) => ({ ...x })) };
     expect(await stores.forAccount(reloaded, 'a')).toBe(a);

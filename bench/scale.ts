@@ -288,6 +288,26 @@ async function waitForRuns(
   }
 }
 
+const IDLE_MS = 5000;
+
+/** What the ready workers cost with nothing to do: Redis commands and worker CPU per second. */
+async function idleCost(
+  observer: Observer,
+  workers: CliProcess[],
+): Promise<{ cmdsPerS: number; cpuMsPerS: number }> {
+  observer.sent.clear();
+  const cpu0 = workers.reduce((n, w) => n + treeCpuMs(w.pid), 0);
+  const s0 = await observer.commandStats();
+  await sleep(IDLE_MS);
+  const s1 = await observer.commandStats();
+  const cpu1 = workers.reduce((n, w) => n + treeCpuMs(w.pid), 0);
+  const cmds = callsBetween(s0, s1, observer.sent).reduce((n, [, v]) => n + v, 0);
+  return {
+    cmdsPerS: round(cmds / (IDLE_MS / 1000), 0),
+    cpuMsPerS: round((cpu1 - cpu0) / (IDLE_MS / 1000), 0),
+  };
+}
+
 /** Extra facts of a scenario for the markdown notes (the JSON keeps only the issue's fields). */
 interface ScenarioNotes {
   timedOut: boolean;
@@ -297,6 +317,7 @@ interface ScenarioNotes {
   redisClientsPeak: number;
   benchCommands: number;
   redisCpuMsPerRequest: number;
+  idle: { cmdsPerS: number; cpuMsPerS: number };
   simulatorCpuMsPerRequest: number;
   topCommands: [string, number][];
   load1: { min: number; max: number };
@@ -336,6 +357,7 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
     await observer.redis.ping();
     const sampled: Sampled = { connections: [], redisClientsPeak: 0, load1: [] };
     sampleProcesses(workers, redisPort, sampled);
+    const idle = await idleCost(observer, workers);
     observer.sent.clear();
     const redisCpuBefore = await observer.redisCpuMs();
     const simCpuBefore = treeCpuMs(sim.proc.pid);
@@ -393,6 +415,7 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
         ),
         redisClientsPeak: sampled.redisClientsPeak,
         benchCommands: [...benchCommands.values()].reduce((a, b) => a + b, 0),
+        idle,
         redisCpuMsPerRequest: round(redisCpu / Math.max(1, result.requests), 3),
         simulatorCpuMsPerRequest: round(simCpu / Math.max(1, result.requests), 3),
         topCommands: calls.slice(0, 10).map(([k, v]) => [k, round(v / Math.max(1, result.requests), 2)]),
@@ -414,6 +437,9 @@ function notesMarkdown(rows: { result: ScaleResult; notes: ScenarioNotes }[]): s
         `${n.notSucceeded.length ? `runs not succeeded: ${n.notSucceeded.slice(0, 5).join(', ')}${n.notSucceeded.length > 5 ? ` and ${n.notSucceeded.length - 5} more` : ''}; ` : 'every run succeeded; '}` +
         `load average (1 min) ${n.load1.min.toFixed(2)}-${n.load1.max.toFixed(2)}; ` +
         `worker start-up CPU ${n.workerStartupCpuMs} ms (in the CPU figure); ` +
+        (n.idle
+          ? `ready workers with no work: ${n.idle.cmdsPerS} Redis commands/s, ${n.idle.cpuMsPerS} ms CPU/s; `
+          : '') +
         `Redis clients at most ${n.redisClientsPeak} (all processes); ` +
         `bench's own Redis commands taken out: ${n.benchCommands}; ` +
         `CPU ms per request of redis-server ${n.redisCpuMsPerRequest} and of the simulator ${n.simulatorCpuMsPerRequest} (not in the figure); ` +

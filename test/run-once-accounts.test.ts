@@ -166,5 +166,15 @@ describe('run --once: per-account sinks', () => {
     expect(accounts.map((a) => a.account)).toEqual(['acme', 'beta']);
     for (const a of accounts)
       expect(a.window.why).toMatch(/^extract\.visibilityDays: the last success \d{4}-\d\d-\d\d is recent$/);
+
+    // `runs` lists the runs of both folders; `replay` finds a run in its account's folder.
+    const runs = await visyncCli(path, ['runs', '--json']);
+    expect(runs.code, runs.err.join('\n')).toBe(0);
+    const rows = JSON.parse(runs.out.join('\n')) as { account: string; run_id: string }[];
+    expect(rows.map((r) => r.account).sort()).toEqual(['acme', 'beta', 'beta']);
+    const acmeRun = rows.find((r) => r.account === 'acme')!.run_id;
+    const replay = await visyncCli(path, ['replay', '--run', acmeRun, '--log-level', 'silent']);
+    expect(replay.code, replay.err.join('\n')).toBe(0);
+    expect(replay.out[0]).toMatch(new RegExp(`^acme: replayed run ${acmeRun}: succeeded`));
   });
 });

@@ -51,12 +51,19 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
   } catch (err) {
     if (err instanceof CommanderError) return err.exitCode;
     // Loaded only now: the command that failed has loaded them already, or they are cheap enough here.
-    const [{ RedisUnreachableError }, { ConfigError }, { scrubSecrets }] = await Promise.all([
-      import('../../jobs/connection.js'),
-      import('../config/load.js'),
-      import('../log.js'),
-    ]);
-    if (err instanceof ConfigError || err instanceof CliError || err instanceof RedisUnreachableError) {
+    const [{ RedisUnreachableError }, { ConfigError }, { UnknownAccountError }, { scrubSecrets }] =
+      await Promise.all([
+        import('../../jobs/connection.js'),
+        import('../config/load.js'),
+        import('../config/account-settings.js'),
+        import('../log.js'),
+      ]);
+    if (
+      err instanceof ConfigError ||
+      err instanceof CliError ||
+      err instanceof RedisUnreachableError ||
+      err instanceof UnknownAccountError
+    ) {
       io.err(`visync: ${scrubSecrets(err.message)}`);
       return err instanceof CliError ? err.exitCode : 1;
     }

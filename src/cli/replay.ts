@@ -22,10 +22,10 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
           throw new CliError(`--run: not a run id: ${JSON.stringify(flags.run)}`);
         const [
           { loadConfigWithoutKeys },
-          { ReplayError, replayRun },
-          { createRunLoader },
+          { ReplayError, locateRun, replayRun },
+          { RunLoaders },
           { exitCodeFor },
-          { createObjectStore },
+          { ObjectStores },
           { commandLogger },
         ] = await Promise.all([
           import('../config/load.js'),
@@ -37,14 +37,33 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
         const logger = commandLogger(flags);
-        const store = await createObjectStore(config.sinks);
+        const stores = new ObjectStores();
         try {
-          const loader = await createRunLoader(config.sinks);
+          // Accounts may write to stores of their own: the run is looked for in each distinct one.
+          const names = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
+          const found: { account: string; store: Awaited<ReturnType<typeof stores.forAccount>> }[] = [];
+          let notFound: unknown;
+          for (const g of await stores.grouped(config, names)) {
+            try {
+              const at = await locateRun(g.store, flags.run, flags.account);
+              if (g.accounts.includes(at.account)) found.push({ account: at.account, store: g.store });
+            } catch (err) {
+              if (!(err instanceof ReplayError)) throw err;
+              notFound = err;
+            }
+          }
+          if (found.length > 1)
+            throw new ReplayError(
+              `run ${flags.run} exists for several accounts (${found.map((f) => f.account).join(', ')}): pass --account`,
+            );
+          if (!found[0]) throw notFound ?? new ReplayError(`run ${flags.run} not found`);
+          const { account, store } = found[0];
+          const loader = await new RunLoaders().forAccount(config, account);
           const m = await replayRun({
             store,
             runId: flags.run,
             logger,
-            ...(flags.account ? { account: flags.account } : {}),
+            account,
             ...(loader ? { loader } : {}),
           });
           const failed = m.loads.filter((l) => l.status === 'failed');
@@ -56,6 +75,8 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
         } catch (err) {
           if (err instanceof ReplayError) throw new CliError(err.message);
           throw err;
+        } finally {
+          await stores.close();
         }
       }),
     );

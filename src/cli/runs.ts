@@ -28,25 +28,35 @@ export function registerRuns(program: Command, state: ProgramState, io: CliIo): 
     .option('--json', 'print JSON for scripts')
     .action(
       exitWith(state, async (flags: RunsFlags, cmd: Command) => {
-        const [{ loadConfigWithoutKeys }, { listRuns }, { createObjectStore }] = await Promise.all([
+        const [{ loadConfigWithoutKeys }, { listRuns }, { ObjectStores }] = await Promise.all([
           import('../config/load.js'),
           import('../runs/list-runs.js'),
           import('../sinks/create-store.js'),
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
-        const store = await createObjectStore(config.sinks);
+        const stores = new ObjectStores();
         try {
           const accounts = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
-          const history = await listRuns(store, { accounts, limit: flags.limit });
-          for (const u of history.unreadable) io.err(`visync: warning: cannot read ${u.key}: ${u.reason}`);
-          const rows = history.manifests.map(runRow);
+          // Accounts may write to stores of their own (an s3 prefix or fs folder per client).
+          const groups = await stores.grouped(config, accounts);
+          const histories = await Promise.all(
+            groups.map((g) => listRuns(g.store, { accounts: g.accounts, limit: flags.limit })),
+          );
+          for (const u of histories.flatMap((h) => h.unreadable))
+            io.err(`visync: warning: cannot read ${u.key}: ${u.reason}`);
+          const rows = histories
+            .flatMap((h) => h.manifests)
+            .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id))
+            .slice(0, flags.limit)
+            .map(runRow);
           if (flags.json) io.out(JSON.stringify(rows, null, 2));
           else if (rows.length === 0) {
-            io.out(`no runs yet: no manifest under ${store.location.replace(/\/$/, '')}/runs/`);
+            const where = groups.map((g) => `${g.store.location.replace(/\/$/, '')}/runs/`).join(', ');
+            io.out(`no runs yet: no manifest under ${where}`);
           } else for (const line of renderRuns(rows)) io.out(line);
           return 0;
         } finally {
-          store.close?.();
+          await stores.close();
         }
       }),
     );

@@ -54,6 +54,24 @@ export class ObjectStores {
     return this.get(accountSettings(config, account).sinks);
   }
 
+  /** The distinct stores of `accounts`, each with the accounts that write to it (config order). */
+  async grouped(
+    config: Config,
+    accounts: readonly string[],
+  ): Promise<{ store: ObjectStore; accounts: string[] }[]> {
+    const groups = new Map<string, string[]>();
+    for (const name of accounts) {
+      const key = storeKey(accountSettings(config, name).sinks);
+      groups.set(key, [...(groups.get(key) ?? []), name]);
+    }
+    return Promise.all(
+      [...groups.values()].map(async (names) => ({
+        store: await this.forAccount(config, names[0] as string),
+        accounts: names,
+      })),
+    );
+  }
+
   async close(): Promise<void> {
     const stores = await Promise.allSettled(this.#stores.values());
     this.#stores.clear();

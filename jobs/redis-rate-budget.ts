@@ -10,6 +10,8 @@
 //   {prefix}:budget:{account}:slots  ZSET slot id -> µs it counts from (send, then answer time)
 //   {prefix}:budget:{account}:pause  string: server-clock ms until which no slot is granted
 //   {prefix}:budget:{account}:since  string: server-clock µs a ramp started (exists only during it)
+//   {prefix}:budget:{account}:queue  string: server-clock µs until which the budget is promised to
+//                                    jobs that were refused (RESERVE), so the next one comes after
 // All carry a TTL, so an idle account leaves nothing behind. No key or value holds an API key.
 //
 // A Redis that restarts without persistence (or is flushed) loses the log while the upstream still
@@ -79,7 +81,7 @@ return {0, math.floor((oldest + window_us - now) / 1000) + 1}
 
 /**
  * TAKE for up to ARGV[5] slots at once (a job's known calls), granting what the window allows now.
- * KEYS: slots, pause, since. ARGV: requests, windowMs, slot id base, seen (as TAKE), wanted,
+ * KEYS: slots, pause, since, queue. ARGV: requests, windowMs, slot id base, seen (as TAKE), wanted,
  * holdMs. Granted slots are `base:1`..`base:g`, scored `holdMs` ahead: until their holder settles
  * them (with the time it is done) they count as if their requests were answered at the end of the
  * hold, so a holder that dies never frees them early. Returns {granted, retryInMs}.
@@ -114,12 +116,21 @@ if granted > 0 then
   keep_for(KEYS[1], 2 * tonumber(ARGV[2]) + tonumber(ARGV[6]))
   return {granted, 0}
 end
+local free_at
 if count < requests then
-  local at = since + math.ceil(count * window_us / requests)
-  return {0, math.floor((at - now) / 1000) + 1}
+  free_at = since + math.ceil(count * window_us / requests)
+else
+  free_at = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]) + window_us
 end
-local oldest = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2])
-return {0, math.max(1, math.floor((oldest + window_us - now) / 1000) + 1)}
+-- Refused jobs queue up in time: each is told to come back after the calls promised to those
+-- refused before it, at the account's rate, so they return one after another as the budget
+-- frees instead of all at once (and a waiting account's jobs wait in the queue, not in slots).
+local horizon = tonumber(redis.call('GET', KEYS[4]) or '0')
+local back_at = math.max(free_at, horizon)
+local next_horizon = back_at + tonumber(ARGV[5]) * window_us / requests
+redis.call('SET', KEYS[4], string.format('%.0f', next_horizon), 'PX',
+  math.ceil((next_horizon - now) / 1000) + tonumber(ARGV[2]))
+return {0, math.max(1, math.floor((back_at - now) / 1000) + 1)}
 `;
 
 /**
@@ -209,9 +220,12 @@ export interface BudgetState {
   pausedForMs: number;
 }
 
-export function budgetKeys(prefix: string, account: string): { slots: string; pause: string; since: string } {
+export function budgetKeys(
+  prefix: string,
+  account: string,
+): { slots: string; pause: string; since: string; queue: string } {
   const base = `${prefix}:budget:{${account}}`;
-  return { slots: `${base}:slots`, pause: `${base}:pause`, since: `${base}:since` };
+  return { slots: `${base}:slots`, pause: `${base}:pause`, since: `${base}:since`, queue: `${base}:queue` };
 }
 
 function pair(reply: unknown): [number, number] {
@@ -280,7 +294,7 @@ export class RedisRateBudget implements ReservableBudget {
     const [granted, retryInMs] = pair(
       await reserveScript.run(
         this.#redis,
-        [k.slots, k.pause, k.since],
+        [k.slots, k.pause, k.since, k.queue],
         [limit.requests, limit.windowMs, base, seen, Math.max(1, Math.floor(wanted)), Math.ceil(holdMs)],
       ),
     );

@@ -62,6 +62,23 @@ describe('RedisRateBudget', () => {
     expect(slots.has(slot)).toBe(false);
   });
 
+  it("reserves a job's calls in one step, as many as the window allows; refused jobs are told to come back one after another", async () => {
+    const b = new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` });
+    const five = { requests: 5, windowMs: 1000 };
+    const first = await b.reserve('a', five, 3, 1000);
+    const second = await b.reserve('a', five, 3, 1000);
+    expect([first.slots.length, second.slots.length]).toEqual([3, 2]);
+    expect((await b.peek('a', five)).inWindow).toBe(5);
+    // Two more jobs of 3 calls, refused: the second comes back at least 3 calls' worth of the
+    // account's rate (3 * 200 ms) after the first, instead of with it.
+    const [r1, r2] = [await b.reserve('a', five, 3, 1000), await b.reserve('a', five, 3, 1000)];
+    expect([r1.slots.length, r2.slots.length]).toEqual([0, 0]);
+    expect(r2.retryInMs - r1.retryInMs).toBeGreaterThanOrEqual(500);
+    // Settled at once: used slots count from now, unused ones are given back.
+    await b.settleMany('a', first.slots, second.slots, five);
+    expect((await b.peek('a', five)).inWindow).toBe(3);
+  });
+
   it('counts a slot from when its request was answered (settle)', async () => {
     const b = new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` });
     const slots: string[] = [];

@@ -7,8 +7,10 @@ import { DelayedError } from '../bullmq.js';
 import { delayFor } from './delay.js';
 
 /**
- * Every delay lasts longer than jobs.maxBudgetWaitSeconds (shorter waits are waited out in the
- * job), so a run that keeps to jobs.maxRunHours never needs more delays than fit in it.
+ * A delay mid-job lasts longer than jobs.maxBudgetWaitSeconds (shorter waits are waited out in the
+ * job), so a run that keeps to jobs.maxRunHours rarely needs more delays than fit in it. A job that
+ * steps aside before its first call (processors/workspace.ts) is told to come back after the jobs
+ * of its account refused before it, so it is seldom refused twice.
  */
 export function budgetDelayLimit(jobs: { maxRunHours: number; maxBudgetWaitSeconds: number }): number {
   return Math.ceil((jobs.maxRunHours * 3600) / jobs.maxBudgetWaitSeconds) + 1;

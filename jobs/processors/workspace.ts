@@ -19,6 +19,9 @@ import { accountOf, type JobContext } from '../context.js';
 import { type WorkspaceJobData, type WorkspaceJobResult, WorkspaceJobSchema } from '../definitions.js';
 import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
 
+/** A wait for the first slot short enough to wait out in the worker slot. */
+const START_WAIT_MS = 1000;
+
 export async function processWorkspace(
   job: Job<WorkspaceJobData>,
   token: string | undefined,
@@ -50,6 +53,7 @@ export async function processWorkspace(
   // The job's calls are reserved at once (one script), so it starts only with budget in hand and
   // rarely has to step aside mid-way (src/api/rate-budget.ts, Reservation).
   const budget = new Reservation(ctx.budget, toCall, data.limit.windowMs);
+  const maxWaitMs = ctx.config.jobs.maxBudgetWaitSeconds * 1000;
   const stats = emptyStats();
   const client = createAccountClient({
     account,
@@ -58,8 +62,16 @@ export async function processWorkspace(
     limit: data.limit,
     stats,
     limits: callLimits(ctx.config, startedAt),
-    maxBudgetWaitMs: ctx.config.jobs.maxBudgetWaitSeconds * 1000,
+    maxBudgetWaitMs: maxWaitMs,
   });
+  // A job whose account has no budget now steps aside before its first call rather than hold a
+  // worker slot waiting: slots are shared by every account of the queue. It comes back when the
+  // budget should be free for it (after the jobs of its account refused before it).
+  const startWait = toCall > 0 ? await budget.open(data.account, data.limit) : 0;
+  if (startWait > START_WAIT_MS) {
+    const err = new BudgetWaitTooLong(data.account, startWait);
+    return fail(await stepAsideForBudget(job, token, err, budgetDelayLimit(ctx.config.jobs)));
+  }
   // Landed calls go into the job's data when the job may run again (a step aside, a retry) and at
   // most every lockSeconds meanwhile (a crash then repeats at most that much), not per call.
   let savedAt = Date.now();

@@ -69,23 +69,32 @@ export class Reservation implements RateBudget {
   ) {}
 
   async tryTake(account: string, limit: RateLimit): Promise<TakeResult> {
-    const now = Date.now();
-    const pausedFor = Math.max(this.#pausedUntil - now, this.inner.pausedFor(account));
-    if (pausedFor > 0) return { ok: false, retryInMs: pausedFor };
-    if (!this.#pool.length || now >= this.#expires || account !== this.#account) {
-      await this.flush();
-      const r = await this.inner.reserve(account, limit, Math.max(1, this.remaining), this.holdMs);
-      if (!r.slots.length) return { ok: false, retryInMs: r.retryInMs };
-      this.#pool = r.slots;
-      this.#expires = now + this.holdMs;
-      this.#account = account;
-      this.#limit = limit;
-    }
+    const wait = await this.open(account, limit);
+    if (wait > 0) return { ok: false, retryInMs: wait };
     const slot = this.#pool.pop() as string;
     // Counted as used from the take: flush() comes after its answer (a job's calls are sequential).
     this.#used.push(slot);
     this.remaining--;
     return { ok: true, slot };
+  }
+
+  /**
+   * Makes sure slots are in hand, reserving when none are: 0 when there are, else how long until
+   * one may be free. A job calls it before its first call, to step aside rather than wait.
+   */
+  async open(account: string, limit: RateLimit): Promise<number> {
+    const now = Date.now();
+    const pausedFor = Math.max(this.#pausedUntil - now, this.inner.pausedFor(account));
+    if (pausedFor > 0) return pausedFor;
+    if (this.#pool.length && now < this.#expires && account === this.#account) return 0;
+    await this.flush();
+    const r = await this.inner.reserve(account, limit, Math.max(1, this.remaining), this.holdMs);
+    if (!r.slots.length) return r.retryInMs;
+    this.#pool = r.slots;
+    this.#expires = now + this.holdMs;
+    this.#account = account;
+    this.#limit = limit;
+    return 0;
   }
 
   /** Nothing to do per request: flush() settles every used slot at once. */

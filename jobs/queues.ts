@@ -93,6 +93,31 @@ export class AccountQueues {
   }
 }
 
+/**
+ * Accounts whose queue of an older visync (one queue per account, `visync-ACCOUNT`) still holds
+ * jobs to run: no worker of this version works those queues. Upgrades drain first (README).
+ * Never on a cluster: that layout predates visync's cluster support.
+ */
+export async function legacyQueuesWithJobs(
+  redis: Redis,
+  prefix: string,
+  accounts: string[],
+): Promise<string[]> {
+  const found = await Promise.all(
+    accounts.map(async (a) => {
+      const base = `${prefix}:visync-${a}`;
+      const n = await redis.exists(
+        `${base}:wait`,
+        `${base}:prioritized`,
+        `${base}:active`,
+        `${base}:waiting-children`,
+      );
+      return n > 0 ? a : undefined;
+    }),
+  );
+  return found.filter((a): a is string => a !== undefined);
+}
+
 type SchedulerList = Awaited<ReturnType<Queue['getJobSchedulers']>>;
 
 /** A scheduler belongs to the account its job template runs for. */

@@ -20,7 +20,7 @@ import {
 import type { JobContext } from './context.js';
 import { JOB } from './definitions.js';
 import { RunLedger } from './ledger.js';
-import { AccountQueues, QUEUE_SHARDS, shardQueueName } from './queues.js';
+import { AccountQueues, legacyQueuesWithJobs, QUEUE_SHARDS, shardQueueName } from './queues.js';
 import { checkRedisDurability } from './redis-checks.js';
 import { RedisRateBudget } from './redis-rate-budget.js';
 import { installSchedules, keepSchedules } from './schedules.js';
@@ -161,6 +161,18 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     o.logger.info({ removed: schedules.removed }, 'removed schedules of accounts no longer configured');
   }
   for (const line of (await checkRedisDurability(redis)).warnings) o.logger.warn(line);
+  if (!cluster) {
+    const legacy = await legacyQueuesWithJobs(
+      redis,
+      prefix,
+      o.config.accounts.map((a) => a.name),
+    );
+    if (legacy.length)
+      o.logger.warn(
+        { accounts: legacy },
+        `jobs of an older visync wait in per-account queues (${legacy.map((a) => `visync-${a}`).join(', ')}) that this version does not work: run a worker of the previous version until they are done (README, Deploying workers)`,
+      );
+  }
   // Redis may lose the schedules (a restart without persistence): put them back when it returns.
   const stopKeepingSchedules = keepSchedules({ redis, queues, config: o.config, logger: o.logger });
   const staleWatch = startStaleWatch({

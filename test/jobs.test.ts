@@ -1,16 +1,17 @@
 // The job system in one process against real Redis and real HTTP: flows, the ledger, dedup,
 // schedules, windows, budgets. Multi-process behaviour (SIGKILL, SIGTERM, two workers) is in
 // test/workers.test.ts.
-import { QueueEvents } from 'bullmq';
+import { Queue, QueueEvents } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { queueName } from '../jobs/queues.js';
 import { installSchedules } from '../jobs/schedules.js';
+import { startWorker } from '../jobs/worker.js';
 import type { Config } from '../src/config/schema.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
-import { sim, tempDir } from './helpers/harness.js';
+import { memoryLogger, sim, tempDir } from './helpers/harness.js';
 import {
   jobsClient,
   jobsConfig,
@@ -269,6 +270,31 @@ describe('jobs on BullMQ', () => {
       expect(dump).not.toContain(s.accounts[0]!.keys[0]!);
     } finally {
       await redis.quit();
+    }
+  });
+
+  it('a worker says once which per-account queues of an older visync still hold jobs', async () => {
+    const s = await sim({
+      accounts: [
+        { name: 'acme', workspaces: 1 },
+        { name: 'beta', workspaces: 1 },
+      ],
+    });
+    const config = jobsConfig(s, tempDir());
+    const c = jobsClient(config);
+    // What the previous layout left behind: a run queued on `visync-acme`.
+    const old = new Queue('visync-acme', { connection: c.redis, prefix: config.redis.prefix });
+    await old.add('run', { account: 'acme', kind: 'sync' }, { priority: 5 });
+    await old.close();
+    const { logger, lines } = memoryLogger('warn');
+    const h = await startWorker({ config, logger, concurrency: 1 });
+    try {
+      const notices = lines.filter((l) => l.includes('older visync'));
+      expect(notices).toHaveLength(1);
+      expect(notices[0]).toContain('visync-acme');
+      expect(notices[0]).not.toContain('visync-beta');
+    } finally {
+      await h.close(1000);
     }
   });
 });

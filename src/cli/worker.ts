@@ -25,7 +25,7 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
     )
     .option(
       '--concurrency <n>',
-      'jobs this process works on at once, per account (each account has its own queue)',
+      'jobs this process works on at once per queue (accounts share 4 queues by a hash of their name: up to 4 x n jobs)',
       positiveInt,
       8,
     )

@@ -5,9 +5,10 @@
 // --bin measures another checkout (its bin/visync-dev.js); --note adds a line to the markdown (e.g.
 // the commit measured); --out NAME writes NAME.json and NAME.md; --merge keeps the scenarios of an
 // earlier NAME.json that this invocation does not measure again.
-// Takes long: each scenario lasts at least one window plus start-up (about 2 minutes at 100
-// accounts, if the workers keep up) and far longer when they do not; the default four scenarios
-// take 15-40 minutes on a 2-core machine. It prints progress every 10 s.
+// Takes long: each scenario lasts at least one window plus start-up and wind-down (about 2 minutes
+// at 100 accounts, if the workers keep up) and far longer when they do not (3-5 minutes at 500
+// accounts before the agency-scale rework); the default four scenarios took 14-20 minutes on a
+// shared 2-core machine. It prints progress every 10 s.
 //
 // Per scenario, everything a user would run, each in its own process: a private redis-server,
 // `visync simulate` (N accounts of W workspaces, real window, --request-log), P `visync worker`
@@ -298,10 +299,12 @@ async function idleCost(
   observer.sent.clear();
   const cpu0 = workers.reduce((n, w) => n + treeCpuMs(w.pid), 0);
   const s0 = await observer.commandStats();
+  // The first snapshot is in the rise of the counters, the second is not.
+  const own = new Map(observer.sent);
   await sleep(IDLE_MS);
   const s1 = await observer.commandStats();
   const cpu1 = workers.reduce((n, w) => n + treeCpuMs(w.pid), 0);
-  const cmds = callsBetween(s0, s1, observer.sent).reduce((n, [, v]) => n + v, 0);
+  const cmds = callsBetween(s0, s1, own).reduce((n, [, v]) => n + v, 0);
   return {
     cmdsPerS: round(cmds / (IDLE_MS / 1000), 0),
     cpuMsPerS: round((cpu1 - cpu0) / (IDLE_MS / 1000), 0),
@@ -358,9 +361,11 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
     const sampled: Sampled = { connections: [], redisClientsPeak: 0, load1: [] };
     sampleProcesses(workers, redisPort, sampled);
     const idle = await idleCost(observer, workers);
-    observer.sent.clear();
     const redisCpuBefore = await observer.redisCpuMs();
     const simCpuBefore = treeCpuMs(sim.proc.pid);
+    // From here on, what the observer sends is in the rise of the counters (the snapshot below
+    // included: INFO does not count itself), so all of it is taken out.
+    observer.sent.clear();
     const before = await observer.commandStats();
     const runIds = await enqueueAll(configPath, sim.env, A);
     const { ledger, timedOut } = await waitForRuns(observer, runIds, workers, redisPort, sampled, label);
@@ -498,6 +503,10 @@ function writeResults(rows: { result: ScaleResult; notes: ScenarioNotes }[]): vo
     "- **Redis cmds/req**: the rise of INFO commandstats calls (all clients, commands run inside Lua scripts included) from just before enqueue to the last run terminal, less the bench's own (counted as sent), / requests. The enqueue command's own are in.",
     '- **CPU ms/req**: utime + stime of the worker processes (whole life, start-up included, until every run is terminal) / requests. The simulator, Redis and the bench are not in it.',
     '- **peak RSS**: the largest VmHWM of a worker process. **wall s**: the first run created in the ledger to the last one finished.',
+    '- Blind spots: connections open for less than a second can be missed; the dev bin compiles TypeScript at start (in CPU and RSS, ' +
+      'start-up CPU is in the notes); the idle cost is read over 5 s, so periodic work (stalled-job checks every lockSeconds) may fall ' +
+      "outside it; the machine is shared, so wall time and rate ratios move with its load (the notes give it); redis-server's and the " +
+      "simulator's CPU are not in the CPU figure (the notes give them).",
     '',
   ].join('\n');
   writeFileSync(mdPath, md);

@@ -10,8 +10,8 @@
 //   {prefix}:budget:{account}:slots  ZSET slot id -> µs it counts from (send, then answer time)
 //   {prefix}:budget:{account}:pause  string: server-clock ms until which no slot is granted
 //   {prefix}:budget:{account}:since  string: server-clock µs a ramp started (exists only during it)
-//   {prefix}:budget:{account}:queue  string: server-clock µs until which the budget is promised to
-//                                    jobs that were refused (RESERVE), so the next one comes after
+//   {prefix}:budget:{account}:queue  string: calls promised to jobs that were refused (RESERVE) and
+//                                    told when to come back, so the next one comes after them
 // All carry a TTL, so an idle account leaves nothing behind. No key or value holds an API key.
 //
 // A Redis that restarts without persistence (or is flushed) loses the log while the upstream still
@@ -114,22 +114,30 @@ if granted > 0 then
   end
   redis.call('ZADD', KEYS[1], unpack(args))
   keep_for(KEYS[1], 2 * tonumber(ARGV[2]) + tonumber(ARGV[6]))
+  -- A job that was promised slots has come back for them: they are no longer ahead of others.
+  local promised = tonumber(redis.call('GET', KEYS[4]) or '0')
+  if promised > granted then
+    redis.call('DECRBY', KEYS[4], granted)
+  elseif promised > 0 then
+    redis.call('DEL', KEYS[4])
+  end
   return {granted, 0}
 end
-local free_at
+-- Refused jobs queue up: the key counts the calls promised to jobs refused before this one, and
+-- this one is told to come back when the log has freed enough slots for them and for its own
+-- calls (at most a window's worth), so they return one after another as the budget frees instead
+-- of all at once (and a waiting account's jobs wait in the queue, not in worker slots).
+local promised = tonumber(redis.call('GET', KEYS[4]) or '0')
+local ahead = promised + math.min(tonumber(ARGV[5]), requests)
+local back_at
 if count < requests then
-  free_at = since + math.ceil(count * window_us / requests)
+  back_at = since + math.ceil((count + ahead - 1) * window_us / requests)
 else
-  free_at = tonumber(redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')[2]) + window_us
+  local idx = ahead - 1
+  local entry = redis.call('ZRANGE', KEYS[1], idx % count, idx % count, 'WITHSCORES')
+  back_at = tonumber(entry[2]) + window_us * (1 + math.floor(idx / count))
 end
--- Refused jobs queue up in time: each is told to come back after the calls promised to those
--- refused before it, at the account's rate, so they return one after another as the budget
--- frees instead of all at once (and a waiting account's jobs wait in the queue, not in slots).
-local horizon = tonumber(redis.call('GET', KEYS[4]) or '0')
-local back_at = math.max(free_at, horizon)
-local next_horizon = back_at + tonumber(ARGV[5]) * window_us / requests
-redis.call('SET', KEYS[4], string.format('%.0f', next_horizon), 'PX',
-  math.ceil((next_horizon - now) / 1000) + tonumber(ARGV[2]))
+redis.call('SET', KEYS[4], ahead, 'PX', math.ceil((back_at - now) / 1000) + tonumber(ARGV[2]))
 return {0, math.max(1, math.floor((back_at - now) / 1000) + 1)}
 `;
 

@@ -11,8 +11,10 @@ import type { AccountQueues } from './queues.js';
 
 export interface JobContext {
   config: Config;
-  store: ObjectStore;
-  loader: RunLoader | undefined;
+  /** The account's object store: its own s3 prefix or fs folder, else the configured one. */
+  storeFor(account: string): Promise<ObjectStore>;
+  /** The account's warehouse (its own BigQuery dataset, else the configured one); none without BigQuery. */
+  loaderFor(account: string): Promise<RunLoader | undefined>;
   budget: ReservableBudget;
   ledger: RunLedger;
   queues: AccountQueues;

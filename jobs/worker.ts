@@ -6,8 +6,8 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config/schema.js';
-import { createRunLoader } from '../src/pipeline/run-loader.js';
-import { createObjectStore } from '../src/sinks/create-store.js';
+import { RunLoaders } from '../src/pipeline/run-loader.js';
+import { ObjectStores } from '../src/sinks/create-store.js';
 import { FlowProducer, Worker } from './bullmq.js';
 import {
   type Backoff,
@@ -120,10 +120,13 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   const flow = new FlowProducer({ connection: redis, prefix });
   flow.on('error', ignoreLostConnection('flow producer'));
   const budget = new RedisRateBudget(redis, { prefix });
+  // One store per distinct prefix or folder, one loader per dataset, shared by the accounts using them.
+  const stores = new ObjectStores();
+  const loaders = new RunLoaders();
   const context: JobContext = {
     config: o.config,
-    store: await createObjectStore(o.config.sinks),
-    loader: await createRunLoader(o.config.sinks),
+    storeFor: (account) => stores.forAccount(context.config, account),
+    loaderFor: (account) => loaders.forAccount(context.config, account),
     budget,
     ledger: new RunLedger(redis, prefix),
     queues,
@@ -256,7 +259,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
         await settlesWithin(Promise.all(workers.map((w) => w.close(true))), CLOSE_MS);
       }
       // Bounded: with Redis gone these would wait for it; the connections are dropped next anyway.
-      await settlesWithin(Promise.allSettled([queues.close(), flow.close()]), CLOSE_MS);
+      await settlesWithin(Promise.allSettled([queues.close(), flow.close(), stores.close()]), CLOSE_MS);
       await Promise.allSettled([
         closeConnection(redis),
         closeConnection(blocking.redis),

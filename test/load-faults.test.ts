@@ -183,10 +183,11 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
     const closed = `http://127.0.0.1:${await freePort()}`;
     const { dir, path, h } = await setup({ bigquery: bigquery(closed) });
     // As configured, but without the client's own retries of a refused connection (seconds each).
-    h.context.loader = await createRunLoader(
+    const unreachable = await createRunLoader(
       { fs: { dir }, bigquery: { ...bigquery(closed), location: 'US' } },
       { maxRetries: 0 },
     );
+    h.context.loaderFor = async () => unreachable;
     const args = ['enqueue', 'sync', '--wait', '--timeout', '40'];
     const c = await visyncCli(path, args);
     expect(c.code).toBe(2);
@@ -196,10 +197,8 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
 
     // BigQuery is back: the same run enqueued again completes, under the same id and keys.
     const bq = await fakeBigQuery();
-    h.context.loader = await createRunLoader({
-      fs: { dir },
-      bigquery: { ...bigquery(bq.url), location: 'US' },
-    });
+    const back = await createRunLoader({ fs: { dir }, bigquery: { ...bigquery(bq.url), location: 'US' } });
+    h.context.loaderFor = async () => back;
     const again = await visyncCli(path, args);
     expect(again.code).toBe(0);
     expect(again.out[0]).toBe(`acme: enqueued sync ${runId}`);
@@ -212,7 +211,7 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
   it('the manifest cannot be written: the run fails for good naming the path, and can be enqueued again', async () => {
     const { dir, path, h } = await setup({}, 1);
     const full = new FullDiskStore(new FsObjectStore(dir), dir, (k) => k.startsWith('runs/'));
-    h.context.store = full;
+    h.context.storeFor = async () => full;
     const args = ['enqueue', 'sync', '--wait', '--timeout', '40'];
     const c = await visyncCli(path, args);
     expect(c.code).toBe(1);

@@ -10,6 +10,7 @@ import { RunLoaders } from '../src/pipeline/run-loader.js';
 import { createObjectStore, ObjectStores } from '../src/sinks/create-store.js';
 import { startFakeBigQuery } from './fakes/bigquery-server.js';
 import { configFile, listFiles, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
+import { jobsConfigFile, worker } from './helpers/jobs.js';
 import { startS3rver } from './helpers/s3rver.js';
 
 const closers: (() => Promise<unknown>)[] = [];
@@ -176,5 +177,32 @@ describe('run --once: per-account sinks', () => {
     const replay = await visyncCli(path, ['replay', '--run', acmeRun, '--log-level', 'silent']);
     expect(replay.code, replay.err.join('\n')).toBe(0);
     expect(replay.out[0]).toMatch(new RegExp(`^acme: replayed run ${acmeRun}: succeeded`));
+  });
+});
+
+describe('queued runs with per-account sinks', () => {
+  it('a worker writes each account under its own folder and loads it into its own dataset', async () => {
+    const s = await sim({ accounts: TWO });
+    const bq = await startFakeBigQuery();
+    closers.push(() => bq.close());
+    const dir = tempDir();
+    const { config, path } = jobsConfigFile(s, dir, {
+      accounts: {
+        acme: { bigquery: { dataset: 'client_acme' }, fs: { dir: join(dir, 'acme') } },
+        beta: { bigquery: { dataset: 'client_beta' }, fs: { dir: join(dir, 'beta') } },
+      },
+      sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'shared', apiEndpoint: bq.url } },
+    });
+    await worker(config);
+    const c = await visyncCli(path, ['enqueue', 'sync', '--wait', '--timeout', '60']);
+    expect(c.code, [...c.out, ...c.err].join('\n')).toBe(0);
+    for (const a of ['acme', 'beta']) {
+      const files = listFiles(join(dir, a));
+      expect(files.some((f) => f.startsWith(`runs/account=${a}/`))).toBe(true);
+      expect(files.some((f) => f.includes(`account=${a === 'acme' ? 'beta' : 'acme'}`))).toBe(false);
+      expect(new Set(bq.rows('p', `client_${a}`, 'sync_runs').map((r) => r.account))).toEqual(new Set([a]));
+    }
+    expect(listFiles(dir).some((f) => f.startsWith('runs/'))).toBe(false);
+    expect(bq.datasets.has('p:shared')).toBe(false);
   });
 });

@@ -65,12 +65,14 @@ async function loadAndRecord(
   const run = { account: data.account, runId: data.runId, runDate: data.runDate };
   // A load retried after a crash: loads recorded by a manifest already written are not redone;
   // the others are found by their job ids (409) rather than appended twice.
-  const previous = await readManifest(ctx.store, data.account, data.runId);
+  const store = await ctx.storeFor(data.account);
+  const loader = await ctx.loaderFor(data.account);
+  const previous = await readManifest(store, data.account, data.runId);
   const finished = await finishRun({
-    store: ctx.store,
+    store,
     run,
     logger: log,
-    loader: ctx.loader,
+    loader,
     previousLoads: previous?.loads,
     // Workers on other machines, and run --once, may write the same latest/ bundles.
     latestLock: new RedisKeyLock(ctx.redis, ctx.config.redis.prefix),
@@ -95,12 +97,7 @@ async function loadAndRecord(
     },
     drift: [...drift, ...finished.drift],
   });
-  const manifest = await recordRun({
-    store: ctx.store,
-    manifest: finishedRun,
-    logger: log,
-    loader: ctx.loader,
-  });
+  const manifest = await recordRun({ store, manifest: finishedRun, logger: log, loader });
   if (ledgerRun) {
     const failedLoads = manifest.loads
       .filter((l) => l.status === 'failed')

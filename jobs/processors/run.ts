@@ -48,7 +48,7 @@ const isFinished = (r: LedgerRun | undefined) =>
 async function lastSuccessDate(ctx: JobContext, account: string): Promise<string | undefined> {
   const inLedger = await ctx.ledger.lastSuccess(account);
   if (inLedger) return inLedger.run_date;
-  const manifest = await lastSucceededRun(ctx.store, account);
+  const manifest = await lastSucceededRun(await ctx.storeFor(account), account);
   if (!manifest) return undefined;
   await ctx.ledger.restore(manifest);
   ctx.logger.info(
@@ -72,11 +72,12 @@ export async function processRun(
   const runId = data.runId ?? logicalRunId(data.kind, account.name, runDate);
   const log = ctx.logger.child({ account: account.name, run_id: runId, job: job.id });
 
+  const store = await ctx.storeFor(account.name);
   await ctx.ledger.create({ run_id: runId, account: account.name, kind: data.kind, run_date: runDate });
   let existing = await ctx.ledger.get(runId);
   if (!isFinished(existing)) {
     // Redis may have lost the run (a restart without persistence): its manifest is the record.
-    const manifest = await readManifest(ctx.store, account.name, runId);
+    const manifest = await readManifest(store, account.name, runId);
     if (manifest?.status === 'succeeded') {
       await ctx.ledger.restore(manifest);
       existing = await ctx.ledger.get(runId);
@@ -92,7 +93,7 @@ export async function processRun(
     data.days ??
     (data.kind === 'nightly'
       ? await accountWindowDays({
-          store: ctx.store,
+          store,
           account: account.name,
           runDate,
           extract: ctx.config.extract,
@@ -139,7 +140,8 @@ export async function processRun(
       drift: [],
     });
     // Recorded like every finished run: its sync_runs row says why the whole account stopped.
-    const recorded = await recordRun({ store: ctx.store, manifest, logger: log, loader: ctx.loader });
+    const loader = await ctx.loaderFor(account.name);
+    const recorded = await recordRun({ store, manifest, logger: log, loader });
     const ledgerRun = (await ctx.ledger.get(runId))!;
     await ctx.ledger.finish(ledgerRun, 'failed', {
       error: message,
@@ -159,7 +161,7 @@ export async function processRun(
       client,
       account,
       run,
-      store: ctx.store,
+      store,
       ...(data.brands?.length ? { brandFilter: data.brands } : {}),
     });
   } catch (err) {

@@ -90,7 +90,7 @@ export async function processWorkspace(
     ws = await extractWorkspace({
       client,
       run: { account: data.account, runId: data.runId, runDate: data.runDate },
-      store: ctx.store,
+      store: await ctx.storeFor(data.account),
       plan,
       brandId: data.brandId,
       skip: done,

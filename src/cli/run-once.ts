@@ -237,7 +237,7 @@ async function sharedWithWorkers(
     import('../../jobs/ledger.js'),
     import('../../jobs/ledger-recorder.js'),
   ]);
-  const link = commandConnection(config.redis.url);
+  const link = commandConnection(config.redis.url, config.redis.cluster === true);
   try {
     await link.redis.ping();
   } catch (err) {

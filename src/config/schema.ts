@@ -259,7 +259,7 @@ export const RedisSchema = z.strictObject(
       .regex(/^[A-Za-z0-9_-]+$/, { error: 'expected only letters, digits, - and _' })
       .default('visync'),
     /** `url` is one node of a Redis Cluster (its user and password serve every node); default false. */
-    cluster: z.boolean({ error: expected('true or false') }).optional(),
+    cluster: bool.optional(),
   },
   { error: expected('a mapping with url') },
 );

@@ -57,6 +57,12 @@ export interface WorkerHandle {
   schedules: { installed: string[]; removed: string[] };
   /** Not ready while Redis is unreachable (with the reason) or while stopping. */
   ready(): Readiness;
+  /**
+   * Puts a re-read config in force without a restart: later jobs use its accounts and settings,
+   * and the nightly schedules are installed, updated and removed to match. The shard queues are
+   * the same for any set of accounts, so no BullMQ worker starts or stops.
+   */
+  reconfigure(config: Config): Promise<{ installed: string[]; removed: string[] }>;
   /** Stops taking jobs, lets active ones finish within graceMs, then hands the rest back. */
   close(graceMs: number): Promise<{ forced: boolean }>;
 }
@@ -177,13 +183,11 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       );
   }
   // Redis may lose the schedules (a restart without persistence): put them back when it returns.
-  const stopKeepingSchedules = keepSchedules({ redis, queues, config: o.config, logger: o.logger });
-  const staleWatch = startStaleWatch({
-    config: o.config,
-    redis,
-    ledger: context.ledger,
-    logger: o.logger,
-  });
+  // Both read `config` at each check, so a reconfigure reaches them.
+  const keeping = { redis, queues, config: o.config, logger: o.logger };
+  const stopKeepingSchedules = keepSchedules(keeping);
+  const staleWatching = { config: o.config, redis, ledger: context.ledger, logger: o.logger };
+  const staleWatch = startStaleWatch(staleWatching);
 
   // The processors (and the API client and undici they use) load with the first job, not at start.
   const process = async (job: Job, token?: string) => {
@@ -247,6 +251,12 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       if (down) return { ok: false, reason: down.message };
       if (!workers.every((w) => w.isRunning())) return { ok: false, reason: 'workers not running' };
       return { ok: true };
+    },
+    async reconfigure(config) {
+      context.config = config;
+      keeping.config = config;
+      staleWatching.config = config;
+      return installSchedules(queues, config);
     },
     async close(graceMs) {
       closing = true;

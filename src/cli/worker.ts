@@ -36,14 +36,19 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
     .action(
       exitWith(state, async (flags: { concurrency: number; listen?: string } & LogFlags, cmd: Command) => {
         // Loaded here, not at the top: `visync --help` and the other commands never load BullMQ.
-        const [{ startWorker, WorkerStartAborted }, { loadConfig }, { redactUrl }, { commandLogger }] =
-          await Promise.all([
-            import('../../jobs/worker.js'),
-            import('../config/load.js'),
-            import('../util/redact.js'),
-            import('./command-logger.js'),
-          ]);
-        const config = loadConfig(configOption(cmd));
+        const [
+          { startWorker, WorkerStartAborted },
+          { loadConfigDetailed },
+          { redactUrl },
+          { commandLogger },
+        ] = await Promise.all([
+          import('../../jobs/worker.js'),
+          import('../config/load.js'),
+          import('../util/redact.js'),
+          import('./command-logger.js'),
+        ]);
+        const loaded = loadConfigDetailed(configOption(cmd));
+        const { config } = loaded;
         const logger = commandLogger(flags);
         // Bound before the workers start: a taken port or missing credentials stop it before any job.
         const { EndpointError, startWorkerEndpoint } = await import('../../jobs/ops-server.js');
@@ -87,7 +92,20 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
             `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}, ` +
             `endpoint ${endpoint ? `${endpoint.url}/ (metrics, healthz, readyz, ui)` : 'off'}`,
         );
+        // Accounts added, removed or changed in the config (or its accountsFrom source) take effect
+        // without a restart; an invalid edit is logged and the config in force stays.
+        const { watchConfig } = await import('../config/watch.js');
+        const watcher = watchConfig(
+          configOption(cmd),
+          async (next) => {
+            const { removed } = await handle.reconfigure(next);
+            if (removed.length)
+              logger.info({ removed }, 'removed schedules of accounts no longer configured');
+          },
+          { current: loaded, logger },
+        );
         const signal = await signalled;
+        watcher.close();
         const graceMs = config.shutdownGraceSeconds * 1000;
         logger.info({ signal, grace_ms: graceMs }, 'stopping: no new jobs; waiting for active ones');
         const { forced } = await handle.close(graceMs);

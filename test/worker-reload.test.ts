@@ -1,0 +1,69 @@
+// A running worker picks up accounts added to and removed from its accountsFrom folder without a
+// restart: the new account's runs are worked, the removed account's schedule is dropped.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { stringify } from 'yaml';
+import { startVisync } from './helpers/cli-process.js';
+import { sim, tempDir, visyncCli } from './helpers/harness.js';
+
+async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('worker config reload', () => {
+  it('an account file added is worked without a restart; one removed loses its schedule', async () => {
+    const s = await sim({
+      accounts: [
+        { name: 'acme', workspaces: 1 },
+        { name: 'beta', workspaces: 2 },
+      ],
+    });
+    const dir = tempDir();
+    const accountFile = (name: string) => join(dir, 'accounts', `${name}.yaml`);
+    // Keys in files, as mounted secrets: the running worker cannot see variables set after its start.
+    const writeAccount = (name: string) => {
+      const a = s.accounts.find((x) => x.name === name)!;
+      writeFileSync(join(dir, `${name}.key`), `${a.keys[0]}\n`);
+      writeFileSync(accountFile(name), stringify({ name, apiKeyFile: `../${name}.key`, baseUrl: s.url }));
+    };
+    mkdirSync(join(dir, 'accounts'));
+    writeAccount('acme');
+    const path = join(dir, 'visync.yaml');
+    writeFileSync(
+      path,
+      stringify({
+        accountsFrom: 'accounts',
+        extract: { visibilityDays: 3, buyerIntentDays: [7] },
+        sinks: { fs: { dir: join(dir, 'data') } },
+        redis: { url: inject('redisUrl'), prefix: `reload-${randomUUID().slice(0, 8)}` },
+        jobs: { lockSeconds: 2 },
+        worker: { listen: 'off' },
+      }),
+    );
+    const worker = startVisync(['--config', path, 'worker', '--log-level', 'info'], {}, 90_000);
+    await until(() => worker.stdout().includes('visync worker ready'), 'the worker to be ready');
+
+    writeAccount('beta');
+    await until(() => /config reloaded/.test(worker.stderr()), 'the worker to reload its config');
+    const c = await visyncCli(path, ['enqueue', 'sync', '--account', 'beta', '--wait', '--timeout', '40']);
+    expect(c.code, [...c.out, ...c.err, worker.stderr()].join('\n')).toBe(0);
+    expect(c.out.at(-1)).toMatch(/^beta: \S+ succeeded/);
+
+    rmSync(accountFile('acme'));
+    await until(
+      () =>
+        /removed schedules of accounts no longer configured.*acme|acme.*removed schedules/.test(
+          worker.stderr(),
+        ),
+      'the removed account to lose its schedule',
+    );
+    worker.child.kill('SIGTERM');
+    expect((await worker.exited).code).toBe(0);
+  }, 120_000);
+});

@@ -6,9 +6,15 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
 import { runVisync } from './helpers/cli-process.js';
-import { type ConfigOverrides, configYaml, sim, tempDir, visyncCli } from './helpers/harness.js';
+import {
+  type ConfigOverrides,
+  configYaml,
+  fakeBigQuery,
+  sim,
+  tempDir,
+  visyncCli,
+} from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
 import { startS3rver } from './helpers/s3rver.js';
 import { writeConfig } from './helpers/worker-process.js';
@@ -18,12 +24,6 @@ afterEach(async () => {
   while (closers.length) await closers.pop()?.();
   for (const k of Object.keys(process.env)) if (k.startsWith('SIM_')) delete process.env[k];
 });
-
-async function fakeBigQuery(): Promise<FakeBigQuery> {
-  const f = await startFakeBigQuery();
-  closers.push(() => f.close());
-  return f;
-}
 
 /** A simulator, a config file for it (keys in the environment) and that environment. */
 async function setup(

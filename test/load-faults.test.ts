@@ -4,27 +4,24 @@
 // reaches a terminal state, `enqueue --wait` returns, and a run that failed can be enqueued again.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runInline } from '../src/pipeline/run-inline.js';
 import { createRunLoader } from '../src/pipeline/run-loader.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore, PutOptions } from '../src/sinks/object-store.js';
-import { type FakeBigQuery, HttpError, startFakeBigQuery } from './fakes/bigquery-server.js';
-import { configFor, memoryLogger, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
+import { HttpError } from './fakes/bigquery-server.js';
+import {
+  configFor,
+  fakeBigQuery,
+  memoryLogger,
+  runOnceCli,
+  sim,
+  tempDir,
+  visyncCli,
+} from './helpers/harness.js';
 import { jobsConfigFile, worker } from './helpers/jobs.js';
 import { freePort } from './helpers/net.js';
-
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  while (closers.length) await closers.pop()?.();
-});
-
-async function fakeBigQuery(): Promise<FakeBigQuery> {
-  const f = await startFakeBigQuery();
-  closers.push(() => f.close());
-  return f;
-}
 
 /** The real fs store, except that writes of the keys `full` selects fail as on a full disk. */
 class FullDiskStore implements ObjectStore {

@@ -3,7 +3,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TABLES, VIEWS } from '../src/catalogue/index.js';
 import type { Config } from '../src/config/schema.js';
 import { replayRun } from '../src/pipeline/replay.js';
@@ -13,22 +13,18 @@ import { exitCodeFor, type Manifest, writeManifest } from '../src/runs/manifest.
 import { createObjectStore } from '../src/sinks/create-store.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
-import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
-import { configFor, listFiles, memoryLogger, readBytes, sim, tempDir } from './helpers/harness.js';
+import {
+  configFor,
+  fakeBigQuery,
+  listFiles,
+  memoryLogger,
+  readBytes,
+  sim,
+  tempDir,
+} from './helpers/harness.js';
 import { startS3rver } from './helpers/s3rver.js';
 
 const TODAY = '2026-11-20';
-const fakes: FakeBigQuery[] = [];
-afterEach(async () => {
-  while (fakes.length) await fakes.pop()?.close();
-});
-
-async function fakeBigQuery(): Promise<FakeBigQuery> {
-  const f = await startFakeBigQuery();
-  fakes.push(f);
-  return f;
-}
-
 async function runOnce(config: Config, store: ObjectStore) {
   const loader = await createRunLoader(config.sinks);
   const { manifests } = await runInline({

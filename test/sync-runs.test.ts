@@ -4,39 +4,28 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SYNC_RUNS, toNdjsonLine, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
 import { syncRunsRow } from '../src/normalise/sync-runs.js';
 import { runScope } from '../src/runs/last-success.js';
 import { assembleManifest, type Manifest, readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
-import { tablePartKey } from '../src/sinks/layout.js';
+import { RAW_ENDPOINTS, tablePartKey } from '../src/sinks/layout.js';
 import { Warehouse } from '../src/warehouse/index.js';
-import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
-import { configFile, listFiles, readBytes, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
+import type { FakeBigQuery } from './fakes/bigquery-server.js';
+import {
+  configFile,
+  fakeBigQuery,
+  listFiles,
+  readBytes,
+  runOnceCli,
+  sim,
+  tempDir,
+  visyncCli,
+} from './helpers/harness.js';
 import { jobsConfigFile, worker } from './helpers/jobs.js';
 
-const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  while (closers.length) await closers.pop()?.();
-});
-
-async function fakeBigQuery(): Promise<FakeBigQuery> {
-  const f = await startFakeBigQuery();
-  closers.push(() => f.close());
-  return f;
-}
-
-const ALL_ENDPOINTS = [
-  'me',
-  'brands',
-  'brand',
-  'visibility',
-  'recommendations',
-  'prompts',
-  'buyer-intent',
-  'reputation',
-];
+const ALL_ENDPOINTS = [...RAW_ENDPOINTS];
 const RUN = { account: 'acme', runId: '20261120T020000Z-sync-abc123', runDate: '2026-11-20' };
 
 function manifest(p: Partial<Parameters<typeof assembleManifest>[0]> = {}): Manifest {

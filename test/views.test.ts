@@ -1,21 +1,14 @@
 // The catalogue's views run on a real SQL engine (DuckDB, through test/helpers/duckdb.ts) over rows
 // of a few runs built here: what `{table}_latest` and `recommendation_status_changes` show after
 // complete, crashed, subset, failed, filtered and replayed runs.
+
 import { describe, expect, it } from 'vitest';
 import { type Row, TABLES, type TableDef, tableByName, VIEWS } from '../src/catalogue/index.js';
+import { RAW_ENDPOINTS } from '../src/sinks/layout.js';
 import { openWarehouse, type Warehouse } from './helpers/duckdb.js';
 
 const ACCOUNT = 'acme';
-const ALL_ENDPOINTS = [
-  'me',
-  'brands',
-  'brand',
-  'visibility',
-  'recommendations',
-  'prompts',
-  'buyer-intent',
-  'reputation',
-];
+const ALL_ENDPOINTS = [...RAW_ENDPOINTS];
 
 interface Run {
   id: string;

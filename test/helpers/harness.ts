@@ -11,6 +11,7 @@ import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
+import { type FakeBigQuery, startFakeBigQuery } from '../fakes/bigquery-server.js';
 import { writeConfig } from './worker-process.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -22,6 +23,13 @@ export async function sim(options: SimulatorOptions): Promise<Simulator> {
   const s = await startSimulator(options);
   cleanups.push(() => s.close());
   return s;
+}
+
+/** A fake BigQuery REST server for this test, closed after it. */
+export async function fakeBigQuery(): Promise<FakeBigQuery> {
+  const f = await startFakeBigQuery();
+  cleanups.push(() => f.close());
+  return f;
 }
 
 export function tempDir(): string {

@@ -44,10 +44,11 @@ end
 `;
 
 /**
- * KEYS: slots, pause, since. ARGV: requests, windowMs, slot id, 1 when this process has taken from
- * the account before (so a missing log may be a lost one). Returns {1, 0} or {0, retryInMs}.
+ * Shared by TAKE and RESERVE (same KEYS[1..3] and ARGV[1..4]): returns the pause's remaining time
+ * when the account is paused; else leaves `count` (slots used in the window) and `allowed` (what
+ * the window, or the ramp after a lost log, allows now).
  */
-const TAKE = `${NOW_US}${KEEP_FOR}
+const WINDOW_STATE = `
 local requests = tonumber(ARGV[1])
 local window_us = tonumber(ARGV[2]) * 1000
 local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
@@ -65,7 +66,13 @@ local allowed = requests
 if since >= 0 and now - since < window_us then
   allowed = math.min(requests, math.floor(requests * (now - since) / window_us) + 1)
 end
-if count < allowed then
+`;
+
+/**
+ * KEYS: slots, pause, since. ARGV: requests, windowMs, slot id, 1 when this process has taken from
+ * the account before (so a missing log may be a lost one). Returns {1, 0} or {0, retryInMs}.
+ */
+const TAKE = `${NOW_US}${KEEP_FOR}${WINDOW_STATE}if count < allowed then
   redis.call('ZADD', KEYS[1], now, ARGV[3])
   keep_for(KEYS[1], 2 * tonumber(ARGV[2]))
   return {1, 0}
@@ -86,25 +93,7 @@ return {0, math.floor((oldest + window_us - now) / 1000) + 1}
  * them (with the time it is done) they count as if their requests were answered at the end of the
  * hold, so a holder that dies never frees them early. Returns {granted, retryInMs}.
  */
-const RESERVE = `${NOW_US}${KEEP_FOR}
-local requests = tonumber(ARGV[1])
-local window_us = tonumber(ARGV[2]) * 1000
-local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
-if paused * 1000 > now then
-  return {0, math.ceil((paused * 1000 - now) / 1000)}
-end
-local since = tonumber(redis.call('GET', KEYS[3]) or '-1')
-if since < 0 and ARGV[4] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then
-  since = now
-  redis.call('SET', KEYS[3], string.format('%.0f', now), 'PX', tonumber(ARGV[2]))
-end
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window_us)
-local count = redis.call('ZCARD', KEYS[1])
-local allowed = requests
-if since >= 0 and now - since < window_us then
-  allowed = math.min(requests, math.floor(requests * (now - since) / window_us) + 1)
-end
-local granted = math.min(tonumber(ARGV[5]), allowed - count)
+const RESERVE = `${NOW_US}${KEEP_FOR}${WINDOW_STATE}local granted = math.min(tonumber(ARGV[5]), allowed - count)
 if granted > 0 then
   local at = string.format('%.0f', now + tonumber(ARGV[6]) * 1000)
   local args = {}

@@ -250,3 +250,44 @@ describe('visync export duckdb', () => {
     expect(listFiles(data)).toContain(manifestKey('acme', manifest.run_id));
   });
 });
+
+describe('visync export with per-account sinks', () => {
+  it('accounts with their own datasets or prefixes are exported one at a time with --account', async () => {
+    const s = await sim({
+      accounts: [
+        { name: 'acme', workspaces: 1 },
+        { name: 'beta', workspaces: 1 },
+      ],
+      seed: 3,
+    });
+    const dir = tempDir();
+    const { path } = configFile(s, dir, {
+      accounts: {
+        acme: { bigquery: { dataset: 'client_acme' }, s3: { prefix: 'clients/acme' } },
+        beta: { bigquery: { dataset: 'client_beta' }, s3: { prefix: 'clients/beta' } },
+      },
+      sinks: {
+        s3: { bucket: 'analytics', prefix: 'visync' },
+        bigquery: { projectId: 'analytics-prj', dataset: 'visibility' },
+      },
+    });
+    const ambiguous = await visyncCli(path, ['export', 'dbt']);
+    expect(ambiguous.code).toBe(1);
+    expect(ambiguous.err.join('\n')).toContain(
+      'the accounts use 2 different datasets: export one at a time with --account NAME (e.g. acme, beta)',
+    );
+    const dbt = await visyncCli(path, ['export', 'dbt', '--account', 'beta']);
+    expect(dbt.code, dbt.err.join('\n')).toBe(0);
+    expect(parse(dbt.out.join('\n')).sources[0]).toMatchObject({
+      database: 'analytics-prj',
+      schema: 'client_beta',
+    });
+
+    const athena = await visyncCli(path, ['export', 'athena', '--account', 'acme']);
+    expect(athena.code, athena.err.join('\n')).toBe(0);
+    const ddl = athena.out.join('\n');
+    expect(ddl).toContain("LOCATION 's3://analytics/clients/acme/tables/");
+    expect(ddl).not.toContain('clients/beta');
+    expect((await visyncCli(path, ['export', 'athena'])).err.join('\n')).toContain('2 different S3 prefixes');
+  });
+});

@@ -2,12 +2,18 @@
 // generated from the table catalogue (src/catalogue) and the config. Reads no data and calls nothing:
 // each subcommand loads the config and one generator.
 import { type Command, InvalidArgumentError } from 'commander';
-import type { Config } from '../config/schema.js';
+import type { Config, SinksConfig } from '../config/schema.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface OutFlags {
   out?: string;
+  account?: string;
 }
+
+const ACCOUNT_OPTION = [
+  '--account <name>',
+  "describe this account's dataset, prefix or folder (needed when accounts have their own)",
+] as const;
 
 export function registerExport(program: Command, state: ProgramState, io: CliIo): void {
   const exp = program
@@ -41,6 +47,7 @@ export function registerExport(program: Command, state: ProgramState, io: CliIo)
         'warn after alerts.staleAfterHours (default 30) hours and error a day later.',
     )
     .option('--out <path>', 'write to this file instead of stdout')
+    .option(...ACCOUNT_OPTION)
     .addHelpText(
       'after',
       '\nExample:\n  visync export dbt --out models/staging/visync/sources.yml\n  dbt source freshness',
@@ -48,7 +55,8 @@ export function registerExport(program: Command, state: ProgramState, io: CliIo)
     .action(
       exitWith(state, async (flags: OutFlags, cmd: Command) => {
         const config = await configOf(cmd);
-        const bq = config.sinks.bigquery;
+        const { sinks } = await exportScope(config, flags.account, 'bigquery');
+        const bq = sinks.bigquery;
         if (!bq)
           throw new CliError(
             'no sinks.bigquery in the config: dbt sources describe the BigQuery dataset visync loads',
@@ -76,6 +84,7 @@ export function registerExport(program: Command, state: ProgramState, io: CliIo)
         'the configured accounts). The header of the output says how runs, timestamps and JSON read.',
     )
     .option('--out <path>', 'write to this file instead of stdout')
+    .option(...ACCOUNT_OPTION)
     .option(
       '--location <s3url>',
       'object store root (default: s3://{sinks.s3.bucket}/{sinks.s3.prefix})',
@@ -92,7 +101,8 @@ export function registerExport(program: Command, state: ProgramState, io: CliIo)
           import('../catalogue/index.js'),
           import('../export/athena.js'),
         ]);
-        const s3 = config.sinks.s3;
+        const scope = await exportScope(config, flags.account, flags.location ? 'none' : 's3');
+        const s3 = scope.sinks.s3;
         const location = flags.location ?? (s3 ? s3Location(s3.bucket, s3.prefix) : undefined);
         if (!location)
           throw new CliError(
@@ -101,7 +111,7 @@ export function registerExport(program: Command, state: ProgramState, io: CliIo)
         const text = athenaDdl({
           tables: WAREHOUSE_TABLES,
           location,
-          accounts: config.accounts.map((a) => a.name),
+          accounts: scope.accounts,
         });
         return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables`);
       }),
@@ -116,6 +126,7 @@ export function registerExport(program: Command, state: ProgramState, io: CliIo)
         'or s3://{sinks.s3.bucket}/{sinks.s3.prefix}.',
     )
     .option('--out <path>', 'write to this file instead of stdout')
+    .option(...ACCOUNT_OPTION)
     .option(
       '--root <path|s3url>',
       'object store root: a folder or s3://bucket/prefix (default: the configured sink)',
@@ -133,7 +144,8 @@ export function registerExport(program: Command, state: ProgramState, io: CliIo)
           import('../export/duckdb.js'),
           import('../export/athena.js'),
         ]);
-        const given = flags.root ?? defaultRoot(config, s3Location);
+        const { sinks } = await exportScope(config, flags.account, flags.root ? 'none' : 'store');
+        const given = flags.root ?? defaultRoot(sinks, s3Location);
         const root = /^s3:\/\//.test(given) ? given : resolve(given);
         const text = duckdbViewsSql({ tables: WAREHOUSE_TABLES, root });
         return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} views`);
@@ -146,9 +158,47 @@ async function configOf(cmd: Command): Promise<Config> {
   return loadConfigWithoutKeys(configOption(cmd));
 }
 
-function defaultRoot(config: Config, s3Location: (bucket: string, prefix: string) => string): string {
-  if (config.sinks.s3) return s3Location(config.sinks.s3.bucket, config.sinks.s3.prefix);
-  return config.sinks.fs?.dir ?? '.';
+function defaultRoot(sinks: SinksConfig, s3Location: (bucket: string, prefix: string) => string): string {
+  if (sinks.s3) return s3Location(sinks.s3.bucket, sinks.s3.prefix);
+  return sinks.fs?.dir ?? '.';
+}
+
+/**
+ * The sinks an export describes and the accounts in it: one account's (--account), or the
+ * configured ones when every account shares them. Accounts with their own dataset, prefix or
+ * folder (README "Many accounts") are described one at a time: the output names one location.
+ */
+async function exportScope(
+  config: Config,
+  account: string | undefined,
+  shared: 'bigquery' | 's3' | 'store' | 'none',
+): Promise<{ sinks: SinksConfig; accounts: string[] }> {
+  const { accountSettings, storeKey, warehouseKey } = await import('../config/account-settings.js');
+  if (account) return { sinks: accountSettings(config, account).sinks, accounts: [account] };
+  const accounts = config.accounts.map((a) => a.name);
+  if (shared === 'none' || !accounts.length) return { sinks: config.sinks, accounts };
+  const keyOf = (sinks: SinksConfig) =>
+    shared === 'bigquery'
+      ? (warehouseKey(sinks) ?? '')
+      : shared === 's3'
+        ? JSON.stringify(sinks.s3 ?? null)
+        : storeKey(sinks);
+  const distinct = new Map<string, string[]>();
+  for (const name of accounts) {
+    const key = keyOf(accountSettings(config, name).sinks);
+    distinct.set(key, [...(distinct.get(key) ?? []), name]);
+  }
+  if (distinct.size > 1) {
+    const what = shared === 'bigquery' ? 'datasets' : shared === 's3' ? 'S3 prefixes' : 'stores';
+    const examples = [...distinct.values()]
+      .map((names) => names[0])
+      .slice(0, 3)
+      .join(', ');
+    throw new CliError(
+      `the accounts use ${distinct.size} different ${what}: export one at a time with --account NAME (e.g. ${examples})`,
+    );
+  }
+  return { sinks: accountSettings(config, accounts[0] as string).sinks, accounts };
 }
 
 async function emit(io: CliIo, out: string | undefined, text: string, what: string): Promise<number> {

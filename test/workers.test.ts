@@ -61,15 +61,9 @@ describe('worker processes', () => {
       limit: { requests: 10, windowMs },
       latencyMs: { min: 0, max: 10 },
     });
-    const ws = s.accounts[0]!.workspaceIds;
-    s.addFault({
-      account: 'acme',
-      endpoint: 'prompts',
-      brandId: ws[3],
-      kind: 'status',
-      status: 429,
-      retryAfter: 2,
-    });
+    // The account's 16th request, whichever job makes it: early enough that most of the run's
+    // calls are still to make when the pause ends (what the last check relies on).
+    s.addFault({ account: 'acme', after: 15, kind: 'status', status: 429, retryAfter: 2 });
     const dir = tempDir();
     const { path, env, config, client } = setup(s, dir, {
       accounts: { acme: { requestsPerMinute: 10, rateWindowSeconds: windowMs / 1000 } },

@@ -74,8 +74,6 @@ export const WorkspaceJobSchema = z.object({
   /** Calls already landed (ids from callId): a resumed or delayed job does not repeat them. */
   done: z.array(z.string()).default([]),
   budgetDelays,
-  /** Its place among its account's jobs waiting for budget (RedisRateBudget.reserve), kept across delays. */
-  budgetTicket: z.string().optional(),
 });
 export type WorkspaceJobData = z.infer<typeof WorkspaceJobSchema>;
 

@@ -10,10 +10,8 @@
 //   {prefix}:budget:{account}:slots  ZSET slot id -> µs it counts from (send, then answer time)
 //   {prefix}:budget:{account}:pause  string: server-clock ms until which no slot is granted
 //   {prefix}:budget:{account}:since  string: server-clock µs a ramp started (exists only during it)
-//   {prefix}:budget:{account}:queue  hash: the queue of calls promised to jobs that were refused
-//                                    (RESERVE) and told when to come back, so the next one comes
-//                                    after them: id (when the queue began), tail (calls promised so
-//                                    far), head (calls granted since)
+//   {prefix}:budget:{account}:queue  string: calls promised to jobs that were refused (RESERVE) and
+//                                    told when to come back, so the next one comes after them
 // All carry a TTL, so an idle account leaves nothing behind. No key or value holds an API key.
 //
 // A Redis that restarts without persistence (or is flushed) loses the log while the upstream still
@@ -91,10 +89,9 @@ return {0, math.floor((oldest + window_us - now) / 1000) + 1}
 /**
  * TAKE for up to ARGV[5] slots at once (a job's known calls), granting what the window allows now.
  * KEYS: slots, pause, since, queue. ARGV: requests, windowMs, slot id base, seen (as TAKE), wanted,
- * holdMs, ticket ('' or one an earlier refusal of the same job returned). Granted slots are
- * `base:1`..`base:g`, scored `holdMs` ahead: until their holder settles them (with the time it is
- * done) they count as if their requests were answered at the end of the hold, so a holder that dies
- * never frees them early. Returns {granted, 0} or {0, retryInMs, ticket}.
+ * holdMs. Granted slots are `base:1`..`base:g`, scored `holdMs` ahead: until their holder settles
+ * them (with the time it is done) they count as if their requests were answered at the end of the
+ * hold, so a holder that dies never frees them early. Returns {granted, retryInMs}.
  */
 const RESERVE = `${NOW_US}${KEEP_FOR}${WINDOW_STATE}local granted = math.min(tonumber(ARGV[5]), allowed - count)
 if granted > 0 then
@@ -107,36 +104,20 @@ if granted > 0 then
   redis.call('ZADD', KEYS[1], unpack(args))
   keep_for(KEYS[1], 2 * tonumber(ARGV[2]) + tonumber(ARGV[6]))
   -- A job that was promised slots has come back for them: they are no longer ahead of others.
-  local q = redis.call('HMGET', KEYS[4], 'head', 'tail')
-  local head, tail = tonumber(q[1] or '0'), tonumber(q[2] or '0')
-  if head + granted < tail then
-    redis.call('HINCRBY', KEYS[4], 'head', granted)
-  elseif tail > 0 then
+  local promised = tonumber(redis.call('GET', KEYS[4]) or '0')
+  if promised > granted then
+    redis.call('DECRBY', KEYS[4], granted)
+  elseif promised > 0 then
     redis.call('DEL', KEYS[4])
   end
   return {granted, 0}
 end
--- Refused jobs queue up: the queue counts the calls promised to jobs refused before this one, and
+-- Refused jobs queue up: the key counts the calls promised to jobs refused before this one, and
 -- this one is told to come back when the log has freed enough slots for them and for its own
 -- calls (at most a window's worth), so they return one after another as the budget frees instead
--- of all at once (and a waiting account's jobs wait in the queue, not in worker slots). A job
--- refused again shows its ticket and keeps its place: adding its calls again would send every
--- later job of the account back too late and leave the budget unused meanwhile.
-local q = redis.call('HMGET', KEYS[4], 'id', 'head', 'tail')
-local id, head, tail = q[1], tonumber(q[2] or '0'), tonumber(q[3] or '0')
-local place
-if id and ARGV[7] ~= '' then
-  local sep = string.find(ARGV[7], ':', 1, true)
-  local mine = sep and string.sub(ARGV[7], 1, sep - 1) == id and tonumber(string.sub(ARGV[7], sep + 1))
-  if mine and mine > head and mine <= tail then place = mine end
-end
-local queued = not place
-if queued then
-  id = id or string.format('%.0f', now)
-  place = tail + math.min(tonumber(ARGV[5]), requests)
-  redis.call('HSET', KEYS[4], 'id', id, 'tail', place)
-end
-local ahead = place - head
+-- of all at once (and a waiting account's jobs wait in the queue, not in worker slots).
+local promised = tonumber(redis.call('GET', KEYS[4]) or '0')
+local ahead = promised + math.min(tonumber(ARGV[5]), requests)
 local back_at
 if count < requests then
   back_at = since + math.ceil((count + ahead - 1) * window_us / requests)
@@ -145,9 +126,8 @@ else
   local entry = redis.call('ZRANGE', KEYS[1], idx % count, idx % count, 'WITHSCORES')
   back_at = tonumber(entry[2]) + window_us * (1 + math.floor(idx / count))
 end
--- The last place is the last to come back: the queue lasts a window past it.
-if queued then redis.call('PEXPIRE', KEYS[4], math.ceil((back_at - now) / 1000) + tonumber(ARGV[2])) end
-return {0, math.max(1, math.floor((back_at - now) / 1000) + 1), id .. ':' .. place}
+redis.call('SET', KEYS[4], ahead, 'PX', math.ceil((back_at - now) / 1000) + tonumber(ARGV[2]))
+return {0, math.max(1, math.floor((back_at - now) / 1000) + 1)}
 `;
 
 /**
@@ -303,36 +283,19 @@ export class RedisRateBudget implements ReservableBudget {
     return ok === 1 ? { ok: true, slot } : { ok: false, retryInMs: Math.max(1, retryInMs) };
   }
 
-  async reserve(
-    account: string,
-    limit: RateLimit,
-    wanted: number,
-    holdMs: number,
-    ticket?: string,
-  ): Promise<ReserveResult> {
+  async reserve(account: string, limit: RateLimit, wanted: number, holdMs: number): Promise<ReserveResult> {
     checkLimit(limit);
     const k = budgetKeys(this.#prefix, account);
     const base = randomUUID();
     const seen = this.#seen.has(account) ? 1 : 0;
-    const reply = await reserveScript.run(
-      this.#redis,
-      [k.slots, k.pause, k.since, k.queue],
-      [
-        limit.requests,
-        limit.windowMs,
-        base,
-        seen,
-        Math.max(1, Math.floor(wanted)),
-        Math.ceil(holdMs),
-        ticket ?? '',
-      ],
+    const [granted, retryInMs] = pair(
+      await reserveScript.run(
+        this.#redis,
+        [k.slots, k.pause, k.since, k.queue],
+        [limit.requests, limit.windowMs, base, seen, Math.max(1, Math.floor(wanted)), Math.ceil(holdMs)],
+      ),
     );
-    // A refusal carries the job's place in the account's queue as a third element.
-    const [granted, retryInMs] = pair(Array.isArray(reply) ? reply.slice(0, 2) : reply);
-    if (granted < 1) {
-      const place = Array.isArray(reply) && typeof reply[2] === 'string' ? reply[2] : undefined;
-      return { slots: [], retryInMs: Math.max(1, retryInMs), ...(place ? { ticket: place } : {}) };
-    }
+    if (granted < 1) return { slots: [], retryInMs: Math.max(1, retryInMs) };
     this.#seen.add(account);
     return { slots: Array.from({ length: granted }, (_, i) => `${base}:${i + 1}`), retryInMs: 0 };
   }

@@ -79,23 +79,6 @@ describe('RedisRateBudget', () => {
     expect((await b.peek('a', five)).inWindow).toBe(3);
   });
 
-  it("a job refused again keeps its place: its account's later jobs are not sent back further", async () => {
-    const b = new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` });
-    const ten = { requests: 10, windowMs: 60_000 };
-    expect((await b.reserve('a', ten, 10, 0)).slots).toHaveLength(10);
-    // Job A is refused, comes back early (the jitter, a worker that ran it early) and is refused
-    // again with the ticket it was given; then job B of the same account is refused.
-    const first = await b.reserve('a', ten, 5, 0);
-    expect(first.slots).toHaveLength(0);
-    const again = await b.reserve('a', ten, 5, 0, first.ticket);
-    const later = await b.reserve('a', ten, 5, 0);
-    expect([again.slots.length, later.slots.length]).toEqual([0, 0]);
-    // A and B together want the 10 slots the window frees at its end: both come back then, not B a
-    // window later as if A's calls had been promised twice.
-    expect(again.retryInMs).toBeLessThanOrEqual(first.retryInMs);
-    expect(later.retryInMs).toBeLessThanOrEqual(ten.windowMs + 1);
-  });
-
   it('counts a slot from when its request was answered (settle)', async () => {
     const b = new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` });
     const slots: string[] = [];

@@ -58,7 +58,7 @@ export async function processWorkspace(
   const toCall = workspaceCalls(data.brandId, plan).filter((c) => !done.has(callId(c))).length;
   // The job's calls are reserved at once (one script), so it starts only with budget in hand and
   // rarely has to step aside mid-way (src/api/rate-budget.ts, Reservation).
-  const budget = new Reservation(ctx.budget, toCall, data.limit.windowMs, data.budgetTicket);
+  const budget = new Reservation(ctx.budget, toCall, data.limit.windowMs);
   const maxWaitMs = Math.min(ctx.config.jobs.maxBudgetWaitSeconds * 1000, START_WAIT_MS);
   const stats = emptyStats();
   const client = createAccountClient({
@@ -72,16 +72,11 @@ export async function processWorkspace(
   });
   // A job whose account has no budget now steps aside before its first call rather than hold a
   // worker slot waiting: slots are shared by every account of the queue. It comes back when the
-  // budget should be free for it (after the jobs of its account refused before it); refused again, it
-  // keeps that place (budgetTicket) rather than queueing behind its own calls.
+  // budget should be free for it (after the jobs of its account refused before it).
   const startWait = toCall > 0 ? await budget.open(data.account, data.limit) : 0;
   if (startWait > maxWaitMs) {
     const err = new BudgetWaitTooLong(data.account, startWait);
-    return fail(
-      await stepAsideForBudget(job, token, err, budgetDelayLimit(ctx.config.jobs), {
-        budgetTicket: budget.ticket,
-      }),
-    );
+    return fail(await stepAsideForBudget(job, token, err, budgetDelayLimit(ctx.config.jobs)));
   }
   // Landed calls go into the job's data when the job may run again (a step aside, a retry) and at
   // most every lockSeconds meanwhile (a crash then repeats at most that much), not per call.
@@ -112,7 +107,6 @@ export async function processWorkspace(
       // accounts and come back later, without spending a retry attempt; a bounded number of times.
       const reason = await stepAsideForBudget(job, token, err, budgetDelayLimit(ctx.config.jobs), {
         done: [...done],
-        budgetTicket: budget.ticket,
       });
       return fail(reason);
     }

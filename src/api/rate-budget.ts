@@ -26,23 +26,13 @@ export interface RateBudget {
   pause(account: string, untilMs: number): Promise<void>;
 }
 
-export type ReserveResult =
-  | { slots: string[]; retryInMs: 0; ticket?: undefined }
-  /** ticket: the refused job's place among its account's waiting jobs, shown when it asks again. */
-  | { slots: []; retryInMs: number; ticket?: string };
+export type ReserveResult = { slots: string[]; retryInMs: 0 } | { slots: []; retryInMs: number };
 
 /** A budget that grants several slots in one step and settles them in one step (Redis: one script each). */
 export interface ReservableBudget extends RateBudget {
   /** Up to `wanted` slots, as many as the window allows now (none: how long until one may be free).
-   *  Until settled they count as answered `holdMs` from now. `ticket`: what an earlier refusal of
-   *  the same job returned, so that it keeps its place instead of queueing its calls again. */
-  reserve(
-    account: string,
-    limit: RateLimit,
-    wanted: number,
-    holdMs: number,
-    ticket?: string,
-  ): Promise<ReserveResult>;
+   *  Until settled they count as answered `holdMs` from now. */
+  reserve(account: string, limit: RateLimit, wanted: number, holdMs: number): Promise<ReserveResult>;
   /** `used` slots count from now; `unused` ones are given back. */
   settleMany(account: string, used: string[], unused: string[], limit: RateLimit): Promise<void>;
   /** Ms the account is known here to be paused for (set by this process or announced by another). */
@@ -76,8 +66,6 @@ export class Reservation implements RateBudget {
     /** Calls the job still expects to make; more are reserved one reservation at a time. */
     private remaining: number,
     private readonly holdMs: number,
-    /** The job's place in its account's queue of refused jobs (from an earlier refusal), if any. */
-    public ticket?: string,
   ) {}
 
   async tryTake(account: string, limit: RateLimit): Promise<TakeResult> {
@@ -100,9 +88,7 @@ export class Reservation implements RateBudget {
     if (pausedFor > 0) return pausedFor;
     if (this.#pool.length && now < this.#expires && account === this.#account) return 0;
     await this.flush();
-    const r = await this.inner.reserve(account, limit, Math.max(1, this.remaining), this.holdMs, this.ticket);
-    // Refused: keeps the place it was given; granted: has no place left to keep.
-    this.ticket = r.slots.length ? undefined : (r.ticket ?? this.ticket);
+    const r = await this.inner.reserve(account, limit, Math.max(1, this.remaining), this.holdMs);
     if (!r.slots.length) return r.retryInMs;
     this.#pool = r.slots;
     this.#expires = now + this.holdMs;

@@ -7,8 +7,12 @@ import type * as PinoPretty from 'pino-pretty';
 import type { LogFormat } from './log-formats.js';
 import { replaceForms, secretForms } from './util/redact.js';
 
-/** Every form of every registered secret, longest first. */
+/** Every form of every registered secret. */
+const registered = new Set<string>();
+/** The same, longest first (a key's longer forms are replaced before the shorter ones inside them). */
 let forms: string[] = [];
+/** Sorted at the next scrub, not per key: an agency's thousand keys register in one pass. */
+let formsStale = false;
 
 /**
  * Shorter values are not taken: scrubbing two or three characters wherever they occur would
@@ -19,11 +23,19 @@ export const MIN_SECRET_LENGTH = 4;
 /** Registers a value (an API key) that must never be written by the logger or a CLI error line. */
 export function registerSecret(value: string): void {
   if (value.length < MIN_SECRET_LENGTH) return;
-  forms = [...new Set([...forms, ...secretForms(value)])].sort((a, b) => b.length - a.length);
+  for (const form of secretForms(value)) {
+    if (registered.has(form)) continue;
+    registered.add(form);
+    formsStale = true;
+  }
 }
 
 /** Replaces every registered secret, raw, JSON-escaped or URL-encoded, with a fixed marker. */
 export function scrubSecrets(text: string): string {
+  if (formsStale) {
+    forms = [...registered].sort((a, b) => b.length - a.length);
+    formsStale = false;
+  }
   return replaceForms(text, forms);
 }
 

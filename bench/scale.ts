@@ -28,6 +28,7 @@ import { parseRequestLogNdjson } from '../src/simulator/index.js';
 import { DEV_BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';
 import { CleanupStack } from './lib/cleanup.js';
+import { countList } from './lib/flags.js';
 import { type CliProcess, sleep, spawnCli, stopChild, waitForOutput } from './lib/processes.js';
 import { type AccountRate, accountRates, type WindowLimit } from './lib/rate.js';
 import { callsBetween, commandStats } from './lib/redis-stats.js';
@@ -61,18 +62,12 @@ const { values } = parseArgs({
     note: { type: 'string' },
   },
 });
-function list(flag: string, v: string | undefined): number[] {
-  const out = (v ?? '').split(',').map((s) => Number(s.trim()));
-  if (!out.length || out.some((n) => !Number.isInteger(n) || n < 1 || n > 5000))
-    throw new Error(`--${flag}: expected whole numbers from 1 to 5000, comma separated, got "${v}"`);
-  return out;
-}
-const workerCounts = list('workers', values.workers);
-const accountCounts = list('accounts', values.accounts);
-const [workspaces] = list('workspaces', values.workspaces) as [number];
-const [timeoutS] = list('timeout-s', values['timeout-s']) as [number];
+const workerCounts = countList('workers', values.workers);
+const accountCounts = countList('accounts', values.accounts);
+const [workspaces] = countList('workspaces', values.workspaces) as [number];
+const [timeoutS] = countList('timeout-s', values['timeout-s']) as [number];
 const concurrencyArgs = values.concurrency
-  ? ['--concurrency', String(list('concurrency', values.concurrency)[0])]
+  ? ['--concurrency', String(countList('concurrency', values.concurrency)[0])]
   : [];
 if (!/^\d+(-\d+)?$/.test(values.latency ?? ''))
   throw new Error(`--latency: expected MS or MIN-MAX, got "${values.latency}"`);

@@ -23,6 +23,7 @@ import { peakInWindow, type RequestLogEntry, startSimulator } from '../src/simul
 import { DEV_BIN as BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';
 import { CleanupStack } from './lib/cleanup.js';
+import { countList } from './lib/flags.js';
 import { type CliProcess, sleep, spawnCli, stopChild, waitForOutput } from './lib/processes.js';
 import { windowBoundMs } from './lib/rate.js';
 import { callsBetween, commandStats, deletePrefix } from './lib/redis-stats.js';
@@ -44,16 +45,10 @@ const { values } = parseArgs({
     latency: { type: 'string', default: '5-20' },
   },
 });
-function list(flag: string, v: string | undefined): number[] {
-  const out = (v ?? '').split(',').map((s) => Number(s.trim()));
-  if (!out.length || out.some((n) => !Number.isInteger(n) || n < 1 || n > 5000))
-    throw new Error(`--${flag}: expected whole numbers from 1 to 5000, comma separated, got "${v}"`);
-  return out;
-}
-const workerCounts = list('workers', values.workers);
-const accountCounts = list('accounts', values.accounts);
-const workspaceCounts = list('workspaces', values.workspaces);
-const [concurrency] = list('concurrency', values.concurrency);
+const workerCounts = countList('workers', values.workers);
+const accountCounts = countList('accounts', values.accounts);
+const workspaceCounts = countList('workspaces', values.workspaces);
+const [concurrency] = countList('concurrency', values.concurrency);
 const [latMin, latMax] = (values.latency ?? '').split('-').map(Number);
 if (!Number.isFinite(latMin) || !Number.isFinite(latMax ?? latMin))
   throw new Error(`--latency: expected MIN-MAX in ms, e.g. 5-20, got "${values.latency}"`);

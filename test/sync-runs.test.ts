@@ -1,7 +1,8 @@
 // Every finished run records one sync_runs row: in the sink under the storage layout, and in
 // BigQuery after every other table (fake REST server, real client), whoever ran it (run --once,
 // replay, a worker). A failed sync_runs load leaves the run partial, and replay records it.
-import { writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -170,8 +171,15 @@ describe('the sync_runs load job', () => {
       writeFileSync(path, gzipSync(`${toNdjsonLine(SYNC_RUNS, row)}\n`));
       return path;
     };
+    // As recordRun names each recording: by the digest of the part it stored.
     const load = (path: string) =>
-      warehouse.load({ table: SYNC_RUNS, account: 'acme', runId: RUN.runId, file: path });
+      warehouse.load({
+        table: SYNC_RUNS,
+        account: 'acme',
+        runId: RUN.runId,
+        file: path,
+        recording: createHash('sha256').update(readFileSync(path)).digest('hex').slice(0, 16),
+      });
 
     const first = await load(file('a.gz', '2026-11-20T02:05:00.000Z'));
     const retried = await load(file('b.gz', '2026-11-20T02:05:00.000Z'));

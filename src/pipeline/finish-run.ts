@@ -22,7 +22,14 @@ export interface RunLoader {
   /** Dataset, tables and views exist (idempotent, cheap after the first call). */
   prepare(): Promise<void>;
   /** One load job of `file` (gzipped NDJSON) into `table`, with an id derived from run and table. */
-  load(p: { table: TableDef; account: string; runId: string; file: string }): Promise<LoadResult>;
+  load(p: {
+    table: TableDef;
+    account: string;
+    runId: string;
+    file: string;
+    /** Names the rows when a run's rows of the table change between loads (sync_runs). */
+    recording?: string;
+  }): Promise<LoadResult>;
 }
 
 export interface FinishRunOptions {

@@ -69,7 +69,8 @@ export async function recordRun(o: RecordRunOptions): Promise<Manifest> {
   try {
     const stored: ManifestFile = { ...(await putNdjsonPart(o.store, key, bytes)), rows: 1 };
     files.push(stored);
-    if (o.loader) load = await loadRow(o.loader, m, bytes);
+    // The stored part's digest names this recording in the load job id (src/warehouse/load-job.ts).
+    if (o.loader) load = await loadRow(o.loader, m, bytes, stored.sha256.slice(0, 16));
   } catch (err) {
     load = failed(`sync_runs part not written: ${message(err)}`);
   }
@@ -89,7 +90,12 @@ export async function recordRun(o: RecordRunOptions): Promise<Manifest> {
 }
 
 /** The loader takes a local file: the part's bytes go to a temporary one. */
-async function loadRow(loader: RunLoader, m: Manifest, bytes: Buffer): Promise<LoadResult> {
+async function loadRow(
+  loader: RunLoader,
+  m: Manifest,
+  bytes: Buffer,
+  recording: string,
+): Promise<LoadResult> {
   // A run that landed nothing (revoked key) loaded no other table, so the warehouse may be new.
   try {
     await loader.prepare();
@@ -100,7 +106,7 @@ async function loadRow(loader: RunLoader, m: Manifest, bytes: Buffer): Promise<L
   try {
     const file = join(dir, 'sync_runs.ndjson.gz');
     await writeFile(file, bytes);
-    return await loader.load({ table: SYNC_RUNS, account: m.account, runId: m.run_id, file });
+    return await loader.load({ table: SYNC_RUNS, account: m.account, runId: m.run_id, file, recording });
   } catch (err) {
     return failed(message(err));
   } finally {

@@ -31,6 +31,8 @@ export interface WarehouseLoad {
   runId: string;
   /** Local gzipped NDJSON file with all of this run's rows of the table. */
   file: string;
+  /** Names the rows when a run's rows of the table change between loads (sync_runs). */
+  recording?: string | undefined;
 }
 
 // Shared by every Warehouse of the process: a worker serving many accounts prepares the same

@@ -1,13 +1,12 @@
 // One batch load job per table per run. The job id is derived from account, run and table, so a
 // load retried after a crash (or by replay) collides with the first one (409 Already Exists) and we
-// read that job's outcome instead of appending the same rows twice. A table of the sync itself
-// (`sync_runs`, no API source) gets a new row each time a run is recorded, so its job id also
-// names the rows it loads: a new recording is a new job, a retried one still finds its job by id.
+// read that job's outcome instead of appending the same rows twice. A table whose rows for a run
+// change between loads (`sync_runs`: a new row each time the run is recorded) passes `recording`,
+// which the job id also carries: a new recording is a new job, a retried one still finds its job.
 // Load jobs only: no streaming inserts, no DML.
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { gunzipSync } from 'node:zlib';
 import type { BigQuery, Job, JobLoadMetadata, JobMetadata, Table } from '@google-cloud/bigquery';
 import type { TableDef } from '../catalogue/types.js';
 import type { LoadResult } from '../runs/manifest.js';
@@ -37,6 +36,8 @@ export interface LoadTableArgs {
   runId: string;
   /** Local path of a gzipped NDJSON file holding all of this run's rows of the table. */
   file: string;
+  /** Names these rows when a run's rows of the table differ between loads (see the header). */
+  recording?: string | undefined;
   location: string;
   options?: LoadOptions;
 }
@@ -98,7 +99,7 @@ export async function loadTable(args: LoadTableArgs): Promise<LoadResult> {
       ? { table: table.name, job_id, status: 'succeeded', rows: outputRows(meta) }
       : { table: table.name, job_id, status: 'failed', rows: 0, error };
 
-  const content = await recordingDigest(table, file);
+  const content = args.recording;
   let lastJobId = loadJobId(account, runId, table.name, 1, content);
   let lastError = '';
   for (let attempt = 1; attempt <= o.maxAttempts; attempt++) {
@@ -144,19 +145,6 @@ export async function loadTable(args: LoadTableArgs): Promise<LoadResult> {
     if (submitted.kind === 'created') await sleep(o.retryDelayMs);
   }
   return result(lastJobId, undefined, `gave up after ${o.maxAttempts} job ids: ${lastError}`);
-}
-
-/**
- * For a table with no API source (the run's own record, written anew by each recording), the first
- * 16 hex digits of the SHA-256 of its uncompressed rows; undefined for tables curated from the API,
- * whose rows for a run are the same on every replay.
- */
-async function recordingDigest(table: TableDef, file: string): Promise<string | undefined> {
-  if (table.sources.length > 0) return undefined;
-  return createHash('sha256')
-    .update(gunzipSync(await readFile(file)))
-    .digest('hex')
-    .slice(0, 16);
 }
 
 function loadConfig(table: TableDef, jobId: string): JobLoadMetadata {

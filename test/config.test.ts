@@ -503,7 +503,7 @@ describe('commands that never call the API run without the keys', () => {
     '',
   ].join('\n');
 
-  it('status, enqueue, replay, runs, export and run --once --plan accept an unset key variable', () => {
+  it('parsed for a command that never calls the API (apiKeys: unused), an unset key variable is accepted', () => {
     const c = parseConfig(keyless, { source: 'ops.yaml', env: {}, apiKeys: 'unused' });
     expect(c.accounts.map((a) => a.name)).toEqual(['acme']);
     expect(c.accounts[0]!.apiKey).not.toContain('${');

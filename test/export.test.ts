@@ -33,6 +33,16 @@ const warehouseSinks = (dir: string) => ({
   bigquery: { projectId: 'analytics-prj', dataset: 'visibility' },
 });
 
+/** Two accounts of one workspace each: what the schema exports need (they read no data). */
+const twoAccounts = () =>
+  sim({
+    accounts: [
+      { name: 'acme', workspaces: 1 },
+      { name: 'beta', workspaces: 1 },
+    ],
+    seed: 3,
+  });
+
 describe('visync export dbt', () => {
   it('writes a sources file that lists every table and column with descriptions, types and freshness', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 3 });
@@ -88,13 +98,7 @@ describe('visync export dbt', () => {
 
 describe('visync export athena', () => {
   it('writes one CREATE EXTERNAL TABLE per table over the configured S3 sink, partitions projected', async () => {
-    const s = await sim({
-      accounts: [
-        { name: 'acme', workspaces: 1 },
-        { name: 'beta', workspaces: 1 },
-      ],
-      seed: 3,
-    });
+    const s = await twoAccounts();
     const dir = tempDir();
     const { path } = configFile(s, dir, {
       sinks: { s3: { bucket: 'analytics', prefix: 'visync/prod' } },
@@ -253,13 +257,7 @@ describe('visync export duckdb', () => {
 
 describe('visync export with per-account sinks', () => {
   it('accounts with their own datasets or prefixes are exported one at a time with --account', async () => {
-    const s = await sim({
-      accounts: [
-        { name: 'acme', workspaces: 1 },
-        { name: 'beta', workspaces: 1 },
-      ],
-      seed: 3,
-    });
+    const s = await twoAccounts();
     const dir = tempDir();
     const { path } = configFile(s, dir, {
       accounts: {

@@ -10,6 +10,7 @@ import { SYNC_RUNS, toNdjsonLine, WAREHOUSE_TABLES } from '../src/catalogue/inde
 import { syncRunsRow } from '../src/normalise/sync-runs.js';
 import { runScope } from '../src/runs/last-success.js';
 import { assembleManifest, type Manifest, readManifest } from '../src/runs/manifest.js';
+import type { Simulator } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { RAW_ENDPOINTS, tablePartKey } from '../src/sinks/layout.js';
 import { Warehouse } from '../src/warehouse/index.js';
@@ -348,15 +349,21 @@ describe('run --once records one sync_runs row per run', () => {
   });
 });
 
+/** A worker on a private queue prefix, loading into the fake BigQuery. */
+async function queuedWithBigQuery(s: Simulator) {
+  const bq = await fakeBigQuery();
+  const dir = tempDir();
+  const { config, path } = jobsConfigFile(s, dir, {
+    sinks: { fs: { dir }, bigquery: { ...DATASET, location: 'US', apiEndpoint: bq.url } },
+  });
+  await worker(config);
+  return { bq, dir, path };
+}
+
 describe('a worker run records its row', () => {
   it('enqueue sync --wait: one sync_runs row in BigQuery and in the sink, as the manifest says', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
-    const bq = await fakeBigQuery();
-    const dir = tempDir();
-    const { config, path } = jobsConfigFile(s, dir, {
-      sinks: { fs: { dir }, bigquery: { ...DATASET, location: 'US', apiEndpoint: bq.url } },
-    });
-    await worker(config);
+    const { bq, dir, path } = await queuedWithBigQuery(s);
     const c = await visyncCli(path, ['enqueue', 'sync', '--wait', '--timeout', '40']);
     expect(c.code).toBe(0);
     const runId = c.out[0]!.split(' ').at(-1)!;
@@ -377,12 +384,7 @@ describe('a worker run records its row', () => {
   it('a revoked key: the queued run fails as a whole and still records its failed row', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
     s.revokeKey(s.accounts[0]!.keys[0]!);
-    const bq = await fakeBigQuery();
-    const dir = tempDir();
-    const { config, path } = jobsConfigFile(s, dir, {
-      sinks: { fs: { dir }, bigquery: { ...DATASET, location: 'US', apiEndpoint: bq.url } },
-    });
-    await worker(config);
+    const { bq, dir, path } = await queuedWithBigQuery(s);
     const c = await visyncCli(path, ['enqueue', 'sync', '--wait', '--timeout', '40']);
     expect(c.code).toBe(1);
     const runId = c.out[0]!.split(' ').at(-1)!;

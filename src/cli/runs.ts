@@ -28,7 +28,7 @@ export function registerRuns(program: Command, state: ProgramState, io: CliIo): 
     .option('--json', 'print JSON for scripts')
     .action(
       exitWith(state, async (flags: RunsFlags, cmd: Command) => {
-        const [{ loadConfigWithoutKeys }, { listRuns }, { ObjectStores }] = await Promise.all([
+        const [{ loadConfigWithoutKeys }, { listRuns, newestFirst }, { ObjectStores }] = await Promise.all([
           import('../config/load.js'),
           import('../runs/list-runs.js'),
           import('../sinks/create-store.js'),
@@ -46,7 +46,7 @@ export function registerRuns(program: Command, state: ProgramState, io: CliIo): 
             io.err(`visync: warning: cannot read ${u.key}: ${u.reason}`);
           const rows = histories
             .flatMap((h) => h.manifests)
-            .sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id))
+            .sort(newestFirst)
             .slice(0, flags.limit)
             .map(runRow);
           if (flags.json) io.out(JSON.stringify(rows, null, 2));

@@ -22,6 +22,11 @@ export interface RunHistory {
 
 const READ_CONCURRENCY = 8;
 
+/** Order of run history: the run that started last first (run id breaks ties). */
+export function newestFirst(a: Manifest, b: Manifest): number {
+  return b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id);
+}
+
 export async function listRuns(store: ObjectStore, o: ListRunsOptions): Promise<RunHistory> {
   const runs = (
     await Promise.all(
@@ -49,7 +54,7 @@ export async function listRuns(store: ObjectStore, o: ListRunsOptions): Promise<
         history.unreadable.push({ key: manifestKey(r.account, r.runId), reason });
       }
     });
-    found.sort((a, b) => b.started_at.localeCompare(a.started_at) || b.run_id.localeCompare(a.run_id));
+    found.sort(newestFirst);
     history.manifests.push(...found);
   }
   history.manifests = history.manifests.slice(0, o.limit);

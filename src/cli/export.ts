@@ -173,29 +173,25 @@ async function exportScope(
   account: string | undefined,
   shared: 'bigquery' | 's3' | 'store' | 'none',
 ): Promise<{ sinks: SinksConfig; accounts: string[] }> {
-  const { accountSettings, storeKey, warehouseKey } = await import('../config/account-settings.js');
+  const { accountSettings, groupBySinks, storeKey, warehouseKey } = await import(
+    '../config/account-settings.js'
+  );
   if (account) return { sinks: accountSettings(config, account).sinks, accounts: [account] };
   const accounts = config.accounts.map((a) => a.name);
   if (shared === 'none' || !accounts.length) return { sinks: config.sinks, accounts };
-  const keyOf = (sinks: SinksConfig) =>
-    shared === 'bigquery'
-      ? (warehouseKey(sinks) ?? '')
-      : shared === 's3'
-        ? JSON.stringify(sinks.s3 ?? null)
-        : storeKey(sinks);
-  const distinct = new Map<string, string[]>();
-  for (const name of accounts) {
-    const key = keyOf(accountSettings(config, name).sinks);
-    distinct.set(key, [...(distinct.get(key) ?? []), name]);
-  }
-  if (distinct.size > 1) {
-    const what = shared === 'bigquery' ? 'datasets' : shared === 's3' ? 'S3 prefixes' : 'stores';
-    const examples = [...distinct.values()]
+  const by = {
+    bigquery: { keyOf: (s: SinksConfig) => warehouseKey(s) ?? '', what: 'datasets' },
+    s3: { keyOf: (s: SinksConfig) => JSON.stringify(s.s3 ?? null), what: 'S3 prefixes' },
+    store: { keyOf: storeKey, what: 'stores' },
+  }[shared];
+  const groups = groupBySinks(config, accounts, by.keyOf);
+  if (groups.length > 1) {
+    const examples = groups
       .map((names) => names[0])
       .slice(0, 3)
       .join(', ');
     throw new CliError(
-      `the accounts use ${distinct.size} different ${what}: export one at a time with --account NAME (e.g. ${examples})`,
+      `the accounts use ${groups.length} different ${by.what}: export one at a time with --account NAME (e.g. ${examples})`,
     );
   }
   return { sinks: accountSettings(config, accounts[0] as string).sinks, accounts };

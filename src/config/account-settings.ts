@@ -74,6 +74,20 @@ export function effectiveSinks(sinks: SinksConfig, account: AccountConfig): Sink
 }
 
 /** Identity of an object store: accounts with equal keys share one store. */
+/** `accounts` grouped by a key of their effective sinks (storeKey, warehouseKey), in config order. */
+export function groupBySinks(
+  config: Config,
+  accounts: readonly string[],
+  keyOf: (sinks: SinksConfig) => string,
+): string[][] {
+  const groups = new Map<string, string[]>();
+  for (const name of accounts) {
+    const key = keyOf(accountSettings(config, name).sinks);
+    groups.set(key, [...(groups.get(key) ?? []), name]);
+  }
+  return [...groups.values()];
+}
+
 export function storeKey(sinks: SinksConfig): string {
   return stableJson({ fs: sinks.fs, s3: sinks.s3 });
 }

@@ -1,4 +1,4 @@
-import { accountSettings, storeKey } from '../config/account-settings.js';
+import { accountSettings, groupBySinks, storeKey } from '../config/account-settings.js';
 import type { AccountConfig, Config, SinksConfig } from '../config/schema.js';
 import { FsObjectStore } from './fs-store.js';
 import type { ObjectStore } from './object-store.js';
@@ -59,13 +59,8 @@ export class ObjectStores {
     config: Config,
     accounts: readonly string[],
   ): Promise<{ store: ObjectStore; accounts: string[] }[]> {
-    const groups = new Map<string, string[]>();
-    for (const name of accounts) {
-      const key = storeKey(accountSettings(config, name).sinks);
-      groups.set(key, [...(groups.get(key) ?? []), name]);
-    }
     return Promise.all(
-      [...groups.values()].map(async (names) => ({
+      groupBySinks(config, accounts, storeKey).map(async (names) => ({
         store: await this.forAccount(config, names[0] as string),
         accounts: names,
       })),

@@ -41,6 +41,21 @@ function npm(args: string[], cwd: string): string {
 const fileDir = mkdtempSync(join(tmpdir(), 'visync-package-'));
 afterAll(() => rmSync(fileDir, { recursive: true, force: true }));
 
+/**
+ * `run --once` of a two-workspace simulated account in `dir` with `command ...prefix`; checks it
+ * succeeded. Async: the simulator answering it lives in this process.
+ */
+async function syncOnce(command: string, prefix: string[], dir: string, seed: number) {
+  const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }], seed });
+  const { yaml, env } = configYaml(s, join(dir, 'data'));
+  writeFileSync(join(dir, 'visync.yaml'), yaml);
+  const args = [...prefix, '--config', 'visync.yaml', 'run', '--once', '--log-level', 'warn'];
+  const run = await startProcess(command, args, { cwd: dir, env, guardMs: 120_000 }).exited;
+  expect(run.code, run.stderr).toBe(0);
+  expect(run.stdout).toMatch(/^acme: succeeded \| run \S+ \| 2\/2 workspaces/m);
+  return run;
+}
+
 describe('npm package', () => {
   let app: string;
   let visync: string;
@@ -75,21 +90,7 @@ describe('npm package', () => {
     const v = spawnSync(visync, ['--version'], { cwd: app, encoding: 'utf8' });
     expect(v.stdout.trim()).toBe(pkg.version);
 
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }], seed: 3 });
-    const { yaml, env } = configYaml(s, join(app, 'data'));
-    writeFileSync(join(app, 'visync.yaml'), yaml);
-    // Async: the simulator answering it lives in this process.
-    const run = await startProcess(
-      visync,
-      ['--config', 'visync.yaml', 'run', '--once', '--log-level', 'warn'],
-      {
-        cwd: app,
-        env,
-        guardMs: 120_000,
-      },
-    ).exited;
-    expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(/^acme: succeeded \| run \S+ \| 2\/2 workspaces/m);
+    const run = await syncOnce(visync, [], app, 3);
     const manifest = /manifest (\S+manifest\.json)$/m.exec(run.stdout)?.[1] as string;
     expect(JSON.parse(readFileSync(manifest, 'utf8')).status).toBe('succeeded');
   }, 180_000);
@@ -135,22 +136,9 @@ describe('npm package', () => {
       expect(help.status, help.stderr).toBe(0);
       expect(help.stdout).toContain('Usage: visync');
 
-      const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }], seed: 5 });
       const dir = join(app, `node-${line}`);
       mkdirSync(dir);
-      const { yaml, env } = configYaml(s, join(dir, 'data'));
-      writeFileSync(join(dir, 'visync.yaml'), yaml);
-      const run = await startProcess(
-        node,
-        [bin, '--config', 'visync.yaml', 'run', '--once', '--log-level', 'warn'],
-        {
-          cwd: dir,
-          env,
-          guardMs: 120_000,
-        },
-      ).exited;
-      expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toMatch(/^acme: succeeded \| run \S+ \| 2\/2 workspaces/m);
+      const run = await syncOnce(node, [bin], dir, 5);
       // No warning about the Node version from any dependency (the AWS SDK warns on old lines).
       expect(run.stderr).not.toMatch(/node\.?js.*(version|support)/i);
     },

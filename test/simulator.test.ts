@@ -563,27 +563,24 @@ describe('scale', () => {
   });
 });
 
+/** `visync simulate` in this process on a free port, with the given flags; its printed lines. */
+async function simulate(
+  flags: Omit<Parameters<typeof runSimulate>[0], 'port' | 'host' | 'windowMs' | 'retryAfter' | 'today'>,
+) {
+  const lines: string[] = [];
+  const stop = new AbortController();
+  let served: Simulator | undefined;
+  const done = runSimulate(
+    { port: 0, host: '127.0.0.1', windowMs: 60_000, retryAfter: 'seconds', today: TODAY, ...flags },
+    { out: (l) => lines.push(l), signal: stop.signal, onReady: (s) => (served = s) },
+  );
+  await expect.poll(() => served).toBeDefined();
+  return { lines, stop, done, s: served as Simulator };
+}
+
 describe('visync simulate', () => {
   it('prints the URL, accounts, keys and a config snippet, serves until stopped', async () => {
-    const lines: string[] = [];
-    const stop = new AbortController();
-    let served: Simulator | undefined;
-    const done = runSimulate(
-      {
-        port: 0,
-        host: '127.0.0.1',
-        accounts: 2,
-        keys: 2,
-        workspaces: 3,
-        limit: 120,
-        windowMs: 60_000,
-        retryAfter: 'seconds',
-        today: TODAY,
-      },
-      { out: (l) => lines.push(l), signal: stop.signal, onReady: (s) => (served = s) },
-    );
-    await expect.poll(() => served).toBeDefined();
-    const s = served!;
+    const { lines, stop, done, s } = await simulate({ accounts: 2, keys: 2, workspaces: 3, limit: 120 });
     const out = lines.join('\n');
     expect(out).toContain(s.url);
     expect(out).toContain('account demo-1: plan agency, 3 workspaces');
@@ -603,24 +600,7 @@ describe('visync simulate', () => {
     const dir = mkdtempSync(join(tmpdir(), 'visync-sim-log-'));
     try {
       const path = join(dir, 'requests.ndjson');
-      const lines: string[] = [];
-      const stop = new AbortController();
-      let served: Simulator | undefined;
-      const done = runSimulate(
-        {
-          port: 0,
-          host: '127.0.0.1',
-          accounts: 1,
-          limit: 2,
-          windowMs: 60_000,
-          retryAfter: 'seconds',
-          today: TODAY,
-          requestLog: path,
-        },
-        { out: (l) => lines.push(l), signal: stop.signal, onReady: (s) => (served = s) },
-      );
-      await expect.poll(() => served).toBeDefined();
-      const s = served!;
+      const { lines, stop, done, s } = await simulate({ accounts: 1, limit: 2, requestLog: path });
       const statuses: number[] = [];
       for (let i = 0; i < 3; i++) statuses.push((await get(s, '/me', keyOf(s))).status);
       expect(existsSync(path)).toBe(false);

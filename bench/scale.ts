@@ -2,6 +2,7 @@
 // 60 s per account).
 //   npm run bench:scale [-- --workers 1,2 --accounts 100,500 --workspaces 20 --out scale --merge]
 //   npm run bench:scale -- --workers 1 --accounts 10       # a quick try: about 2 minutes
+// --keep-log PATH keeps each scenario's simulator arrival log as PATH-<workers>w-<accounts>a.ndjson.
 // --bin measures another checkout (its bin/visync-dev.js); --note adds a line to the markdown (e.g.
 // the commit measured); --out NAME writes NAME.json and NAME.md; --merge keeps the scenarios of an
 // earlier NAME.json that this invocation does not measure again.
@@ -18,7 +19,7 @@
 // after it stops, gives the requests, the 429s and how close each account came to its limit.
 // Nothing here imports the jobs layer, so another queue topology is measured without change.
 // Results: stdout, bench/results/<out>.json (one object per scenario) and <out>.md.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -59,6 +60,7 @@ const { values } = parseArgs({
     bin: { type: 'string', default: DEV_BIN },
     out: { type: 'string', default: 'scale' },
     merge: { type: 'boolean', default: false },
+    'keep-log': { type: 'string' },
     note: { type: 'string' },
   },
 });
@@ -380,6 +382,7 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
     if (warnings.length) log(`worker warnings/errors:\n${warnings.join('\n').slice(-3000)}`);
     await stopChild(sim.proc.child, 60_000);
     const arrivals = parseRequestLogNdjson(readFileSync(logPath, 'utf8'));
+    if (values['keep-log']) copyFileSync(logPath, `${values['keep-log']}-${P}w-${A}a.ndjson`);
 
     const views = [...ledger.values()];
     const calls = callsBetween(before, after, benchCommands);

@@ -15,6 +15,8 @@ export const JOB = {
   workspace: 'workspace',
   /** Normalises and loads a run once its workspace jobs are done; writes the manifest. */
   load: 'load',
+  /** Loads the finished runs of many accounts into one BigQuery dataset: one load job per table. */
+  loadBatch: 'load-batch',
 } as const;
 
 /** BullMQ runs lower numbers first: nightly runs before on-demand syncs, backfills last. */

@@ -6,12 +6,13 @@ import type { Logger } from 'pino';
 import { runFinished } from '../../src/ops/run-finished.js';
 import { finishRun } from '../../src/pipeline/finish-run.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
-import { assembleManifest, readManifest, type WorkspaceResult } from '../../src/runs/manifest.js';
+import { assembleManifest, readManifest } from '../../src/runs/manifest.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import { UnrecoverableError } from '../bullmq.js';
 import type { JobContext } from '../context.js';
-import { type LoadJobData, LoadJobSchema, type WorkspaceJobResult, workspaceIndex } from '../definitions.js';
+import { type LoadJobData, LoadJobSchema } from '../definitions.js';
 import { RedisKeyLock } from '../redis-key-lock.js';
+import { workspaceResults } from './workspace-results.js';
 
 export async function processLoad(job: Job<LoadJobData>, ctx: JobContext): Promise<{ status: string }> {
   const data = LoadJobSchema.parse(job.data);
@@ -41,26 +42,9 @@ async function loadAndRecord(
   ctx: JobContext,
   log: Logger,
 ): Promise<{ status: string }> {
-  const values = (await job.getChildrenValues()) as Record<string, WorkspaceJobResult>;
-  const failures = await job.getIgnoredChildrenFailures();
-
-  const byIndex = new Map<number, WorkspaceResult>();
-  const drift = [...data.drift];
-  for (const [key, value] of Object.entries(values)) {
-    const i = workspaceIndex(key);
-    if (i === undefined) continue;
-    byIndex.set(i, { brand_id: value.brand_id, status: 'succeeded' });
-    drift.push(...(value.drift ?? []));
-  }
-  for (const [key, reason] of Object.entries(failures)) {
-    const i = workspaceIndex(key);
-    if (i === undefined || byIndex.has(i)) continue;
-    byIndex.set(i, { brand_id: data.brandIds[i] as string, status: 'failed', error: reason });
-  }
-  const workspaces = data.brandIds.map(
-    (brand_id, i) =>
-      byIndex.get(i) ?? { brand_id, status: 'failed' as const, error: 'no result from its job' },
-  );
+  const collected = await workspaceResults(job, data);
+  const workspaces = collected.workspaces;
+  const drift = [...data.drift, ...collected.drift];
 
   const run = { account: data.account, runId: data.runId, runDate: data.runDate };
   // A load retried after a crash: loads recorded by a manifest already written are not redone;

@@ -1,5 +1,6 @@
-// List envelopes are `{data: [...], count}` (spec section 2). Pagination is "not shown", so any
-// sign of it is reported: silently taking page one would be a gap nobody notices.
+// List envelopes are `{data: [...], count}`. The upstream API does not show pagination (README,
+// "The simulator and our assumptions about the upstream API"), so any sign of it is reported:
+// silently taking page one would be a gap nobody notices.
 
 export interface EnvelopeFinding {
   kind: 'count_mismatch' | 'pagination' | 'not_an_envelope';

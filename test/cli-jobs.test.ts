@@ -63,6 +63,21 @@ describe('enqueue and status commands', () => {
     expect(partial.out.at(-1)).toMatch(/^acme: \S+ partial/);
   });
 
+  it('enqueue --wait exits as run --once does when one account fails and another succeeds (2)', async () => {
+    const { path } = await setup([
+      { name: 'acme', workspaces: 1 },
+      { name: 'beta', workspaces: 1, plan: 'starter' },
+    ]);
+    const queued = await visyncCli(path, ['enqueue', 'sync', '--wait']);
+    expect(queued.out.filter((l) => / (succeeded|failed)/.test(l)).map((l) => l.split(' ')[0])).toEqual([
+      'acme:',
+      'beta:',
+    ]);
+    expect(queued.code).toBe(2);
+    const inline = await visyncCli(path, ['run', '--once', '--log-level', 'silent']);
+    expect(inline.code).toBe(2);
+  });
+
   it('commands that need Redis say so when redis.url is missing', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
     const { path } = configFile(s, tempDir());

@@ -10,6 +10,7 @@ import type { LedgerRun } from '../jobs/ledger.js';
 import { dueAt, schedulerId } from '../jobs/schedules.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import { logicalRunId } from '../src/runs/run-id.js';
+import { isFinishedStatus } from '../src/runs/run-status.js';
 import { nightlyWindowDays } from '../src/runs/window.js';
 import { sleep } from '../src/util/time.js';
 import { configFor, memoryLogger, sim, tempDir } from './helpers/harness.js';
@@ -66,7 +67,7 @@ describe('nightly logical date', () => {
         const job = await queue.getJob(delayed[0]!.id!);
         const result = job?.returnvalue as { runId: string; skipped?: string } | undefined;
         const run = result ? await client.ledger.get(result.runId) : undefined;
-        if (run && ['succeeded', 'partial', 'failed'].includes(run.status))
+        if (run && isFinishedStatus(run.status))
           return { ...run, ...(result?.skipped ? { skipped: result.skipped } : {}) };
         if (realNow() > deadline) throw new Error(`night ${date}: job ${job?.id} ${job?.failedReason ?? ''}`);
         await sleep(50);

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { JobsClient } from '../../jobs/client.js';
 import type { LedgerRun } from '../../jobs/ledger.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
-import type { RunStatus } from '../runs/manifest.js';
+import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../runs/run-status.js';
 import { sleep } from '../util/time.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -17,8 +17,6 @@ interface EnqueueFlags {
   force?: boolean;
 }
 
-const FINISHED = new Set(['succeeded', 'partial', 'failed']);
-
 export function registerEnqueue(program: Command, state: ProgramState, io: CliIo): void {
   program
     .command('enqueue')
@@ -28,7 +26,8 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
         'its run id. The id follows from the account, kind, date and parameters, so enqueueing the same ' +
         'run twice runs it once (--force makes a new run). A backfill fetches --days of history (default ' +
         'extract.backfillDays, at most 365) at a lower priority than nightly runs, under the same budget. ' +
-        '--wait shows progress until the runs end; exit 0 succeeded, 2 partial, 1 failed or timed out.',
+        '--wait shows progress until the runs end and exits like run --once: 0 when every run succeeded, 1 when ' +
+        'every run failed (or on timeout), else 2 (partial).',
     )
     .argument('<kind>', 'sync or backfill', (v: string) => {
       if (v !== 'sync' && v !== 'backfill') throw new InvalidArgumentError('expected sync or backfill');
@@ -59,7 +58,6 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           { RedisUnreachableError },
           { enqueueRun },
           { loadConfigWithoutKeys },
-          { exitCodeFor },
           { storeWhenNeeded },
           { runProblems },
         ] = await Promise.all([
@@ -67,7 +65,6 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           import('../../jobs/connection.js'),
           import('../../jobs/enqueue.js'),
           import('../config/load.js'),
-          import('../runs/manifest.js'),
           import('../sinks/create-store.js'),
           import('./run-problems.js'),
         ]);
@@ -103,7 +100,8 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
               for (const line of await runProblems(store, r))
                 if (!r.error?.endsWith(line)) io.err(`visync: ${line}`);
             }
-            return exitCodeFor(worst(runs.map((r) => r.status as RunStatus)));
+            // Combined as run --once combines its accounts, so both exit alike for the same outcome.
+            return exitCodeFor(combineRunStatuses(runs.map((r) => r.status).filter(isFinishedStatus)));
           });
         } catch (err) {
           if (err instanceof CliError || err instanceof RedisUnreachableError) throw err;
@@ -120,12 +118,6 @@ async function accountsWithoutWorker(
 ): Promise<string[]> {
   const counts = await Promise.all(accounts.map((a) => client.queues.for(a).getWorkersCount()));
   return accounts.filter((_, i) => counts[i] === 0);
-}
-
-function worst(statuses: RunStatus[]): RunStatus {
-  if (statuses.includes('failed')) return 'failed';
-  if (statuses.includes('partial')) return 'partial';
-  return 'succeeded';
 }
 
 export function progressLine(r: LedgerRun): string {
@@ -163,7 +155,7 @@ export async function waitForRuns(
     );
     if (!lookedForWorkers && Date.now() >= lookForWorkersAt) {
       lookedForWorkers = true;
-      const waiting = new Set(runs.filter((r) => !FINISHED.has(r.status)).map((r) => r.account));
+      const waiting = new Set(runs.filter((r) => !isFinishedStatus(r.status)).map((r) => r.account));
       const idle = await accountsWithoutWorker(client, [...waiting]);
       const { queueName } = await import('../../jobs/queues.js');
       if (idle.length && tty && runIds.length === 1) process.stderr.write('\n');
@@ -179,7 +171,7 @@ export async function waitForRuns(
       if (tty && runIds.length === 1) process.stderr.write(`\r${line}\x1b[K`);
       else io.err(line);
     }
-    if (runs.length === runIds.length && runs.every((r) => FINISHED.has(r.status))) {
+    if (runs.length === runIds.length && runs.every((r) => isFinishedStatus(r.status))) {
       if (tty && runIds.length === 1) process.stderr.write('\n');
       for (const r of runs) {
         io.out(

@@ -9,9 +9,10 @@ import type { KeyLock } from '../curate/key-lock.js';
 import { callLimits, type ExtractProgress, extractAccount } from '../extract/extract-account.js';
 import { runFinished } from '../ops/run-finished.js';
 import { runScope } from '../runs/last-success.js';
-import { assembleManifest, type LoadResult, type Manifest, type RunStatus } from '../runs/manifest.js';
+import { assembleManifest, type LoadResult, type Manifest } from '../runs/manifest.js';
 import type { RunRecorder } from '../runs/recorder.js';
 import { newRunId, type RunKind } from '../runs/run-id.js';
+import { combineRunStatuses, type RunStatus } from '../runs/run-status.js';
 import { accountWindowDays } from '../runs/window.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { utcDate } from '../util/time.js';
@@ -96,7 +97,7 @@ export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
       return runAccount(own, account, budget);
     }),
   );
-  return { manifests, completed, status: overallStatus(manifests.map((m) => m.status)) };
+  return { manifests, completed, status: combineRunStatuses(manifests.map((m) => m.status)) };
 }
 
 type AccountRunOptions = InlineRunOptions & { store: ObjectStore };
@@ -250,11 +251,4 @@ async function record(log: Logger, what: string, write: () => Promise<void> | un
   } catch (err) {
     log.warn({ err: message(err) }, `could not record the run's ${what} in the ledger; the manifest has it`);
   }
-}
-
-/** Several accounts: succeeded only if all did, failed only if all did. */
-export function overallStatus(statuses: RunStatus[]): RunStatus {
-  if (statuses.every((s) => s === 'succeeded')) return 'succeeded';
-  if (statuses.every((s) => s === 'failed')) return 'failed';
-  return 'partial';
 }

@@ -5,8 +5,9 @@ import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { addDays } from '../util/time.js';
 import { type RunScope, runScope } from './last-success.js';
 import type { RunKind } from './run-id.js';
+import type { RunStatus } from './run-status.js';
 
-export type RunStatus = 'succeeded' | 'partial' | 'failed';
+export { exitCodeFor, type RunStatus } from './run-status.js';
 
 export interface WorkspaceResult {
   brand_id: string;
@@ -99,10 +100,6 @@ export function runStatus(m: Pick<Manifest, 'error' | 'workspaces' | 'loads' | '
   const failedLoads = m.loads.filter((l) => l.status === 'failed').length;
   if (m.workspaces.length > 0 && failedWs === m.workspaces.length) return 'failed';
   return failedWs + failedLoads === 0 && !m.interrupted ? 'succeeded' : 'partial';
-}
-
-export function exitCodeFor(status: RunStatus): number {
-  return status === 'succeeded' ? 0 : status === 'partial' ? 2 : 1;
 }
 
 /** Builds a manifest from a run's parts; status and finished_at follow from them. */

@@ -9,6 +9,7 @@ import type { LedgerRun } from '../../jobs/ledger.js';
 import { startWorker, type WorkerHandle } from '../../jobs/worker.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import { isFinishedStatus } from '../../src/runs/run-status.js';
 import { sleep } from '../../src/util/time.js';
 import { type ConfigOverrides, configFile, configFor, memoryLogger } from './harness.js';
 import { type PrivateRedis, startPrivateRedis } from './redis-server.js';
@@ -78,7 +79,7 @@ export async function waitForRun(config: Config, runId: string, timeoutMs = 30_0
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const r = await c.ledger.get(runId);
-    if (r && ['succeeded', 'partial', 'failed'].includes(r.status)) return r;
+    if (r && isFinishedStatus(r.status)) return r;
     if (Date.now() > deadline) throw new Error(`run ${runId} did not finish: ${JSON.stringify(r)}`);
     await sleep(100);
   }

@@ -3,35 +3,29 @@
 // retries with full-jitter backoff, a size cap and a deadline on every response, and failures
 // sorted into ApiError kinds.
 import type { Logger } from 'pino';
-import type { Dispatcher } from 'undici';
 import { metrics } from '../ops/metrics.js';
 import { isLoopbackHost } from '../util/net.js';
 import { redactSecrets } from '../util/redact.js';
 import { sleep } from '../util/time.js';
 import type { Call } from './endpoints.js';
 import { type EnvelopeFinding, inspectEnvelope } from './envelope.js';
-import { ApiError, type ApiErrorDetails, excerpt, kindForStatus } from './errors.js';
+import { ApiError, excerpt } from './errors.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts, poolFor } from './http-pools.js';
 import { acquireSlot, BudgetWaitTooLong, type RateBudget, type RateLimit } from './rate-budget.js';
 import { emptyStats, type RequestStats } from './request-stats.js';
-import { parseRetryAfter } from './retry-after.js';
+import { LimitExceeded, parseJsonBody, readCapped } from './response-body.js';
+import {
+  DEFAULT_RETRY,
+  decideRetry,
+  type FailedAttempt,
+  type RetryCounts,
+  type RetryDecision,
+  type RetryPolicy,
+  seconds,
+} from './retry-decision.js';
 import { describeDeadline, type RunDeadline } from './run-deadline.js';
 
-export interface RetryPolicy {
-  /** Attempts for one call on 5xx, network errors and malformed bodies (first try included). */
-  attempts: number;
-  baseMs: number;
-  capMs: number;
-  /** 429 answers tolerated for one call before it fails as rate_limited. */
-  rateLimitedRetries: number;
-}
-
-export const DEFAULT_RETRY: RetryPolicy = {
-  attempts: 5,
-  baseMs: 500,
-  capMs: 30_000,
-  rateLimitedRetries: 20,
-};
+export { DEFAULT_RETRY, type RetryPolicy } from './retry-decision.js';
 
 /** Bounds on every call (config: extract.maxResponseBytes, extract.requestTimeoutSeconds, jobs.maxRunHours). */
 export interface CallLimits {
@@ -79,19 +73,16 @@ export interface ApiResponse {
   findings: EnvelopeFinding[];
 }
 
-const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 const BODY_SNIPPET = 500;
-
-/** An attempt that broke one of our own limits (size, deadline): retried like a network error. */
-class LimitExceeded extends Error {
-  override readonly name = 'LimitExceeded';
-}
 
 interface RawOutcome {
   status: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
 }
+
+/** One attempt of a call: its answer, or what went wrong and the body that came with it. */
+type AttemptResult = { answer: ApiResponse } | { failed: FailedAttempt; text: string };
 
 export class ApiClient {
   readonly account: string;
@@ -129,96 +120,113 @@ export class ApiClient {
     const path = this.#prefix + call.path;
     const qs = new URLSearchParams(call.query).toString();
     const target = qs ? `${path}?${qs}` : path;
-    const workspacePath = call.brandId !== undefined;
-    let failures = 0;
-    let rateLimited = 0;
+    let counts: RetryCounts = { failures: 0, rateLimited: 0 };
     for (let attempt = 1; ; attempt++) {
-      const fail = (d: Omit<ApiErrorDetails, 'account' | 'path' | 'attempts'>) =>
-        new ApiError({ ...d, account: this.account, path, attempts: attempt });
-      let out: RawOutcome;
-      try {
-        out = await this.#send(target);
-      } catch (err) {
-        if (this.#opts.signal?.aborted) throw err;
-        if (err instanceof BudgetWaitTooLong) {
-          // A shorter wait is the jobs layer's to schedule; one past the deadline ends the call.
-          const deadline = this.#limits.deadline;
-          if (!err.pastDeadline || !deadline) throw err;
-          throw fail({
-            kind: 'rate_limited',
-            detail: `no request budget for the next ${seconds(err.retryInMs)} s (a Retry-After pause or the rate limit), which ends after the ${describeDeadline(deadline)}`,
-            pastDeadline: true,
-          });
-        }
-        metrics.apiRequest(this.account, call.endpoint, 'error');
-        const why = err instanceof LimitExceeded ? err.message : `network error: ${(err as Error).message}`;
-        if (++failures >= this.#retry.attempts) throw fail({ kind: 'transient', detail: why, cause: err });
-        await this.#backoff(failures, path, why);
-        continue;
-      }
-      metrics.apiRequest(this.account, call.endpoint, out.status);
-
-      if (out.status === 429) {
-        this.stats.rate_limited++;
-        rateLimited++;
-        const waitMs = parseRetryAfter(out.headers['retry-after'], Date.now()) ?? this.#jitter(rateLimited);
-        // However long: every lane, process and machine of the account holds back until then.
-        await this.#pauseAccount(waitMs, path);
-        const deadline = this.#limits.deadline;
-        if (deadline && Date.now() + waitMs > deadline.at) {
-          throw fail({
-            kind: 'rate_limited',
-            status: 429,
-            body: this.#snippet(out.text),
-            detail: `the account is paused for ${seconds(waitMs)} s (Retry-After), past the ${describeDeadline(deadline)}`,
-            pastDeadline: true,
-          });
-        }
-        if (rateLimited > this.#retry.rateLimitedRetries) {
-          throw fail({ kind: 'rate_limited', status: 429, body: this.#snippet(out.text) });
-        }
-        this.stats.retries++;
-        continue;
-      }
-
-      if (out.status >= 200 && out.status < 300) {
-        const parsed = parseJsonBody(out);
-        if (parsed.ok) {
-          return {
-            call,
-            status: out.status,
-            path,
-            query: call.query,
-            receivedAt: new Date().toISOString(),
-            bodyText: out.text,
-            body: parsed.body,
-            findings: inspectEnvelope(parsed.body, call.list),
-          };
-        }
-        // A truncated or mislabelled body is usually a broken connection or proxy: retry it.
-        if (++failures >= this.#retry.attempts)
-          throw fail({ kind: 'malformed', status: out.status, detail: parsed.why });
-        await this.#backoff(failures, path, parsed.why);
-        continue;
-      }
-
-      // 4xx cannot improve by asking again; 5xx may, until the attempts run out.
-      const kind = kindForStatus(out.status, workspacePath);
-      if (kind !== 'transient' || ++failures >= this.#retry.attempts) {
-        throw fail({ kind, status: out.status, body: this.#snippet(out.text) });
-      }
-      const retryAfter = parseRetryAfter(out.headers['retry-after'], Date.now());
-      if (retryAfter !== undefined) {
-        // The next acquireSlot fails the call when this pause outlasts the run's deadline.
-        await this.#pauseAccount(retryAfter, path);
-        this.stats.retries++;
-      } else {
-        await this.#backoff(failures, path, `HTTP ${out.status}`);
-      }
+      const result = await this.#attempt(call, path, target, attempt);
+      if ('answer' in result) return result.answer;
+      const decision = decideRetry(result.failed, counts, {
+        policy: this.#retry,
+        workspacePath: call.brandId !== undefined,
+        deadline: this.#limits.deadline,
+        now: Date.now(),
+        random: Math.random,
+      });
+      counts = decision.counts;
+      await this.#follow(decision, path, attempt, result.text);
     }
   }
 
+  /** Sends the call once and sorts what came back; throws only when the call must stop at once. */
+  async #attempt(call: Call, path: string, target: string, attempt: number): Promise<AttemptResult> {
+    let out: RawOutcome;
+    try {
+      out = await this.#send(target);
+    } catch (err) {
+      if (this.#opts.signal?.aborted) throw err;
+      if (err instanceof BudgetWaitTooLong) throw this.#budgetRefusal(err, path, attempt);
+      metrics.apiRequest(this.account, call.endpoint, 'error');
+      const why = err instanceof LimitExceeded ? err.message : `network error: ${(err as Error).message}`;
+      return { failed: { type: 'no_response', why, cause: err }, text: '' };
+    }
+    metrics.apiRequest(this.account, call.endpoint, out.status);
+    if (out.status === 429) this.stats.rate_limited++;
+    if (out.status < 200 || out.status >= 300) {
+      const failed: FailedAttempt = {
+        type: 'status',
+        status: out.status,
+        retryAfter: out.headers['retry-after'],
+      };
+      return { failed, text: out.text };
+    }
+    const parsed = parseJsonBody(out);
+    if (!parsed.ok)
+      return { failed: { type: 'malformed', status: out.status, why: parsed.why }, text: out.text };
+    return {
+      answer: {
+        call,
+        status: out.status,
+        path,
+        query: call.query,
+        receivedAt: new Date().toISOString(),
+        bodyText: out.text,
+        body: parsed.body,
+        findings: inspectEnvelope(parsed.body, call.list),
+      },
+    };
+  }
+
+  /** A budget wait too long to hold the call: the jobs layer schedules a shorter one; one past the deadline ends the call. */
+  #budgetRefusal(err: BudgetWaitTooLong, path: string, attempt: number): Error {
+    const deadline = this.#limits.deadline;
+    if (!err.pastDeadline || !deadline) return err;
+    return new ApiError({
+      kind: 'rate_limited',
+      account: this.account,
+      path,
+      attempts: attempt,
+      detail: `no request budget for the next ${seconds(err.retryInMs)} s (a Retry-After pause or the rate limit), which ends after the ${describeDeadline(deadline)}`,
+      pastDeadline: true,
+    });
+  }
+
+  /** Does what the retry decision says: pause the account, wait, count, or throw its error. */
+  async #follow(decision: RetryDecision, path: string, attempt: number, text: string): Promise<void> {
+    // However long: every lane, process and machine of the account holds back until then.
+    if (decision.pauseAccountMs !== undefined) await this.#pauseAccount(decision.pauseAccountMs, path);
+    if (decision.action === 'give_up') {
+      const { quoteBody, ...error } = decision.error;
+      throw new ApiError({
+        ...error,
+        ...(quoteBody ? { body: this.#snippet(text) } : {}),
+        account: this.account,
+        path,
+        attempts: attempt,
+      });
+    }
+    if (decision.backoffMs === undefined) this.stats.retries++;
+    else await this.#backoff(decision.backoffMs, decision.counts.failures, path, decision.why);
+  }
+
+  /** One request under the account's budget: its slot is settled as soon as the answer's headers are in. */
   async #send(target: string): Promise<RawOutcome> {
+    const o = this.#opts;
+    const slot = await this.#acquireSlot();
+    let settled = false;
+    const settle = async () => {
+      if (!settled) {
+        settled = true;
+        await o.budget.settle(this.account, slot, this.limit);
+      }
+    };
+    try {
+      return await this.#request(target, settle);
+    } finally {
+      await settle();
+    }
+  }
+
+  /** Waits for the account's budget to allow one more request, and counts the wait. */
+  async #acquireSlot(): Promise<string> {
     const o = this.#opts;
     const { slot, waitedMs } = await acquireSlot(o.budget, this.account, this.limit, {
       ...(o.signal ? { signal: o.signal } : {}),
@@ -228,13 +236,12 @@ export class ApiClient {
     this.stats.waited_ms += waitedMs;
     this.stats.calls++;
     metrics.budgetWaited(this.account, waitedMs);
-    let settled = false;
-    const settle = async () => {
-      if (!settled) {
-        settled = true;
-        await o.budget.settle(this.account, slot, this.limit);
-      }
-    };
+    return slot;
+  }
+
+  /** The GET itself, within extract.requestTimeoutSeconds and extract.maxResponseBytes. */
+  async #request(target: string, onHeaders: () => Promise<void>): Promise<RawOutcome> {
+    const o = this.#opts;
     // One deadline over connect, headers and body: the pool's timeouts are per phase and per
     // chunk, so a body trickling a byte at a time would never trip them.
     const { requestTimeoutMs, maxResponseBytes } = this.#limits;
@@ -256,7 +263,7 @@ export class ApiClient {
         headers: { authorization: this.#auth, accept: 'application/json', 'user-agent': 'visibility-sync' },
         signal,
       });
-      await settle();
+      await onHeaders();
       const text = await readCapped(res, maxResponseBytes);
       return { status: res.statusCode, headers: res.headers, text };
     } catch (err) {
@@ -264,7 +271,6 @@ export class ApiClient {
       throw err;
     } finally {
       clearTimeout(timeout);
-      await settle();
     }
   }
 
@@ -282,12 +288,7 @@ export class ApiClient {
     await this.#opts.budget.pause(this.account, until);
   }
 
-  #jitter(n: number): number {
-    return Math.random() * Math.min(this.#retry.capMs, this.#retry.baseMs * 2 ** (n - 1));
-  }
-
-  async #backoff(n: number, path: string, why: string): Promise<void> {
-    const ms = this.#jitter(n);
+  async #backoff(ms: number, n: number, path: string, why: string): Promise<void> {
     this.stats.retries++;
     this.stats.waited_ms += Math.round(ms);
     this.#opts.logger?.warn(
@@ -295,42 +296,5 @@ export class ApiClient {
       'retrying',
     );
     await sleep(ms, this.#opts.signal);
-  }
-}
-
-function seconds(ms: number): number {
-  return Math.ceil(ms / 1000);
-}
-
-/** The body as text, refused (and the transfer cut) once it passes `max` bytes. */
-async function readCapped(res: Dispatcher.ResponseData, max: number): Promise<string> {
-  const tooLarge = () =>
-    new LimitExceeded(`response body larger than ${max} bytes (extract.maxResponseBytes)`);
-  const declared = Number(res.headers['content-length']);
-  if (declared > max) {
-    res.body.destroy();
-    throw tooLarge();
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body) {
-    size += (chunk as Buffer).length;
-    if (size > max) {
-      res.body.destroy();
-      throw tooLarge();
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-function parseJsonBody(out: RawOutcome): { ok: true; body: unknown } | { ok: false; why: string } {
-  const type = out.headers['content-type'];
-  const ct = Array.isArray(type) ? type[0] : type;
-  if (!ct || !JSON_TYPE.test(ct)) return { ok: false, why: `content-type is ${ct ?? 'missing'}, not JSON` };
-  try {
-    return { ok: true, body: JSON.parse(out.text) };
-  } catch (err) {
-    return { ok: false, why: `body is not valid JSON (${(err as Error).message})` };
   }
 }

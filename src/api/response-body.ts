@@ -1,0 +1,45 @@
+// Reading an upstream answer's body: capped in size, and checked to be the JSON it claims to be.
+import type { Dispatcher } from 'undici';
+
+const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
+
+/** An attempt that broke one of our own limits (size, deadline): retried like a network error. */
+export class LimitExceeded extends Error {
+  override readonly name = 'LimitExceeded';
+}
+
+/** The body as text, refused (and the transfer cut) once it passes `max` bytes. */
+export async function readCapped(res: Dispatcher.ResponseData, max: number): Promise<string> {
+  const tooLarge = () =>
+    new LimitExceeded(`response body larger than ${max} bytes (extract.maxResponseBytes)`);
+  const declared = Number(res.headers['content-length']);
+  if (declared > max) {
+    res.body.destroy();
+    throw tooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      res.body.destroy();
+      throw tooLarge();
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function parseJsonBody(out: {
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}): { ok: true; body: unknown } | { ok: false; why: string } {
+  const type = out.headers['content-type'];
+  const ct = Array.isArray(type) ? type[0] : type;
+  if (!ct || !JSON_TYPE.test(ct)) return { ok: false, why: `content-type is ${ct ?? 'missing'}, not JSON` };
+  try {
+    return { ok: true, body: JSON.parse(out.text) };
+  } catch (err) {
+    return { ok: false, why: `body is not valid JSON (${(err as Error).message})` };
+  }
+}

@@ -1,0 +1,142 @@
+// What one failed attempt of a call leads to: ask again after how long, and whether the whole
+// account waits (a 429 or a Retry-After) or only this call (backoff); or give up with which error.
+// Pure: the client (src/api/client.ts) sends, counts, pauses and sleeps as decided.
+import { type ApiErrorDetails, kindForStatus } from './errors.js';
+import { parseRetryAfter } from './retry-after.js';
+import { describeDeadline, type RunDeadline } from './run-deadline.js';
+
+export interface RetryPolicy {
+  /** Attempts for one call on 5xx, network errors and malformed bodies (first try included). */
+  attempts: number;
+  baseMs: number;
+  capMs: number;
+  /** 429 answers tolerated for one call before it fails as rate_limited. */
+  rateLimitedRetries: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  attempts: 5,
+  baseMs: 500,
+  capMs: 30_000,
+  rateLimitedRetries: 20,
+};
+
+/** An attempt that did not give the call its answer. */
+export type FailedAttempt =
+  /** No response: the network failed, or the answer broke one of our limits (size, time). */
+  | { type: 'no_response'; why: string; cause: unknown }
+  /** A 2xx whose body is not the JSON it claims to be. */
+  | { type: 'malformed'; status: number; why: string }
+  /** Any other status than 2xx (429 included). */
+  | { type: 'status'; status: number; retryAfter?: string | string[] | undefined };
+
+/** Failed attempts of one call so far; 429s are counted apart, against their own allowance. */
+export interface RetryCounts {
+  failures: number;
+  rateLimited: number;
+}
+
+export interface RetryContext {
+  policy: RetryPolicy;
+  /** The call names a workspace (a 404 then means a foreign workspace, not a wrong baseUrl). */
+  workspacePath: boolean;
+  deadline?: RunDeadline | undefined;
+  now: number;
+  /** In [0, 1): where the backoff falls within its jittered range. */
+  random: () => number;
+}
+
+/** The error to give up with; the client adds the account, the path and the attempts. */
+export type GiveUp = Omit<ApiErrorDetails, 'account' | 'path' | 'attempts' | 'body'> & {
+  /** Quote the start of the upstream body in the error. */
+  quoteBody?: boolean;
+};
+
+export type RetryDecision = {
+  /** The counts after this attempt, for the next decision of the same call. */
+  counts: RetryCounts;
+  /** First hold the whole account back this long (every lane, process and machine), whatever follows. */
+  pauseAccountMs?: number;
+} & (
+  | { action: 'give_up'; error: GiveUp }
+  /** Ask again after the account's pause (a 429 or Retry-After). */
+  | { action: 'retry'; backoffMs?: undefined }
+  /** Ask again after this call alone has waited. */
+  | { action: 'retry'; backoffMs: number; why: string }
+);
+
+/** Full-jitter exponential backoff before the `n`th retry: up to base * 2^(n-1), capped. */
+export function backoffMs(n: number, policy: RetryPolicy, random: () => number): number {
+  return random() * Math.min(policy.capMs, policy.baseMs * 2 ** (n - 1));
+}
+
+export function decideRetry(attempt: FailedAttempt, counts: RetryCounts, ctx: RetryContext): RetryDecision {
+  if (attempt.type === 'status')
+    return attempt.status === 429
+      ? afterRateLimited(attempt, counts, ctx)
+      : afterErrorStatus(attempt, counts, ctx);
+  // No answer, or a truncated or mislabelled body (usually a broken connection or proxy): worth asking again.
+  const next = { ...counts, failures: counts.failures + 1 };
+  if (next.failures < ctx.policy.attempts) return backoff(next, attempt.why, ctx);
+  const error: GiveUp =
+    attempt.type === 'malformed'
+      ? { kind: 'malformed', status: attempt.status, detail: attempt.why }
+      : { kind: 'transient', detail: attempt.why, cause: attempt.cause };
+  return { counts: next, action: 'give_up', error };
+}
+
+/** A 429: the whole account waits (Retry-After, else backoff), and the call asks again unless it has had enough. */
+function afterRateLimited(
+  attempt: Extract<FailedAttempt, { type: 'status' }>,
+  counts: RetryCounts,
+  ctx: RetryContext,
+): RetryDecision {
+  const rateLimited = counts.rateLimited + 1;
+  const next = { ...counts, rateLimited };
+  const waitMs =
+    parseRetryAfter(attempt.retryAfter, ctx.now) ?? backoffMs(rateLimited, ctx.policy, ctx.random);
+  const giveUp = (error: Omit<GiveUp, 'kind' | 'status'>): RetryDecision => ({
+    counts: next,
+    pauseAccountMs: waitMs,
+    action: 'give_up',
+    error: { kind: 'rate_limited', status: 429, quoteBody: true, ...error },
+  });
+  if (ctx.deadline && ctx.now + waitMs > ctx.deadline.at) {
+    return giveUp({
+      detail: `the account is paused for ${seconds(waitMs)} s (Retry-After), past the ${describeDeadline(ctx.deadline)}`,
+      pastDeadline: true,
+    });
+  }
+  if (rateLimited > ctx.policy.rateLimitedRetries) return giveUp({});
+  return { counts: next, pauseAccountMs: waitMs, action: 'retry' };
+}
+
+/** Another status: 4xx cannot improve by asking again; 5xx may, until the attempts run out. */
+function afterErrorStatus(
+  attempt: Extract<FailedAttempt, { type: 'status' }>,
+  counts: RetryCounts,
+  ctx: RetryContext,
+): RetryDecision {
+  const kind = kindForStatus(attempt.status, ctx.workspacePath);
+  const giveUp = (c: RetryCounts): RetryDecision => ({
+    counts: c,
+    action: 'give_up',
+    error: { kind, status: attempt.status, quoteBody: true },
+  });
+  if (kind !== 'transient') return giveUp(counts);
+  const next = { ...counts, failures: counts.failures + 1 };
+  if (next.failures >= ctx.policy.attempts) return giveUp(next);
+  const retryAfter = parseRetryAfter(attempt.retryAfter, ctx.now);
+  // The account's next budget wait fails the call when this pause outlasts the run's deadline.
+  if (retryAfter !== undefined) return { counts: next, pauseAccountMs: retryAfter, action: 'retry' };
+  return backoff(next, `HTTP ${attempt.status}`, ctx);
+}
+
+function backoff(counts: RetryCounts, why: string, ctx: RetryContext): RetryDecision {
+  return { counts, action: 'retry', backoffMs: backoffMs(counts.failures, ctx.policy, ctx.random), why };
+}
+
+/** Whole seconds (rounded up), for messages. */
+export function seconds(ms: number): number {
+  return Math.ceil(ms / 1000);
+}

@@ -11,7 +11,6 @@ import { dueAt, schedulerId } from '../jobs/schedules.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import { logicalRunId } from '../src/runs/run-id.js';
 import { isFinishedStatus } from '../src/runs/run-status.js';
-import { nightlyWindowDays } from '../src/runs/window.js';
 import { sleep } from '../src/util/time.js';
 import { configFor, memoryLogger, sim, tempDir } from './helpers/harness.js';
 
@@ -118,21 +117,5 @@ describe('dueAt', () => {
     );
     expect(dueAt(job({ id: 'x', timestamp: 1_000, delay: 2_000 }))).toBe(3_000);
     expect(dueAt(job({ id: 'x', timestamp: 1_000 }))).toBe(1_000);
-  });
-});
-
-describe('nightlyWindowDays', () => {
-  const w = (runDate: string, lastSuccessRunDate?: string) =>
-    nightlyWindowDays({ runDate, lastSuccessRunDate, overlapDays: 2, visibilityDays: 3 });
-
-  it('is the configured window without a last success, or when the last success is recent', () => {
-    expect(w('2026-11-10')).toBe(3);
-    expect(w('2026-11-10', '2026-11-09')).toBe(3);
-    expect(w('2026-11-10', '2026-11-10')).toBe(3);
-  });
-
-  it('covers every day since the last success plus the overlap, capped at 365', () => {
-    expect(w('2026-11-10', '2026-11-05')).toBe(7);
-    expect(w('2026-11-10', '2024-01-01')).toBe(365);
   });
 });

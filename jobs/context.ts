@@ -1,5 +1,5 @@
 // What every processor needs, built once per worker process.
-import type { FlowProducer } from 'bullmq';
+import type { FlowProducer, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ReservableBudget } from '../src/api/rate-budget.js';
@@ -7,6 +7,7 @@ import type { AccountConfig, Config } from '../src/config/schema.js';
 import type { RunLoader } from '../src/pipeline/finish-run.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import type { RunLedger } from './ledger.js';
+import type { LoadBatches } from './load-batches.js';
 import type { AccountQueues } from './queues.js';
 
 export interface JobContext {
@@ -17,6 +18,10 @@ export interface JobContext {
   loaderFor(account: string): Promise<RunLoader | undefined>;
   budget: ReservableBudget;
   ledger: RunLedger;
+  /** Runs curated and waiting for a load batch of their warehouse, and the batches. */
+  loadBatches: LoadBatches;
+  /** Where load-batch jobs go (apart from the shard queues of runs). */
+  loadQueue: Queue;
   queues: AccountQueues;
   flow: FlowProducer;
   redis: Redis;

@@ -2,12 +2,13 @@
 // account's own or schedule.nightly: src/config/account-settings.ts). Accounts no longer in the
 // config lose theirs. Installing or updating a schedule never starts a run by itself: the first
 // job is due at the next cron time.
-import type { Job } from 'bullmq';
+import type { Job, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { effectiveSchedule } from '../src/config/account-settings.js';
 import type { Config } from '../src/config/schema.js';
 import { JOB, jobOptions, type RunJobData } from './definitions.js';
+import { batchJobOptions, type LoadBatchJobData, SWEEP_SCHEDULER } from './load-batches.js';
 import type { AccountQueues } from './queues.js';
 
 const PREFIX = 'nightly-';
@@ -69,6 +70,27 @@ export async function installSchedules(
   return { installed, removed };
 }
 
+/**
+ * The sweep of load batches every `load.batchMinutes`, when BigQuery is configured (queued runs
+ * wait for a batch of their dataset: jobs/load-batches.ts); removed when it is not.
+ */
+export async function installLoadSweep(queue: Queue, config: Config): Promise<void> {
+  if (!config.sinks.bigquery) {
+    await queue.removeJobScheduler(SWEEP_SCHEDULER);
+    return;
+  }
+  const { removeOnComplete, removeOnFail } = batchJobOptions(config);
+  await queue.upsertJobScheduler(
+    SWEEP_SCHEDULER,
+    { every: config.load.batchMinutes * 60_000 },
+    {
+      name: JOB.loadBatch,
+      data: { sweep: true } satisfies LoadBatchJobData,
+      opts: { removeOnComplete, removeOnFail },
+    },
+  );
+}
+
 /** Configured accounts whose nightly scheduler is not in Redis. */
 export async function missingSchedules(queues: AccountQueues, config: Config): Promise<string[]> {
   const missing = new Set<string>();
@@ -107,6 +129,8 @@ async function eachUntilError<T>(
 export interface KeepSchedulesOptions {
   redis: Redis;
   queues: AccountQueues;
+  /** The load-batch queue, whose sweep is put back too. */
+  loadQueue?: Queue;
   config: Config;
   logger: Logger;
   /** Also checks this often, for a Redis flushed without dropping the connection (default 60 s). */
@@ -124,6 +148,8 @@ export function keepSchedules(o: KeepSchedulesOptions): () => void {
     if (busy) return;
     busy = true;
     try {
+      if (o.loadQueue && o.config.sinks.bigquery && !(await o.loadQueue.getJobScheduler(SWEEP_SCHEDULER)))
+        await installLoadSweep(o.loadQueue, o.config);
       const missing = await missingSchedules(o.queues, o.config);
       if (!missing.length) return;
       await installSchedules(o.queues, o.config);

@@ -1,12 +1,14 @@
 // The stale alert: once per account whose newest successful run is older than
 // alerts.staleAfterHours (or that never had one since the watch began). Every worker runs the
 // watch; a Redis key per account and last success makes it fire once for the whole fleet, and
-// again only after a new success has gone stale in its turn.
+// again only after a new success has gone stale in its turn. An account whose run is loaded in a
+// batch (jobs/load-batches.ts) is not stale while that run waits for its batch as long as expected.
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config/schema.js';
 import { type SendOptions, sendAlert, staleAlert } from '../src/ops/alerts.js';
 import type { RunLedger } from './ledger.js';
+import { expectedBatchWaitMs, type PhasedRun } from './load-batches.js';
 
 export interface StaleWatchOptions {
   config: Config;
@@ -38,6 +40,7 @@ export async function checkStale(o: StaleWatchOptions): Promise<string[]> {
       staleAfterHours: alerts.staleAfterHours,
     });
     if (!payload) continue;
+    if (await awaitsBatch(o, account.name, now)) continue;
     const mark = `${o.config.redis.prefix}:alerts:stale:${account.name}:${last?.run_id ?? 'never'}`;
     // First worker to see this stale period claims it; the others stay quiet.
     if ((await o.redis.set(mark, now.toISOString(), 'EX', MARK_TTL_SECONDS, 'NX')) !== 'OK') continue;
@@ -47,6 +50,14 @@ export async function checkStale(o: StaleWatchOptions): Promise<string[]> {
     alerted.push(account.name);
   }
   return alerted;
+}
+
+/** The account's newest run is curated and waits for its load batch, not longer than expected. */
+async function awaitsBatch(o: StaleWatchOptions, account: string, now: Date): Promise<boolean> {
+  const [newest] = (await o.ledger.recent(account, 1)) as PhasedRun[];
+  if (!newest || (newest.status !== 'running' && newest.status !== 'queued') || !newest.phase_at)
+    return false;
+  return now.getTime() - Date.parse(newest.phase_at) < expectedBatchWaitMs(o.config);
 }
 
 async function watchedLongerThan(o: StaleWatchOptions, account: string, now: Date, hours: number) {

@@ -20,10 +20,11 @@ import {
 import type { JobContext } from './context.js';
 import { JOB } from './definitions.js';
 import { RunLedger } from './ledger.js';
+import { LOAD_QUEUE, LoadBatches, loadQueue } from './load-batches.js';
 import { AccountQueues, legacyQueuesWithJobs, QUEUE_SHARDS, shardQueueName } from './queues.js';
 import { checkRedisDurability } from './redis-checks.js';
 import { RedisRateBudget } from './redis-rate-budget.js';
-import { installSchedules, keepSchedules } from './schedules.js';
+import { installLoadSweep, installSchedules, keepSchedules } from './schedules.js';
 import { startStaleWatch } from './stale-watch.js';
 
 export interface WorkerOptions {
@@ -129,12 +130,16 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   // One store per distinct prefix or folder, one loader per dataset, shared by the accounts using them.
   const stores = new ObjectStores();
   const loaders = new RunLoaders();
+  const batchQueue = loadQueue(redis, prefix);
+  batchQueue.on('error', ignoreLostConnection('load queue'));
   const context: JobContext = {
     config: o.config,
     storeFor: (account) => stores.forAccount(context.config, account),
     loaderFor: (account) => loaders.forAccount(context.config, account),
     budget,
     ledger: new RunLedger(redis, prefix),
+    loadBatches: new LoadBatches(redis, prefix),
+    loadQueue: batchQueue,
     queues,
     flow,
     redis,
@@ -163,6 +168,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   try {
     await Promise.race([budget.listen(pauses.redis), aborted]);
     schedules = await Promise.race([installSchedules(queues, o.config), aborted]);
+    await Promise.race([installLoadSweep(batchQueue, o.config), aborted]);
   } catch (err) {
     throw await startFailed(err);
   }
@@ -184,7 +190,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   }
   // Redis may lose the schedules (a restart without persistence): put them back when it returns.
   // Both read `config` at each check, so a reconfigure reaches them.
-  const keeping = { redis, queues, config: o.config, logger: o.logger };
+  const keeping = { redis, queues, loadQueue: batchQueue, config: o.config, logger: o.logger };
   const stopKeepingSchedules = keepSchedules(keeping);
   const staleWatching = { config: o.config, redis, ledger: context.ledger, logger: o.logger };
   const staleWatch = startStaleWatch(staleWatching);
@@ -198,13 +204,18 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
         return (await import('./processors/workspace.js')).processWorkspace(job, token, context);
       case JOB.load:
         return (await import('./processors/load.js')).processLoad(job, context);
+      case JOB.loadBatch:
+        return (await import('./processors/load-batch.js')).processLoadBatch(job, context);
       default:
         throw new Error(`unknown job name ${job.name}`);
     }
   };
   const lockMs = o.config.jobs.lockSeconds * 1000;
-  for (let shard = 0; shard < QUEUE_SHARDS; shard++) {
-    const worker = new Worker(shardQueueName(shard), process, {
+  const queueNames = Array.from({ length: QUEUE_SHARDS }, (_, shard) => shardQueueName(shard));
+  // Load batches only where BigQuery is configured: a worker without it holds no connection for them.
+  if (o.config.sinks.bigquery) queueNames.push(LOAD_QUEUE);
+  for (const name of queueNames) {
+    const worker = new Worker(name, process, {
       connection: blocking.redis,
       prefix,
       concurrency: o.concurrency ?? 8,
@@ -228,8 +239,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     });
     // A lost connection is reported once per attempt by the main connection, not by every worker.
     worker.on('error', (err) => {
-      if (!isConnectionError(err))
-        o.logger.error({ queue: shardQueueName(shard), err: err.message }, 'worker error');
+      if (!isConnectionError(err)) o.logger.error({ queue: name, err: err.message }, 'worker error');
     });
     workers.push(worker);
   }
@@ -256,6 +266,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       context.config = config;
       keeping.config = config;
       staleWatching.config = config;
+      await installLoadSweep(batchQueue, config);
       return installSchedules(queues, config);
     },
     async close(graceMs) {
@@ -269,7 +280,10 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
         await settlesWithin(Promise.all(workers.map((w) => w.close(true))), CLOSE_MS);
       }
       // Bounded: with Redis gone these would wait for it; the connections are dropped next anyway.
-      await settlesWithin(Promise.allSettled([queues.close(), flow.close(), stores.close()]), CLOSE_MS);
+      await settlesWithin(
+        Promise.allSettled([queues.close(), batchQueue.close(), flow.close(), stores.close()]),
+        CLOSE_MS,
+      );
       await Promise.allSettled([
         closeConnection(redis),
         closeConnection(blocking.redis),

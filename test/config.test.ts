@@ -62,6 +62,7 @@ describe('parseConfig: valid files', () => {
       },
       redis: { prefix: 'visync' },
       jobs: { attempts: 5, lockSeconds: 30, maxBudgetWaitSeconds: 10, maxRunHours: 20 },
+      load: { batchMinutes: 15, batchRuns: 500 },
       sinks: { fs: { dir: './data' } },
       shutdownGraceSeconds: 30,
       worker: { listen: '127.0.0.1:9464', ui: { readOnly: true } },

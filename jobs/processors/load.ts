@@ -1,16 +1,26 @@
 // The `load` job: runs when every workspace job of the run is done (or failed for good). It
 // normalises the raw landing, loads each table once, and records the run (its sync_runs row, then
-// the manifest, last).
+// the manifest, last). Into BigQuery it loads nothing itself: the run waits, curated, for a load
+// batch of its warehouse (jobs/load-batches.ts), which loads and records it with other runs.
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
+import { accountSettings } from '../../src/config/account-settings.js';
 import { runFinished } from '../../src/ops/run-finished.js';
 import { finishRun } from '../../src/pipeline/finish-run.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
-import { assembleManifest, readManifest } from '../../src/runs/manifest.js';
+import { assembleManifest, type Manifest, readManifest } from '../../src/runs/manifest.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import { UnrecoverableError } from '../bullmq.js';
 import type { JobContext } from '../context.js';
 import { type LoadJobData, LoadJobSchema } from '../definitions.js';
+import {
+  AWAITING_LOAD_BATCH,
+  IDLE_SETTLE_MS,
+  noRunInFlight,
+  setPhase,
+  startBatch,
+  warehouseId,
+} from '../load-batches.js';
 import { RedisKeyLock } from '../redis-key-lock.js';
 import { workspaceResults } from './workspace-results.js';
 
@@ -51,12 +61,17 @@ async function loadAndRecord(
   // the others are found by their job ids (409) rather than appended twice.
   const store = await ctx.storeFor(data.account);
   const loader = await ctx.loaderFor(data.account);
+  const batched = loader?.loadBatch !== undefined;
+  // This try of the run is in a batch already: the load job ran before and was retried.
+  if (batched && (await ctx.loadBatches.claimed(data.runId, data.startedAt)))
+    return { status: AWAITING_LOAD_BATCH };
   const previous = await readManifest(store, data.account, data.runId);
   const finished = await finishRun({
     store,
     run,
     logger: log,
-    loader,
+    loader: batched ? undefined : loader,
+    deferLoads: batched,
     previousLoads: previous?.loads,
     // Workers on other machines, and run --once, may write the same latest/ bundles.
     latestLock: new RedisKeyLock(ctx.redis, ctx.config.redis.prefix),
@@ -81,6 +96,10 @@ async function loadAndRecord(
     },
     drift: [...drift, ...finished.drift],
   });
+  if (batched) {
+    await awaitBatch(job, ctx, data, { manifest: finishedRun, tables: finished.deferred ?? [] }, log);
+    return { status: AWAITING_LOAD_BATCH };
+  }
   const manifest = await recordRun({ store, manifest: finishedRun, logger: log, loader });
   if (ledgerRun) {
     const failedLoads = manifest.loads
@@ -102,4 +121,37 @@ async function loadAndRecord(
   // Not awaited: an alert never holds the job (its delivery is bounded and logs its own outcome).
   void runFinished({ config: ctx.config, logger: log, manifest });
   return { status: manifest.status };
+}
+
+/**
+ * The run, curated, waits for a load batch of its warehouse; the batch starts now when enough runs
+ * wait, or shortly when no other run is in flight (waiting longer would save no load job).
+ */
+async function awaitBatch(
+  job: Job<LoadJobData>,
+  ctx: JobContext,
+  data: LoadJobData,
+  pending: { manifest: Manifest; tables: string[] },
+  log: Logger,
+): Promise<void> {
+  const warehouse = warehouseId(accountSettings(ctx.config, data.account).sinks);
+  if (!warehouse) throw new Error(`account ${data.account} has no BigQuery dataset to batch into`);
+  const registered = await ctx.loadBatches.register(warehouse, data.runId, {
+    account: data.account,
+    attempt: data.startedAt,
+    ...pending,
+  });
+  if (!registered) return;
+  await setPhase(ctx.ledger, data.runId, AWAITING_LOAD_BATCH);
+  log.info(
+    { warehouse, waiting: registered.pending, tables: pending.tables.length },
+    'run awaits a load batch',
+  );
+  if (registered.pending >= ctx.config.load.batchRuns) {
+    await startBatch(ctx.loadQueue, ctx.config, warehouse, registered.gen);
+  } else if (await noRunInFlight(ctx.queues, job.id)) {
+    // Every warehouse with waiting runs: a run of another dataset may have finished just before.
+    for (const w of await ctx.loadBatches.waiting())
+      await startBatch(ctx.loadQueue, ctx.config, w.warehouse, w.gen, IDLE_SETTLE_MS);
+  }
 }

@@ -95,6 +95,13 @@ export const SYNC_RUNS: TableDef = {
       'STRING',
       'Why the whole account stopped (revoked key, plan without API access), if it did.',
     ),
+    nullable(
+      'load_batch_id',
+      'STRING',
+      'The load batch that loaded the run with other runs into this dataset (queued runs: one load job ' +
+        'per table per batch, the job ids in the manifest); null when the run was loaded by jobs of its ' +
+        'own (`run --once`, a replay of a run loaded that way) or not loaded.',
+    ),
   ],
   partitionField: 'run_date',
   clustering: ['account'],

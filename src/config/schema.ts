@@ -278,6 +278,21 @@ export const JobsSchema = z.strictObject(
   { error: expected('a mapping with attempts, lockSeconds, maxBudgetWaitSeconds, maxRunHours') },
 );
 
+/**
+ * Queued runs into BigQuery are loaded in batches across accounts (jobs/load-batches.ts): BigQuery
+ * allows 1,500 load jobs per table per day, and one job per table per run spends that at about
+ * 1,400 accounts a night in a shared dataset.
+ */
+export const LoadSchema = z.strictObject(
+  {
+    /** A batch at least this often while runs wait for one (also at once when no other run is in flight). */
+    batchMinutes: intBetween(1, 1440).default(15),
+    /** A batch as soon as this many runs wait for it; also the most runs one batch takes. */
+    batchRuns: intBetween(1, 10_000).default(500),
+  },
+  { error: expected('a mapping with batchMinutes and batchRuns') },
+);
+
 export const FsSinkSchema = z.strictObject(
   { dir: nonEmptyString('a directory path').default('./data') },
   { error: expected('a mapping with dir') },
@@ -385,6 +400,7 @@ export const ConfigFileSchema = z.strictObject(
     extract: z.preprocess(nullAsUndefined, ExtractSchema.prefault({})),
     redis: z.preprocess(nullAsUndefined, RedisSchema.prefault({})),
     jobs: z.preprocess(nullAsUndefined, JobsSchema.prefault({})),
+    load: z.preprocess(nullAsUndefined, LoadSchema.prefault({})),
     sinks: SinksSchema,
     shutdownGraceSeconds: positiveNumber.default(30),
     worker: z.preprocess(nullAsUndefined, WorkerSchema.prefault({})),
@@ -404,6 +420,7 @@ export type AccountScheduleConfig = z.output<typeof AccountScheduleSchema>;
 export type ExtractConfig = z.output<typeof ExtractSchema>;
 export type RedisConfig = z.output<typeof RedisSchema>;
 export type JobsConfig = z.output<typeof JobsSchema>;
+export type LoadConfig = z.output<typeof LoadSchema>;
 export type SinksConfig = z.output<typeof SinksSchema>;
 export type FsSinkConfig = z.output<typeof FsSinkSchema>;
 export type S3SinkConfig = z.output<typeof S3SinkSchema>;

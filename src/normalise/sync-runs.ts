@@ -14,6 +14,8 @@ export interface SyncRunsRowOptions {
    * counts the rows the run curated into the sink.
    */
   warehouse: boolean;
+  /** The load batch that loads this row (queued runs into BigQuery); default: the one of its table loads. */
+  loadBatchId?: string | undefined;
 }
 
 export interface RunFailure {
@@ -59,6 +61,7 @@ export function syncRunsRow(m: Manifest, o: SyncRunsRowOptions): Row {
       count: d.count ?? null,
     })),
     error: m.error ?? null,
+    load_batch_id: o.loadBatchId ?? m.loads.find((l) => l.load_batch_id)?.load_batch_id ?? null,
   };
 }
 

@@ -30,6 +30,11 @@ export interface RunLoader {
     /** Names the rows when a run's rows of the table change between loads (sync_runs). */
     recording?: string;
   }): Promise<LoadResult>;
+  /**
+   * One load job of `file` (the rows of several runs) into `table`, with an id derived from the
+   * warehouse, the batch and the table. Loaders without it load run by run.
+   */
+  loadBatch?(p: { table: TableDef; batchId: string; file: string }): Promise<LoadResult>;
 }
 
 export interface FinishRunOptions {
@@ -42,6 +47,12 @@ export interface FinishRunOptions {
   partRows?: number | undefined;
   /** Serialises writers of latest/ bundles across processes (Redis); default: this process. */
   latestLock?: KeyLock | undefined;
+  /**
+   * Curate only: the tables to load are returned as `deferred` (a load batch loads them with other
+   * runs' rows, jobs/load-batches.ts); `loads` lists the tables that failed, and those kept from
+   * `previousLoads`.
+   */
+  deferLoads?: boolean | undefined;
   /** Called after each table's load (the crash-point test hook uses it). */
   onLoaded?: ((load: LoadResult) => void) | undefined;
 }
@@ -54,6 +65,8 @@ export interface FinishRunResult {
   drift: DriftEntry[];
   /** One per table of the run; failed ones carry the reason (not curated, warehouse down, job error). */
   loads: LoadResult[];
+  /** With `deferLoads`: tables curated and still to load, in curate order. */
+  deferred?: string[];
 }
 
 const failed = (table: string, error: string): LoadResult => ({
@@ -84,11 +97,30 @@ export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {
     return { rawFiles: [], files: [], drift: [], loads: TABLES.map((t) => failed(t.name, reason)) };
   }
   try {
+    if (o.deferLoads) return { ...curatedOnly(curated), ...deferredLoads(o, curated.tables) };
     const loads = o.loader ? await loadTables(o, o.loader, curated.tables) : notLoaded(curated.tables);
     return { rawFiles: curated.rawFiles, files: curated.files, drift: curated.drift, loads };
   } finally {
     await curated.dispose();
   }
+}
+
+const curatedOnly = (c: CurateResult) => ({ rawFiles: c.rawFiles, files: c.files, drift: c.drift });
+
+/** Tables a batch is to load, apart from those that failed to curate or were loaded before. */
+function deferredLoads(o: FinishRunOptions, tables: readonly CuratedTable[]) {
+  const done = new Map(
+    (o.previousLoads ?? []).filter((l) => l.status === 'succeeded').map((l) => [l.table, l]),
+  );
+  const loads: LoadResult[] = [];
+  const deferred: string[] = [];
+  for (const t of tables) {
+    const previous = done.get(t.table);
+    if (previous) loads.push(previous);
+    else if (t.error) loads.push(failed(t.table, t.error));
+    else deferred.push(t.table);
+  }
+  return { loads, deferred };
 }
 
 /** Without a warehouse only tables that could not be curated are listed (as failed). */

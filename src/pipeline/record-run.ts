@@ -31,6 +31,11 @@ export interface RecordRunOptions {
   logger: Logger;
   /** The warehouse; none: the row is written to the sink only. */
   loader?: RunLoader | undefined;
+  /**
+   * The row is not loaded: its load is recorded as failed with this reason (a load batch that
+   * failed for good; `visync replay` loads it run by run).
+   */
+  notLoaded?: string | undefined;
   now?: () => Date;
 }
 
@@ -51,10 +56,92 @@ const failed = (error: string): LoadResult => ({
  * be written.
  */
 export async function recordRun(o: RecordRunOptions): Promise<Manifest> {
-  const m = o.manifest;
   const recordedAt = (o.now ?? (() => new Date()))().toISOString();
-  const row = syncRunsRow(m, { recordedAt, warehouse: !!o.loader });
-  const bytes = ndjsonPartBytes(`${toNdjsonLine(SYNC_RUNS, row)}\n`);
+  const part = await writeRowPart(o.store, o.manifest, {
+    recordedAt,
+    warehouse: !!o.loader || o.notLoaded !== undefined,
+  });
+  let load: LoadResult | undefined = part.error ? failed(part.error) : undefined;
+  if (!load && o.notLoaded !== undefined) load = failed(o.notLoaded);
+  // The stored part's digest names this recording in the load job id (src/warehouse/load-job.ts).
+  if (!load && o.loader && part.stored)
+    load = await loadRow(o.loader, o.manifest, part.bytes, part.stored.sha256.slice(0, 16));
+  return writeRecorded(o.store, o.manifest, part, load, o.logger);
+}
+
+export interface BatchRecording {
+  store: ObjectStore;
+  /** The run as finished by its load batch. */
+  manifest: Manifest;
+}
+
+/**
+ * The end of every run of a load batch: each run's sync_runs part, then ONE load job of all their
+ * rows (named by the batch), then each run's manifest, last. `recordedAt` is the batch's: a batch
+ * retried after a crash writes the same rows, and its load job (409) is the first one. Per run:
+ * the manifest written, or why it could not be.
+ */
+export async function recordBatch(o: {
+  runs: BatchRecording[];
+  batchId: string;
+  loader: RunLoader;
+  logger: Logger;
+  recordedAt: string;
+}): Promise<(Manifest | Error)[]> {
+  const parts = await Promise.all(
+    o.runs.map((r) =>
+      writeRowPart(r.store, r.manifest, {
+        recordedAt: o.recordedAt,
+        warehouse: true,
+        loadBatchId: o.batchId,
+      }),
+    ),
+  );
+  const written = parts.filter((p) => p.stored);
+  let batchLoad: LoadResult | undefined;
+  if (written.length) {
+    const text = Buffer.concat(written.map((p) => p.line));
+    batchLoad = await loadRows(o.loader, ndjsonPartBytes(text.toString('utf8')), (loader, file) =>
+      loader.loadBatch
+        ? loader.loadBatch({ table: SYNC_RUNS, batchId: o.batchId, file })
+        : Promise.reject(new Error('this warehouse cannot load batches')),
+    );
+  }
+  return Promise.all(
+    o.runs.map(async (r, i) => {
+      const part = parts[i]!;
+      const load: LoadResult = part.error
+        ? failed(part.error)
+        : { ...batchLoad!, rows: batchLoad!.status === 'succeeded' ? 1 : 0, load_batch_id: o.batchId };
+      try {
+        return await writeRecorded(r.store, r.manifest, part, load, o.logger);
+      } catch (err) {
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    }),
+  );
+}
+
+interface RowPart {
+  files: ManifestFile[];
+  loads: LoadResult[];
+  /** The gzipped part as stored. */
+  bytes: Buffer;
+  /** The row as one NDJSON line. */
+  line: Buffer;
+  stored?: ManifestFile;
+  error?: string;
+}
+
+/** The run's sync_runs row written to the sink; an earlier recording of it (replay) is replaced. */
+async function writeRowPart(
+  store: ObjectStore,
+  m: Manifest,
+  opts: Parameters<typeof syncRunsRow>[1],
+): Promise<RowPart> {
+  const row = syncRunsRow(m, opts);
+  const line = Buffer.from(`${toNdjsonLine(SYNC_RUNS, row)}\n`);
+  const bytes = ndjsonPartBytes(line.toString('utf8'));
   const key = tablePartKey({
     table: SYNC_RUNS.name,
     partitionDate: m.run_date,
@@ -65,27 +152,36 @@ export async function recordRun(o: RecordRunOptions): Promise<Manifest> {
   // An earlier recording of this run (replay) is replaced: same key, and its load is redone.
   const files = m.files.filter((f) => parseTablePartKey(f.key)?.table !== SYNC_RUNS.name);
   const loads = m.loads.filter((l) => l.table !== SYNC_RUNS.name);
-  let load: LoadResult | undefined;
   try {
-    const stored: ManifestFile = { ...(await putNdjsonPart(o.store, key, bytes)), rows: 1 };
+    const stored: ManifestFile = { ...(await putNdjsonPart(store, key, bytes)), rows: 1 };
     files.push(stored);
-    // The stored part's digest names this recording in the load job id (src/warehouse/load-job.ts).
-    if (o.loader) load = await loadRow(o.loader, m, bytes, stored.sha256.slice(0, 16));
+    return { files, loads, bytes, line, stored };
   } catch (err) {
-    load = failed(`sync_runs part not written: ${message(err)}`);
+    return { files, loads, bytes, line, error: `sync_runs part not written: ${message(err)}` };
   }
+}
+
+/** The manifest with the sync_runs part and load, written last. */
+async function writeRecorded(
+  store: ObjectStore,
+  m: Manifest,
+  part: RowPart,
+  load: LoadResult | undefined,
+  logger: Logger,
+): Promise<Manifest> {
+  const loads = [...part.loads];
   if (load) {
     loads.push(load);
     if (load.status === 'succeeded') metrics.rowsLoaded(load.table, load.rows);
-    const log = load.status === 'succeeded' ? o.logger.info.bind(o.logger) : o.logger.error.bind(o.logger);
+    const log = load.status === 'succeeded' ? logger.info.bind(logger) : logger.error.bind(logger);
     log(
-      { table: load.table, job_id: load.job_id, rows: load.rows, error: load.error },
+      { table: load.table, job_id: load.job_id, rows: load.rows, error: load.error, run_id: m.run_id },
       `load ${load.status}`,
     );
   }
-  const recorded: Manifest = { ...m, files, loads };
+  const recorded: Manifest = { ...m, files: part.files, loads };
   recorded.status = runStatus(recorded);
-  await writeManifest(o.store, recorded);
+  await writeManifest(store, recorded);
   return recorded;
 }
 
@@ -95,6 +191,16 @@ async function loadRow(
   m: Manifest,
   bytes: Buffer,
   recording: string,
+): Promise<LoadResult> {
+  return loadRows(loader, bytes, (l, file) =>
+    l.load({ table: SYNC_RUNS, account: m.account, runId: m.run_id, file, recording }),
+  );
+}
+
+async function loadRows(
+  loader: RunLoader,
+  bytes: Buffer,
+  load: (loader: RunLoader, file: string) => Promise<LoadResult>,
 ): Promise<LoadResult> {
   // A run that landed nothing (revoked key) loaded no other table, so the warehouse may be new.
   try {
@@ -106,7 +212,7 @@ async function loadRow(
   try {
     const file = join(dir, 'sync_runs.ndjson.gz');
     await writeFile(file, bytes);
-    return await loader.load({ table: SYNC_RUNS, account: m.account, runId: m.run_id, file, recording });
+    return await load(loader, file);
   } catch (err) {
     return failed(message(err));
   } finally {

@@ -20,6 +20,7 @@ export async function createRunLoader(
       await warehouse.prepare(WAREHOUSE_TABLES, VIEWS);
     },
     load: (p) => warehouse.load(p),
+    loadBatch: (p) => warehouse.loadBatch(p),
   };
 }
 

@@ -25,6 +25,8 @@ export interface LoadResult {
   status: 'succeeded' | 'failed';
   rows: number;
   error?: string;
+  /** The load batch whose job loaded these rows with other runs' (queued runs into BigQuery). */
+  load_batch_id?: string;
 }
 
 export interface DriftEntry {

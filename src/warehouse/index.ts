@@ -1,10 +1,11 @@
-// The warehouse stage: BigQuery dataset, tables and views, and one batch load job per table per run.
+// The warehouse stage: BigQuery dataset, tables and views, and one load job per table per run, or
+// per table per load batch (the finished runs of many accounts in one upload: jobs/load-batches.ts).
 import { createHash } from 'node:crypto';
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { TableDef, ViewDef } from '../catalogue/types.js';
 import { type BigQueryConfig, createBigQuery } from './bigquery-client.js';
 import { type EnsureAction, type EnsureResult, ensureDataset, ensureTables, ensureViews } from './ensure.js';
-import { type LoadOptions, type LoadResult, loadTable } from './load-job.js';
+import { type LoadOptions, type LoadResult, loadBatchJobId, loadTable } from './load-job.js';
 import { tableMetadata } from './schema.js';
 
 export { type BigQueryClientOptions, type BigQueryConfig, createBigQuery } from './bigquery-client.js';
@@ -16,7 +17,14 @@ export {
   ensureTables,
   ensureViews,
 } from './ensure.js';
-export { type LoadOptions, type LoadResult, type LoadTableArgs, loadJobId, loadTable } from './load-job.js';
+export {
+  type LoadOptions,
+  type LoadResult,
+  type LoadTableArgs,
+  loadBatchJobId,
+  loadJobId,
+  loadTable,
+} from './load-job.js';
 export { type BigQueryField, type BigQueryTableMetadata, tableFields, tableMetadata } from './schema.js';
 
 export interface PrepareResult {
@@ -76,6 +84,22 @@ export class Warehouse {
       once.catch(() => prepared.delete(key));
     }
     return once;
+  }
+
+  /** One load job of a batch's rows of `table` (`file`: every member run's rows, gzipped NDJSON). */
+  loadBatch(args: { table: TableDef; batchId: string; file: string }): Promise<LoadResult> {
+    const { dataset } = this.config;
+    return loadTable({
+      bq: this.bq,
+      dataset,
+      location: this.config.location,
+      table: args.table,
+      account: '',
+      runId: args.batchId,
+      file: args.file,
+      jobIdOf: (attempt) => loadBatchJobId(dataset, args.batchId, args.table.name, attempt),
+      ...(this.opts.load && { options: this.opts.load }),
+    });
   }
 
   load(args: WarehouseLoad): Promise<LoadResult> {

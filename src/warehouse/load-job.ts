@@ -38,6 +38,8 @@ export interface LoadTableArgs {
   file: string;
   /** Names these rows when a run's rows of the table differ between loads (see the header). */
   recording?: string | undefined;
+  /** The job id of each attempt, instead of one derived from account, run and table (batches). */
+  jobIdOf?: ((attempt: number) => string) | undefined;
   location: string;
   options?: LoadOptions;
 }
@@ -74,15 +76,32 @@ export function loadJobId(
   attempt = 1,
   content?: string,
 ): string {
-  if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be >= 1, got ${attempt}`);
   const raw = `visync_${account}_${runId}_${table}${content === undefined ? '' : `_${content}`}`;
+  return safeJobId(
+    raw,
+    content === undefined ? [account, runId, table] : [account, runId, table, content],
+    attempt,
+  );
+}
+
+/**
+ * The job of one table of a load batch (runs of several accounts, one upload):
+ * `visync_batch_{dataset}_{batchId}_{table}`. A batch retried after a crash gets the same id, and
+ * so the first job's outcome (409) instead of a second append.
+ */
+export function loadBatchJobId(dataset: string, batchId: string, table: string, attempt = 1): string {
+  return safeJobId(
+    `visync_batch_${dataset}_${batchId}_${table}`,
+    ['batch', dataset, batchId, table],
+    attempt,
+  );
+}
+
+function safeJobId(raw: string, inputs: string[], attempt: number): string {
+  if (!Number.isInteger(attempt) || attempt < 1) throw new RangeError(`attempt must be >= 1, got ${attempt}`);
   let id = raw.replace(/[^A-Za-z0-9_-]/g, '_');
   if (id !== raw || id.length > MAX_BASE_LENGTH) {
-    const digest = createHash('sha256')
-      .update(
-        JSON.stringify(content === undefined ? [account, runId, table] : [account, runId, table, content]),
-      )
-      .digest('hex');
+    const digest = createHash('sha256').update(JSON.stringify(inputs)).digest('hex');
     id = `${id.slice(0, MAX_BASE_LENGTH)}_${digest.slice(0, 12)}`;
   }
   return attempt === 1 ? id : `${id}_a${attempt}`;
@@ -100,10 +119,11 @@ export async function loadTable(args: LoadTableArgs): Promise<LoadResult> {
       : { table: table.name, job_id, status: 'failed', rows: 0, error };
 
   const content = args.recording;
-  let lastJobId = loadJobId(account, runId, table.name, 1, content);
+  const jobIdOf = args.jobIdOf ?? ((n: number) => loadJobId(account, runId, table.name, n, content));
+  let lastJobId = jobIdOf(1);
   let lastError = '';
   for (let attempt = 1; attempt <= o.maxAttempts; attempt++) {
-    const jobId = loadJobId(account, runId, table.name, attempt, content);
+    const jobId = jobIdOf(attempt);
     lastJobId = jobId;
     const submitted = await submit(target, file, loadConfig(table, jobId), o);
     if (submitted.kind === 'error') return result(jobId, undefined, submitted.message);

@@ -1,0 +1,325 @@
+// Load batches: the finished runs of many accounts loaded into one BigQuery dataset together, one
+// load job per table per batch instead of per run. BigQuery allows 1,500 load jobs per table per
+// day; one per run spends that at about 1,400 accounts a night in a shared dataset.
+//
+// A run's `load` job curates, then registers the run here as ready for its warehouse (with the
+// manifest it assembled, not yet recorded). A `load-batch` job CLAIMS ready runs in one script: the
+// batch record and its members are written before anything is loaded, so a batch job retried or
+// taken over loads exactly the same runs, and a run is never in two batches. Batches start every
+// `load.batchMinutes` (one scheduler sweeping every warehouse with ready runs), at once when
+// `load.batchRuns` runs are ready, and shortly after a run is ready when no other run is in flight
+// (waiting would save no job, only delay the run).
+//
+// Keys share one hash tag (`{PREFIX-load-batches}`), so the scripts run on Redis Cluster too.
+// Per warehouse (a hash of its project, dataset, location and endpoint: no secret):
+//   pending:{w}  zset of ready run ids (score: ready time), gen:{w} the batch generation,
+//   batch:{w}:{gen} the claimed batch (id, members, per-table results, recorded_at, done).
+// Per run: run:{id} (account, warehouse, attempt, the gzipped record, batch once claimed, done).
+// The job id of a batch is `lb.{w}.{gen}`: triggers that race add one job, and the job of
+// generation G claims every run registered while the generation was G.
+import { createHash } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import type { Redis } from 'ioredis';
+import { z } from 'zod';
+import { warehouseKey } from '../src/config/account-settings.js';
+import type { Config, SinksConfig } from '../src/config/schema.js';
+import type { BatchTableLoad } from '../src/pipeline/load-batch.js';
+import type { Manifest } from '../src/runs/manifest.js';
+import { Queue } from './bullmq.js';
+import { JOB } from './definitions.js';
+import type { LedgerRun, RunLedger } from './ledger.js';
+import type { AccountQueues } from './queues.js';
+
+/** The queue of load-batch jobs: apart from the shards, so counting the shards counts runs in flight. */
+export const LOAD_QUEUE = '{visync-loads}';
+export const SWEEP_SCHEDULER = 'load-batch-sweep';
+/** The ledger phase of a run between its curate and its batch. */
+export const AWAITING_LOAD_BATCH = 'awaiting load batch';
+/** How long a finished batch and its runs' marks stay (a retried job finds them done). */
+const KEEP_SECONDS = 7 * 86_400;
+/** An idle trigger waits this long, so runs finishing together share the batch. */
+export const IDLE_SETTLE_MS = 1000;
+
+export const LoadBatchJobSchema = z.union([
+  z.object({ sweep: z.literal(true) }),
+  z.object({ warehouse: z.string().regex(/^[0-9a-f]{16}$/), gen: z.number().int().min(0) }),
+]);
+export type LoadBatchJobData = z.infer<typeof LoadBatchJobSchema>;
+
+/** What a batch needs to finish a run later: the assembled manifest (no secret in it). */
+export interface PendingRun {
+  account: string;
+  /** Identifies this try of the run (its start): a run enqueued again is a new one. */
+  attempt: string;
+  /** Without its load entries for the deferred tables and its sync_runs part. */
+  manifest: Manifest;
+  /** Tables curated and still to load. */
+  tables: string[];
+}
+
+export interface Claim {
+  /** The batch key suffix `{warehouse}:{gen}`. */
+  ref: string;
+  id: string;
+  members: string[];
+  done: boolean;
+  /** Ready runs of the warehouse left for a later batch. */
+  remaining: number;
+}
+
+/** A ledger record as the batches extend it (phase fields written through RunLedger.update). */
+export type PhasedRun = LedgerRun & { phase?: string; phase_at?: string };
+
+/** The warehouse id of sinks (undefined without BigQuery). */
+export function warehouseId(sinks: SinksConfig): string | undefined {
+  const key = warehouseKey(sinks);
+  return key === undefined ? undefined : createHash('sha256').update(key).digest('hex').slice(0, 16);
+}
+
+export const batchJobId = (warehouse: string, gen: number) => `lb.${warehouse}.${gen}`;
+
+const SCRIPTS = {
+  /**
+   * KEYS: run, pending, warehouses, gen. ARGV: run id, account, warehouse, attempt, record.
+   * -1 when this try of the run is claimed already (a load job retried); else {gen, pending}.
+   */
+  visyncBatchRegister: {
+    numberOfKeys: 4,
+    lua: `
+if redis.call('HGET', KEYS[1], 'attempt') == ARGV[4] and redis.call('HEXISTS', KEYS[1], 'batch') == 1 then
+  return {-1, 0}
+end
+local t = redis.call('TIME')
+local ms = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], 'account', ARGV[2], 'warehouse', ARGV[3], 'attempt', ARGV[4],
+  'record', ARGV[5], 'ready_at', ms)
+redis.call('ZADD', KEYS[2], ms, ARGV[1])
+redis.call('SADD', KEYS[3], ARGV[3])
+return {tonumber(redis.call('GET', KEYS[4]) or '0'), redis.call('ZCARD', KEYS[2])}`,
+  },
+  /**
+   * KEYS: batch, gen, pending, warehouses. ARGV: gen, limit, run key prefix, batch ref, warehouse,
+   * batch id (used when this call claims), keep seconds. The batch as claimed (by this call or an
+   * earlier try); false when generation gen is past (its batch claimed elsewhere).
+   */
+  visyncBatchClaim: {
+    numberOfKeys: 4,
+    lua: `
+if redis.call('EXISTS', KEYS[1]) == 1 then
+  return {redis.call('HGET', KEYS[1], 'id'), redis.call('HGET', KEYS[1], 'members') or '',
+    redis.call('HGET', KEYS[1], 'done') or '', redis.call('ZCARD', KEYS[3])}
+end
+if tonumber(redis.call('GET', KEYS[2]) or '0') ~= tonumber(ARGV[1]) then return false end
+local members = redis.call('ZRANGE', KEYS[3], 0, tonumber(ARGV[2]) - 1)
+if #members > 0 then redis.call('ZREMRANGEBYRANK', KEYS[3], 0, #members - 1) end
+for _, m in ipairs(members) do redis.call('HSET', ARGV[3] .. m, 'batch', ARGV[4]) end
+local list = table.concat(members, ',')
+redis.call('HSET', KEYS[1], 'id', ARGV[6], 'members', list)
+redis.call('EXPIRE', KEYS[1], tonumber(ARGV[7]))
+redis.call('INCR', KEYS[2])
+local remaining = redis.call('ZCARD', KEYS[3])
+if remaining == 0 then redis.call('SREM', KEYS[4], ARGV[5]) end
+return {ARGV[6], list, '', remaining}`,
+  },
+} as const;
+
+type ScriptName = keyof typeof SCRIPTS;
+type BatchRedis = Redis & Record<ScriptName, (...args: (string | number | Buffer)[]) => Promise<unknown>>;
+
+export class LoadBatches {
+  readonly #redis: BatchRedis;
+  readonly #base: string;
+
+  constructor(redis: Redis, prefix: string) {
+    for (const [name, def] of Object.entries(SCRIPTS)) {
+      if (!(name in redis)) redis.defineCommand(name, def);
+    }
+    this.#redis = redis as BatchRedis;
+    this.#base = `${prefix}:{${prefix}-load-batches}`;
+  }
+
+  #run(runId: string) {
+    return `${this.#base}:run:${runId}`;
+  }
+  #pending(w: string) {
+    return `${this.#base}:pending:${w}`;
+  }
+  #gen(w: string) {
+    return `${this.#base}:gen:${w}`;
+  }
+  #batch(ref: string) {
+    return `${this.#base}:batch:${ref}`;
+  }
+  get #warehouses() {
+    return `${this.#base}:warehouses`;
+  }
+
+  /** Whether this try of the run is in a batch already (its load job retried): nothing to do. */
+  async claimed(runId: string, attempt: string): Promise<boolean> {
+    const [a, batch] = await this.#redis.hmget(this.#run(runId), 'attempt', 'batch');
+    return a === attempt && batch !== null;
+  }
+
+  /** The run is ready for a batch of its warehouse; undefined when it is claimed already. */
+  async register(
+    warehouse: string,
+    runId: string,
+    run: PendingRun,
+  ): Promise<{ gen: number; pending: number } | undefined> {
+    const record = gzipSync(JSON.stringify(run));
+    const [gen, pending] = (await this.#redis.visyncBatchRegister(
+      this.#run(runId),
+      this.#pending(warehouse),
+      this.#warehouses,
+      this.#gen(warehouse),
+      runId,
+      run.account,
+      warehouse,
+      run.attempt,
+      record,
+    )) as [number, number];
+    return gen < 0 ? undefined : { gen, pending };
+  }
+
+  /** Claims up to `limit` ready runs into batch `gen` of the warehouse, or returns it as claimed. */
+  async claim(warehouse: string, gen: number, limit: number, now = new Date()): Promise<Claim | undefined> {
+    const ref = `${warehouse}:${gen}`;
+    // Read only when this call claims; a retry finds the id stored with the batch.
+    const id = `lb-${warehouse.slice(0, 8)}-${now.toISOString().replace(/[-:.]/g, '')}-${gen}`;
+    const r = (await this.#redis.visyncBatchClaim(
+      this.#batch(ref),
+      this.#gen(warehouse),
+      this.#pending(warehouse),
+      this.#warehouses,
+      gen,
+      limit,
+      `${this.#base}:run:`,
+      ref,
+      warehouse,
+      id,
+      KEEP_SECONDS,
+    )) as [string, string, string, number] | null;
+    if (!r) return undefined;
+    return { ref, id: r[0], members: r[1] ? r[1].split(',') : [], done: r[2] === '1', remaining: r[3] };
+  }
+
+  async record(runId: string): Promise<(PendingRun & { done: boolean }) | undefined> {
+    const [record, done] = await Promise.all([
+      this.#redis.hgetBuffer(this.#run(runId), 'record'),
+      this.#redis.hget(this.#run(runId), 'done'),
+    ]);
+    if (!record) return undefined;
+    return { ...(JSON.parse(gunzipSync(record).toString('utf8')) as PendingRun), done: done === '1' };
+  }
+
+  async tableLoads(ref: string): Promise<Map<string, BatchTableLoad>> {
+    const h = await this.#redis.hgetall(this.#batch(ref));
+    const out = new Map<string, BatchTableLoad>();
+    for (const [k, v] of Object.entries(h))
+      if (k.startsWith('table:')) out.set(k.slice(6), JSON.parse(v) as BatchTableLoad);
+    return out;
+  }
+
+  async saveTableLoad(ref: string, table: string, load: BatchTableLoad): Promise<void> {
+    await this.#redis.hset(this.#batch(ref), `table:${table}`, JSON.stringify(load));
+  }
+
+  /** When the batch records its runs: the first try's, so a retry writes the same sync_runs rows. */
+  async recordedAt(ref: string, now = new Date()): Promise<string> {
+    await this.#redis.hsetnx(this.#batch(ref), 'recorded_at', now.toISOString());
+    return (await this.#redis.hget(this.#batch(ref), 'recorded_at')) ?? now.toISOString();
+  }
+
+  /** The run is recorded (manifest and ledger): a retried batch job skips it. */
+  async runDone(runId: string): Promise<void> {
+    await this.#redis
+      .multi()
+      .hset(this.#run(runId), 'done', '1')
+      .hdel(this.#run(runId), 'record')
+      .expire(this.#run(runId), KEEP_SECONDS)
+      .exec();
+  }
+
+  async batchDone(ref: string): Promise<void> {
+    await this.#redis.hset(this.#batch(ref), 'done', '1');
+  }
+
+  /** Warehouses with ready runs, and the generation whose batch would take them. */
+  async waiting(): Promise<{ warehouse: string; gen: number }[]> {
+    const ws = await this.#redis.smembers(this.#warehouses);
+    return Promise.all(
+      ws.map(async (w) => ({ warehouse: w, gen: Number((await this.#redis.get(this.#gen(w))) ?? 0) })),
+    );
+  }
+}
+
+/** The queue of load-batch jobs (on the main connection: it holds no connection of its own). */
+export function loadQueue(redis: Redis, prefix: string): Queue {
+  return new Queue(LOAD_QUEUE, { connection: redis, prefix });
+}
+
+/** Options of a batch job: retried like a run's jobs, kept like them. */
+export function batchJobOptions(config: Config) {
+  return {
+    attempts: config.jobs.attempts,
+    backoff: { type: 'exponential', delay: 2_000 },
+    removeOnComplete: { age: 7 * 86_400, count: 10_000 },
+    removeOnFail: { age: 30 * 86_400 },
+  };
+}
+
+/**
+ * Starts the batch that takes the warehouse's runs of generation `gen` (one job per generation,
+ * however many triggers race). A job of that generation that ended without claiming (it failed
+ * before its claim) would swallow every later trigger: it is removed first.
+ */
+export async function startBatch(
+  queue: Queue,
+  config: Config,
+  warehouse: string,
+  gen: number,
+  delayMs = 0,
+): Promise<void> {
+  const jobId = batchJobId(warehouse, gen);
+  const existing = await queue.getJob(jobId);
+  if (existing) {
+    const state = await existing.getState();
+    if (state !== 'failed') return;
+    await existing.remove();
+  }
+  await queue.add(JOB.loadBatch, { warehouse, gen } satisfies LoadBatchJobData, {
+    ...batchJobOptions(config),
+    jobId,
+    ...(delayMs > 0 ? { delay: delayMs } : {}),
+  });
+}
+
+/**
+ * Whether no run is in flight anywhere: no run or workspace job waiting or running, no load
+ * parent waiting for its workspaces. Load jobs (which register their runs and check in turn),
+ * delayed jobs (nightly schedules, jobs stepping aside for budget) and `self` do not count.
+ */
+export async function noRunInFlight(queues: AccountQueues, self?: string): Promise<boolean> {
+  const shards = queues.all();
+  const counts = await Promise.all(
+    shards.map((q) => q.getJobCounts('waiting-children', 'waiting', 'prioritized')),
+  );
+  if (counts.some((c) => Object.values(c).some((n) => n > 0))) return false;
+  const active = (await Promise.all(shards.map((q) => q.getActive()))).flat();
+  return !active.some((j) => j.id !== self && (j.name === JOB.run || j.name === JOB.workspace));
+}
+
+/** Marks the run's phase in the ledger (shown by `visync status`). */
+export async function setPhase(ledger: RunLedger, runId: string, phase: string): Promise<void> {
+  const fields = { phase, phase_at: new Date().toISOString() };
+  await ledger.update(runId, fields as Partial<LedgerRun>);
+}
+
+/**
+ * How long a run may wait for its batch before that is news: a sweep period, another for a batch
+ * that was busy, and an hour for the batch's loads.
+ */
+export function expectedBatchWaitMs(config: Config): number {
+  return (2 * config.load.batchMinutes + 60) * 60_000;
+}

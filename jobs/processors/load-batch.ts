@@ -1,0 +1,191 @@
+// The `load-batch` job (jobs/load-batches.ts): a sweep starts the batch of every warehouse with
+// runs waiting; a batch claims its runs, loads each table once for all of them, records them
+// (sync_runs rows in one job, then each manifest, last) and ends each run in the ledger.
+import type { Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { runFinished } from '../../src/ops/run-finished.js';
+import { loadBatchTables } from '../../src/pipeline/load-batch.js';
+import { type BatchRecording, recordBatch, recordRun } from '../../src/pipeline/record-run.js';
+import type { LoadResult, Manifest } from '../../src/runs/manifest.js';
+import { manifestKey } from '../../src/sinks/layout.js';
+import type { ObjectStore } from '../../src/sinks/object-store.js';
+import type { JobContext } from '../context.js';
+import {
+  type Claim,
+  LoadBatchJobSchema,
+  noRunInFlight,
+  type PendingRun,
+  setPhase,
+  startBatch,
+} from '../load-batches.js';
+
+const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+interface Member {
+  runId: string;
+  pending: PendingRun;
+  store: ObjectStore;
+}
+
+export async function processLoadBatch(job: Job, ctx: JobContext): Promise<Record<string, unknown>> {
+  const data = LoadBatchJobSchema.parse(job.data);
+  if ('sweep' in data) {
+    const waiting = await ctx.loadBatches.waiting();
+    for (const w of waiting) await startBatch(ctx.loadQueue, ctx.config, w.warehouse, w.gen);
+    return { started: waiting.length };
+  }
+  const claim = await ctx.loadBatches.claim(data.warehouse, data.gen, ctx.config.load.batchRuns);
+  // Generation past: its runs went to the batch that claimed it.
+  if (!claim) return { skipped: 'claimed by another batch' };
+  const log = ctx.logger.child({ load_batch: claim.id, job: job.id });
+  if (!claim.done) {
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    try {
+      await loadBatch(claim, ctx, log);
+    } catch (err) {
+      if (!final) throw err;
+      // No more tries: every run of the batch still ends, saying why and what to do.
+      await failBatch(claim, ctx, log, message(err));
+    }
+    await ctx.loadBatches.batchDone(claim.ref);
+  }
+  // Runs left waiting: a batch of them now when they are enough, or when nothing else will come.
+  if (
+    claim.remaining >= ctx.config.load.batchRuns ||
+    (claim.remaining > 0 && (await noRunInFlight(ctx.queues)))
+  )
+    await startBatch(ctx.loadQueue, ctx.config, data.warehouse, data.gen + 1);
+  return { batch: claim.id, runs: claim.members.length };
+}
+
+/** The batch's runs not recorded yet (a retried job skips those a first try finished). */
+async function membersOf(claim: Claim, ctx: JobContext, log: Logger): Promise<Member[]> {
+  const members: Member[] = [];
+  for (const runId of claim.members) {
+    const pending = await ctx.loadBatches.record(runId);
+    if (!pending) {
+      log.error(
+        { run_id: runId },
+        'run of the batch has no record in Redis (lost?); it cannot be loaded here',
+      );
+      continue;
+    }
+    if (pending.done) continue;
+    try {
+      members.push({ runId, pending, store: await ctx.storeFor(pending.account) });
+    } catch (err) {
+      // An account removed from the config since: its run cannot be written any more.
+      const ledgerRun = await ctx.ledger.get(runId);
+      if (ledgerRun)
+        await ctx.ledger.finish(ledgerRun, 'failed', { error: `run not recorded: ${message(err)}` });
+      await ctx.loadBatches.runDone(runId);
+    }
+  }
+  return members;
+}
+
+async function loadBatch(claim: Claim, ctx: JobContext, log: Logger): Promise<void> {
+  const members = await membersOf(claim, ctx, log);
+  if (!members.length) return;
+  log.info({ runs: members.length }, 'load batch started');
+  for (const m of members) await setPhase(ctx.ledger, m.runId, `loading in batch ${claim.id}`);
+  // Every run of a batch loads into one dataset: any member's loader is the batch's.
+  const loader = await ctx.loaderFor(members[0]!.pending.account);
+  if (!loader) throw new Error('BigQuery is no longer configured for the accounts of this batch');
+  const perRun = await loadBatchTables({
+    batchId: claim.id,
+    runs: members.map((m) => ({
+      account: m.pending.account,
+      runId: m.runId,
+      store: m.store,
+      files: m.pending.manifest.files,
+      tables: m.pending.tables,
+    })),
+    loader,
+    logger: log,
+    done: await ctx.loadBatches.tableLoads(claim.ref),
+    onLoaded: (table, load) => ctx.loadBatches.saveTableLoad(claim.ref, table, load),
+  });
+  const recordedAt = await ctx.loadBatches.recordedAt(claim.ref);
+  const runs: BatchRecording[] = members.map((m) => ({
+    store: m.store,
+    manifest: finishedManifest(m.pending, perRun.get(m.runId) ?? [], recordedAt),
+  }));
+  const recorded = await recordBatch({ runs, batchId: claim.id, loader, logger: log, recordedAt });
+  const unrecorded: string[] = [];
+  for (const [i, m] of members.entries()) {
+    const r = recorded[i]!;
+    if (r instanceof Error) unrecorded.push(`${m.runId}: ${r.message}`);
+    else await endRun(ctx, m.runId, r, log, claim.id);
+  }
+  // A manifest that could not be written: the job is tried again (what is done stays done).
+  if (unrecorded.length) throw new Error(`run not recorded: ${unrecorded.join('; ')}`);
+}
+
+/** The manifest the run's load job assembled, with its batch's loads, finished now. */
+function finishedManifest(p: PendingRun, loads: LoadResult[], at: string): Manifest {
+  return { ...p.manifest, finished_at: at, loads: [...p.manifest.loads, ...loads] };
+}
+
+const replayHint = (runId: string) => `visync replay --run ${runId} loads the run's failed tables`;
+
+async function endRun(
+  ctx: JobContext,
+  runId: string,
+  m: Manifest,
+  log: Logger,
+  batchId: string,
+  batchError?: string,
+): Promise<void> {
+  const ledgerRun = await ctx.ledger.get(runId);
+  if (ledgerRun) {
+    const failedLoads = m.loads.filter((l) => l.status === 'failed').map((l) => `${l.table}: ${l.error}`);
+    const error =
+      m.error ??
+      batchError ??
+      (failedLoads.length ? `${failedLoads.join('; ')}; ${replayHint(runId)}` : undefined);
+    await ctx.ledger.finish(ledgerRun, m.status, {
+      manifest_key: manifestKey(m.account, runId),
+      ...(error ? { error } : {}),
+      ...({ phase: `loaded in batch ${batchId}`, phase_at: new Date().toISOString() } as object),
+    });
+  }
+  await ctx.loadBatches.runDone(runId);
+  log.info({ run_id: runId, account: m.account, status: m.status }, 'run finished');
+  void runFinished({
+    config: ctx.config,
+    logger: log.child({ account: m.account, run_id: runId }),
+    manifest: m,
+  });
+}
+
+/** The batch failed for good: each run is recorded with its tables not loaded, and why. */
+async function failBatch(claim: Claim, ctx: JobContext, log: Logger, reason: string): Promise<void> {
+  const why = `load batch ${claim.id} failed: ${reason}`;
+  log.error({ err: reason }, 'load batch failed for good');
+  for (const m of await membersOf(claim, ctx, log)) {
+    const notLoaded = `${why}; ${replayHint(m.runId)}`;
+    const loads: LoadResult[] = m.pending.tables.map((table) => ({
+      table,
+      job_id: '',
+      status: 'failed',
+      rows: 0,
+      error: notLoaded,
+      load_batch_id: claim.id,
+    }));
+    try {
+      const manifest = await recordRun({
+        store: m.store,
+        manifest: finishedManifest(m.pending, loads, new Date().toISOString()),
+        logger: log,
+        notLoaded,
+      });
+      await endRun(ctx, m.runId, manifest, log, claim.id, notLoaded);
+    } catch (err) {
+      const ledgerRun = await ctx.ledger.get(m.runId);
+      if (ledgerRun)
+        await ctx.ledger.finish(ledgerRun, 'failed', { error: `run not recorded: ${why}; ${message(err)}` });
+      await ctx.loadBatches.runDone(m.runId);
+    }
+  }
+}

@@ -52,7 +52,10 @@ function describeRun(r: LedgerRun): string {
   const progress =
     r.workspaces_total !== undefined ? ` ${r.workspaces_done}/${r.workspaces_total} workspaces${failed}` : '';
   const window = r.visibility_days ? ` ${r.visibility_days}d` : '';
-  return `${r.run_id} (${r.kind}${window}, ${r.status}${progress}, ${r.calls} requests)`;
+  // What a running run waits for (a load batch: jobs/load-batches.ts).
+  const { phase } = r as { phase?: string };
+  const waits = phase && (r.status === 'running' || r.status === 'queued') ? `, ${phase}` : '';
+  return `${r.run_id} (${r.kind}${window}, ${r.status}${progress}${waits}, ${r.calls} requests)`;
 }
 
 /** The first few reasons; the manifest has them all. */

@@ -1,0 +1,344 @@
+// Queued runs into BigQuery are loaded in batches across accounts (jobs/load-batches.ts): one load
+// job per table per batch, counted on the fake BigQuery server (real client), every run's rows
+// once, the batch named in each manifest and sync_runs row; a batch retried after its worker was
+// killed loads nothing twice; a failed table makes every run of the batch partial; each dataset
+// batches on its own. Real Redis, real workers, the simulator over HTTP.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { enqueueRun } from '../jobs/enqueue.js';
+import { AWAITING_LOAD_BATCH, LOAD_QUEUE, loadQueue, SWEEP_SCHEDULER } from '../jobs/load-batches.js';
+import type { ConfigError } from '../src/config/config-error.js';
+import { parseConfig } from '../src/config/load.js';
+import type { Config } from '../src/config/schema.js';
+import { type Manifest, readManifest } from '../src/runs/manifest.js';
+import type { FaultRule } from '../src/simulator/faults.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
+import type { FakeBigQuery } from './fakes/bigquery-server.js';
+import { fakeBigQuery, sim, tempDir, visyncCli } from './helpers/harness.js';
+import { jobsClient, jobsConfigFile, until, waitForRun, worker } from './helpers/jobs.js';
+import { spawnWorker } from './helpers/worker-process.js';
+
+/** An account whose run stays in flight: every workspace call gets a 429 with an hour of Retry-After. */
+const PAUSED: FaultRule = {
+  account: 'slow',
+  endpoint: 'visibility',
+  kind: 'status',
+  status: 429,
+  retryAfter: 3600,
+  times: Infinity,
+};
+
+interface Setup {
+  accounts: { name: string; workspaces: number }[];
+  batchRuns?: number;
+  /** Accounts with a dataset of their own. */
+  datasets?: Record<string, string>;
+  faults?: FaultRule[];
+  attempts?: number;
+}
+
+async function setup(o: Setup) {
+  const s = await sim({ accounts: o.accounts, ...(o.faults ? { faults: o.faults } : {}) });
+  const bq = await fakeBigQuery();
+  const dir = tempDir();
+  const { config, path } = jobsConfigFile(s, dir, {
+    accounts: Object.fromEntries(
+      Object.entries(o.datasets ?? {}).map(([a, dataset]) => [a, { bigquery: { dataset } }]),
+    ),
+    sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'shared', apiEndpoint: bq.url } },
+    top: {
+      jobs: { lockSeconds: 2, maxBudgetWaitSeconds: 1, attempts: o.attempts ?? 3 },
+      load: { batchRuns: o.batchRuns ?? 500 },
+    },
+  });
+  return { s, bq, dir, config, path };
+}
+
+async function enqueue(config: Config, account: string): Promise<string> {
+  const c = jobsClient(config);
+  return (await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account })).runId;
+}
+
+async function phaseOf(config: Config, runId: string): Promise<string | undefined> {
+  const r = (await jobsClient(config).ledger.get(runId)) as { phase?: string } | undefined;
+  return r?.phase;
+}
+
+const manifestOf = async (dir: string, account: string, runId: string) =>
+  (await readManifest(new FsObjectStore(dir), account, runId))!;
+
+/** Load jobs the fake created, per destination `dataset.table`. */
+function createdJobs(bq: FakeBigQuery, dataset: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const j of bq.jobs)
+    if (j.outcome === 'created' && j.destination?.startsWith(`${dataset}.`))
+      out.set(j.destination, [...(out.get(j.destination) ?? []), j.jobId]);
+  return out;
+}
+
+const tableLoads = (m: Manifest) => m.loads.filter((l) => l.table !== 'sync_runs');
+
+/** Each run's rows of every table it loaded, once: as many rows in BigQuery as its manifest says. */
+function expectRowsOnce(bq: FakeBigQuery, dataset: string, manifests: Manifest[]) {
+  for (const m of manifests)
+    for (const l of tableLoads(m)) {
+      const inBq = bq.rows('p', dataset, l.table).filter((r) => r.run_id === m.run_id);
+      expect(inBq.length, `${m.run_id} ${l.table}`).toBe(l.rows);
+    }
+}
+
+describe('load batches (queued runs into BigQuery)', () => {
+  it('runs wait, shown in status, until batchRuns are ready; then one load job per table for all of them', async () => {
+    const { bq, dir, config, path } = await setup({
+      accounts: [
+        { name: 'acme', workspaces: 2 },
+        { name: 'beta', workspaces: 2 },
+        { name: 'gamma', workspaces: 1 },
+        { name: 'slow', workspaces: 1 },
+      ],
+      batchRuns: 3,
+      faults: [PAUSED],
+    });
+    await worker(config);
+    // Still extracting for an hour: no batch starts because nothing else is in flight.
+    const slow = await enqueue(config, 'slow');
+    const first = [await enqueue(config, 'acme'), await enqueue(config, 'beta')];
+    await until('acme and beta curated', async () => {
+      const phases = await Promise.all(first.map((id) => phaseOf(config, id)));
+      return phases.every((p) => p === AWAITING_LOAD_BATCH);
+    });
+    // Two of three: nothing loaded, no manifest yet; status says what the runs wait for.
+    expect(bq.jobs.filter((j) => j.jobType === 'LOAD')).toEqual([]);
+    for (const [i, account] of ['acme', 'beta'].entries())
+      expect(await readManifest(new FsObjectStore(dir), account, first[i]!)).toBeUndefined();
+    const status = await visyncCli(path, ['status']);
+    expect(status.out).toContain(
+      `  running: ${first[0]} (sync 3d, running 2/2 workspaces, ${AWAITING_LOAD_BATCH}, ${(await jobsClient(config).ledger.get(first[0]!))!.calls} requests)`,
+    );
+
+    const third = await enqueue(config, 'gamma');
+    const runs = [...first, third];
+    for (const id of runs) expect((await waitForRun(config, id)).status).toBe('succeeded');
+    const manifests = await Promise.all(
+      ['acme', 'beta', 'gamma'].map((a, i) => manifestOf(dir, a, runs[i]!)),
+    );
+
+    // One batch: its id on every load of every run, one job id per table shared by the runs.
+    const batchIds = new Set(manifests.flatMap((m) => m.loads.map((l) => l.load_batch_id)));
+    expect(batchIds.size).toBe(1);
+    const [batchId] = [...batchIds] as [string];
+    const tables = new Set(manifests.flatMap((m) => tableLoads(m).map((l) => l.table)));
+    expect(tables.size).toBeGreaterThan(5);
+    for (const table of [...tables, 'sync_runs']) {
+      const ids = new Set(
+        manifests.flatMap((m) => m.loads.filter((l) => l.table === table).map((l) => l.job_id)),
+      );
+      expect(ids.size, table).toBe(1);
+      expect([...ids][0]).toContain(batchId.replace(/[^A-Za-z0-9_-]/g, '_'));
+    }
+    // On the server: exactly one load job per table (sync_runs included), all of them created once.
+    const created = createdJobs(bq, 'shared');
+    expect([...created.keys()].sort()).toEqual([...tables, 'sync_runs'].map((t) => `shared.${t}`).sort());
+    for (const [dest, ids] of created) expect(ids, dest).toHaveLength(1);
+    expect(bq.jobs.filter((j) => j.jobType === 'LOAD' && j.outcome !== 'created')).toEqual([]);
+    expectRowsOnce(bq, 'shared', manifests);
+
+    // The batch in sync_runs: one row per run, naming it.
+    const recorded = bq.rows('p', 'shared', 'sync_runs');
+    expect(recorded.map((r) => r.run_id).sort()).toEqual([...runs].sort());
+    for (const r of recorded) expect(r).toMatchObject({ status: 'succeeded', load_batch_id: batchId });
+    expect((await jobsClient(config).ledger.get(slow))!.status).toBe('running');
+    expect(await phaseOf(config, runs[0]!)).toBe(`loaded in batch ${batchId}`);
+  });
+
+  it('accounts with datasets of their own batch separately, each in its dataset', async () => {
+    const { bq, dir, config } = await setup({
+      accounts: [
+        { name: 'acme', workspaces: 2 },
+        { name: 'beta', workspaces: 1 },
+        { name: 'gamma', workspaces: 1 },
+      ],
+      datasets: { acme: 'client_acme', beta: 'client_beta' },
+    });
+    await worker(config);
+    const runs = { acme: '', beta: '', gamma: '' } as Record<string, string>;
+    for (const a of Object.keys(runs)) runs[a] = await enqueue(config, a);
+    for (const [a, id] of Object.entries(runs)) {
+      expect((await waitForRun(config, id)).status, a).toBe('succeeded');
+    }
+    const datasetOf: Record<string, string> = { acme: 'client_acme', beta: 'client_beta', gamma: 'shared' };
+    const batches = new Set<string>();
+    for (const [a, id] of Object.entries(runs)) {
+      const m = await manifestOf(dir, a, id);
+      const ids = new Set(m.loads.map((l) => l.load_batch_id));
+      expect(ids.size, a).toBe(1);
+      batches.add([...ids][0]!);
+      const dataset = datasetOf[a]!;
+      // Each dataset: one job per table of its one run, and only that account's rows.
+      const created = createdJobs(bq, dataset);
+      expect(created.size).toBe(m.loads.length);
+      for (const ids of created.values()) expect(ids).toHaveLength(1);
+      expectRowsOnce(bq, dataset, [m]);
+      for (const t of [...created.keys()].map((d) => d.split('.')[1]!))
+        expect(new Set(bq.rows('p', dataset, t).map((r) => r.account)), t).toEqual(new Set([a]));
+    }
+    expect(batches.size).toBe(3);
+  });
+
+  it('a failed table load: every run of the batch partial with the reason and what to do; replay loads it for one run', async () => {
+    const { bq, dir, config, path } = await setup({
+      accounts: [
+        { name: 'acme', workspaces: 2 },
+        { name: 'beta', workspaces: 2 },
+        { name: 'slow', workspaces: 1 },
+      ],
+      batchRuns: 2,
+      faults: [PAUSED],
+    });
+    await worker(config);
+    await enqueue(config, 'slow');
+    bq.failNextLoad('prompts', 'Error while reading data, error message: simulated failure');
+    const runs = [await enqueue(config, 'acme'), await enqueue(config, 'beta')];
+    for (const [i, id] of runs.entries()) {
+      const r = await waitForRun(config, id);
+      expect(r.status).toBe('partial');
+      expect(r.error).toContain('prompts: Error while reading data, error message: simulated failure');
+      expect(r.error).toContain(`visync replay --run ${id}`);
+      const m = await manifestOf(dir, ['acme', 'beta'][i]!, id);
+      expect(m.status).toBe('partial');
+      expect(m.loads.filter((l) => l.status === 'failed')).toMatchObject([
+        {
+          table: 'prompts',
+          error: expect.stringContaining('simulated failure'),
+          load_batch_id: expect.any(String),
+        },
+      ]);
+    }
+    expect(bq.rows('p', 'shared', 'prompts')).toEqual([]);
+    // The status line says it too, with what to do.
+    const st = await visyncCli(path, ['status']);
+    expect(st.out.join('\n')).toContain('load of prompts failed: Error while reading data');
+
+    // Replay of one run loads its prompts with a job of its own; the other run still waits for its replay.
+    const r = await visyncCli(path, ['replay', '--run', runs[0]!, '--log-level', 'silent']);
+    expect(r.code).toBe(0);
+    const replayed = await manifestOf(dir, 'acme', runs[0]!);
+    expect(replayed.status).toBe('succeeded');
+    const prompts = replayed.loads.find((l) => l.table === 'prompts')!;
+    expect(prompts).toMatchObject({ status: 'succeeded' });
+    expect(prompts.load_batch_id).toBeUndefined();
+    expect(bq.rows('p', 'shared', 'prompts').map((x) => x.run_id)).toEqual(
+      Array.from({ length: prompts.rows }, () => runs[0]),
+    );
+    expectRowsOnce(bq, 'shared', [replayed]);
+  });
+
+  it('a batch whose worker is killed after some loads is retried with the same runs and job ids: no row twice', async () => {
+    const { bq, dir, config, path } = await setup({
+      accounts: [
+        { name: 'acme', workspaces: 2 },
+        { name: 'beta', workspaces: 2 },
+      ],
+      batchRuns: 2,
+    });
+    const doomed = await spawnWorker(path, {});
+    let uploads = 0;
+    bq.onRequest = async (req) => {
+      if (!req.path.startsWith('/upload/')) return;
+      // The third table's upload arrives, then its worker dies: BigQuery runs the job it was sent.
+      if (++uploads === 3) {
+        doomed.child.kill('SIGKILL');
+        await doomed.exited;
+      }
+    };
+    const runs = [await enqueue(config, 'acme'), await enqueue(config, 'beta')];
+    await doomed.exited;
+    // Another worker takes the batch over once its lock has lapsed.
+    await worker(config);
+    for (const id of runs) expect((await waitForRun(config, id, 60_000)).status).toBe('succeeded');
+    const manifests = [await manifestOf(dir, 'acme', runs[0]!), await manifestOf(dir, 'beta', runs[1]!)];
+
+    // The job that ran while its worker died was found by its id (409), not run again.
+    const loads = bq.jobs.filter((j) => j.jobType === 'LOAD');
+    expect(loads.filter((j) => j.outcome === 'duplicate').length).toBeGreaterThan(0);
+    for (const [dest, ids] of createdJobs(bq, 'shared')) {
+      // One job per table per batch (the runs may have made one batch or two).
+      expect(new Set(ids).size, dest).toBe(ids.length);
+      const batches = new Set(manifests.flatMap((m) => m.loads.map((l) => l.load_batch_id)));
+      expect(ids.length, dest).toBeLessThanOrEqual(batches.size);
+    }
+    // Every job id a manifest names is one the server created; every row once.
+    const createdIds = new Set(loads.filter((j) => j.outcome === 'created').map((j) => j.jobId));
+    for (const m of manifests) for (const l of m.loads) expect(createdIds.has(l.job_id), l.table).toBe(true);
+    expectRowsOnce(bq, 'shared', manifests);
+    expect(
+      bq
+        .rows('p', 'shared', 'sync_runs')
+        .map((r) => r.run_id)
+        .sort(),
+    ).toEqual([...runs].sort());
+  });
+
+  it('a batch that fails for good still ends each run: the reason in the ledger, the others recorded', async () => {
+    const { bq, dir, config } = await setup({
+      accounts: [
+        { name: 'acme', workspaces: 1 },
+        { name: 'beta', workspaces: 1 },
+        { name: 'slow', workspaces: 1 },
+      ],
+      batchRuns: 2,
+      attempts: 1,
+      faults: [PAUSED],
+    });
+    await worker(config);
+    await enqueue(config, 'slow');
+    const acmeRun = await enqueue(config, 'acme');
+    await until('acme curated', async () => (await phaseOf(config, acmeRun)) === AWAITING_LOAD_BATCH);
+    // acme's manifest cannot be written: a file stands where its folder would be.
+    mkdirSync(join(dir, 'runs', 'account=acme'), { recursive: true });
+    writeFileSync(join(dir, 'runs', 'account=acme', `run=${acmeRun}`), 'in the way');
+    const betaRun = await enqueue(config, 'beta');
+    const acme = await waitForRun(config, acmeRun);
+    expect(acme.status).toBe('failed');
+    expect(acme.error).toMatch(/^run not recorded: load batch lb-\S+ failed: /);
+    expect(acme.error).toContain(`runs/account=acme/run=${acmeRun}`);
+    const beta = await waitForRun(config, betaRun);
+    expect(beta.status).toBe('succeeded');
+    expect((await manifestOf(dir, 'beta', betaRun)).status).toBe('succeeded');
+    expect(bq.rows('p', 'shared', 'sync_runs').map((r) => r.run_id)).toContain(betaRun);
+  });
+
+  it('the sweep runs every load.batchMinutes where BigQuery is configured; bad values name the key', async () => {
+    const { config } = await setup({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const h = await worker({ ...config, load: { batchMinutes: 7, batchRuns: 500 } });
+    const q = loadQueue(h.context.redis, config.redis.prefix);
+    try {
+      expect(q.name).toBe(LOAD_QUEUE);
+      expect((await q.getJobScheduler(SWEEP_SCHEDULER))?.every).toBe(7 * 60_000);
+      // Without BigQuery the sweep goes.
+      await h.reconfigure({ ...config, sinks: { fs: config.sinks.fs! } });
+      expect(await q.getJobScheduler(SWEEP_SCHEDULER)).toBeUndefined();
+    } finally {
+      await q.close();
+    }
+    const base =
+      'accounts: [{ name: a, apiKey: k1k1k1k1, baseUrl: "https://x.example" }]\nsinks: { fs: {} }\n';
+    const issues = (yaml: string) => {
+      try {
+        parseConfig(yaml, { source: 'c.yaml', env: {} });
+      } catch (err) {
+        return (err as ConfigError).issues;
+      }
+      return [];
+    };
+    expect(issues(`${base}load: { batchMinutes: 0, batchRuns: many }\n`)).toEqual([
+      { path: 'load.batchMinutes', message: 'expected a whole number between 1 and 1440' },
+      { path: 'load.batchRuns', message: 'expected a whole number between 1 and 10000' },
+    ]);
+    expect(parseConfig(base, { source: 'c.yaml', env: {} }).load).toEqual({
+      batchMinutes: 15,
+      batchRuns: 500,
+    });
+  });
+});

@@ -11,8 +11,8 @@ import { dueAt, schedulerId } from '../jobs/schedules.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import { logicalRunId } from '../src/runs/run-id.js';
 import { isFinishedStatus } from '../src/runs/run-status.js';
-import { sleep } from '../src/util/time.js';
 import { configFor, memoryLogger, sim, tempDir } from './helpers/harness.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const realNow = Date.now.bind(Date);
 const closers: (() => Promise<unknown>)[] = [];
@@ -61,16 +61,17 @@ describe('nightly logical date', () => {
       setClock(`${date}T03:00:01Z`);
       // What BullMQ's delay timer does at the due time, without waiting for its next poll.
       await (delayed[0] as Job).promote();
-      const deadline = realNow() + 20_000;
-      for (;;) {
-        const job = await queue.getJob(delayed[0]!.id!);
-        const result = job?.returnvalue as { runId: string; skipped?: string } | undefined;
-        const run = result ? await client.ledger.get(result.runId) : undefined;
-        if (run && isFinishedStatus(run.status))
+      let job: Job | undefined;
+      return waitFor(
+        async () => {
+          job = await queue.getJob(delayed[0]!.id!);
+          const result = job?.returnvalue as { runId: string; skipped?: string } | undefined;
+          const run = result ? await client.ledger.get(result.runId) : undefined;
+          if (!run || !isFinishedStatus(run.status)) return undefined;
           return { ...run, ...(result?.skipped ? { skipped: result.skipped } : {}) };
-        if (realNow() > deadline) throw new Error(`night ${date}: job ${job?.id} ${job?.failedReason ?? ''}`);
-        await sleep(50);
-      }
+        },
+        { what: () => `night ${date}: job ${job?.id} ${job?.failedReason ?? ''}` },
+      );
     };
 
     await start('2026-11-09T12:00:00Z');

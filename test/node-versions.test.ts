@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: plain JavaScript module of the bin, without type declarations
 import { isSupportedNode, MIN_NODE } from '../bin/supported-node.js';
 import { installNodeBinary } from './helpers/node-binary.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const root = new URL('..', import.meta.url).pathname;
 const BIN = join(root, 'bin/visync.js');
@@ -22,14 +23,6 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
   }
 }
 
@@ -80,14 +73,20 @@ describe('supported Node versions', () => {
         parent.stdout.on('data', (d: Buffer) => {
           out += d.toString();
         });
-        await until(() => out.includes('listening on'), 'the simulator to listen');
+        await waitFor(() => out.includes('listening on'), {
+          what: 'the simulator to listen',
+          timeoutMs: 15_000,
+        });
         const [child] = childrenOf(parent.pid as number);
         expect(child, 'the re-run command').toBeDefined();
         const exited = new Promise<number | null>((r) => parent.once('exit', (code) => r(code)));
         parent.kill(kill);
         const code = await exited;
         if (kill === 'SIGTERM') expect(code).toBe(0);
-        await until(() => !alive(child as number), `the command to stop after its parent got ${kill}`);
+        await waitFor(() => !alive(child as number), {
+          what: `the command to stop after its parent got ${kill}`,
+          timeoutMs: 15_000,
+        });
       }
     });
 

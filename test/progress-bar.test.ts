@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { etaSeconds, RunProgress } from '../src/cli/progress.js';
 import { BIN } from './helpers/cli-process.js';
 import { configYaml, sim, tempDir } from './helpers/harness.js';
+import { waitFor } from './helpers/wait-for.js';
 import { writeConfig } from './helpers/worker-process.js';
 
 const servers: string[] = [];
@@ -34,11 +35,11 @@ function tmuxPane(command: string, dir: string) {
     /** The screen and what scrolled off it, wrapped lines joined. */
     screen: () => tmux('capture-pane', '-p', '-J', '-S', '-'),
     async exited(timeoutMs = 20_000): Promise<void> {
-      const deadline = Date.now() + timeoutMs;
-      while (tmux('display', '-p', '#{pane_dead}').trim() !== '1') {
-        if (Date.now() > deadline) throw new Error(`still running after ${timeoutMs} ms:\n${this.screen()}`);
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      await waitFor(() => tmux('display', '-p', '#{pane_dead}').trim() === '1', {
+        what: () => `the command to end:\n${this.screen()}`,
+        timeoutMs,
+        intervalMs: 100,
+      });
     },
   };
 }

@@ -7,14 +7,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { stringify } from 'yaml';
 import { startVisync } from './helpers/cli-process.js';
 import { sim, tempDir, visyncCli } from './helpers/harness.js';
-
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+import { waitFor } from './helpers/wait-for.js';
 
 describe('worker config reload', () => {
   it('an account file added is worked without a restart; one removed loses its schedule', async () => {
@@ -47,21 +40,21 @@ describe('worker config reload', () => {
       }),
     );
     const worker = startVisync(['--config', path, 'worker', '--log-level', 'info'], {}, 90_000);
-    await until(() => worker.stdout().includes('visync worker ready'), 'the worker to be ready');
+    await waitFor(() => worker.stdout().includes('visync worker ready'), { what: 'the worker to be ready' });
 
     writeAccount('beta');
-    await until(() => /config reloaded/.test(worker.stderr()), 'the worker to reload its config');
+    await waitFor(() => /config reloaded/.test(worker.stderr()), { what: 'the worker to reload its config' });
     const c = await visyncCli(path, ['enqueue', 'sync', '--account', 'beta', '--wait', '--timeout', '40']);
     expect(c.code, [...c.out, ...c.err, worker.stderr()].join('\n')).toBe(0);
     expect(c.out.at(-1)).toMatch(/^beta: \S+ succeeded/);
 
     rmSync(accountFile('acme'));
-    await until(
+    await waitFor(
       () =>
         /removed schedules of accounts no longer configured.*acme|acme.*removed schedules/.test(
           worker.stderr(),
         ),
-      'the removed account to lose its schedule',
+      { what: 'the removed account to lose its schedule' },
     );
     worker.child.kill('SIGTERM');
     expect((await worker.exited).code).toBe(0);

@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach } from 'vitest';
 import { DEV_BIN } from './cli-bin.js';
+import { waitFor } from './wait-for.js';
 
 export const BIN = DEV_BIN;
 
@@ -83,11 +84,12 @@ export async function waitForOutput(
   test: (stdout: string, stderr: string) => boolean,
   timeoutMs = 40_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test(p.stdout(), p.stderr())) {
-    if (p.child.exitCode !== null) throw new Error(`visync exited early:\n${p.stdout()}\n${p.stderr()}`);
-    if (Date.now() > deadline)
-      throw new Error(`output not seen in ${timeoutMs} ms:\n${p.stdout()}\n${p.stderr()}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(
+    () => {
+      if (test(p.stdout(), p.stderr())) return true;
+      if (p.child.exitCode !== null) throw new Error(`visync exited early:\n${p.stdout()}\n${p.stderr()}`);
+      return false;
+    },
+    { what: () => `the output:\n${p.stdout()}\n${p.stderr()}`, timeoutMs },
+  );
 }

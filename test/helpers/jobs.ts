@@ -10,9 +10,9 @@ import { startWorker, type WorkerHandle } from '../../jobs/worker.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { isFinishedStatus } from '../../src/runs/run-status.js';
-import { sleep } from '../../src/util/time.js';
 import { type ConfigOverrides, configFile, configFor, memoryLogger } from './harness.js';
 import { type PrivateRedis, startPrivateRedis } from './redis-server.js';
+import { waitFor } from './wait-for.js';
 
 const handles: WorkerHandle[] = [];
 const clients: JobsClient[] = [];
@@ -73,16 +73,17 @@ export function jobsClient(config: Config): JobsClient {
   return c;
 }
 
-/** Polls the ledger until the run is in a terminal state. */
+/** Waits on the ledger until the run has finished. */
 export async function waitForRun(config: Config, runId: string, timeoutMs = 30_000): Promise<LedgerRun> {
   const c = jobsClient(config);
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const r = await c.ledger.get(runId);
-    if (r && isFinishedStatus(r.status)) return r;
-    if (Date.now() > deadline) throw new Error(`run ${runId} did not finish: ${JSON.stringify(r)}`);
-    await sleep(100);
-  }
+  let last: LedgerRun | undefined;
+  return waitFor(
+    async () => {
+      last = await c.ledger.get(runId);
+      return last && isFinishedStatus(last.status) ? last : undefined;
+    },
+    { what: () => `run ${runId} to finish: ${JSON.stringify(last)}`, timeoutMs, intervalMs: 100 },
+  );
 }
 
 /** Enqueues a sync of the account and waits for its run to end. */
@@ -95,13 +96,9 @@ export async function syncToEnd(
   return { runId, run: await waitForRun(config, runId) };
 }
 
-/** Polls until `check` holds (an event the test waits on, never a fixed sleep). */
+/** waitFor (./wait-for.ts) in the argument order the job tests use. */
 export async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
+  await waitFor(check, { what, timeoutMs });
 }
 
 /**

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from './net.js';
+import { waitFor } from './wait-for.js';
 
 const run = promisify(execFile);
 
@@ -20,12 +21,9 @@ async function redisCli(port: number, ...args: string[]): Promise<string> {
   return (await run('redis-cli', ['-p', String(port), ...args])).stdout;
 }
 
+/** A node that does not answer yet (connection refused) is one not ready yet. */
 async function until(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`redis cluster: timed out waiting for ${what}`);
+  await waitFor(() => check().catch(() => false), { what: `redis cluster: ${what}`, timeoutMs: 20_000 });
 }
 
 export async function startPrivateCluster(): Promise<PrivateCluster> {

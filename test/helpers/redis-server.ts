@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './net.js';
+import { waitFor } from './wait-for.js';
 
 export interface PrivateRedis {
   url: string;
@@ -49,17 +50,16 @@ export async function startPrivateRedis(port?: number): Promise<PrivateRedis> {
 }
 
 async function waitForPort(port: number): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => {
-        s.end();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`redis-server did not accept connections on port ${port}`);
+  await waitFor(
+    () =>
+      new Promise<boolean>((resolve) => {
+        const s = connect(port, '127.0.0.1');
+        s.once('connect', () => {
+          s.end();
+          resolve(true);
+        });
+        s.once('error', () => resolve(false));
+      }),
+    { what: `redis-server to accept connections on port ${port}`, timeoutMs: 10_000 },
+  );
 }

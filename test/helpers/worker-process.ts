@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { DEV_BIN as BIN } from './cli-bin.js';
+import { waitFor } from './wait-for.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -47,11 +48,13 @@ export async function spawnWorker(
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const deadline = Date.now() + 30_000;
-  while (!out.includes('visync worker ready')) {
-    if (child.exitCode !== null) throw new Error(`worker exited before it was ready:\n${out}`);
-    if (Date.now() > deadline) throw new Error(`worker not ready after 30 s:\n${out}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  await waitFor(
+    () => {
+      if (out.includes('visync worker ready')) return true;
+      if (child.exitCode !== null) throw new Error(`worker exited before it was ready:\n${out}`);
+      return false;
+    },
+    { what: () => `the worker to be ready:\n${out}`, timeoutMs: 30_000 },
+  );
   return { child, output: () => out, exited };
 }

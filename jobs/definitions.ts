@@ -3,7 +3,7 @@
 // up in the worker's config when the job runs, so Redis holds no secret.
 import { z } from 'zod';
 import type { Config } from '../src/config/schema.js';
-import type { DriftEntry } from '../src/runs/manifest.js';
+import type { DriftEntry, WorkspaceResult } from '../src/runs/manifest.js';
 import { RUN_KINDS, type RunKind } from '../src/runs/run-id.js';
 
 export { RUN_KINDS, type RunKind };
@@ -22,10 +22,35 @@ export const JOB = {
 /** BullMQ runs lower numbers first: nightly runs before on-demand syncs, backfills last. */
 export const PRIORITY: Record<RunKind, number> = { nightly: 1, sync: 5, backfill: 10 };
 
-/** BullMQ options of every job of a run: its priority, retries for transient failures, retention. */
-export function jobOptions(config: Config, kind: RunKind) {
+/**
+ * Within a kind, where a job stands in its run, so that a worker finishes the accounts it started
+ * before it starts new ones (BullMQ serves the lowest priority first, FIFO within one):
+ * - `resumed`: back from a budget step-aside: its account's window has freed, serve it at once;
+ * - `opened`: the first workspace job of a run, right after discovery, so an account's first
+ *   calls come together rather than spread over every other account's start;
+ * - `started`: the other jobs of a started run (workspaces, load);
+ * - `new`: a run job, whose account has not started.
+ * Every stage of a kind stays ahead of the next kind (PRIORITY leaves room for them).
+ */
+export const STAGE = { resumed: 0, opened: 1, started: 2, new: 3 } as const;
+export type Stage = keyof typeof STAGE;
+
+export function jobPriority(kind: RunKind, stage: Stage): number {
+  return PRIORITY[kind] + STAGE[stage];
+}
+
+/** The kind a job's priority belongs to (jobs carry their priority, not always their kind). */
+export function kindOfPriority(priority: number): RunKind | undefined {
+  let found: RunKind | undefined;
+  // RUN_KINDS lists the kinds in PRIORITY's order: the last base at or below the priority wins.
+  for (const kind of RUN_KINDS) if (priority >= PRIORITY[kind]) found = kind;
+  return found;
+}
+
+/** BullMQ options of a job of a run: its priority, retries for transient failures, retention. */
+export function jobOptions(config: Config, kind: RunKind, stage: Stage = 'new') {
   return {
-    priority: PRIORITY[kind],
+    priority: jobPriority(kind, stage),
     attempts: config.jobs.attempts,
     backoff: { type: 'exponential', delay: 2_000 },
     removeOnComplete: { age: 7 * 86_400, count: 10_000 },
@@ -65,19 +90,45 @@ export const RunJobSchema = z.object({
 });
 export type RunJobData = z.infer<typeof RunJobSchema>;
 
-export const WorkspaceJobSchema = z.object({
+const WorkspaceJobFields = z.object({
   account: accountName,
   runId,
   runDate: isoDate,
-  brandId: z.string(),
+  /** The workspaces of the run this job extracts, one after another (several per job: BullMQ's
+   *  own commands are per job, so fewer jobs cost Redis less per request). */
+  brandIds: z.array(z.string()).min(1),
   plan: PlanSchema,
   /** The limit discovery settled on (configured ceiling and /me). */
   limit: z.object({ requests: z.number().int().positive(), windowMs: z.number().positive() }),
-  /** Calls already landed (ids from callId): a resumed or delayed job does not repeat them. */
-  done: z.array(z.string()).default([]),
+  /** Calls already landed, per workspace (ids from callId): a resumed or delayed job does not
+   *  repeat them. */
+  done: z.record(z.string(), z.array(z.string())).default({}),
+  /** Workspaces that failed for good in an earlier attempt, with the reason: not tried again. */
+  failed: z.record(z.string(), z.string()).default({}),
   budgetDelays,
 });
-export type WorkspaceJobData = z.infer<typeof WorkspaceJobSchema>;
+
+/** A job of one workspace, as queued before jobs covered several, read as one of several. */
+function fromOneWorkspace(v: unknown): unknown {
+  if (typeof v !== 'object' || v === null || !('brandId' in v) || 'brandIds' in v) return v;
+  const { brandId, done, ...rest } = v as { brandId: unknown; done?: unknown };
+  return {
+    ...rest,
+    brandIds: [brandId],
+    ...(Array.isArray(done) && typeof brandId === 'string' ? { done: { [brandId]: done } } : {}),
+  };
+}
+
+export const WorkspaceJobSchema = z.preprocess(fromOneWorkspace, WorkspaceJobFields);
+export type WorkspaceJobData = z.infer<typeof WorkspaceJobFields>;
+
+/**
+ * Workspaces per workspace job: about a third of the account's window (at least one), so a job
+ * holds a worker slot for a short burst and its account's window is used by a few jobs.
+ */
+export function workspacesPerJob(limit: { requests: number }, callsPerWorkspace: number): number {
+  return Math.max(1, Math.floor(limit.requests / 3 / Math.max(1, callsPerWorkspace)));
+}
 
 export const LoadJobSchema = z.object({
   account: accountName,
@@ -88,6 +139,8 @@ export const LoadJobSchema = z.object({
   visibilityDays: z.number().int(),
   buyerIntentDays: z.array(z.number().int()),
   startedAt: z.string(),
+  /** Workspaces per workspace job: job i covers brandIds from i x this (absent: one, as before). */
+  workspacesPerJob: z.number().int().positive().optional(),
   /** What the run was asked to cover, for the manifest (absent in jobs queued before: everything). */
   scope: ScopeSchema.optional(),
   /** Envelope drift found by discovery, for the manifest. */
@@ -108,13 +161,13 @@ export type LoadJobData = z.infer<typeof LoadJobSchema>;
 
 /** Returned by a workspace job; the load job reads it back from its children. */
 export interface WorkspaceJobResult {
-  brand_id: string;
-  status: 'succeeded' | 'failed';
-  error?: string;
+  /** One per workspace of the job, in its order. */
+  workspaces: WorkspaceResult[];
   drift: DriftEntry[];
 }
 
-// Job ids are derived from the run, so a retried discovery adds no second flow.
+// Job ids are derived from the run, so a retried discovery adds no second flow. A run has at most
+// as many workspace jobs as workspaces, so ids up to its workspace count cover every one.
 export const jobIds = {
   run: (runId: string) => runId,
   load: (runId: string) => `${runId}.load`,
@@ -122,7 +175,7 @@ export const jobIds = {
 };
 
 /** Index of a workspace job from its id (or the `bull:queue:id` key BullMQ reports children by). */
-export function workspaceIndex(jobKey: string): number | undefined {
+export function workspaceJobIndex(jobKey: string): number | undefined {
   const m = /\.ws\.(\d+)$/.exec(jobKey);
   return m ? Number(m[1]) : undefined;
 }

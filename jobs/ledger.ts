@@ -69,24 +69,27 @@ redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
 return 1`,
   },
   /**
-   * KEYS: run, done set, failed set. ARGV: workspace, 1 when it failed, then optionally the
-   * request counters to add (calls, rate_limited, retries, waited_ms). A success is final.
+   * KEYS: run, done set, failed set. ARGV: the request counters to add (calls, rate_limited,
+   * retries, waited_ms), then per workspace its id and 1 when it failed. A success is final.
    */
-  visyncLedgerWorkspace: {
+  visyncLedgerWorkspaces: {
     numberOfKeys: 3,
     lua: `${GUARD}
 local counters = {'calls', 'rate_limited', 'retries', 'waited_ms'}
 for i = 1, 4 do
-  local n = tonumber(ARGV[2 + i] or '0')
+  local n = tonumber(ARGV[i])
   if n ~= 0 then redis.call('HINCRBY', KEYS[1], counters[i], n) end
 end
-local succeeded_before = redis.call('SISMEMBER', KEYS[2], ARGV[1]) == 1
-  and redis.call('SISMEMBER', KEYS[3], ARGV[1]) == 0
-redis.call('SADD', KEYS[2], ARGV[1])
-if ARGV[2] == '1' then
-  if not succeeded_before then redis.call('SADD', KEYS[3], ARGV[1]) end
-else
-  redis.call('SREM', KEYS[3], ARGV[1])
+for i = 5, #ARGV, 2 do
+  local ws = ARGV[i]
+  if ARGV[i + 1] == '1' then
+    if redis.call('SADD', KEYS[2], ws) == 1 or redis.call('SISMEMBER', KEYS[3], ws) == 1 then
+      redis.call('SADD', KEYS[3], ws)
+    end
+  else
+    redis.call('SADD', KEYS[2], ws)
+    redis.call('SREM', KEYS[3], ws)
+  end
 end
 return 1`,
   },
@@ -230,13 +233,24 @@ export class RunLedger {
     failed: boolean,
     s?: RequestStats,
   ): Promise<void> {
-    await this.#redis.visyncLedgerWorkspace(
+    await this.workspacesFinished(runId, [{ workspace, failed }], s);
+  }
+
+  /** Several workspaces of the run finished, and requests to add: one script for all. */
+  async workspacesFinished(
+    runId: string,
+    outcomes: readonly { workspace: string; failed: boolean }[],
+    s?: RequestStats,
+  ): Promise<void> {
+    await this.#redis.visyncLedgerWorkspaces(
       this.#run(runId),
       this.#done(runId),
       this.#failed(runId),
-      workspace,
-      failed ? 1 : 0,
-      ...(s ? [s.calls, s.rate_limited, s.retries, Math.round(s.waited_ms)] : []),
+      s?.calls ?? 0,
+      s?.rate_limited ?? 0,
+      s?.retries ?? 0,
+      Math.round(s?.waited_ms ?? 0),
+      ...outcomes.flatMap((o) => [o.workspace, o.failed ? 1 : 0]),
     );
   }
 

@@ -62,7 +62,7 @@ describe('budget delays end', () => {
     expect(again.status, again.error).toBe('succeeded');
   }, 30_000);
 
-  it('a job counts its budget delays in its data and fails with the reason after the bound', async () => {
+  it('a job counts its budget delays in its data, comes back with the priority given, and fails with the reason after the bound', async () => {
     const redis = new Redis(inject('redisUrl'), { maxRetriesPerRequest: null });
     closers.push(() => redis.quit());
     const prefix = `t-${randomUUID().slice(0, 8)}`;
@@ -74,7 +74,8 @@ describe('budget delays end', () => {
       async (job: Job, token) => {
         runs++;
         // A 429 on every call: no budget, ever.
-        const reason = await stepAsideForBudget(job, token, new BudgetWaitTooLong('acme', 20), 2);
+        // Back with the priority given (ahead of new work), whatever it was queued with.
+        const reason = await stepAsideForBudget(job, token, new BudgetWaitTooLong('acme', 20), 2, {}, 3);
         throw new UnrecoverableError(reason);
       },
       { connection: redis.duplicate({ maxRetriesPerRequest: null }), prefix },
@@ -89,6 +90,7 @@ describe('budget delays end', () => {
     expect(runs).toBe(3);
     const after = (await queue.getJob(job.id!))!;
     expect(after.data.budgetDelays).toBe(2);
+    expect(after.priority).toBe(3);
     expect(after.attemptsMade).toBe(1);
   });
 

@@ -12,7 +12,10 @@ describe('a job that runs twice', () => {
   it('Redis frozen longer than the lock: workspaces run twice, each is counted once', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 6 }], latencyMs: 150 });
     const dir = tempDir();
+    // 75 requests a window: three workspaces (24 calls) per job, so two jobs; a window of 10 s, so
+    // the calls made twice never leave a job waiting long for budget.
     const cfg = jobsConfig(s, dir, {
+      accounts: { acme: { requestsPerMinute: 75, rateWindowSeconds: 10 } },
       top: {
         redis: { url: privateRedis.server.url, prefix: `l-${randomUUID().slice(0, 8)}` },
         jobs: { lockSeconds: 1, maxBudgetWaitSeconds: 1 },
@@ -21,18 +24,19 @@ describe('a job that runs twice', () => {
     await worker(cfg, 6);
     const c = jobsClient(cfg);
     const { runId } = await enqueueRun(c.queues, c.ledger, cfg, { kind: 'sync', account: 'acme' });
-    await until(
-      'every workspace is working',
-      async () => new Set(s.log.map((e) => e.brandId).filter(Boolean)).size === 6,
+    const queue = c.queues.for('acme');
+    const ids = [0, 1].map((i) => `${runId}.ws.${i}`);
+    await until('both workspace jobs working', async () =>
+      (await Promise.all(ids.map((id) => queue.getJobState(id)))).every((state) => state === 'active'),
     );
     // Frozen for three lock durations: the locks lapse, BullMQ finds the jobs stalled.
     await privateRedis.admin.client('PAUSE', 3000, 'ALL');
     const run = await waitForRun(cfg, runId, 45_000);
-    const jobs = await Promise.all(
-      [0, 1, 2, 3, 4, 5].map((i) => c.queues.for('acme').getJob(`${runId}.ws.${i}`)),
-    );
-    // Every workspace job was started twice (once more after its lock lapsed).
-    expect(jobs.map((j) => j?.attemptsStarted)).toEqual([2, 2, 2, 2, 2, 2]);
+    const jobs = await Promise.all(ids.map((id) => queue.getJob(id)));
+    expect(jobs.map((j) => j?.data.brandIds.length)).toEqual([3, 3]);
+    // Every workspace job was started again after its lock lapsed (and once more if the calls it
+    // made twice left it waiting for budget).
+    for (const j of jobs) expect(j?.attemptsStarted).toBeGreaterThanOrEqual(2);
     expect(run.status).toBe('succeeded');
     expect(run.workspaces_done).toBe(6);
   });

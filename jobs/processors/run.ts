@@ -2,11 +2,13 @@
 // landed), then add the run's flow: one child per workspace under a `load` parent that runs when
 // every child is done (a child that fails for good is ignored, not blocking).
 import type { Job } from 'bullmq';
+import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
 import { ApiError } from '../../src/api/errors.js';
 import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
 import { emptyStats } from '../../src/api/request-stats.js';
 import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
 import { callLimits, createAccountClient, discoverWorkspaces } from '../../src/extract/extract-account.js';
+import { workspaceCalls } from '../../src/extract/plan.js';
 import { runFinished } from '../../src/ops/run-finished.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
@@ -22,10 +24,12 @@ import {
   JOB,
   jobIds,
   jobOptions,
+  jobPriority,
   type LoadJobData,
   type RunJobData,
   RunJobSchema,
   type WorkspaceJobData,
+  workspacesPerJob,
 } from '../definitions.js';
 import type { LedgerRun } from '../ledger.js';
 import { queueName } from '../queues.js';
@@ -167,7 +171,17 @@ export async function processRun(
   } catch (err) {
     await ctx.ledger.addRequests(runId, stats);
     if (err instanceof BudgetWaitTooLong)
-      return endRun(await stepAsideForBudget(job, token, err, budgetDelayLimit(ctx.config.jobs)));
+      return endRun(
+        await stepAsideForBudget(
+          job,
+          token,
+          err,
+          budgetDelayLimit(ctx.config.jobs),
+          {},
+          // Its account has started: it comes back ahead of the runs that have not.
+          jobPriority(data.kind, 'resumed'),
+        ),
+      );
     const final =
       (err instanceof ApiError && !err.retryable) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     if (!final) throw err;
@@ -181,7 +195,12 @@ export async function processRun(
     buyerIntentDays: [...ctx.config.extract.buyerIntentDays],
     ...(data.endpoints?.length ? { endpoints: data.endpoints } : {}),
   };
-  const opts = jobOptions(ctx.config, data.kind);
+  const callsPerWorkspace = workspaceCalls('', {
+    visibilityDays: days,
+    buyerIntentDays: plan.buyerIntentDays,
+    ...(data.endpoints?.length ? { endpoints: data.endpoints as WorkspaceEndpoint[] } : {}),
+  }).length;
+  const per = workspacesPerJob(discovery.limit, callsPerWorkspace);
   const load: LoadJobData = {
     account: account.name,
     runId,
@@ -191,27 +210,37 @@ export async function processRun(
     visibilityDays: days,
     buyerIntentDays: plan.buyerIntentDays,
     startedAt,
+    workspacesPerJob: per,
     scope,
     drift: discovery.drift,
   };
+  const batches: string[][] = [];
+  for (let i = 0; i < discovery.brandIds.length; i += per) batches.push(discovery.brandIds.slice(i, i + per));
+  // The run's first job is served before the other jobs of started runs, and those before the runs
+  // not yet started (definitions.ts, STAGE): each account's calls come in a short burst.
   await ctx.flow.add({
     name: JOB.load,
     queueName: queueName(account.name),
     data: load,
-    opts: { ...opts, jobId: jobIds.load(runId) },
-    children: discovery.brandIds.map((brandId, i) => ({
+    opts: { ...jobOptions(ctx.config, data.kind, 'started'), jobId: jobIds.load(runId) },
+    children: batches.map((brandIds, i) => ({
       name: JOB.workspace,
       queueName: queueName(account.name),
       data: {
         account: account.name,
         runId,
         runDate,
-        brandId,
+        brandIds,
         plan,
         limit: discovery.limit,
-        done: [],
+        done: {},
+        failed: {},
       } satisfies WorkspaceJobData,
-      opts: { ...opts, jobId: jobIds.workspace(runId, i), ignoreDependencyOnFailure: true },
+      opts: {
+        ...jobOptions(ctx.config, data.kind, i === 0 ? 'opened' : 'started'),
+        jobId: jobIds.workspace(runId, i),
+        ignoreDependencyOnFailure: true,
+      },
     })),
   });
   await job.updateProgress({ workspaces: discovery.brandIds.length });

@@ -1,33 +1,43 @@
 // What the workspace jobs of a run left for its load job: one result per workspace of the run, in
-// the order discovery listed them, and the envelope drift they found. A workspace whose job failed
-// for good (ignored by the flow, so it does not block the load) or left nothing is failed.
+// the order discovery listed them, and the envelope drift they found. A job reports each of its
+// workspaces; a job that failed for good (ignored by the flow, so it does not block the load)
+// reports none, and its workspaces fail with its reason; a workspace nobody reported is failed.
 import type { Job } from 'bullmq';
 import type { DriftEntry, WorkspaceResult } from '../../src/runs/manifest.js';
-import { type LoadJobData, type WorkspaceJobResult, workspaceIndex } from '../definitions.js';
+import { type LoadJobData, type WorkspaceJobResult, workspaceJobIndex } from '../definitions.js';
+
+/** A job's value as a job of one workspace returned it, before jobs covered several. */
+interface OneWorkspaceResult {
+  brand_id: string;
+  drift?: DriftEntry[];
+}
 
 export async function workspaceResults(
   job: Job<LoadJobData>,
   data: LoadJobData,
 ): Promise<{ workspaces: WorkspaceResult[]; drift: DriftEntry[] }> {
-  const values = (await job.getChildrenValues()) as Record<string, WorkspaceJobResult>;
-  const failures = await job.getIgnoredChildrenFailures();
+  const values = (await job.getChildrenValues()) as Record<string, WorkspaceJobResult | OneWorkspaceResult>;
+  const per = data.workspacesPerJob ?? 1;
 
-  const byIndex = new Map<number, WorkspaceResult>();
+  const byBrand = new Map<string, WorkspaceResult>();
   const drift: DriftEntry[] = [];
-  for (const [key, value] of Object.entries(values)) {
-    const i = workspaceIndex(key);
-    if (i === undefined) continue;
-    byIndex.set(i, { brand_id: value.brand_id, status: 'succeeded' });
+  for (const value of Object.values(values)) {
+    if ('workspaces' in value) for (const w of value.workspaces) byBrand.set(w.brand_id, w);
+    else byBrand.set(value.brand_id, { brand_id: value.brand_id, status: 'succeeded' });
     drift.push(...(value.drift ?? []));
   }
-  for (const [key, reason] of Object.entries(failures)) {
-    const i = workspaceIndex(key);
-    if (i === undefined || byIndex.has(i)) continue;
-    byIndex.set(i, { brand_id: data.brandIds[i] as string, status: 'failed', error: reason });
+  // Read only when a workspace is unaccounted for: one command fewer for every run that went well.
+  if (data.brandIds.some((b) => !byBrand.has(b))) {
+    for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
+      const i = workspaceJobIndex(key);
+      if (i === undefined) continue;
+      for (const brand_id of data.brandIds.slice(i * per, (i + 1) * per))
+        if (!byBrand.has(brand_id)) byBrand.set(brand_id, { brand_id, status: 'failed', error: reason });
+    }
   }
   const workspaces = data.brandIds.map(
-    (brand_id, i) =>
-      byIndex.get(i) ?? { brand_id, status: 'failed' as const, error: 'no result from its job' },
+    (brand_id) =>
+      byBrand.get(brand_id) ?? { brand_id, status: 'failed' as const, error: 'no result from its job' },
   );
   return { workspaces, drift };
 }

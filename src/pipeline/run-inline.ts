@@ -151,7 +151,7 @@ async function runAccount(
   const log = o.logger.child({ account: account.name, run_id: run.runId });
   const visibilityDays = o.days ?? (await windowDays(o, run.account, run.runDate, log));
   const brands = o.brandsByAccount?.get(account.name) ?? o.brands;
-  const assemble = (p: Partial<Parameters<typeof assembleManifest>[0]>) =>
+  const assemble: Assemble = (p) =>
     assembleManifest({
       run,
       kind,
@@ -166,23 +166,49 @@ async function runAccount(
       drift: [],
       ...p,
     });
-  let manifest: Manifest;
   await record(log, 'start', () => o.recorder?.started(assemble({})));
+  log.info({ kind }, 'run started');
+  const step: RunStep = { o, account, run, log, started, visibilityDays, brands, budget, assemble };
+  const manifest = await recordManifest(step, await extractAndFinish(step));
+  log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
+  await record(log, 'end', () => o.recorder?.finished(manifest));
+  await runFinished({ config: o.config, logger: log, manifest });
+  return manifest;
+}
+
+/** The run's manifest from its parts; status and finished_at follow from them. */
+type Assemble = (p: Partial<Parameters<typeof assembleManifest>[0]>) => Manifest;
+
+/** What the steps of one account's run share. */
+interface RunStep {
+  o: AccountRunOptions;
+  account: AccountConfig;
+  run: { account: string; runId: string; runDate: string };
+  log: Logger;
+  started: Date;
+  visibilityDays: number;
+  brands: readonly string[] | undefined;
+  budget: RateBudget;
+  assemble: Assemble;
+}
+
+/** Extracts the account, then normalises and loads whatever landed: the run's manifest, not yet written. */
+async function extractAndFinish(s: RunStep): Promise<Manifest> {
+  const { o, account, run, log } = s;
   try {
-    log.info({ kind }, 'run started');
     const extracted = await extractAccount({
       account,
       run,
       plan: {
-        visibilityDays,
+        visibilityDays: s.visibilityDays,
         buyerIntentDays: o.config.extract.buyerIntentDays,
         ...(o.endpoints ? { endpoints: o.endpoints } : {}),
       },
-      ...(brands?.length ? { brandFilter: brands } : {}),
+      ...(s.brands?.length ? { brandFilter: s.brands } : {}),
       concurrency: o.config.extract.concurrency,
-      limits: callLimits(o.config, started),
+      limits: callLimits(o.config, s.started),
       store: o.store,
-      budget,
+      budget: s.budget,
       logger: log,
       ...(o.signal ? { signal: o.signal } : {}),
       ...(o.retry ? { retry: o.retry } : {}),
@@ -201,7 +227,7 @@ async function runAccount(
             onLoaded: o.onLoaded,
           })
         : { rawFiles: [], files: [], drift: [], loads: [] };
-    manifest = assemble({
+    return s.assemble({
       error: extracted.error,
       workspaces: extracted.workspaces,
       files: [...extracted.files, ...finished.files],
@@ -211,18 +237,18 @@ async function runAccount(
     });
   } catch (err) {
     // Not a fault of the API (those are in the manifest): the run stops here, and says why.
-    manifest = assemble({ error: message(err) });
+    return s.assemble({ error: message(err) });
   }
+}
+
+/** Writes the manifest (and loads sync_runs); a run that cannot be recorded failed. */
+async function recordManifest(s: RunStep, manifest: Manifest): Promise<Manifest> {
   try {
-    manifest = await recordRun({ store: o.store, manifest, logger: log, loader: o.loader });
+    return await recordRun({ store: s.o.store, manifest, logger: s.log, loader: s.o.loader });
   } catch (err) {
     // Nothing more can be written: the run failed, and the error names the path it could not write.
-    manifest = { ...manifest, status: 'failed', error: `run not recorded: ${message(err)}` };
+    return { ...manifest, status: 'failed', error: `run not recorded: ${message(err)}` };
   }
-  log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
-  await record(log, 'end', () => o.recorder?.finished(manifest));
-  await runFinished({ config: o.config, logger: log, manifest });
-  return manifest;
 }
 
 /** The window since the account's last success; the configured one when the sink cannot say. */

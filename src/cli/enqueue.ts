@@ -147,37 +147,19 @@ export async function waitForRuns(
   const deadline = timeoutS ? Date.now() + timeoutS * 1000 : Number.POSITIVE_INFINITY;
   const lookForWorkersAt = Date.now() + noWorkerAfterMs;
   let lookedForWorkers = false;
-  const tty = process.stderr.isTTY;
-  const last = new Map<string, string>();
+  const progress = new ProgressLines(io, runIds.length);
   for (;;) {
     const runs = (await Promise.all(runIds.map((id) => client.ledger.get(id)))).filter(
       (r): r is LedgerRun => !!r,
     );
     if (!lookedForWorkers && Date.now() >= lookForWorkersAt) {
       lookedForWorkers = true;
-      const waiting = new Set(runs.filter((r) => !isFinishedStatus(r.status)).map((r) => r.account));
-      const idle = await accountsWithoutWorker(client, [...waiting]);
-      const { queueName } = await import('../../jobs/queues.js');
-      if (idle.length && tty && runIds.length === 1) process.stderr.write('\n');
-      for (const account of idle)
-        io.err(`visync: no worker is connected to queue ${queueName(account)}; start one with visync worker`);
-      // The progress line is drawn again below the notice.
-      if (idle.length) last.clear();
+      progress.notice(await noWorkerNotices(client, runs));
     }
-    for (const r of runs) {
-      const line = progressLine(r);
-      if (last.get(r.run_id) === line) continue;
-      last.set(r.run_id, line);
-      if (tty && runIds.length === 1) process.stderr.write(`\r${line}\x1b[K`);
-      else io.err(line);
-    }
+    progress.show(runs);
     if (runs.length === runIds.length && runs.every((r) => isFinishedStatus(r.status))) {
-      if (tty && runIds.length === 1) process.stderr.write('\n');
-      for (const r of runs) {
-        io.out(
-          `${r.account}: ${r.run_id} ${r.status}${r.error ? `: ${r.error}` : ''}${r.manifest_key ? ` | manifest ${r.manifest_key}` : ''}`,
-        );
-      }
+      progress.end();
+      for (const r of runs) io.out(resultLine(r));
       return runs;
     }
     if (Date.now() > deadline) {
@@ -185,5 +167,55 @@ export async function waitForRuns(
       return undefined;
     }
     await sleep(500);
+  }
+}
+
+/** One line per account of an unfinished run whose queue no worker listens on. */
+async function noWorkerNotices(client: Pick<JobsClient, 'queues'>, runs: LedgerRun[]): Promise<string[]> {
+  const waiting = new Set(runs.filter((r) => !isFinishedStatus(r.status)).map((r) => r.account));
+  const idle = await accountsWithoutWorker(client, [...waiting]);
+  if (!idle.length) return [];
+  const { queueName } = await import('../../jobs/queues.js');
+  return idle.map(
+    (account) =>
+      `visync: no worker is connected to queue ${queueName(account)}; start one with visync worker`,
+  );
+}
+
+function resultLine(r: LedgerRun): string {
+  return `${r.account}: ${r.run_id} ${r.status}${r.error ? `: ${r.error}` : ''}${r.manifest_key ? ` | manifest ${r.manifest_key}` : ''}`;
+}
+
+/** Progress on stderr: one line redrawn in place for a single run on a terminal, else a line per change. */
+class ProgressLines {
+  readonly #io: CliIo;
+  readonly #inPlace: boolean;
+  readonly #last = new Map<string, string>();
+
+  constructor(io: CliIo, runs: number) {
+    this.#io = io;
+    this.#inPlace = !!process.stderr.isTTY && runs === 1;
+  }
+
+  show(runs: LedgerRun[]): void {
+    for (const r of runs) {
+      const line = progressLine(r);
+      if (this.#last.get(r.run_id) === line) continue;
+      this.#last.set(r.run_id, line);
+      if (this.#inPlace) process.stderr.write(`\r${line}\x1b[K`);
+      else this.#io.err(line);
+    }
+  }
+
+  /** Lines of their own; the progress line is drawn again below them. */
+  notice(lines: string[]): void {
+    if (!lines.length) return;
+    if (this.#inPlace) process.stderr.write('\n');
+    for (const line of lines) this.#io.err(line);
+    this.#last.clear();
+  }
+
+  end(): void {
+    if (this.#inPlace) process.stderr.write('\n');
   }
 }

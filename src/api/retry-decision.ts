@@ -70,6 +70,7 @@ export function backoffMs(n: number, policy: RetryPolicy, random: () => number):
   return random() * Math.min(policy.capMs, policy.baseMs * 2 ** (n - 1));
 }
 
+/** What follows a failed attempt of a call, given the call's failed attempts before it. */
 export function decideRetry(attempt: FailedAttempt, counts: RetryCounts, ctx: RetryContext): RetryDecision {
   if (attempt.type === 'status')
     return attempt.status === 429

@@ -30,11 +30,11 @@ import { JOB } from './definitions.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
 import type { AccountQueues } from './queues.js';
 
+export { AWAITING_LOAD_BATCH } from './run-phase.js';
+
 /** The queue of load-batch jobs: apart from the shards, so counting the shards counts runs in flight. */
 export const LOAD_QUEUE = '{visync-loads}';
 export const SWEEP_SCHEDULER = 'load-batch-sweep';
-/** The ledger phase of a run between its curate and its batch. */
-export const AWAITING_LOAD_BATCH = 'awaiting load batch';
 /** How long a finished batch and its runs' marks stay (a retried job finds them done). */
 const KEEP_SECONDS = 7 * 86_400;
 /** An idle trigger waits this long, so runs finishing together share the batch. */
@@ -66,9 +66,6 @@ export interface Claim {
   /** Ready runs of the warehouse left for a later batch. */
   remaining: number;
 }
-
-/** A ledger record as the batches extend it (phase fields written through RunLedger.update). */
-export type PhasedRun = LedgerRun & { phase?: string; phase_at?: string };
 
 /** The warehouse id of sinks (undefined without BigQuery). */
 export function warehouseId(sinks: SinksConfig): string | undefined {

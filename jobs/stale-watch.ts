@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../src/config/schema.js';
 import { type SendOptions, sendAlert, staleAlert } from '../src/ops/alerts.js';
 import type { RunLedger } from './ledger.js';
-import { expectedBatchWaitMs, type PhasedRun } from './load-batches.js';
+import { expectedBatchWaitMs } from './load-batches.js';
+import { currentPhase } from './run-phase.js';
 
 export interface StaleWatchOptions {
   config: Config;
@@ -54,10 +55,9 @@ export async function checkStale(o: StaleWatchOptions): Promise<string[]> {
 
 /** The account's newest run is curated and waits for its load batch, not longer than expected. */
 async function awaitsBatch(o: StaleWatchOptions, account: string, now: Date): Promise<boolean> {
-  const [newest] = (await o.ledger.recent(account, 1)) as PhasedRun[];
-  if (!newest || (newest.status !== 'running' && newest.status !== 'queued') || !newest.phase_at)
-    return false;
-  return now.getTime() - Date.parse(newest.phase_at) < expectedBatchWaitMs(o.config);
+  const [newest] = await o.ledger.recent(account, 1);
+  const waiting = newest && currentPhase(newest);
+  return !!waiting && now.getTime() - Date.parse(waiting.since) < expectedBatchWaitMs(o.config);
 }
 
 async function watchedLongerThan(o: StaleWatchOptions, account: string, now: Date, hours: number) {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { LedgerRun } from '../../jobs/ledger.js';
+import { currentPhase } from '../../jobs/run-phase.js';
 import type { FailedRun, StatusReport } from '../../jobs/status.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
@@ -52,9 +53,8 @@ function describeRun(r: LedgerRun): string {
   const progress =
     r.workspaces_total !== undefined ? ` ${r.workspaces_done}/${r.workspaces_total} workspaces${failed}` : '';
   const window = r.visibility_days ? ` ${r.visibility_days}d` : '';
-  // What a running run waits for (a load batch: jobs/load-batches.ts).
-  const { phase } = r as { phase?: string };
-  const waits = phase && (r.status === 'running' || r.status === 'queued') ? `, ${phase}` : '';
+  const phase = currentPhase(r)?.phase;
+  const waits = phase ? `, ${phase}` : '';
   return `${r.run_id} (${r.kind}${window}, ${r.status}${progress}${waits}, ${r.calls} requests)`;
 }
 

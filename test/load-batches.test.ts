@@ -7,7 +7,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
+import type { LedgerRun } from '../jobs/ledger.js';
 import { AWAITING_LOAD_BATCH, LOAD_QUEUE, loadQueue, SWEEP_SCHEDULER } from '../jobs/load-batches.js';
+import { checkStale } from '../jobs/stale-watch.js';
 import type { ConfigError } from '../src/config/config-error.js';
 import { parseConfig } from '../src/config/load.js';
 import type { Config } from '../src/config/schema.js';
@@ -15,8 +17,9 @@ import { type Manifest, readManifest } from '../src/runs/manifest.js';
 import type { FaultRule } from '../src/simulator/faults.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { FakeBigQuery } from './fakes/bigquery-server.js';
-import { fakeBigQuery, sim, tempDir, visyncCli } from './helpers/harness.js';
-import { jobsClient, jobsConfigFile, until, waitForRun, worker } from './helpers/jobs.js';
+import { fakeBigQuery, memoryLogger, sim, tempDir, visyncCli } from './helpers/harness.js';
+import { jobsClient, jobsConfig, jobsConfigFile, until, waitForRun, worker } from './helpers/jobs.js';
+import { freePort } from './helpers/net.js';
 import { spawnWorker } from './helpers/worker-process.js';
 
 /** An account whose run stays in flight: every workspace call gets a 429 with an hour of Retry-After. */
@@ -331,6 +334,31 @@ describe('load batches (queued runs into BigQuery)', () => {
     expect(beta.status).toBe('succeeded');
     expect((await manifestOf(dir, 'beta', betaRun)).status).toBe('succeeded');
     expect(bq.rows('p', 'shared', 'sync_runs').map((r) => r.run_id)).toContain(betaRun);
+  });
+
+  it('the stale alert leaves an account alone while its run waits for a batch as long as expected', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    // Nothing listens there: checkStale still says which accounts it alerted.
+    const webhook = `http://127.0.0.1:${await freePort()}/hook`;
+    const config = jobsConfig(s, tempDir(), { top: { alerts: { webhook, staleAfterHours: 30 } } });
+    const c = jobsClient(config);
+    const at = (iso: string) => () => new Date(iso);
+    const watch = { config, redis: c.redis, ledger: c.ledger, logger: memoryLogger('silent').logger };
+    const check = (iso: string) =>
+      checkStale({ ...watch, now: at(iso), send: { attempts: 1, baseDelayMs: 1 } });
+    expect(await check('2026-11-20T00:00:00Z')).toEqual([]);
+    // 30 h later its run is curated and has waited 10 minutes for its batch (expected: 2 x 15 + 60).
+    await c.ledger.create({ run_id: 'r1', account: 'acme', kind: 'nightly', run_date: '2026-11-21' });
+    const waiting = {
+      status: 'running',
+      started_at: '2026-11-21T05:00:00.000Z',
+      phase: AWAITING_LOAD_BATCH,
+      phase_at: '2026-11-21T05:50:00.000Z',
+    };
+    await c.ledger.update('r1', waiting as Partial<LedgerRun>);
+    expect(await check('2026-11-21T06:00:00Z')).toEqual([]);
+    // Past the expected wait it is news.
+    expect(await check('2026-11-21T07:21:00Z')).toEqual(['acme']);
   });
 
   it('the sweep runs every load.batchMinutes where BigQuery is configured; bad values name the key', async () => {

@@ -14,12 +14,13 @@ import { DriftReport } from '../normalise/drift.js';
 import { normaliseBrands, normaliseRecord } from '../normalise/index.js';
 import type { NormaliseResult, RawRecord } from '../normalise/types.js';
 import type { DriftEntry, ManifestFile } from '../runs/manifest.js';
+import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { latestKey, tablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { type KeyLock, processKeyLock } from './key-lock.js';
 import { type LatestBundle, mergeLatest } from './latest.js';
 import { ndjsonPartBytes, putNdjsonPart } from './ndjson-part.js';
-import { listRawRun, type RunCoordinates, readRawRecord } from './raw-run.js';
+import { listRawRun, readRawRecord } from './raw-run.js';
 import { RowSpool } from './spool.js';
 
 export const DEFAULT_PART_ROWS = 100_000;

@@ -3,6 +3,7 @@
 
 import { brandIdOfRequest, parseRawDocument } from '../land/raw.js';
 import type { RawRecord } from '../normalise/types.js';
+import type { RunCoordinates } from '../runs/run-coordinates.js';
 import {
   brandKey,
   encodeSegment,
@@ -14,11 +15,8 @@ import {
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { sha256Hex } from '../util/hash.js';
 
-export interface RunCoordinates {
-  account: string;
-  runId: string;
-  runDate: string;
-}
+/** @deprecated Import RunCoordinates from src/runs/run-coordinates.ts (kept for finish-run.ts). */
+export type { RunCoordinates } from '../runs/run-coordinates.js';
 
 export interface RawFileRef {
   key: string;

@@ -1,6 +1,7 @@
 // Raw landing: every successful response body, unchanged, wrapped with what was asked. The body
 // is spliced in as text rather than re-serialised, so its bytes are exactly what the API sent.
 import type { ApiResponse } from '../api/client.js';
+import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { decodeSegment, type RawEndpoint, type RawKeyParts, rawKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 
@@ -12,11 +13,8 @@ export interface RawRequestInfo {
   received_at: string;
 }
 
-export interface RunRef {
-  account: string;
-  runId: string;
-  runDate: string;
-}
+/** @deprecated Use RunCoordinates from src/runs/run-coordinates.ts. */
+export type RunRef = RunCoordinates;
 
 export function rawDocument(res: ApiResponse): string {
   const request: RawRequestInfo = {
@@ -29,7 +27,11 @@ export function rawDocument(res: ApiResponse): string {
   return `{"request":${JSON.stringify(request)},"body":${res.bodyText}}`;
 }
 
-export async function landRaw(store: ObjectStore, run: RunRef, res: ApiResponse): Promise<StoredObject> {
+export async function landRaw(
+  store: ObjectStore,
+  run: RunCoordinates,
+  res: ApiResponse,
+): Promise<StoredObject> {
   const parts: RawKeyParts = {
     endpoint: res.call.endpoint,
     account: run.account,

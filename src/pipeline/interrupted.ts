@@ -3,8 +3,8 @@
 // that got anywhere has one. `run --once` completes the newest such run of an account (same run id,
 // same keys, same BigQuery job ids, so loads that went through are found by id, not appended again)
 // before it starts a new run.
-import type { RunCoordinates } from '../curate/raw-run.js';
 import { manifestRunIds } from '../runs/history.js';
+import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { parseRawKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 

@@ -9,6 +9,7 @@ import {
   readManifest,
   runStatus,
 } from '../runs/manifest.js';
+import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { RUN_KINDS } from '../runs/run-id.js';
 import { parseManifestKey, parseRawKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -108,7 +109,7 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
 
 /** A manifest for a run that crashed before writing one: what its raw landing shows. */
 function manifestFromRaw(
-  run: { account: string; runId: string; runDate: string },
+  run: RunCoordinates,
   rawFiles: ManifestFile[],
   now: string,
   /** Any workspace file names its workspace (a run may have skipped /brands/{id} via --endpoints). */

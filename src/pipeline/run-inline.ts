@@ -11,6 +11,7 @@ import { runFinished } from '../ops/run-finished.js';
 import { runScope } from '../runs/last-success.js';
 import { assembleManifest, type LoadResult, type Manifest } from '../runs/manifest.js';
 import type { RunRecorder } from '../runs/recorder.js';
+import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { newRunId, type RunKind } from '../runs/run-id.js';
 import { combineRunStatuses, type RunStatus } from '../runs/run-status.js';
 import { accountWindowDays } from '../runs/window.js';
@@ -183,7 +184,7 @@ type Assemble = (p: Partial<Parameters<typeof assembleManifest>[0]>) => Manifest
 interface RunStep {
   o: AccountRunOptions;
   account: AccountConfig;
-  run: { account: string; runId: string; runDate: string };
+  run: RunCoordinates;
   log: Logger;
   started: Date;
   visibilityDays: number;

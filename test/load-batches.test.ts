@@ -3,9 +3,11 @@
 // once, the batch named in each manifest and sync_runs row; a batch retried after its worker was
 // killed loads nothing twice; a failed table makes every run of the batch partial; each dataset
 // batches on its own. Real Redis, real workers, the simulator over HTTP.
+
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import type { LedgerRun } from '../jobs/ledger.js';
 import { AWAITING_LOAD_BATCH, LOAD_QUEUE, loadQueue, SWEEP_SCHEDULER } from '../jobs/load-batches.js';
@@ -20,6 +22,7 @@ import type { FakeBigQuery } from './fakes/bigquery-server.js';
 import { fakeBigQuery, memoryLogger, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsClient, jobsConfig, jobsConfigFile, until, waitForRun, worker } from './helpers/jobs.js';
 import { freePort } from './helpers/net.js';
+import { type PrivateCluster, startPrivateCluster } from './helpers/redis-cluster.js';
 import { spawnWorker } from './helpers/worker-process.js';
 
 /** An account whose run stays in flight: every workspace call gets a 429 with an hour of Retry-After. */
@@ -392,5 +395,37 @@ describe('load batches (queued runs into BigQuery)', () => {
       batchMinutes: 15,
       batchRuns: 500,
     });
+  });
+});
+
+describe('load batches on Redis Cluster', () => {
+  let cluster: PrivateCluster;
+  beforeAll(async () => {
+    cluster = await startPrivateCluster();
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+
+  it('three accounts, one batch: the scripts keep their keys in one slot', async () => {
+    const s = await sim({ accounts: ['acme', 'beta', 'gamma'].map((name) => ({ name, workspaces: 1 })) });
+    const bq = await fakeBigQuery();
+    const dir = tempDir();
+    const config = jobsConfig(s, dir, {
+      sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'shared', apiEndpoint: bq.url } },
+      top: {
+        redis: { url: cluster.url, prefix: `c-${randomUUID().slice(0, 8)}`, cluster: true },
+        load: { batchRuns: 3 },
+      },
+    });
+    await worker(config);
+    const runs = [];
+    for (const a of ['acme', 'beta', 'gamma']) runs.push(await enqueue(config, a));
+    const manifests = [];
+    for (const [i, id] of runs.entries()) {
+      expect((await waitForRun(config, id, 60_000)).status).toBe('succeeded');
+      manifests.push(await manifestOf(dir, ['acme', 'beta', 'gamma'][i]!, id));
+    }
+    const batches = new Set(manifests.flatMap((m) => m.loads.map((l) => l.load_batch_id)));
+    for (const [dest, ids] of createdJobs(bq, 'shared')) expect(ids.length, dest).toBe(batches.size);
+    expectRowsOnce(bq, 'shared', manifests);
   });
 });

@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../src/api/client.js';
-import { type WorkspaceEndpoint, workspaceCall } from '../src/api/endpoints.js';
+import { RAW_ENDPOINTS, type WorkspaceEndpoint, workspaceCall } from '../src/api/endpoints.js';
 import { TABLES } from '../src/catalogue/index.js';
 import { listRawRun } from '../src/curate/raw-run.js';
 import { brandIdOfRequest, landRaw, type RawRequestInfo } from '../src/land/raw.js';
@@ -22,7 +22,6 @@ import {
   parseManifestKey,
   parseRawKey,
   parseTablePartKey,
-  RAW_ENDPOINTS,
   type RawKeyParts,
   rawKey,
   tablePartKey,

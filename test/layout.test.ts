@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { brandKey, decodeSegment, latestKey, rawKey, tablePartKey } from '../src/sinks/layout.js';
+import { brandKey, latestKey, rawKey, tablePartKey } from '../src/sinks/layout.js';
+import { decodeSegment } from '../src/util/path-segment.js';
 
 describe('storage layout', () => {
   it('keeps hostile workspace ids inside their folder, percent-encoded with upper-case hex', () => {

@@ -1,5 +1,6 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RawEndpoint } from '../src/api/endpoints.js';
 import { tableByName, toNdjsonLine } from '../src/catalogue/index.js';
 import { DriftReport, normaliseBrands, normaliseRecord } from '../src/normalise/index.js';
 import type { NormaliseResult, RawRecord, TableRow } from '../src/normalise/types.js';
@@ -14,7 +15,6 @@ import {
   workspaceDetail,
 } from '../src/simulator/data.js';
 import { type Simulator, startSimulator } from '../src/simulator/index.js';
-import type { RawEndpoint } from '../src/sinks/layout.js';
 
 const TODAY = '2026-03-10';
 const REF = { seed: 7, account: 'acme', workspaceId: 'ws_one' };

@@ -1,10 +1,31 @@
-// Every upstream endpoint in one table: how to call it and where its body lands.
-import { encodeSegment, RAW_ENDPOINTS, type RawEndpoint } from '../sinks/layout.js';
+// Every upstream endpoint in one table: its name, whether it is called per account or per
+// workspace, and how to call it. src/sinks/layout.ts files each body under its endpoint's name.
+import { encodeSegment } from '../util/path-segment.js';
 
-export type WorkspaceEndpoint = Exclude<RawEndpoint, 'me' | 'brands'>;
+/**
+ * Every upstream endpoint, account-level ones first. The name is also the endpoint's folder under
+ * raw/ and its `endpoint` in raw records, so it never changes.
+ */
+export const RAW_ENDPOINTS = [
+  'me',
+  'brands',
+  'brand',
+  'visibility',
+  'recommendations',
+  'prompts',
+  'buyer-intent',
+  'reputation',
+] as const;
+
+export type RawEndpoint = (typeof RAW_ENDPOINTS)[number];
+
+/** Endpoints called once per account; every other endpoint is called per workspace. */
+export const ACCOUNT_ENDPOINTS = ['me', 'brands'] as const satisfies readonly RawEndpoint[];
+
+export type WorkspaceEndpoint = Exclude<RawEndpoint, (typeof ACCOUNT_ENDPOINTS)[number]>;
 
 export const WORKSPACE_ENDPOINTS = RAW_ENDPOINTS.filter(
-  (e): e is WorkspaceEndpoint => e !== 'me' && e !== 'brands',
+  (e): e is WorkspaceEndpoint => !(ACCOUNT_ENDPOINTS as readonly string[]).includes(e),
 );
 
 export interface Call {

@@ -1,19 +1,14 @@
 // Reads one run's raw landing back: which files exist, grouped per workspace, each parsed into a
 // RawRecord. Listing the store (not the manifest) makes replay work from the raw files alone.
 
+import { RAW_ENDPOINTS, type RawEndpoint } from '../api/endpoints.js';
 import { brandIdOfRequest, parseRawDocument } from '../land/raw.js';
 import type { RawRecord } from '../normalise/types.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
-import {
-  brandKey,
-  encodeSegment,
-  parseRawKey,
-  RAW_ENDPOINTS,
-  type RawEndpoint,
-  rawRunPrefix,
-} from '../sinks/layout.js';
+import { brandKey, parseRawKey, rawRunPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { sha256Hex } from '../util/hash.js';
+import { encodeSegment } from '../util/path-segment.js';
 
 /** @deprecated Import RunCoordinates from src/runs/run-coordinates.ts (kept for finish-run.ts). */
 export type { RunCoordinates } from '../runs/run-coordinates.js';

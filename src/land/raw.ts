@@ -1,9 +1,11 @@
 // Raw landing: every successful response body, unchanged, wrapped with what was asked. The body
 // is spliced in as text rather than re-serialised, so its bytes are exactly what the API sent.
 import type { ApiResponse } from '../api/client.js';
+import type { RawEndpoint } from '../api/endpoints.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
-import { decodeSegment, type RawEndpoint, type RawKeyParts, rawKey } from '../sinks/layout.js';
+import { type RawKeyParts, rawKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
+import { decodeSegment } from '../util/path-segment.js';
 
 export interface RawRequestInfo {
   method: 'GET';

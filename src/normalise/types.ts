@@ -1,8 +1,8 @@
 // What a normaliser gets and gives. Normalisers are pure: no I/O, no clock.
 
+import type { RawEndpoint } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
 import type { DriftEntry } from '../runs/manifest.js';
-import type { RawEndpoint } from '../sinks/layout.js';
 
 /** One landed raw file, parsed. */
 export interface RawRecord {

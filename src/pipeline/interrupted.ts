@@ -5,7 +5,7 @@
 // before it starts a new run.
 import { manifestRunIds } from '../runs/history.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
-import { parseRawKey } from '../sinks/layout.js';
+import { parseRawKey, rawAccountPrefix } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 
 /**
@@ -22,7 +22,7 @@ export async function lastInterruptedRun(
 ): Promise<RunCoordinates | undefined> {
   const finished = new Set(await manifestRunIds(store, account));
   let newest: RunCoordinates | undefined;
-  for (const key of await store.list(`raw/me/account=${account}/`)) {
+  for (const key of await store.list(rawAccountPrefix('me', account))) {
     const k = parseRawKey(key);
     if (!k || k.account !== account || !INLINE_RUN_ID.test(k.runId) || finished.has(k.runId)) continue;
     // Time-stamped ids sort by start time.

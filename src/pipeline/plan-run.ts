@@ -16,8 +16,8 @@ import { type ExtractPlan, minimumDurationMs, plannedRequestCount, workspaceCall
 import { lastSucceededRun, manifestRunIds } from '../runs/history.js';
 import { type Manifest, readManifest } from '../runs/manifest.js';
 import { accountWindowDays } from '../runs/window.js';
-import { encodeSegment } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { encodeSegment } from '../util/path-segment.js';
 import { addDays, utcDate } from '../util/time.js';
 import { lastInterruptedRun } from './interrupted.js';
 

@@ -11,7 +11,7 @@ import {
 } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { RUN_KINDS } from '../runs/run-id.js';
-import { parseManifestKey, parseRawKey } from '../sinks/layout.js';
+import { parseManifestKey, parseRawKey, rawAccountPrefix, rawEndpointPrefix } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { finishRun, type RunLoader } from './finish-run.js';
 import { recordRun } from './record-run.js';
@@ -50,7 +50,9 @@ export async function locateRun(
   const manifest = await readManifest(store, name, runId);
   if (manifest) return { account: name, runDate: manifest.run_date, manifest };
   // A run that crashed before its manifest: its date is in the raw keys of /me.
-  const me = (await store.list(`raw/me/account=${name}/`)).map(parseRawKey).find((k) => k?.runId === runId);
+  const me = (await store.list(rawAccountPrefix('me', name)))
+    .map(parseRawKey)
+    .find((k) => k?.runId === runId);
   const runDate = me?.runDate;
   if (!runDate)
     throw new ReplayError(`run ${runId} of account ${name} has no manifest and no raw landing to replay`);
@@ -64,7 +66,7 @@ async function accountsWithRun(store: ObjectStore, runId: string): Promise<strin
     if (m?.runId === runId) found.add(m.account);
   }
   if (found.size === 0) {
-    for (const key of await store.list('raw/me/')) {
+    for (const key of await store.list(rawEndpointPrefix('me'))) {
       const m = parseRawKey(key);
       if (m?.runId === runId) found.add(m.account);
     }

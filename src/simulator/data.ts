@@ -38,12 +38,7 @@
  *   `today` does.
  * - Each workspace tracks 3-5 answer engines out of ENGINES.
  */
-import { RAW_ENDPOINTS, type RawEndpoint } from '../sinks/layout.js';
 import { type Rng, rngFor, round } from './random.js';
-
-/** The upstream endpoints, named as everywhere in visync (the raw/ folder names). */
-export type EndpointName = RawEndpoint;
-export const ENDPOINT_NAMES: readonly EndpointName[] = RAW_ENDPOINTS;
 
 export const ENGINES = ['chatgpt', 'perplexity', 'gemini', 'claude', 'copilot', 'grok', 'ai_overviews'];
 export const RECOMMENDATION_STATUSES = ['open', 'done', 'dismissed'] as const;

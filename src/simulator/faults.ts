@@ -1,6 +1,6 @@
 // Scripted faults: rules say which requests misbehave and how, so tests and benchmarks can
 // reproduce the failures a real upstream shows (5xx bursts, resets, slow or broken bodies, drift).
-import { ENDPOINT_NAMES, type EndpointName } from './data.js';
+import { RAW_ENDPOINTS, type RawEndpoint } from '../api/endpoints.js';
 
 export const FAULT_KINDS = [
   'status',
@@ -16,7 +16,7 @@ export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultRule {
   account?: string;
-  endpoint?: EndpointName;
+  endpoint?: RawEndpoint;
   brandId?: string;
   /** Skip the first N matching requests (default 0). */
   after?: number;
@@ -39,7 +39,7 @@ export interface FaultRule {
 
 export interface FaultTarget {
   account: string;
-  endpoint: EndpointName | null;
+  endpoint: RawEndpoint | null;
   brandId: string | null;
 }
 
@@ -51,7 +51,7 @@ export const DEFAULT_EXTRA_FIELDS = ['unexpected_field'];
  * Fields removed by 'missing-fields' when the rule names none: one field per endpoint that a
  * normaliser plausibly relies on, nested where the spec documents nesting.
  */
-export const DEFAULT_MISSING_FIELDS: Record<EndpointName, string[]> = {
+export const DEFAULT_MISSING_FIELDS: Record<RawEndpoint, string[]> = {
   me: ['usage'],
   brands: ['latest_score.share_of_voice'],
   brand: ['latest_score.share_of_voice'],
@@ -71,8 +71,8 @@ export function validateFaultRule(input: unknown, where = 'fault rule'): FaultRu
   if (!FAULT_KINDS.includes(rule.kind as FaultKind)) {
     throw new Error(`${where}: kind must be one of ${FAULT_KINDS.join(', ')}`);
   }
-  if (rule.endpoint !== undefined && !ENDPOINT_NAMES.includes(rule.endpoint as EndpointName)) {
-    throw new Error(`${where}: endpoint must be one of ${ENDPOINT_NAMES.join(', ')}`);
+  if (rule.endpoint !== undefined && !RAW_ENDPOINTS.includes(rule.endpoint as RawEndpoint)) {
+    throw new Error(`${where}: endpoint must be one of ${RAW_ENDPOINTS.join(', ')}`);
   }
   for (const key of ['account', 'brandId'] as const) {
     if (rule[key] !== undefined && typeof rule[key] !== 'string')
@@ -182,7 +182,7 @@ function deletePath(target: Record<string, unknown>, path: string): void {
  * Applies an 'extra-fields' or 'missing-fields' rule to a success body: to every record of a
  * `data` array when there is one, else to the top-level object. Mutates and returns `body`.
  */
-export function applyFieldFault(body: unknown, rule: FaultRule, endpoint: EndpointName | null): unknown {
+export function applyFieldFault(body: unknown, rule: FaultRule, endpoint: RawEndpoint | null): unknown {
   if (!isRecord(body)) return body;
   const records = Array.isArray(body.data) ? body.data.filter(isRecord) : [body];
   if (rule.kind === 'extra-fields') {

@@ -1,6 +1,4 @@
 // Public surface of the upstream simulator: start it, script its faults, read its request log.
-export type { EndpointName } from './data.js';
-export { ENDPOINT_NAMES } from './data.js';
 export type { FaultKind, FaultRule } from './faults.js';
 export { FAULT_KINDS, validateFaultRule } from './faults.js';
 export { parseRequestLogNdjson, peakInWindow, requestLogNdjson } from './request-log.js';

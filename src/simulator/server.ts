@@ -5,12 +5,12 @@ import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { RawEndpoint } from '../api/endpoints.js';
 import {
   BUYER_INTENT_DAYS,
   brandsList,
   buyerIntent,
   DEFAULT_RECOMMENDATION_STATUS,
-  type EndpointName,
   generatedApiKey,
   generatedWorkspaceId,
   isIsoDate,
@@ -75,7 +75,7 @@ export interface RequestLogEntry {
   /** As received, still percent-encoded, without the query. */
   path: string;
   query: Record<string, string>;
-  endpoint: EndpointName | null;
+  endpoint: RawEndpoint | null;
   /** Decoded. */
   brandId: string | null;
   /** Status sent; 0 for a reset connection (and while the response is still being prepared). */
@@ -196,13 +196,13 @@ function buildAccounts(options: SimulatorOptions, seed: number): AccountState[] 
 }
 
 interface Route {
-  endpoint: EndpointName | null;
+  endpoint: RawEndpoint | null;
   brandId: string | null;
   /** Why the path cannot be served, when it cannot. */
   problem?: 'outside-prefix' | 'unknown' | 'bad-encoding';
 }
 
-const SUBRESOURCES: Record<string, EndpointName> = {
+const SUBRESOURCES: Record<string, RawEndpoint> = {
   visibility: 'visibility',
   recommendations: 'recommendations',
   prompts: 'prompts',

@@ -2,45 +2,21 @@
 // the fs and S3 sinks, curate, replay and downstream readers can never disagree about where a file
 // lives or what it holds. Every key builder here has its parser beside it, and each parser only
 // accepts what its builder emits (test/keys.test.ts checks the round trip on arbitrary ids).
+import { ACCOUNT_ENDPOINTS, RAW_ENDPOINTS, type RawEndpoint } from '../api/endpoints.js';
 import { sha256Hex } from '../util/hash.js';
+import { decodeSegment, encodeSegment } from '../util/path-segment.js';
 
-/** Every upstream endpoint, by the name of its folder under raw/ (account-level ones first). */
-export const RAW_ENDPOINTS = [
-  'me',
-  'brands',
-  'brand',
-  'visibility',
-  'recommendations',
-  'prompts',
-  'buyer-intent',
-  'reputation',
-] as const;
-
-export type RawEndpoint = (typeof RAW_ENDPOINTS)[number];
-
-/** Endpoints called once per account; every other endpoint is called per workspace. */
-const ACCOUNT_ENDPOINTS: readonly RawEndpoint[] = ['me', 'brands'];
+/**
+ * @deprecated The endpoint list is the API's: import RAW_ENDPOINTS and RawEndpoint from
+ * src/api/endpoints.ts (kept for src/catalogue/types.ts, src/normalise/sync-runs.ts and their tests).
+ */
+export { RAW_ENDPOINTS, type RawEndpoint } from '../api/endpoints.js';
 
 /** The only endpoint whose raw files carry a window (`.days-N`) in their name. */
 const WINDOWED_ENDPOINT: RawEndpoint = 'buyer-intent';
 
 /** File name stem used for account-level calls (/me, /brands) in place of a workspace key. */
 export const ACCOUNT_KEY = '_account';
-
-/**
- * Percent-encodes one path segment. encodeURIComponent already emits upper-case hex; a lone `.` or
- * `..` would survive it and be resolved as "this/parent folder" by URL and path normalisation, so
- * they are encoded too. Used both for API paths and for file names: one rule, no escape.
- */
-export function encodeSegment(id: string): string {
-  if (id === '.' || id === '..') return id.replaceAll('.', '%2E');
-  return encodeURIComponent(id);
-}
-
-/** Inverse of encodeSegment. Throws on text that is not percent-encoding. */
-export function decodeSegment(segment: string): string {
-  return decodeURIComponent(segment);
-}
 
 /*
  * Workspace keys (`brand_key`) and why some are hashed.
@@ -114,7 +90,7 @@ export interface RawKeyParts {
 
 /** `raw/{endpoint}/account={account}/dt={run_date}/run={run_id}/{brand_key}[.days-{D}].json` */
 export function rawKey(p: RawKeyParts): string {
-  const accountLevel = ACCOUNT_ENDPOINTS.includes(p.endpoint);
+  const accountLevel = isAccountEndpoint(p.endpoint);
   if (accountLevel !== (p.brandId === undefined))
     throw new Error(`raw ${p.endpoint} key: a workspace id is ${accountLevel ? 'not allowed' : 'required'}`);
   if ((p.endpoint === WINDOWED_ENDPOINT) !== (p.days !== undefined))
@@ -142,7 +118,7 @@ export function parseRawKey(key: string): ParsedRawKey | undefined {
   const file = parts[5] as string;
   if (!endpoint || account === undefined || runDate === undefined || runId === undefined) return undefined;
   const out: ParsedRawKey = { endpoint, account, runDate, runId };
-  if (ACCOUNT_ENDPOINTS.includes(endpoint)) return file === `${ACCOUNT_KEY}.json` ? out : undefined;
+  if (isAccountEndpoint(endpoint)) return file === `${ACCOUNT_KEY}.json` ? out : undefined;
   // The window is read from the right and only for buyer-intent: `foo.days-7.days-30.json` is
   // workspace `foo.days-7` with window 30, and `foo.days-7.json` elsewhere is workspace `foo.days-7`.
   const m =
@@ -154,9 +130,23 @@ export function parseRawKey(key: string): ParsedRawKey | undefined {
   return out;
 }
 
+/** Folder (prefix) holding every raw file of one endpoint, all accounts and runs. */
+export function rawEndpointPrefix(endpoint: RawEndpoint): string {
+  return `raw/${endpoint}/`;
+}
+
+/** Folder (prefix) holding every raw file of one endpoint of one account, all runs. */
+export function rawAccountPrefix(endpoint: RawEndpoint, account: string): string {
+  return `${rawEndpointPrefix(endpoint)}account=${account}/`;
+}
+
 /** Folder (prefix) holding every raw file of one endpoint of one run. */
 export function rawRunPrefix(endpoint: RawEndpoint, account: string, runDate: string, runId: string): string {
-  return `raw/${endpoint}/account=${account}/dt=${runDate}/run=${runId}/`;
+  return `${rawAccountPrefix(endpoint, account)}dt=${runDate}/run=${runId}/`;
+}
+
+function isAccountEndpoint(endpoint: RawEndpoint): boolean {
+  return (ACCOUNT_ENDPOINTS as readonly RawEndpoint[]).includes(endpoint);
 }
 
 export interface TablePartKeyParts {

@@ -211,10 +211,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     }
   };
   const lockMs = o.config.jobs.lockSeconds * 1000;
-  const queueNames = Array.from({ length: QUEUE_SHARDS }, (_, shard) => shardQueueName(shard));
-  // Load batches only where BigQuery is configured: a worker without it holds no connection for them.
-  if (o.config.sinks.bigquery) queueNames.push(LOAD_QUEUE);
-  for (const name of queueNames) {
+  const work = (name: string): Worker => {
     const worker = new Worker(name, process, {
       connection: blocking.redis,
       prefix,
@@ -242,7 +239,12 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       if (!isConnectionError(err)) o.logger.error({ queue: name, err: err.message }, 'worker error');
     });
     workers.push(worker);
-  }
+    return worker;
+  };
+  for (let shard = 0; shard < QUEUE_SHARDS; shard++) work(shardQueueName(shard));
+  // Load batches only where BigQuery is configured: a worker without it holds no connection for
+  // them (and gets one when a reloaded config adds BigQuery).
+  let batchWorker = o.config.sinks.bigquery ? work(LOAD_QUEUE) : undefined;
   try {
     await Promise.race([Promise.all(workers.map((w) => w.waitUntilReady())), aborted]);
   } catch (err) {
@@ -266,6 +268,10 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       context.config = config;
       keeping.config = config;
       staleWatching.config = config;
+      if (config.sinks.bigquery && !batchWorker) {
+        batchWorker = work(LOAD_QUEUE);
+        await batchWorker.waitUntilReady();
+      }
       await installLoadSweep(batchQueue, config);
       return installSchedules(queues, config);
     },

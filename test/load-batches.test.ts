@@ -364,15 +364,22 @@ describe('load batches (queued runs into BigQuery)', () => {
     expect(await check('2026-11-21T07:21:00Z')).toEqual(['acme']);
   });
 
-  it('the sweep runs every load.batchMinutes where BigQuery is configured; bad values name the key', async () => {
-    const { config } = await setup({ accounts: [{ name: 'acme', workspaces: 1 }] });
-    const h = await worker({ ...config, load: { batchMinutes: 7, batchRuns: 500 } });
+  it('the sweep runs every load.batchMinutes where BigQuery is configured, also after a reload; bad values name the key', async () => {
+    const { config, dir } = await setup({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const withoutBq = { ...config, sinks: { fs: config.sinks.fs! } };
+    const h = await worker(withoutBq);
     const q = loadQueue(h.context.redis, config.redis.prefix);
     try {
       expect(q.name).toBe(LOAD_QUEUE);
+      expect(await q.getJobScheduler(SWEEP_SCHEDULER)).toBeUndefined();
+      // A reloaded config adds BigQuery: the sweep is installed, and this worker takes batches.
+      await h.reconfigure({ ...config, load: { batchMinutes: 7, batchRuns: 500 } });
       expect((await q.getJobScheduler(SWEEP_SCHEDULER))?.every).toBe(7 * 60_000);
+      const runId = await enqueue(config, 'acme');
+      expect((await waitForRun(config, runId)).status).toBe('succeeded');
+      expect((await manifestOf(dir, 'acme', runId)).loads.every((l) => l.load_batch_id)).toBe(true);
       // Without BigQuery the sweep goes.
-      await h.reconfigure({ ...config, sinks: { fs: config.sinks.fs! } });
+      await h.reconfigure(withoutBq);
       expect(await q.getJobScheduler(SWEEP_SCHEDULER)).toBeUndefined();
     } finally {
       await q.close();

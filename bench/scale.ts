@@ -3,6 +3,8 @@
 //   npm run bench:scale [-- --workers 1,2 --accounts 100,500 --workspaces 20 --out scale --merge]
 //   npm run bench:scale -- --workers 1 --accounts 10       # a quick try: about 2 minutes
 // --keep-log PATH keeps each scenario's simulator arrival log as PATH-<workers>w-<accounts>a.ndjson.
+// --worker-node-options OPTS sets NODE_OPTIONS for the workers alone (e.g. "--cpu-prof
+// --cpu-prof-dir=/tmp/prof" to profile them: each writes its profile when it stops).
 // --bin measures another checkout (its bin/visync-dev.js); --note adds a line to the markdown (e.g.
 // the commit measured); --out NAME writes NAME.json and NAME.md; --merge keeps the scenarios of an
 // earlier NAME.json that this invocation does not measure again.
@@ -61,6 +63,7 @@ const { values } = parseArgs({
     out: { type: 'string', default: 'scale' },
     merge: { type: 'boolean', default: false },
     'keep-log': { type: 'string' },
+    'worker-node-options': { type: 'string' },
     note: { type: 'string' },
   },
 });
@@ -342,7 +345,7 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
       spawnCli(
         BIN,
         ['--config', configPath, 'worker', '--listen', 'off', '--log-level', 'warn', ...concurrencyArgs],
-        sim.env,
+        values['worker-node-options'] ? { ...sim.env, NODE_OPTIONS: values['worker-node-options'] } : sim.env,
       ),
     );
     for (const w of workers) defer(() => stopChild(w.child, 15_000));
@@ -481,7 +484,8 @@ function writeResults(rows: { result: ScaleResult; notes: ScenarioNotes }[]): vo
     '# visync at agency scale',
     '',
     `${LIMIT.requests} requests per ${LIMIT.windowMs / 1000} s per account (real window), ${workspaces} workspaces per ` +
-      `account, simulator latency ${values.latency} ms, worker flags: ${concurrencyArgs.join(' ') || 'defaults'}. ` +
+      `account, simulator latency ${values.latency} ms, worker flags: ${concurrencyArgs.join(' ') || 'defaults'}` +
+      `${values['worker-node-options'] ? `, worker NODE_OPTIONS: ${values['worker-node-options']}` : ''}. ` +
       `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? '?'}), ${CLK_TCK} clock ticks/s, shared with other work: ` +
       'see the load averages below.' +
       (BIN === DEV_BIN ? '' : ` Bin: ${BIN}.`) +

@@ -217,7 +217,12 @@ export async function processRun(
   const batches: string[][] = [];
   for (let i = 0; i < discovery.brandIds.length; i += per) batches.push(discovery.brandIds.slice(i, i + per));
   // The run's first job is served before the other jobs of started runs, and those before the runs
-  // not yet started (definitions.ts, STAGE): each account's calls come in a short burst.
+  // not yet started (definitions.ts, STAGE): each account's calls come in a short burst. A job
+  // whose first call falls in a later window of the account's budget waits (delayed) until that
+  // window opens, and then goes first: started at once it would only be refused, told to come
+  // back after slots that the jobs before it have not settled yet, which is later than needed.
+  const windowOf = (i: number) =>
+    Math.floor((stats.calls + i * per * callsPerWorkspace) / discovery.limit.requests);
   await ctx.flow.add({
     name: JOB.load,
     queueName: queueName(account.name),
@@ -237,7 +242,8 @@ export async function processRun(
         failed: {},
       } satisfies WorkspaceJobData,
       opts: {
-        ...jobOptions(ctx.config, data.kind, i === 0 ? 'opened' : 'started'),
+        ...jobOptions(ctx.config, data.kind, i === 0 ? 'opened' : windowOf(i) > 0 ? 'resumed' : 'started'),
+        ...(windowOf(i) > 0 ? { delay: windowOf(i) * discovery.limit.windowMs } : {}),
         jobId: jobIds.workspace(runId, i),
         ignoreDependencyOnFailure: true,
       },

@@ -201,13 +201,14 @@ export class LoadBatches {
     return { ref, id: r[0], members: r[1] ? r[1].split(',') : [], done: r[2] === '1', remaining: r[3] };
   }
 
-  async record(runId: string): Promise<(PendingRun & { done: boolean }) | undefined> {
+  /** What the batch needs of the run; `done` once a batch recorded it; undefined when Redis lost it. */
+  async record(runId: string): Promise<PendingRun | 'done' | undefined> {
     const [record, done] = await Promise.all([
       this.#redis.hgetBuffer(this.#run(runId), 'record'),
       this.#redis.hget(this.#run(runId), 'done'),
     ]);
-    if (!record) return undefined;
-    return { ...(JSON.parse(gunzipSync(record).toString('utf8')) as PendingRun), done: done === '1' };
+    if (done === '1') return 'done';
+    return record ? (JSON.parse(gunzipSync(record).toString('utf8')) as PendingRun) : undefined;
   }
 
   async tableLoads(ref: string): Promise<Map<string, BatchTableLoad>> {

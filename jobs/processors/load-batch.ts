@@ -3,6 +3,7 @@
 // (sync_runs rows in one job, then each manifest, last) and ends each run in the ledger.
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
+import { SYNC_RUNS } from '../../src/catalogue/index.js';
 import { runFinished } from '../../src/ops/run-finished.js';
 import { loadBatchTables } from '../../src/pipeline/load-batch.js';
 import { type BatchRecording, recordBatch, recordRun } from '../../src/pipeline/record-run.js';
@@ -63,14 +64,16 @@ async function membersOf(claim: Claim, ctx: JobContext, log: Logger): Promise<Me
   const members: Member[] = [];
   for (const runId of claim.members) {
     const pending = await ctx.loadBatches.record(runId);
+    if (pending === 'done') continue;
     if (!pending) {
-      log.error(
-        { run_id: runId },
-        'run of the batch has no record in Redis (lost?); it cannot be loaded here',
-      );
+      // Redis lost it (a restart without persistence); the run's curated parts are in the store.
+      const error = `run not recorded: its record for load batch ${claim.id} is gone from Redis; enqueue the run again (same id) or visync replay --run ${runId}`;
+      log.error({ run_id: runId }, error);
+      const ledgerRun = await ctx.ledger.get(runId);
+      if (ledgerRun && (ledgerRun.status === 'running' || ledgerRun.status === 'queued'))
+        await ctx.ledger.finish(ledgerRun, 'failed', { error });
       continue;
     }
-    if (pending.done) continue;
     try {
       members.push({ runId, pending, store: await ctx.storeFor(pending.account) });
     } catch (err) {
@@ -111,7 +114,15 @@ async function loadBatch(claim: Claim, ctx: JobContext, log: Logger): Promise<vo
     store: m.store,
     manifest: finishedManifest(m.pending, perRun.get(m.runId) ?? [], recordedAt),
   }));
-  const recorded = await recordBatch({ runs, batchId: claim.id, loader, logger: log, recordedAt });
+  const recorded = await recordBatch({
+    runs,
+    batchId: claim.id,
+    loader,
+    logger: log,
+    recordedAt,
+    done: (await ctx.loadBatches.tableLoads(claim.ref)).get(SYNC_RUNS.name),
+    onLoaded: (load) => ctx.loadBatches.saveTableLoad(claim.ref, SYNC_RUNS.name, load),
+  });
   const unrecorded: string[] = [];
   for (const [i, m] of members.entries()) {
     const r = recorded[i]!;

@@ -23,6 +23,7 @@ import {
 import { parseTablePartKey, tablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import type { RunLoader } from './finish-run.js';
+import type { BatchTableLoad } from './load-batch.js';
 
 export interface RecordRunOptions {
   store: ObjectStore;
@@ -87,6 +88,10 @@ export async function recordBatch(o: {
   loader: RunLoader;
   logger: Logger;
   recordedAt: string;
+  /** The sync_runs load of an earlier try of this batch: not loaded again. */
+  done?: BatchTableLoad | undefined;
+  /** After the sync_runs load, before any manifest (the batch job keeps it for a retry). */
+  onLoaded?: ((load: BatchTableLoad) => Promise<void>) | undefined;
 }): Promise<(Manifest | Error)[]> {
   const parts = await Promise.all(
     o.runs.map((r) =>
@@ -97,22 +102,43 @@ export async function recordBatch(o: {
       }),
     ),
   );
-  const written = parts.filter((p) => p.stored);
-  let batchLoad: LoadResult | undefined;
-  if (written.length) {
-    const text = Buffer.concat(written.map((p) => p.line));
-    batchLoad = await loadRows(o.loader, ndjsonPartBytes(text.toString('utf8')), (loader, file) =>
-      loader.loadBatch
-        ? loader.loadBatch({ table: SYNC_RUNS, batchId: o.batchId, file })
-        : Promise.reject(new Error('this warehouse cannot load batches')),
-    );
+  let batch = o.done;
+  if (!batch) {
+    const included = o.runs.filter((_, i) => parts[i]!.stored);
+    const text = Buffer.concat(parts.filter((p) => p.stored).map((p) => p.line));
+    const load = included.length
+      ? await loadRows(o.loader, ndjsonPartBytes(text.toString('utf8')), (loader, file) =>
+          loader.loadBatch
+            ? loader.loadBatch({ table: SYNC_RUNS, batchId: o.batchId, file })
+            : Promise.reject(new Error('this warehouse cannot load batches')),
+        )
+      : failed('no sync_runs row to load');
+    batch = {
+      job_id: load.job_id,
+      status: load.status,
+      rows: load.rows,
+      ...(load.error !== undefined ? { error: load.error } : {}),
+      runs: Object.fromEntries(included.map((r) => [r.manifest.run_id, 1])),
+      left_out: {},
+    };
+    if (load.job_id) await o.onLoaded?.(batch);
   }
+  const loaded = batch;
   return Promise.all(
     o.runs.map(async (r, i) => {
       const part = parts[i]!;
       const load: LoadResult = part.error
         ? failed(part.error)
-        : { ...batchLoad!, rows: batchLoad!.status === 'succeeded' ? 1 : 0, load_batch_id: o.batchId };
+        : loaded.runs[r.manifest.run_id] === undefined
+          ? failed(`the row was not in the sync_runs load of batch ${o.batchId} (${loaded.job_id})`)
+          : {
+              table: SYNC_RUNS.name,
+              job_id: loaded.job_id,
+              status: loaded.status,
+              rows: loaded.status === 'succeeded' ? 1 : 0,
+              ...(loaded.error !== undefined ? { error: loaded.error } : {}),
+              load_batch_id: o.batchId,
+            };
       try {
         return await writeRecorded(r.store, r.manifest, part, load, o.logger);
       } catch (err) {

@@ -1,5 +1,6 @@
 // Failures sorted by what the caller can do about them. The upstream spec documents only 429;
-// the status codes for the other kinds are our assumption (README, "Assumptions").
+// the status codes for the other kinds are our assumption (README, "The simulator and our assumptions about the upstream API").
+import { VisyncError } from '../util/errors.js';
 
 export type ApiErrorKind =
   | 'bad_key' // 401: unknown, mistyped or revoked key: stop the account
@@ -43,7 +44,11 @@ export interface ApiErrorDetails {
 /** Longest upstream body excerpt kept in a message (and so in the manifest). */
 const MESSAGE_BODY_CHARS = 300;
 
-export class ApiError extends Error {
+export class ApiError extends VisyncError {
+  get code() {
+    return 'api_failed' as const;
+  }
+
   readonly kind: ApiErrorKind;
   readonly account: string;
   readonly path: string;

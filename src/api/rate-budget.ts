@@ -8,6 +8,7 @@
 // the slot from the answer is never early, whatever the latency. Hence never more than
 // `requests` in any rolling window as the server sees it.
 
+import { VisyncError } from '../util/errors.js';
 import { sleep } from '../util/time.js';
 
 export interface RateLimit {
@@ -121,7 +122,11 @@ export class Reservation implements RateBudget {
 }
 
 /** Raised when a slot would take longer than the caller is willing to wait (see acquireSlot). */
-export class BudgetWaitTooLong extends Error {
+export class BudgetWaitTooLong extends VisyncError {
+  get code() {
+    return 'budget_wait_too_long' as const;
+  }
+
   constructor(
     readonly account: string,
     readonly retryInMs: number,

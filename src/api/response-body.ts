@@ -1,11 +1,15 @@
 // Reading an upstream answer's body: capped in size, and checked to be the JSON it claims to be.
 import type { Dispatcher } from 'undici';
+import { VisyncError } from '../util/errors.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
 /** An attempt that broke one of our own limits (size, deadline): retried like a network error. */
-export class LimitExceeded extends Error {
+export class LimitExceeded extends VisyncError {
   override readonly name = 'LimitExceeded';
+  get code() {
+    return 'response_limit' as const;
+  }
 }
 
 /** The body as text, refused (and the transfer cut) once it passes `max` bytes. */

@@ -1,5 +1,6 @@
 // Commander actions cannot return an exit code; they record it here and main() returns it.
 import type { Command } from 'commander';
+import { VisyncError } from '../util/errors.js';
 
 export interface CliIo {
   out: (line: string) => void;
@@ -12,7 +13,11 @@ export const consoleIo: CliIo = {
 };
 
 /** Thrown by commands for an expected failure: printed as one line, no stack. */
-export class CliError extends Error {
+export class CliError extends VisyncError {
+  get code() {
+    return 'cli_failed' as const;
+  }
+
   constructor(
     message: string,
     readonly exitCode = 1,

@@ -68,7 +68,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           { closeAllPools },
           { MemoryRateBudget },
           { loadConfig },
-          { BrandRoutingError, routeBrands },
+          { routeBrands },
           { crashHooks },
           { runInline, selectAccounts },
           { RunLoaders },
@@ -137,7 +137,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           return exitCodeFor(result.status);
         } catch (err) {
           if (err instanceof CliError) throw err;
-          throw new CliError(err instanceof BrandRoutingError ? err.message : (err as Error).message);
+          throw new CliError((err as Error).message);
         } finally {
           progress?.stop();
           await shared?.close();

@@ -1,6 +1,8 @@
 // The one answer to "what are the effective settings of account X": the top-level settings with the
 // account's own overrides applied (schedule, dataset, prefix or folder). Every consumer asks here,
 // so that an override means the same in run --once, the worker, doctor and the schedules.
+
+import { VisyncError } from '../util/errors.js';
 import type {
   AccountConfig,
   Config,
@@ -21,8 +23,11 @@ export interface AccountSettings {
   requestsPerMinute: number | undefined;
 }
 
-export class UnknownAccountError extends Error {
+export class UnknownAccountError extends VisyncError {
   override readonly name = 'UnknownAccountError';
+  get code() {
+    return 'unknown_account' as const;
+  }
 }
 
 export function accountSettings(config: Config, account: string | AccountConfig): AccountSettings {

@@ -8,9 +8,13 @@ import { brandsCall } from '../api/endpoints.js';
 import type { RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig } from '../config/schema.js';
 import { createAccountClient } from '../extract/extract-account.js';
+import { VisyncError } from '../util/errors.js';
 
-export class BrandRoutingError extends Error {
+export class BrandRoutingError extends VisyncError {
   override readonly name = 'BrandRoutingError';
+  get code() {
+    return 'brand_routing' as const;
+  }
 }
 
 export async function routeBrands(o: {

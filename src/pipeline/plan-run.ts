@@ -10,6 +10,7 @@ import {
   type WorkspaceEndpoint,
 } from '../api/endpoints.js';
 import type { RateLimit } from '../api/rate-budget.js';
+import { UnknownAccountError } from '../config/account-settings.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import { initialLimit } from '../extract/account-source.js';
 import { type ExtractPlan, minimumDurationMs, plannedRequestCount, workspaceCalls } from '../extract/plan.js';
@@ -106,7 +107,7 @@ async function chooseAccounts(
 ): Promise<{ accounts: AccountConfig[]; brandsByAccount?: Map<string, string[]> }> {
   const unknown = (o.accounts ?? []).filter((n) => !o.config.accounts.some((a) => a.name === n));
   if (unknown.length)
-    throw new Error(
+    throw new UnknownAccountError(
       `unknown account ${unknown.join(', ')}: the config has ${o.config.accounts.map((a) => a.name).join(', ')}`,
     );
   const named = o.config.accounts.filter((a) => !o.accounts?.length || o.accounts.includes(a.name));

@@ -13,6 +13,7 @@ import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { RUN_KINDS } from '../runs/run-id.js';
 import { parseManifestKey, parseRawKey, rawAccountPrefix, rawEndpointPrefix } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { VisyncError } from '../util/errors.js';
 import { finishRun, type RunLoader } from './finish-run.js';
 import { recordRun } from './record-run.js';
 
@@ -28,8 +29,11 @@ export interface ReplayOptions {
   onLoaded?: (load: LoadResult) => void;
 }
 
-export class ReplayError extends Error {
+export class ReplayError extends VisyncError {
   override readonly name = 'ReplayError';
+  get code() {
+    return 'replay_failed' as const;
+  }
 }
 
 /** Finds the run: its account and logical date, from the manifest or, failing that, the raw files. */

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { RetryPolicy } from '../api/client.js';
 import type { WorkspaceEndpoint } from '../api/endpoints.js';
 import { MemoryRateBudget, type RateBudget } from '../api/rate-budget.js';
-import { namesList } from '../config/account-settings.js';
+import { namesList, UnknownAccountError } from '../config/account-settings.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import { callLimits, type ExtractProgress, extractAccount } from '../extract/extract-account.js';
@@ -77,7 +77,9 @@ export interface InlineRunResult {
 export function selectAccounts(config: Config, names?: readonly string[]): AccountConfig[] {
   const unknown = (names ?? []).filter((n) => !config.accounts.some((a) => a.name === n));
   if (unknown.length)
-    throw new Error(`unknown account ${unknown.join(', ')}: the config has ${namesList(config)}`);
+    throw new UnknownAccountError(
+      `unknown account ${unknown.join(', ')}: the config has ${namesList(config)}`,
+    );
   return config.accounts.filter((a) => !names?.length || names.includes(a.name));
 }
 

@@ -11,6 +11,7 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { S3SinkConfig } from '../config/schema.js';
+import { VisyncError } from '../util/errors.js';
 import { sha256Hex } from '../util/hash.js';
 import { assertSafeKey, type ObjectStore, type PutOptions, type StoredObject } from './object-store.js';
 
@@ -26,8 +27,11 @@ export type S3StoreErrorReason =
   | 'timeout'
   | 'other';
 
-export class S3StoreError extends Error {
+export class S3StoreError extends VisyncError {
   override readonly name = 'S3StoreError';
+  get code() {
+    return 's3_store' as const;
+  }
   constructor(
     message: string,
     readonly reason: S3StoreErrorReason,

@@ -4,7 +4,7 @@
 import { announcedRequestLimit } from '../../api/account-info.js';
 import { meCall } from '../../api/endpoints.js';
 import { ApiError } from '../../api/errors.js';
-import type { RateBudget } from '../../api/rate-budget.js';
+import { BudgetWaitTooLong, type RateBudget } from '../../api/rate-budget.js';
 import type { AccountConfig } from '../../config/schema.js';
 import { initialLimit } from '../../extract/account-source.js';
 import { createAccountClient } from '../../extract/extract-account.js';
@@ -44,7 +44,7 @@ export async function checkAccount(o: AccountCheckOptions): Promise<CheckResult>
     );
   } catch (err) {
     if (err instanceof ApiError) return explainApiError(check, o, err);
-    if (err instanceof Error && err.name === 'BudgetWaitTooLong') {
+    if (err instanceof BudgetWaitTooLong) {
       return warn(
         check,
         `GET /me not sent: ${reasonOf(err).replace(/^[^:]+: /, '')} (workers are using the whole budget)`,

@@ -1,0 +1,44 @@
+// The base of every error visync raises on purpose. Callers match a class with `instanceof`, never
+// by its `name` or message; `code` says the same thing as a string that never changes, for places
+// that only have the error's data (a log line, a test, another process).
+
+/**
+ * Every code, one per class. A code, once shipped, is never renamed or reused.
+ *
+ * | code | class | raised when |
+ * |---|---|---|
+ * | `api_failed` | ApiError (src/api/errors.ts) | a call to the upstream API failed for good; `kind` says why |
+ * | `response_limit` | LimitExceeded (src/api/response-body.ts) | one attempt broke our own size or time limit |
+ * | `budget_wait_too_long` | BudgetWaitTooLong (src/api/rate-budget.ts) | no request slot within what the caller will wait |
+ * | `config_invalid` | ConfigError (src/config/config-error.ts) | the configuration or an accounts file is wrong |
+ * | `unknown_account` | UnknownAccountError (src/config/account-settings.ts) | a command names an account the config lacks |
+ * | `s3_store` | S3StoreError (src/sinks/s3-store.ts) | an S3 request failed; `reason` says why |
+ * | `brand_routing` | BrandRoutingError (src/pipeline/brand-owner.ts) | `--brand` names a workspace no account (or several) own |
+ * | `replay_failed` | ReplayError (src/pipeline/replay.ts) | the run to replay cannot be found or read |
+ * | `cli_failed` | CliError (src/cli/program-state.ts) | a command failed in a way its user can fix |
+ * | `redis_unreachable` | RedisUnreachableError (jobs/connection.ts) | Redis cannot be reached |
+ * | `ops_endpoint` | EndpointError (jobs/ops-server.ts) | the worker's HTTP endpoint setting cannot work |
+ * | `worker_start_aborted` | WorkerStartAborted (jobs/worker.ts) | the worker was stopped before Redis answered |
+ */
+export type VisyncErrorCode =
+  | 'api_failed'
+  | 'response_limit'
+  | 'budget_wait_too_long'
+  | 'config_invalid'
+  | 'unknown_account'
+  | 's3_store'
+  | 'brand_routing'
+  | 'replay_failed'
+  | 'cli_failed'
+  | 'redis_unreachable'
+  | 'ops_endpoint'
+  | 'worker_start_aborted';
+
+/**
+ * An expected failure: one a user or an operator can meet and act on, as opposed to a bug.
+ * Subclasses give `code` as a getter, so it lives on the prototype: an error's own properties (what
+ * the logs and `toEqual` see) stay what they were.
+ */
+export abstract class VisyncError extends Error {
+  abstract get code(): VisyncErrorCode;
+}

@@ -162,13 +162,15 @@ async function loadTable(
   const sink = createWriteStream(file);
   gzip.pipe(sink);
   const written = finished(sink);
+  // Awaited below; until then a failing disk must not count as an unhandled rejection.
+  written.catch(() => {});
   for (const m of members) {
-    // A run's parts are read whole before any is written: one unreadable part leaves the run's
-    // rows out of the upload, never half of them in.
-    let texts: Buffer[];
+    // A run's parts are all read (compressed) before any is written: one unreadable part leaves
+    // the run's rows out of the upload, never half of them in.
+    let parts: Buffer[];
     let rows = 0;
     try {
-      texts = [];
+      parts = [];
       for (const f of m.files) {
         const part = parseTablePartKey(f.key);
         if (part?.table !== table || part.account !== m.account || part.runId !== m.runId) continue;
@@ -176,14 +178,15 @@ async function loadTable(
         if (!bytes) throw new Error(`curated part ${f.key} is missing`);
         if (createHash('sha256').update(bytes).digest('hex') !== f.sha256)
           throw new Error(`curated part ${f.key} differs from the one the run wrote`);
-        texts.push(gunzipSync(bytes));
+        parts.push(bytes);
         rows += f.rows ?? 0;
       }
     } catch (err) {
       leftOut[m.runId] = `not in load batch ${o.batchId}: ${message(err)}`;
       continue;
     }
-    for (const t of texts) if (!gzip.write(t)) await once(gzip, 'drain');
+    // One part decompressed at a time: memory holds a run's compressed parts, not its rows.
+    for (const p of parts) if (!gzip.write(gunzipSync(p))) await once(gzip, 'drain');
     runs[m.runId] = rows;
   }
   gzip.end();

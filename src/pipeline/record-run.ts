@@ -1,10 +1,11 @@
-// The end of every run, whoever ran it (`run --once`, the workers' load job, replay and the
+// The end of every run, whoever ran it (`run --once`, the workers' load batch, replay and the
 // completion of an interrupted run): its `sync_runs` row is written to the sink, loaded into the
 // warehouse after every other table, and only then is the manifest written, last. A view that
 // reads only runs with a sync_runs row (docs/tables.md) so never sees a half-loaded run.
 //
 // Each recording is a new row (a later `recorded_at`): a replayed or completed run adds a newer
 // row rather than rewriting the old one, and its load job gets a new id (src/warehouse/load-job.ts).
+// The runs of a load batch (jobs/load-batches.ts) are recorded together: their rows in one job.
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

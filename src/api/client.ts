@@ -229,9 +229,9 @@ export class ApiClient {
   async #acquireSlot(): Promise<string> {
     const o = this.#opts;
     const { slot, waitedMs } = await acquireSlot(o.budget, this.account, this.limit, {
-      ...(o.signal ? { signal: o.signal } : {}),
-      ...(o.maxBudgetWaitMs !== undefined ? { maxWaitMs: o.maxBudgetWaitMs } : {}),
-      ...(this.#limits.deadline ? { deadlineAt: this.#limits.deadline.at } : {}),
+      signal: o.signal,
+      maxWaitMs: o.maxBudgetWaitMs,
+      deadlineAt: this.#limits.deadline?.at,
     });
     this.stats.waited_ms += waitedMs;
     this.stats.calls++;

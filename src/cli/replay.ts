@@ -64,7 +64,7 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
             runId: flags.run,
             logger,
             account,
-            ...(loader ? { loader } : {}),
+            loader,
           });
           const failed = m.loads.filter((l) => l.status === 'failed');
           io.out(

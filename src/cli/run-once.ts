@@ -117,13 +117,14 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
             sinksFor,
             logger,
             budget,
-            ...(shared ? { latestLock: shared.latestLock, recorder: shared.recorder } : {}),
+            latestLock: shared?.latestLock,
+            recorder: shared?.recorder,
             onLoaded: (load) => onLoaded?.(load),
-            ...(brandsByAccount ? { brandsByAccount } : {}),
-            ...(flags.account ? { accounts: flags.account } : {}),
-            ...(flags.brand ? { brands: flags.brand } : {}),
-            ...(flags.endpoints ? { endpoints: flags.endpoints } : {}),
-            ...(flags.days ? { days: flags.days } : {}),
+            brandsByAccount,
+            accounts: flags.account,
+            brands: flags.brand,
+            endpoints: flags.endpoints,
+            days: flags.days,
             onProgress: progress?.update,
           });
           progress?.stop();
@@ -160,9 +161,9 @@ async function printPlan(flags: RunOnceFlags, cmd: Command, io: CliIo): Promise<
   const stores = new ObjectStores();
   const options = {
     config,
-    ...(flags.brand ? { brands: flags.brand } : {}),
-    ...(flags.endpoints ? { endpoints: flags.endpoints } : {}),
-    ...(flags.days ? { days: flags.days } : {}),
+    brands: flags.brand,
+    endpoints: flags.endpoints,
+    days: flags.days,
   };
   try {
     const groups = await accountsByStore(config, flags.account, stores);
@@ -175,7 +176,7 @@ async function printPlan(flags: RunOnceFlags, cmd: Command, io: CliIo): Promise<
         : await planRun({
             ...options,
             store: groups.length === 1 ? groups[0]!.store : await stores.get(config.sinks),
-            ...(flags.account ? { accounts: flags.account } : {}),
+            accounts: flags.account,
           });
     if (flags.json) io.out(JSON.stringify(plan, null, 2));
     else for (const line of renderPlan(plan)) io.out(line);

@@ -100,7 +100,7 @@ export function simulatorOptionsFromFlags(flags: SimulateFlags): SimulatorOption
     keysPerAccount: flags.keys ?? 1,
     limit: { requests: flags.limit, windowMs: flags.windowMs },
     retryAfterFormat: flags.retryAfter,
-    ...(flags.latencyMs !== undefined ? { latencyMs: flags.latencyMs } : {}),
+    latencyMs: flags.latencyMs,
     ...(flags.faults ? { faults: readFaultsFile(flags.faults) } : {}),
     ...(flags.today ? { today: flags.today } : {}),
   };

@@ -68,7 +68,7 @@ export function loadConfigWithoutKeys(path?: string): Config {
 }
 
 /**
- * `redis: { url: ${REDIS_URL} }` (the design's own example) is not valid YAML: `{` and `}` end a
+ * `redis: { url: ${REDIS_URL} }` (the obvious way to write it) is not valid YAML: `{` and `}` end a
  * plain scalar inside flow collections. A reference that stands as a whole value there is quoted
  * before parsing. Only the reference is quoted, never a value, so nothing can be injected.
  */
@@ -206,7 +206,7 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
     config,
     origins: new Map(accounts.map((a) => [a.account.name, a.origin])),
     files,
-    ...(accountsFrom !== undefined ? { accountsFrom } : {}),
+    accountsFrom,
   };
 }
 
@@ -291,8 +291,8 @@ function origin(where: string, raw: unknown, account: AccountConfig): AccountOri
   const keyVar = keyVariable((raw as { apiKey?: unknown } | null)?.apiKey);
   return {
     where,
-    ...(keyVar ? { keyVariable: keyVar } : {}),
-    ...(account.apiKeyFile ? { keyFile: account.apiKeyFile } : {}),
+    keyVariable: keyVar,
+    keyFile: account.apiKeyFile,
   };
 }
 

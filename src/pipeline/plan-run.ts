@@ -150,7 +150,7 @@ async function planAccount(
   const extract: ExtractPlan = {
     visibilityDays: window.visibility_days,
     buyerIntentDays: o.config.extract.buyerIntentDays,
-    ...(o.endpoints ? { endpoints: o.endpoints } : {}),
+    endpoints: o.endpoints,
   };
   const workspaces = await planWorkspaces(o.store, account, brandFilter);
   const workspaceCallsPlanned = workspaceCalls(ID, extract).map((c) => planned(c, 'workspace'));

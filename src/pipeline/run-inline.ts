@@ -110,7 +110,7 @@ async function accountOptions(o: InlineRunOptions, account: AccountConfig): Prom
   if (o.sinksFor) {
     const { store, loader } = await o.sinksFor(account);
     const { loader: _shared, ...rest } = o;
-    return { ...rest, store, ...(loader ? { loader } : {}) };
+    return { ...rest, store, loader };
   }
   if (!o.store) throw new Error('runInline needs store or sinksFor');
   return { ...o, store: o.store };
@@ -128,10 +128,11 @@ async function completeInterrupted(o: AccountRunOptions, account: string): Promi
       runId: run.runId,
       account,
       logger: log.child({ run_id: run.runId }),
-      ...(o.loader ? { loader: o.loader } : {}),
+      loader: o.loader,
+      // 0 is no part size: it means the default, so it is left out (finishRun does the same).
       ...(o.partRows ? { partRows: o.partRows } : {}),
-      ...(o.latestLock ? { latestLock: o.latestLock } : {}),
-      ...(o.onLoaded ? { onLoaded: o.onLoaded } : {}),
+      latestLock: o.latestLock,
+      onLoaded: o.onLoaded,
     });
   } catch (err) {
     log.error({ err: message(err) }, 'could not complete the interrupted run; `visync replay` can');
@@ -205,7 +206,7 @@ async function extractAndFinish(s: RunStep): Promise<Manifest> {
       plan: {
         visibilityDays: s.visibilityDays,
         buyerIntentDays: o.config.extract.buyerIntentDays,
-        ...(o.endpoints ? { endpoints: o.endpoints } : {}),
+        endpoints: o.endpoints,
       },
       ...(s.brands?.length ? { brandFilter: s.brands } : {}),
       concurrency: o.config.extract.concurrency,
@@ -213,9 +214,9 @@ async function extractAndFinish(s: RunStep): Promise<Manifest> {
       store: o.store,
       budget: s.budget,
       logger: log,
-      ...(o.signal ? { signal: o.signal } : {}),
-      ...(o.retry ? { retry: o.retry } : {}),
-      ...(o.onProgress ? { onProgress: (p: ExtractProgress) => o.onProgress?.(account.name, p) } : {}),
+      signal: o.signal,
+      retry: o.retry,
+      onProgress: o.onProgress && ((p: ExtractProgress) => o.onProgress?.(account.name, p)),
     });
     // Normalise and load whatever landed, also for a partial extraction; nothing landed, nothing to do.
     const finished =

@@ -139,7 +139,7 @@ function errorReply(
   message: string,
   headers?: Record<string, string>,
 ): Reply {
-  return { status, body: { error: { code, message } }, ...(headers ? { headers } : {}) };
+  return { status, body: { error: { code, message } }, headers };
 }
 
 function codeForStatus(status: number): ErrorCode {
@@ -367,7 +367,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         fault,
       };
     }
-    return { reply: serve(req, entry, route, account), ...(fault ? { fault } : {}) };
+    return { reply: serve(req, entry, route, account), fault };
   };
 
   const serve = (

@@ -1,6 +1,6 @@
 // The normalise stage of one run, from its raw landing only: every raw file is normalised into
 // table rows, rows are spooled per (table, partition), then written as gzipped NDJSON parts at
-// the design's keys and gathered per table into one local load file for BigQuery. Processing
+// the keys src/sinks/layout.ts builds and gathered per table into one local load file for BigQuery. Processing
 // order is fixed (account files, then workspaces sorted by id), so rewriting a run gives the
 // same keys and the same bytes.
 

@@ -17,7 +17,8 @@ import {
 } from './shape.js';
 import type { NormaliseResult, RawRecord, TableRow } from './types.js';
 
-// Documented by the spec (section 2): the list item and its latest_score.
+// The only shapes the upstream spec documents: the list item and its latest_score (README, "The
+// simulator and our assumptions about the upstream API").
 const WORKSPACE_FIELDS = {
   id: f.string,
   name: f.string,

@@ -158,11 +158,12 @@ describe('load batches (queued runs into BigQuery)', () => {
     expect(await phaseOf(config, runs[0]!)).toBe(`loaded in batch ${batchId}`);
   });
 
-  // VISYNC_BATCH_ACCOUNTS=100 measures more (README "Load batches" quotes 100 runs).
+  // A measurement too: VISYNC_BATCH_ACCOUNTS=100 VISYNC_BATCH_RUNS=500 (docs/scaling.md quotes it).
   const many = Number(process.env.VISYNC_BATCH_ACCOUNTS ?? 40);
-  it(`${many} accounts' runs at once, batchRuns 10: one job per table per batch, a batch per 10 runs or so`, async () => {
+  const batchRuns = Number(process.env.VISYNC_BATCH_RUNS ?? 10);
+  it(`${many} accounts' runs at once, batchRuns ${batchRuns}: one job per table per batch, a batch per ${batchRuns} runs or so`, async () => {
     const accounts = Array.from({ length: many }, (_, i) => ({ name: `a${i}`, workspaces: 1 }));
-    const { bq, dir, config } = await setup({ accounts, batchRuns: 10 });
+    const { bq, dir, config } = await setup({ accounts, batchRuns });
     await worker(config, 8);
     const runs: string[] = [];
     for (const a of accounts) runs.push(await enqueue(config, a.name));
@@ -174,11 +175,12 @@ describe('load batches (queued runs into BigQuery)', () => {
     const batches = new Set(manifests.flatMap((m) => m.loads.map((l) => l.load_batch_id)));
     const created = createdJobs(bq, 'shared');
     console.log(
-      `${many} runs, batchRuns 10: ${batches.size} batches; load jobs per table: ${[...new Set([...created.values()].map((ids) => ids.length))].join(', ')}`,
+      `${many} runs, batchRuns ${batchRuns}: ${batches.size} batches; load jobs per table: ${[...new Set([...created.values()].map((ids) => ids.length))].join(', ')}`,
     );
     for (const [dest, ids] of created) expect(ids.length, dest).toBe(batches.size);
-    // Batches of 10 as runs get ready, and at most two more at the end (runs finishing together).
-    expect(batches.size).toBeLessThanOrEqual(Math.ceil(many / 10) + 2);
+    // A batch per batchRuns runs as they get ready, and at most two more at the end (runs
+    // finishing together).
+    expect(batches.size).toBeLessThanOrEqual(Math.ceil(many / batchRuns) + 2);
     expectRowsOnce(bq, 'shared', manifests);
   });
 

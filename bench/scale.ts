@@ -3,7 +3,7 @@
 //   npm run bench:scale [-- --workers 1,2 --accounts 100,500 --workspaces 20 --out scale --merge]
 //   npm run bench:scale -- --workers 1 --accounts 10       # a quick try: about 2 minutes
 // --keep-log PATH keeps each scenario's simulator arrival log as PATH-<workers>w-<accounts>a.ndjson.
-// --worker-node-options OPTS sets NODE_OPTIONS for the workers alone (e.g. "--cpu-prof
+// --worker-node-options=OPTS sets NODE_OPTIONS for the workers alone (e.g. "--cpu-prof
 // --cpu-prof-dir=/tmp/prof" to profile them: each writes its profile when it stops).
 // --bin measures another checkout (its bin/visync-dev.js); --note adds a line to the markdown (e.g.
 // the commit measured); --out NAME writes NAME.json and NAME.md; --merge keeps the scenarios of an

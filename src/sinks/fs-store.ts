@@ -11,10 +11,16 @@
 // (at most once a minute per folder and store) the temporary files of writers that can no longer
 // finish: those of this host whose process is gone, and any older than an hour (no write takes
 // that long).
+//
+// A put is three file system calls (write, rename; the folder is made once a minute with the
+// sweep), through the callback API: a worker lands a body per request, and fs/promises' file
+// handles cost its main thread about twice as much per write.
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir as mkdirCb, rename as renameCb, writeFile as writeFileCb } from 'node:fs';
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { promisify } from 'node:util';
 import { sha256Hex } from '../util/hash.js';
 import { assertSafeKey, type ObjectStore, type PutOptions, type StoredObject } from './object-store.js';
 
@@ -29,9 +35,17 @@ const HOST_MARK = sha256Hex(hostname()).slice(0, 6);
 const ABANDONED_AFTER_MS = 3_600_000;
 const SWEEP_EVERY_MS = 60_000;
 
-/** `@tmp-<host>-<pid>-<random>`: the temporary name of a write by process `pid` of this host. */
+const mkdir = promisify(mkdirCb);
+const rename = promisify(renameCb);
+const writeFile = promisify(writeFileCb);
+
+/** Random once per process (a pid is reused after a restart), then a counter: unique per write. */
+const PROCESS_MARK = randomBytes(4).toString('hex');
+let writes = 0;
+
+/** `@tmp-<host>-<pid>-<unique>`: the temporary name of a write by process `pid` of this host. */
 export function tempFileName(pid = process.pid): string {
-  return `${TEMP_MARK}${HOST_MARK}-${pid}-${randomBytes(6).toString('hex')}`;
+  return `${TEMP_MARK}${HOST_MARK}-${pid}-${PROCESS_MARK}${(++writes).toString(36)}`;
 }
 
 function processGone(pid: number): boolean {
@@ -74,11 +88,18 @@ export class FsObjectStore implements ObjectStore {
   async put(key: string, body: Uint8Array | string, _options: PutOptions): Promise<StoredObject> {
     const path = this.#path(key);
     const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
-    await mkdir(dirname(path), { recursive: true });
-    await this.#sweep(dirname(path));
-    const tmp = join(dirname(path), tempFileName());
+    const folder = dirname(path);
+    await this.#prepare(folder);
+    const tmp = join(folder, tempFileName());
     try {
-      await writeFile(tmp, bytes);
+      try {
+        await writeFile(tmp, bytes);
+      } catch (err) {
+        // The folder went away since it was made (removed by hand, a test's cleanup): once more.
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        await this.#prepare(folder, true);
+        await writeFile(tmp, bytes);
+      }
       await rename(tmp, path);
     } catch (err) {
       await rm(tmp, { force: true });
@@ -87,12 +108,18 @@ export class FsObjectStore implements ObjectStore {
     return { key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) };
   }
 
-  /** Removes abandoned temporary files from `folder`, unless this store did so in the last minute. */
-  async #sweep(folder: string): Promise<void> {
+  /** Makes the folder and sweeps it, unless this store did so in the last minute. */
+  async #prepare(folder: string, again = false): Promise<void> {
     const now = Date.now();
-    if (now - (this.#swept.get(folder) ?? 0) < SWEEP_EVERY_MS) return;
+    if (!again && now - (this.#swept.get(folder) ?? 0) < SWEEP_EVERY_MS) return;
+    await mkdir(folder, { recursive: true });
     if (this.#swept.size >= 10_000) this.#swept.clear(); // a long-lived worker: forget old folders
     this.#swept.set(folder, now);
+    await this.#sweep(folder);
+  }
+
+  /** Removes abandoned temporary files from `folder`. */
+  async #sweep(folder: string): Promise<void> {
     try {
       for (const name of await readdir(folder)) {
         const p = join(folder, name);

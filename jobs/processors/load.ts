@@ -136,13 +136,14 @@ async function awaitBatch(
 ): Promise<void> {
   const warehouse = warehouseId(accountSettings(ctx.config, data.account).sinks);
   if (!warehouse) throw new Error(`account ${data.account} has no BigQuery dataset to batch into`);
+  // Before the run can be claimed: a batch that takes it at once then marks it loading, not waiting.
+  await setPhase(ctx.ledger, data.runId, AWAITING_LOAD_BATCH);
   const registered = await ctx.loadBatches.register(warehouse, data.runId, {
     account: data.account,
     attempt: data.startedAt,
     ...pending,
   });
   if (!registered) return;
-  await setPhase(ctx.ledger, data.runId, AWAITING_LOAD_BATCH);
   log.info(
     { warehouse, waiting: registered.pending, tables: pending.tables.length },
     'run awaits a load batch',

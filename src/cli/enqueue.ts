@@ -69,7 +69,6 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           import('./run-problems.js'),
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
-        const endpoints = flags.endpoints;
         const accounts = flags.account?.length ? flags.account : config.accounts.map((a) => a.name);
         try {
           return await withJobsClient(config, 'visync enqueue', async (client) => {
@@ -78,10 +77,10 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
               const r = await enqueueRun(client.queues, client.ledger, config, {
                 kind,
                 account,
-                ...(flags.brand ? { brands: flags.brand } : {}),
-                ...(flags.days ? { days: flags.days } : {}),
-                ...(endpoints?.length ? { endpoints } : {}),
-                ...(flags.force ? { force: true } : {}),
+                brands: flags.brand,
+                days: flags.days,
+                endpoints: flags.endpoints,
+                force: flags.force,
               });
               runIds.push(r.runId);
               io.out(

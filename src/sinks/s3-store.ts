@@ -129,7 +129,7 @@ export class S3ObjectStore implements ObjectStore {
         Key: fullKey,
         Body: bytes,
         ContentType: options.contentType,
-        ...(options.contentEncoding ? { ContentEncoding: options.contentEncoding } : {}),
+        ContentEncoding: options.contentEncoding,
       },
     });
     try {
@@ -166,7 +166,7 @@ export class S3ObjectStore implements ObjectStore {
           new ListObjectsV2Command({
             Bucket: this.#config.bucket,
             Prefix: fullPrefix,
-            ...(token ? { ContinuationToken: token } : {}),
+            ContinuationToken: token,
             ...(this.#listPageSize ? { MaxKeys: this.#listPageSize } : {}),
           }),
         );

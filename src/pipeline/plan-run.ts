@@ -177,7 +177,7 @@ async function planAccount(
     ...(total === undefined
       ? {}
       : { total_requests: total, min_seconds: minimumDurationMs(total, limit) / 1000 }),
-    ...(interrupted ? { interrupted_run: interrupted.runId } : {}),
+    interrupted_run: interrupted?.runId,
     notes,
   };
 }

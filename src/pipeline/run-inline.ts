@@ -208,7 +208,7 @@ async function extractAndFinish(s: RunStep): Promise<Manifest> {
         buyerIntentDays: o.config.extract.buyerIntentDays,
         endpoints: o.endpoints,
       },
-      ...(s.brands?.length ? { brandFilter: s.brands } : {}),
+      brandFilter: s.brands,
       concurrency: o.config.extract.concurrency,
       limits: callLimits(o.config, s.started),
       store: o.store,

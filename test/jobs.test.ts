@@ -23,8 +23,8 @@ import {
 } from './helpers/jobs.js';
 
 describe('jobs on BullMQ', () => {
-  it('an enqueued sync fans out per workspace, lands every workspace and writes the manifest', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 5 }] });
+  it('an enqueued sync fans out its workspaces over a few jobs, lands every workspace and writes the manifest', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 12 }] });
     const dir = tempDir();
     const config = jobsConfig(s, dir);
     await worker(config);
@@ -36,14 +36,18 @@ describe('jobs on BullMQ', () => {
     expect(created).toBe(true);
     const run = await waitForRun(config, runId);
     expect(run.status).toBe('succeeded');
-    expect(run.workspaces_done).toBe(5);
+    expect(run.workspaces_done).toBe(12);
+    // 7 calls a workspace, 120 a minute: five workspaces (a third of the window) per job.
+    const jobs = await Promise.all([0, 1, 2, 3].map((i) => c.queues.for('acme').getJob(`${runId}.ws.${i}`)));
+    expect(jobs.map((j) => j?.data.brandIds.length)).toEqual([5, 5, 2, undefined]);
     const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
     expect(m.status).toBe('succeeded');
     expect(m.kind).toBe('sync');
-    expect(m.workspaces.map((w) => w.brand_id).sort()).toEqual([...s.accounts[0]!.workspaceIds].sort());
-    expect(m.files.filter((f) => f.key.startsWith('raw/'))).toHaveLength(2 + 5 * 7);
+    expect(m.workspaces.map((w) => w.brand_id)).toEqual(s.accounts[0]!.workspaceIds);
+    expect(m.workspaces.every((w) => w.status === 'succeeded')).toBe(true);
+    expect(m.files.filter((f) => f.key.startsWith('raw/'))).toHaveLength(2 + 12 * 7);
     expect(m.files.some((f) => f.key.startsWith('tables/visibility_daily/'))).toBe(true);
-    expect(m.requests.calls).toBe(2 + 5 * 7);
+    expect(m.requests.calls).toBe(2 + 12 * 7);
   });
 
   it('the same backfill enqueued twice runs once', async () => {

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { jobIds } from '../jobs/definitions.js';
 import { enqueueRun } from '../jobs/enqueue.js';
 import {
   type Credentials,
@@ -128,9 +129,12 @@ describe('worker HTTP endpoint', () => {
       sample(text, 'visync_run_duration_seconds_count', { kind: 'sync', status: 'succeeded' }),
     ).toBeGreaterThan(0);
     // Read from Redis at scrape time: the finished jobs and the ledger's last success.
-    // This test's prefix holds this run (run, load and one job per workspace, all completed) and
-    // the nightly schedule's next job (delayed).
-    expect(sample(text, 'visync_queue_jobs', { state: 'completed' })).toBe(1 + 1 + 3);
+    // This test's prefix holds this run (its run job, its load job and its workspace jobs, all
+    // completed) and the nightly schedule's next job (delayed). A workspace job covers several
+    // workspaces: as many as the run put in one (recorded on its load job).
+    const perJob = (await c.queues.for(name).getJob(jobIds.load(runId)))?.data.workspacesPerJob ?? 1;
+    const workspaceJobs = Math.ceil(s.accounts[0]!.workspaceIds.length / perJob);
+    expect(sample(text, 'visync_queue_jobs', { state: 'completed' })).toBe(1 + 1 + workspaceJobs);
     expect(sample(text, 'visync_queue_jobs', { state: 'failed' })).toBe(0);
     expect(sample(text, 'visync_queue_jobs', { state: 'delayed' })).toBe(1);
     expect(sample(text, 'visync_last_success_timestamp_seconds', { account: name })).toBe(

@@ -243,6 +243,13 @@ export class LoadBatches {
     await this.#redis.hset(this.#batch(ref), 'done', '1');
   }
 
+  /** Runs ready and not yet claimed by a batch, over every warehouse. */
+  async waitingRuns(): Promise<number> {
+    const ws = await this.#redis.smembers(this.#warehouses);
+    const counts = await Promise.all(ws.map((w) => this.#redis.zcard(this.#pending(w))));
+    return counts.reduce((sum, n) => sum + n, 0);
+  }
+
   /** Warehouses with ready runs, and the generation whose batch would take them. */
   async waiting(): Promise<{ warehouse: string; gen: number }[]> {
     const ws = await this.#redis.smembers(this.#warehouses);

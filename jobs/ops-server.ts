@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { recordLazily } from '../src/ops/metrics.js';
 import type { DeploymentSnapshot } from '../src/ops/prometheus.js';
 import { isLoopbackHost } from '../src/util/net.js';
+import type { Queue } from './bullmq.js';
 import type { Board } from './ops-board.js';
 import type { Readiness, WorkerHandle } from './worker.js';
 
@@ -117,9 +118,10 @@ export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
     return prometheus;
   });
 
-  // The queues the board shows: the shard queues every account's jobs go to, once a worker is attached.
+  // The queues the board shows, once a worker is attached: the shard queues every account's jobs
+  // go to, and the load batches' queue (a batch that failed is found there).
   const showQueues = (b: Board) => {
-    if (worker) b.setQueues(worker.context.queues.all());
+    if (worker) b.setQueues(deploymentQueues(worker));
   };
   // Loaded on the first /ui request (concurrent first requests share the load; a failed load is
   // tried again by the next request).
@@ -209,6 +211,11 @@ function formatHostPort(a: ListenAddress): string {
   return a.host.includes(':') ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
 }
 
+/** Every queue of the deployment: the shards, then the load batches' queue. */
+function deploymentQueues(w: WorkerHandle): Queue[] {
+  return [...w.context.queues.all(), w.context.loadQueue];
+}
+
 /** The accounts of this worker's config and any other account that has a queue under the prefix. */
 async function deploymentAccounts(w: WorkerHandle): Promise<string[]> {
   const configured = w.context.config.accounts.map((a) => a.name);
@@ -238,7 +245,7 @@ async function deploymentSnapshot(
   const read = async (): Promise<DeploymentSnapshot> => {
     const accounts = await deploymentAccounts(w);
     const [counts, last] = await Promise.all([
-      Promise.all(w.context.queues.all().map((q) => q.getJobCounts(...JOB_STATES))),
+      Promise.all(deploymentQueues(w).map((q) => q.getJobCounts(...JOB_STATES))),
       Promise.all(accounts.map((a) => w.context.ledger.lastSuccess(a))),
     ]);
     return {

@@ -2,7 +2,9 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config/schema.js';
 import { initialLimit } from '../src/extract/account-source.js';
+import type { Queue } from './bullmq.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
+import { LOAD_QUEUE, LoadBatches, loadQueue } from './load-batches.js';
 import type { AccountQueues } from './queues.js';
 import { peekBudget } from './redis-rate-budget.js';
 import { schedulerId } from './schedules.js';
@@ -33,6 +35,8 @@ export interface StatusReport {
   accounts: AccountStatus[];
   /** Totals over the queues (accounts share them: jobs/queues.ts), counted once each. */
   queue: Record<string, number>;
+  /** The load batches' queue (jobs/load-batches.ts) and the runs ready for a batch not yet claimed. */
+  load_batches: { queue_name: string; queue: Record<string, number>; runs_waiting: number };
 }
 
 export async function readStatus(o: {
@@ -66,8 +70,28 @@ export async function readStatus(o: {
       budget: { in_window: budget.inWindow, limit: limit.requests, paused_for_ms: budget.pausedForMs },
     });
   }
-  const queue: Record<string, number> = Object.fromEntries(COUNTS.map((c) => [c, 0]));
-  for (const counts of await Promise.all(o.queues.all().map((q) => q.getJobCounts(...COUNTS))))
-    for (const c of COUNTS) queue[c] = (queue[c] ?? 0) + (counts[c] ?? 0);
-  return { accounts, queue };
+  const queue = await countJobs(o.queues.all());
+  // Apart from the runs' queues: a batch job is not a run in flight, and a failed one is news of its own.
+  const batchQueue = loadQueue(o.redis, o.config.redis.prefix);
+  try {
+    const [batchJobs, runsWaiting] = await Promise.all([
+      countJobs([batchQueue]),
+      new LoadBatches(o.redis, o.config.redis.prefix).waitingRuns(),
+    ]);
+    return {
+      accounts,
+      queue,
+      load_batches: { queue_name: LOAD_QUEUE, queue: batchJobs, runs_waiting: runsWaiting },
+    };
+  } finally {
+    await batchQueue.close();
+  }
+}
+
+/** Job counts by state, summed over the queues. */
+async function countJobs(queues: Queue[]): Promise<Record<string, number>> {
+  const total: Record<string, number> = Object.fromEntries(COUNTS.map((c) => [c, 0]));
+  for (const counts of await Promise.all(queues.map((q) => q.getJobCounts(...COUNTS))))
+    for (const c of COUNTS) total[c] = (total[c] ?? 0) + (counts[c] ?? 0);
+  return total;
 }

@@ -122,6 +122,10 @@ describe('load batches (queued runs into BigQuery)', () => {
     expect(status.out).toContain(
       `  running: ${first[0]} (sync 3d, running 2/2 workspaces, ${AWAITING_LOAD_BATCH}, ${(await jobsClient(config).ledger.get(first[0]!))!.calls} requests)`,
     );
+    // Under the queue counts: the runs that wait and the load batches' queue.
+    expect(status.out.at(-1)).toMatch(
+      /^load batches: 2 runs awaiting a batch; queue \{visync-loads\}: waiting \d+, prioritized \d+, active \d+, delayed \d+, waiting-children \d+, completed \d+, failed 0$/,
+    );
 
     const third = await enqueue(config, 'gamma');
     const runs = [...first, third];
@@ -156,6 +160,10 @@ describe('load batches (queued runs into BigQuery)', () => {
     for (const r of recorded) expect(r).toMatchObject({ status: 'succeeded', load_batch_id: batchId });
     expect((await jobsClient(config).ledger.get(slow))!.status).toBe('running');
     expect(await phaseOf(config, runs[0]!)).toBe(`loaded in batch ${batchId}`);
+    // status --json: no run waits now, and the batch's job is among the completed.
+    const json = JSON.parse((await visyncCli(path, ['status', '--json'])).out.join('\n'));
+    expect(json.load_batches).toMatchObject({ queue_name: LOAD_QUEUE, runs_waiting: 0 });
+    expect(json.load_batches.queue.completed).toBeGreaterThanOrEqual(1);
   });
 
   // A measurement too: VISYNC_BATCH_ACCOUNTS=100 VISYNC_BATCH_RUNS=500 (docs/scaling.md quotes it).

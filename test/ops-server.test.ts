@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { jobIds } from '../jobs/definitions.js';
 import { enqueueRun } from '../jobs/enqueue.js';
+import { batchJobId, LOAD_QUEUE, loadQueue, warehouseId } from '../jobs/load-batches.js';
 import {
   type Credentials,
   EndpointError,
@@ -92,6 +93,14 @@ describe('worker HTTP endpoint', () => {
     const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: name });
     const run = await waitForRun(config, runId);
     expect(run.status).toBe('succeeded');
+    // The batch that loaded the run ends it in the ledger, then its job completes.
+    const batches = loadQueue(c.redis, config.redis.prefix);
+    closers.push(() => batches.close());
+    const batchJob = batchJobId(warehouseId(config.sinks)!, 0);
+    await until('the load batch completed and its queue idle', async () => {
+      const n = await batches.getJobCounts('active', 'waiting', 'prioritized');
+      return Object.values(n).every((v) => v === 0) && (await batches.getJobState(batchJob)) === 'completed';
+    });
 
     const res = await fetch(`${server.url}/metrics`);
     expect(res.status).toBe(200);
@@ -129,14 +138,15 @@ describe('worker HTTP endpoint', () => {
       sample(text, 'visync_run_duration_seconds_count', { kind: 'sync', status: 'succeeded' }),
     ).toBeGreaterThan(0);
     // Read from Redis at scrape time: the finished jobs and the ledger's last success.
-    // This test's prefix holds this run (its run job, its load job and its workspace jobs, all
-    // completed) and the nightly schedule's next job (delayed). A workspace job covers several
-    // workspaces: as many as the run put in one (recorded on its load job).
+    // This test's prefix holds this run (its run job, its load job, its workspace jobs and the load
+    // batch that loaded it, all completed), the load batches' first sweep (at the worker's start,
+    // completed), the nightly schedule's next job and the next sweep (delayed). A workspace job
+    // covers several workspaces: as many as the run put in one (recorded on its load job).
     const perJob = (await c.queues.for(name).getJob(jobIds.load(runId)))?.data.workspacesPerJob ?? 1;
     const workspaceJobs = Math.ceil(s.accounts[0]!.workspaceIds.length / perJob);
-    expect(sample(text, 'visync_queue_jobs', { state: 'completed' })).toBe(1 + 1 + workspaceJobs);
+    expect(sample(text, 'visync_queue_jobs', { state: 'completed' })).toBe(1 + 1 + workspaceJobs + 1 + 1);
     expect(sample(text, 'visync_queue_jobs', { state: 'failed' })).toBe(0);
-    expect(sample(text, 'visync_queue_jobs', { state: 'delayed' })).toBe(1);
+    expect(sample(text, 'visync_queue_jobs', { state: 'delayed' })).toBe(1 + 1);
     expect(sample(text, 'visync_last_success_timestamp_seconds', { account: name })).toBe(
       Date.parse(run.finished_at!) / 1000,
     );
@@ -252,9 +262,12 @@ describe('worker HTTP endpoint', () => {
     const list = (await (await fetch(`${readOnly.url}/ui/api/queues`)).json()) as {
       queues: { name: string; readOnlyMode: boolean }[];
     };
-    // The shard queues, whatever the number of accounts; acme's is one of them.
+    // The shard queues, whatever the number of accounts (acme's is one of them), and the load
+    // batches' queue.
     const shards = Array.from({ length: QUEUE_SHARDS }, (_, i) => [shardQueueName(i), true]);
-    expect(list.queues.map((q) => [q.name, q.readOnlyMode]).sort()).toEqual(shards.sort());
+    expect(list.queues.map((q) => [q.name, q.readOnlyMode]).sort()).toEqual(
+      [...shards, [LOAD_QUEUE, true]].sort(),
+    );
     for (const action of ['pause', 'clean/failed', 'retry/failed']) {
       const res = await fetch(`${readOnly.url}/ui/api/queues/${queue}/${action}`, { method: 'PUT' });
       expect(res.status, action).toBe(405);

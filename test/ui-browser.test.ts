@@ -1,14 +1,15 @@
 // The queue board as a person sees it: a real headless Chromium (Debian's `chromium`, driven by
-// playwright-core) opens the worker's /ui/ after a run finished, and saves screenshots under
-// test-results/.
+// playwright-core) opens the worker's /ui/ after a run into BigQuery finished (the fake BigQuery),
+// and saves screenshots under test-results/.
 import { existsSync, mkdirSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
+import { batchJobId, LOAD_QUEUE, loadQueue, warehouseId } from '../jobs/load-batches.js';
 import { startOpsServer } from '../jobs/ops-server.js';
 import { queueName } from '../jobs/queues.js';
-import { memoryLogger, sim, tempDir } from './helpers/harness.js';
-import { jobsClient, jobsConfig, waitForRun, worker } from './helpers/jobs.js';
+import { fakeBigQuery, memoryLogger, sim, tempDir } from './helpers/harness.js';
+import { jobsClient, jobsConfig, until, waitForRun, worker } from './helpers/jobs.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = new URL('../test-results/', import.meta.url).pathname;
@@ -34,14 +35,18 @@ async function launch(): Promise<Browser> {
 }
 
 describe('queue board in a browser', () => {
-  it('loads, lists every queue of the deployment and shows a finished run', async () => {
+  it("loads, lists every queue of the deployment (the load batches' too) and shows a finished run and its batch", async () => {
     const s = await sim({
       accounts: [
         { name: 'acme', workspaces: 2 },
         { name: 'globex', workspaces: 1 },
       ],
     });
-    const config = jobsConfig(s, tempDir());
+    const bq = await fakeBigQuery();
+    const dir = tempDir();
+    const config = jobsConfig(s, dir, {
+      sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: bq.url } },
+    });
     const server = await startOpsServer({
       address: { host: '127.0.0.1', port: 0 },
       // Behind basic auth, as on any non-loopback address: the page, its assets and API calls.
@@ -54,6 +59,14 @@ describe('queue board in a browser', () => {
     const c = jobsClient(config);
     const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
     expect((await waitForRun(config, runId)).status).toBe('succeeded');
+    // The batch that loaded the run ends it in the ledger, then its job completes.
+    const batches = loadQueue(c.redis, config.redis.prefix);
+    closers.push(() => batches.close());
+    const batchJob = batchJobId(warehouseId(config.sinks)!, 0);
+    await until(
+      'the load batch job completed',
+      async () => (await batches.getJobState(batchJob)) === 'completed',
+    );
 
     const browser = await launch();
     const page = await browser.newPage({
@@ -65,7 +78,8 @@ describe('queue board in a browser', () => {
     mkdirSync(SHOTS, { recursive: true });
 
     await page.goto(`${server.url}/ui/`);
-    for (const account of ['acme', 'globex']) await page.getByText(queueName(account)).first().waitFor();
+    for (const queue of [queueName('acme'), queueName('globex'), LOAD_QUEUE])
+      await page.getByText(queue).first().waitFor();
     expect(await page.title()).toBe('visync');
     await page.screenshot({ path: `${SHOTS}ui-board.png`, fullPage: true });
 
@@ -74,6 +88,11 @@ describe('queue board in a browser', () => {
     await page.goto(`${server.url}/ui/queue/${queueName('acme')}?status=completed`);
     await page.getByText(`${runId}.load`).first().waitFor();
     await page.screenshot({ path: `${SHOTS}ui-queue-completed.png` });
+
+    // The batch that loaded the run, in the load batches' queue.
+    await page.goto(`${server.url}/ui/queue/${LOAD_QUEUE}?status=completed`);
+    await page.getByText(batchJob).first().waitFor();
+    await page.screenshot({ path: `${SHOTS}ui-load-batches-completed.png` });
     expect(errors).toEqual([]);
   });
 });

@@ -84,10 +84,15 @@ export function renderStatus(report: StatusReport): string[] {
         : '';
     lines.push(`  budget: ${a.budget.in_window}/${a.budget.limit} requests in the current window${paused}`);
   }
+  lines.push(`queue: ${describeCounts(report.queue)}`);
+  const batches = report.load_batches;
   lines.push(
-    `queue: ${Object.entries(report.queue)
-      .map(([k, v]) => `${k} ${v}`)
-      .join(', ')}`,
+    `load batches: ${batches.runs_waiting} ${batches.runs_waiting === 1 ? 'run' : 'runs'} awaiting a batch; queue ${batches.queue_name}: ${describeCounts(batches.queue)}`,
   );
   return lines;
 }
+
+const describeCounts = (counts: Record<string, number>) =>
+  Object.entries(counts)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');

@@ -19,20 +19,25 @@ export const JOB = {
   loadBatch: 'load-batch',
 } as const;
 
-/** BullMQ runs lower numbers first: nightly runs before on-demand syncs, backfills last. */
-export const PRIORITY: Record<RunKind, number> = { nightly: 1, sync: 5, backfill: 10 };
+/** BullMQ runs lower numbers first: nightly runs before on-demand syncs, backfills last. Each
+ *  kind's jobs take its number and the four after it (STAGE). */
+export const PRIORITY: Record<RunKind, number> = { nightly: 1, sync: 6, backfill: 11 };
 
 /**
- * Within a kind, where a job stands in its run, so that a worker finishes the accounts it started
- * before it starts new ones (BullMQ serves the lowest priority first, FIFO within one):
- * - `resumed`: back from a budget step-aside: its account's window has freed, serve it at once;
+ * Within a kind, where a job stands in its run, so that a worker finishes the calls of the
+ * accounts it started before it starts new ones (BullMQ serves the lowest priority first, FIFO
+ * within one):
+ * - `resumed`: back from a budget step-aside, or due when its account's next window opens:
+ *   serve it at once, so the account uses that window;
  * - `opened`: the first workspace job of a run, right after discovery, so an account's first
  *   calls come together rather than spread over every other account's start;
- * - `started`: the other jobs of a started run (workspaces, load);
- * - `new`: a run job, whose account has not started.
+ * - `started`: the other workspace jobs of a started run;
+ * - `new`: a run job, whose account has not started;
+ * - `finish`: a run's load, once its workspaces are done: after new runs, so every account
+ *   starts (and its window runs) as early as it can, and loads fill the waits for windows.
  * Every stage of a kind stays ahead of the next kind (PRIORITY leaves room for them).
  */
-export const STAGE = { resumed: 0, opened: 1, started: 2, new: 3 } as const;
+export const STAGE = { resumed: 0, opened: 1, started: 2, new: 3, finish: 4 } as const;
 export type Stage = keyof typeof STAGE;
 
 export function jobPriority(kind: RunKind, stage: Stage): number {

@@ -85,12 +85,12 @@ describe('job data', () => {
 
   it('every stage of a kind comes before any job of the next kind, and each priority names its kind', () => {
     const order = (['nightly', 'sync', 'backfill'] as const).flatMap((kind) =>
-      (['resumed', 'opened', 'started', 'new'] as const).map((stage) => jobPriority(kind, stage)),
+      (['resumed', 'opened', 'started', 'new', 'finish'] as const).map((stage) => jobPriority(kind, stage)),
     );
     expect([...order].sort((a, b) => a - b)).toEqual(order);
     expect(new Set(order).size).toBe(order.length);
     expect(kindOfPriority(jobPriority('sync', 'new'))).toBe('sync');
     expect(kindOfPriority(jobPriority('backfill', 'resumed'))).toBe('backfill');
-    expect(kindOfPriority(jobPriority('nightly', 'new'))).toBe('nightly');
+    expect(kindOfPriority(jobPriority('nightly', 'finish'))).toBe('nightly');
   });
 });

@@ -227,7 +227,7 @@ export async function processRun(
     name: JOB.load,
     queueName: queueName(account.name),
     data: load,
-    opts: { ...jobOptions(ctx.config, data.kind, 'started'), jobId: jobIds.load(runId) },
+    opts: { ...jobOptions(ctx.config, data.kind, 'finish'), jobId: jobIds.load(runId) },
     children: batches.map((brandIds, i) => ({
       name: JOB.workspace,
       queueName: queueName(account.name),

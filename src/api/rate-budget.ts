@@ -56,6 +56,8 @@ export interface ReservableBudget extends RateBudget {
 export class Reservation implements RateBudget {
   #pool: string[] = [];
   #used: string[] = [];
+  /** Used slots whose requests were answered, not settled yet (see settleEvery). */
+  #answered: string[] = [];
   #unused: string[] = [];
   #expires = 0;
   #pausedUntil = 0;
@@ -67,6 +69,12 @@ export class Reservation implements RateBudget {
     /** Calls the job still expects to make; more are reserved one reservation at a time. */
     private remaining: number,
     private readonly holdMs: number,
+    /**
+     * Settle answered slots in batches of this many (one script each) rather than all at the
+     * flush: a long job's early calls then free for the account's next window as they would one
+     * by one, not all at the job's end. Default: only at the flush.
+     */
+    private readonly settleEvery = Number.POSITIVE_INFINITY,
   ) {}
 
   async tryTake(account: string, limit: RateLimit): Promise<TakeResult> {
@@ -98,8 +106,18 @@ export class Reservation implements RateBudget {
     return 0;
   }
 
-  /** Nothing to do per request: flush() settles every used slot at once. */
-  async settle(): Promise<void> {}
+  /** Per request nothing, or a batch of settleEvery answered slots: flush() settles the rest. */
+  async settle(_account: string, slot: string): Promise<void> {
+    if (this.settleEvery === Number.POSITIVE_INFINITY) return;
+    const i = this.#used.indexOf(slot);
+    if (i < 0) return;
+    this.#used.splice(i, 1);
+    this.#answered.push(slot);
+    if (this.#answered.length < this.settleEvery || !this.#limit) return;
+    const batch = this.#answered;
+    this.#answered = [];
+    await this.inner.settleMany(this.#account, batch, [], this.#limit);
+  }
 
   async pause(account: string, untilMs: number): Promise<void> {
     this.#pausedUntil = Math.max(this.#pausedUntil, untilMs);
@@ -111,8 +129,9 @@ export class Reservation implements RateBudget {
 
   /** Settles what was used and gives back the rest. Call when the job ends or steps aside. */
   async flush(): Promise<void> {
-    const used = this.#used;
+    const used = [...this.#answered, ...this.#used];
     const unused = [...this.#unused, ...this.#pool];
+    this.#answered = [];
     this.#used = [];
     this.#unused = [];
     this.#pool = [];

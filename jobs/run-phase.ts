@@ -6,6 +6,11 @@ import type { LedgerRun } from './ledger.js';
 /** The ledger phase of a run between its curate and its batch. */
 export const AWAITING_LOAD_BATCH = 'awaiting load batch';
 
+const LOADING_IN_BATCH = 'loading in batch ';
+
+/** The ledger phase of a run its batch has claimed and is loading. */
+export const loadingInBatch = (batchId: string) => `${LOADING_IN_BATCH}${batchId}`;
+
 /** A ledger record as the batches extend it (phase fields written through RunLedger.update). */
 export type PhasedRun = LedgerRun & { phase?: string; phase_at?: string };
 
@@ -18,4 +23,19 @@ export function currentPhase(run: LedgerRun): { phase: string; since: string } |
   if (!phase || !phase_at || (run.status !== 'running' && run.status !== 'queued')) return undefined;
   if (run.started_at && Date.parse(phase_at) < Date.parse(run.started_at)) return undefined;
   return { phase, since: phase_at };
+}
+
+/**
+ * Why the run must not be replayed now, or undefined: it waits for its load batch or is in one, and
+ * the batch loads its tables (a replay would load its rows a second time, with jobs of its own).
+ */
+export function replayRefusal(run: LedgerRun): string | undefined {
+  const current = currentPhase(run);
+  if (!current) return undefined;
+  const after = `if it ends partial or failed, visync replay --run ${run.run_id} then loads what the batch did not`;
+  if (current.phase === AWAITING_LOAD_BATCH)
+    return `run ${run.run_id} is awaiting its load batch (since ${current.since}), which will load it: replaying it now would load its rows twice. Wait until visync status no longer lists it as running; ${after}`;
+  if (current.phase.startsWith(LOADING_IN_BATCH))
+    return `run ${run.run_id} is being loaded by load batch ${current.phase.slice(LOADING_IN_BATCH.length)} (since ${current.since}): replaying it now would load its rows twice. Wait until visync status no longer lists it as running; ${after}`;
+  return undefined;
 }

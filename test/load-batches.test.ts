@@ -19,7 +19,7 @@ import { type Manifest, readManifest } from '../src/runs/manifest.js';
 import type { FaultRule } from '../src/simulator/faults.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { FakeBigQuery } from './fakes/bigquery-server.js';
-import { fakeBigQuery, memoryLogger, sim, tempDir, visyncCli } from './helpers/harness.js';
+import { configFile, fakeBigQuery, memoryLogger, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsClient, jobsConfig, jobsConfigFile, until, waitForRun, worker } from './helpers/jobs.js';
 import { freePort } from './helpers/net.js';
 import { type PrivateCluster, startPrivateCluster } from './helpers/redis-cluster.js';
@@ -347,6 +347,57 @@ describe('load batches (queued runs into BigQuery)', () => {
     expect(beta.status).toBe('succeeded');
     expect((await manifestOf(dir, 'beta', betaRun)).status).toBe('succeeded');
     expect(bq.rows('p', 'shared', 'sync_runs').map((r) => r.run_id)).toContain(betaRun);
+  });
+
+  it('replay refuses a run awaiting its load batch, in one line saying what to do; unchecked when Redis is unreachable; as before without Redis', async () => {
+    const { s, bq, dir, config, path } = await setup({
+      accounts: [
+        { name: 'acme', workspaces: 1 },
+        { name: 'slow', workspaces: 1 },
+      ],
+      batchRuns: 2,
+      faults: [PAUSED],
+    });
+    await worker(config);
+    await enqueue(config, 'slow');
+    const runId = await enqueue(config, 'acme');
+    await until('acme curated', async () => (await phaseOf(config, runId)) === AWAITING_LOAD_BATCH);
+    const since = (await jobsClient(config).ledger.get(runId)) as { phase_at?: string } | undefined;
+
+    const refused = await visyncCli(path, ['replay', '--run', runId, '--log-level', 'silent']);
+    expect(refused.code).toBe(1);
+    expect(refused.out).toEqual([]);
+    expect(refused.err).toEqual([
+      `visync: run ${runId} is awaiting its load batch (since ${since?.phase_at}), which will load it: replaying it now would load its rows twice. Wait until visync status no longer lists it as running; if it ends partial or failed, visync replay --run ${runId} then loads what the batch did not`,
+    ]);
+    // Nothing loaded, nothing written: the run still waits for its batch.
+    expect(bq.jobs.filter((j) => j.jobType === 'LOAD')).toEqual([]);
+    expect(await readManifest(new FsObjectStore(dir), 'acme', runId)).toBeUndefined();
+    expect(await phaseOf(config, runId)).toBe(AWAITING_LOAD_BATCH);
+
+    // The same store and dataset without redis: replay does as it did before load batches (the run
+    // has no manifest yet: it is completed from its raw landing, partial, with jobs of its own).
+    const sinks = { fs: { dir }, bigquery: { projectId: 'p', dataset: 'shared', apiEndpoint: bq.url } };
+    const noRedis = configFile(s, tempDir(), { sinks });
+    const replayed = await visyncCli(noRedis.path, ['replay', '--run', runId, '--log-level', 'silent']);
+    expect(replayed.code).toBe(2);
+    expect(replayed.out[0]).toMatch(new RegExp(`^acme: replayed run ${runId}: partial \\|`));
+    const m = await manifestOf(dir, 'acme', runId);
+    expect(m.loads.length).toBeGreaterThan(0);
+    expect(m.loads.every((l) => l.status === 'succeeded' && l.load_batch_id === undefined)).toBe(true);
+
+    // Redis configured but not answering: the check cannot be made, said in one line; replay goes on.
+    const down = configFile(s, tempDir(), {
+      sinks,
+      top: { redis: { url: `redis://127.0.0.1:${await freePort()}` } },
+    });
+    const unchecked = await visyncCli(down.path, ['replay', '--run', runId, '--log-level', 'silent']);
+    expect(unchecked.err[0]).toMatch(
+      new RegExp(
+        `^visync: could not check whether run ${runId} waits for a load batch \\(Redis at 127\\.0\\.0\\.1:\\d+ is unreachable: connection refused .*\\); replaying it anyway$`,
+      ),
+    );
+    expect(unchecked.out[0]).toMatch(new RegExp(`^acme: replayed run ${runId}: `));
   });
 
   it('the stale alert leaves an account alone while its run waits for a batch as long as expected', async () => {

@@ -19,6 +19,7 @@ import {
   setPhase,
   startBatch,
 } from '../load-batches.js';
+import { loadingInBatch } from '../run-phase.js';
 
 const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
@@ -91,7 +92,7 @@ async function loadBatch(claim: Claim, ctx: JobContext, log: Logger): Promise<vo
   const members = await membersOf(claim, ctx, log);
   if (!members.length) return;
   log.info({ runs: members.length }, 'load batch started');
-  for (const m of members) await setPhase(ctx.ledger, m.runId, `loading in batch ${claim.id}`);
+  for (const m of members) await setPhase(ctx.ledger, m.runId, loadingInBatch(claim.id));
   // Every run of a batch loads into one dataset: any member's loader is the batch's.
   const loader = await ctx.loaderFor(members[0]!.pending.account);
   if (!loader) throw new Error('BigQuery is no longer configured for the accounts of this batch');

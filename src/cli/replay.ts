@@ -11,7 +11,8 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
         'then loads into BigQuery only the tables whose load for that run has not succeeded (a failed load, ' +
         'a table added since). Records a new sync_runs row for the run (newer recorded_at) and rewrites the ' +
         "run's manifest with the new load results and replayed_at. " +
-        'Makes no API call, so it works after a key was revoked. Exit codes as for run --once.',
+        'Makes no API call, so it works after a key was revoked. With redis configured, refuses a run that ' +
+        'waits for its load batch or is in one (the batch loads it). Exit codes as for run --once.',
     )
     .requiredOption('--run <run_id>', 'the run id (from run --once output, status, or runs/ in the store)')
     .option('--account <name>', 'the account of the run (needed only when several accounts have that run id)')
@@ -37,6 +38,16 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
         const logger = commandLogger(flags);
+        if (config.redis.url) {
+          // Workers may hold the run for a load batch, which loads it: refused rather than loaded twice.
+          const { checkReplay } = await import('../../jobs/replay-guard.js');
+          const check = await checkReplay(config, flags.run);
+          if (check.ok === false) throw new CliError(check.refusal);
+          if (check.ok === 'unchecked')
+            io.err(
+              `visync: could not check whether run ${flags.run} waits for a load batch (${check.reason}); replaying it anyway`,
+            );
+        }
         const stores = new ObjectStores();
         try {
           // Accounts may write to stores of their own: the run is looked for in each distinct one.

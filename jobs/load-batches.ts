@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Redis } from 'ioredis';
 import { z } from 'zod';
-import { warehouseKey } from '../src/config/account-settings.js';
+import { accountSettings, warehouseKey } from '../src/config/account-settings.js';
 import type { Config, SinksConfig } from '../src/config/schema.js';
 import type { BatchTableLoad } from '../src/pipeline/load-batch.js';
 import type { Manifest } from '../src/runs/manifest.js';
@@ -250,6 +250,13 @@ export class LoadBatches {
     return counts.reduce((sum, n) => sum + n, 0);
   }
 
+  /** The accounts of the warehouse's ready runs, by run id. */
+  async waitingAccounts(warehouse: string): Promise<Map<string, string>> {
+    const runs = await this.#redis.zrange(this.#pending(warehouse), 0, -1);
+    const accounts = await Promise.all(runs.map((r) => this.#redis.hget(this.#run(r), 'account')));
+    return new Map(runs.flatMap((r, i) => (accounts[i] ? [[r, accounts[i]] as [string, string]] : [])));
+  }
+
   /** Warehouses with ready runs, and the generation whose batch would take them. */
   async waiting(): Promise<{ warehouse: string; gen: number }[]> {
     const ws = await this.#redis.smembers(this.#warehouses);
@@ -257,6 +264,44 @@ export class LoadBatches {
       ws.map(async (w) => ({ warehouse: w, gen: Number((await this.#redis.get(this.#gen(w))) ?? 0) })),
     );
   }
+}
+
+/**
+ * Why the config no longer loads the run into the warehouse it waits in (BigQuery removed, the
+ * account's dataset changed, the account removed), with what to do; undefined when it does.
+ */
+export function warehouseGone(
+  config: Config,
+  account: string,
+  warehouse: string,
+  runId: string,
+): string | undefined {
+  const a = config.accounts.find((x) => x.name === account);
+  if (!a)
+    return `account ${account} is no longer in the config, so its run is not loaded; put the account back, then visync replay --run ${runId}`;
+  const sinks = accountSettings(config, a).sinks;
+  if (warehouseId(sinks) === warehouse) return undefined;
+  const bq = sinks.bigquery;
+  if (!bq)
+    return `BigQuery is no longer configured for account ${account}, so its run is not loaded; once it is configured again, visync replay --run ${runId} loads the run`;
+  return `account ${account} now loads into ${bq.projectId}.${bq.dataset}, not the dataset its run was curated for, so the run is not loaded; visync replay --run ${runId} loads it into ${bq.projectId}.${bq.dataset}`;
+}
+
+/**
+ * Warehouses whose waiting runs this config no longer loads there, all or some of them (BigQuery
+ * removed, an account's dataset changed or the account removed): no sweep or trigger may come for
+ * them, so their batch is started now and ends those runs (processors/load-batch.ts).
+ */
+export async function strandedWarehouses(
+  batches: LoadBatches,
+  config: Config,
+): Promise<{ warehouse: string; gen: number }[]> {
+  const out: { warehouse: string; gen: number }[] = [];
+  for (const w of await batches.waiting()) {
+    const accounts = await batches.waitingAccounts(w.warehouse);
+    if ([...accounts].some(([runId, a]) => warehouseGone(config, a, w.warehouse, runId))) out.push(w);
+  }
+  return out;
 }
 
 /** The queue of load-batch jobs (on the main connection: it holds no connection of its own). */

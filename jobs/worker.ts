@@ -20,7 +20,7 @@ import {
 import type { JobContext } from './context.js';
 import { JOB } from './definitions.js';
 import { RunLedger } from './ledger.js';
-import { LOAD_QUEUE, LoadBatches, loadQueue } from './load-batches.js';
+import { LOAD_QUEUE, LoadBatches, loadQueue, startBatch, strandedWarehouses } from './load-batches.js';
 import { AccountQueues, legacyQueuesWithJobs, QUEUE_SHARDS, shardQueueName } from './queues.js';
 import { checkRedisDurability } from './redis-checks.js';
 import { RedisRateBudget } from './redis-rate-budget.js';
@@ -243,15 +243,29 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   };
   for (let shard = 0; shard < QUEUE_SHARDS; shard++) work(shardQueueName(shard));
   // Load batches only where BigQuery is configured: a worker without it holds no connection for
-  // them (and gets one when a reloaded config adds BigQuery).
-  let batchWorker = o.config.sinks.bigquery ? work(LOAD_QUEUE) : undefined;
+  // them (and gets one when a reloaded config adds BigQuery), unless runs wait for a batch this
+  // config no longer loads them in (BigQuery removed, a dataset changed): it ends them.
+  let stranded: Awaited<ReturnType<typeof strandedWarehouses>>;
+  let batchWorker: Worker | undefined;
   try {
+    stranded = await Promise.race([strandedWarehouses(context.loadBatches, o.config), aborted]);
+    if (o.config.sinks.bigquery || stranded.length) batchWorker = work(LOAD_QUEUE);
     await Promise.race([Promise.all(workers.map((w) => w.waitUntilReady())), aborted]);
   } catch (err) {
     throw await startFailed(err);
   } finally {
     o.signal?.removeEventListener('abort', abortStart);
   }
+  /** Starts the batch of each warehouse whose waiting runs `config` strands, which ends them. */
+  const endStranded = async (found: typeof stranded, config: Config) => {
+    if (!found.length) return;
+    o.logger.warn(
+      { warehouses: found.map((w) => w.warehouse) },
+      'runs wait for a load batch into a BigQuery dataset the config no longer loads them into: their batch ends them (not loaded; visync replay --run ID loads each once its warehouse is configured)',
+    );
+    for (const w of found) await startBatch(batchQueue, config, w.warehouse, w.gen);
+  };
+  await endStranded(stranded, o.config);
 
   return {
     workers,
@@ -268,11 +282,13 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       context.config = config;
       keeping.config = config;
       staleWatching.config = config;
-      if (config.sinks.bigquery && !batchWorker) {
+      const found = await strandedWarehouses(context.loadBatches, config);
+      if ((config.sinks.bigquery || found.length) && !batchWorker) {
         batchWorker = work(LOAD_QUEUE);
         await batchWorker.waitUntilReady();
       }
       await installLoadSweep(batchQueue, config);
+      await endStranded(found, config);
       return installSchedules(queues, config);
     },
     async close(graceMs) {

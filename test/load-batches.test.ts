@@ -10,8 +10,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import type { LedgerRun } from '../jobs/ledger.js';
-import { AWAITING_LOAD_BATCH, LOAD_QUEUE, loadQueue, SWEEP_SCHEDULER } from '../jobs/load-batches.js';
+import {
+  AWAITING_LOAD_BATCH,
+  LOAD_QUEUE,
+  LoadBatches,
+  loadQueue,
+  SWEEP_SCHEDULER,
+} from '../jobs/load-batches.js';
 import { checkStale } from '../jobs/stale-watch.js';
+import { startWorker } from '../jobs/worker.js';
 import type { ConfigError } from '../src/config/config-error.js';
 import { parseConfig } from '../src/config/load.js';
 import type { Config } from '../src/config/schema.js';
@@ -398,6 +405,68 @@ describe('load batches (queued runs into BigQuery)', () => {
       ),
     );
     expect(unchecked.out[0]).toMatch(new RegExp(`^acme: replayed run ${runId}: `));
+  });
+
+  it('runs waiting when their dataset changes (a restart) or BigQuery is removed (a reload) end partial, not loaded, saying what to do', async () => {
+    const { bq, dir, config } = await setup({
+      accounts: [
+        { name: 'acme', workspaces: 1 },
+        { name: 'beta', workspaces: 1 },
+        { name: 'gamma', workspaces: 1 },
+        { name: 'slow', workspaces: 1 },
+      ],
+      batchRuns: 3,
+      faults: [PAUSED],
+    });
+    const first = await startWorker({ config, logger: memoryLogger('silent').logger, concurrency: 4 });
+    await enqueue(config, 'slow');
+    const [acme, beta] = [await enqueue(config, 'acme'), await enqueue(config, 'beta')];
+    await until('acme and beta curated', async () =>
+      (await Promise.all([acme, beta].map((id) => phaseOf(config, id)))).every(
+        (p) => p === AWAITING_LOAD_BATCH,
+      ),
+    );
+    await first.close(5000);
+
+    // Restarted with beta in a dataset of its own: its run, curated for the shared one, is not
+    // loaded anywhere; acme's, in the same batch, loads as before.
+    const moved: Config = {
+      ...config,
+      accounts: config.accounts.map((a) =>
+        a.name === 'beta' ? { ...a, bigquery: { dataset: 'beta_own' } } : a,
+      ),
+    };
+    const h = await worker(moved);
+    expect((await waitForRun(config, acme)).status).toBe('succeeded');
+    const betaRun = await waitForRun(config, beta);
+    const movedWhy = `account beta now loads into p.beta_own, not the dataset its run was curated for, so the run is not loaded; visync replay --run ${beta} loads it into p.beta_own`;
+    expect(betaRun.status).toBe('partial');
+    expect(betaRun.error).toMatch(new RegExp(`^load batch lb-\\S+: ${movedWhy.replace(/[.()]/g, '\\$&')}$`));
+    const betaManifest = await manifestOf(dir, 'beta', beta);
+    expect(betaManifest.status).toBe('partial');
+    expect(betaManifest.loads.length).toBeGreaterThan(1);
+    for (const l of betaManifest.loads)
+      expect(l, l.table).toMatchObject({ status: 'failed', error: betaRun.error });
+    expect(bq.rows('p', 'shared', 'sync_runs').map((r) => r.run_id)).toEqual([acme]);
+    expect(bq.jobs.filter((j) => j.jobType === 'LOAD' && !j.destination?.startsWith('shared.'))).toEqual([]);
+
+    // A reload that removes BigQuery while gamma's run waits: its batch ends it the same way.
+    const gamma = await enqueue(moved, 'gamma');
+    await until('gamma curated', async () => (await phaseOf(config, gamma)) === AWAITING_LOAD_BATCH);
+    const loadsBefore = bq.jobs.filter((j) => j.jobType === 'LOAD').length;
+    await h.reconfigure({ ...moved, sinks: { fs: config.sinks.fs! } });
+    const gammaRun = await waitForRun(config, gamma);
+    expect(gammaRun.status).toBe('partial');
+    expect(gammaRun.error).toMatch(
+      new RegExp(
+        `^load batch lb-\\S+: BigQuery is no longer configured for account gamma, so its run is not loaded; once it is configured again, visync replay --run ${gamma} loads the run$`,
+      ),
+    );
+    expect((await manifestOf(dir, 'gamma', gamma)).status).toBe('partial');
+    expect(bq.jobs.filter((j) => j.jobType === 'LOAD')).toHaveLength(loadsBefore);
+    // No run waits for a batch any more.
+    const c = jobsClient(config);
+    expect(await new LoadBatches(c.redis, config.redis.prefix).waitingRuns()).toBe(0);
   });
 
   it('the stale alert leaves an account alone while its run waits for a batch as long as expected', async () => {

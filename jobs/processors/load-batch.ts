@@ -18,6 +18,7 @@ import {
   type PendingRun,
   setPhase,
   startBatch,
+  warehouseGone,
 } from '../load-batches.js';
 import { loadingInBatch } from '../run-phase.js';
 
@@ -43,7 +44,7 @@ export async function processLoadBatch(job: Job, ctx: JobContext): Promise<Recor
   if (!claim.done) {
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     try {
-      await loadBatch(claim, ctx, log);
+      await loadBatch(claim, data.warehouse, ctx, log);
     } catch (err) {
       if (!final) throw err;
       // No more tries: every run of the batch still ends, saying why and what to do.
@@ -51,10 +52,11 @@ export async function processLoadBatch(job: Job, ctx: JobContext): Promise<Recor
     }
     await ctx.loadBatches.batchDone(claim.ref);
   }
-  // Runs left waiting: a batch of them now when they are enough, or when nothing else will come.
+  // Runs left waiting: a batch of them now when they are enough, when nothing else will come, or
+  // when this config no longer loads some of them here (no sweep or trigger may come for them).
   if (
     claim.remaining >= ctx.config.load.batchRuns ||
-    (claim.remaining > 0 && (await noRunInFlight(ctx.queues)))
+    (claim.remaining > 0 && ((await noRunInFlight(ctx.queues)) || (await strandsRuns(ctx, data.warehouse))))
   )
     await startBatch(ctx.loadQueue, ctx.config, data.warehouse, data.gen + 1);
   return { batch: claim.id, runs: claim.members.length };
@@ -88,8 +90,24 @@ async function membersOf(claim: Claim, ctx: JobContext, log: Logger): Promise<Me
   return members;
 }
 
-async function loadBatch(claim: Claim, ctx: JobContext, log: Logger): Promise<void> {
-  const members = await membersOf(claim, ctx, log);
+/** Whether some run waiting in the warehouse is one the config no longer loads there. */
+async function strandsRuns(ctx: JobContext, warehouse: string): Promise<boolean> {
+  const waiting = await ctx.loadBatches.waitingAccounts(warehouse);
+  return [...waiting].some(([runId, account]) => warehouseGone(ctx.config, account, warehouse, runId));
+}
+
+async function loadBatch(claim: Claim, warehouse: string, ctx: JobContext, log: Logger): Promise<void> {
+  const members: Member[] = [];
+  for (const m of await membersOf(claim, ctx, log)) {
+    // Curated for a warehouse this config no longer loads it into: ended, not loaded elsewhere.
+    const gone = warehouseGone(ctx.config, m.pending.account, warehouse, m.runId);
+    if (!gone) members.push(m);
+    else {
+      const why = `load batch ${claim.id}: ${gone}`;
+      log.error({ run_id: m.runId, account: m.pending.account }, why);
+      await endNotLoaded(ctx, claim.id, m, { notLoaded: why, why }, log);
+    }
+  }
   if (!members.length) return;
   log.info({ runs: members.length }, 'load batch started');
   for (const m of members) await setPhase(ctx.ledger, m.runId, loadingInBatch(claim.id));
@@ -175,29 +193,43 @@ async function endRun(
 async function failBatch(claim: Claim, ctx: JobContext, log: Logger, reason: string): Promise<void> {
   const why = `load batch ${claim.id} failed: ${reason}`;
   log.error({ err: reason }, 'load batch failed for good');
-  for (const m of await membersOf(claim, ctx, log)) {
-    const notLoaded = `${why}; ${replayHint(m.runId)}`;
-    const loads: LoadResult[] = m.pending.tables.map((table) => ({
-      table,
-      job_id: '',
-      status: 'failed',
-      rows: 0,
-      error: notLoaded,
-      load_batch_id: claim.id,
-    }));
-    try {
-      const manifest = await recordRun({
-        store: m.store,
-        manifest: finishedManifest(m.pending, loads, new Date().toISOString()),
-        logger: log,
-        notLoaded,
+  for (const m of await membersOf(claim, ctx, log))
+    await endNotLoaded(ctx, claim.id, m, { notLoaded: `${why}; ${replayHint(m.runId)}`, why }, log);
+}
+
+/**
+ * The run is recorded with its tables not loaded (`notLoaded`, with what to do, on each) and ends;
+ * when not even its manifest can be written it ends failed with `why`.
+ */
+async function endNotLoaded(
+  ctx: JobContext,
+  batchId: string,
+  m: Member,
+  reason: { notLoaded: string; why: string },
+  log: Logger,
+): Promise<void> {
+  const loads: LoadResult[] = m.pending.tables.map((table) => ({
+    table,
+    job_id: '',
+    status: 'failed',
+    rows: 0,
+    error: reason.notLoaded,
+    load_batch_id: batchId,
+  }));
+  try {
+    const manifest = await recordRun({
+      store: m.store,
+      manifest: finishedManifest(m.pending, loads, new Date().toISOString()),
+      logger: log,
+      notLoaded: reason.notLoaded,
+    });
+    await endRun(ctx, m.runId, manifest, log, batchId, reason.notLoaded);
+  } catch (err) {
+    const ledgerRun = await ctx.ledger.get(m.runId);
+    if (ledgerRun)
+      await ctx.ledger.finish(ledgerRun, 'failed', {
+        error: `run not recorded: ${reason.why}; ${message(err)}`,
       });
-      await endRun(ctx, m.runId, manifest, log, claim.id, notLoaded);
-    } catch (err) {
-      const ledgerRun = await ctx.ledger.get(m.runId);
-      if (ledgerRun)
-        await ctx.ledger.finish(ledgerRun, 'failed', { error: `run not recorded: ${why}; ${message(err)}` });
-      await ctx.loadBatches.runDone(m.runId);
-    }
+    await ctx.loadBatches.runDone(m.runId);
   }
 }

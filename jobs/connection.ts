@@ -10,6 +10,7 @@ import type * as IORedis from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import { ConfigError } from '../src/config/config-error.js';
 import type { Config } from '../src/config/schema.js';
+import { VisyncError } from '../src/util/errors.js';
 
 // Loaded with require, as BullMQ is (./bullmq.ts): an ESM import of this CommonJS package costs
 // about 100 ms more CPU at every start.
@@ -99,7 +100,11 @@ function reasonOf(err: unknown): string {
 }
 
 /** The one message for a Redis that cannot be reached, whoever hits it. */
-export class RedisUnreachableError extends Error {
+export class RedisUnreachableError extends VisyncError {
+  get code() {
+    return 'redis_unreachable' as const;
+  }
+
   readonly reason: string;
   constructor(
     readonly address: string,

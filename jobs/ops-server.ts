@@ -10,6 +10,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
 import { recordLazily } from '../src/ops/metrics.js';
 import type { DeploymentSnapshot } from '../src/ops/prometheus.js';
+import { VisyncError } from '../src/util/errors.js';
 import { isLoopbackHost } from '../src/util/net.js';
 import type { Queue } from './bullmq.js';
 import type { Board } from './ops-board.js';
@@ -32,8 +33,12 @@ export interface Credentials {
 }
 
 /** An endpoint setting that cannot work: printed as one line, the worker does not start. */
-export class EndpointError extends Error {
+export class EndpointError extends VisyncError {
   override name = 'EndpointError';
+  get code() {
+    return 'ops_endpoint' as const;
+  }
+
   constructor(
     message: string,
     /** The address is taken (another worker on this machine, say). */

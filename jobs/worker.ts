@@ -8,7 +8,8 @@ import type { Logger } from 'pino';
 import type { Config } from '../src/config/schema.js';
 import { RunLoaders } from '../src/pipeline/run-loader.js';
 import { ObjectStores } from '../src/sinks/create-store.js';
-import { FlowProducer, Worker } from './bullmq.js';
+import { VisyncError } from '../src/util/errors.js';
+import { DelayedError, FlowProducer, Worker } from './bullmq.js';
 import {
   type Backoff,
   closeConnection,
@@ -44,7 +45,11 @@ export interface Readiness {
 }
 
 /** startWorker gave up waiting for Redis because its signal was aborted (a stop before the start). */
-export class WorkerStartAborted extends Error {
+export class WorkerStartAborted extends VisyncError {
+  get code() {
+    return 'worker_start_aborted' as const;
+  }
+
   constructor() {
     super('stopped before Redis could be reached');
     this.name = 'WorkerStartAborted';
@@ -222,7 +227,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       maxStalledCount: 3,
     });
     worker.on('failed', (job, err) => {
-      if (err.name === 'DelayedError') return;
+      if (err instanceof DelayedError) return;
       o.logger.warn(
         {
           account: (job?.data as { account?: string } | undefined)?.account,

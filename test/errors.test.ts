@@ -1,5 +1,8 @@
 // Every error visync raises on purpose is a VisyncError with a stable code, matched by class.
 import { describe, expect, it } from 'vitest';
+import { RedisUnreachableError } from '../jobs/connection.js';
+import { EndpointError } from '../jobs/ops-server.js';
+import { WorkerStartAborted } from '../jobs/worker.js';
 import { ApiError } from '../src/api/errors.js';
 import { BudgetWaitTooLong } from '../src/api/rate-budget.js';
 import { LimitExceeded } from '../src/api/response-body.js';
@@ -22,6 +25,9 @@ describe('VisyncError', () => {
     [new BrandRoutingError('no owner'), 'brand_routing'],
     [new ReplayError('not found'), 'replay_failed'],
     [new CliError('bad flag'), 'cli_failed'],
+    [new RedisUnreachableError('127.0.0.1:6379', new Error('connect ECONNREFUSED')), 'redis_unreachable'],
+    [new EndpointError('worker listen address "x": expected HOST:PORT'), 'ops_endpoint'],
+    [new WorkerStartAborted(), 'worker_start_aborted'],
   ];
 
   it.each(errors)('%s has its code and keeps its name', (err, code) => {

@@ -6,13 +6,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { RAW_ENDPOINTS } from '../src/api/endpoints.js';
 import { SYNC_RUNS, toNdjsonLine, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
 import { syncRunsRow } from '../src/normalise/sync-runs.js';
 import { runScope } from '../src/runs/last-success.js';
 import { assembleManifest, type Manifest, readManifest } from '../src/runs/manifest.js';
 import type { Simulator } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
-import { RAW_ENDPOINTS, tablePartKey } from '../src/sinks/layout.js';
+import { tablePartKey } from '../src/sinks/layout.js';
 import { Warehouse } from '../src/warehouse/index.js';
 import type { FakeBigQuery } from './fakes/bigquery-server.js';
 import {

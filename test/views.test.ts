@@ -3,8 +3,8 @@
 // complete, crashed, subset, failed, filtered and replayed runs.
 
 import { describe, expect, it } from 'vitest';
+import { RAW_ENDPOINTS } from '../src/api/endpoints.js';
 import { type Row, TABLES, type TableDef, tableByName, VIEWS } from '../src/catalogue/index.js';
-import { RAW_ENDPOINTS } from '../src/sinks/layout.js';
 import { openWarehouse, type Warehouse } from './helpers/duckdb.js';
 
 const ACCOUNT = 'acme';

@@ -1,4 +1,5 @@
-// The table catalogue (design section 5). Field names the upstream spec does not show are our
+// The table catalogue: one definition per table, from which the NDJSON files, the BigQuery
+// schemas and docs/tables.md follow. Field names the upstream spec does not show are our
 // assumptions (taken from the simulator's shapes); every such column says so, and `payload`
 // keeps the full record so nothing depends on the assumption being right.
 import {

@@ -1,5 +1,5 @@
 // One definition per table drives the NDJSON writer, the BigQuery schemas and docs/tables.md.
-import type { RawEndpoint } from '../sinks/layout.js';
+import type { RawEndpoint } from '../api/endpoints.js';
 
 export type ColumnType = 'STRING' | 'INT64' | 'FLOAT64' | 'BOOL' | 'DATE' | 'TIMESTAMP' | 'JSON';
 export type ColumnMode = 'REQUIRED' | 'NULLABLE' | 'REPEATED';

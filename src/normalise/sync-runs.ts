@@ -1,10 +1,10 @@
 // A finished run's manifest as its `sync_runs` row (src/catalogue/sync-runs.ts). Pure: the row
 // says what the manifest says, so the warehouse and the sink never disagree about a run.
-import { WORKSPACE_ENDPOINTS } from '../api/endpoints.js';
+import { type RawEndpoint, WORKSPACE_ENDPOINTS } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
 import { runScope } from '../runs/last-success.js';
 import type { Manifest } from '../runs/manifest.js';
-import { parseTablePartKey, type RawEndpoint } from '../sinks/layout.js';
+import { parseTablePartKey } from '../sinks/layout.js';
 
 export interface SyncRunsRowOptions {
   /** When this row is written (UTC ISO): a later recording of the same run has a later one. */

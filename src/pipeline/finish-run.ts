@@ -10,9 +10,9 @@ import { TABLES, tableByName } from '../catalogue/index.js';
 import type { TableDef } from '../catalogue/types.js';
 import { type CuratedTable, type CurateResult, curateRun } from '../curate/curate-run.js';
 import type { KeyLock } from '../curate/key-lock.js';
-import type { RunCoordinates } from '../curate/raw-run.js';
 import { metrics } from '../ops/metrics.js';
 import type { DriftEntry, LoadResult, ManifestFile } from '../runs/manifest.js';
+import type { RunCoordinates } from '../runs/run-coordinates.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 
 /** What the load stage needs of a warehouse; BigQuery implements it (src/warehouse). */

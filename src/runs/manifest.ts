@@ -1,9 +1,11 @@
-// The run manifest (design section 4), written last: a run without one is incomplete.
+// The run manifest (`runs/account=A/run=R/manifest.json`), written last: a run without one is
+// incomplete and readers ignore it. What it lists, and that contract, are in README "What a run does".
 import type { RequestStats } from '../api/request-stats.js';
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { addDays } from '../util/time.js';
 import { type RunScope, runScope } from './last-success.js';
+import type { RunCoordinates } from './run-coordinates.js';
 import type { RunKind } from './run-id.js';
 import type { RunStatus } from './run-status.js';
 
@@ -106,7 +108,7 @@ export function runStatus(m: Pick<Manifest, 'error' | 'workspaces' | 'loads' | '
 
 /** Builds a manifest from a run's parts; status and finished_at follow from them. */
 export function assembleManifest(p: {
-  run: { account: string; runId: string; runDate: string };
+  run: RunCoordinates;
   kind: RunKind;
   startedAt: string;
   visibilityDays: number;

@@ -6,12 +6,6 @@ import { ACCOUNT_ENDPOINTS, RAW_ENDPOINTS, type RawEndpoint } from '../api/endpo
 import { sha256Hex } from '../util/hash.js';
 import { decodeSegment, encodeSegment } from '../util/path-segment.js';
 
-/**
- * @deprecated The endpoint list is the API's: import RAW_ENDPOINTS and RawEndpoint from
- * src/api/endpoints.ts (kept for src/catalogue/types.ts, src/normalise/sync-runs.ts and their tests).
- */
-export { RAW_ENDPOINTS, type RawEndpoint } from '../api/endpoints.js';
-
 /** The only endpoint whose raw files carry a window (`.days-N`) in their name. */
 const WINDOWED_ENDPOINT: RawEndpoint = 'buyer-intent';
 

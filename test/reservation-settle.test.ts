@@ -1,29 +1,32 @@
-// A job's reservation settles its answered calls a few at a time when asked to, so that the early
-// calls of a long job free for the account's next window as they would one by one: never a slot
-// whose request is not answered yet, and the rest at the flush.
+// A job's reservation can work the window in batches: it settles its answered calls a few at a
+// time, so that the early calls of a long job free for the account's next window as they would one
+// by one (never a slot whose request is not answered yet; the rest at the flush), and once its
+// first reservation is used up it asks for a batch at a time.
 import { describe, expect, it } from 'vitest';
 import { type RateLimit, type ReservableBudget, Reservation } from '../src/api/rate-budget.js';
 
 const limit: RateLimit = { requests: 120, windowMs: 60_000 };
 
-/** Grants what is asked and records each settle. */
-function recordingBudget() {
+/** Grants what is asked, up to `grants[i]` slots for the i-th reservation; records asks and settles. */
+function recordingBudget(grants: number[] = []) {
   const settles: { used: string[]; unused: string[] }[] = [];
+  const asked: number[] = [];
   let n = 0;
   const budget: ReservableBudget = {
     tryTake: async () => ({ ok: true, slot: String(++n) }),
     settle: async () => {},
     pause: async () => {},
     pausedFor: () => 0,
-    reserve: async (_a, _l, wanted) => ({
-      slots: Array.from({ length: wanted }, () => `s${++n}`),
-      retryInMs: 0,
-    }),
+    reserve: async (_a, _l, wanted) => {
+      const granted = Math.min(wanted, grants[asked.length] ?? wanted);
+      asked.push(wanted);
+      return { slots: Array.from({ length: granted }, () => `s${++n}`), retryInMs: 0 };
+    },
     settleMany: async (_a, used, unused) => {
       settles.push({ used: [...used], unused: [...unused] });
     },
   };
-  return { budget, settles };
+  return { budget, settles, asked };
 }
 
 async function call(r: Reservation): Promise<string> {
@@ -32,7 +35,7 @@ async function call(r: Reservation): Promise<string> {
   return t.slot;
 }
 
-describe('a reservation settling every few answers', () => {
+describe('a reservation working the window in batches', () => {
   it('settles each batch of answered slots, never one still in flight, and the rest at the flush', async () => {
     const { budget, settles } = recordingBudget();
     const r = new Reservation(budget, 25, 60_000, 10);
@@ -53,19 +56,26 @@ describe('a reservation settling every few answers', () => {
     await call(r); // taken, then the job ends: settled with the flush all the same
     await r.flush();
     expect(settles).toHaveLength(2);
-    expect(settles[1]?.used).toHaveLength(2);
-    expect(settles[1]?.used[0]).toBe(later);
+    expect(settles[1]?.used).toEqual([later, expect.any(String)]);
     // The 13 slots reserved and never taken are given back.
     expect(settles[1]?.unused).toHaveLength(13);
   });
 
-  it('by default settles nothing before the flush', async () => {
-    const { budget, settles } = recordingBudget();
+  it('asks for every call first, then, once that is used up, for a batch at a time', async () => {
+    // The window had room for 4 of the job's 25 calls.
+    const { budget, asked } = recordingBudget([4]);
+    const r = new Reservation(budget, 25, 60_000, 10);
+    for (let i = 0; i < 25; i++) await r.settle('acme', await call(r));
+    expect(asked).toEqual([25, 10, 10, 1]);
+  });
+
+  it('by default reserves every call at once and settles nothing before the flush', async () => {
+    const { budget, settles, asked } = recordingBudget([4]);
     const r = new Reservation(budget, 12, 60_000);
     for (let i = 0; i < 12; i++) await r.settle('acme', await call(r));
-    expect(settles).toEqual([]);
-    await r.flush();
+    expect(asked).toEqual([12, 8]);
     expect(settles).toEqual([{ used: expect.any(Array), unused: [] }]);
-    expect(settles[0]?.used).toHaveLength(12);
+    await r.flush();
+    expect(settles[1]?.used).toHaveLength(8);
   });
 });

@@ -38,8 +38,9 @@ import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
  */
 const START_WAIT_MS = 1000;
 
-/** Answered calls settled in one script (a job of 40 calls: four). */
-const SETTLE_EVERY = 10;
+/** Calls settled in one script, and reserved in one once the job's first reservation is used up
+ *  (a job of 40 calls: four settles). */
+const BATCH = 10;
 
 export async function processWorkspace(
   job: Job<WorkspaceJobData>,
@@ -106,9 +107,9 @@ export async function processWorkspace(
   const toCall = open().reduce((n, b) => n + calls.filter((c) => !done.get(b)?.has(c)).length, 0);
   // The job's calls are reserved at once (one script), so it starts only with budget in hand and
   // rarely has to step aside mid-way (src/api/rate-budget.ts, Reservation). They are settled a
-  // few at a time: the account's next window can use them as they free, rather than wait for
-  // the last of the job's calls.
-  const budget = new Reservation(ctx.budget, toCall, data.limit.windowMs, SETTLE_EVERY);
+  // few at a time, so the account's next window can use them as they free, and a job that runs
+  // into its window's end takes its next calls' slots as they free.
+  const budget = new Reservation(ctx.budget, toCall, data.limit.windowMs, BATCH);
   const maxWaitMs = Math.min(ctx.config.jobs.maxBudgetWaitSeconds * 1000, START_WAIT_MS);
   const log = ctx.logger.child({ account: data.account, run_id: data.runId });
   const client = createAccountClient({

@@ -56,8 +56,10 @@ export interface ReservableBudget extends RateBudget {
 export class Reservation implements RateBudget {
   #pool: string[] = [];
   #used: string[] = [];
-  /** Used slots whose requests were answered, not settled yet (see settleEvery). */
+  /** Used slots whose requests were answered, not settled yet (see batch). */
   #answered: string[] = [];
+  /** A reservation was granted: later ones ask for at most a batch. */
+  #reserved = false;
   #unused: string[] = [];
   #expires = 0;
   #pausedUntil = 0;
@@ -70,11 +72,14 @@ export class Reservation implements RateBudget {
     private remaining: number,
     private readonly holdMs: number,
     /**
-     * Settle answered slots in batches of this many (one script each) rather than all at the
-     * flush: a long job's early calls then free for the account's next window as they would one
-     * by one, not all at the job's end. Default: only at the flush.
+     * Work the window in batches of this many: answered slots are settled a batch at a time (one
+     * script each) rather than all at the flush, and once the first reservation is used up each
+     * further one asks for at most a batch. A long job's early calls then free for the account's
+     * next window as they would one by one, and a job that runs into the window's end takes its
+     * slots as they free (a wait for a batch is short) instead of waiting until all of its calls
+     * fit. Default: one reservation for every call, settled at the flush.
      */
-    private readonly settleEvery = Number.POSITIVE_INFINITY,
+    private readonly batch = Number.POSITIVE_INFINITY,
   ) {}
 
   async tryTake(account: string, limit: RateLimit): Promise<TakeResult> {
@@ -96,9 +101,11 @@ export class Reservation implements RateBudget {
     const pausedFor = Math.max(this.#pausedUntil - now, this.inner.pausedFor(account));
     if (pausedFor > 0) return pausedFor;
     if (this.#pool.length && now < this.#expires && account === this.#account) return 0;
+    const wanted = this.#reserved ? Math.min(this.remaining, this.batch) : this.remaining;
     await this.flush();
-    const r = await this.inner.reserve(account, limit, Math.max(1, this.remaining), this.holdMs);
+    const r = await this.inner.reserve(account, limit, Math.max(1, wanted), this.holdMs);
     if (!r.slots.length) return r.retryInMs;
+    this.#reserved = true;
     this.#pool = r.slots;
     this.#expires = now + this.holdMs;
     this.#account = account;
@@ -106,14 +113,14 @@ export class Reservation implements RateBudget {
     return 0;
   }
 
-  /** Per request nothing, or a batch of settleEvery answered slots: flush() settles the rest. */
+  /** Per request nothing, or a batch of answered slots: flush() settles the rest. */
   async settle(_account: string, slot: string): Promise<void> {
-    if (this.settleEvery === Number.POSITIVE_INFINITY) return;
+    if (this.batch === Number.POSITIVE_INFINITY) return;
     const i = this.#used.indexOf(slot);
     if (i < 0) return;
     this.#used.splice(i, 1);
     this.#answered.push(slot);
-    if (this.#answered.length < this.settleEvery || !this.#limit) return;
+    if (this.#answered.length < this.batch || !this.#limit) return;
     const batch = this.#answered;
     this.#answered = [];
     await this.inner.settleMany(this.#account, batch, [], this.#limit);

@@ -1,6 +1,6 @@
 // The `run` job: settle the run's id and window, discover the account's workspaces (/me, /brands,
-// landed), then add the run's flow: one child per workspace under a `load` parent that runs when
-// every child is done (a child that fails for good is ignored, not blocking).
+// landed), then add the run's flow: workspace jobs of a few workspaces each under a `load` parent
+// that runs when every child is done (a child that fails for good is ignored, not blocking).
 import type { Job } from 'bullmq';
 import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
 import { ApiError } from '../../src/api/errors.js';

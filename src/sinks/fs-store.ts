@@ -112,10 +112,11 @@ export class FsObjectStore implements ObjectStore {
   async #prepare(folder: string, again = false): Promise<void> {
     const now = Date.now();
     if (!again && now - (this.#swept.get(folder) ?? 0) < SWEEP_EVERY_MS) return;
-    await mkdir(folder, { recursive: true });
+    // The first folder it had to create, if any: a folder made just now holds no abandoned file.
+    const created = await mkdir(folder, { recursive: true });
     if (this.#swept.size >= 10_000) this.#swept.clear(); // a long-lived worker: forget old folders
     this.#swept.set(folder, now);
-    await this.#sweep(folder);
+    if (created === undefined) await this.#sweep(folder);
   }
 
   /** Removes abandoned temporary files from `folder`. */

@@ -6,6 +6,7 @@
 import type { Queue } from 'bullmq';
 import type { Config } from '../src/config/schema.js';
 import { logicalRunId, newRunId } from '../src/runs/run-id.js';
+import { configuredWindowDays } from '../src/runs/window.js';
 import { utcDate } from '../src/util/time.js';
 import { JOB, jobIds, jobOptions, type RunJobData, type RunKind } from './definitions.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
@@ -48,13 +49,7 @@ export async function enqueueRun(
   }
   const now = r.now ?? new Date();
   const runDate = utcDate(now);
-  const days =
-    r.days ??
-    (r.kind === 'backfill'
-      ? config.extract.backfillDays
-      : r.kind === 'sync'
-        ? config.extract.visibilityDays
-        : undefined);
+  const days = r.days ?? configuredWindowDays(r.kind, config.extract);
   const runId = r.force
     ? newRunId(r.kind, now)
     : logicalRunId(r.kind, r.account, runDate, { days, brands: r.brands, endpoints: r.endpoints });

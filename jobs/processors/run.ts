@@ -2,21 +2,26 @@
 // landed), then add the run's flow: workspace jobs of a few workspaces each under a `load` parent
 // that runs when every child is done (a child that fails for good is ignored, not blocking).
 import type { Job } from 'bullmq';
+import type { Logger } from 'pino';
 import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
 import { ApiError } from '../../src/api/errors.js';
 import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
-import { emptyStats } from '../../src/api/request-stats.js';
+import { emptyStats, type RequestStats } from '../../src/api/request-stats.js';
 import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
-import { callLimits, createAccountClient, discoverWorkspaces } from '../../src/extract/extract-account.js';
+import type { AccountConfig } from '../../src/config/schema.js';
+import { callLimits, type Discovery, discoverWorkspaces } from '../../src/extract/extract-account.js';
 import { workspaceCalls } from '../../src/extract/plan.js';
 import { runFinished } from '../../src/ops/run-finished.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
 import { runScope } from '../../src/runs/last-success.js';
 import { assembleManifest, readManifest } from '../../src/runs/manifest.js';
+import type { RunCoordinates } from '../../src/runs/run-coordinates.js';
 import { logicalRunId } from '../../src/runs/run-id.js';
-import { accountWindowDays } from '../../src/runs/window.js';
+import { isFinishedStatus } from '../../src/runs/run-status.js';
+import { accountWindowDays, configuredWindowDays } from '../../src/runs/window.js';
 import { manifestKey } from '../../src/sinks/layout.js';
+import type { ObjectStore } from '../../src/sinks/object-store.js';
 import { addDays, utcDate } from '../../src/util/time.js';
 import { UnrecoverableError } from '../bullmq.js';
 import { accountOf, type JobContext } from '../context.js';
@@ -42,9 +47,6 @@ export interface RunJobResult {
   skipped?: string;
 }
 
-const isFinished = (r: LedgerRun | undefined) =>
-  r !== undefined && ['succeeded', 'partial', 'failed'].includes(r.status);
-
 /**
  * Run date of the account's last success: the ledger's, or when Redis has none (lost in a restart
  * without persistence, or a new Redis) the sink's, which is then put back into the ledger.
@@ -62,6 +64,27 @@ async function lastSuccessDate(ctx: JobContext, account: string): Promise<string
   return manifest.run_date;
 }
 
+/** What the steps of one run job share. */
+interface RunStep {
+  job: Job<RunJobData>;
+  token: string | undefined;
+  ctx: JobContext;
+  data: RunJobData;
+  account: AccountConfig;
+  run: RunCoordinates;
+  store: ObjectStore;
+  log: Logger;
+  /** The run's counters of requests, shared by its discovery client. */
+  stats: RequestStats;
+}
+
+/** What the run covers, settled when it starts (and kept by a run job that comes back). */
+interface StartedRun {
+  startedAt: string;
+  days: number;
+  scope: ReturnType<typeof runScope>;
+}
+
 export async function processRun(
   job: Job<RunJobData>,
   token: string | undefined,
@@ -70,186 +93,228 @@ export async function processRun(
   const data = RunJobSchema.parse(job.data);
   const account = accountOf(ctx, data.account);
   if (!account) throw new UnrecoverableError(`account ${data.account} is not in this worker's config`);
-  // A scheduled nightly job carries no id: its logical date is the UTC day it was due, not the
-  // day BullMQ created the job (when the previous one fired, or when a worker restarted).
-  const runDate = data.runDate ?? utcDate(new Date(dueAt(job)));
-  const runId = data.runId ?? logicalRunId(data.kind, account.name, runDate);
-  const log = ctx.logger.child({ account: account.name, run_id: runId, job: job.id });
-
+  const run = runCoordinatesOf(job, data, account.name);
+  const log = ctx.logger.child({ account: account.name, run_id: run.runId, job: job.id });
   const store = await ctx.storeFor(account.name);
-  await ctx.ledger.create({ run_id: runId, account: account.name, kind: data.kind, run_date: runDate });
-  let existing = await ctx.ledger.get(runId);
-  if (!isFinished(existing)) {
-    // Redis may have lost the run (a restart without persistence): its manifest is the record.
-    const manifest = await readManifest(store, account.name, runId);
-    if (manifest?.status === 'succeeded') {
-      await ctx.ledger.restore(manifest);
-      existing = await ctx.ledger.get(runId);
-    }
-  }
-  if (existing && isFinished(existing)) {
+  const s: RunStep = { job, token, ctx, data, account, run, store, log, stats: emptyStats() };
+
+  const existing = await ledgerRecord(s);
+  if (existing && isFinishedStatus(existing.status)) {
     // The same logical run again (a schedule firing twice, a re-added job): it ran already.
     log.info({ status: existing.status }, 'run already finished; not running it again');
-    return { runId, workspaces: existing.workspaces_total ?? 0, skipped: `already ${existing.status}` };
+    return {
+      runId: run.runId,
+      workspaces: existing.workspaces_total ?? 0,
+      skipped: `already ${existing.status}`,
+    };
   }
+  const window = await startRun(s, existing);
+  // A run job back from budget delays past its deadline calls nothing.
+  const deadline = runDeadline(window.startedAt, ctx.config.jobs.maxRunHours);
+  if (deadlinePassed(deadline)) return endRun(s, window, deadlineReason(deadline));
+  const discovery = await discover(s, window);
+  await fanOut(s, window, discovery);
+  await job.updateProgress({ workspaces: discovery.brandIds.length });
+  log.info({ workspaces: discovery.brandIds.length, days: window.days }, 'run fanned out');
+  return { runId: run.runId, workspaces: discovery.brandIds.length };
+}
 
+/**
+ * The run's date and id. A scheduled nightly job carries neither: its logical date is the UTC day
+ * it was due, not the day BullMQ created the job (when the previous one fired, or when a worker
+ * restarted).
+ */
+function runCoordinatesOf(job: Job<RunJobData>, data: RunJobData, account: string): RunCoordinates {
+  const runDate = data.runDate ?? utcDate(new Date(dueAt(job)));
+  return { account, runId: data.runId ?? logicalRunId(data.kind, account, runDate), runDate };
+}
+
+/** The run's ledger record, created if new; a run Redis lost is restored from its manifest. */
+async function ledgerRecord({ ctx, data, run, store }: RunStep): Promise<LedgerRun | undefined> {
+  await ctx.ledger.create({
+    run_id: run.runId,
+    account: run.account,
+    kind: data.kind,
+    run_date: run.runDate,
+  });
+  const existing = await ctx.ledger.get(run.runId);
+  if (isFinishedStatus(existing?.status)) return existing;
+  // Redis may have lost the run (a restart without persistence): its manifest is the record.
+  const manifest = await readManifest(store, run.account, run.runId);
+  if (manifest?.status !== 'succeeded') return existing;
+  await ctx.ledger.restore(manifest);
+  return ctx.ledger.get(run.runId);
+}
+
+/** Settles the run's window (kept from an earlier try) and marks it running. */
+async function startRun(s: RunStep, existing: LedgerRun | undefined): Promise<StartedRun> {
+  const { ctx, data, run } = s;
   const days =
     data.days ??
-    (data.kind === 'nightly'
-      ? await accountWindowDays({
-          store,
-          account: account.name,
-          runDate,
-          extract: ctx.config.extract,
-          lastSuccessRunDate: () => lastSuccessDate(ctx, account.name),
-        })
-      : data.kind === 'backfill'
-        ? ctx.config.extract.backfillDays
-        : ctx.config.extract.visibilityDays);
-  const startedAt = existing?.started_at ?? new Date().toISOString();
-  const scope = runScope(data.brands, data.endpoints);
-  await ctx.ledger.update(runId, {
-    status: 'running',
-    started_at: startedAt,
-    visibility_days: days,
-    window_from: addDays(runDate, 1 - days),
-    window_to: runDate,
-    scope,
-  });
-
-  const stats = emptyStats();
-  const client = createAccountClient({
-    account,
-    budget: ctx.budget,
-    logger: log,
-    stats,
-    limits: callLimits(ctx.config, startedAt),
-    maxBudgetWaitMs: ctx.config.jobs.maxBudgetWaitSeconds * 1000,
-  });
-  const run = { account: account.name, runId, runDate };
-  /** Nothing more will happen for this run: record why, in the manifest and the ledger. */
-  const endRun = async (message: string): Promise<never> => {
-    const manifest = assembleManifest({
-      run,
-      kind: data.kind,
-      startedAt,
-      visibilityDays: days,
-      buyerIntentDays: ctx.config.extract.buyerIntentDays,
-      scope,
-      error: message,
-      workspaces: [],
-      files: [],
-      loads: [],
-      requests: stats,
-      drift: [],
-    });
-    // Recorded like every finished run: its sync_runs row says why the whole account stopped.
-    const loader = await ctx.loaderFor(account.name);
-    const recorded = await recordRun({ store, manifest, logger: log, loader });
-    const ledgerRun = (await ctx.ledger.get(runId))!;
-    await ctx.ledger.finish(ledgerRun, 'failed', {
-      error: message,
-      manifest_key: manifestKey(account.name, runId),
-    });
-    log.error({ err: message }, 'run failed');
-    void runFinished({ config: ctx.config, logger: log, manifest: recorded });
-    throw new UnrecoverableError(message);
+    configuredWindowDays(data.kind, ctx.config.extract) ??
+    (await accountWindowDays({
+      store: s.store,
+      account: run.account,
+      runDate: run.runDate,
+      extract: ctx.config.extract,
+      lastSuccessRunDate: () => lastSuccessDate(ctx, run.account),
+    }));
+  const window: StartedRun = {
+    startedAt: existing?.started_at ?? new Date().toISOString(),
+    days,
+    scope: runScope(data.brands, data.endpoints),
   };
-  // A run job back from budget delays past its deadline calls nothing.
-  const deadline = runDeadline(startedAt, ctx.config.jobs.maxRunHours);
-  if (deadlinePassed(deadline)) return endRun(deadlineReason(deadline));
+  await ctx.ledger.update(run.runId, {
+    status: 'running',
+    started_at: window.startedAt,
+    visibility_days: days,
+    window_from: addDays(run.runDate, 1 - days),
+    window_to: run.runDate,
+    scope: window.scope,
+  });
+  return window;
+}
 
-  let discovery: Awaited<ReturnType<typeof discoverWorkspaces>>;
+/** The account's workspaces and its limit, counted in the ledger; a failure that will not pass ends the run. */
+async function discover(s: RunStep, window: StartedRun): Promise<Discovery> {
+  const { ctx, account, run } = s;
+  let discovery: Discovery;
   try {
     discovery = await discoverWorkspaces({
-      client,
-      account,
+      client: {
+        account,
+        budget: ctx.budget,
+        logger: s.log,
+        stats: s.stats,
+        limits: callLimits(ctx.config, window.startedAt),
+        maxBudgetWaitMs: ctx.config.jobs.maxBudgetWaitSeconds * 1000,
+      },
       run,
-      store,
-      ...(data.brands?.length ? { brandFilter: data.brands } : {}),
+      store: s.store,
+      // An empty filter means every workspace, as no filter does.
+      brandFilter: s.data.brands,
     });
   } catch (err) {
-    await ctx.ledger.addRequests(runId, stats);
-    if (err instanceof BudgetWaitTooLong)
-      return endRun(
-        await stepAsideForBudget(
-          job,
-          token,
-          err,
-          budgetDelayLimit(ctx.config.jobs),
-          {},
-          // Its account has started: it comes back ahead of the runs that have not.
-          jobPriority(data.kind, 'resumed'),
-        ),
-      );
-    const final =
-      (err instanceof ApiError && !err.retryable) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    if (!final) throw err;
-    return endRun(err instanceof Error ? err.message : String(err));
+    await ctx.ledger.addRequests(run.runId, s.stats);
+    return endRun(s, window, await discoveryFailure(s, err));
   }
-  await ctx.ledger.addRequests(runId, stats);
-  await ctx.ledger.update(runId, { workspaces_total: discovery.brandIds.length });
+  await ctx.ledger.addRequests(run.runId, s.stats);
+  await ctx.ledger.update(run.runId, { workspaces_total: discovery.brandIds.length });
+  return discovery;
+}
 
+/**
+ * Why a failed discovery ends the run. Throws instead when the run job comes back: stepped aside
+ * for budget (DelayedError), or retried by BullMQ for a failure that may pass.
+ */
+async function discoveryFailure({ job, token, ctx, data }: RunStep, err: unknown): Promise<string> {
+  if (err instanceof BudgetWaitTooLong) {
+    // Its account has started: it comes back ahead of the runs that have not.
+    const priority = jobPriority(data.kind, 'resumed');
+    return stepAsideForBudget(job, token, err, budgetDelayLimit(ctx.config.jobs), {}, priority);
+  }
+  const final =
+    (err instanceof ApiError && !err.retryable) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  if (!final) throw err;
+  return err instanceof Error ? err.message : String(err);
+}
+
+/** Nothing more will happen for this run: record why, in the manifest and the ledger. */
+async function endRun(s: RunStep, window: StartedRun, message: string): Promise<never> {
+  const { ctx, data, run, store, log } = s;
+  const manifest = assembleManifest({
+    run,
+    kind: data.kind,
+    startedAt: window.startedAt,
+    visibilityDays: window.days,
+    buyerIntentDays: ctx.config.extract.buyerIntentDays,
+    scope: window.scope,
+    error: message,
+    workspaces: [],
+    files: [],
+    loads: [],
+    requests: s.stats,
+    drift: [],
+  });
+  // Recorded like every finished run: its sync_runs row says why the whole account stopped.
+  const loader = await ctx.loaderFor(run.account);
+  const recorded = await recordRun({ store, manifest, logger: log, loader });
+  const ledgerRun = (await ctx.ledger.get(run.runId))!;
+  await ctx.ledger.finish(ledgerRun, 'failed', {
+    error: message,
+    manifest_key: manifestKey(run.account, run.runId),
+  });
+  log.error({ err: message }, 'run failed');
+  void runFinished({ config: ctx.config, logger: log, manifest: recorded });
+  throw new UnrecoverableError(message);
+}
+
+/**
+ * The run's flow: its load job, whose children are workspace jobs of a few workspaces each.
+ * The run's first job is served before the other jobs of started runs, and those before the runs
+ * not yet started (definitions.ts, STAGE): each account's calls come in a short burst. A job
+ * whose first call falls in a later window of the account's budget waits (delayed) until that
+ * window opens, and then goes first: started at once it would only be refused, told to come
+ * back after slots that the jobs before it have not settled yet, which is later than needed.
+ */
+async function fanOut(s: RunStep, window: StartedRun, discovery: Discovery): Promise<void> {
+  const { ctx, data, run } = s;
+  const { brandIds, limit } = discovery;
   const plan = {
-    visibilityDays: days,
+    visibilityDays: window.days,
     buyerIntentDays: [...ctx.config.extract.buyerIntentDays],
-    ...(data.endpoints?.length ? { endpoints: data.endpoints } : {}),
+    // Job data is JSON: no endpoints (every one) is an absent key, never an empty list.
+    endpoints: data.endpoints?.length ? data.endpoints : undefined,
   };
   const callsPerWorkspace = workspaceCalls('', {
-    visibilityDays: days,
-    buyerIntentDays: plan.buyerIntentDays,
-    ...(data.endpoints?.length ? { endpoints: data.endpoints as WorkspaceEndpoint[] } : {}),
+    ...plan,
+    endpoints: plan.endpoints as WorkspaceEndpoint[],
   }).length;
-  const per = workspacesPerJob(discovery.limit, callsPerWorkspace);
-  const load: LoadJobData = {
-    account: account.name,
-    runId,
-    runDate,
-    kind: data.kind,
-    brandIds: discovery.brandIds,
-    visibilityDays: days,
-    buyerIntentDays: plan.buyerIntentDays,
-    startedAt,
-    workspacesPerJob: per,
-    scope,
-    drift: discovery.drift,
-  };
-  const batches: string[][] = [];
-  for (let i = 0; i < discovery.brandIds.length; i += per) batches.push(discovery.brandIds.slice(i, i + per));
-  // The run's first job is served before the other jobs of started runs, and those before the runs
-  // not yet started (definitions.ts, STAGE): each account's calls come in a short burst. A job
-  // whose first call falls in a later window of the account's budget waits (delayed) until that
-  // window opens, and then goes first: started at once it would only be refused, told to come
-  // back after slots that the jobs before it have not settled yet, which is later than needed.
-  const windowOf = (i: number) =>
-    Math.floor((stats.calls + i * per * callsPerWorkspace) / discovery.limit.requests);
+  const per = workspacesPerJob(limit, callsPerWorkspace);
+  const windowOf = (i: number) => Math.floor((s.stats.calls + i * per * callsPerWorkspace) / limit.requests);
+  const queue = queueName(run.account);
   await ctx.flow.add({
     name: JOB.load,
-    queueName: queueName(account.name),
-    data: load,
-    opts: { ...jobOptions(ctx.config, data.kind, 'finish'), jobId: jobIds.load(runId) },
-    children: batches.map((brandIds, i) => ({
+    queueName: queue,
+    data: loadJobData(s, window, discovery, per),
+    opts: { ...jobOptions(ctx.config, data.kind, 'finish'), jobId: jobIds.load(run.runId) },
+    children: chunks(brandIds, per).map((jobBrandIds, i) => ({
       name: JOB.workspace,
-      queueName: queueName(account.name),
-      data: {
-        account: account.name,
-        runId,
-        runDate,
-        brandIds,
-        plan,
-        limit: discovery.limit,
-        done: {},
-        failed: {},
-      } satisfies WorkspaceJobData,
+      queueName: queue,
+      data: { ...run, brandIds: jobBrandIds, plan, limit, done: {}, failed: {} } satisfies WorkspaceJobData,
       opts: {
         ...jobOptions(ctx.config, data.kind, i === 0 ? 'opened' : windowOf(i) > 0 ? 'resumed' : 'started'),
-        ...(windowOf(i) > 0 ? { delay: windowOf(i) * discovery.limit.windowMs } : {}),
-        jobId: jobIds.workspace(runId, i),
+        // Options go to BullMQ's scripts packed with msgpack, where an undefined key is not absent.
+        ...(windowOf(i) > 0 ? { delay: windowOf(i) * limit.windowMs } : {}),
+        jobId: jobIds.workspace(run.runId, i),
         ignoreDependencyOnFailure: true,
       },
     })),
   });
-  await job.updateProgress({ workspaces: discovery.brandIds.length });
-  log.info({ workspaces: discovery.brandIds.length, days }, 'run fanned out');
-  return { runId, workspaces: discovery.brandIds.length };
+}
+
+/** The load job's data: what the run covers, for its manifest. */
+function loadJobData(
+  { ctx, data, run }: RunStep,
+  window: StartedRun,
+  discovery: Discovery,
+  per: number,
+): LoadJobData {
+  return {
+    ...run,
+    kind: data.kind,
+    brandIds: discovery.brandIds,
+    visibilityDays: window.days,
+    buyerIntentDays: [...ctx.config.extract.buyerIntentDays],
+    startedAt: window.startedAt,
+    workspacesPerJob: per,
+    scope: window.scope,
+    drift: discovery.drift,
+  };
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
 }

@@ -10,9 +10,6 @@ import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { sha256Hex } from '../util/hash.js';
 import { encodeSegment } from '../util/path-segment.js';
 
-/** @deprecated Import RunCoordinates from src/runs/run-coordinates.ts (kept for finish-run.ts). */
-export type { RunCoordinates } from '../runs/run-coordinates.js';
-
 export interface RawFileRef {
   key: string;
   endpoint: RawEndpoint;

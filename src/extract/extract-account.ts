@@ -13,9 +13,10 @@ import type { RateBudget, RateLimit } from '../api/rate-budget.js';
 import { emptyStats, type RequestStats } from '../api/request-stats.js';
 import { runDeadline } from '../api/run-deadline.js';
 import type { Config } from '../config/schema.js';
-import { landRaw, type RunRef } from '../land/raw.js';
+import { landRaw } from '../land/raw.js';
 import { DriftReport } from '../normalise/drift.js';
 import type { DriftEntry, ManifestFile, WorkspaceResult } from '../runs/manifest.js';
+import type { RunCoordinates } from '../runs/run-coordinates.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { mapSettled } from '../util/pool.js';
 import { type AccountSource, initialLimit } from './account-source.js';
@@ -53,13 +54,13 @@ export function createAccountClient(o: ClientOptions): ApiClient {
     allowInsecureHttp: o.account.allowInsecureHttp ?? false,
     budget: o.budget,
     limit: o.limit ?? initialLimit(o.account),
-    ...(o.stats ? { stats: o.stats } : {}),
-    ...(o.logger ? { logger: o.logger } : {}),
-    ...(o.signal ? { signal: o.signal } : {}),
-    ...(o.timeouts ? { timeouts: o.timeouts } : {}),
+    stats: o.stats,
+    logger: o.logger,
+    signal: o.signal,
+    timeouts: o.timeouts,
     limits: o.limits,
-    ...(o.retry ? { retry: o.retry } : {}),
-    ...(o.maxBudgetWaitMs !== undefined ? { maxBudgetWaitMs: o.maxBudgetWaitMs } : {}),
+    retry: o.retry,
+    maxBudgetWaitMs: o.maxBudgetWaitMs,
   });
 }
 
@@ -84,7 +85,7 @@ export function envelopeDrift(res: ApiResponse, example: string): DriftEntry[] {
 
 async function landCall(
   store: ObjectStore,
-  run: RunRef,
+  run: RunCoordinates,
   res: ApiResponse,
   drift: DriftReport,
   example: string,
@@ -95,28 +96,33 @@ async function landCall(
 
 export interface Discovery {
   brandIds: string[];
+  /** The limit /me settled on: every later call of the run keeps to it (give it to their clients). */
   limit: RateLimit;
   files: ManifestFile[];
   drift: DriftEntry[];
 }
 
-/** /me and /brands, landed; the workspaces to extract and the limit to keep to. Throws ApiError. */
+/**
+ * /me, then /brands under the limit /me announced, both landed: the workspaces to extract and the
+ * limit to keep to. Throws ApiError.
+ */
 export async function discoverWorkspaces(o: {
-  client: ApiClient;
-  account: AccountSource;
-  run: RunRef;
+  /** The account's client, but for its limit (discovery settles that). */
+  client: ClientOptions;
+  run: RunCoordinates;
   store: ObjectStore;
-  brandFilter?: readonly string[];
+  brandFilter?: readonly string[] | undefined;
 }): Promise<Discovery> {
   const drift = new DriftReport();
-  const me = await o.client.get(meCall);
+  const account = o.client.account;
+  const me = await createAccountClient(o.client).get(meCall);
   const files = [await landCall(o.store, o.run, me, drift, '_account')];
-  o.client.limit = effectiveLimit(o.account, me.body);
-  const brands = await o.client.get(brandsCall);
+  const limit = effectiveLimit(account, me.body);
+  const brands = await createAccountClient({ ...o.client, limit }).get(brandsCall);
   files.push(await landCall(o.store, o.run, brands, drift, '_account'));
   return {
-    brandIds: chooseWorkspaces(o.account, o.brandFilter, brands.body),
-    limit: o.client.limit,
+    brandIds: chooseWorkspaces(account, o.brandFilter, brands.body),
+    limit,
     files,
     drift: drift.entries(),
   };
@@ -156,7 +162,7 @@ export interface WorkspaceExtraction {
 /** Every call of one workspace, each landed as it arrives; errors are collected, not thrown. */
 export async function extractWorkspace(o: {
   client: ApiClient;
-  run: RunRef;
+  run: RunCoordinates;
   store: ObjectStore;
   plan: ExtractPlan;
   brandId: string;
@@ -191,7 +197,7 @@ export async function extractWorkspace(o: {
 
 export interface ExtractContext {
   account: AccountSource;
-  run: RunRef;
+  run: RunCoordinates;
   plan: ExtractPlan;
   /** Only these workspaces (CLI --brand); default: the config's list, or all from /brands. */
   brandFilter?: readonly string[];
@@ -233,29 +239,29 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
   // Every in-flight request and budget wait listens on this one signal (and lets go when done).
   setMaxListeners(ctx.concurrency * 4 + 16, signal);
   const stats = emptyStats();
-  const client = createAccountClient({ ...ctx, signal, stats });
+  const clientOptions: ClientOptions = { ...ctx, signal, stats };
   const result: ExtractResult = { brandIds: [], files: [], workspaces: [], requests: stats, drift: [] };
 
   let discovery: Discovery;
   try {
     discovery = await discoverWorkspaces({
-      client,
-      account: ctx.account,
+      client: clientOptions,
       run: ctx.run,
       store: ctx.store,
-      ...(ctx.brandFilter ? { brandFilter: ctx.brandFilter } : {}),
+      brandFilter: ctx.brandFilter,
     });
   } catch (err) {
     result.error = describe(err);
     ctx.logger.error({ account: ctx.account.name, err: result.error }, 'account stopped');
     return result;
   }
-  const brandIds = discovery.brandIds;
+  const { brandIds, limit } = discovery;
+  const client = createAccountClient({ ...clientOptions, limit });
   result.brandIds = brandIds;
   result.files.push(...discovery.files);
   result.drift.push(...discovery.drift);
   ctx.logger.info(
-    { account: ctx.account.name, run_id: ctx.run.runId, workspaces: brandIds.length, limit: client.limit },
+    { account: ctx.account.name, run_id: ctx.run.runId, workspaces: brandIds.length, limit },
     'extracting workspaces',
   );
 
@@ -267,7 +273,7 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
       workspacesTotal: brandIds.length,
       workspacesFailed: failed,
       requests: stats,
-      limit: client.limit,
+      limit,
     });
   report();
   const outcomes = await mapSettled(brandIds, ctx.concurrency, async (brandId) => {

@@ -15,9 +15,6 @@ export interface RawRequestInfo {
   received_at: string;
 }
 
-/** @deprecated Use RunCoordinates from src/runs/run-coordinates.ts. */
-export type RunRef = RunCoordinates;
-
 export function rawDocument(res: ApiResponse): string {
   const request: RawRequestInfo = {
     method: 'GET',

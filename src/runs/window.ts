@@ -4,6 +4,21 @@
 // and the workers' nightly runs find the account's last success with accountWindowDays.
 import type { ObjectStore } from '../sinks/object-store.js';
 import { lastSucceededRun } from './history.js';
+import type { RunKind } from './run-id.js';
+
+/**
+ * The days a queued run of `kind` covers when it was not given its own: a backfill and a sync a
+ * configured number; a nightly run none, since its window follows the account's last success
+ * (accountWindowDays), found when the run starts.
+ */
+export function configuredWindowDays(
+  kind: RunKind,
+  extract: { backfillDays: number; visibilityDays: number },
+): number | undefined {
+  if (kind === 'backfill') return extract.backfillDays;
+  if (kind === 'sync') return extract.visibilityDays;
+  return undefined;
+}
 
 export function daysBetween(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000);

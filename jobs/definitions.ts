@@ -3,7 +3,7 @@
 // up in the worker's config when the job runs, so Redis holds no secret.
 import { z } from 'zod';
 import type { Config } from '../src/config/schema.js';
-import type { DriftEntry, WorkspaceResult } from '../src/runs/manifest.js';
+import { type DriftEntry, DriftEntrySchema, type WorkspaceResult } from '../src/runs/manifest.js';
 import { RUN_KINDS, type RunKind } from '../src/runs/run-id.js';
 
 export { RUN_KINDS, type RunKind };
@@ -149,18 +149,7 @@ export const LoadJobSchema = z.object({
   /** What the run was asked to cover, for the manifest (absent in jobs queued before: everything). */
   scope: ScopeSchema.optional(),
   /** Envelope drift found by discovery, for the manifest. */
-  drift: z
-    .array(
-      z.object({
-        endpoint: z.string(),
-        kind: z.string(),
-        detail: z.string(),
-        example: z.string().optional(),
-        count: z.number().optional(),
-        stage: z.enum(['extract', 'normalise']).optional(),
-      }),
-    )
-    .default([]),
+  drift: z.array(DriftEntrySchema).default([]),
 });
 export type LoadJobData = z.infer<typeof LoadJobSchema>;
 

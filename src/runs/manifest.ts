@@ -1,5 +1,6 @@
 // The run manifest (`runs/account=A/run=R/manifest.json`), written last: a run without one is
 // incomplete and readers ignore it. What it lists, and that contract, are in README "What a run does".
+import { z } from 'zod';
 import type { RequestStats } from '../api/request-stats.js';
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
@@ -31,16 +32,18 @@ export interface LoadResult {
   load_batch_id?: string;
 }
 
-export interface DriftEntry {
-  endpoint: string;
-  kind: string;
-  detail: string;
+/** One drift finding; a schema because job data carries entries through Redis (checked there). */
+export const DriftEntrySchema = z.object({
+  endpoint: z.string(),
+  kind: z.string(),
+  detail: z.string(),
   /** One example: where it was seen (a brand id or a JSON path). */
-  example?: string;
-  count?: number;
+  example: z.string().optional(),
+  count: z.number().optional(),
   /** Where it was found: replay keeps extract findings and rebuilds normalise ones. */
-  stage?: 'extract' | 'normalise';
-}
+  stage: z.enum(['extract', 'normalise']).optional(),
+});
+export type DriftEntry = z.infer<typeof DriftEntrySchema>;
 
 export interface RunWindow {
   visibility_days: number;

@@ -18,9 +18,10 @@ import {
 } from '../src/runs/last-success.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import type { RunKind } from '../src/runs/run-id.js';
+import { isFinishedStatus, type RunStatus } from '../src/runs/run-status.js';
 import { manifestKey } from '../src/sinks/layout.js';
 
-export type LedgerStatus = 'queued' | 'running' | 'succeeded' | 'partial' | 'failed';
+export type LedgerStatus = 'queued' | 'running' | RunStatus;
 
 export interface LedgerRun {
   run_id: string;
@@ -41,6 +42,12 @@ export interface LedgerRun {
   /** Why the account stopped mid-run (bad key, plan): later workspace jobs do not call the API. */
   stopped?: string;
   workspaces_total?: number;
+  /**
+   * What a running run waits for while it is neither extracting nor finished (its load batch:
+   * jobs/run-phase.ts), and since when; read through currentPhase, which ignores a stale one.
+   */
+  phase?: string;
+  phase_at?: string;
   /** Workspaces that finished, failed or not (each counted once however often its job ran). */
   workspaces_done: number;
   workspaces_failed: number;
@@ -52,6 +59,14 @@ export interface LedgerRun {
 
 /** Request counters read back as 0 when never incremented. */
 const COUNTERS = ['calls', 'rate_limited', 'retries', 'waited_ms'] as const;
+
+/** Lua: adds ARGV[1..4] to the run's request counters (COUNTERS, in order); a zero is not written. */
+const ADD_REQUESTS = `local counters = {${COUNTERS.map((c) => `'${c}'`).join(', ')}}
+for i = 1, ${COUNTERS.length} do
+  local n = tonumber(ARGV[i])
+  if n ~= 0 then redis.call('HINCRBY', KEYS[1], counters[i], n) end
+end
+`;
 
 // Every script first checks that the run is in the ledger: a job still running after Redis lost
 // its data must not leave a headless hash behind.
@@ -75,12 +90,7 @@ return 1`,
   visyncLedgerWorkspaces: {
     numberOfKeys: 3,
     lua: `${GUARD}
-local counters = {'calls', 'rate_limited', 'retries', 'waited_ms'}
-for i = 1, 4 do
-  local n = tonumber(ARGV[i])
-  if n ~= 0 then redis.call('HINCRBY', KEYS[1], counters[i], n) end
-end
-for i = 5, #ARGV, 2 do
+${ADD_REQUESTS}for i = 5, #ARGV, 2 do
   local ws = ARGV[i]
   if ARGV[i + 1] == '1' then
     if redis.call('SADD', KEYS[2], ws) == 1 or redis.call('SISMEMBER', KEYS[3], ws) == 1 then
@@ -97,12 +107,7 @@ return 1`,
   visyncLedgerRequests: {
     numberOfKeys: 1,
     lua: `${GUARD}
-local counters = {'calls', 'rate_limited', 'retries', 'waited_ms'}
-for i = 1, 4 do
-  local n = tonumber(ARGV[i])
-  if n ~= 0 then redis.call('HINCRBY', KEYS[1], counters[i], n) end
-end
-return 1`,
+${ADD_REQUESTS}return 1`,
   },
   /**
    * KEYS: run, last success (hash run_id, run_date). ARGV: status, '1' when the run moves the mark,
@@ -257,7 +262,7 @@ export class RunLedger {
   /** What a workspace job reads before it starts (one command, not the whole record). */
   async progressOf(runId: string): Promise<{ stopped?: string; started_at?: string }> {
     const [stopped, started] = await this.#redis.hmget(this.#run(runId), 'stopped', 'started_at');
-    return { ...(stopped ? { stopped } : {}), ...(started ? { started_at: started } : {}) };
+    return { stopped: stopped || undefined, started_at: started || undefined };
   }
 
   /** First stop reason wins; later workspace jobs of the run see it and make no call. */
@@ -276,8 +281,7 @@ export class RunLedger {
       flatten({ ...rest, finished_at: finishedAt.toISOString() }),
     );
     // Once per run: a finish repeated by a retried job starts from a run that had ended already.
-    if (run.status === 'queued' || run.status === 'running')
-      metrics.runFinished(run.kind, status, run.started_at, finishedAt);
+    if (!isFinishedStatus(run.status)) metrics.runFinished(run.kind, status, run.started_at, finishedAt);
   }
 
   async #finish(runId: string, account: string, covered: CoveredRun, fields: string[]): Promise<void> {

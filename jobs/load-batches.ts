@@ -27,7 +27,7 @@ import type { BatchTableLoad } from '../src/pipeline/load-batch.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import { Queue } from './bullmq.js';
 import { JOB } from './definitions.js';
-import type { LedgerRun, RunLedger } from './ledger.js';
+import type { RunLedger } from './ledger.js';
 import type { AccountQueues } from './queues.js';
 
 export { AWAITING_LOAD_BATCH } from './run-phase.js';
@@ -362,8 +362,7 @@ export async function noRunInFlight(queues: AccountQueues, self?: string): Promi
 
 /** Marks the run's phase in the ledger (shown by `visync status`). */
 export async function setPhase(ledger: RunLedger, runId: string, phase: string): Promise<void> {
-  const fields = { phase, phase_at: new Date().toISOString() };
-  await ledger.update(runId, fields as Partial<LedgerRun>);
+  await ledger.update(runId, { phase, phase_at: new Date().toISOString() });
 }
 
 /**

@@ -2,6 +2,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config/schema.js';
 import { initialLimit } from '../src/extract/account-source.js';
+import { isFinishedStatus } from '../src/runs/run-status.js';
 import type { Queue } from './bullmq.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
 import { LOAD_QUEUE, LoadBatches, loadQueue } from './load-batches.js';
@@ -59,7 +60,7 @@ export async function readStatus(o: {
     accounts.push({
       account: a.name,
       ...(last ? { last_success: last } : {}),
-      running: recent.filter((r) => r.status === 'running' || r.status === 'queued'),
+      running: recent.filter((r) => !isFinishedStatus(r.status)),
       failed: await Promise.all(
         recent
           .filter((r) => r.status === 'failed' || r.status === 'partial')

@@ -8,6 +8,7 @@ import { runFinished } from '../../src/ops/run-finished.js';
 import { loadBatchTables } from '../../src/pipeline/load-batch.js';
 import { type BatchRecording, recordBatch, recordRun } from '../../src/pipeline/record-run.js';
 import type { LoadResult, Manifest } from '../../src/runs/manifest.js';
+import { isFinishedStatus } from '../../src/runs/run-status.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
 import type { JobContext } from '../context.js';
@@ -73,7 +74,7 @@ async function membersOf(claim: Claim, ctx: JobContext, log: Logger): Promise<Me
       const error = `run not recorded: its record for load batch ${claim.id} is gone from Redis; enqueue the run again (same id) or visync replay --run ${runId}`;
       log.error({ run_id: runId }, error);
       const ledgerRun = await ctx.ledger.get(runId);
-      if (ledgerRun && (ledgerRun.status === 'running' || ledgerRun.status === 'queued'))
+      if (ledgerRun && !isFinishedStatus(ledgerRun.status))
         await ctx.ledger.finish(ledgerRun, 'failed', { error });
       continue;
     }
@@ -176,8 +177,10 @@ async function endRun(
       (failedLoads.length ? `${failedLoads.join('; ')}; ${replayHint(runId)}` : undefined);
     await ctx.ledger.finish(ledgerRun, m.status, {
       manifest_key: manifestKey(m.account, runId),
-      ...(error ? { error } : {}),
-      ...({ phase: `loaded in batch ${batchId}`, phase_at: new Date().toISOString() } as object),
+      // The ledger writes no undefined field (its hash keeps any error from before).
+      error: error || undefined,
+      phase: `loaded in batch ${batchId}`,
+      phase_at: new Date().toISOString(),
     });
   }
   await ctx.loadBatches.runDone(runId);

@@ -120,7 +120,8 @@ function fromOneWorkspace(v: unknown): unknown {
   return {
     ...rest,
     brandIds: [brandId],
-    ...(Array.isArray(done) && typeof brandId === 'string' ? { done: { [brandId]: done } } : {}),
+    // Absent and undefined alike: the schema's default.
+    done: Array.isArray(done) && typeof brandId === 'string' ? { [brandId]: done } : undefined,
   };
 }
 

@@ -56,8 +56,7 @@ export async function enqueueRun(
   const created = await ledger.create({ run_id: runId, account: r.account, kind: r.kind, run_date: runDate });
   if (!created) {
     const existing = await ledger.get(runId);
-    if (!existing || !(await ledger.reopen(runId)))
-      return { runId, created: false, ...(existing ? { existing } : {}) };
+    if (!existing || !(await ledger.reopen(runId))) return { runId, created: false, existing };
     await removeFinishedJobs(queues.for(r.account), runId, existing.workspaces_total ?? 0);
   }
   const data: RunJobData = {
@@ -65,9 +64,10 @@ export async function enqueueRun(
     kind: r.kind,
     runId,
     runDate,
-    ...(days !== undefined ? { days } : {}),
-    ...(r.brands?.length ? { brands: r.brands } : {}),
-    ...(r.endpoints?.length ? { endpoints: r.endpoints } : {}),
+    // Job data is JSON: an undefined key is not stored. An empty list is none (everything).
+    days,
+    brands: r.brands?.length ? r.brands : undefined,
+    endpoints: r.endpoints?.length ? r.endpoints : undefined,
   };
   await queues.register(r.account);
   await queues.for(r.account).add(JOB.run, data, { ...jobOptions(config, r.kind), jobId: jobIds.run(runId) });

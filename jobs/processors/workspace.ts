@@ -52,7 +52,7 @@ export async function processWorkspace(
   const plan = {
     visibilityDays: data.plan.visibilityDays,
     buyerIntentDays: data.plan.buyerIntentDays,
-    ...(data.plan.endpoints ? { endpoints: data.plan.endpoints as WorkspaceEndpoint[] } : {}),
+    endpoints: data.plan.endpoints as WorkspaceEndpoint[] | undefined,
   };
   const calls = workspaceCalls('', plan).map(callId);
   const done = new Map(data.brandIds.map((b) => [b, new Set(data.done[b] ?? [])]));

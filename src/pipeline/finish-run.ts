@@ -86,8 +86,8 @@ export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {
       store: o.store,
       run: o.run,
       logger: o.logger,
-      ...(o.partRows ? { partRows: o.partRows } : {}),
-      ...(o.latestLock ? { latestLock: o.latestLock } : {}),
+      partRows: o.partRows || undefined,
+      latestLock: o.latestLock,
     });
   } catch (err) {
     // Curate stopped as a whole (spool or sink failing): no table of the run can be loaded. Which

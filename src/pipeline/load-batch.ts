@@ -209,7 +209,7 @@ async function loadTable(
     job_id: result.job_id,
     status: result.status,
     rows: result.rows,
-    ...(result.error !== undefined ? { error: result.error } : {}),
+    error: result.error,
     runs,
     left_out: leftOut,
   };

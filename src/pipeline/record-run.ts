@@ -118,7 +118,7 @@ export async function recordBatch(o: {
       job_id: load.job_id,
       status: load.status,
       rows: load.rows,
-      ...(load.error !== undefined ? { error: load.error } : {}),
+      error: load.error,
       runs: Object.fromEntries(included.map((r) => [r.manifest.run_id, 1])),
       left_out: {},
     };
@@ -137,7 +137,7 @@ export async function recordBatch(o: {
               job_id: loaded.job_id,
               status: loaded.status,
               rows: loaded.status === 'succeeded' ? 1 : 0,
-              ...(loaded.error !== undefined ? { error: loaded.error } : {}),
+              error: loaded.error,
               load_batch_id: o.batchId,
             };
       try {

@@ -125,6 +125,14 @@ async function recordRuns(wh: Warehouse, rows: Row[]): Promise<void> {
   await wh.insertRows('sync_runs', rows);
 }
 
+/** A warehouse with these rows loaded, per table, and these runs recorded in sync_runs: what a view reads. */
+async function warehouseWith(tables: Record<string, Row[]>, runs: Row[]): Promise<Warehouse> {
+  const wh = await openWarehouse();
+  for (const [table, rows] of Object.entries(tables)) await load(wh, rows, table);
+  await recordRuns(wh, runs);
+  return wh;
+}
+
 /** `columns` of a view's rows, sorted, as `a|b|c` strings: easy to compare, readable when not equal. */
 async function viewRows(wh: Warehouse, view: string, columns: string[]): Promise<string[]> {
   const rows = await wh.query(`SELECT ${columns.join(', ')} FROM ${wh.dataset}.${view}`);
@@ -133,18 +141,17 @@ async function viewRows(wh: Warehouse, view: string, columns: string[]): Promise
 
 describe('recommendations_latest', () => {
   it('drops a recommendation the API stopped returning', async () => {
-    const wh = await openWarehouse();
     const [r1, r2] = [run(1), run(2)];
-    await load(
-      wh,
-      [
-        recommendation(r1, 'ws_1', 'rec_1'),
-        recommendation(r1, 'ws_1', 'rec_2'),
-        recommendation(r2, 'ws_1', 'rec_1', 'done'),
-      ],
-      'recommendations',
+    const wh = await warehouseWith(
+      {
+        recommendations: [
+          recommendation(r1, 'ws_1', 'rec_1'),
+          recommendation(r1, 'ws_1', 'rec_2'),
+          recommendation(r2, 'ws_1', 'rec_1', 'done'),
+        ],
+      },
+      [syncRun(r1, { succeeded: ['ws_1'] }), syncRun(r2, { succeeded: ['ws_1'] })],
     );
-    await recordRuns(wh, [syncRun(r1, { succeeded: ['ws_1'] }), syncRun(r2, { succeeded: ['ws_1'] })]);
 
     expect(await viewRows(wh, 'recommendations_latest', ['recommendation_id', 'status', 'run_id'])).toEqual([
       `rec_1|done|${r2.id}`,
@@ -152,24 +159,20 @@ describe('recommendations_latest', () => {
   });
 
   it('keeps the previous run for a workspace that failed in the newest run', async () => {
-    const wh = await openWarehouse();
     const [r1, r2] = [run(1), run(2)];
-    await load(
-      wh,
-      [
-        recommendation(r1, 'ws_1', 'rec_1'),
-        recommendation(r1, 'ws_2', 'rec_a'),
-        recommendation(r1, 'ws_2', 'rec_b'),
-        recommendation(r2, 'ws_1', 'rec_1', 'done'),
-        // ws_2 failed in r2 after its recommendations landed, with only part of them.
-        recommendation(r2, 'ws_2', 'rec_a', 'dismissed'),
-      ],
-      'recommendations',
+    const wh = await warehouseWith(
+      {
+        recommendations: [
+          recommendation(r1, 'ws_1', 'rec_1'),
+          recommendation(r1, 'ws_2', 'rec_a'),
+          recommendation(r1, 'ws_2', 'rec_b'),
+          recommendation(r2, 'ws_1', 'rec_1', 'done'),
+          // ws_2 failed in r2 after its recommendations landed, with only part of them.
+          recommendation(r2, 'ws_2', 'rec_a', 'dismissed'),
+        ],
+      },
+      [syncRun(r1, { succeeded: ['ws_1', 'ws_2'] }), syncRun(r2, { succeeded: ['ws_1'], failed: ['ws_2'] })],
     );
-    await recordRuns(wh, [
-      syncRun(r1, { succeeded: ['ws_1', 'ws_2'] }),
-      syncRun(r2, { succeeded: ['ws_1'], failed: ['ws_2'] }),
-    ]);
 
     expect(
       await viewRows(wh, 'recommendations_latest', ['brand_id', 'recommendation_id', 'status', 'run_id']),
@@ -177,21 +180,20 @@ describe('recommendations_latest', () => {
   });
 
   it('moves only the workspace of a --brand run', async () => {
-    const wh = await openWarehouse();
     const [r1, r2] = [run(1), run(2)];
-    await load(
-      wh,
+    const wh = await warehouseWith(
+      {
+        recommendations: [
+          recommendation(r1, 'ws_1', 'rec_1'),
+          recommendation(r1, 'ws_2', 'rec_a'),
+          recommendation(r2, 'ws_2', 'rec_b'),
+        ],
+      },
       [
-        recommendation(r1, 'ws_1', 'rec_1'),
-        recommendation(r1, 'ws_2', 'rec_a'),
-        recommendation(r2, 'ws_2', 'rec_b'),
+        syncRun(r1, { succeeded: ['ws_1', 'ws_2'] }),
+        syncRun(r2, { succeeded: ['ws_2'], brandFilter: ['ws_2'] }),
       ],
-      'recommendations',
     );
-    await recordRuns(wh, [
-      syncRun(r1, { succeeded: ['ws_1', 'ws_2'] }),
-      syncRun(r2, { succeeded: ['ws_2'], brandFilter: ['ws_2'] }),
-    ]);
 
     expect(await viewRows(wh, 'recommendations_latest', ['brand_id', 'recommendation_id', 'run_id'])).toEqual(
       [`ws_1|rec_1|${r1.id}`, `ws_2|rec_b|${r2.id}`],
@@ -199,25 +201,20 @@ describe('recommendations_latest', () => {
   });
 
   it('drops a workspace the newest full run no longer synced (removed from the account)', async () => {
-    const wh = await openWarehouse();
     const [r1, r2, r3] = [run(1), run(2), run(3)];
-    await load(
-      wh,
-      [
-        recommendation(r1, 'ws_1', 'rec_1'),
-        recommendation(r1, 'ws_2', 'rec_a'),
-        recommendation(r2, 'ws_1', 'rec_1'),
-        recommendation(r3, 'ws_1', 'rec_1'),
-      ],
-      'recommendations',
+    const wh = await warehouseWith(
+      {
+        recommendations: [
+          recommendation(r1, 'ws_1', 'rec_1'),
+          recommendation(r1, 'ws_2', 'rec_a'),
+          recommendation(r2, 'ws_1', 'rec_1'),
+          recommendation(r3, 'ws_1', 'rec_1'),
+        ],
+        brands: [brand(r1, 'ws_1', true), brand(r1, 'ws_2', true), brand(r2, 'ws_1', true)],
+      },
+      // r2 synced ws_1 only and failed no workspace: ws_2 is no longer in the account.
+      [syncRun(r1, { succeeded: ['ws_1', 'ws_2'] }), syncRun(r2, { succeeded: ['ws_1'] })],
     );
-    await load(wh, [brand(r1, 'ws_1', true), brand(r1, 'ws_2', true), brand(r2, 'ws_1', true)], 'brands');
-
-    // r2 synced ws_1 only and failed no workspace: ws_2 is no longer in the account.
-    await recordRuns(wh, [
-      syncRun(r1, { succeeded: ['ws_1', 'ws_2'] }),
-      syncRun(r2, { succeeded: ['ws_1'] }),
-    ]);
     expect(await viewRows(wh, 'recommendations_latest', ['brand_id'])).toEqual(['ws_1']);
     expect(await viewRows(wh, 'brands_latest', ['brand_id'])).toEqual(['ws_1']);
 
@@ -227,21 +224,17 @@ describe('recommendations_latest', () => {
   });
 
   it('keeps every workspace while the newest full run failed one (it may still exist)', async () => {
-    const wh = await openWarehouse();
     const [r1, r2] = [run(1), run(2)];
-    await load(
-      wh,
-      [
-        recommendation(r1, 'ws_1', 'rec_1'),
-        recommendation(r1, 'ws_2', 'rec_a'),
-        recommendation(r2, 'ws_1', 'rec_1'),
-      ],
-      'recommendations',
+    const wh = await warehouseWith(
+      {
+        recommendations: [
+          recommendation(r1, 'ws_1', 'rec_1'),
+          recommendation(r1, 'ws_2', 'rec_a'),
+          recommendation(r2, 'ws_1', 'rec_1'),
+        ],
+      },
+      [syncRun(r1, { succeeded: ['ws_1', 'ws_2'] }), syncRun(r2, { succeeded: ['ws_1'], failed: ['ws_2'] })],
     );
-    await recordRuns(wh, [
-      syncRun(r1, { succeeded: ['ws_1', 'ws_2'] }),
-      syncRun(r2, { succeeded: ['ws_1'], failed: ['ws_2'] }),
-    ]);
     expect(await viewRows(wh, 'recommendations_latest', ['brand_id', 'run_id'])).toEqual([
       `ws_1|${r2.id}`,
       `ws_2|${r1.id}`,
@@ -249,18 +242,15 @@ describe('recommendations_latest', () => {
   });
 
   it('counts a replayed run once, as its newest sync_runs row says', async () => {
-    const wh = await openWarehouse();
     const [r1, r2] = [run(1), run(2)];
-    await load(
-      wh,
-      [recommendation(r1, 'ws_1', 'rec_1'), recommendation(r2, 'ws_1', 'rec_1', 'done')],
-      'recommendations',
+    const wh = await warehouseWith(
+      { recommendations: [recommendation(r1, 'ws_1', 'rec_1'), recommendation(r2, 'ws_1', 'rec_1', 'done')] },
+      [
+        syncRun(r1, { succeeded: ['ws_1'] }),
+        // r2's first recording: its recommendations load failed.
+        syncRun(r2, { succeeded: ['ws_1'], tablesFailed: ['recommendations'] }),
+      ],
     );
-    // r2's first recording: its recommendations load failed.
-    await recordRuns(wh, [
-      syncRun(r1, { succeeded: ['ws_1'] }),
-      syncRun(r2, { succeeded: ['ws_1'], tablesFailed: ['recommendations'] }),
-    ]);
     expect(await viewRows(wh, 'recommendations_latest', ['status', 'run_id'])).toEqual([`open|${r1.id}`]);
 
     // `visync replay` loads the table (its rows land again) and records r2 a second time.
@@ -424,18 +414,17 @@ describe('visibility_engine_daily_latest', () => {
 
 describe('recommendation_status_changes', () => {
   it('reports a change between recorded runs, and none from a run without a sync_runs row', async () => {
-    const wh = await openWarehouse();
     const [r1, r2, crashed] = [run(1), run(2), run(3)];
-    await load(
-      wh,
-      [
-        recommendation(r1, 'ws_1', 'rec_1', 'open'),
-        recommendation(r2, 'ws_1', 'rec_1', 'done'),
-        recommendation(crashed, 'ws_1', 'rec_1', 'dismissed'),
-      ],
-      'recommendations',
+    const wh = await warehouseWith(
+      {
+        recommendations: [
+          recommendation(r1, 'ws_1', 'rec_1', 'open'),
+          recommendation(r2, 'ws_1', 'rec_1', 'done'),
+          recommendation(crashed, 'ws_1', 'rec_1', 'dismissed'),
+        ],
+      },
+      [syncRun(r1, { succeeded: ['ws_1'] }), syncRun(r2, { succeeded: ['ws_1'] })],
     );
-    await recordRuns(wh, [syncRun(r1, { succeeded: ['ws_1'] }), syncRun(r2, { succeeded: ['ws_1'] })]);
 
     expect(
       await viewRows(wh, 'recommendation_status_changes', [

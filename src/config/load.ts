@@ -53,13 +53,9 @@ export type ApiKeysNeed = 'required' | 'unused';
 /** Stands for a key the command does not use; never sent (those commands make no API call). */
 const UNUSED_KEY = 'unused-by-this-command';
 
-export function loadConfig(
-  path?: string,
-  env: NodeJS.ProcessEnv = process.env,
-  onWarning: WarningSink = warnOnStderr,
-  apiKeys: ApiKeysNeed = 'required',
-): Config {
-  return loadConfigDetailed(path, env, onWarning, apiKeys).config;
+/** loadConfigDetailed's config alone (it also says where accounts are defined and which files were read). */
+export function loadConfig(...args: Parameters<typeof loadConfigDetailed>): Config {
+  return loadConfigDetailed(...args).config;
 }
 
 /** For commands that never call the API: an account key whose variable is unset is accepted. */

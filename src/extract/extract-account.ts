@@ -264,46 +264,8 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
     { account: ctx.account.name, run_id: ctx.run.runId, workspaces: brandIds.length, limit },
     'extracting workspaces',
   );
-
-  let done = 0;
-  let failed = 0;
-  const report = () =>
-    ctx.onProgress?.({
-      workspacesDone: done,
-      workspacesTotal: brandIds.length,
-      workspacesFailed: failed,
-      requests: stats,
-      limit,
-    });
-  report();
-  const outcomes = await mapSettled(brandIds, ctx.concurrency, async (brandId) => {
-    let ws: WorkspaceExtraction;
-    try {
-      ws = await extractWorkspace({ client, run: ctx.run, store: ctx.store, plan: ctx.plan, brandId });
-    } catch (err) {
-      if (signal.aborted) throw signal.reason;
-      throw err;
-    }
-    if (ws.stop) stop.abort(ws.stop);
-    result.files.push(...ws.files);
-    result.drift.push(...ws.drift);
-    done++;
-    if (ws.failures.length) failed++;
-    report();
-    if (done % 10 === 0 || done === brandIds.length) {
-      ctx.logger.info(
-        { account: ctx.account.name, done, total: brandIds.length, failed, calls: stats.calls },
-        'progress',
-      );
-    }
-    if (ws.failures.length) throw new Error(ws.failures.map((e) => e.message).join('; '));
-  });
-
-  outcomes.forEach((o, i) => {
-    const brand_id = brandIds[i] as string;
-    if (o.status === 'fulfilled') result.workspaces.push({ brand_id, status: 'succeeded' });
-    else result.workspaces.push({ brand_id, status: 'failed', error: describe(o.reason) });
-  });
+  const outcomes = await extractWorkspaces(ctx, { client, signal, stop, result, limit });
+  result.workspaces = brandIds.map((brand_id, i) => workspaceResult(brand_id, outcomes[i]!));
   if (stop.signal.aborted) {
     result.error = describe(stop.signal.reason);
     for (const w of result.workspaces) {
@@ -312,6 +274,68 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
   }
   result.drift = foldDrift(result.drift);
   return result;
+}
+
+/**
+ * Every workspace of `result.brandIds`, `ctx.concurrency` at a time, their files and drift added
+ * to `result` as they land, progress reported as each ends. A workspace that stops the account
+ * aborts `stop`; one with failed calls is a rejected outcome.
+ */
+async function extractWorkspaces(
+  ctx: ExtractContext,
+  o: {
+    client: ApiClient;
+    signal: AbortSignal;
+    stop: AbortController;
+    result: ExtractResult;
+    limit: RateLimit;
+  },
+): Promise<PromiseSettledResult<void>[]> {
+  const { brandIds, requests } = o.result;
+  let done = 0;
+  let failed = 0;
+  const report = () =>
+    ctx.onProgress?.({
+      workspacesDone: done,
+      workspacesTotal: brandIds.length,
+      workspacesFailed: failed,
+      requests,
+      limit: o.limit,
+    });
+  report();
+  return mapSettled(brandIds, ctx.concurrency, async (brandId) => {
+    let ws: WorkspaceExtraction;
+    try {
+      ws = await extractWorkspace({
+        client: o.client,
+        run: ctx.run,
+        store: ctx.store,
+        plan: ctx.plan,
+        brandId,
+      });
+    } catch (err) {
+      if (o.signal.aborted) throw o.signal.reason;
+      throw err;
+    }
+    if (ws.stop) o.stop.abort(ws.stop);
+    o.result.files.push(...ws.files);
+    o.result.drift.push(...ws.drift);
+    done++;
+    if (ws.failures.length) failed++;
+    report();
+    if (done % 10 === 0 || done === brandIds.length) {
+      ctx.logger.info(
+        { account: ctx.account.name, done, total: brandIds.length, failed, calls: requests.calls },
+        'progress',
+      );
+    }
+    if (ws.failures.length) throw new Error(ws.failures.map((e) => e.message).join('; '));
+  });
+}
+
+function workspaceResult(brand_id: string, outcome: PromiseSettledResult<void>): WorkspaceResult {
+  if (outcome.status === 'fulfilled') return { brand_id, status: 'succeeded' };
+  return { brand_id, status: 'failed', error: describe(outcome.reason) };
 }
 
 function foldDrift(entries: DriftEntry[]): DriftEntry[] {

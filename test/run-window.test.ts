@@ -3,7 +3,12 @@
 // success comes from (the caller's record, else the manifests in the sink).
 import { describe, expect, it } from 'vitest';
 import { assembleManifest, type Manifest, writeManifest } from '../src/runs/manifest.js';
-import { accountWindowDays, daysBetween, nightlyWindowDays } from '../src/runs/window.js';
+import {
+  accountWindowDays,
+  configuredWindowDays,
+  daysBetween,
+  nightlyWindowDays,
+} from '../src/runs/window.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import { tempDir } from './helpers/harness.js';
@@ -128,5 +133,14 @@ describe('accountWindowDays', () => {
     // A succeeded night of everything whose window reaches back to the day after the mark moves it.
     await write('20261109-nightly-eeeeeeee', '2026-11-09', { visibilityDays: 9 });
     expect(await window('2026-11-10')).toBe(3);
+  });
+});
+
+describe('configuredWindowDays', () => {
+  it('gives a queued backfill and sync their configured days, and a nightly run none (it follows the last success)', () => {
+    const extract = { backfillDays: 365, visibilityDays: 7 };
+    expect(configuredWindowDays('backfill', extract)).toBe(365);
+    expect(configuredWindowDays('sync', extract)).toBe(7);
+    expect(configuredWindowDays('nightly', extract)).toBeUndefined();
   });
 });

@@ -19,7 +19,7 @@ import { latestKey, tablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { type KeyLock, processKeyLock } from './key-lock.js';
 import { type LatestBundle, mergeLatest } from './latest.js';
-import { ndjsonPartBytes, putNdjsonPart } from './ndjson-part.js';
+import { ndjsonPartBytesAsync, putNdjsonPart } from './ndjson-part.js';
 import { listRawRun, readRawRecord } from './raw-run.js';
 import { RowSpool } from './spool.js';
 
@@ -172,7 +172,7 @@ async function writeTable(
           runId: o.run.runId,
           part,
         });
-        const stored = await putNdjsonPart(o.store, key, ndjsonPartBytes(text));
+        const stored = await putNdjsonPart(o.store, key, await ndjsonPartBytesAsync(text));
         parts.push({ ...stored, rows: lines.length });
         if (!load.write(text)) await once(load, 'drain');
         part++;

@@ -1,41 +1,17 @@
 // The simulator's HTTP server: auth, plan, rate limit, faults, routing, in the order the real
 // upstream is assumed to check them, over node:http so tests exercise real sockets.
 
-import { createHash } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RawEndpoint } from '../api/endpoints.js';
-import {
-  BUYER_INTENT_DAYS,
-  brandsList,
-  buyerIntent,
-  DEFAULT_RECOMMENDATION_STATUS,
-  generatedApiKey,
-  generatedWorkspaceId,
-  isIsoDate,
-  me,
-  prompts,
-  RECOMMENDATION_STATUSES,
-  type RecommendationStatus,
-  recommendations,
-  reputation,
-  VISIBILITY_DAYS,
-  visibility,
-  type WorkspaceRef,
-  workspaceDetail,
-} from './data.js';
-import {
-  applyFieldFault,
-  DEFAULT_HUGE_BODY_BYTES,
-  DEFAULT_SLOW_BODY_DELAY_MS,
-  FaultBook,
-  type FaultRule,
-  hugeBodyChunks,
-  truncateBody,
-} from './faults.js';
+import { utcDate } from '../util/time.js';
+import { brandsList, generatedApiKey, generatedWorkspaceId, isIsoDate, me } from './data.js';
+import { FaultBook, type FaultRule } from './faults.js';
 import { rngFor } from './random.js';
 import { SlidingWindowLimiter, type WindowLimit } from './rate-limit.js';
+import { errorReply, faultStatusReply, ok, type Reply, workspaceReply } from './replies.js';
+import { pause, sendReply } from './send.js';
 
 export interface SimAccountSpec {
   /** [a-z0-9-] */
@@ -110,7 +86,6 @@ export const API_PREFIX = '/api/v1';
 export const PLANS_WITH_API_ACCESS = ['agency', 'concierge'];
 export const DEFAULT_LIMIT: WindowLimit = { requests: 120, windowMs: 60_000 };
 
-const JSON_TYPE = 'application/json; charset=utf-8';
 const ACCOUNT_NAME = /^[a-z0-9-]+$/;
 
 interface AccountState extends SimulatedAccount {
@@ -118,40 +93,10 @@ interface AccountState extends SimulatedAccount {
   owned: Set<string>;
 }
 
-type ErrorCode =
-  | 'unauthorized'
-  | 'forbidden'
-  | 'not_found'
-  | 'bad_request'
-  | 'rate_limited'
-  | 'internal'
-  | 'method_not_allowed';
-
-interface Reply {
-  status: number;
-  body: unknown;
-  headers?: Record<string, string>;
-}
-
-function errorReply(
-  status: number,
-  code: ErrorCode,
-  message: string,
-  headers?: Record<string, string>,
-): Reply {
-  return { status, body: { error: { code, message } }, headers };
-}
-
-function codeForStatus(status: number): ErrorCode {
-  const codes: Record<number, ErrorCode> = {
-    400: 'bad_request',
-    401: 'unauthorized',
-    403: 'forbidden',
-    404: 'not_found',
-    405: 'method_not_allowed',
-    429: 'rate_limited',
-  };
-  return codes[status] ?? 'internal';
+/** The reply decided for a request, and the scripted fault to apply to it, if any. */
+interface Outcome {
+  reply: Reply;
+  fault?: FaultRule;
 }
 
 function hasApiAccess(plan: string): boolean {
@@ -242,269 +187,135 @@ function parseQuery(raw: string): Record<string, string> {
   return out;
 }
 
-function parseDays(
-  raw: string | undefined,
-  range: { min: number; max: number; default: number },
-): number | null {
-  if (raw === undefined) return range.default;
-  if (!/^\d+$/.test(raw)) return null;
-  const n = Number(raw);
-  return n >= range.min && n <= range.max ? n : null;
-}
-
 function bearerKey(req: IncomingMessage): string | undefined {
   const header = req.headers.authorization;
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   return match?.[1];
 }
 
-function utcToday(): string {
-  return new Date().toISOString().slice(0, 10);
-}
-
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
-  const seed = options.seed ?? 1;
   if (options.today !== undefined && !isIsoDate(options.today)) {
     throw new Error(`today must be a date as YYYY-MM-DD, got "${options.today}"`);
   }
-  const accounts = buildAccounts(options, seed);
-  const byName = new Map(accounts.map((a) => [a.name, a]));
-  const byKey = new Map<string, { account: AccountState; index: number }>();
-  for (const account of accounts) {
-    for (const [index, key] of account.keys.entries()) byKey.set(key, { account, index });
-  }
-  const revoked = new Set<string>();
-  const limiter = new SlidingWindowLimiter();
-  const faults = new FaultBook(options.faults ?? []);
-  const retryAfterFormat = options.retryAfterFormat ?? 'seconds';
-  const log: RequestLogEntry[] = [];
-  const closing = new AbortController();
-  // Every delayed response listens for close (and lets go when sent): no cap on their number.
-  setMaxListeners(0, closing.signal);
-  let seq = 0;
+  const upstream = new Upstream(options);
+  const server = createServer((req, res) => {
+    upstream.handle(req, res).catch(() => res.destroy());
+  });
+  const host = options.host ?? '127.0.0.1';
+  const port = await listen(server, host, options.port ?? 0);
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return simulatorHandle(upstream, server, `http://${urlHost}:${port}${API_PREFIX}`, port);
+}
 
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      if (ms <= 0 || closing.signal.aborted) return resolve();
-      const timer = setTimeout(done, ms);
-      function done() {
-        clearTimeout(timer);
-        closing.signal.removeEventListener('abort', done);
-        resolve();
-      }
-      closing.signal.addEventListener('abort', done, { once: true });
+/** Resolves with the port once listening; rejects when the port cannot be had. */
+async function listen(server: Server, host: string, port: number): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
     });
+  });
+  return (server.address() as AddressInfo).port;
+}
 
-  const latencyFor = (n: number): number => {
-    const l = options.latencyMs ?? 0;
-    return typeof l === 'number' ? l : rngFor(seed, 'latency', n).int(l.min, l.max);
-  };
-
-  const retryAfterHeader = (retryMs: number): string => {
-    if (retryAfterFormat === 'http-date') {
-      return new Date(Math.ceil((Date.now() + retryMs) / 1000) * 1000).toUTCString();
-    }
-    return String(Math.max(1, Math.ceil(retryMs / 1000)));
-  };
-
-  /** Decides the answer; returns the fault to apply to it as well, if any. */
-  const decide = (
-    req: IncomingMessage,
-    entry: RequestLogEntry,
-    route: Route,
-    arrival: number,
-  ): { reply: Reply; fault?: FaultRule } => {
-    // Outside /api/v1 there is nothing to protect, so say where the API is instead of asking for a key.
-    if (route.problem === 'outside-prefix') {
-      return { reply: errorReply(404, 'not_found', `no such path; the API is served under ${API_PREFIX}`) };
-    }
-    const key = bearerKey(req);
-    if (key === undefined) {
-      return {
-        reply: errorReply(
-          401,
-          'unauthorized',
-          'missing API key: send the header Authorization: Bearer <API_KEY>',
-        ),
-      };
-    }
-    const holder = byKey.get(key);
-    if (holder) {
-      entry.account = holder.account.name;
-      entry.keyIndex = holder.index;
-    }
-    if (!holder || revoked.has(key)) {
-      return { reply: errorReply(401, 'unauthorized', 'the API key is unknown or has been revoked') };
-    }
-    const account = holder.account;
-    if (!hasApiAccess(account.plan)) {
-      return {
-        reply: errorReply(
-          403,
-          'forbidden',
-          `the ${account.plan} plan has no API access; the API is available on the Agency and Concierge plans`,
-        ),
-      };
-    }
-    const admission = limiter.admit(account.name, account.limit, arrival);
-    if (!admission.ok) {
-      return {
-        reply: errorReply(
-          429,
-          'rate_limited',
-          `rate limit of ${account.limit.requests} requests per ${account.limit.windowMs / 1000} s exceeded`,
-          { 'retry-after': retryAfterHeader(admission.retryAfterMs) },
-        ),
-      };
-    }
-    const fault = faults.take({ account: account.name, endpoint: route.endpoint, brandId: route.brandId });
-    if (fault?.kind === 'status') {
-      const status = fault.status ?? 500;
-      const headers: Record<string, string> = {};
-      if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
-      return {
-        reply: errorReply(status, codeForStatus(status), `simulated fault: HTTP ${status}`, headers),
-        fault,
-      };
-    }
-    return { reply: serve(req, entry, route, account), fault };
-  };
-
-  const serve = (
-    req: IncomingMessage,
-    entry: RequestLogEntry,
-    route: Route,
-    account: AccountState,
-  ): Reply => {
-    if (req.method !== 'GET') {
-      return errorReply(405, 'method_not_allowed', 'the API is read-only: only GET is supported', {
-        allow: 'GET',
+/** What callers hold: copies of the accounts (the keys inside stay the server's), knobs, close. */
+function simulatorHandle(upstream: Upstream, server: Server, url: string, port: number): Simulator {
+  const accounts: SimulatedAccount[] = upstream.accounts.map(({ name, plan, keys, workspaceIds }) => ({
+    name,
+    plan,
+    keys: [...keys],
+    workspaceIds: [...workspaceIds],
+  }));
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    accounts,
+    log: upstream.log,
+    revokeKey(key) {
+      upstream.revoked.add(key);
+    },
+    setPlan(name, plan) {
+      upstream.setPlan(name, plan);
+      const shown = accounts.find((a) => a.name === name);
+      if (shown) shown.plan = plan;
+    },
+    addFault(rule) {
+      upstream.faults.add(rule);
+    },
+    clearFaults() {
+      upstream.faults.clear();
+    },
+    close() {
+      closed ??= new Promise<void>((resolve, reject) => {
+        upstream.closing.abort();
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
       });
-    }
-    if (route.problem === 'bad-encoding')
-      return errorReply(400, 'bad_request', 'malformed percent-encoding in path');
-    if (route.endpoint === null) return errorReply(404, 'not_found', 'no such endpoint');
-    const today = options.today ?? utcToday();
-    if (route.endpoint === 'me') {
-      return {
-        status: 200,
-        body: me({
-          seed,
-          account: account.name,
-          plan: account.plan,
-          apiAccess: hasApiAccess(account.plan),
-          limit: account.limit,
-          requestsInWindow: limiter.inWindow(account.name, account.limit.windowMs),
-          workspaces: account.workspaceIds.length,
-        }),
-      };
-    }
-    if (route.endpoint === 'brands') {
-      return { status: 200, body: brandsList(seed, account.name, account.workspaceIds, today) };
-    }
-    const brandId = route.brandId as string;
-    // Foreign ids get the same 404 as unknown ones, so a key cannot probe other accounts.
-    if (!account.owned.has(brandId)) return errorReply(404, 'not_found', 'workspace not found');
-    const ref: WorkspaceRef = { seed, account: account.name, workspaceId: brandId };
-    const q = entry.query;
-    switch (route.endpoint) {
-      case 'brand':
-        return { status: 200, body: workspaceDetail(ref, today) };
-      case 'visibility': {
-        const days = parseDays(q.days, VISIBILITY_DAYS);
-        if (days === null) return errorReply(400, 'bad_request', 'days must be an integer from 1 to 365');
-        return { status: 200, body: visibility(ref, today, days) };
-      }
-      case 'buyer-intent': {
-        const days = parseDays(q.days, BUYER_INTENT_DAYS);
-        if (days === null) return errorReply(400, 'bad_request', 'days must be an integer from 7 to 90');
-        return { status: 200, body: buyerIntent(ref, today, days) };
-      }
-      case 'recommendations': {
-        const status = q.status ?? DEFAULT_RECOMMENDATION_STATUS;
-        if (status !== 'all' && !RECOMMENDATION_STATUSES.includes(status as RecommendationStatus)) {
-          return errorReply(400, 'bad_request', 'status must be one of open, done, dismissed, all');
-        }
-        return { status: 200, body: recommendations(ref, today, status as RecommendationStatus | 'all') };
-      }
-      case 'prompts':
-        return { status: 200, body: prompts(ref, today) };
-      case 'reputation':
-        return { status: 200, body: reputation(ref, today) };
-    }
-    return errorReply(404, 'not_found', 'no such endpoint');
+      return closed;
+    },
   };
+}
 
-  /** Writes one piece, waiting while the socket is full; false once the client has gone. */
-  const write = async (res: ServerResponse, piece: Buffer): Promise<boolean> => {
-    if (res.destroyed || closing.signal.aborted) return false;
-    if (res.write(piece)) return true;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        res.off('drain', done);
-        res.off('close', done);
-        closing.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      res.once('drain', done);
-      res.once('close', done);
-      closing.signal.addEventListener('abort', done, { once: true });
-    });
-    return !res.destroyed && !closing.signal.aborted;
-  };
+/** The simulated upstream between requests: accounts and keys, the limiter, scripted faults, the log. */
+class Upstream {
+  readonly seed: number;
+  readonly accounts: AccountState[];
+  readonly log: RequestLogEntry[] = [];
+  readonly revoked = new Set<string>();
+  readonly faults: FaultBook;
+  readonly closing = new AbortController();
+  private readonly byKey = new Map<string, { account: AccountState; index: number }>();
+  private readonly limiter = new SlidingWindowLimiter();
+  private seq = 0;
 
-  /** A valid JSON body of `fault.bytes`, streamed without a length; the log counts what was sent. */
-  const sendHuge = async (res: ServerResponse, entry: RequestLogEntry, fault: FaultRule) => {
-    entry.status = 200;
-    entry.bytes = 0;
-    const hash = createHash('sha256');
-    res.writeHead(200, { 'content-type': JSON_TYPE });
-    for (const piece of hugeBodyChunks(fault.bytes ?? DEFAULT_HUGE_BODY_BYTES)) {
-      if (!(await write(res, piece))) return;
-      hash.update(piece);
-      entry.bytes += piece.length;
+  constructor(private readonly options: SimulatorOptions) {
+    this.seed = options.seed ?? 1;
+    this.accounts = buildAccounts(options, this.seed);
+    for (const account of this.accounts) {
+      for (const [index, key] of account.keys.entries()) this.byKey.set(key, { account, index });
     }
-    entry.bodySha256 = hash.digest('hex');
-    res.end();
-  };
+    this.faults = new FaultBook(options.faults ?? []);
+    // Every delayed response listens for close (and lets go when sent): no cap on their number.
+    setMaxListeners(0, this.closing.signal);
+  }
 
-  const send = async (res: ServerResponse, entry: RequestLogEntry, reply: Reply, fault?: FaultRule) => {
-    if (fault?.kind === 'huge-body' && reply.status === 200) return sendHuge(res, entry, fault);
-    let body = reply.body;
-    if (fault && reply.status === 200 && (fault.kind === 'extra-fields' || fault.kind === 'missing-fields')) {
-      body = applyFieldFault(body, fault, entry.endpoint);
+  setPlan(name: string, plan: string): void {
+    const account = this.accounts.find((a) => a.name === name);
+    if (!account) throw new Error(`no simulated account named "${name}"`);
+    account.plan = plan;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const arrival = performance.now();
+    const { entry, route } = this.logArrival(req, arrival);
+    // The API takes no request body; drain it so keep-alive sockets stay usable.
+    req.resume();
+    let outcome: Outcome;
+    try {
+      outcome = this.decide(req, entry, route, arrival);
+    } catch {
+      outcome = { reply: errorReply(500, 'internal', 'simulator error') };
     }
-    let bytes: Buffer = Buffer.from(JSON.stringify(body), 'utf8');
-    if (fault?.kind === 'malformed-json') bytes = truncateBody(bytes);
-    const contentType = fault?.kind === 'wrong-content-type' ? 'text/html; charset=utf-8' : JSON_TYPE;
-    entry.status = reply.status;
-    entry.bytes = bytes.length;
-    entry.bodySha256 = createHash('sha256').update(bytes).digest('hex');
-    res.writeHead(reply.status, {
-      'content-type': contentType,
-      'content-length': String(bytes.length),
-      ...reply.headers,
-    });
-    if (fault?.kind !== 'slow-body') {
-      res.end(bytes);
+    if (outcome.fault) entry.fault = outcome.fault.kind;
+    await pause(this.latencyFor(entry.seq), this.closing.signal);
+    if (this.closing.signal.aborted || res.destroyed) return;
+    if (outcome.fault?.kind === 'reset') {
+      req.socket.destroy();
       return;
     }
-    const size = fault.chunkBytes ?? Math.ceil(bytes.length / 4);
-    for (let i = 0; i < bytes.length; i += size) {
-      if (i > 0) await sleep(fault.delayMs ?? DEFAULT_SLOW_BODY_DELAY_MS);
-      if (!(await write(res, bytes.subarray(i, i + size)))) return;
-    }
-    res.end();
-  };
+    await sendReply(res, entry, outcome, this.closing.signal);
+  }
 
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const arrival = performance.now();
+  /** Appends the request to the log as it arrived; the answer fills in the rest of the entry. */
+  private logArrival(req: IncomingMessage, arrival: number): { entry: RequestLogEntry; route: Route } {
     const rawUrl = req.url ?? '/';
     const q = rawUrl.indexOf('?');
     const rawPath = q === -1 ? rawUrl : rawUrl.slice(0, q);
     const route = parseRoute(rawPath);
     const entry: RequestLogEntry = {
-      seq: ++seq,
+      seq: ++this.seq,
       at: performance.timeOrigin + arrival,
       account: null,
       keyIndex: null,
@@ -515,75 +326,117 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       brandId: route.brandId,
       status: 0,
     };
-    log.push(entry);
-    // The API takes no request body; drain it so keep-alive sockets stay usable.
-    req.resume();
-    let outcome: { reply: Reply; fault?: FaultRule };
-    try {
-      outcome = decide(req, entry, route, arrival);
-    } catch {
-      outcome = { reply: errorReply(500, 'internal', 'simulator error') };
-    }
-    if (outcome.fault) entry.fault = outcome.fault.kind;
-    await sleep(latencyFor(entry.seq));
-    if (closing.signal.aborted || res.destroyed) return;
-    if (outcome.fault?.kind === 'reset') {
-      req.socket.destroy();
-      return;
-    }
-    await send(res, entry, outcome.reply, outcome.fault);
-  };
+    this.log.push(entry);
+    return { entry, route };
+  }
 
-  const server = createServer((req, res) => {
-    handle(req, res).catch(() => res.destroy());
-  });
-  const host = options.host ?? '127.0.0.1';
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
+  private latencyFor(n: number): number {
+    const l = this.options.latencyMs ?? 0;
+    return typeof l === 'number' ? l : rngFor(this.seed, 'latency', n).int(l.min, l.max);
+  }
+
+  private decide(req: IncomingMessage, entry: RequestLogEntry, route: Route, arrival: number): Outcome {
+    // Outside /api/v1 there is nothing to protect, so say where the API is instead of asking for a key.
+    if (route.problem === 'outside-prefix') {
+      return { reply: errorReply(404, 'not_found', `no such path; the API is served under ${API_PREFIX}`) };
+    }
+    const caller = this.authenticate(req, entry);
+    if ('reply' in caller) return caller;
+    const { account } = caller;
+    const refusal = this.refusal(account, arrival);
+    if (refusal) return { reply: refusal };
+    const fault = this.faults.take({
+      account: account.name,
+      endpoint: route.endpoint,
+      brandId: route.brandId,
     });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
+    if (fault?.kind === 'status') return { reply: faultStatusReply(fault), fault };
+    return { reply: this.serve(req.method, route, account, entry.query), fault };
+  }
 
-  const publicAccounts: SimulatedAccount[] = accounts.map(({ name, plan, keys, workspaceIds }) => ({
-    name,
-    plan,
-    keys: [...keys],
-    workspaceIds: [...workspaceIds],
-  }));
-  let closed: Promise<void> | undefined;
+  /** The key's account, logged by name and key index (never the key), also when the key is revoked. */
+  private authenticate(req: IncomingMessage, entry: RequestLogEntry): { account: AccountState } | Outcome {
+    const key = bearerKey(req);
+    if (key === undefined) {
+      return {
+        reply: errorReply(
+          401,
+          'unauthorized',
+          'missing API key: send the header Authorization: Bearer <API_KEY>',
+        ),
+      };
+    }
+    const holder = this.byKey.get(key);
+    if (holder) {
+      entry.account = holder.account.name;
+      entry.keyIndex = holder.index;
+    }
+    if (!holder || this.revoked.has(key)) {
+      return { reply: errorReply(401, 'unauthorized', 'the API key is unknown or has been revoked') };
+    }
+    return { account: holder.account };
+  }
 
-  return {
-    url: `http://${urlHost}:${port}${API_PREFIX}`,
-    port,
-    accounts: publicAccounts,
-    log,
-    revokeKey(key) {
-      revoked.add(key);
-    },
-    setPlan(name, plan) {
-      const account = byName.get(name);
-      if (!account) throw new Error(`no simulated account named "${name}"`);
-      account.plan = plan;
-      const shown = publicAccounts.find((a) => a.name === name);
-      if (shown) shown.plan = plan;
-    },
-    addFault(rule) {
-      faults.add(rule);
-    },
-    clearFaults() {
-      faults.clear();
-    },
-    close() {
-      closed ??= new Promise<void>((resolve, reject) => {
-        closing.abort();
-        server.close((err) => (err ? reject(err) : resolve()));
-        server.closeAllConnections();
+  /** 403 for a plan without API access, else 429 over the limit; a refused plan uses none of the limit. */
+  private refusal(account: AccountState, arrival: number): Reply | undefined {
+    if (!hasApiAccess(account.plan)) {
+      return errorReply(
+        403,
+        'forbidden',
+        `the ${account.plan} plan has no API access; the API is available on the Agency and Concierge plans`,
+      );
+    }
+    const admission = this.limiter.admit(account.name, account.limit, arrival);
+    if (admission.ok) return undefined;
+    return errorReply(
+      429,
+      'rate_limited',
+      `rate limit of ${account.limit.requests} requests per ${account.limit.windowMs / 1000} s exceeded`,
+      { 'retry-after': this.retryAfterHeader(admission.retryAfterMs) },
+    );
+  }
+
+  private retryAfterHeader(retryMs: number): string {
+    if (this.options.retryAfterFormat === 'http-date') {
+      return new Date(Math.ceil((Date.now() + retryMs) / 1000) * 1000).toUTCString();
+    }
+    return String(Math.max(1, Math.ceil(retryMs / 1000)));
+  }
+
+  private serve(
+    method: string | undefined,
+    route: Route,
+    account: AccountState,
+    query: Record<string, string>,
+  ): Reply {
+    if (method !== 'GET') {
+      return errorReply(405, 'method_not_allowed', 'the API is read-only: only GET is supported', {
+        allow: 'GET',
       });
-      return closed;
-    },
-  };
+    }
+    if (route.problem === 'bad-encoding')
+      return errorReply(400, 'bad_request', 'malformed percent-encoding in path');
+    if (route.endpoint === null) return errorReply(404, 'not_found', 'no such endpoint');
+    const today = this.options.today ?? utcDate(new Date());
+    if (route.endpoint === 'me') return ok(this.meBody(account));
+    if (route.endpoint === 'brands')
+      return ok(brandsList(this.seed, account.name, account.workspaceIds, today));
+    const brandId = route.brandId as string;
+    // Foreign ids get the same 404 as unknown ones, so a key cannot probe other accounts.
+    if (!account.owned.has(brandId)) return errorReply(404, 'not_found', 'workspace not found');
+    const ref = { seed: this.seed, account: account.name, workspaceId: brandId };
+    return workspaceReply(ref, route.endpoint, query, today);
+  }
+
+  private meBody(account: AccountState): unknown {
+    return me({
+      seed: this.seed,
+      account: account.name,
+      plan: account.plan,
+      apiAccess: hasApiAccess(account.plan),
+      limit: account.limit,
+      requestsInWindow: this.limiter.inWindow(account.name, account.limit.windowMs),
+      workspaces: account.workspaceIds.length,
+    });
+  }
 }

@@ -53,135 +53,170 @@ export function watchConfig(
   o: WatchConfigOptions,
 ): ConfigWatcher {
   const env = o.env ?? process.env;
-  const file = resolve(resolveConfigPath(path, env));
-  const load = () => loadConfigDetailed(file, env, undefined, o.apiKeys ?? 'required');
-  let current = o.current ?? load();
-  let fingerprint = JSON.stringify(current.config);
-  let lastError: string | undefined;
-  let closed = false;
-  let running: Promise<void> | undefined;
-  let again = false;
+  const watching = new ConfigWatch(resolve(resolveConfigPath(path, env)), env, onChange, o);
+  return {
+    get current() {
+      return watching.current;
+    },
+    reload: () => watching.reload(),
+    close: () => watching.close(),
+  };
+}
 
+class ConfigWatch {
+  current: LoadedConfig;
+  private fingerprint: string;
+  private lastError: string | undefined;
+  private closed = false;
+  private running: Promise<void> | undefined;
+  private again = false;
   // What the periodic re-read compares first: parsing a thousand account files each minute
   // would be a second of work on the worker's event loop; stat-ing them takes milliseconds.
-  let seen = stamp(file, current, env);
-  let onlyIfChanged = true;
+  private seen: string;
+  private onlyIfChanged = true;
+  private debounce: NodeJS.Timeout | undefined;
+  private readonly watchers = new Map<string, FSWatcher>();
+  private readonly timer: NodeJS.Timeout | undefined;
 
-  const reloadOnce = async (ifChanged: boolean) => {
-    const now = stamp(file, current, env);
-    if (ifChanged && now === seen) return;
-    seen = now;
-    let next: LoadedConfig;
+  constructor(
+    private readonly file: string,
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly onChange: ConfigChangeHandler,
+    private readonly o: WatchConfigOptions,
+  ) {
+    this.current = o.current ?? this.load();
+    this.fingerprint = JSON.stringify(this.current.config);
+    this.seen = stamp(file, this.current, env);
+    this.watchFolders(this.current);
+    const pollMs = o.pollMs ?? 60_000;
+    this.timer = pollMs > 0 ? setInterval(() => void this.reload(true), pollMs) : undefined;
+    this.timer?.unref();
+  }
+
+  reload(ifChanged = false): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.onlyIfChanged &&= ifChanged;
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.reloadUntilSettled();
+    return this.running;
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.debounce);
+    if (this.timer) clearInterval(this.timer);
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+  }
+
+  private load(): LoadedConfig {
+    return loadConfigDetailed(this.file, this.env, undefined, this.o.apiKeys ?? 'required');
+  }
+
+  /** Runs the reloads asked for while one was running; a reload that throws is logged, not thrown. */
+  private async reloadUntilSettled(): Promise<void> {
     try {
-      next = load();
+      do {
+        this.again = false;
+        const only = this.onlyIfChanged;
+        this.onlyIfChanged = true;
+        await this.reloadOnce(only);
+      } while (this.again && !this.closed);
+    } catch (err) {
+      this.o.logger.warn(`config reload failed: ${(err as Error).message}`);
+    } finally {
+      this.running = undefined;
+    }
+  }
+
+  private async reloadOnce(ifChanged: boolean): Promise<void> {
+    const now = stamp(this.file, this.current, this.env);
+    if (ifChanged && now === this.seen) return;
+    this.seen = now;
+    const next = this.loadValid();
+    if (!next) return;
+    // The files of the new config (a new accountsFrom, new key files) are what the next re-read compares.
+    this.seen = stamp(this.file, next, this.env);
+    const print = JSON.stringify(next.config);
+    if (print === this.fingerprint) {
+      this.watchFolders(next);
+      return;
+    }
+    await this.apply(next, print);
+  }
+
+  /** The config as the files say now, or undefined while they say something invalid. */
+  private loadValid(): LoadedConfig | undefined {
+    try {
+      const next = this.load();
+      this.lastError = undefined;
+      return next;
     } catch (err) {
       if (!(err instanceof ConfigError)) throw err;
       const line = err.message.split('\n').join('; ');
       // One line per distinct problem, not one per poll.
-      if (line !== lastError) {
-        o.logger.warn(`config reload: keeping the config in force, the new one is invalid: ${line}`);
+      if (line !== this.lastError) {
+        this.o.logger.warn(`config reload: keeping the config in force, the new one is invalid: ${line}`);
       }
-      lastError = line;
-      return;
+      this.lastError = line;
+      return undefined;
     }
-    lastError = undefined;
-    // The files of the new config (a new accountsFrom, new key files) are what the next re-read compares.
-    seen = stamp(file, next, env);
-    const print = JSON.stringify(next.config);
-    if (print === fingerprint) {
-      watchFolders(next);
-      return;
-    }
-    const changes = accountChanges(current.config, next.config);
-    current = next;
-    fingerprint = print;
-    watchFolders(next);
-    o.logger.info(
+  }
+
+  private async apply(next: LoadedConfig, print: string): Promise<void> {
+    const changes = accountChanges(this.current.config, next.config);
+    this.current = next;
+    this.fingerprint = print;
+    this.watchFolders(next);
+    this.o.logger.info(
       { added: changes.added.length, removed: changes.removed.length, changed: changes.changed.length },
       `config reloaded: ${describeChanges(changes)}`,
     );
     try {
-      await onChange(next.config, changes);
+      await this.onChange(next.config, changes);
     } catch (err) {
-      o.logger.warn(`config reload: applying the new config failed: ${(err as Error).message}`);
+      this.o.logger.warn(`config reload: applying the new config failed: ${(err as Error).message}`);
     }
+  }
+
+  private readonly onEvent = () => {
+    clearTimeout(this.debounce);
+    this.debounce = setTimeout(() => void this.reload(), this.o.debounceMs ?? 500);
+    this.debounce.unref();
   };
 
-  const reload = (ifChanged = false): Promise<void> => {
-    if (closed) return Promise.resolve();
-    onlyIfChanged &&= ifChanged;
-    if (running) {
-      again = true;
-      return running;
-    }
-    running = (async () => {
-      try {
-        do {
-          again = false;
-          const only = onlyIfChanged;
-          onlyIfChanged = true;
-          await reloadOnce(only);
-        } while (again && !closed);
-      } catch (err) {
-        o.logger.warn(`config reload failed: ${(err as Error).message}`);
-      } finally {
-        running = undefined;
-      }
-    })();
-    return running;
-  };
-
-  let debounce: NodeJS.Timeout | undefined;
-  const onEvent = () => {
-    clearTimeout(debounce);
-    debounce = setTimeout(() => void reload(), o.debounceMs ?? 500);
-    debounce.unref();
-  };
-
-  const watchers = new Map<string, FSWatcher>();
-  const watchFolders = (loaded: LoadedConfig) => {
-    if (o.useFsWatch === false || closed) return;
-    const wanted = new Set([dirname(file), ...(loaded.accountsFrom ? [folderOf(loaded.accountsFrom)] : [])]);
-    for (const [dir, w] of watchers) {
+  /** Watches the config's folder and the accountsFrom source's, and stops watching folders left behind. */
+  private watchFolders(loaded: LoadedConfig): void {
+    if (this.o.useFsWatch === false || this.closed) return;
+    const wanted = new Set([
+      dirname(this.file),
+      ...(loaded.accountsFrom ? [folderOf(loaded.accountsFrom)] : []),
+    ]);
+    for (const [dir, w] of this.watchers) {
       if (!wanted.has(dir)) {
         w.close();
-        watchers.delete(dir);
+        this.watchers.delete(dir);
       }
     }
-    for (const dir of wanted) {
-      if (watchers.has(dir)) continue;
-      try {
-        const w = watch(dir, { persistent: false }, onEvent);
-        // A folder that goes away (or a mount that cannot be watched) leaves the periodic re-read.
-        w.on('error', () => {
-          w.close();
-          watchers.delete(dir);
-        });
-        watchers.set(dir, w);
-      } catch {
-        // Not watchable here: the periodic re-read covers it.
-      }
+    for (const dir of wanted) if (!this.watchers.has(dir)) this.watchFolder(dir);
+  }
+
+  private watchFolder(dir: string): void {
+    try {
+      const w = watch(dir, { persistent: false }, this.onEvent);
+      // A folder that goes away (or a mount that cannot be watched) leaves the periodic re-read.
+      w.on('error', () => {
+        w.close();
+        this.watchers.delete(dir);
+      });
+      this.watchers.set(dir, w);
+    } catch {
+      // Not watchable here: the periodic re-read covers it.
     }
-  };
-  watchFolders(current);
-
-  const pollMs = o.pollMs ?? 60_000;
-  const timer = pollMs > 0 ? setInterval(() => void reload(true), pollMs) : undefined;
-  timer?.unref();
-
-  return {
-    get current() {
-      return current;
-    },
-    reload: () => reload(),
-    close() {
-      closed = true;
-      clearTimeout(debounce);
-      if (timer) clearInterval(timer);
-      for (const w of watchers.values()) w.close();
-      watchers.clear();
-    },
-  };
+  }
 }
 
 /**

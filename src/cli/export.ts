@@ -36,121 +36,131 @@ export function registerExport(program: Command, state: ProgramState, io: CliIo)
         '  visync export duckdb --root ./data > views.sql && duckdb visync.duckdb < views.sql',
       ].join('\n'),
     );
+  registerDbt(exp, state, io);
+  registerAthena(exp, state, io);
+  registerDuckdb(exp, state, io);
+}
 
-  exp
-    .command('dbt')
-    .summary('dbt sources.yml for the BigQuery dataset (sinks.bigquery)')
-    .description(
+/** A subcommand with the options every export takes: --out and --account. */
+function exportCommand(
+  exp: Command,
+  name: string,
+  text: { summary: string; description: string; help: string },
+): Command {
+  return exp
+    .command(name)
+    .summary(text.summary)
+    .description(text.description)
+    .option('--out <path>', 'write to this file instead of stdout')
+    .option(...ACCOUNT_OPTION)
+    .addHelpText('after', text.help);
+}
+
+function registerDbt(exp: Command, state: ProgramState, io: CliIo): void {
+  exportCommand(exp, 'dbt', {
+    summary: 'dbt sources.yml for the BigQuery dataset (sinks.bigquery)',
+    description:
       'A dbt sources file (version 2): one source `visync` with database = sinks.bigquery.projectId and ' +
-        'schema = sinks.bigquery.dataset; every table and view with its description, every column with ' +
-        'its description and BigQuery data_type; freshness on extracted_at (sync_runs: recorded_at), ' +
-        'warn after alerts.staleAfterHours (default 30) hours and error a day later.',
-    )
-    .option('--out <path>', 'write to this file instead of stdout')
-    .option(...ACCOUNT_OPTION)
-    .addHelpText(
-      'after',
-      '\nExample:\n  visync export dbt --out models/staging/visync/sources.yml\n  dbt source freshness',
-    )
-    .action(
-      exitWith(state, async (flags: OutFlags, cmd: Command) => {
-        const config = await configOf(cmd);
-        const { sinks } = await exportScope(config, flags.account, 'bigquery');
-        const bq = sinks.bigquery;
-        if (!bq)
-          throw new CliError(
-            'no sinks.bigquery in the config: dbt sources describe the BigQuery dataset visync loads',
-          );
-        const [{ WAREHOUSE_TABLES, VIEWS }, { dbtSourcesYaml, DEFAULT_WARN_AFTER_HOURS }] = await Promise.all(
-          [import('../catalogue/index.js'), import('../export/dbt.js')],
-        );
-        const text = dbtSourcesYaml({
-          tables: WAREHOUSE_TABLES,
-          views: VIEWS,
-          project: bq.projectId,
-          dataset: bq.dataset,
-          warnAfterHours: config.alerts?.staleAfterHours ?? DEFAULT_WARN_AFTER_HOURS,
-        });
-        return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables, ${VIEWS.length} views`);
-      }),
-    );
+      'schema = sinks.bigquery.dataset; every table and view with its description, every column with ' +
+      'its description and BigQuery data_type; freshness on extracted_at (sync_runs: recorded_at), ' +
+      'warn after alerts.staleAfterHours (default 30) hours and error a day later.',
+    help: '\nExample:\n  visync export dbt --out models/staging/visync/sources.yml\n  dbt source freshness',
+  }).action(exitWith(state, (flags: OutFlags, cmd: Command) => exportDbt(io, flags, cmd)));
+}
 
-  exp
-    .command('athena')
-    .summary('Athena CREATE EXTERNAL TABLE DDL over the S3 layout')
-    .description(
+async function exportDbt(io: CliIo, flags: OutFlags, cmd: Command): Promise<number> {
+  const config = await configOf(cmd);
+  const { sinks } = await exportScope(config, flags.account, 'bigquery');
+  const bq = sinks.bigquery;
+  if (!bq)
+    throw new CliError(
+      'no sinks.bigquery in the config: dbt sources describe the BigQuery dataset visync loads',
+    );
+  const [{ WAREHOUSE_TABLES, VIEWS }, { dbtSourcesYaml, DEFAULT_WARN_AFTER_HOURS }] = await Promise.all([
+    import('../catalogue/index.js'),
+    import('../export/dbt.js'),
+  ]);
+  const text = dbtSourcesYaml({
+    tables: WAREHOUSE_TABLES,
+    views: VIEWS,
+    project: bq.projectId,
+    dataset: bq.dataset,
+    warnAfterHours: config.alerts?.staleAfterHours ?? DEFAULT_WARN_AFTER_HOURS,
+  });
+  return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables, ${VIEWS.length} views`);
+}
+
+function registerAthena(exp: Command, state: ProgramState, io: CliIo): void {
+  exportCommand(exp, 'athena', {
+    summary: 'Athena CREATE EXTERNAL TABLE DDL over the S3 layout',
+    description:
       'One CREATE EXTERNAL TABLE per table over s3://bucket/prefix/tables/{table}/ (default: sinks.s3), ' +
-        'OpenX JSON SerDe, partitioned by dt and account with partition projection (dt: dates; account: ' +
-        'the configured accounts). The header of the output says how runs, timestamps and JSON read.',
-    )
-    .option('--out <path>', 'write to this file instead of stdout')
-    .option(...ACCOUNT_OPTION)
+      'OpenX JSON SerDe, partitioned by dt and account with partition projection (dt: dates; account: ' +
+      'the configured accounts). The header of the output says how runs, timestamps and JSON read.',
+    help: '\nExamples:\n  visync export athena --out visync-athena.sql\n  visync export athena --location s3://analytics/visync/',
+  })
     .option(
       '--location <s3url>',
       'object store root (default: s3://{sinks.s3.bucket}/{sinks.s3.prefix})',
       parseS3Url,
     )
-    .addHelpText(
-      'after',
-      '\nExamples:\n  visync export athena --out visync-athena.sql\n  visync export athena --location s3://analytics/visync/',
-    )
     .action(
-      exitWith(state, async (flags: OutFlags & { location?: string }, cmd: Command) => {
-        const config = await configOf(cmd);
-        const [{ WAREHOUSE_TABLES }, { athenaDdl, s3Location }] = await Promise.all([
-          import('../catalogue/index.js'),
-          import('../export/athena.js'),
-        ]);
-        const scope = await exportScope(config, flags.account, flags.location ? 'none' : 's3');
-        const s3 = scope.sinks.s3;
-        const location = flags.location ?? (s3 ? s3Location(s3.bucket, s3.prefix) : undefined);
-        if (!location)
-          throw new CliError(
-            'no sinks.s3 in the config: give the S3 root with --location s3://bucket/prefix/',
-          );
-        const text = athenaDdl({
-          tables: WAREHOUSE_TABLES,
-          location,
-          accounts: scope.accounts,
-        });
-        return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables`);
-      }),
+      exitWith(state, (flags: OutFlags & { location?: string }, cmd: Command) =>
+        exportAthena(io, flags, cmd),
+      ),
     );
+}
 
-  exp
-    .command('duckdb')
-    .summary('DuckDB views over the local folder or S3')
-    .description(
+async function exportAthena(
+  io: CliIo,
+  flags: OutFlags & { location?: string },
+  cmd: Command,
+): Promise<number> {
+  const config = await configOf(cmd);
+  const [{ WAREHOUSE_TABLES }, { athenaDdl, s3Location }] = await Promise.all([
+    import('../catalogue/index.js'),
+    import('../export/athena.js'),
+  ]);
+  const scope = await exportScope(config, flags.account, flags.location ? 'none' : 's3');
+  const s3 = scope.sinks.s3;
+  const location = flags.location ?? (s3 ? s3Location(s3.bucket, s3.prefix) : undefined);
+  if (!location)
+    throw new CliError('no sinks.s3 in the config: give the S3 root with --location s3://bucket/prefix/');
+  const text = athenaDdl({ tables: WAREHOUSE_TABLES, location, accounts: scope.accounts });
+  return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables`);
+}
+
+function registerDuckdb(exp: Command, state: ProgramState, io: CliIo): void {
+  exportCommand(exp, 'duckdb', {
+    summary: 'DuckDB views over the local folder or S3',
+    description:
       'One CREATE VIEW per table reading tables/{table}/ with read_json (newline-delimited, gzip, hive ' +
-        'partitions) and every column typed from the catalogue. Default root: sinks.fs.dir (made absolute) ' +
-        'or s3://{sinks.s3.bucket}/{sinks.s3.prefix}.',
-    )
-    .option('--out <path>', 'write to this file instead of stdout')
-    .option(...ACCOUNT_OPTION)
+      'partitions) and every column typed from the catalogue. Default root: sinks.fs.dir (made absolute) ' +
+      'or s3://{sinks.s3.bucket}/{sinks.s3.prefix}.',
+    help: '\nExamples:\n  visync export duckdb --root ./data > views.sql\n  duckdb visync.duckdb < views.sql\n  duckdb visync.duckdb -c "SELECT account, count(*) FROM brands GROUP BY 1"',
+  })
     .option(
       '--root <path|s3url>',
       'object store root: a folder or s3://bucket/prefix (default: the configured sink)',
     )
-    .addHelpText(
-      'after',
-      '\nExamples:\n  visync export duckdb --root ./data > views.sql\n  duckdb visync.duckdb < views.sql\n  duckdb visync.duckdb -c "SELECT account, count(*) FROM brands GROUP BY 1"',
-    )
     .action(
-      exitWith(state, async (flags: OutFlags & { root?: string }, cmd: Command) => {
-        const config = await configOf(cmd);
-        const [{ resolve }, { WAREHOUSE_TABLES }, { duckdbViewsSql }, { s3Location }] = await Promise.all([
-          import('node:path'),
-          import('../catalogue/index.js'),
-          import('../export/duckdb.js'),
-          import('../export/athena.js'),
-        ]);
-        const { sinks } = await exportScope(config, flags.account, flags.root ? 'none' : 'store');
-        const given = flags.root ?? defaultRoot(sinks, s3Location);
-        const root = /^s3:\/\//.test(given) ? given : resolve(given);
-        const text = duckdbViewsSql({ tables: WAREHOUSE_TABLES, root });
-        return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} views`);
-      }),
+      exitWith(state, (flags: OutFlags & { root?: string }, cmd: Command) => exportDuckdb(io, flags, cmd)),
     );
+}
+
+async function exportDuckdb(io: CliIo, flags: OutFlags & { root?: string }, cmd: Command): Promise<number> {
+  const config = await configOf(cmd);
+  const [{ resolve }, { WAREHOUSE_TABLES }, { duckdbViewsSql }, { s3Location }] = await Promise.all([
+    import('node:path'),
+    import('../catalogue/index.js'),
+    import('../export/duckdb.js'),
+    import('../export/athena.js'),
+  ]);
+  const { sinks } = await exportScope(config, flags.account, flags.root ? 'none' : 'store');
+  const given = flags.root ?? defaultRoot(sinks, s3Location);
+  const root = /^s3:\/\//.test(given) ? given : resolve(given);
+  const text = duckdbViewsSql({ tables: WAREHOUSE_TABLES, root });
+  return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} views`);
 }
 
 async function configOf(cmd: Command): Promise<Config> {

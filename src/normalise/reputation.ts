@@ -1,4 +1,6 @@
 // GET /brands/{id}/reputation -> reputation, reputation_claims (flags joined in), reputation_conflicts.
+
+import type { Row } from '../catalogue/types.js';
 import { recordId, requireBrandId, snapshotColumns } from './rows.js';
 import { child, f, inspect, isRecord, item, type Loc, obj, type Probe, readObject, report } from './shape.js';
 import type { NormaliseResult, RawRecord, TableRow } from './types.js';
@@ -23,88 +25,31 @@ function asArray(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
+/** Where one reputation snapshot is read from, and the columns every one of its rows shares. */
+interface Snapshot {
+  probe: Probe;
+  loc: Loc;
+  base: Row;
+}
+
 export function normaliseReputation(rec: RawRecord): NormaliseResult {
   const brandId = requireBrandId(rec);
   const probe: Probe = { endpoint: 'reputation', origin: brandId, drift: [] };
   const rows: TableRow[] = [];
   for (const { value, loc } of readObject(rec.body, probe, Object.keys(REPUTATION.fields))) {
     const v = inspect(REPUTATION, value, probe, loc);
-    const base = snapshotColumns(rec, brandId);
-
-    const flags: Flag[] = [];
-    asArray(v?.flags).forEach((raw, i) => {
-      const at = item(child(loc, 'flags'), i);
-      const fv = inspect(FLAG, raw, probe, at);
-      if (fv?.claim_id) {
-        flags.push({
-          claimId: fv.claim_id,
-          engine: fv.engine,
-          reason: fv.reason,
-          loc: at,
-          value: raw,
-          used: false,
-        });
-      }
-    });
-
-    let claimCount = 0;
-    asArray(v?.engines).forEach((rawEngine, i) => {
-      const engineLoc = item(child(loc, 'engines'), i);
-      const ev = inspect(ENGINE, rawEngine, probe, engineLoc);
-      const engine = recordId(rawEngine, 'engine');
-      const claims = asArray(ev?.claims);
-      claimCount += claims.length;
-      claims.forEach((claim, j) => {
-        const cv = inspect(CLAIM, claim, probe, item(child(engineLoc, 'claims'), j));
-        const claimId = recordId(claim);
-        const matching = flags.filter(
-          (fl) => fl.claimId === claimId && (fl.engine === null || fl.engine === engine),
-        );
-        for (const fl of matching) fl.used = true;
-        const payload =
-          isRecord(claim) && isRecord(rawEngine) && Object.hasOwn(rawEngine, 'engine')
-            ? { engine: rawEngine.engine, ...claim }
-            : claim;
-        rows.push({
-          table: 'reputation_claims',
-          row: {
-            ...base,
-            engine,
-            claim_id: claimId,
-            claim: cv?.claim ?? null,
-            sentiment: cv?.sentiment ?? null,
-            suspected_false: cv?.suspected_false ?? null,
-            flagged: matching.length > 0,
-            flag_reason: matching[0]?.reason ?? null,
-            payload,
-          },
-        });
-      });
-    });
+    const at: Snapshot = { probe, loc, base: snapshotColumns(rec, brandId) };
+    const flags = readFlags(v?.flags, at);
+    const claimCount = pushClaimRows(rows, v?.engines, flags, at);
     for (const fl of flags) {
       if (!fl.used) report(probe, 'unexpected_shape', 'flags[] entry matches no claim', fl.loc, fl.value);
     }
-
     const conflicts = asArray(v?.conflicts);
-    conflicts.forEach((conflict, i) => {
-      const kv = inspect(CONFLICT, conflict, probe, item(child(loc, 'conflicts'), i));
-      rows.push({
-        table: 'reputation_conflicts',
-        row: {
-          ...base,
-          conflict_id: recordId(conflict),
-          topic: kv?.topic ?? null,
-          engines: kv?.engines ?? [],
-          description: kv?.description ?? null,
-          payload: conflict,
-        },
-      });
-    });
-
+    pushConflictRows(rows, conflicts, at);
     rows.push({
       table: 'reputation',
       row: {
-        ...base,
+        ...at.base,
         generated_at: v?.generated_at ?? null,
         engine_count: v?.engines ? v.engines.length : null,
         claim_count: v?.engines ? claimCount : null,
@@ -115,4 +60,76 @@ export function normaliseReputation(rec: RawRecord): NormaliseResult {
     });
   }
   return { rows, drift: probe.drift };
+}
+
+/** The flags that name a claim; each is joined to the claims it names, and reported if it names none. */
+function readFlags(raw: unknown, at: Snapshot): Flag[] {
+  const flags: Flag[] = [];
+  asArray(raw).forEach((value, i) => {
+    const loc = item(child(at.loc, 'flags'), i);
+    const fv = inspect(FLAG, value, at.probe, loc);
+    if (fv?.claim_id) {
+      flags.push({ claimId: fv.claim_id, engine: fv.engine, reason: fv.reason, loc, value, used: false });
+    }
+  });
+  return flags;
+}
+
+/** One reputation_claims row per claim of every engine; returns how many claims there were. */
+function pushClaimRows(rows: TableRow[], engines: unknown, flags: Flag[], at: Snapshot): number {
+  let claimCount = 0;
+  asArray(engines).forEach((rawEngine, i) => {
+    const engineLoc = item(child(at.loc, 'engines'), i);
+    const ev = inspect(ENGINE, rawEngine, at.probe, engineLoc);
+    const engine = recordId(rawEngine, 'engine');
+    const claims = asArray(ev?.claims);
+    claimCount += claims.length;
+    claims.forEach((claim, j) => {
+      const cv = inspect(CLAIM, claim, at.probe, item(child(engineLoc, 'claims'), j));
+      const claimId = recordId(claim);
+      const matching = flags.filter(
+        (fl) => fl.claimId === claimId && (fl.engine === null || fl.engine === engine),
+      );
+      for (const fl of matching) fl.used = true;
+      rows.push({
+        table: 'reputation_claims',
+        row: {
+          ...at.base,
+          engine,
+          claim_id: claimId,
+          claim: cv?.claim ?? null,
+          sentiment: cv?.sentiment ?? null,
+          suspected_false: cv?.suspected_false ?? null,
+          flagged: matching.length > 0,
+          flag_reason: matching[0]?.reason ?? null,
+          payload: claimPayload(rawEngine, claim),
+        },
+      });
+    });
+  });
+  return claimCount;
+}
+
+/** The claim as served, with its engine's name added so the payload stands on its own. */
+function claimPayload(rawEngine: unknown, claim: unknown): unknown {
+  return isRecord(claim) && isRecord(rawEngine) && Object.hasOwn(rawEngine, 'engine')
+    ? { engine: rawEngine.engine, ...claim }
+    : claim;
+}
+
+function pushConflictRows(rows: TableRow[], conflicts: unknown[], at: Snapshot): void {
+  conflicts.forEach((conflict, i) => {
+    const kv = inspect(CONFLICT, conflict, at.probe, item(child(at.loc, 'conflicts'), i));
+    rows.push({
+      table: 'reputation_conflicts',
+      row: {
+        ...at.base,
+        conflict_id: recordId(conflict),
+        topic: kv?.topic ?? null,
+        engines: kv?.engines ?? [],
+        description: kv?.description ?? null,
+        payload: conflict,
+      },
+    });
+  });
 }

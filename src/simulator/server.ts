@@ -1,5 +1,6 @@
 // The simulator's HTTP server: auth, plan, rate limit, faults, routing, in the order the real
-// upstream is assumed to check them, over node:http so tests exercise real sockets.
+// upstream is assumed to check them, over node:http so tests exercise real sockets. What each
+// endpoint answers is in replies.ts; how a reply goes out, faults included, is in send.ts.
 
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -219,7 +220,7 @@ async function listen(server: Server, host: string, port: number): Promise<numbe
   return (server.address() as AddressInfo).port;
 }
 
-/** What callers hold: copies of the accounts (the keys inside stay the server's), knobs, close. */
+/** Callers get copies of the accounts, so editing them cannot change what the server accepts. */
 function simulatorHandle(upstream: Upstream, server: Server, url: string, port: number): Simulator {
   const accounts: SimulatedAccount[] = upstream.accounts.map(({ name, plan, keys, workspaceIds }) => ({
     name,

@@ -87,13 +87,9 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
           return 0;
         }
         await endpoint?.attach(handle);
-        io.out(
-          `visync worker ready: ${redactUrl(config.redis.url ?? '')} prefix ${config.redis.prefix}, concurrency ${flags.concurrency}, ` +
-            `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}, ` +
-            `endpoint ${endpoint ? `${endpoint.url}/ (metrics, healthz, readyz, ui)` : 'off'}`,
-        );
         // Accounts added, removed or changed in the config (or its accountsFrom source) take effect
-        // without a restart; an invalid edit is logged and the config in force stays.
+        // without a restart; an invalid edit is logged and the config in force stays. Watching starts
+        // before the ready line: a file written once a worker says it is ready is always picked up.
         const { watchConfig } = await import('../config/watch.js');
         const watcher = watchConfig(
           configOption(cmd),
@@ -103,6 +99,11 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
               logger.info({ removed }, 'removed schedules of accounts no longer configured');
           },
           { current: loaded, logger },
+        );
+        io.out(
+          `visync worker ready: ${redactUrl(config.redis.url ?? '')} prefix ${config.redis.prefix}, concurrency ${flags.concurrency}, ` +
+            `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}, ` +
+            `endpoint ${endpoint ? `${endpoint.url}/ (metrics, healthz, readyz, ui)` : 'off'}`,
         );
         const signal = await signalled;
         watcher.close();

@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
+import { isFinishedStatus } from '../src/runs/run-status.js';
 import { parseRequestLogNdjson } from '../src/simulator/index.js';
 import { DEV_BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';
@@ -49,7 +50,6 @@ const LIMIT: WindowLimit = { requests: 120, windowMs: 60_000 };
 const PREFIX = 'scale';
 const SAMPLE_MS = 1000;
 const PROGRESS_MS = 10_000;
-const TERMINAL = new Set(['succeeded', 'partial', 'failed']);
 
 const { values } = parseArgs({
   options: {
@@ -261,7 +261,7 @@ async function waitForRuns(
   const ledger = new Map<string, LedgerView>();
   let nextProgress = started + PROGRESS_MS;
   for (;;) {
-    const open = runIds.filter((id) => !TERMINAL.has(ledger.get(id)?.status ?? ''));
+    const open = runIds.filter((id) => !isFinishedStatus(ledger.get(id)?.status));
     for (const [id, v] of await observer.ledger(open)) {
       if (!v)
         throw new Error(
@@ -271,7 +271,7 @@ async function waitForRuns(
     }
     sampleProcesses(workers, redisPort, sampled);
     sampled.redisClientsPeak = Math.max(sampled.redisClientsPeak, await observer.connectedClients());
-    const done = runIds.filter((id) => TERMINAL.has(ledger.get(id)?.status ?? '')).length;
+    const done = runIds.filter((id) => isFinishedStatus(ledger.get(id)?.status)).length;
     if (done === runIds.length) return { ledger, timedOut: false };
     for (const w of workers)
       if (w.child.exitCode !== null) throw new Error(`a worker exited mid-run:\n${w.output().slice(-4000)}`);
@@ -411,7 +411,7 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
       result,
       notes: {
         timedOut,
-        runsTerminal: views.filter((v) => TERMINAL.has(v.status)).length,
+        runsTerminal: views.filter((v) => isFinishedStatus(v.status)).length,
         notSucceeded: [...ledger]
           .filter(([, v]) => v.status !== 'succeeded')
           .map(([id, v]) => `${id}: ${v.status}`),

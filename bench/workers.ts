@@ -19,6 +19,7 @@ import { enqueueRun } from '../jobs/enqueue.js';
 import type { LedgerRun } from '../jobs/ledger.js';
 import { parseConfig } from '../src/config/load.js';
 import { plannedRequestCount } from '../src/extract/plan.js';
+import { isFinishedStatus } from '../src/runs/run-status.js';
 import { peakInWindow, type RequestLogEntry, startSimulator } from '../src/simulator/index.js';
 import { DEV_BIN as BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';
@@ -252,7 +253,7 @@ async function runScenario(
       for (const r of runs) {
         if (done.has(r.runId)) continue;
         const l = await client.ledger.get(r.runId);
-        if (l && ['succeeded', 'partial', 'failed'].includes(l.status)) done.set(r.runId, l);
+        if (l && isFinishedStatus(l.status)) done.set(r.runId, l);
       }
       if (done.size === runs.length) break;
       for (const w of workers)

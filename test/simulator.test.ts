@@ -391,6 +391,7 @@ describe('rate limit', () => {
     expect((await get(s, '/me', keyOf(s, 1, 0))).json().usage.requests_in_window).toBe(1);
 
     // Once the window has passed, the account has its full budget again: refused requests did not count.
+    // A wait of the Retry-After the simulator stated is the subject here (a probe would spend budget).
     await new Promise((r) => setTimeout(r, Number(limited.headers['retry-after']) * 1000));
     const after = [];
     for (let i = 0; i < 3; i++)
@@ -414,6 +415,7 @@ describe('rate limit', () => {
       accounts: [{ name: 'tight', limit: { requests: 1, windowMs: 30_000 } }, { name: 'loose' }],
       retryAfterFormat: 'http-date',
     });
+    // The subject is a time: the Retry-After date the simulator states, about one window from now.
     const before = Date.now();
     expect((await get(s, '/me', keyOf(s, 0))).status).toBe(200);
     const limited = await get(s, '/me', keyOf(s, 0));

@@ -73,17 +73,29 @@ export function jobsClient(config: Config): JobsClient {
   return c;
 }
 
-/** Waits on the ledger until the run has finished. */
-export async function waitForRun(config: Config, runId: string, timeoutMs = 30_000): Promise<LedgerRun> {
-  const c = jobsClient(config);
+/** Waits on the ledger until the run's record satisfies `done` (`what` it waits for, for the timeout's message). */
+export async function waitForRunState(
+  client: JobsClient,
+  runId: string,
+  done: (r: LedgerRun) => boolean,
+  { what, timeoutMs = 30_000 }: { what: string; timeoutMs?: number },
+): Promise<LedgerRun> {
   let last: LedgerRun | undefined;
   return waitFor(
     async () => {
-      last = await c.ledger.get(runId);
-      return last && isFinishedStatus(last.status) ? last : undefined;
+      last = await client.ledger.get(runId);
+      return last && done(last) ? last : undefined;
     },
-    { what: () => `run ${runId} to finish: ${JSON.stringify(last)}`, timeoutMs, intervalMs: 100 },
+    { what: () => `run ${runId} ${what}: ${JSON.stringify(last)}`, timeoutMs, intervalMs: 100 },
   );
+}
+
+/** Waits on the ledger until the run has finished. */
+export async function waitForRun(config: Config, runId: string, timeoutMs = 30_000): Promise<LedgerRun> {
+  return waitForRunState(jobsClient(config), runId, (r) => isFinishedStatus(r.status), {
+    what: 'to finish',
+    timeoutMs,
+  });
 }
 
 /** Enqueues a sync of the account and waits for its run to end. */

@@ -59,7 +59,8 @@ export async function readStatus(o: {
     const last = await o.ledger.lastSuccess(a.name);
     accounts.push({
       account: a.name,
-      ...(last ? { last_success: last } : {}),
+      // Printed, or served as JSON (an undefined key is left out), never tested with `in`.
+      last_success: last,
       running: recent.filter((r) => !isFinishedStatus(r.status)),
       failed: await Promise.all(
         recent
@@ -67,7 +68,7 @@ export async function readStatus(o: {
           .slice(0, 5)
           .map(async (r) => ({ ...r, reasons: await reasonsOf(r) })),
       ),
-      ...(scheduler?.next ? { next_nightly: new Date(scheduler.next).toISOString() } : {}),
+      next_nightly: scheduler?.next ? new Date(scheduler.next).toISOString() : undefined,
       budget: { in_window: budget.inWindow, limit: limit.requests, paused_for_ms: budget.pausedForMs },
     });
   }

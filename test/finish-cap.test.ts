@@ -4,10 +4,13 @@ import { QueueEvents } from 'bullmq';
 import { describe, expect, inject, it } from 'vitest';
 import { JOB } from '../jobs/definitions.js';
 import { enqueueRun } from '../jobs/enqueue.js';
-import { LOAD_QUEUE } from '../jobs/load-batches.js';
-import { AWAITING_CURATE } from '../jobs/run-phase.js';
+import { LOAD_QUEUE, loadQueue } from '../jobs/load-batches.js';
+import { AWAITING_CURATE, CURATING } from '../jobs/run-phase.js';
+import { readManifest } from '../src/runs/manifest.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { sim, tempDir } from './helpers/harness.js';
-import { jobsClient, jobsConfig, until, waitForRun, worker } from './helpers/jobs.js';
+import { jobsClient, jobsConfig, jobsConfigFile, until, waitForRun, worker } from './helpers/jobs.js';
+import { spawnWorker } from './helpers/worker-process.js';
 
 describe('finishing runs', () => {
   it('twelve runs ready to finish at once on one worker: two finish at a time, every run succeeds', async () => {
@@ -71,5 +74,37 @@ describe('finishing runs', () => {
     const jobs = await queue.getJobs(['completed']);
     expect(jobs.map((j) => j.name)).toEqual(accounts.map(() => JOB.finish));
     expect(new Set(jobs.map((j) => j.data.runId))).toEqual(new Set(runIds));
+  });
+
+  it('a worker killed with SIGKILL while it curates a run: another takes the finish job over, the run succeeds', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 12 }] });
+    const dir = tempDir();
+    const { config, path } = jobsConfigFile(s, dir);
+    const a = await spawnWorker(path, {});
+    const c = jobsClient(config);
+    // A year of days: a curate that lasts long enough to be killed in.
+    const { runId } = await enqueueRun(c.queues, c.ledger, config, {
+      kind: 'sync',
+      account: 'acme',
+      days: 365,
+    });
+    await until('the run curating', async () => (await c.ledger.get(runId))?.phase === CURATING, 30_000);
+    a.child.kill('SIGKILL');
+    expect((await a.exited).signal).toBe('SIGKILL');
+    const queue = c.queues.for('acme');
+    const finish = (await queue.getJob(`${runId}.load`))!.returnvalue.finish as string;
+    const q = loadQueue(c.redis, config.redis.prefix);
+    try {
+      // Still held by the dead worker until its lock lapses.
+      expect(await q.getJobState(finish)).toBe('active');
+      await spawnWorker(path, {});
+      const run = await waitForRun(config, runId, 60_000);
+      expect(run.status).toBe('succeeded');
+      expect((await q.getJob(finish))?.attemptsStarted).toBeGreaterThanOrEqual(2);
+    } finally {
+      await q.close();
+    }
+    const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
+    expect(m.workspaces.filter((w) => w.status === 'succeeded')).toHaveLength(12);
   });
 });

@@ -13,8 +13,10 @@ export const JOB = {
   run: 'run',
   /** Extracts and lands one workspace of a run. */
   workspace: 'workspace',
-  /** Normalises and loads a run once its workspace jobs are done; writes the manifest. */
+  /** The flow's parent, once a run's workspace jobs are done: hands the run to a finish job. */
   load: 'load',
+  /** Normalises and loads a run (or registers it for a load batch); writes the manifest. */
+  finish: 'finish-run',
   /** Loads the finished runs of many accounts into one BigQuery dataset: one load job per table. */
   loadBatch: 'load-batch',
 } as const;
@@ -154,6 +156,21 @@ export const LoadJobSchema = z.object({
 });
 export type LoadJobData = z.infer<typeof LoadJobSchema>;
 
+/** One workspace's outcome, as the manifest records it (carried in finish jobs' data). */
+const WorkspaceResultSchema = z.object({
+  brand_id: z.string(),
+  status: z.enum(['succeeded', 'failed']),
+  error: z.string().optional(),
+}) satisfies z.ZodType<WorkspaceResult>;
+
+/**
+ * A run to finish: its load job's data, with what its workspace jobs reported (their drift merged
+ * into `drift`). The load job reads them off its children: they stay with the flow in the shard
+ * queue, and the finish job runs in another.
+ */
+export const FinishJobSchema = LoadJobSchema.extend({ workspaces: z.array(WorkspaceResultSchema) });
+export type FinishJobData = z.infer<typeof FinishJobSchema>;
+
 /** Returned by a workspace job; the load job reads it back from its children. */
 export interface WorkspaceJobResult {
   /** One per workspace of the job, in its order. */
@@ -166,6 +183,11 @@ export interface WorkspaceJobResult {
 export const jobIds = {
   run: (runId: string) => runId,
   load: (runId: string) => `${runId}.load`,
+  /**
+   * One per try of the run (its start time): a retried load job adds no second one, and a run
+   * enqueued again (a new start) is finished again although the first try's job is still kept.
+   */
+  finish: (runId: string, startedAt: string) => `${runId}.finish.${startedAt.replace(/[^0-9A-Za-z]/g, '')}`,
   workspace: (runId: string, index: number) => `${runId}.ws.${index}`,
 };
 

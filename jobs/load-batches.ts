@@ -32,7 +32,14 @@ import type { AccountQueues } from './queues.js';
 
 export { AWAITING_LOAD_BATCH } from './run-phase.js';
 
-/** The queue of load-batch jobs: apart from the shards, so counting the shards counts runs in flight. */
+/**
+ * The queue of the heavy end of runs, apart from the shards: finish jobs (a run's curate and
+ * record, processors/finish.ts) and load-batch jobs. Every worker works it a few jobs at a time
+ * (worker.ts), so the runs that end together do not all curate at once in one process.
+ * Finish jobs carry a priority and wait in its `prioritized` set; load-batch jobs carry none and
+ * wait in its `wait` list, which BullMQ serves first: a batch, which ends runs, is not held back
+ * behind the finishes of a busy night.
+ */
 export const LOAD_QUEUE = '{visync-loads}';
 export const SWEEP_SCHEDULER = 'load-batch-sweep';
 /** How long a finished batch and its runs' marks stay (a retried job finds them done). */
@@ -347,17 +354,20 @@ export async function startBatch(
 
 /**
  * Whether no run is in flight anywhere: no run or workspace job waiting or running, no load
- * parent waiting for its workspaces. Load jobs (which register their runs and check in turn),
- * delayed jobs (nightly schedules, jobs stepping aside for budget) and `self` do not count.
+ * parent waiting for its workspaces or to run, no finish job waiting. Active load and finish jobs
+ * (which register their runs and check in turn) and delayed jobs (nightly schedules, jobs
+ * stepping aside for budget, jobs waiting to be retried) do not count.
  */
-export async function noRunInFlight(queues: AccountQueues, self?: string): Promise<boolean> {
+export async function noRunInFlight(queues: AccountQueues, loads: Queue): Promise<boolean> {
   const shards = queues.all();
-  const counts = await Promise.all(
-    shards.map((q) => q.getJobCounts('waiting-children', 'waiting', 'prioritized')),
-  );
+  const counts = await Promise.all([
+    ...shards.map((q) => q.getJobCounts('waiting-children', 'waiting', 'prioritized')),
+    // Finish jobs only: load-batch jobs wait in `waiting` (LOAD_QUEUE).
+    loads.getJobCounts('prioritized'),
+  ]);
   if (counts.some((c) => Object.values(c).some((n) => n > 0))) return false;
   const active = (await Promise.all(shards.map((q) => q.getActive()))).flat();
-  return !active.some((j) => j.id !== self && (j.name === JOB.run || j.name === JOB.workspace));
+  return !active.some((j) => j.name === JOB.run || j.name === JOB.workspace);
 }
 
 /** Marks the run's phase in the ledger (shown by `visync status`). */

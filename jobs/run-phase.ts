@@ -1,8 +1,15 @@
-// The phase of a run the ledger shows while it is neither extracting nor finished: waiting for,
-// or in, a load batch (jobs/load-batches.ts). Kept apart from the batches' module, which loads
-// BullMQ: `visync status` reads it at every start.
+// The phase of a run the ledger shows while it is neither extracting nor finished: its workspaces
+// done, waiting for a worker to curate it (its finish job, in a queue worked a few jobs at a time
+// per process) or curating, then waiting for, or in, a load batch (jobs/load-batches.ts). Kept
+// apart from the batches' module, which loads BullMQ: `visync status` reads it at every start.
 import { isFinishedStatus } from '../src/runs/run-status.js';
 import type { LedgerRun } from './ledger.js';
+
+/** The ledger phase of a run whose workspaces are done, until a worker takes its finish job. */
+export const AWAITING_CURATE = 'awaiting curate';
+
+/** The ledger phase of a run being curated (and, without load batches, loaded and recorded). */
+export const CURATING = 'curating';
 
 /** The ledger phase of a run between its curate and its batch. */
 export const AWAITING_LOAD_BATCH = 'awaiting load batch';

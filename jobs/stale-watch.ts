@@ -1,8 +1,9 @@
 // The stale alert: once per account whose newest successful run is older than
 // alerts.staleAfterHours (or that never had one since the watch began). Every worker runs the
 // watch; a Redis key per account and last success makes it fire once for the whole fleet, and
-// again only after a new success has gone stale in its turn. An account whose run is loaded in a
-// batch (jobs/load-batches.ts) is not stale while that run waits for its batch as long as expected.
+// again only after a new success has gone stale in its turn. An account whose run has done its
+// calls is not stale while that run waits, as long as expected, for a worker to curate it or for
+// its load batch (jobs/run-phase.ts).
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config/schema.js';
@@ -53,7 +54,7 @@ export async function checkStale(o: StaleWatchOptions): Promise<string[]> {
   return alerted;
 }
 
-/** The account's newest run is curated and waits for its load batch, not longer than expected. */
+/** The account's newest run waits for its curate or its load batch, not longer than expected. */
 async function awaitsBatch(o: StaleWatchOptions, account: string, now: Date): Promise<boolean> {
   const [newest] = await o.ledger.recent(account, 1);
   const waiting = newest && currentPhase(newest);

@@ -1,7 +1,8 @@
-// A visync worker process: one BullMQ worker per queue shard (jobs/queues.ts), the shared Redis
-// budget, the ledger, and the nightly schedules of its config. Its Redis connections are fixed:
-// the main one (queues, budget, ledger), the workers' shared command connection, and one
-// blocking connection per shard, whatever the number of accounts. Several such processes on several machines share the
+// A visync worker process: one BullMQ worker per queue shard (jobs/queues.ts) and one for the load
+// queue (finish and load-batch jobs, jobs/load-batches.ts), the shared Redis budget, the ledger,
+// and the nightly schedules of its config. Its Redis connections are fixed: the main one (queues,
+// budget, ledger), the workers' shared command connection, and one blocking connection per
+// queue, whatever the number of accounts. Several such processes on several machines share the
 // work; a process killed mid-job has its jobs taken over once their lock expires.
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
@@ -57,7 +58,7 @@ export class WorkerStartAborted extends VisyncError {
 }
 
 export interface WorkerHandle {
-  /** One BullMQ worker per queue shard, each with `concurrency` slots. */
+  /** One BullMQ worker per queue shard, each with `concurrency` slots, then the load queue's. */
   workers: Worker[];
   context: JobContext;
   schedules: { installed: string[]; removed: string[] };
@@ -72,6 +73,17 @@ export interface WorkerHandle {
   /** Stops taking jobs, lets active ones finish within graceMs, then hands the rest back. */
   close(graceMs: number): Promise<{ forced: boolean }>;
 }
+
+/**
+ * Jobs of the load queue one process works at once: finish jobs (normalise, gzip, record) and
+ * load batches. The event loop is one thread, and the calls of the accounts still extracting
+ * share it: with every run that ends together curating at once (up to 32, as many as the shard
+ * slots) their calls slowed to 60-100 ms for 5-7 s and the accounts missed their windows. Two,
+ * not one: a finish waits on the store (reads, writes, gzip on libuv's pool) as much as it
+ * computes, and a second keeps that time busy; a load batch (waiting on BigQuery) then leaves
+ * one for finishes. A fleet finishes more runs at once by having more processes, each taking two.
+ */
+const LOAD_CONCURRENCY = 2;
 
 /** How long a stop waits for BullMQ to close what it holds (longer only when Redis is gone). */
 const CLOSE_MS = 2000;
@@ -209,6 +221,8 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
         return (await import('./processors/workspace.js')).processWorkspace(job, token, context);
       case JOB.load:
         return (await import('./processors/load.js')).processLoad(job, context);
+      case JOB.finish:
+        return (await import('./processors/finish.js')).processFinish(job, context);
       case JOB.loadBatch:
         return (await import('./processors/load-batch.js')).processLoadBatch(job, context);
       default:
@@ -216,11 +230,11 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     }
   };
   const lockMs = o.config.jobs.lockSeconds * 1000;
-  const work = (name: string): Worker => {
+  const work = (name: string, concurrency: number): Worker => {
     const worker = new Worker(name, process, {
       connection: blocking.redis,
       prefix,
-      concurrency: o.concurrency ?? 8,
+      concurrency,
       lockDuration: lockMs,
       // Check for stalled jobs (a worker died holding them) as often as a lock can expire.
       stalledInterval: lockMs,
@@ -246,15 +260,13 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     workers.push(worker);
     return worker;
   };
-  for (let shard = 0; shard < QUEUE_SHARDS; shard++) work(shardQueueName(shard));
-  // Load batches only where BigQuery is configured: a worker without it holds no connection for
-  // them (and gets one when a reloaded config adds BigQuery), unless runs wait for a batch this
-  // config no longer loads them in (BigQuery removed, a dataset changed): it ends them.
+  for (let shard = 0; shard < QUEUE_SHARDS; shard++) work(shardQueueName(shard), o.concurrency ?? 8);
+  work(LOAD_QUEUE, LOAD_CONCURRENCY);
+  // Runs waiting for a batch this config no longer loads them in (BigQuery removed, a dataset
+  // changed): no sweep or trigger may come for them, so their batch is started now and ends them.
   let stranded: Awaited<ReturnType<typeof strandedWarehouses>>;
-  let batchWorker: Worker | undefined;
   try {
     stranded = await Promise.race([strandedWarehouses(context.loadBatches, o.config), aborted]);
-    if (o.config.sinks.bigquery || stranded.length) batchWorker = work(LOAD_QUEUE);
     await Promise.race([Promise.all(workers.map((w) => w.waitUntilReady())), aborted]);
   } catch (err) {
     throw await startFailed(err);
@@ -288,10 +300,6 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
       keeping.config = config;
       staleWatching.config = config;
       const found = await strandedWarehouses(context.loadBatches, config);
-      if ((config.sinks.bigquery || found.length) && !batchWorker) {
-        batchWorker = work(LOAD_QUEUE);
-        await batchWorker.waitUntilReady();
-      }
       await installLoadSweep(batchQueue, config);
       await endStranded(found, config);
       return installSchedules(queues, config);

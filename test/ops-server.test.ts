@@ -93,7 +93,8 @@ describe('worker HTTP endpoint', () => {
     const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: name });
     const run = await waitForRun(config, runId);
     expect(run.status).toBe('succeeded');
-    // The batch that loaded the run ends it in the ledger, then its job completes.
+    // The batch that loaded the run ends it in the ledger, then its job completes; the run's finish
+    // job, in the same queue, is then no longer active either.
     const batches = loadQueue(c.redis, config.redis.prefix);
     closers.push(() => batches.close());
     const batchJob = batchJobId(warehouseId(config.sinks)!, 0);
@@ -138,13 +139,14 @@ describe('worker HTTP endpoint', () => {
       sample(text, 'visync_run_duration_seconds_count', { kind: 'sync', status: 'succeeded' }),
     ).toBeGreaterThan(0);
     // Read from Redis at scrape time: the finished jobs and the ledger's last success.
-    // This test's prefix holds this run (its run job, its load job, its workspace jobs and the load
-    // batch that loaded it, all completed), the load batches' first sweep (at the worker's start,
-    // completed), the nightly schedule's next job and the next sweep (delayed). A workspace job
-    // covers several workspaces: as many as the run put in one (recorded on its load job).
+    // This test's prefix holds this run (its run job, its load job, its workspace jobs, the finish
+    // job its load job handed it to and the load batch that loaded it, all completed), the load
+    // batches' first sweep (at the worker's start, completed), the nightly schedule's next job and
+    // the next sweep (delayed). A workspace job covers several workspaces: as many as the run put
+    // in one (recorded on its load job).
     const perJob = (await c.queues.for(name).getJob(jobIds.load(runId)))?.data.workspacesPerJob ?? 1;
     const workspaceJobs = Math.ceil(s.accounts[0]!.workspaceIds.length / perJob);
-    expect(sample(text, 'visync_queue_jobs', { state: 'completed' })).toBe(1 + 1 + workspaceJobs + 1 + 1);
+    expect(sample(text, 'visync_queue_jobs', { state: 'completed' })).toBe(1 + 1 + workspaceJobs + 1 + 1 + 1);
     expect(sample(text, 'visync_queue_jobs', { state: 'failed' })).toBe(0);
     expect(sample(text, 'visync_queue_jobs', { state: 'delayed' })).toBe(1 + 1);
     expect(sample(text, 'visync_last_success_timestamp_seconds', { account: name })).toBe(

@@ -57,7 +57,8 @@ export async function processLoadBatch(job: Job, ctx: JobContext): Promise<Recor
   // when this config no longer loads some of them here (no sweep or trigger may come for them).
   if (
     claim.remaining >= ctx.config.load.batchRuns ||
-    (claim.remaining > 0 && ((await noRunInFlight(ctx.queues)) || (await strandsRuns(ctx, data.warehouse))))
+    (claim.remaining > 0 &&
+      ((await noRunInFlight(ctx.queues, ctx.loadQueue)) || (await strandsRuns(ctx, data.warehouse))))
   )
     await startBatch(ctx.loadQueue, ctx.config, data.warehouse, data.gen + 1);
   return { batch: claim.id, runs: claim.members.length };

@@ -1,0 +1,136 @@
+// The `finish-run` job, in the load queue (jobs/load-batches.ts, LOAD_QUEUE): a run's load job
+// hands it the run once every workspace job is done (or failed for good). It normalises the raw
+// landing, loads each table once, and records the run (its sync_runs row, then the manifest,
+// last). Into BigQuery it loads nothing itself: the run waits, curated, for a load batch of its
+// warehouse (jobs/load-batches.ts), which loads and records it with other runs.
+import type { Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { accountSettings } from '../../src/config/account-settings.js';
+import { runFinished } from '../../src/ops/run-finished.js';
+import { finishRun } from '../../src/pipeline/finish-run.js';
+import { recordRun } from '../../src/pipeline/record-run.js';
+import { assembleManifest, type Manifest, readManifest } from '../../src/runs/manifest.js';
+import { manifestKey } from '../../src/sinks/layout.js';
+import type { JobContext } from '../context.js';
+import { type FinishJobData, FinishJobSchema } from '../definitions.js';
+import {
+  AWAITING_LOAD_BATCH,
+  IDLE_SETTLE_MS,
+  noRunInFlight,
+  setPhase,
+  startBatch,
+  warehouseId,
+} from '../load-batches.js';
+import { RedisKeyLock } from '../redis-key-lock.js';
+import { CURATING } from '../run-phase.js';
+import { endsRunOnLastAttempt } from './load.js';
+
+export async function processFinish(job: Job<FinishJobData>, ctx: JobContext): Promise<{ status: string }> {
+  const data = FinishJobSchema.parse(job.data);
+  const log = ctx.logger.child({ account: data.account, run_id: data.runId, job: job.id });
+  return endsRunOnLastAttempt(job, ctx, data.runId, log, () => loadAndRecord(data, ctx, log));
+}
+
+async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger): Promise<{ status: string }> {
+  const { workspaces, drift } = data;
+
+  const run = { account: data.account, runId: data.runId, runDate: data.runDate };
+  // A load retried after a crash: loads recorded by a manifest already written are not redone;
+  // the others are found by their job ids (409) rather than appended twice.
+  const store = await ctx.storeFor(data.account);
+  const loader = await ctx.loaderFor(data.account);
+  const batched = loader?.loadBatch !== undefined;
+  // This try of the run is in a batch already: the finish job ran before and was retried.
+  if (batched && (await ctx.loadBatches.claimed(data.runId, data.startedAt)))
+    return { status: AWAITING_LOAD_BATCH };
+  await setPhase(ctx.ledger, data.runId, CURATING);
+  const previous = await readManifest(store, data.account, data.runId);
+  const finished = await finishRun({
+    store,
+    run,
+    logger: log,
+    loader: batched ? undefined : loader,
+    deferLoads: batched,
+    previousLoads: previous?.loads,
+    // Workers on other machines, and run --once, may write the same latest/ bundles.
+    latestLock: new RedisKeyLock(ctx.redis, ctx.config.redis.prefix),
+  });
+  const ledgerRun = await ctx.ledger.get(data.runId);
+  const finishedRun = assembleManifest({
+    run,
+    kind: data.kind,
+    startedAt: data.startedAt,
+    visibilityDays: data.visibilityDays,
+    buyerIntentDays: data.buyerIntentDays,
+    scope: data.scope,
+    error: ledgerRun?.stopped,
+    workspaces,
+    files: [...finished.rawFiles, ...finished.files],
+    loads: finished.loads,
+    requests: {
+      calls: ledgerRun?.calls ?? 0,
+      rate_limited: ledgerRun?.rate_limited ?? 0,
+      retries: ledgerRun?.retries ?? 0,
+      waited_ms: ledgerRun?.waited_ms ?? 0,
+    },
+    drift: [...drift, ...finished.drift],
+  });
+  if (batched) {
+    await awaitBatch(ctx, data, { manifest: finishedRun, tables: finished.deferred ?? [] }, log);
+    return { status: AWAITING_LOAD_BATCH };
+  }
+  const manifest = await recordRun({ store, manifest: finishedRun, logger: log, loader });
+  if (ledgerRun) {
+    const failedLoads = manifest.loads
+      .filter((l) => l.status === 'failed')
+      .map((l) => `${l.table}: ${l.error}`);
+    await ctx.ledger.finish(ledgerRun, manifest.status, {
+      manifest_key: manifestKey(data.account, data.runId),
+      ...(manifest.error
+        ? { error: manifest.error }
+        : failedLoads.length
+          ? { error: failedLoads.join('; ') }
+          : {}),
+    });
+  }
+  log.info(
+    { status: manifest.status, workspaces: workspaces.length, loads: manifest.loads.length },
+    'run finished',
+  );
+  // Not awaited: an alert never holds the job (its delivery is bounded and logs its own outcome).
+  void runFinished({ config: ctx.config, logger: log, manifest });
+  return { status: manifest.status };
+}
+
+/**
+ * The run, curated, waits for a load batch of its warehouse; the batch starts now when enough runs
+ * wait, or shortly when no other run is in flight (waiting longer would save no load job).
+ */
+async function awaitBatch(
+  ctx: JobContext,
+  data: FinishJobData,
+  pending: { manifest: Manifest; tables: string[] },
+  log: Logger,
+): Promise<void> {
+  const warehouse = warehouseId(accountSettings(ctx.config, data.account).sinks);
+  if (!warehouse) throw new Error(`account ${data.account} has no BigQuery dataset to batch into`);
+  // Before the run can be claimed: a batch that takes it at once then marks it loading, not waiting.
+  await setPhase(ctx.ledger, data.runId, AWAITING_LOAD_BATCH);
+  const registered = await ctx.loadBatches.register(warehouse, data.runId, {
+    account: data.account,
+    attempt: data.startedAt,
+    ...pending,
+  });
+  if (!registered) return;
+  log.info(
+    { warehouse, waiting: registered.pending, tables: pending.tables.length },
+    'run awaits a load batch',
+  );
+  if (registered.pending >= ctx.config.load.batchRuns) {
+    await startBatch(ctx.loadQueue, ctx.config, warehouse, registered.gen);
+  } else if (await noRunInFlight(ctx.queues, ctx.loadQueue)) {
+    // Every warehouse with waiting runs: a run of another dataset may have finished just before.
+    for (const w of await ctx.loadBatches.waiting())
+      await startBatch(ctx.loadQueue, ctx.config, w.warehouse, w.gen, IDLE_SETTLE_MS);
+  }
+}

@@ -10,7 +10,7 @@ import type * as IORedis from 'ioredis';
 import type { RedisOptions } from 'ioredis';
 import { ConfigError } from '../src/config/config-error.js';
 import type { Config } from '../src/config/schema.js';
-import { VisyncError } from '../src/util/errors.js';
+import { errorMessage, VisyncError } from '../src/util/errors.js';
 
 // Loaded with require, as BullMQ is (./bullmq.ts): an ESM import of this CommonJS package costs
 // about 100 ms more CPU at every start.
@@ -96,7 +96,7 @@ function reasonOf(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
   if (code && REASONS[code]) return REASONS[code];
   if (err instanceof Error && /^Command timed out/.test(err.message)) return 'no answer in time';
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /** The one message for a Redis that cannot be reached, whoever hits it. */

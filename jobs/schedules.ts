@@ -7,6 +7,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { effectiveSchedule } from '../src/config/account-settings.js';
 import type { Config } from '../src/config/schema.js';
+import { errorMessage } from '../src/util/errors.js';
 import { JOB, jobOptions, type RunJobData } from './definitions.js';
 import { batchJobOptions, type LoadBatchJobData, SWEEP_SCHEDULER } from './load-batches.js';
 import type { AccountQueues } from './queues.js';
@@ -159,7 +160,7 @@ export function keepSchedules(o: KeepSchedulesOptions): () => void {
       );
     } catch (err) {
       // Redis went away again: the next 'ready' checks again.
-      o.logger.debug({ err: err instanceof Error ? err.message : String(err) }, 'schedule check failed');
+      o.logger.debug({ err: errorMessage(err) }, 'schedule check failed');
     } finally {
       busy = false;
     }

@@ -11,6 +11,7 @@ import type { LoadResult, Manifest } from '../../src/runs/manifest.js';
 import { isFinishedStatus } from '../../src/runs/run-status.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
+import { errorMessage } from '../../src/util/errors.js';
 import type { JobContext } from '../context.js';
 import {
   type Claim,
@@ -22,8 +23,6 @@ import {
   warehouseGone,
 } from '../load-batches.js';
 import { loadingInBatch } from '../run-phase.js';
-
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 interface Member {
   runId: string;
@@ -49,7 +48,7 @@ export async function processLoadBatch(job: Job, ctx: JobContext): Promise<Recor
     } catch (err) {
       if (!final) throw err;
       // No more tries: every run of the batch still ends, saying why and what to do.
-      await failBatch(claim, ctx, log, message(err));
+      await failBatch(claim, ctx, log, errorMessage(err));
     }
     await ctx.loadBatches.batchDone(claim.ref);
   }
@@ -85,7 +84,7 @@ async function membersOf(claim: Claim, ctx: JobContext, log: Logger): Promise<Me
       // An account removed from the config since: its run cannot be written any more.
       const ledgerRun = await ctx.ledger.get(runId);
       if (ledgerRun)
-        await ctx.ledger.finish(ledgerRun, 'failed', { error: `run not recorded: ${message(err)}` });
+        await ctx.ledger.finish(ledgerRun, 'failed', { error: `run not recorded: ${errorMessage(err)}` });
       await ctx.loadBatches.runDone(runId);
     }
   }
@@ -232,7 +231,7 @@ async function endNotLoaded(
     const ledgerRun = await ctx.ledger.get(m.runId);
     if (ledgerRun)
       await ctx.ledger.finish(ledgerRun, 'failed', {
-        error: `run not recorded: ${reason.why}; ${message(err)}`,
+        error: `run not recorded: ${reason.why}; ${errorMessage(err)}`,
       });
     await ctx.loadBatches.runDone(m.runId);
   }

@@ -7,6 +7,7 @@
 // move there itself: a flow keeps parent and children in one queue (one hash slot on a cluster).
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
+import { errorMessage } from '../../src/util/errors.js';
 import { UnrecoverableError } from '../bullmq.js';
 import type { JobContext } from '../context.js';
 import {
@@ -56,7 +57,7 @@ export async function endsRunOnLastAttempt<T>(
     return await work();
   } catch (err) {
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     if (final) {
       const ledgerRun = await ctx.ledger.get(runId);
       if (ledgerRun) await ctx.ledger.finish(ledgerRun, 'failed', { error: `run not recorded: ${message}` });

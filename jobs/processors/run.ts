@@ -22,6 +22,7 @@ import { isFinishedStatus } from '../../src/runs/run-status.js';
 import { accountWindowDays, configuredWindowDays } from '../../src/runs/window.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
+import { errorMessage } from '../../src/util/errors.js';
 import { addDays, utcDate } from '../../src/util/time.js';
 import { UnrecoverableError } from '../bullmq.js';
 import { accountOf, type JobContext } from '../context.js';
@@ -216,7 +217,7 @@ async function discoveryFailure({ job, token, ctx, data }: RunStep, err: unknown
   const final =
     (err instanceof ApiError && !err.retryable) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   if (!final) throw err;
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /** Nothing more will happen for this run: record why, in the manifest and the ledger. */

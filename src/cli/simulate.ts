@@ -11,6 +11,7 @@ import {
   startSimulator,
   validateFaultRule,
 } from '../simulator/index.js';
+import { errorMessage } from '../util/errors.js';
 import { CliError } from './program-state.js';
 
 export interface SimulateFlags {
@@ -70,13 +71,13 @@ export function readFaultsFile(path: string): FaultRule[] {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new CliError(`--faults ${path}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new CliError(`--faults ${path}: ${errorMessage(err)}`);
   }
   if (!Array.isArray(parsed)) throw new CliError(`--faults ${path}: expected a JSON array of fault rules`);
   try {
     return parsed.map((rule, i) => validateFaultRule(rule, `--faults ${path}: rule ${i}`));
   } catch (err) {
-    throw new CliError(err instanceof Error ? err.message : String(err));
+    throw new CliError(errorMessage(err));
   }
 }
 
@@ -155,7 +156,7 @@ export async function runSimulate(flags: SimulateFlags, deps: SimulateDeps = {})
     sim = await startSimulator(simulatorOptionsFromFlags(flags));
   } catch (err) {
     if (err instanceof CliError) throw err;
-    throw new CliError(`simulate: ${err instanceof Error ? err.message : String(err)}`);
+    throw new CliError(`simulate: ${errorMessage(err)}`);
   }
   for (const line of startupBanner(sim, flags)) out(line);
   deps.onReady?.(sim);

@@ -8,7 +8,7 @@ import { brandsCall } from '../api/endpoints.js';
 import type { RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig } from '../config/schema.js';
 import { createAccountClient } from '../extract/extract-account.js';
-import { VisyncError } from '../util/errors.js';
+import { errorMessage, VisyncError } from '../util/errors.js';
 
 export class BrandRoutingError extends VisyncError {
   override readonly name = 'BrandRoutingError';
@@ -38,7 +38,7 @@ export async function routeBrands(o: {
         const ids = new Set((Array.isArray(data) ? data : []).map((d) => d?.id));
         for (const b of unlisted) if (ids.has(b)) owners.get(b)?.push(a.name);
       } catch (err) {
-        unasked.push(`${a.name} (${err instanceof Error ? err.message : String(err)})`);
+        unasked.push(`${a.name} (${errorMessage(err)})`);
       }
     }
   }

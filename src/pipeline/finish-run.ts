@@ -14,6 +14,7 @@ import { metrics } from '../ops/metrics.js';
 import type { DriftEntry, LoadResult, ManifestFile } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { errorMessage } from '../util/errors.js';
 
 /** What the load stage needs of a warehouse; BigQuery implements it (src/warehouse). */
 export interface RunLoader {
@@ -77,8 +78,6 @@ const failed = (table: string, error: string): LoadResult => ({
   error,
 });
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {
   let curated: CurateResult;
   try {
@@ -92,7 +91,7 @@ export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {
   } catch (err) {
     // Curate stopped as a whole (spool or sink failing): no table of the run can be loaded. Which
     // tables the run feeds is not known yet, so every table of the catalogue is named.
-    const reason = `not curated: ${message(err)}`;
+    const reason = `not curated: ${errorMessage(err)}`;
     o.logger.error({ err: reason }, 'curate failed');
     return { rawFiles: [], files: [], drift: [], loads: TABLES.map((t) => failed(t.name, reason)) };
   }
@@ -143,7 +142,7 @@ async function loadTables(
     try {
       await loader.prepare();
     } catch (err) {
-      notReady = `${loader.describe?.() ?? 'warehouse'} not ready: ${message(err)}`;
+      notReady = `${loader.describe?.() ?? 'warehouse'} not ready: ${errorMessage(err)}`;
     }
   }
   // One table's failed load must not stop the others: each is awaited on its own.
@@ -162,7 +161,7 @@ async function loadTables(
           file: t.loadFile,
         });
       } catch (err) {
-        result = failed(t.table, message(err));
+        result = failed(t.table, errorMessage(err));
       }
       o.onLoaded?.(result);
       if (result.status === 'succeeded') metrics.rowsLoaded(result.table, result.rows);

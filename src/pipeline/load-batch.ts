@@ -19,6 +19,7 @@ import { metrics } from '../ops/metrics.js';
 import type { LoadResult, ManifestFile } from '../runs/manifest.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { errorMessage } from '../util/errors.js';
 import type { RunLoader } from './finish-run.js';
 
 export interface BatchRun {
@@ -54,8 +55,6 @@ export interface LoadBatchOptions {
   onLoaded?: (table: string, load: BatchTableLoad) => Promise<void>;
 }
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 /** Loads the batch's tables; per run, one load entry per table it had to load. */
 export async function loadBatchTables(o: LoadBatchOptions): Promise<Map<string, LoadResult[]>> {
   const wanted = new Set(o.runs.flatMap((r) => r.tables));
@@ -71,7 +70,7 @@ export async function loadBatchTables(o: LoadBatchOptions): Promise<Map<string, 
     try {
       await o.loader.prepare();
     } catch (err) {
-      notReady = `${o.loader.describe?.() ?? 'warehouse'} not ready: ${message(err)}`;
+      notReady = `${o.loader.describe?.() ?? 'warehouse'} not ready: ${errorMessage(err)}`;
     }
   }
   if (!o.loader.loadBatch) notReady = `${o.loader.describe?.() ?? 'warehouse'} cannot load batches`;
@@ -182,7 +181,7 @@ async function loadTable(
         rows += f.rows ?? 0;
       }
     } catch (err) {
-      leftOut[m.runId] = `not in load batch ${o.batchId}: ${message(err)}`;
+      leftOut[m.runId] = `not in load batch ${o.batchId}: ${errorMessage(err)}`;
       continue;
     }
     // One part decompressed at a time: memory holds a run's compressed parts, not its rows.
@@ -197,7 +196,7 @@ async function loadTable(
   try {
     result = await o.loader.loadBatch!({ table: tableByName(table), batchId: o.batchId, file });
   } catch (err) {
-    result = { table, job_id: '', status: 'failed', rows: 0, error: message(err) };
+    result = { table, job_id: '', status: 'failed', rows: 0, error: errorMessage(err) };
   }
   const expected = Object.values(runs).reduce((a, b) => a + b, 0);
   if (result.status === 'succeeded' && result.rows !== expected)

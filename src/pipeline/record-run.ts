@@ -23,6 +23,7 @@ import {
 } from '../runs/manifest.js';
 import { parseTablePartKey, tablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { errorMessage } from '../util/errors.js';
 import type { RunLoader } from './finish-run.js';
 import type { BatchTableLoad } from './load-batch.js';
 
@@ -40,8 +41,6 @@ export interface RecordRunOptions {
   notLoaded?: string | undefined;
   now?: () => Date;
 }
-
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 const failed = (error: string): LoadResult => ({
   table: SYNC_RUNS.name,
@@ -184,7 +183,7 @@ async function writeRowPart(
     files.push(stored);
     return { files, loads, bytes, line, stored };
   } catch (err) {
-    return { files, loads, bytes, line, error: `sync_runs part not written: ${message(err)}` };
+    return { files, loads, bytes, line, error: `sync_runs part not written: ${errorMessage(err)}` };
   }
 }
 
@@ -233,7 +232,7 @@ async function loadRows(
   try {
     await loader.prepare();
   } catch (err) {
-    return failed(`${loader.describe?.() ?? 'warehouse'} not ready: ${message(err)}`);
+    return failed(`${loader.describe?.() ?? 'warehouse'} not ready: ${errorMessage(err)}`);
   }
   const dir = await mkdtemp(join(tmpdir(), 'visync-sync-runs-'));
   try {
@@ -241,7 +240,7 @@ async function loadRows(
     await writeFile(file, bytes);
     return await load(loader, file);
   } catch (err) {
-    return failed(message(err));
+    return failed(errorMessage(err));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

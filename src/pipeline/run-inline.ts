@@ -16,6 +16,7 @@ import { newRunId, type RunKind } from '../runs/run-id.js';
 import { combineRunStatuses, type RunStatus } from '../runs/run-status.js';
 import { accountWindowDays } from '../runs/window.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { errorMessage } from '../util/errors.js';
 import { utcDate } from '../util/time.js';
 import { finishRun, type RunLoader } from './finish-run.js';
 import { lastInterruptedRun } from './interrupted.js';
@@ -83,8 +84,6 @@ export function selectAccounts(config: Config, names?: readonly string[]): Accou
   return config.accounts.filter((a) => !names?.length || names.includes(a.name));
 }
 
-const message = (err: unknown) => (err instanceof Error ? err.message : String(err));
-
 export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
   const names = o.brandsByAccount ? [...o.brandsByAccount.keys()] : o.accounts;
   const accounts = selectAccounts(o.config, names);
@@ -135,7 +134,7 @@ async function completeInterrupted(o: AccountRunOptions, account: string): Promi
       onLoaded: o.onLoaded,
     });
   } catch (err) {
-    log.error({ err: message(err) }, 'could not complete the interrupted run; `visync replay` can');
+    log.error({ err: errorMessage(err) }, 'could not complete the interrupted run; `visync replay` can');
     return undefined;
   }
 }
@@ -241,7 +240,7 @@ async function extractAndFinish(s: RunStep): Promise<Manifest> {
     });
   } catch (err) {
     // Not a fault of the API (those are in the manifest): the run stops here, and says why.
-    return s.assemble({ error: message(err) });
+    return s.assemble({ error: errorMessage(err) });
   }
 }
 
@@ -251,7 +250,7 @@ async function recordManifest(s: RunStep, manifest: Manifest): Promise<Manifest>
     return await recordRun({ store: s.o.store, manifest, logger: s.log, loader: s.o.loader });
   } catch (err) {
     // Nothing more can be written: the run failed, and the error names the path it could not write.
-    return { ...manifest, status: 'failed', error: `run not recorded: ${message(err)}` };
+    return { ...manifest, status: 'failed', error: `run not recorded: ${errorMessage(err)}` };
   }
 }
 
@@ -267,7 +266,7 @@ async function windowDays(
   } catch (err) {
     // Safe: the mark moves only for a run whose window reaches back to it (src/runs/last-success.ts).
     log.warn(
-      { err: message(err) },
+      { err: errorMessage(err) },
       'could not read the last success from the manifests; using extract.visibilityDays',
     );
     return o.config.extract.visibilityDays;
@@ -279,6 +278,9 @@ async function record(log: Logger, what: string, write: () => Promise<void> | un
   try {
     await write();
   } catch (err) {
-    log.warn({ err: message(err) }, `could not record the run's ${what} in the ledger; the manifest has it`);
+    log.warn(
+      { err: errorMessage(err) },
+      `could not record the run's ${what} in the ledger; the manifest has it`,
+    );
   }
 }

@@ -42,3 +42,8 @@ export type VisyncErrorCode =
 export abstract class VisyncError extends Error {
   abstract get code(): VisyncErrorCode;
 }
+
+/** What a caught value says, for a log line or a recorded failure: thrown non-errors too. */
+export function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

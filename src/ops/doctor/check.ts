@@ -1,6 +1,8 @@
 // What one doctor check reports, and the deadline every check runs under: doctor must answer even
 // when a service accepts a connection and never replies.
 
+import { errorMessage } from '../../util/errors.js';
+
 export type CheckStatus = 'PASS' | 'WARN' | 'FAIL';
 
 export interface CheckResult {
@@ -85,7 +87,7 @@ export function noAnswer(timeoutMs: number): string {
 
 /** The first line of an error's message (SDK messages can run to pages). */
 export function reasonOf(err: unknown): string {
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return (message.split('\n', 1)[0] ?? '').trim() || 'unknown error';
 }
 

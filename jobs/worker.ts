@@ -10,7 +10,7 @@ import type { Config } from '../src/config/schema.js';
 import { RunLoaders } from '../src/pipeline/run-loader.js';
 import { ObjectStores } from '../src/sinks/create-store.js';
 import { VisyncError } from '../src/util/errors.js';
-import { DelayedError, FlowProducer, Worker } from './bullmq.js';
+import { DelayedError, FlowProducer, type Queue, Worker } from './bullmq.js';
 import {
   type Backoff,
   closeConnection,
@@ -26,8 +26,8 @@ import { LOAD_QUEUE, LoadBatches, loadQueue, startBatch, strandedWarehouses } fr
 import { AccountQueues, legacyQueuesWithJobs, QUEUE_SHARDS, shardQueueName } from './queues.js';
 import { checkRedisDurability } from './redis-checks.js';
 import { RedisRateBudget } from './redis-rate-budget.js';
-import { installLoadSweep, installSchedules, keepSchedules } from './schedules.js';
-import { startStaleWatch } from './stale-watch.js';
+import { installLoadSweep, installSchedules, type KeepSchedulesOptions, keepSchedules } from './schedules.js';
+import { type StaleWatchOptions, startStaleWatch } from './stale-watch.js';
 
 export interface WorkerOptions {
   config: Config;
@@ -108,9 +108,18 @@ async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolea
   }
 }
 
-export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
+/** The process's fixed Redis connections. */
+interface Connections {
+  main: RedisLink;
+  /** BullMQ duplicates this connection for each worker's blocking reads. */
+  blocking: RedisLink;
+  /** Budget pauses announced by other processes (a subscribed connection runs nothing else). */
+  pauses: RedisLink;
+  cluster: boolean;
+}
+
+function openConnections(o: WorkerOptions): Connections {
   const url = redisUrl(o.config, 'visync worker');
-  const prefix = o.config.redis.prefix;
   // Only the main connection reports its attempts: the others retry on the same schedule and would
   // repeat the same line.
   const cluster = o.config.redis.cluster === true;
@@ -123,32 +132,54 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
         `${error.message}; retrying in ${Math.round(delayMs / 100) / 10} s`,
       ),
   });
-  // BullMQ duplicates this connection for each worker's blocking reads.
   const blocking: RedisLink = workerConnection(url, { backoff: o.redisBackoff, cluster });
-  // Budget pauses announced by other processes (a subscribed connection runs nothing else).
   const pauses: RedisLink = workerConnection(url, { backoff: o.redisBackoff, cluster });
-  const redis = main.redis;
+  logReconnects(main, o.logger);
+  return { main, blocking, pauses, cluster };
+}
+
+/** Says when the main connection is back, and after how long down. */
+function logReconnects(main: RedisLink, logger: Logger): void {
   let lostAt: number | undefined;
-  redis.on('close', () => {
+  main.redis.on('close', () => {
     lostAt ??= Date.now();
   });
-  redis.on('ready', () => {
+  main.redis.on('ready', () => {
     if (lostAt === undefined) return;
-    o.logger.info({ redis: main.address, down_ms: Date.now() - lostAt }, `Redis at ${main.address} is back`);
+    logger.info({ redis: main.address, down_ms: Date.now() - lostAt }, `Redis at ${main.address} is back`);
     lostAt = undefined;
   });
-  const ignoreLostConnection = (what: string) => (err: Error) => {
-    if (!isConnectionError(err)) o.logger.error({ err: err.message }, `${what} error`);
+}
+
+/** A lost connection is reported once per attempt by the main connection, not by every user of it. */
+function ignoreLostConnection(logger: Logger, what: string) {
+  return (err: Error) => {
+    if (!isConnectionError(err)) logger.error({ err: err.message }, `${what} error`);
   };
-  const queues = new AccountQueues(redis, prefix, ignoreLostConnection('queue'));
+}
+
+/** What the jobs share, and the parts of it a stop closes. */
+interface Shared {
+  context: JobContext;
+  budget: RedisRateBudget;
+  queues: AccountQueues;
+  flow: FlowProducer;
+  batchQueue: Queue;
+  stores: ObjectStores;
+}
+
+function createShared(o: WorkerOptions, { main }: Connections): Shared {
+  const redis = main.redis;
+  const prefix = o.config.redis.prefix;
+  const queues = new AccountQueues(redis, prefix, ignoreLostConnection(o.logger, 'queue'));
   const flow = new FlowProducer({ connection: redis, prefix });
-  flow.on('error', ignoreLostConnection('flow producer'));
+  flow.on('error', ignoreLostConnection(o.logger, 'flow producer'));
   const budget = new RedisRateBudget(redis, { prefix });
   // One store per distinct prefix or folder, one loader per dataset, shared by the accounts using them.
   const stores = new ObjectStores();
   const loaders = new RunLoaders();
   const batchQueue = loadQueue(redis, prefix);
-  batchQueue.on('error', ignoreLostConnection('load queue'));
+  batchQueue.on('error', ignoreLostConnection(o.logger, 'load queue'));
   const context: JobContext = {
     config: o.config,
     storeFor: (account) => stores.forAccount(context.config, account),
@@ -162,58 +193,112 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
     redis,
     logger: o.logger,
   };
-  // A stop while Redis is still unreachable ends the start. Requests queued for Redis are left
-  // behind: ioredis does not fail them when a connection waiting to retry is dropped.
-  let abortStart = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    abortStart = () => reject(new WorkerStartAborted());
-    if (o.signal?.aborted) abortStart();
-    o.signal?.addEventListener('abort', abortStart, { once: true });
-  });
-  aborted.catch(() => {});
-  const workers: Worker[] = [];
-  let closing = false;
-  const startFailed = async (err: unknown) => {
-    o.signal?.removeEventListener('abort', abortStart);
-    redis.disconnect();
-    blocking.redis.disconnect();
-    pauses.redis.disconnect();
-    await settlesWithin(Promise.allSettled(workers.map((w) => w.close(true))), CLOSE_MS);
+  return { context, budget, queues, flow, batchQueue, stores };
+}
+
+/**
+ * The start's steps that wait on Redis: each is raced against `aborted`, and a failure (or an
+ * abort) drops the connections and the workers started so far before it is rethrown.
+ */
+class StartGuard {
+  readonly aborted: Promise<never>;
+  private abortStart = () => {};
+
+  constructor(
+    private readonly signal: AbortSignal | undefined,
+    private readonly conns: Connections,
+    private readonly workers: Worker[],
+  ) {
+    // A stop while Redis is still unreachable ends the start. Requests queued for Redis are left
+    // behind: ioredis does not fail them when a connection waiting to retry is dropped.
+    this.aborted = new Promise<never>((_, reject) => {
+      this.abortStart = () => reject(new WorkerStartAborted());
+      if (signal?.aborted) this.abortStart();
+      signal?.addEventListener('abort', this.abortStart, { once: true });
+    });
+    this.aborted.catch(() => {});
+  }
+
+  /** Runs `steps`, which race their waits with `aborted`; rethrows a failure once the start is undone. */
+  async run<T>(steps: () => Promise<T>): Promise<T> {
+    try {
+      return await steps();
+    } catch (err) {
+      throw await this.undo(err);
+    }
+  }
+
+  /** No later stop ends the start. */
+  detach(): void {
+    this.signal?.removeEventListener('abort', this.abortStart);
+  }
+
+  private async undo(err: unknown): Promise<unknown> {
+    this.detach();
+    this.conns.main.redis.disconnect();
+    this.conns.blocking.redis.disconnect();
+    this.conns.pauses.redis.disconnect();
+    await settlesWithin(Promise.allSettled(this.workers.map((w) => w.close(true))), CLOSE_MS);
     return err;
-  };
-  let schedules: WorkerHandle['schedules'];
-  try {
-    await Promise.race([budget.listen(pauses.redis), aborted]);
-    schedules = await Promise.race([installSchedules(queues, o.config), aborted]);
-    await Promise.race([installLoadSweep(batchQueue, o.config), aborted]);
-  } catch (err) {
-    throw await startFailed(err);
   }
-  if (schedules.removed.length) {
-    o.logger.info({ removed: schedules.removed }, 'removed schedules of accounts no longer configured');
-  }
-  for (const line of (await checkRedisDurability(redis)).warnings) o.logger.warn(line);
-  if (!cluster) {
-    const legacy = await legacyQueuesWithJobs(
-      redis,
-      prefix,
-      o.config.accounts.map((a) => a.name),
+}
+
+/** Listens for budget pauses and installs the schedules and the load sweep of the config. */
+async function installAtStart(
+  o: WorkerOptions,
+  pauses: RedisLink,
+  { budget, queues, batchQueue }: Shared,
+  aborted: Promise<never>,
+): Promise<WorkerHandle['schedules']> {
+  await Promise.race([budget.listen(pauses.redis), aborted]);
+  const schedules = await Promise.race([installSchedules(queues, o.config), aborted]);
+  await Promise.race([installLoadSweep(batchQueue, o.config), aborted]);
+  return schedules;
+}
+
+/** Warns of a Redis that may lose jobs, and of jobs an older visync left where this one never looks. */
+async function warnAboutRedis(o: WorkerOptions, { main, cluster }: Connections): Promise<void> {
+  for (const line of (await checkRedisDurability(main.redis)).warnings) o.logger.warn(line);
+  if (cluster) return;
+  const legacy = await legacyQueuesWithJobs(
+    main.redis,
+    o.config.redis.prefix,
+    o.config.accounts.map((a) => a.name),
+  );
+  if (legacy.length)
+    o.logger.warn(
+      { accounts: legacy },
+      `jobs of an older visync wait in per-account queues (${legacy.map((a) => `visync-${a}`).join(', ')}) that this version does not work: run a worker of the previous version until they are done (README, Deploying workers)`,
     );
-    if (legacy.length)
-      o.logger.warn(
-        { accounts: legacy },
-        `jobs of an older visync wait in per-account queues (${legacy.map((a) => `visync-${a}`).join(', ')}) that this version does not work: run a worker of the previous version until they are done (README, Deploying workers)`,
-      );
-  }
+}
+
+/** The watches that read the config at each check, so a reconfigure reaches them. */
+interface Watches {
+  keeping: KeepSchedulesOptions;
+  staleWatching: StaleWatchOptions;
+  stop(): void;
+}
+
+function startWatches(o: WorkerOptions, { context, queues, batchQueue }: Shared): Watches {
+  const redis = context.redis;
   // Redis may lose the schedules (a restart without persistence): put them back when it returns.
-  // Both read `config` at each check, so a reconfigure reaches them.
   const keeping = { redis, queues, loadQueue: batchQueue, config: o.config, logger: o.logger };
   const stopKeepingSchedules = keepSchedules(keeping);
   const staleWatching = { config: o.config, redis, ledger: context.ledger, logger: o.logger };
   const staleWatch = startStaleWatch(staleWatching);
+  return {
+    keeping,
+    staleWatching,
+    stop() {
+      stopKeepingSchedules();
+      staleWatch.stop();
+    },
+  };
+}
 
-  // The processors (and the API client and undici they use) load with the first job, not at start.
-  const process = async (job: Job, token?: string) => {
+/** The processors (and the API client and undici they use) load with the first job, not at start. */
+function jobProcessor(context: JobContext) {
+  return async (job: Job, token?: string) => {
     switch (job.name) {
       case JOB.run:
         return (await import('./processors/run.js')).processRun(job, token, context);
@@ -229,103 +314,161 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
         throw new Error(`unknown job name ${job.name}`);
     }
   };
+}
+
+/** Starts one BullMQ worker per queue shard, then the load queue's, into `workers`. */
+function startBullWorkers(
+  o: WorkerOptions,
+  blocking: RedisLink,
+  context: JobContext,
+  workers: Worker[],
+): void {
+  const process = jobProcessor(context);
   const lockMs = o.config.jobs.lockSeconds * 1000;
-  const work = (name: string, concurrency: number): Worker => {
+  const work = (name: string, concurrency: number) => {
     const worker = new Worker(name, process, {
       connection: blocking.redis,
-      prefix,
+      prefix: o.config.redis.prefix,
       concurrency,
       lockDuration: lockMs,
       // Check for stalled jobs (a worker died holding them) as often as a lock can expire.
       stalledInterval: lockMs,
       maxStalledCount: 3,
     });
-    worker.on('failed', (job, err) => {
-      if (err instanceof DelayedError) return;
-      o.logger.warn(
-        {
-          account: (job?.data as { account?: string } | undefined)?.account,
-          job: job?.id,
-          name: job?.name,
-          attempts: job?.attemptsMade,
-          err: err.message,
-        },
-        'job failed',
-      );
-    });
-    // A lost connection is reported once per attempt by the main connection, not by every worker.
-    worker.on('error', (err) => {
-      if (!isConnectionError(err)) o.logger.error({ queue: name, err: err.message }, 'worker error');
-    });
+    logWorkerTrouble(worker, name, o.logger);
     workers.push(worker);
-    return worker;
   };
   for (let shard = 0; shard < QUEUE_SHARDS; shard++) work(shardQueueName(shard), o.concurrency ?? 8);
   work(LOAD_QUEUE, LOAD_CONCURRENCY);
-  // Runs waiting for a batch this config no longer loads them in (BigQuery removed, a dataset
-  // changed): no sweep or trigger may come for them, so their batch is started now and ends them.
-  let stranded: Awaited<ReturnType<typeof strandedWarehouses>>;
-  try {
-    stranded = await Promise.race([strandedWarehouses(context.loadBatches, o.config), aborted]);
-    await Promise.race([Promise.all(workers.map((w) => w.waitUntilReady())), aborted]);
-  } catch (err) {
-    throw await startFailed(err);
-  } finally {
-    o.signal?.removeEventListener('abort', abortStart);
-  }
-  /** Starts the batch of each warehouse whose waiting runs `config` strands, which ends them. */
-  const endStranded = async (found: typeof stranded, config: Config) => {
-    if (!found.length) return;
-    o.logger.warn(
-      { warehouses: found.map((w) => w.warehouse) },
-      'runs wait for a load batch into a BigQuery dataset the config no longer loads them into: their batch ends them (not loaded; visync replay --run ID loads each once its warehouse is configured)',
-    );
-    for (const w of found) await startBatch(batchQueue, config, w.warehouse, w.gen);
-  };
-  await endStranded(stranded, o.config);
+}
 
+function logWorkerTrouble(worker: Worker, queue: string, logger: Logger): void {
+  worker.on('failed', (job, err) => {
+    if (err instanceof DelayedError) return;
+    logger.warn(
+      {
+        account: (job?.data as { account?: string } | undefined)?.account,
+        job: job?.id,
+        name: job?.name,
+        attempts: job?.attemptsMade,
+        err: err.message,
+      },
+      'job failed',
+    );
+  });
+  worker.on('error', (err) => {
+    if (!isConnectionError(err)) logger.error({ queue, err: err.message }, 'worker error');
+  });
+}
+
+type Stranded = Awaited<ReturnType<typeof strandedWarehouses>>;
+
+/** Starts the batch of each warehouse whose waiting runs `config` strands, which ends them. */
+async function endStranded(found: Stranded, config: Config, { context, batchQueue }: Shared): Promise<void> {
+  if (!found.length) return;
+  context.logger.warn(
+    { warehouses: found.map((w) => w.warehouse) },
+    'runs wait for a load batch into a BigQuery dataset the config no longer loads them into: their batch ends them (not loaded; visync replay --run ID loads each once its warehouse is configured)',
+  );
+  for (const w of found) await startBatch(batchQueue, config, w.warehouse, w.gen);
+}
+
+/** Stops taking jobs, lets active ones finish within graceMs, then drops everything, each wait bounded. */
+async function closeAll(
+  graceMs: number,
+  conns: Connections,
+  shared: Shared,
+  workers: Worker[],
+): Promise<boolean> {
+  const inTime = await settlesWithin(Promise.all(workers.map((w) => w.close())), graceMs);
+  if (!inTime) {
+    // Past the deadline: stop without waiting. The active jobs keep their data (and the calls
+    // they landed); their locks lapse and another worker takes them over.
+    await settlesWithin(Promise.all(workers.map((w) => w.close(true))), CLOSE_MS);
+  }
+  // Bounded: with Redis gone these would wait for it; the connections are dropped next anyway.
+  await settlesWithin(
+    Promise.allSettled([
+      shared.queues.close(),
+      shared.batchQueue.close(),
+      shared.flow.close(),
+      shared.stores.close(),
+    ]),
+    CLOSE_MS,
+  );
+  await Promise.allSettled([
+    closeConnection(conns.main.redis),
+    closeConnection(conns.blocking.redis),
+    closeConnection(conns.pauses.redis),
+  ]);
+  await (await import('../src/api/http-pools.js')).closeAllPools();
+  return inTime;
+}
+
+function workerHandle(
+  conns: Connections,
+  shared: Shared,
+  workers: Worker[],
+  schedules: WorkerHandle['schedules'],
+  watches: Watches,
+): WorkerHandle {
+  const { context, queues, batchQueue } = shared;
+  let closing = false;
   return {
     workers,
     context,
     schedules,
     ready() {
       if (closing) return { ok: false, reason: 'stopping' };
-      const down = main.unreachable() ?? blocking.unreachable();
+      const down = conns.main.unreachable() ?? conns.blocking.unreachable();
       if (down) return { ok: false, reason: down.message };
       if (!workers.every((w) => w.isRunning())) return { ok: false, reason: 'workers not running' };
       return { ok: true };
     },
     async reconfigure(config) {
       context.config = config;
-      keeping.config = config;
-      staleWatching.config = config;
+      watches.keeping.config = config;
+      watches.staleWatching.config = config;
       const found = await strandedWarehouses(context.loadBatches, config);
       await installLoadSweep(batchQueue, config);
-      await endStranded(found, config);
+      await endStranded(found, config, shared);
       return installSchedules(queues, config);
     },
     async close(graceMs) {
       closing = true;
-      stopKeepingSchedules();
-      staleWatch.stop();
-      const inTime = await settlesWithin(Promise.all(workers.map((w) => w.close())), graceMs);
-      if (!inTime) {
-        // Past the deadline: stop without waiting. The active jobs keep their data (and the calls
-        // they landed); their locks lapse and another worker takes them over.
-        await settlesWithin(Promise.all(workers.map((w) => w.close(true))), CLOSE_MS);
-      }
-      // Bounded: with Redis gone these would wait for it; the connections are dropped next anyway.
-      await settlesWithin(
-        Promise.allSettled([queues.close(), batchQueue.close(), flow.close(), stores.close()]),
-        CLOSE_MS,
-      );
-      await Promise.allSettled([
-        closeConnection(redis),
-        closeConnection(blocking.redis),
-        closeConnection(pauses.redis),
-      ]);
-      await (await import('../src/api/http-pools.js')).closeAllPools();
-      return { forced: !inTime };
+      watches.stop();
+      return { forced: !(await closeAll(graceMs, conns, shared, workers)) };
     },
   };
+}
+
+export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
+  const conns = openConnections(o);
+  const shared = createShared(o, conns);
+  const workers: Worker[] = [];
+  const start = new StartGuard(o.signal, conns, workers);
+  const schedules = await start.run(() => installAtStart(o, conns.pauses, shared, start.aborted));
+  if (schedules.removed.length) {
+    o.logger.info({ removed: schedules.removed }, 'removed schedules of accounts no longer configured');
+  }
+  await warnAboutRedis(o, conns);
+  const watches = startWatches(o, shared);
+  startBullWorkers(o, conns.blocking, shared.context, workers);
+  // Runs waiting for a batch this config no longer loads them in (BigQuery removed, a dataset
+  // changed): no sweep or trigger may come for them, so their batch is started now and ends them.
+  let stranded: Stranded;
+  try {
+    stranded = await start.run(async () => {
+      const found = await Promise.race([
+        strandedWarehouses(shared.context.loadBatches, o.config),
+        start.aborted,
+      ]);
+      await Promise.race([Promise.all(workers.map((w) => w.waitUntilReady())), start.aborted]);
+      return found;
+    });
+  } finally {
+    start.detach();
+  }
+  await endStranded(stranded, o.config, shared);
+  return workerHandle(conns, shared, workers, schedules, watches);
 }

@@ -151,7 +151,7 @@ function logReconnects(main: RedisLink, logger: Logger): void {
   });
 }
 
-/** A lost connection is reported once per attempt by the main connection, not by every user of it. */
+/** Logs an error of a queue or producer, except a lost connection: the main connection reports that once per attempt. */
 function ignoreLostConnection(logger: Logger, what: string) {
   return (err: Error) => {
     if (!isConnectionError(err)) logger.error({ err: err.message }, `${what} error`);
@@ -356,6 +356,7 @@ function logWorkerTrouble(worker: Worker, queue: string, logger: Logger): void {
       'job failed',
     );
   });
+  // A lost connection is reported once per attempt by the main connection, not by every worker.
   worker.on('error', (err) => {
     if (!isConnectionError(err)) logger.error({ queue, err: err.message }, 'worker error');
   });

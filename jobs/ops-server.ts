@@ -113,28 +113,49 @@ export interface OpsServer {
 }
 
 export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
-  const redisTimeoutMs = o.redisTimeoutMs ?? 2000;
-  let worker: WorkerHandle | undefined;
-  // prom-client (and what its default metrics load) costs about 50 ms of CPU: loaded with the first
-  // report or scrape rather than at start.
-  const registry = recordLazily(async () => {
-    const prometheus = await import('../src/ops/prometheus.js');
-    prometheus.enableMetrics();
-    return prometheus;
-  });
+  const attached: Attached = {};
+  const board = boardLoader(o.readOnly, attached);
+  const app = opsApp(o, attached, board.load);
+  const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
+  await listenOn(server, o.address);
+  const bound = server.address() as AddressInfo;
+  const url = `http://${formatHostPort({ host: bound.address, port: bound.port })}`;
 
+  return {
+    url,
+    async attach(w) {
+      attached.worker = w;
+      await board.showAttached();
+    },
+    async close() {
+      attached.worker = undefined;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Keep-alive connections (a browser, a scraper) would hold close() open.
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      });
+    },
+  };
+}
+
+/** The worker the endpoint reports on, once attached (the server binds before workers run). */
+interface Attached {
+  worker?: WorkerHandle;
+}
+
+/** Bull Board, loaded on the first /ui request, and showing the attached worker's queues. */
+function boardLoader(readOnly: boolean, attached: Attached) {
   // The queues the board shows, once a worker is attached: the shard queues every account's jobs
   // go to, and the load batches' queue (a batch that failed is found there).
   const showQueues = (b: Board) => {
-    if (worker) b.setQueues(deploymentQueues(worker));
+    if (attached.worker) b.setQueues(deploymentQueues(attached.worker));
   };
-  // Loaded on the first /ui request (concurrent first requests share the load; a failed load is
-  // tried again by the next request).
+  // Concurrent first requests share the load; a failed load is tried again by the next request.
   let board: Promise<Board> | undefined;
-  const loadBoard = () => {
+  const load = () => {
     board ??= import('./ops-board.js').then(
       ({ createBoard }) => {
-        const b = createBoard({ readOnly: o.readOnly });
+        const b = createBoard({ readOnly });
         showQueues(b);
         return b;
       },
@@ -145,7 +166,23 @@ export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
     );
     return board;
   };
+  // A board still loading shows them itself; a failed load is reported by its request.
+  const showAttached = async () => {
+    await board?.then(showQueues, () => {});
+  };
+  return { load, showAttached };
+}
 
+/** The endpoint's routes: health, readiness, metrics and the board, behind basic auth if set. */
+function opsApp(o: OpsServerOptions, attached: Attached, loadBoard: () => Promise<Board>): Hono {
+  const redisTimeoutMs = o.redisTimeoutMs ?? 2000;
+  // prom-client (and what its default metrics load) costs about 50 ms of CPU: loaded with the first
+  // report or scrape rather than at start.
+  const registry = recordLazily(async () => {
+    const prometheus = await import('../src/ops/prometheus.js');
+    prometheus.enableMetrics();
+    return prometheus;
+  });
   // Not strict: /ui and /ui/ are the same page (the board's entry route is '/').
   const app = new Hono({ strict: false });
   // Before the auth middleware: a container health check calls it without credentials.
@@ -157,11 +194,12 @@ export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
     );
   }
   app.get('/readyz', async (c) => {
-    const r = await readiness(worker, redisTimeoutMs);
+    const r = await readiness(attached.worker, redisTimeoutMs);
     return r.ok ? c.text('ready\n') : c.text(`not ready: ${r.reason}\n`, 503);
   });
   app.get('/metrics', async (c) => {
     const { metricsText, METRICS_CONTENT_TYPE } = await registry();
+    const worker = attached.worker;
     const snapshot = worker ? await deploymentSnapshot(worker, redisTimeoutMs) : undefined;
     return c.body(await metricsText(snapshot), 200, { 'content-type': METRICS_CONTENT_TYPE });
   });
@@ -173,43 +211,27 @@ export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
     o.logger.error({ path: c.req.path, err: err.message }, 'worker endpoint request failed');
     return c.text('internal error\n', 500);
   });
+  return app;
+}
 
-  const server = createAdaptorServer({ fetch: app.fetch, overrideGlobalObjects: false });
-  await new Promise<void>((resolve, reject) => {
+/** Binds the server; a taken port or a bad address rejects with what to set instead. */
+function listenOn(server: ReturnType<typeof createAdaptorServer>, address: ListenAddress): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const onError = (err: NodeJS.ErrnoException) => {
       const why = err.code === 'EADDRINUSE' ? 'the address is in use (another worker here?)' : err.message;
       reject(
         new EndpointError(
-          `worker endpoint cannot listen on ${formatHostPort(o.address)}: ${why}; set worker.listen or --listen to a free HOST:PORT, or off`,
+          `worker endpoint cannot listen on ${formatHostPort(address)}: ${why}; set worker.listen or --listen to a free HOST:PORT, or off`,
           err.code === 'EADDRINUSE',
         ),
       );
     };
     server.once('error', onError);
-    server.listen(o.address.port, o.address.host, () => {
+    server.listen(address.port, address.host, () => {
       server.off('error', onError);
       resolve();
     });
   });
-  const bound = server.address() as AddressInfo;
-  const url = `http://${formatHostPort({ host: bound.address, port: bound.port })}`;
-
-  return {
-    url,
-    async attach(w) {
-      worker = w;
-      // A board still loading shows them itself; a failed load is reported by its request.
-      await board?.then(showQueues, () => {});
-    },
-    async close() {
-      worker = undefined;
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        // Keep-alive connections (a browser, a scraper) would hold close() open.
-        if ('closeAllConnections' in server) server.closeAllConnections();
-      });
-    },
-  };
 }
 
 function formatHostPort(a: ListenAddress): string {

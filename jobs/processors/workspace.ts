@@ -8,7 +8,7 @@
 import type { Job } from 'bullmq';
 import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
 import { BudgetWaitTooLong, Reservation } from '../../src/api/rate-budget.js';
-import { emptyStats } from '../../src/api/request-stats.js';
+import { emptyStats, type RequestStats } from '../../src/api/request-stats.js';
 import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
 import {
   callId,
@@ -47,126 +47,201 @@ export async function processWorkspace(
   token: string | undefined,
   ctx: JobContext,
 ): Promise<WorkspaceJobResult> {
-  const data = WorkspaceJobSchema.parse(job.data);
-  const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-  const plan = {
-    visibilityDays: data.plan.visibilityDays,
-    buyerIntentDays: data.plan.buyerIntentDays,
-    endpoints: data.plan.endpoints as WorkspaceEndpoint[] | undefined,
-  };
-  const calls = workspaceCalls('', plan).map(callId);
-  const done = new Map(data.brandIds.map((b) => [b, new Set(data.done[b] ?? [])]));
-  const failed = new Map(Object.entries(data.failed));
-  const landedAll = (brandId: string) => calls.every((c) => done.get(brandId)?.has(c));
-  /** Workspaces this attempt has still to work on: neither finished nor failed for good. */
-  const open = () => data.brandIds.filter((b) => !failed.has(b) && !landedAll(b));
-  const stats = emptyStats();
-  const drift: DriftEntry[] = [];
-  const progress = () => ({
-    done: Object.fromEntries([...done].map(([b, ids]) => [b, [...ids]])),
-    failed: Object.fromEntries(failed),
-  });
-  const outcomes = () =>
-    data.brandIds
-      .filter((b) => failed.has(b) || landedAll(b))
-      .map((workspace) => ({ workspace, failed: failed.has(workspace) }));
+  const s = jobState(WorkspaceJobSchema.parse(job.data));
+  const { data } = s;
+  const start = await startOrRefuse(job, ctx, s);
+  if (typeof start === 'string') return endJob(ctx, s, start);
+  const { account, startedAt } = start;
 
-  /**
-   * The job is over: each workspace has its outcome (those still open fail with `message`). The
-   * ledger gets them and the requests in one script. A job none of whose workspaces succeeded,
-   * all for one reason, fails as a job (as a job of one workspace did); otherwise it returns
-   * each workspace's result for the load job.
-   */
-  const end = async (message?: string): Promise<WorkspaceJobResult> => {
-    if (message !== undefined) for (const b of open()) failed.set(b, message);
-    await ctx.ledger.workspacesFinished(data.runId, outcomes(), stats);
-    const workspaces: WorkspaceResult[] = data.brandIds.map((brand_id) => {
-      const error = failed.get(brand_id);
-      return error === undefined ? { brand_id, status: 'succeeded' } : { brand_id, status: 'failed', error };
-    });
-    const reasons = new Set(failed.values());
-    if (failed.size === data.brandIds.length && reasons.size === 1)
-      throw new UnrecoverableError([...reasons][0] as string);
-    for (const [brand_id, error] of failed)
-      ctx.logger.warn(
-        { account: data.account, run_id: data.runId, brand_id, err: error },
-        'workspace failed',
-      );
-    return { workspaces, drift };
-  };
-
-  const run = await ctx.ledger.progressOf(data.runId);
-  if (run.stopped) return end(`not attempted: ${run.stopped}`);
-  const account = accountOf(ctx, data.account);
-  if (!account) return end(`account ${data.account} is not in this worker's config`);
-  // Budget delays (a long Retry-After, a 429 on every call) end here at the latest.
-  const startedAt = run.started_at ?? new Date(job.timestamp);
-  const deadline = runDeadline(startedAt, ctx.config.jobs.maxRunHours);
-  if (deadlinePassed(deadline)) return end(deadlineReason(deadline));
-
-  const toCall = open().reduce((n, b) => n + calls.filter((c) => !done.get(b)?.has(c)).length, 0);
+  const toCall = openWorkspaces(s).reduce(
+    (n, b) => n + s.calls.filter((c) => !s.done.get(b)?.has(c)).length,
+    0,
+  );
   // The job's calls are reserved at once (one script), so it starts only with budget in hand and
   // rarely has to step aside mid-way (src/api/rate-budget.ts, Reservation). They are settled a
   // few at a time, so the account's next window can use them as they free, and a job that runs
   // into its window's end takes its next calls' slots as they free.
   const budget = new Reservation(ctx.budget, toCall, data.limit.windowMs, BATCH);
   const maxWaitMs = Math.min(ctx.config.jobs.maxBudgetWaitSeconds * 1000, START_WAIT_MS);
-  const log = ctx.logger.child({ account: data.account, run_id: data.runId });
   const client = createAccountClient({
     account,
     budget,
-    logger: log,
+    logger: ctx.logger.child({ account: data.account, run_id: data.runId }),
     limit: data.limit,
-    stats,
+    stats: s.stats,
     limits: callLimits(ctx.config, startedAt),
     maxBudgetWaitMs: maxWaitMs,
   });
-  // Comes back ahead of new work: its account's window has freed by then (kind order kept).
-  const kind = kindOfPriority(job.opts.priority ?? 0);
-  const resumed = kind ? jobPriority(kind, 'resumed') : undefined;
-  const stepAside = async (err: BudgetWaitTooLong): Promise<WorkspaceJobResult> => {
-    await budget.flush();
-    // Workspaces finished so far count now; the rest when the job comes back.
-    await ctx.ledger.workspacesFinished(data.runId, outcomes(), stats);
-    const limit = budgetDelayLimit(ctx.config.jobs);
-    const reason = await stepAsideForBudget(job, token, err, limit, progress(), resumed);
-    stats.calls = stats.rate_limited = stats.retries = stats.waited_ms = 0;
-    return end(reason);
-  };
+  const stepAside = (err: BudgetWaitTooLong) => stepAsideForJob(job, token, ctx, s, budget, err);
   // A job whose account has no budget now steps aside before its first call rather than hold a
   // worker slot waiting: slots are shared by every account of the queue. It comes back when the
   // budget should be free for it (after the jobs of its account refused before it).
   const startWait = toCall > 0 ? await budget.open(data.account, data.limit) : 0;
   if (startWait > maxWaitMs) return stepAside(new BudgetWaitTooLong(data.account, startWait));
+  return extractOpenWorkspaces(job, ctx, s, { client, budget, stepAside });
+}
 
-  // Landed calls go into the job's data when the job may run again (a step aside, a retry) and at
-  // most every lockSeconds meanwhile (a crash then repeats at most that much), not per call.
+/** What a job knows of its workspaces: the calls each needs, those landed, those failed. */
+interface JobState {
+  data: WorkspaceJobData;
+  plan: ReturnType<typeof extractPlan>;
+  calls: string[];
+  done: Map<string, Set<string>>;
+  failed: Map<string, string>;
+  stats: RequestStats;
+  drift: DriftEntry[];
+}
+
+function extractPlan(data: WorkspaceJobData) {
+  return {
+    visibilityDays: data.plan.visibilityDays,
+    buyerIntentDays: data.plan.buyerIntentDays,
+    endpoints: data.plan.endpoints as WorkspaceEndpoint[] | undefined,
+  };
+}
+
+function jobState(data: WorkspaceJobData): JobState {
+  const plan = extractPlan(data);
+  return {
+    data,
+    plan,
+    calls: workspaceCalls('', plan).map(callId),
+    done: new Map(data.brandIds.map((b) => [b, new Set(data.done[b] ?? [])])),
+    failed: new Map(Object.entries(data.failed)),
+    stats: emptyStats(),
+    drift: [],
+  };
+}
+
+const landedAll = (s: JobState, brandId: string) => s.calls.every((c) => s.done.get(brandId)?.has(c));
+
+/** Workspaces this attempt has still to work on: neither finished nor failed for good. */
+const openWorkspaces = (s: JobState) => s.data.brandIds.filter((b) => !s.failed.has(b) && !landedAll(s, b));
+
+const progress = (s: JobState) => ({
+  done: Object.fromEntries([...s.done].map(([b, ids]) => [b, [...ids]])),
+  failed: Object.fromEntries(s.failed),
+});
+
+const outcomes = (s: JobState) =>
+  s.data.brandIds
+    .filter((b) => s.failed.has(b) || landedAll(s, b))
+    .map((workspace) => ({ workspace, failed: s.failed.has(workspace) }));
+
+/**
+ * The job is over: each workspace has its outcome (those still open fail with `message`). The
+ * ledger gets them and the requests in one script. A job none of whose workspaces succeeded,
+ * all for one reason, fails as a job (as a job of one workspace did); otherwise it returns
+ * each workspace's result for the load job.
+ */
+async function endJob(ctx: JobContext, s: JobState, message?: string): Promise<WorkspaceJobResult> {
+  const { data, failed } = s;
+  if (message !== undefined) for (const b of openWorkspaces(s)) failed.set(b, message);
+  await ctx.ledger.workspacesFinished(data.runId, outcomes(s), s.stats);
+  const workspaces: WorkspaceResult[] = data.brandIds.map((brand_id) => {
+    const error = failed.get(brand_id);
+    return error === undefined ? { brand_id, status: 'succeeded' } : { brand_id, status: 'failed', error };
+  });
+  const reasons = new Set(failed.values());
+  if (failed.size === data.brandIds.length && reasons.size === 1)
+    throw new UnrecoverableError([...reasons][0] as string);
+  for (const [brand_id, error] of failed)
+    ctx.logger.warn({ account: data.account, run_id: data.runId, brand_id, err: error }, 'workspace failed');
+  return { workspaces, drift: s.drift };
+}
+
+/** The account and run start to work with, or why the job's open workspaces fail unattempted. */
+async function startOrRefuse(job: Job<WorkspaceJobData>, ctx: JobContext, { data }: JobState) {
+  const run = await ctx.ledger.progressOf(data.runId);
+  if (run.stopped) return `not attempted: ${run.stopped}`;
+  const account = accountOf(ctx, data.account);
+  if (!account) return `account ${data.account} is not in this worker's config`;
+  // Budget delays (a long Retry-After, a 429 on every call) end here at the latest.
+  const startedAt = run.started_at ?? new Date(job.timestamp);
+  const deadline = runDeadline(startedAt, ctx.config.jobs.maxRunHours);
+  if (deadlinePassed(deadline)) return deadlineReason(deadline);
+  return { account, startedAt };
+}
+
+/** No budget soon: the job frees its slot and comes back later, its progress kept. */
+async function stepAsideForJob(
+  job: Job<WorkspaceJobData>,
+  token: string | undefined,
+  ctx: JobContext,
+  s: JobState,
+  budget: Reservation,
+  err: BudgetWaitTooLong,
+): Promise<WorkspaceJobResult> {
+  await budget.flush();
+  // Workspaces finished so far count now; the rest when the job comes back.
+  await ctx.ledger.workspacesFinished(s.data.runId, outcomes(s), s.stats);
+  // Comes back ahead of new work: its account's window has freed by then (kind order kept).
+  const kind = kindOfPriority(job.opts.priority ?? 0);
+  const resumed = kind ? jobPriority(kind, 'resumed') : undefined;
+  const limit = budgetDelayLimit(ctx.config.jobs);
+  const reason = await stepAsideForBudget(job, token, err, limit, progress(s), resumed);
+  s.stats.calls = s.stats.rate_limited = s.stats.retries = s.stats.waited_ms = 0;
+  return endJob(ctx, s, reason);
+}
+
+/**
+ * Landed calls go into the job's data when the job may run again (a step aside, a retry) and at
+ * most every lockSeconds meanwhile (a crash then repeats at most that much), not per call.
+ */
+function progressSaver(job: Job<WorkspaceJobData>, ctx: JobContext, s: JobState) {
   let savedAt = Date.now();
   let unsaved = false;
-  const saveProgress = async () => {
+  const save = async () => {
     savedAt = Date.now();
     if (!unsaved) return;
     unsaved = false;
-    await job.updateData({ ...data, ...progress() });
+    await job.updateData({ ...s.data, ...progress(s) });
   };
+  return {
+    save,
+    changed: () => {
+      unsaved = true;
+    },
+    saveIfDue: async () => {
+      if (Date.now() - savedAt >= ctx.config.jobs.lockSeconds * 1000) await save();
+    },
+  };
+}
+
+interface Extraction {
+  client: ReturnType<typeof createAccountClient>;
+  budget: Reservation;
+  stepAside: (err: BudgetWaitTooLong) => Promise<WorkspaceJobResult>;
+}
+
+/** Each open workspace in turn; a failure that may pass retries the job once all have had a go. */
+async function extractOpenWorkspaces(
+  job: Job<WorkspaceJobData>,
+  ctx: JobContext,
+  s: JobState,
+  { client, budget, stepAside }: Extraction,
+): Promise<WorkspaceJobResult> {
+  const { data, failed } = s;
+  const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  const saver = progressSaver(job, ctx, s);
   const store = await ctx.storeFor(data.account);
   /** Workspaces whose failures may pass (server trouble): the job is retried for them. */
   const retry: string[] = [];
-  for (const brandId of open()) {
-    const landed = done.get(brandId) as Set<string>;
+  for (const brandId of openWorkspaces(s)) {
+    const landed = s.done.get(brandId) as Set<string>;
     let ws: Awaited<ReturnType<typeof extractWorkspace>>;
     try {
       ws = await extractWorkspace({
         client,
         run: { account: data.account, runId: data.runId, runDate: data.runDate },
         store,
-        plan,
+        plan: s.plan,
         brandId,
         skip: landed,
         onLanded: async (id) => {
           landed.add(id);
-          unsaved = true;
-          if (Date.now() - savedAt >= ctx.config.jobs.lockSeconds * 1000) await saveProgress();
+          saver.changed();
+          await saver.saveIfDue();
         },
       });
     } catch (err) {
@@ -174,17 +249,17 @@ export async function processWorkspace(
       // accounts and come back later, without spending a retry attempt; a bounded number of times.
       if (err instanceof BudgetWaitTooLong) return stepAside(err);
       await budget.flush();
-      if (final) return end(err instanceof Error ? err.message : String(err));
-      await ctx.ledger.workspacesFinished(data.runId, outcomes(), stats);
-      await saveProgress();
+      if (final) return endJob(ctx, s, err instanceof Error ? err.message : String(err));
+      await ctx.ledger.workspacesFinished(data.runId, outcomes(s), s.stats);
+      await saver.save();
       throw err;
     }
-    drift.push(...ws.drift);
+    s.drift.push(...ws.drift);
     if (ws.stop) {
       await budget.flush();
       await ctx.ledger.stop(data.runId, ws.stop.message);
       failed.set(brandId, ws.stop.message);
-      return end(`not attempted: ${ws.stop.message}`);
+      return endJob(ctx, s, `not attempted: ${ws.stop.message}`);
     }
     if (!ws.failures.length) continue;
     const message = ws.failures.map((e) => e.message).join('; ');
@@ -192,14 +267,14 @@ export async function processWorkspace(
     if (!final && ws.failures.every((e) => e.retryable)) retry.push(message);
     else {
       failed.set(brandId, message);
-      unsaved = true;
+      saver.changed();
     }
   }
   await budget.flush();
   if (retry.length) {
-    await ctx.ledger.workspacesFinished(data.runId, outcomes(), stats);
-    await saveProgress();
+    await ctx.ledger.workspacesFinished(data.runId, outcomes(s), s.stats);
+    await saver.save();
     throw new Error(retry.join('; '));
   }
-  return end();
+  return endJob(ctx, s);
 }

@@ -18,6 +18,7 @@ import {
 } from '../../src/extract/extract-account.js';
 import { workspaceCalls } from '../../src/extract/plan.js';
 import type { DriftEntry, WorkspaceResult } from '../../src/runs/manifest.js';
+import { errorMessage } from '../../src/util/errors.js';
 import { UnrecoverableError } from '../bullmq.js';
 import { accountOf, type JobContext } from '../context.js';
 import {
@@ -249,7 +250,7 @@ async function extractOpenWorkspaces(
       // accounts and come back later, without spending a retry attempt; a bounded number of times.
       if (err instanceof BudgetWaitTooLong) return stepAside(err);
       await budget.flush();
-      if (final) return endJob(ctx, s, err instanceof Error ? err.message : String(err));
+      if (final) return endJob(ctx, s, errorMessage(err));
       await ctx.ledger.workspacesFinished(data.runId, outcomes(s), s.stats);
       await saver.save();
       throw err;

@@ -49,8 +49,9 @@ export function jobPriority(kind: RunKind, stage: Stage): number {
 /** The kind a job's priority belongs to (jobs carry their priority, not always their kind). */
 export function kindOfPriority(priority: number): RunKind | undefined {
   let found: RunKind | undefined;
-  // RUN_KINDS lists the kinds in PRIORITY's order: the last base at or below the priority wins.
-  for (const kind of RUN_KINDS) if (priority >= PRIORITY[kind]) found = kind;
+  // The highest base at or below the priority, whatever order RUN_KINDS lists the kinds in.
+  for (const kind of RUN_KINDS)
+    if (priority >= PRIORITY[kind] && (found === undefined || PRIORITY[kind] > PRIORITY[found])) found = kind;
   return found;
 }
 

@@ -139,6 +139,55 @@ export function workspacesPerJob(limit: { requests: number }, callsPerWorkspace:
   return Math.max(1, Math.floor(limit.requests / 3 / Math.max(1, callsPerWorkspace)));
 }
 
+/** A workspace job as fanned out: its workspaces and the window of the account's budget it runs in. */
+export interface PlannedJob {
+  brandIds: string[];
+  /** 0: the window the run started in; n: n windows later (the job waits, delayed, until then). */
+  window: number;
+}
+
+/**
+ * The run's workspace jobs: at most `per` workspaces each, in discovery order, packed so that a job
+ * fits in the window it starts in (after `callsBefore`, the run's discovery calls). A job crossing a
+ * window's end would wait a whole window for its last calls, stepping aside and coming back to
+ * compete with the next window's job; a workspace bigger than a window still gets a job of its own.
+ */
+export function planWorkspaceJobs(
+  brandIds: readonly string[],
+  o: { per: number; callsPerWorkspace: number; requests: number; callsBefore: number },
+): PlannedJob[] {
+  const cost = Math.max(1, o.callsPerWorkspace);
+  let window = Math.floor(o.callsBefore / o.requests);
+  let used = o.callsBefore - window * o.requests;
+  const jobs: PlannedJob[] = [];
+  for (let next = 0; next < brandIds.length; ) {
+    const fits = Math.min(o.per, Math.floor((o.requests - used) / cost), brandIds.length - next);
+    // Not enough left in this window for a workspace that a whole window would hold: the next one.
+    if (fits < 1 && used > 0 && cost <= o.requests) {
+      window++;
+      used = 0;
+      continue;
+    }
+    const take = Math.max(1, fits);
+    jobs.push({ brandIds: brandIds.slice(next, next + take), window });
+    next += take;
+    used += take * cost;
+    window += Math.floor(used / o.requests);
+    used %= o.requests;
+  }
+  return jobs;
+}
+
+/** The workspaces of job `index` of a run, from its load job's data. */
+export function jobWorkspaces(data: LoadJobData, index: number): string[] {
+  if (data.jobSizes) {
+    const start = data.jobSizes.slice(0, index).reduce((n, k) => n + k, 0);
+    return data.brandIds.slice(start, start + (data.jobSizes[index] ?? 0));
+  }
+  const per = data.workspacesPerJob ?? 1;
+  return data.brandIds.slice(index * per, (index + 1) * per);
+}
+
 export const LoadJobSchema = z.object({
   account: accountName,
   runId,
@@ -150,6 +199,8 @@ export const LoadJobSchema = z.object({
   startedAt: z.string(),
   /** Workspaces per workspace job: job i covers brandIds from i x this (absent: one, as before). */
   workspacesPerJob: z.number().int().positive().optional(),
+  /** Workspaces of each job in order, when they differ (planWorkspaceJobs); absent: workspacesPerJob. */
+  jobSizes: z.array(z.number().int().positive()).optional(),
   /** What the run was asked to cover, for the manifest (absent in jobs queued before: everything). */
   scope: ScopeSchema.optional(),
   /** Envelope drift found by discovery, for the manifest. */

@@ -338,7 +338,7 @@ function startBullWorkers(
     logWorkerTrouble(worker, name, o.logger);
     workers.push(worker);
   };
-  for (let shard = 0; shard < QUEUE_SHARDS; shard++) work(shardQueueName(shard), o.concurrency ?? 8);
+  for (let shard = 0; shard < QUEUE_SHARDS; shard++) work(shardQueueName(shard), o.concurrency ?? 2);
   work(LOAD_QUEUE, LOAD_CONCURRENCY);
 }
 

@@ -63,9 +63,10 @@ describe('jobs under long Retry-After', () => {
       times: Number.POSITIVE_INFINITY,
     });
     const dir = tempDir();
-    // 0.002 h = 7.2 s; b first (one worker slot), then a keeps being refused until the deadline.
+    // 0.002 h = 7.2 s; b first (one worker slot; 30 requests a minute make jobs of one workspace,
+    // whose calls a pause of the account would hold too), then a is refused until the deadline.
     const config = jobsConfig(s, dir, {
-      accounts: { acme: { brands: [b, a] } },
+      accounts: { acme: { brands: [b, a], requestsPerMinute: 30 } },
       top: { jobs: { lockSeconds: 2, maxBudgetWaitSeconds: 1, maxRunHours: 0.002 } },
     });
     await worker(config, 1);

@@ -78,4 +78,14 @@ describe('a reservation working the window in batches', () => {
     await r.flush();
     expect(settles[1]?.used).toHaveLength(8);
   });
+
+  it('calls of one job made at once share a reservation, and each gets its own slot', async () => {
+    // Two reservations of 3 slots each (the job expects 5 calls): 5 calls at once.
+    const { budget, asked } = recordingBudget([3, 3]);
+    const r = new Reservation(budget, 5, 60_000, 10);
+    const slots = await Promise.all(Array.from({ length: 5 }, () => call(r)));
+    expect(new Set(slots).size).toBe(5);
+    // One script for the first three callers, not one each; one more for the two left over.
+    expect(asked).toEqual([5, 2]);
+  });
 });

@@ -120,10 +120,12 @@ describe('worker processes', () => {
   });
 
   it('SIGTERM: past its grace the worker stops without waiting for its jobs, and another takes them over', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 6 }], latencyMs: 300 });
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 6 }], latencyMs: 1000 });
     const dir = tempDir();
     const { path, env, config, client } = setup(s, dir, { top: { shutdownGraceSeconds: 1 } });
-    const a = await spawnWorker(path, env, 2);
+    // One slot and a slow upstream: the run's second workspace job starts once the first has ended
+    // (its calls counted), and its calls take seconds more than the grace and the shutdown.
+    const a = await spawnWorker(path, env, 1);
     const { runId } = await enqueueRun(client.queues, client.ledger, config, {
       kind: 'sync',
       account: 'acme',

@@ -32,6 +32,8 @@ import {
   jobOptions,
   jobPriority,
   type LoadJobData,
+  type PlannedJob,
+  planWorkspaceJobs,
   type RunJobData,
   RunJobSchema,
   type WorkspaceJobData,
@@ -272,21 +274,27 @@ async function fanOut(s: RunStep, window: StartedRun, discovery: Discovery): Pro
     endpoints: plan.endpoints as WorkspaceEndpoint[],
   }).length;
   const per = workspacesPerJob(limit, callsPerWorkspace);
-  const windowOf = (i: number) => Math.floor((s.stats.calls + i * per * callsPerWorkspace) / limit.requests);
+  const jobs = planWorkspaceJobs(brandIds, {
+    per,
+    callsPerWorkspace,
+    requests: limit.requests,
+    callsBefore: s.stats.calls,
+  });
+  const stage = (job: PlannedJob, i: number) => (i === 0 ? 'opened' : job.window > 0 ? 'resumed' : 'started');
   const queue = queueName(run.account);
   await ctx.flow.add({
     name: JOB.load,
     queueName: queue,
-    data: loadJobData(s, window, discovery, per),
+    data: loadJobData(s, window, discovery, per, jobs),
     opts: { ...jobOptions(ctx.config, data.kind, 'finish'), jobId: jobIds.load(run.runId) },
-    children: chunks(brandIds, per).map((jobBrandIds, i) => ({
+    children: jobs.map((job, i) => ({
       name: JOB.workspace,
       queueName: queue,
-      data: { ...run, brandIds: jobBrandIds, plan, limit, done: {}, failed: {} } satisfies WorkspaceJobData,
+      data: { ...run, brandIds: job.brandIds, plan, limit, done: {}, failed: {} } satisfies WorkspaceJobData,
       opts: {
-        ...jobOptions(ctx.config, data.kind, i === 0 ? 'opened' : windowOf(i) > 0 ? 'resumed' : 'started'),
+        ...jobOptions(ctx.config, data.kind, stage(job, i)),
         // Options go to BullMQ's scripts packed with msgpack, where an undefined key is not absent.
-        ...(windowOf(i) > 0 ? { delay: windowOf(i) * limit.windowMs } : {}),
+        ...(job.window > 0 ? { delay: job.window * limit.windowMs } : {}),
         jobId: jobIds.workspace(run.runId, i),
         ignoreDependencyOnFailure: true,
       },
@@ -300,6 +308,7 @@ function loadJobData(
   window: StartedRun,
   discovery: Discovery,
   per: number,
+  jobs: readonly PlannedJob[],
 ): LoadJobData {
   return {
     ...run,
@@ -309,13 +318,8 @@ function loadJobData(
     buyerIntentDays: [...ctx.config.extract.buyerIntentDays],
     startedAt: window.startedAt,
     workspacesPerJob: per,
+    jobSizes: jobs.map((j) => j.brandIds.length),
     scope: window.scope,
     drift: discovery.drift,
   };
-}
-
-function chunks<T>(items: readonly T[], size: number): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
-  return out;
 }

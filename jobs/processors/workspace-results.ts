@@ -4,7 +4,12 @@
 // reports none, and its workspaces fail with its reason; a workspace nobody reported is failed.
 import type { Job } from 'bullmq';
 import type { DriftEntry, WorkspaceResult } from '../../src/runs/manifest.js';
-import { type LoadJobData, type WorkspaceJobResult, workspaceJobIndex } from '../definitions.js';
+import {
+  jobWorkspaces,
+  type LoadJobData,
+  type WorkspaceJobResult,
+  workspaceJobIndex,
+} from '../definitions.js';
 
 /** A job's value as a job of one workspace returned it, before jobs covered several. */
 interface OneWorkspaceResult {
@@ -17,7 +22,6 @@ export async function workspaceResults(
   data: LoadJobData,
 ): Promise<{ workspaces: WorkspaceResult[]; drift: DriftEntry[] }> {
   const values = (await job.getChildrenValues()) as Record<string, WorkspaceJobResult | OneWorkspaceResult>;
-  const per = data.workspacesPerJob ?? 1;
 
   const byBrand = new Map<string, WorkspaceResult>();
   const drift: DriftEntry[] = [];
@@ -31,7 +35,7 @@ export async function workspaceResults(
     for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
       const i = workspaceJobIndex(key);
       if (i === undefined) continue;
-      for (const brand_id of data.brandIds.slice(i * per, (i + 1) * per))
+      for (const brand_id of jobWorkspaces(data, i))
         if (!byBrand.has(brand_id)) byBrand.set(brand_id, { brand_id, status: 'failed', error: reason });
     }
   }

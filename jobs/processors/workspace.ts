@@ -15,10 +15,12 @@ import {
   callLimits,
   createAccountClient,
   extractWorkspace,
+  type WorkspaceExtraction,
 } from '../../src/extract/extract-account.js';
 import { workspaceCalls } from '../../src/extract/plan.js';
 import type { DriftEntry, WorkspaceResult } from '../../src/runs/manifest.js';
 import { errorMessage } from '../../src/util/errors.js';
+import { mapSettled } from '../../src/util/pool.js';
 import { UnrecoverableError } from '../bullmq.js';
 import { accountOf, type JobContext } from '../context.js';
 import {
@@ -42,6 +44,9 @@ const START_WAIT_MS = 1000;
 /** Calls settled in one script, and reserved in one once the job's first reservation is used up
  *  (a job of 40 calls: four settles). */
 const BATCH = 10;
+
+/** Workspaces of one job extracted at once (a job holds a few: workspacesPerJob). */
+const WORKSPACES_AT_ONCE = 8;
 
 export async function processWorkspace(
   job: Job<WorkspaceJobData>,
@@ -215,7 +220,15 @@ interface Extraction {
   stepAside: (err: BudgetWaitTooLong) => Promise<WorkspaceJobResult>;
 }
 
-/** Each open workspace in turn; a failure that may pass retries the job once all have had a go. */
+/**
+ * A job's workspaces at once (at most WORKSPACES_AT_ONCE), each one's calls in turn: an account's
+ * calls then come in a short burst even when it has few worker slots (the sliding window only
+ * lets its next window's calls go as its first ones age out, so a slow burst stretches the whole
+ * run). Once all have had a go, in this order: a call that stopped the account ends the job; no
+ * budget soon steps it aside; another failure retries it (or, on its last attempt, fails what is
+ * open); failures that may pass retry it for those workspaces. A workspace that has to stop
+ * halts the others before their next call: their calls not made stay open for the next try.
+ */
 async function extractOpenWorkspaces(
   job: Job<WorkspaceJobData>,
   ctx: JobContext,
@@ -226,52 +239,66 @@ async function extractOpenWorkspaces(
   const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   const saver = progressSaver(job, ctx, s);
   const store = await ctx.storeFor(data.account);
-  /** Workspaces whose failures may pass (server trouble): the job is retried for them. */
-  const retry: string[] = [];
-  for (const brandId of openWorkspaces(s)) {
+  let halted = false;
+  const open = openWorkspaces(s);
+  const settled = await mapSettled(open, WORKSPACES_AT_ONCE, async (brandId) => {
     const landed = s.done.get(brandId) as Set<string>;
-    let ws: Awaited<ReturnType<typeof extractWorkspace>>;
     try {
-      ws = await extractWorkspace({
+      const ws = await extractWorkspace({
         client,
         run: { account: data.account, runId: data.runId, runDate: data.runDate },
         store,
         plan: s.plan,
         brandId,
         skip: landed,
+        halted: () => halted,
         onLanded: async (id) => {
           landed.add(id);
           saver.changed();
           await saver.saveIfDue();
         },
       });
+      if (ws.stop) halted = true;
+      return ws;
     } catch (err) {
-      // No budget soon (the account is paused or saturated): free this worker slot for other
-      // accounts and come back later, without spending a retry attempt; a bounded number of times.
-      if (err instanceof BudgetWaitTooLong) return stepAside(err);
-      await budget.flush();
-      if (final) return endJob(ctx, s, errorMessage(err));
-      await ctx.ledger.workspacesFinished(data.runId, outcomes(s), s.stats);
-      await saver.save();
+      halted = true;
       throw err;
     }
-    s.drift.push(...ws.drift);
-    if (ws.stop) {
-      await budget.flush();
-      await ctx.ledger.stop(data.runId, ws.stop.message);
-      failed.set(brandId, ws.stop.message);
-      return endJob(ctx, s, `not attempted: ${ws.stop.message}`);
-    }
-    if (!ws.failures.length) continue;
+  });
+  await budget.flush();
+  for (const r of settled) if (r.status === 'fulfilled') s.drift.push(...r.value.drift);
+
+  const stopped = settled.findIndex((r) => r.status === 'fulfilled' && r.value.stop);
+  if (stopped >= 0) {
+    const message = (settled[stopped] as PromiseFulfilledResult<WorkspaceExtraction>).value.stop!.message;
+    await ctx.ledger.stop(data.runId, message);
+    failed.set(open[stopped] as string, message);
+    return endJob(ctx, s, `not attempted: ${message}`);
+  }
+  const errors = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
+  // No budget soon (the account is paused or saturated): free this worker slot for other
+  // accounts and come back later, without spending a retry attempt; a bounded number of times.
+  const noBudget = errors.find((e) => e instanceof BudgetWaitTooLong);
+  if (noBudget) return stepAside(noBudget);
+  if (errors.length) {
+    if (final) return endJob(ctx, s, errorMessage(errors[0]));
+    await ctx.ledger.workspacesFinished(data.runId, outcomes(s), s.stats);
+    await saver.save();
+    throw errors[0];
+  }
+  /** Workspaces whose failures may pass (server trouble): the job is retried for them. */
+  const retry: string[] = [];
+  settled.forEach((r, i) => {
+    const ws = (r as PromiseFulfilledResult<WorkspaceExtraction>).value;
+    if (!ws.failures.length) return;
     const message = ws.failures.map((e) => e.message).join('; ');
     // Server trouble may pass: the job is retried for the calls that failed (landed ones skipped).
     if (!final && ws.failures.every((e) => e.retryable)) retry.push(message);
     else {
-      failed.set(brandId, message);
+      failed.set(open[i] as string, message);
       saver.changed();
     }
-  }
-  await budget.flush();
+  });
   if (retry.length) {
     await ctx.ledger.workspacesFinished(data.runId, outcomes(s), s.stats);
     await saver.save();

@@ -65,6 +65,8 @@ export class Reservation implements RateBudget {
   #pausedUntil = 0;
   #account = '';
   #limit: RateLimit | undefined;
+  /** The reservation being made, shared by the calls that wait for it. */
+  #opening: Promise<number> | undefined;
 
   constructor(
     private readonly inner: ReservableBudget,
@@ -83,24 +85,36 @@ export class Reservation implements RateBudget {
   ) {}
 
   async tryTake(account: string, limit: RateLimit): Promise<TakeResult> {
-    const wait = await this.open(account, limit);
-    if (wait > 0) return { ok: false, retryInMs: wait };
-    const slot = this.#pool.pop() as string;
-    // Counted as used from the take: flush() comes after its answer (a job's calls are sequential).
-    this.#used.push(slot);
-    this.remaining--;
-    return { ok: true, slot };
+    for (;;) {
+      const wait = await this.open(account, limit);
+      if (wait > 0) return { ok: false, retryInMs: wait };
+      // A call of the same job may have taken the last slot while this one waited: reserve again.
+      const slot = this.#pool.pop();
+      if (slot === undefined) continue;
+      // Counted as used from the take: flush() comes after its answer.
+      this.#used.push(slot);
+      this.remaining--;
+      return { ok: true, slot };
+    }
   }
 
   /**
    * Makes sure slots are in hand, reserving when none are: 0 when there are, else how long until
-   * one may be free. A job calls it before its first call, to step aside rather than wait.
+   * one may be free. A job calls it before its first call, to step aside rather than wait. Calls
+   * of one job made at once share one reservation script.
    */
   async open(account: string, limit: RateLimit): Promise<number> {
     const now = Date.now();
     const pausedFor = Math.max(this.#pausedUntil - now, this.inner.pausedFor(account));
     if (pausedFor > 0) return pausedFor;
     if (this.#pool.length && now < this.#expires && account === this.#account) return 0;
+    this.#opening ??= this.#reserve(account, limit, now).finally(() => {
+      this.#opening = undefined;
+    });
+    return this.#opening;
+  }
+
+  async #reserve(account: string, limit: RateLimit, now: number): Promise<number> {
     const wanted = this.#reserved ? Math.min(this.remaining, this.batch) : this.remaining;
     await this.flush();
     const r = await this.inner.reserve(account, limit, Math.max(1, wanted), this.holdMs);

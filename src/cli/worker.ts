@@ -25,9 +25,10 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
     )
     .option(
       '--concurrency <n>',
-      'jobs this process works on at once per queue (accounts share 4 queues by a hash of their name: up to 4 x n jobs)',
+      'jobs this process works on at once per queue (accounts share 4 queues by a hash of their name: up to 4 x n jobs; ' +
+        'each job fetches its few workspaces at once)',
       positiveInt,
-      8,
+      2,
     )
     .option(
       '--listen <host:port>',

@@ -29,7 +29,8 @@ const NULL_PARTITION = '__NULL__';
 export interface CuratedTable {
   table: string;
   rows: number;
-  /** Local gzipped NDJSON of all the run's rows of the table: the upload of its one load job. */
+  /** Local gzipped NDJSON of all the run's rows of the table, the upload of its one load job ('' when
+   *  not asked for: no warehouse, or a load batch that loads the stored parts). */
   loadFile: string;
   /** Why the table's curated parts could not be written (full disk, sink down): it is not loaded. */
   error?: string;
@@ -53,6 +54,8 @@ export interface CurateOptions {
   partRows?: number;
   /** Serialises writers of a latest/ bundle; default: within this process only. */
   latestLock?: KeyLock;
+  /** Write each table's load file too (a second gzip of every row): only a run loaded on its own needs it. */
+  loadFiles?: boolean;
 }
 
 export async function curateRun(o: CurateOptions): Promise<CurateResult> {
@@ -151,10 +154,10 @@ async function writeTable(
   table: string,
 ): Promise<{ parts: ManifestFile[]; rows: number; loadFile: string }> {
   const partRows = o.partRows ?? DEFAULT_PART_ROWS;
-  const loadFile = spool.path(`${table}.load.ndjson.gz`);
-  const load = createGzip();
-  const sink = createWriteStream(loadFile);
-  load.pipe(sink);
+  const loadFile = o.loadFiles === false ? '' : spool.path(`${table}.load.ndjson.gz`);
+  const load = loadFile ? createGzip() : undefined;
+  const sink = loadFile ? createWriteStream(loadFile) : undefined;
+  if (load && sink) load.pipe(sink);
   const parts: ManifestFile[] = [];
   let total = 0;
   try {
@@ -174,7 +177,7 @@ async function writeTable(
         });
         const stored = await putNdjsonPart(o.store, key, await ndjsonPartBytesAsync(text));
         parts.push({ ...stored, rows: lines.length });
-        if (!load.write(text)) await once(load, 'drain');
+        if (load && !load.write(text)) await once(load, 'drain');
         part++;
         lines = [];
       };
@@ -190,11 +193,13 @@ async function writeTable(
       if (lines.length) await flush();
     }
   } catch (err) {
-    load.destroy();
-    sink.destroy();
+    load?.destroy();
+    sink?.destroy();
     throw err;
   }
-  load.end();
-  await once(sink, 'close');
+  if (load && sink) {
+    load.end();
+    await once(sink, 'close');
+  }
   return { parts, rows: total, loadFile };
 }

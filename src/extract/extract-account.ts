@@ -168,6 +168,8 @@ export async function extractWorkspace(o: {
   brandId: string;
   /** Calls already landed in this run (resumed job): not made again. */
   skip?: ReadonlySet<string>;
+  /** True once the calls still to make must wait for another try (another workspace stopped). */
+  halted?: () => boolean;
   onLanded?: (callId: string, file: ManifestFile) => Promise<void> | void;
 }): Promise<WorkspaceExtraction> {
   const drift = new DriftReport();
@@ -175,6 +177,7 @@ export async function extractWorkspace(o: {
   for (const call of workspaceCalls(o.brandId, o.plan)) {
     const id = callId(call);
     if (o.skip?.has(id)) continue;
+    if (o.halted?.()) break;
     try {
       const file = await landCall(o.store, o.run, await o.client.get(call), drift, o.brandId);
       out.files.push(file);

@@ -87,6 +87,7 @@ export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {
       logger: o.logger,
       partRows: o.partRows || undefined,
       latestLock: o.latestLock,
+      loadFiles: Boolean(o.loader) && !o.deferLoads,
     });
   } catch (err) {
     // Curate stopped as a whole (spool or sink failing): no table of the run can be loaded. Which

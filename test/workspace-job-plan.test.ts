@@ -2,10 +2,11 @@
 // the account's budget when its workspaces fit in one (a job that does waits a window for its last
 // calls and comes back to compete with the next window's job).
 import { describe, expect, it } from 'vitest';
-import { type LoadJobData, jobWorkspaces, planWorkspaceJobs } from '../jobs/definitions.js';
+import { jobWorkspaces, type LoadJobData, planWorkspaceJobs } from '../jobs/definitions.js';
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `ws${i}`);
-const shape = (jobs: { brandIds: string[]; window: number }[]) => jobs.map((j) => [j.brandIds.length, j.window]);
+const shape = (jobs: { brandIds: string[]; window: number }[]) =>
+  jobs.map((j) => [j.brandIds.length, j.window]);
 
 describe('the workspace jobs of a run', () => {
   it('fills the first window after discovery with whole jobs, then starts the next window', () => {

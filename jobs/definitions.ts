@@ -131,12 +131,17 @@ function fromOneWorkspace(v: unknown): unknown {
 export const WorkspaceJobSchema = z.preprocess(fromOneWorkspace, WorkspaceJobFields);
 export type WorkspaceJobData = z.infer<typeof WorkspaceJobFields>;
 
+/** Workspaces a workspace job extracts at once (jobs/processors/workspace.ts). */
+export const WORKSPACES_AT_ONCE = 8;
+
 /**
- * Workspaces per workspace job: about a third of the account's window (at least one), so a job
- * holds a worker slot for a short burst and its account's window is used by a few jobs.
+ * Workspaces per workspace job: at most half the account's window and at most what the job
+ * extracts at once (at least one), so a job lasts about as long as one workspace's calls, two
+ * jobs use a window, and few jobs (BullMQ's commands are per job) carry a run.
  */
 export function workspacesPerJob(limit: { requests: number }, callsPerWorkspace: number): number {
-  return Math.max(1, Math.floor(limit.requests / 3 / Math.max(1, callsPerWorkspace)));
+  const half = Math.floor(limit.requests / 2 / Math.max(1, callsPerWorkspace));
+  return Math.max(1, Math.min(WORKSPACES_AT_ONCE, half));
 }
 
 /** A workspace job as fanned out: its workspaces and the window of the account's budget it runs in. */

@@ -17,7 +17,7 @@ describe('job order', () => {
     const second = Array.from({ length: 100 }, (_, i) => `beta-${i}`).find(
       (n) => shardOf(n) === shardOf('acme'),
     ) as string;
-    // 12 workspaces of 7 calls: three workspace jobs of five workspaces (a third of 120 a minute).
+    // 12 workspaces of 7 calls: two workspace jobs, of eight and four workspaces (120 a minute).
     const s = await sim({
       accounts: [
         { name: 'acme', workspaces: 12 },
@@ -32,10 +32,10 @@ describe('job order', () => {
     await worker(config, 1);
     expect((await waitForRun(config, first.runId)).status).toBe('succeeded');
     expect((await waitForRun(config, next.runId)).status).toBe('succeeded');
-    expect(await c.queues.for('acme').getJob(`${first.runId}.ws.2`)).toBeDefined();
+    expect(await c.queues.for('acme').getJob(`${first.runId}.ws.1`)).toBeDefined();
 
     const order = [...s.log].sort((a, b) => a.seq - b.seq).map((e) => e.account);
-    // Every call of the first account (discovery, then its three workspace jobs) before any of the
+    // Every call of the first account (discovery, then its two workspace jobs) before any of the
     // second: its run job waited behind the first account's workspace jobs.
     expect(order.lastIndexOf('acme')).toBeLessThan(order.indexOf(second));
     expect(order.filter((a) => a === 'acme')).toHaveLength(plannedRequestCount(12, config.extract));

@@ -120,11 +120,12 @@ describe('worker processes', () => {
   });
 
   it('SIGTERM: past its grace the worker stops without waiting for its jobs, and another takes them over', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 6 }], latencyMs: 1000 });
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 12 }], latencyMs: 1000 });
     const dir = tempDir();
     const { path, env, config, client } = setup(s, dir, { top: { shutdownGraceSeconds: 1 } });
-    // One slot and a slow upstream: the run's second workspace job starts once the first has ended
-    // (its calls counted), and its calls take seconds more than the grace and the shutdown.
+    // One slot, 12 workspaces (jobs of 8 and 4) and a slow upstream: the run's second workspace job
+    // starts once the first has ended (its calls counted), and its calls take seconds more than the
+    // grace and the shutdown.
     const a = await spawnWorker(path, env, 1);
     const { runId } = await enqueueRun(client.queues, client.ledger, config, {
       kind: 'sync',
@@ -150,7 +151,7 @@ describe('worker processes', () => {
     await spawnWorker(path, env, 2);
     const run = await finishedRun(client, runId);
     expect(run.status).toBe('succeeded');
-    expect(run.workspaces_done).toBe(6);
+    expect(run.workspaces_done).toBe(12);
     expect(run.workspaces_failed).toBe(0);
     // Taken over once its lock lapsed: BullMQ counts the job as stalled, not failed.
     expect(Math.max(...(await workspaceJobs()).map((j) => j.stalledCounter))).toBeGreaterThan(0);

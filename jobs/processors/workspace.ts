@@ -26,6 +26,7 @@ import { accountOf, type JobContext } from '../context.js';
 import {
   jobPriority,
   kindOfPriority,
+  WORKSPACES_AT_ONCE,
   type WorkspaceJobData,
   type WorkspaceJobResult,
   WorkspaceJobSchema,
@@ -45,8 +46,6 @@ const START_WAIT_MS = 1000;
  *  (a job of 40 calls: four settles). */
 const BATCH = 10;
 
-/** Workspaces of one job extracted at once (a job holds a few: workspacesPerJob). */
-const WORKSPACES_AT_ONCE = 8;
 
 export async function processWorkspace(
   job: Job<WorkspaceJobData>,

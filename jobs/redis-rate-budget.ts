@@ -113,16 +113,18 @@ if granted > 0 then
   return {granted, 0}
 end
 -- Refused jobs queue up: the key counts the calls promised to jobs refused before this one, and
--- this one is told to come back when the log has freed enough slots for them and for its own
--- calls (at most a window's worth), so they return one after another as the budget frees instead
--- of all at once (and a waiting account's jobs wait in the queue, not in worker slots).
+-- this one is told to come back when the log has freed a slot for its first call after theirs, so
+-- they return one after another as the budget frees instead of all at once (and a waiting
+-- account's jobs wait in the queue, not in worker slots). It then takes what is free and the rest
+-- as it frees: told to wait for all of its calls, a job in a window that frees a slot at a time
+-- (as its account's previous window was sent) waited, or stepped aside, seconds too long.
 local promised = tonumber(redis.call('GET', KEYS[4]) or '0')
 local ahead = promised + math.min(tonumber(ARGV[5]), requests)
 local back_at
 if count < requests then
-  back_at = since + math.ceil((count + ahead - 1) * window_us / requests)
+  back_at = since + math.ceil((count + promised) * window_us / requests)
 else
-  local idx = ahead - 1
+  local idx = promised
   local entry = redis.call('ZRANGE', KEYS[1], idx % count, idx % count, 'WITHSCORES')
   back_at = tonumber(entry[2]) + window_us * (1 + math.floor(idx / count))
 end

@@ -65,11 +65,17 @@ describe('RedisRateBudget', () => {
     const second = await b.reserve('a', five, 3, 1000);
     expect([first.slots.length, second.slots.length]).toEqual([3, 2]);
     expect((await b.peek('a', five)).inWindow).toBe(5);
-    // Two more jobs of 3 calls, refused: the second comes back at least 3 calls' worth of the
-    // account's rate (3 * 200 ms) after the first, instead of with it.
+    // Two more jobs of 3 calls, refused. The first comes back when a slot frees (the five were
+    // reserved together and free together, a hold and a window from now); the second when a slot
+    // frees after the three promised to the first: here the same moment, as five free at once.
     const [r1, r2] = [await b.reserve('a', five, 3, 1000), await b.reserve('a', five, 3, 1000)];
     expect([r1.slots.length, r2.slots.length]).toEqual([0, 0]);
-    expect(r2.retryInMs - r1.retryInMs).toBeGreaterThanOrEqual(500);
+    expect(r1.retryInMs).toBeGreaterThan(1000);
+    expect(r1.retryInMs).toBeLessThanOrEqual(2001);
+    expect(r2.retryInMs).toBeGreaterThanOrEqual(r1.retryInMs);
+    // A third is behind six promised calls: more than the five that free then, so a window later.
+    const r3 = await b.reserve('a', five, 3, 1000);
+    expect(r3.retryInMs - r1.retryInMs).toBeGreaterThanOrEqual(900);
     // Settled at once: used slots count from now, unused ones are given back.
     await b.settleMany('a', first.slots, second.slots, five);
     expect((await b.peek('a', five)).inWindow).toBe(3);

@@ -5,7 +5,9 @@
 // --keep-log PATH keeps each scenario's simulator arrival log as PATH-<workers>w-<accounts>a.ndjson.
 // --worker-node-options=OPTS sets NODE_OPTIONS for the workers alone (e.g. "--cpu-prof
 // --cpu-prof-dir=/tmp/prof" to profile them: each writes its profile when it stops).
-// --bin measures another checkout (its bin/visync-dev.js); --note adds a line to the markdown (e.g.
+// --bin: what is measured: `built` (default: `npm run build` first, then bin/visync.js, the bundle
+// users install and run), `dev` (bin/visync-dev.js: the sources through tsx, which compiles them at
+// start: about 1 s more CPU per worker) or the path of another checkout's bin; --note adds a line to the markdown (e.g.
 // the commit measured); --out NAME writes NAME.json and NAME.md; --merge keeps the scenarios of an
 // earlier NAME.json that this invocation does not measure again.
 // Takes long: each scenario lasts at least one window plus start-up and wind-down (about 2 minutes
@@ -15,12 +17,13 @@
 //
 // Per scenario, everything a user would run, each in its own process: a private redis-server,
 // `visync simulate` (N accounts of W workspaces, real window, --request-log), P `visync worker`
-// processes and one `visync enqueue sync` (one run per account), all through the dev bin. The bench
+// processes and one `visync enqueue sync` (one run per account), all through one bin (--bin). The bench
 // only watches: the run ledger in Redis (until every run is terminal), INFO commandstats, and /proc
 // (CPU, peak RSS and Redis connections of each worker process). The simulator's arrival log, read
 // after it stops, gives the requests, the 429s and how close each account came to its limit.
 // Nothing here imports the jobs layer, so another queue topology is measured without change.
 // Results: stdout, bench/results/<out>.json (one object per scenario) and <out>.md.
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,7 +62,7 @@ const { values } = parseArgs({
     latency: { type: 'string', default: '5-20' },
     concurrency: { type: 'string' },
     'timeout-s': { type: 'string', default: '1800' },
-    bin: { type: 'string', default: DEV_BIN },
+    bin: { type: 'string', default: 'built' },
     out: { type: 'string', default: 'scale' },
     merge: { type: 'boolean', default: false },
     'keep-log': { type: 'string' },
@@ -78,7 +81,17 @@ if (!/^\d+(-\d+)?$/.test(values.latency ?? ''))
   throw new Error(`--latency: expected MS or MIN-MAX, got "${values.latency}"`);
 if (!/^[\w-]+$/.test(values.out ?? ''))
   throw new Error(`--out: expected a file name without extension, got "${values.out}"`);
-const BIN = values.bin as string;
+const BIN = binToMeasure(values.bin as string);
+
+/** The bin the bench starts every process through (see --bin above). */
+function binToMeasure(bin: string): string {
+  if (bin === 'dev') return DEV_BIN;
+  if (bin !== 'built') return bin;
+  execFileSync(process.execPath, [new URL('../scripts/build.mjs', import.meta.url).pathname], {
+    stdio: 'inherit',
+  });
+  return new URL('../bin/visync.js', import.meta.url).pathname;
+}
 const RESULTS = new URL('./results/', import.meta.url).pathname;
 
 const cleanups = new CleanupStack();
@@ -488,7 +501,7 @@ function writeResults(rows: { result: ScaleResult; notes: ScenarioNotes }[]): vo
       `${values['worker-node-options'] ? `, worker NODE_OPTIONS: ${values['worker-node-options']}` : ''}. ` +
       `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? '?'}), ${CLK_TCK} clock ticks/s, shared with other work: ` +
       'see the load averages below.' +
-      (BIN === DEV_BIN ? '' : ` Bin: ${BIN}.`) +
+      ` Bin: ${BIN === DEV_BIN ? 'the sources through tsx (bin/visync-dev.js)' : BIN.endsWith('/bin/visync.js') ? 'bin/visync.js (the build)' : BIN}.` +
       (values.note ? ` ${values.note}` : ''),
     '',
     scaleTable(results),
@@ -505,7 +518,7 @@ function writeResults(rows: { result: ScaleResult; notes: ScenarioNotes }[]): vo
     "- **Redis cmds/req**: the rise of INFO commandstats calls (all clients, commands run inside Lua scripts included) from just before enqueue to the last run terminal, less the bench's own (counted as sent), / requests. The enqueue command's own are in.",
     '- **CPU ms/req**: utime + stime of the worker processes (whole life, start-up included, until every run is terminal) / requests. The simulator, Redis and the bench are not in it.',
     '- **peak RSS**: the largest VmHWM of a worker process. **wall s**: the first run created in the ledger to the last one finished.',
-    '- Blind spots: connections open for less than a second can be missed; the dev bin compiles TypeScript at start (in CPU and RSS, ' +
+    '- Blind spots: connections open for less than a second can be missed; with `--bin dev` the workers compile TypeScript at start (in CPU and RSS, ' +
       'start-up CPU is in the notes); the idle cost is read over 5 s, so periodic work (stalled-job checks every lockSeconds) may fall ' +
       "outside it; the machine is shared, so wall time and rate ratios move with its load (the notes give it); redis-server's and the " +
       "simulator's CPU are not in the CPU figure (the notes give them).",

@@ -5,8 +5,7 @@
 // same keys and the same bytes.
 
 import { once } from 'node:events';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { createInterface } from 'node:readline';
+import { createWriteStream } from 'node:fs';
 import { createGzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import { tableByName, toNdjsonLine } from '../catalogue/index.js';
@@ -161,7 +160,7 @@ async function writeTable(
   const parts: ManifestFile[] = [];
   let total = 0;
   try {
-    for (const { partition, path } of await spool.partitions(table)) {
+    for (const { partition, lines: partitionLines } of await spool.partitions(table)) {
       let part = 0;
       let lines: string[] = [];
       // Whole parts, not lines, go to zlib: one call per part instead of a thread-pool round trip
@@ -181,11 +180,7 @@ async function writeTable(
         part++;
         lines = [];
       };
-      for await (const line of createInterface({
-        input: createReadStream(path),
-        crlfDelay: Number.POSITIVE_INFINITY,
-      })) {
-        if (!line) continue;
+      for await (const line of partitionLines()) {
         lines.push(line);
         total++;
         if (lines.length >= partRows) await flush();

@@ -1,13 +1,22 @@
-// Rows wait on local disk, one NDJSON file per (table, partition date), so memory stays bounded
-// however long the history: 1,000 workspaces x 365 days never sit in memory at once.
-import { appendFileSync, mkdirSync } from 'node:fs';
+// Rows wait in memory while they are few (a nightly run's), and on local disk once they pass a
+// budget, one NDJSON file per (table, partition date), so memory stays bounded however long the
+// history: 1,000 workspaces x 365 days never sit in memory at once.
+import { appendFileSync, createReadStream, mkdirSync } from 'node:fs';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 
 // One budget for all buffers together: a 365-day history has ~730 (table, day) files, and a
 // per-file threshold would let them hold tens of MB between them.
 const BUFFERED_BYTES = 4 * 1024 * 1024;
+
+export interface SpooledPartition {
+  partition: string;
+  rows: number;
+  /** The partition's lines, in the order they were added. */
+  lines(): AsyncIterable<string>;
+}
 
 export class RowSpool {
   readonly #dir: string;
@@ -15,6 +24,8 @@ export class RowSpool {
   readonly #rows = new Map<string, number>();
   readonly #tables = new Set<string>();
   #buffered = 0;
+  /** Rows went to disk (the budget was exceeded once): from then on disk holds every partition. */
+  #spilled = false;
 
   private constructor(dir: string) {
     this.#dir = dir;
@@ -31,7 +42,10 @@ export class RowSpool {
     this.#buffers.set(id, buf);
     this.#rows.set(id, (this.#rows.get(id) ?? 0) + 1);
     this.#buffered += line.length + 1;
-    if (this.#buffered >= BUFFERED_BYTES) this.#flushAll();
+    if (this.#buffered >= BUFFERED_BYTES) {
+      this.#spilled = true;
+      this.#flushAll();
+    }
   }
 
   #flushAll(): void {
@@ -53,24 +67,38 @@ export class RowSpool {
     this.#buffers.set(id, []);
   }
 
-  /** Flushes everything; then tables() and partitions() describe what is on disk. */
+  /**
+   * No more rows; then tables() and partitions() describe what was added. Rows that never exceeded
+   * the budget stay in memory (a nightly run's usually do): writing them out to read them back cost
+   * the finish stage a file per partition and a line reader.
+   */
   async close(): Promise<void> {
-    this.#flushAll();
+    if (this.#spilled) this.#flushAll();
   }
 
   async tables(): Promise<string[]> {
+    if (!this.#spilled)
+      return [...new Set([...this.#buffers.keys()].map((id) => id.slice(0, id.indexOf('/'))))].sort();
     return (await readdir(this.#dir).catch(() => [] as string[])).sort();
   }
 
-  /** Partition dates of a table, sorted, with their row counts and spool file paths. */
-  async partitions(table: string): Promise<{ partition: string; rows: number; path: string }[]> {
-    const files = (await readdir(join(this.#dir, table))).filter((f) => f.endsWith('.ndjson')).sort();
-    return files.map((f) => {
-      const partition = f.slice(0, -'.ndjson'.length);
+  /** Partition dates of a table, sorted, with their row counts and their lines. */
+  async partitions(table: string): Promise<SpooledPartition[]> {
+    const names = this.#spilled
+      ? (await readdir(join(this.#dir, table)))
+          .filter((f) => f.endsWith('.ndjson'))
+          .map((f) => f.slice(0, -'.ndjson'.length))
+      : [...this.#buffers.keys()]
+          .filter((id) => id.startsWith(`${table}/`))
+          .map((id) => id.slice(table.length + 1));
+    return names.sort().map((partition) => {
+      const id = `${table}/${partition}`;
+      const path = join(this.#dir, table, `${partition}.ndjson`);
+      const inMemory = this.#spilled ? undefined : (this.#buffers.get(id) ?? []);
       return {
         partition,
-        rows: this.#rows.get(`${table}/${partition}`) ?? 0,
-        path: join(this.#dir, table, f),
+        rows: this.#rows.get(id) ?? 0,
+        lines: () => (inMemory ? fromArray(inMemory) : fileLines(path)),
       };
     });
   }
@@ -83,4 +111,16 @@ export class RowSpool {
   async dispose(): Promise<void> {
     await rm(this.#dir, { recursive: true, force: true });
   }
+}
+
+async function* fromArray(lines: readonly string[]): AsyncIterable<string> {
+  yield* lines;
+}
+
+async function* fileLines(path: string): AsyncIterable<string> {
+  for await (const line of createInterface({
+    input: createReadStream(path),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  }))
+    if (line) yield line;
 }

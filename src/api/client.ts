@@ -4,6 +4,7 @@
 // sorted into ApiError kinds.
 import type { Logger } from 'pino';
 import { metrics } from '../ops/metrics.js';
+import { errorMessage } from '../util/errors.js';
 import { isLoopbackHost } from '../util/net.js';
 import { redactSecrets } from '../util/redact.js';
 import { sleep } from '../util/time.js';
@@ -145,7 +146,7 @@ export class ApiClient {
       if (this.#opts.signal?.aborted) throw err;
       if (err instanceof BudgetWaitTooLong) throw this.#budgetRefusal(err, path, attempt);
       metrics.apiRequest(this.account, call.endpoint, 'error');
-      const why = err instanceof LimitExceeded ? err.message : `network error: ${(err as Error).message}`;
+      const why = err instanceof LimitExceeded ? err.message : `network error: ${errorMessage(err)}`;
       return { failed: { type: 'no_response', why, cause: err }, text: '' };
     }
     metrics.apiRequest(this.account, call.endpoint, out.status);

@@ -1,6 +1,6 @@
 // Reading an upstream answer's body: capped in size, and checked to be the JSON it claims to be.
 import type { Dispatcher } from 'undici';
-import { VisyncError } from '../util/errors.js';
+import { errorMessage, VisyncError } from '../util/errors.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]*\+)?json\s*(?:;|$)/i;
 
@@ -44,6 +44,6 @@ export function parseJsonBody(out: {
   try {
     return { ok: true, body: JSON.parse(out.text) };
   } catch (err) {
-    return { ok: false, why: `body is not valid JSON (${(err as Error).message})` };
+    return { ok: false, why: `body is not valid JSON (${errorMessage(err)})` };
   }
 }

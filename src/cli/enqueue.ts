@@ -3,6 +3,7 @@ import type { JobsClient } from '../../jobs/client.js';
 import type { LedgerRun } from '../../jobs/ledger.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
 import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../runs/run-status.js';
+import { errorMessage } from '../util/errors.js';
 import { sleep } from '../util/time.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -104,7 +105,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           });
         } catch (err) {
           if (err instanceof CliError || err instanceof RedisUnreachableError) throw err;
-          throw new CliError((err as Error).message);
+          throw new CliError(errorMessage(err));
         }
       }),
     );

@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join } from 'node:path';
 import { parseDocument } from 'yaml';
+import { errorMessage } from '../util/errors.js';
 import type { ConfigIssue } from './config-error.js';
 import { fileErrorReason } from './interpolate.js';
 
@@ -130,7 +131,7 @@ function jsonAccounts(text: string, label: string, dir: string, out: AccountsFro
     tree = JSON.parse(text);
   } catch (err) {
     // V8 says "... at position N (line L column C)" and may quote source text: keep only the position.
-    const m = /\(line (\d+) column (\d+)\)/.exec((err as Error).message);
+    const m = /\(line (\d+) column (\d+)\)/.exec(errorMessage(err));
     const at = m ? `line ${m[1]}, column ${m[2]}: ` : '';
     out.problems.push({ path: label, message: `${at}JSON syntax error` });
     return;

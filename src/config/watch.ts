@@ -6,6 +6,7 @@
 import { type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
+import { errorMessage } from '../util/errors.js';
 import { accountSettings } from './account-settings.js';
 import { ConfigError } from './config-error.js';
 import { type ApiKeysNeed, type LoadedConfig, loadConfigDetailed, resolveConfigPath } from './load.js';
@@ -126,7 +127,7 @@ class ConfigWatch {
         await this.reloadOnce(only);
       } while (this.again && !this.closed);
     } catch (err) {
-      this.o.logger.warn(`config reload failed: ${(err as Error).message}`);
+      this.o.logger.warn(`config reload failed: ${errorMessage(err)}`);
     } finally {
       this.running = undefined;
     }
@@ -178,7 +179,7 @@ class ConfigWatch {
     try {
       await this.onChange(next.config, changes);
     } catch (err) {
-      this.o.logger.warn(`config reload: applying the new config failed: ${(err as Error).message}`);
+      this.o.logger.warn(`config reload: applying the new config failed: ${errorMessage(err)}`);
     }
   }
 

@@ -16,6 +16,7 @@ import type { DriftEntry, ManifestFile } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { latestKey, tablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { errorMessage } from '../util/errors.js';
 import { type KeyLock, processKeyLock } from './key-lock.js';
 import { type LatestBundle, mergeLatest } from './latest.js';
 import { ndjsonPartBytesAsync, putNdjsonPart } from './ndjson-part.js';
@@ -109,7 +110,7 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
         files.push(...written.parts);
         tables.push({ table, rows: written.rows, loadFile: written.loadFile });
       } catch (err) {
-        const error = `curated parts not written: ${(err as Error).message}`;
+        const error = `curated parts not written: ${errorMessage(err)}`;
         o.logger.error({ table, err: error }, 'curate of a table failed');
         tables.push({ table, rows: 0, loadFile: '', error });
       }

@@ -80,13 +80,11 @@ export const f = {
   timestamp: leaf(
     'ISO 8601 timestamp',
     // One parse per value (a refine and then a transform parsed each twice).
-    z
-      .string()
-      .transform((s, ctx) => {
-        const t = toUtcTimestamp(s);
-        if (t === null) ctx.addIssue({ code: 'custom', message: 'not an ISO 8601 timestamp' });
-        return t ?? z.NEVER;
-      }),
+    z.string().transform((s, ctx) => {
+      const t = toUtcTimestamp(s);
+      if (t === null) ctx.addIssue({ code: 'custom', message: 'not an ISO 8601 timestamp' });
+      return t ?? z.NEVER;
+    }),
   ),
   strings: leaf('array of strings', z.array(z.string())),
   /** A map keyed by data (engine names): its keys are not fields, so none is "unknown". */

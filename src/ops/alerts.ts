@@ -5,6 +5,7 @@
 import type { AlertsConfig } from '../config/schema.js';
 import { scrubSecrets } from '../log.js';
 import type { Manifest } from '../runs/manifest.js';
+import { errorMessage } from '../util/errors.js';
 import { sleep } from '../util/time.js';
 
 export type AlertEvent = AlertsConfig['on'][number];
@@ -171,7 +172,7 @@ export async function sendAlert(
       error = `HTTP ${res.statusCode}`;
       if (res.statusCode < 500 && res.statusCode !== 429) return { ok: false, attempts: attempt, error };
     } catch (err) {
-      error = (err as Error).message;
+      error = errorMessage(err);
     }
     if (attempt < attempts) await sleep(base * 2 ** (attempt - 1));
   }

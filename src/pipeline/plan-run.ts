@@ -18,6 +18,7 @@ import { lastSucceededRun, manifestRunIds } from '../runs/history.js';
 import { type Manifest, readManifest } from '../runs/manifest.js';
 import { accountWindowDays } from '../runs/window.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { errorMessage } from '../util/errors.js';
 import { encodeSegment } from '../util/path-segment.js';
 import { addDays, utcDate } from '../util/time.js';
 import { lastInterruptedRun } from './interrupted.js';
@@ -217,7 +218,7 @@ async function planWindow(o: PlanOptions, account: string, runDate: string): Pro
     // As runInline: a sink that cannot say falls back to the configured window.
     return span(
       visibilityDays,
-      `extract.visibilityDays: the last success could not be read (${(err as Error).message})`,
+      `extract.visibilityDays: the last success could not be read (${errorMessage(err)})`,
     );
   }
   const lastDate = (last as Manifest | undefined)?.run_date;

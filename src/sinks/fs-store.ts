@@ -25,6 +25,7 @@ import { readdir, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { promisify } from 'node:util';
+import { errorMessage } from '../util/errors.js';
 import { sha256Hex } from '../util/hash.js';
 import { assertSafeKey, type ObjectStore, type PutOptions, type StoredObject } from './object-store.js';
 
@@ -105,7 +106,7 @@ export class FsObjectStore implements ObjectStore {
       renameSync(tmp, path);
     } catch (err) {
       rmSync(tmp, { force: true });
-      throw new Error(`cannot write ${path}: ${(err as Error).message}`);
+      throw new Error(`cannot write ${path}: ${errorMessage(err)}`);
     }
     return { key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) };
   }

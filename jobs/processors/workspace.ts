@@ -46,7 +46,6 @@ const START_WAIT_MS = 1000;
  *  (a job of 40 calls: four settles). */
 const BATCH = 10;
 
-
 export async function processWorkspace(
   job: Job<WorkspaceJobData>,
   token: string | undefined,

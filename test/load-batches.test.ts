@@ -131,7 +131,7 @@ describe('load batches (queued runs into BigQuery)', () => {
     );
     // Under the queue counts: the runs that wait and the load batches' queue.
     expect(status.out.at(-1)).toMatch(
-      /^load batches: 2 runs awaiting a batch; queue \{visync-loads\}: waiting \d+, prioritized \d+, active \d+, delayed \d+, waiting-children \d+, completed \d+, failed 0$/,
+      /^load batches: 2 runs awaiting a batch; queue \{visync-loads\} \(runs finishing and load batches\): waiting \d+, prioritized \d+, active \d+, delayed \d+, waiting-children \d+, completed \d+, failed 0$/,
     );
 
     const third = await enqueue(config, 'gamma');

@@ -87,7 +87,8 @@ export function renderStatus(report: StatusReport): string[] {
   lines.push(`queue: ${describeCounts(report.queue)}`);
   const batches = report.load_batches;
   lines.push(
-    `load batches: ${batches.runs_waiting} ${batches.runs_waiting === 1 ? 'run' : 'runs'} awaiting a batch; queue ${batches.queue_name}: ${describeCounts(batches.queue)}`,
+    // The load queue holds the runs' finish jobs as well as the batches: its counts say so.
+    `load batches: ${batches.runs_waiting} ${batches.runs_waiting === 1 ? 'run' : 'runs'} awaiting a batch; queue ${batches.queue_name} (runs finishing and load batches): ${describeCounts(batches.queue)}`,
   );
   return lines;
 }

@@ -81,6 +81,19 @@ describe('RedisRateBudget', () => {
     expect((await b.peek('a', five)).inWindow).toBe(3);
   });
 
+  it('a refused job is told to come back when its first call can go, not when all of them can', async () => {
+    const b = new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` });
+    const five = { requests: 5, windowMs: 1000 };
+    // Five slots held for 1 to 5 s: they free one a second, as a window sent over seconds does.
+    for (let i = 1; i <= 5; i++) expect((await b.reserve('a', five, 1, i * 1000)).slots).toHaveLength(1);
+    // A job of 3 calls: its first can go once the first slot frees (1 s hold + the window), about
+    // 2 s from now; all three only after the third, about 4 s.
+    const r = await b.reserve('a', five, 3, 1000);
+    expect(r.slots).toHaveLength(0);
+    expect(r.retryInMs).toBeGreaterThan(1500);
+    expect(r.retryInMs).toBeLessThanOrEqual(2001);
+  });
+
   it('leaves no keys behind once the window and the pause are over', async () => {
     const redis = connect();
     const prefix = `test-${randomUUID()}`;

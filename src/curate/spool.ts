@@ -2,7 +2,7 @@
 // budget, one NDJSON file per (table, partition date), so memory stays bounded however long the
 // history: 1,000 workspaces x 365 days never sit in memory at once.
 import { appendFileSync, createReadStream, mkdirSync } from 'node:fs';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -76,21 +76,17 @@ export class RowSpool {
     if (this.#spilled) this.#flushAll();
   }
 
+  // Both derive from the row counts, which name every (table, partition) added: once spilled, each
+  // has its file (close() flushed them all), so listing the folder would only repeat them.
   async tables(): Promise<string[]> {
-    if (!this.#spilled)
-      return [...new Set([...this.#buffers.keys()].map((id) => id.slice(0, id.indexOf('/'))))].sort();
-    return (await readdir(this.#dir).catch(() => [] as string[])).sort();
+    return [...new Set([...this.#rows.keys()].map((id) => id.slice(0, id.indexOf('/'))))].sort();
   }
 
   /** Partition dates of a table, sorted, with their row counts and their lines. */
   async partitions(table: string): Promise<SpooledPartition[]> {
-    const names = this.#spilled
-      ? (await readdir(join(this.#dir, table)))
-          .filter((f) => f.endsWith('.ndjson'))
-          .map((f) => f.slice(0, -'.ndjson'.length))
-      : [...this.#buffers.keys()]
-          .filter((id) => id.startsWith(`${table}/`))
-          .map((id) => id.slice(table.length + 1));
+    const names = [...this.#rows.keys()]
+      .filter((id) => id.startsWith(`${table}/`))
+      .map((id) => id.slice(table.length + 1));
     return names.sort().map((partition) => {
       const id = `${table}/${partition}`;
       const path = join(this.#dir, table, `${partition}.ndjson`);

@@ -3,7 +3,7 @@
 // periodic re-read is the fallback, because fs.watch misses events on some mounts (NFS, some
 // container volumes) and a Kubernetes ConfigMap changes by swapping a symlink. Only a valid config
 // is handed on: an invalid edit is logged once and the previous config stays in force.
-import { type FSWatcher, readdirSync, statSync, watch } from 'node:fs';
+import { type FSWatcher, readdirSync, type Stats, statSync, watch } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { errorMessage } from '../util/errors.js';
@@ -226,23 +226,23 @@ class ConfigWatch {
  */
 function stamp(file: string, loaded: LoadedConfig, env: NodeJS.ProcessEnv): string {
   const parts: string[] = [];
-  const add = (p: string) => {
+  // The stat, so the accountsFrom source is not stat'ed a second time to learn if it is a folder.
+  const add = (p: string): Stats | undefined => {
     try {
       const s = statSync(p);
       parts.push(`${p} ${s.mtimeMs} ${s.size} ${s.ino}`);
+      return s;
     } catch {
       parts.push(`${p} -`);
+      return undefined;
     }
   };
   add(file);
-  if (loaded.accountsFrom) {
-    add(loaded.accountsFrom);
+  if (loaded.accountsFrom && add(loaded.accountsFrom)?.isDirectory()) {
     try {
-      if (statSync(loaded.accountsFrom).isDirectory()) {
-        for (const name of readdirSync(loaded.accountsFrom).sort()) add(join(loaded.accountsFrom, name));
-      }
+      for (const name of readdirSync(loaded.accountsFrom).sort()) add(join(loaded.accountsFrom, name));
     } catch {
-      // Gone: its own entry above already says so.
+      // Gone since the stat: its entry above is its state a moment ago; the next poll sees it gone.
     }
   }
   for (const o of loaded.origins.values()) if (o.keyFile) add(o.keyFile);

@@ -15,7 +15,6 @@ import {
   callLimits,
   createAccountClient,
   extractWorkspace,
-  type WorkspaceExtraction,
 } from '../../src/extract/extract-account.js';
 import { workspaceCalls } from '../../src/extract/plan.js';
 import type { DriftEntry, WorkspaceResult } from '../../src/runs/manifest.js';
@@ -264,13 +263,17 @@ async function extractOpenWorkspaces(
     }
   });
   await budget.flush();
-  for (const r of settled) if (r.status === 'fulfilled') s.drift.push(...r.value.drift);
+  // Each workspace that ended with its outcome, paired with its id (a rejected one threw).
+  const ended = settled.flatMap((r, i) =>
+    r.status === 'fulfilled' ? [{ brandId: open[i] as string, ws: r.value }] : [],
+  );
+  for (const { ws } of ended) s.drift.push(...ws.drift);
 
-  const stopped = settled.findIndex((r) => r.status === 'fulfilled' && r.value.stop);
-  if (stopped >= 0) {
-    const message = (settled[stopped] as PromiseFulfilledResult<WorkspaceExtraction>).value.stop!.message;
+  const stopped = ended.find(({ ws }) => ws.stop);
+  if (stopped?.ws.stop) {
+    const { message } = stopped.ws.stop;
     await ctx.ledger.stop(data.runId, message);
-    failed.set(open[stopped] as string, message);
+    failed.set(stopped.brandId, message);
     return endJob(ctx, s, `not attempted: ${message}`);
   }
   const errors = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
@@ -286,17 +289,16 @@ async function extractOpenWorkspaces(
   }
   /** Workspaces whose failures may pass (server trouble): the job is retried for them. */
   const retry: string[] = [];
-  settled.forEach((r, i) => {
-    const ws = (r as PromiseFulfilledResult<WorkspaceExtraction>).value;
-    if (!ws.failures.length) return;
+  for (const { brandId, ws } of ended) {
+    if (!ws.failures.length) continue;
     const message = ws.failures.map((e) => e.message).join('; ');
     // Server trouble may pass: the job is retried for the calls that failed (landed ones skipped).
     if (!final && ws.failures.every((e) => e.retryable)) retry.push(message);
     else {
-      failed.set(open[i] as string, message);
+      failed.set(brandId, message);
       saver.changed();
     }
-  });
+  }
   if (retry.length) {
     await ctx.ledger.workspacesFinished(data.runId, outcomes(s), s.stats);
     await saver.save();

@@ -24,7 +24,13 @@
 
 import { createHash, randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { RateLimit, ReservableBudget, ReserveResult, TakeResult } from '../src/api/rate-budget.js';
+import type {
+  RateLimit,
+  ReservableBudget,
+  ReserveOptions,
+  ReserveResult,
+  TakeResult,
+} from '../src/api/rate-budget.js';
 
 // Scores are integer microseconds: exact in a double (~1.7e15 < 2^53) and fine enough that a
 // slot never frees earlier than a millisecond clock would let it.
@@ -89,9 +95,10 @@ return {0, math.floor((oldest + window_us - now) / 1000) + 1}
 /**
  * TAKE for up to ARGV[5] slots at once (a job's known calls), granting what the window allows now.
  * KEYS: slots, pause, since, queue. ARGV: requests, windowMs, slot id base, seen (as TAKE), wanted,
- * holdMs. Granted slots are `base:1`..`base:g`, scored `holdMs` ahead: until their holder settles
- * them (with the time it is done) they count as if their requests were answered at the end of the
- * hold, so a holder that dies never frees them early. Returns {granted, retryInMs}.
+ * holdMs, 1 when the job is under way (ReserveOptions). Granted slots are `base:1`..`base:g`,
+ * scored `holdMs` ahead: until their holder settles them (with the time it is done) they count as
+ * if their requests were answered at the end of the hold, so a holder that dies never frees them
+ * early. Returns {granted, retryInMs}.
  */
 const RESERVE = `${NOW_US}${KEEP_FOR}${WINDOW_STATE}local granted = math.min(tonumber(ARGV[5]), allowed - count)
 if granted > 0 then
@@ -118,17 +125,24 @@ end
 -- account's jobs wait in the queue, not in worker slots). It then takes what is free and the rest
 -- as it frees: told to wait for all of its calls, a job in a window that frees a slot at a time
 -- (as its account's previous window was sent) waited, or stepped aside, seconds too long.
+-- A job under way (ARGV[7]: it had slots of this window and wants more) is not a newcomer: it
+-- takes the next slot that frees and promises nothing more. Queued behind the promised calls, it
+-- waited behind its own (it was promised them when it was refused) and stepped aside, seconds late.
 local promised = tonumber(redis.call('GET', KEYS[4]) or '0')
-local ahead = promised + math.min(tonumber(ARGV[5]), requests)
+local under_way = ARGV[7] == '1'
+local idx = promised
+if under_way then idx = 0 end
 local back_at
 if count < requests then
-  back_at = since + math.ceil((count + promised) * window_us / requests)
+  back_at = since + math.ceil((count + idx) * window_us / requests)
 else
-  local idx = promised
   local entry = redis.call('ZRANGE', KEYS[1], idx % count, idx % count, 'WITHSCORES')
   back_at = tonumber(entry[2]) + window_us * (1 + math.floor(idx / count))
 end
-redis.call('SET', KEYS[4], ahead, 'PX', math.ceil((back_at - now) / 1000) + tonumber(ARGV[2]))
+if not under_way then
+  local ahead = promised + math.min(tonumber(ARGV[5]), requests)
+  redis.call('SET', KEYS[4], ahead, 'PX', math.ceil((back_at - now) / 1000) + tonumber(ARGV[2]))
+end
 return {0, math.max(1, math.floor((back_at - now) / 1000) + 1)}
 `;
 
@@ -285,7 +299,13 @@ export class RedisRateBudget implements ReservableBudget {
     return ok === 1 ? { ok: true, slot } : { ok: false, retryInMs: Math.max(1, retryInMs) };
   }
 
-  async reserve(account: string, limit: RateLimit, wanted: number, holdMs: number): Promise<ReserveResult> {
+  async reserve(
+    account: string,
+    limit: RateLimit,
+    wanted: number,
+    holdMs: number,
+    opts: ReserveOptions = {},
+  ): Promise<ReserveResult> {
     checkLimit(limit);
     const k = budgetKeys(this.#prefix, account);
     const base = randomUUID();
@@ -294,7 +314,15 @@ export class RedisRateBudget implements ReservableBudget {
       await reserveScript.run(
         this.#redis,
         [k.slots, k.pause, k.since, k.queue],
-        [limit.requests, limit.windowMs, base, seen, Math.max(1, Math.floor(wanted)), Math.ceil(holdMs)],
+        [
+          limit.requests,
+          limit.windowMs,
+          base,
+          seen,
+          Math.max(1, Math.floor(wanted)),
+          Math.ceil(holdMs),
+          opts.underWay ? 1 : 0,
+        ],
       ),
     );
     if (granted < 1) return { slots: [], retryInMs: Math.max(1, retryInMs) };

@@ -94,6 +94,27 @@ describe('RedisRateBudget', () => {
     expect(r.retryInMs).toBeLessThanOrEqual(2001);
   });
 
+  it('a job already under way is not queued behind the calls promised to it: it takes the next slot that frees', async () => {
+    const b = new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` });
+    const five = { requests: 5, windowMs: 1000 };
+    // Five slots freeing about 2, 3, 4, 5 and 6 s from now.
+    for (let i = 1; i <= 5; i++) expect((await b.reserve('a', five, 1, i * 1000)).slots).toHaveLength(1);
+    // A job of 3 calls is refused and promised the first three slots that free (about 2 s).
+    const refused = await b.reserve('a', five, 3, 1000);
+    expect(refused.retryInMs).toBeLessThanOrEqual(2001);
+    // Back and under way, it has used what was free and asks for more: its next call can go
+    // when the next slot frees (about 2 s), not after the three calls promised to itself (5 s).
+    const more = await b.reserve('a', five, 2, 1000, { underWay: true });
+    expect(more.slots).toHaveLength(0);
+    expect(more.retryInMs).toBeGreaterThan(1500);
+    expect(more.retryInMs).toBeLessThanOrEqual(2001);
+    // Asking again promised nothing more: a new job still comes after the three promised calls
+    // only (the fourth slot to free, about 5 s), not after five.
+    const next = await b.reserve('a', five, 1, 1000);
+    expect(next.retryInMs).toBeGreaterThan(4500);
+    expect(next.retryInMs).toBeLessThanOrEqual(5001);
+  });
+
   it('leaves no keys behind once the window and the pause are over', async () => {
     const redis = connect();
     const prefix = `test-${randomUUID()}`;

@@ -11,22 +11,24 @@ const limit: RateLimit = { requests: 120, windowMs: 60_000 };
 function recordingBudget(grants: number[] = []) {
   const settles: { used: string[]; unused: string[] }[] = [];
   const asked: number[] = [];
+  const underWay: boolean[] = [];
   let n = 0;
   const budget: ReservableBudget = {
     tryTake: async () => ({ ok: true, slot: String(++n) }),
     settle: async () => {},
     pause: async () => {},
     pausedFor: () => 0,
-    reserve: async (_a, _l, wanted) => {
+    reserve: async (_a, _l, wanted, _hold, opts) => {
       const granted = Math.min(wanted, grants[asked.length] ?? wanted);
       asked.push(wanted);
+      underWay.push(opts?.underWay === true);
       return { slots: Array.from({ length: granted }, () => `s${++n}`), retryInMs: 0 };
     },
     settleMany: async (_a, used, unused) => {
       settles.push({ used: [...used], unused: [...unused] });
     },
   };
-  return { budget, settles, asked };
+  return { budget, settles, asked, underWay };
 }
 
 async function call(r: Reservation): Promise<string> {
@@ -61,12 +63,14 @@ describe('a reservation working the window in batches', () => {
     expect(settles[1]?.unused).toHaveLength(13);
   });
 
-  it('asks for every call first, then, once that is used up, for a batch at a time', async () => {
+  it('asks for every call first, then, once that is used up, for a batch at a time, as a job under way', async () => {
     // The window had room for 4 of the job's 25 calls.
-    const { budget, asked } = recordingBudget([4]);
+    const { budget, asked, underWay } = recordingBudget([4]);
     const r = new Reservation(budget, 25, 60_000, 10);
     for (let i = 0; i < 25; i++) await r.settle('acme', await call(r));
     expect(asked).toEqual([25, 10, 10, 1]);
+    // Refused later on, it is told when the next slot frees, not queued as a new job.
+    expect(underWay).toEqual([false, true, true, true]);
   });
 
   it('by default reserves every call at once and settles nothing before the flush', async () => {

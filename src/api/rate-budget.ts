@@ -27,13 +27,28 @@ export interface RateBudget {
   pause(account: string, untilMs: number): Promise<void>;
 }
 
+export interface ReserveOptions {
+  /**
+   * The asking job has had slots of this window already and wants more: refused, it is told when
+   * the next slot frees, not queued behind the calls promised to refused jobs (its own among
+   * them, when it was one), and it promises nothing more.
+   */
+  underWay?: boolean;
+}
+
 export type ReserveResult = { slots: string[]; retryInMs: 0 } | { slots: []; retryInMs: number };
 
 /** A budget that grants several slots in one step and settles them in one step (Redis: one script each). */
 export interface ReservableBudget extends RateBudget {
   /** Up to `wanted` slots, as many as the window allows now (none: how long until one may be free).
    *  Until settled they count as answered `holdMs` from now. */
-  reserve(account: string, limit: RateLimit, wanted: number, holdMs: number): Promise<ReserveResult>;
+  reserve(
+    account: string,
+    limit: RateLimit,
+    wanted: number,
+    holdMs: number,
+    opts?: ReserveOptions,
+  ): Promise<ReserveResult>;
   /** `used` slots count from now; `unused` ones are given back. */
   settleMany(account: string, used: string[], unused: string[], limit: RateLimit): Promise<void>;
   /** Ms the account is known here to be paused for (set by this process or announced by another). */
@@ -117,7 +132,9 @@ export class Reservation implements RateBudget {
   async #reserve(account: string, limit: RateLimit, now: number): Promise<number> {
     const wanted = this.#reserved ? Math.min(this.remaining, this.batch) : this.remaining;
     await this.flush();
-    const r = await this.inner.reserve(account, limit, Math.max(1, wanted), this.holdMs);
+    const r = await this.inner.reserve(account, limit, Math.max(1, wanted), this.holdMs, {
+      underWay: this.#reserved,
+    });
     if (!r.slots.length) return r.retryInMs;
     this.#reserved = true;
     this.#pool = r.slots;

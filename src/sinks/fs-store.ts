@@ -13,18 +13,17 @@
 // that long).
 //
 // A put is a write and a rename (the folder is made once a minute with the sweep), and a get one
-// read, made synchronously: a worker lands a body per request and reads each back to curate it,
+// read, all made synchronously: a worker lands a body per request and reads each back to curate it,
 // and on 2 cores a small file through libuv's thread pool cost about six times the CPU of the same
 // calls made in place (write + rename + read of a 3 KB file: 460 us against 80 us, the rest in
 // waking pool threads and their contention), which was a third of the worker's CPU per request.
 // The price: a call blocks the event loop for as long as the disk takes, so this store is meant for
 // a local disk; on a network file system that can stall for seconds, use the S3 sink (README).
 import { randomBytes } from 'node:crypto';
-import { mkdir as mkdirCb, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
-import { promisify } from 'node:util';
 import { errorMessage } from '../util/errors.js';
 import { sha256Hex } from '../util/hash.js';
 import { assertSafeKey, type ObjectStore, type PutOptions, type StoredObject } from './object-store.js';
@@ -39,8 +38,6 @@ function isTempName(fileName: string): boolean {
 const HOST_MARK = sha256Hex(hostname()).slice(0, 6);
 const ABANDONED_AFTER_MS = 3_600_000;
 const SWEEP_EVERY_MS = 60_000;
-
-const mkdir = promisify(mkdirCb);
 
 /** Random once per process (a pid is reused after a restart), then a counter: unique per write. */
 const PROCESS_MARK = randomBytes(4).toString('hex');
@@ -111,12 +108,18 @@ export class FsObjectStore implements ObjectStore {
     return { key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) };
   }
 
-  /** Makes the folder and sweeps it, unless this store did so in the last minute. */
+  /**
+   * Makes the folder and sweeps it, unless this store did so in the last minute. The folder is
+   * made in place, like the write: the puts into one folder come at once (a job's workspaces
+   * land side by side), and made through libuv's pool each of them found the folder unmarked
+   * and made it again (16 mkdirs a folder, a mkdir per request in all, each a hand-off to a pool
+   * thread and back); now the first marks it before any other can look.
+   */
   async #prepare(folder: string, again = false): Promise<void> {
     const now = Date.now();
     if (!again && now - (this.#swept.get(folder) ?? 0) < SWEEP_EVERY_MS) return;
     // The first folder it had to create, if any: a folder made just now holds no abandoned file.
-    const created = await mkdir(folder, { recursive: true });
+    const created = mkdirSync(folder, { recursive: true });
     if (this.#swept.size >= 10_000) this.#swept.clear(); // a long-lived worker: forget old folders
     this.#swept.set(folder, now);
     if (created === undefined) await this.#sweep(folder);

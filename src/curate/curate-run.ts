@@ -167,7 +167,12 @@ async function writeTable(
       // Whole parts, not lines, go to zlib: one call per part instead of a thread-pool round trip
       // per row (which left the stage idle most of the time).
       const flush = async () => {
-        const text = `${lines.join('\n')}\n`;
+        // Joined with the last newline in place: `join() + '\n'` makes a two-piece string that zlib
+        // and the load file each copy flat again (a copy of every part's text, a fresh large
+        // allocation each time).
+        lines.push('');
+        const text = lines.join('\n');
+        lines.pop();
         const key = tablePartKey({
           table,
           partitionDate: partition,

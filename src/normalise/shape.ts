@@ -1,7 +1,10 @@
 // Compares what a response holds with what we expect, field by field, and reports the difference as
 // drift instead of failing: the spec shows few field names, so most of what we expect is assumed.
 // A field that fails its check reads as null; the caller still builds its row from the record.
-import { z } from 'zod';
+//
+// It runs for every field of every record a run lands, so it allocates as little as it can: a leaf
+// is a plain type test (zod's safeParse made a result object per value), an object spec keeps its
+// field names, and a place in the body is spelled out only when something is reported there.
 import type { DriftEntry } from '../runs/manifest.js';
 import type { DriftKind } from './drift.js';
 
@@ -12,12 +15,15 @@ export interface Leaf<T> {
   kind: 'leaf';
   /** Used in "expected <label>, got <type>". */
   label: string;
-  schema: z.ZodType<T>;
+  /** The value as the row holds it, or undefined when it is not of this type. */
+  check: (value: unknown) => T | undefined;
 }
 
 export interface Obj<F extends Fields> {
   kind: 'object';
   fields: F;
+  /** Object.keys(fields), once. */
+  keys: readonly string[];
 }
 
 export interface List<S extends Spec> {
@@ -39,12 +45,12 @@ export type Out<S> =
         ? Out<I>[] | null
         : never;
 
-function leaf<T>(label: string, schema: z.ZodType<T>): Leaf<T> {
-  return { kind: 'leaf', label, schema };
+function leaf<T>(label: string, check: (value: unknown) => T | undefined): Leaf<T> {
+  return { kind: 'leaf', label, check };
 }
 
 export function obj<F extends Fields>(fields: F): Obj<F> {
-  return { kind: 'object', fields };
+  return { kind: 'object', fields, keys: Object.keys(fields) };
 }
 
 export function list<S extends Spec>(item: S): List<S> {
@@ -68,28 +74,23 @@ export function toUtcTimestamp(value: string): string | null {
   return Number.isNaN(t) ? null : new Date(t).toISOString();
 }
 
+const isFiniteNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
 export const f = {
-  string: leaf('string', z.string()),
-  number: leaf('number', z.number()),
-  integer: leaf('integer', z.number().int()),
-  boolean: leaf('boolean', z.boolean()),
-  date: leaf(
-    'date (YYYY-MM-DD)',
-    z.string().refine((s) => isIsoDate(s)),
+  string: leaf('string', (v) => (typeof v === 'string' ? v : undefined)),
+  number: leaf('number', (v) => (isFiniteNumber(v) ? v : undefined)),
+  integer: leaf('integer', (v) => (Number.isSafeInteger(v) ? (v as number) : undefined)),
+  boolean: leaf('boolean', (v) => (typeof v === 'boolean' ? v : undefined)),
+  date: leaf('date (YYYY-MM-DD)', (v) => (typeof v === 'string' && isIsoDate(v) ? v : undefined)),
+  timestamp: leaf('ISO 8601 timestamp', (v) =>
+    typeof v === 'string' ? (toUtcTimestamp(v) ?? undefined) : undefined,
   ),
-  timestamp: leaf(
-    'ISO 8601 timestamp',
-    // One parse per value (a refine and then a transform parsed each twice).
-    z.string().transform((s, ctx) => {
-      const t = toUtcTimestamp(s);
-      if (t === null) ctx.addIssue({ code: 'custom', message: 'not an ISO 8601 timestamp' });
-      return t ?? z.NEVER;
-    }),
+  strings: leaf('array of strings', (v) =>
+    Array.isArray(v) && v.every((s) => typeof s === 'string') ? (v as string[]) : undefined,
   ),
-  strings: leaf('array of strings', z.array(z.string())),
   /** A map keyed by data (engine names): its keys are not fields, so none is "unknown". */
-  map: leaf('object', z.record(z.string(), z.unknown())),
-  array: leaf('array', z.array(z.unknown())),
+  map: leaf('object', (v) => (isRecord(v) ? v : undefined)),
+  array: leaf('array', (v) => (Array.isArray(v) ? (v as unknown[]) : undefined)),
 };
 
 // ------------------------------------------------------------------------------------------------
@@ -104,21 +105,38 @@ export interface Probe {
 
 /** A place in the body: `generic` names it for folding (data[].x), `concrete` for the example (data[3].x). */
 export interface Loc {
-  generic: string;
-  concrete: string;
+  readonly generic: string;
+  readonly concrete: string;
 }
 
 export const ROOT: Loc = { generic: '', concrete: '' };
 
+/** A field or list item under `parent`, spelled out when read (only drift reports read it). */
+class Place implements Loc {
+  constructor(
+    private readonly parent: Loc,
+    private readonly step: string | number,
+  ) {}
+
+  get generic(): string {
+    const up = this.parent.generic;
+    if (typeof this.step === 'number') return `${up}[]`;
+    return up ? `${up}.${this.step}` : this.step;
+  }
+
+  get concrete(): string {
+    const up = this.parent.concrete;
+    if (typeof this.step === 'number') return `${up}[${this.step}]`;
+    return up ? `${up}.${this.step}` : this.step;
+  }
+}
+
 export function child(loc: Loc, key: string): Loc {
-  return {
-    generic: loc.generic ? `${loc.generic}.${key}` : key,
-    concrete: loc.concrete ? `${loc.concrete}.${key}` : key,
-  };
+  return new Place(loc, key);
 }
 
 export function item(loc: Loc, index: number): Loc {
-  return { generic: `${loc.generic}[]`, concrete: `${loc.concrete}[${index}]` };
+  return new Place(loc, index);
 }
 
 function preview(value: unknown): string {
@@ -175,8 +193,8 @@ export function inspect<S extends Spec>(spec: S, value: unknown, probe: Probe, l
 function inspectAny(spec: Spec, value: unknown, probe: Probe, loc: Loc): unknown {
   if (value === null || value === undefined) return null;
   if (spec.kind === 'leaf') {
-    const parsed = spec.schema.safeParse(value);
-    if (parsed.success) return parsed.data;
+    const checked = spec.check(value);
+    if (checked !== undefined) return checked;
     typeChange(probe, spec, value, loc);
     return null;
   }
@@ -193,13 +211,13 @@ function inspectAny(spec: Spec, value: unknown, probe: Probe, loc: Loc): unknown
   }
   const out: Record<string, unknown> = {};
   const fields = spec.fields as Fields;
-  for (const [key, fieldSpec] of Object.entries(fields)) {
+  for (const key of spec.keys) {
     const at = child(loc, key);
     if (!Object.hasOwn(value, key)) {
       report(probe, 'missing_field', at.generic, at);
       out[key] = null;
     } else {
-      out[key] = inspectAny(fieldSpec, value[key], probe, at);
+      out[key] = inspectAny(fields[key] as Spec, value[key], probe, at);
     }
   }
   for (const key of Object.keys(value)) {

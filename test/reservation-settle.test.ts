@@ -83,6 +83,26 @@ describe('a reservation working the window in batches', () => {
     expect(settles[1]?.used).toHaveLength(8);
   });
 
+  for (const batch of [10, Number.POSITIVE_INFINITY]) {
+    it(`a new reservation made while calls of the job are in flight settles only those answered (batch ${batch})`, async () => {
+      // A slot settled before its request arrives would free a window after the settle, before the
+      // server frees it: the account's next window could then go over the limit (a 429 of our own).
+      const { budget, settles } = recordingBudget([2, 2]);
+      const r = new Reservation(budget, 4, 60_000, batch);
+      const answered = await call(r);
+      const inFlight = await call(r);
+      await r.settle('acme', answered);
+      // The reservation is used up: the next call reserves again, settling what was answered.
+      const third = await call(r);
+      expect(settles).toEqual([{ used: [answered], unused: [] }]);
+      await r.settle('acme', inFlight);
+      await r.settle('acme', third);
+      await r.flush();
+      expect(settles.flatMap((x) => x.used).sort()).toEqual([answered, inFlight, third].sort());
+      expect(settles.at(-1)?.unused).toHaveLength(1);
+    });
+  }
+
   it('calls of one job made at once share a reservation, and each gets its own slot', async () => {
     // Two reservations of 3 slots each (the job expects 5 calls): 5 calls at once.
     const { budget, asked } = recordingBudget([3, 3]);

@@ -131,7 +131,9 @@ export class Reservation implements RateBudget {
 
   async #reserve(account: string, limit: RateLimit, now: number): Promise<number> {
     const wanted = this.#reserved ? Math.min(this.remaining, this.batch) : this.remaining;
-    await this.flush();
+    // Only what is answered: a call of this job may have taken its slot and not be answered yet
+    // (its request not even sent), and settled now it would count from before the server counts it.
+    await this.#settle(this.#answered.splice(0));
     const r = await this.inner.reserve(account, limit, Math.max(1, wanted), this.holdMs, {
       underWay: this.#reserved,
     });
@@ -144,17 +146,14 @@ export class Reservation implements RateBudget {
     return 0;
   }
 
-  /** Per request nothing, or a batch of answered slots: flush() settles the rest. */
+  /** The slot's request was answered: settled with its batch, or at the next reservation or flush. */
   async settle(_account: string, slot: string): Promise<void> {
-    if (this.batch === Number.POSITIVE_INFINITY) return;
     const i = this.#used.indexOf(slot);
     if (i < 0) return;
     this.#used.splice(i, 1);
     this.#answered.push(slot);
-    if (this.#answered.length < this.batch || !this.#limit) return;
-    const batch = this.#answered;
-    this.#answered = [];
-    await this.inner.settleMany(this.#account, batch, [], this.#limit);
+    if (this.#answered.length >= this.batch && this.#limit)
+      await this.inner.settleMany(this.#account, this.#answered.splice(0), [], this.#limit);
   }
 
   async pause(account: string, untilMs: number): Promise<void> {
@@ -165,14 +164,17 @@ export class Reservation implements RateBudget {
     await this.inner.pause(account, untilMs);
   }
 
-  /** Settles what was used and gives back the rest. Call when the job ends or steps aside. */
+  /**
+   * Settles what was used and gives back the rest. Call when the job's calls are over (it ends or
+   * steps aside): a slot taken and not yet answered would count from before its request arrived.
+   */
   async flush(): Promise<void> {
-    const used = [...this.#answered, ...this.#used];
-    const unused = [...this.#unused, ...this.#pool];
-    this.#answered = [];
-    this.#used = [];
-    this.#unused = [];
-    this.#pool = [];
+    await this.#settle([...this.#answered.splice(0), ...this.#used.splice(0)]);
+  }
+
+  /** Settles `used` and gives back every slot held and not taken. */
+  async #settle(used: string[]): Promise<void> {
+    const unused = [...this.#unused.splice(0), ...this.#pool.splice(0)];
     if (this.#limit && (used.length || unused.length))
       await this.inner.settleMany(this.#account, used, unused, this.#limit);
   }

@@ -159,6 +159,9 @@ function writeConfig(dir: string, sim: SimProcess, redisUrl: string): string {
     })),
     sinks: { fs: { dir: join(dir, 'data') } },
     redis: { url: redisUrl, prefix: PREFIX },
+    // The nightly schedule twelve hours from now: left at its default (02:00 UTC) a bench running
+    // then had the workers start a nightly run of every account beside the measured ones.
+    schedule: { nightly: { cron: `0 ${(new Date().getUTCHours() + 12) % 24} * * *`, tz: 'UTC' } },
     shutdownGraceSeconds: 5,
   };
   const path = join(dir, 'visync.yaml');

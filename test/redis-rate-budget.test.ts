@@ -84,11 +84,17 @@ describe('RedisRateBudget', () => {
     expect((await b.peek('a', five)).inWindow).toBe(3);
   });
 
-  it('a refused job is told to come back when its first call can go, not when all of them can', async () => {
+  const five = { requests: 5, windowMs: 1000 };
+  /** A budget whose five slots are held for 1 to 5 s: they free about 2, 3, 4, 5 and 6 s from now,
+   *  one a second, as a window sent over seconds does. */
+  async function slotsFreeingOneASecond(): Promise<RedisRateBudget> {
     const b = new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` });
-    const five = { requests: 5, windowMs: 1000 };
-    // Five slots held for 1 to 5 s: they free one a second, as a window sent over seconds does.
     for (let i = 1; i <= 5; i++) expect((await b.reserve('a', five, 1, i * 1000)).slots).toHaveLength(1);
+    return b;
+  }
+
+  it('a refused job is told to come back when its first call can go, not when all of them can', async () => {
+    const b = await slotsFreeingOneASecond();
     // A job of 3 calls: its first can go once the first slot frees (1 s hold + the window), about
     // 2 s from now; all three only after the third, about 4 s.
     const r = await b.reserve('a', five, 3, 1000);
@@ -98,10 +104,7 @@ describe('RedisRateBudget', () => {
   });
 
   it('a job already under way is not queued behind the calls promised to it: it takes the next slot that frees', async () => {
-    const b = new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` });
-    const five = { requests: 5, windowMs: 1000 };
-    // Five slots freeing about 2, 3, 4, 5 and 6 s from now.
-    for (let i = 1; i <= 5; i++) expect((await b.reserve('a', five, 1, i * 1000)).slots).toHaveLength(1);
+    const b = await slotsFreeingOneASecond();
     // A job of 3 calls is refused and promised the first three slots that free (about 2 s).
     const refused = await b.reserve('a', five, 3, 1000);
     expect(refused.retryInMs).toBeLessThanOrEqual(2001);

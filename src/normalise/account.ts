@@ -17,7 +17,7 @@ const ME = obj({
 
 export function normaliseMe(rec: RawRecord): NormaliseResult {
   const probe: Probe = { endpoint: 'me', origin: rec.account, drift: [] };
-  const rows = readObject(rec.body, probe, Object.keys(ME.fields)).map(({ value, loc }) => {
+  const rows = readObject(rec.body, probe, ME.keys).map(({ value, loc }) => {
     const v = inspect(ME, value, probe, loc);
     return {
       table: 'accounts',

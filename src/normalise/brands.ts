@@ -82,7 +82,7 @@ export function normaliseBrands(list: RawRecord | undefined, details: readonly R
 
   for (const rec of details) {
     const probe: Probe = { endpoint: 'brand', origin: rec.brandId ?? rec.account, drift };
-    const located = readObject(rec.body, probe, Object.keys(DETAIL.fields));
+    const located = readObject(rec.body, probe, DETAIL.keys);
     for (const { value, loc } of located) {
       const v = inspect(DETAIL, value, probe, loc);
       const sentId = recordId(value);

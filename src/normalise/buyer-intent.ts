@@ -24,7 +24,7 @@ const BUYER_INTENT = obj({
 export function normaliseBuyerIntent(rec: RawRecord): NormaliseResult {
   const brandId = requireBrandId(rec);
   const probe: Probe = { endpoint: 'buyer-intent', origin: brandId, drift: [] };
-  const located = readObject(rec.body, probe, Object.keys(BUYER_INTENT.fields));
+  const located = readObject(rec.body, probe, BUYER_INTENT.keys);
   const rows = located.map(({ value, loc }) => {
     const v = inspect(BUYER_INTENT, value, probe, loc);
     // The requested window is the key (it names the raw file); the body's own `days` is only checked.

@@ -36,7 +36,7 @@ export function normaliseReputation(rec: RawRecord): NormaliseResult {
   const brandId = requireBrandId(rec);
   const probe: Probe = { endpoint: 'reputation', origin: brandId, drift: [] };
   const rows: TableRow[] = [];
-  for (const { value, loc } of readObject(rec.body, probe, Object.keys(REPUTATION.fields))) {
+  for (const { value, loc } of readObject(rec.body, probe, REPUTATION.keys)) {
     const v = inspect(REPUTATION, value, probe, loc);
     const at: Snapshot = { probe, loc, base: snapshotColumns(rec, brandId) };
     const flags = readFlags(v?.flags, at);

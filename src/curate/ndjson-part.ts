@@ -12,10 +12,21 @@ export function ndjsonPartBytes(text: string): Buffer {
 const gzipAsync = promisify(gzip);
 
 /**
- * ndjsonPartBytes off the main thread (libuv's pool): a worker curating runs keeps answering its
- * API calls meanwhile, so the accounts whose windows are due are not slowed by another's load.
+ * Parts up to this many UTF-16 units are gzipped in place. Handing one to libuv's pool and back
+ * cost more than compressing it: an 8 KB part 250-420 us of CPU through the pool against 45-100 us
+ * in place, a 77 KB one 660-750 against 360-440 (2,000 of each on this repo's 2-core benchmark
+ * machine, docs/scaling.md), and most parts are a day's rows of one account, a few KB. In place, a
+ * part this size blocks the event loop for about 2 ms at most.
+ */
+export const IN_PLACE_GZIP_MAX = 256 * 1024;
+
+/**
+ * ndjsonPartBytes, off the main thread (libuv's pool) for a large part: a worker curating runs keeps
+ * answering its API calls meanwhile, so the accounts whose windows are due are not slowed by
+ * another's load.
  */
 export function ndjsonPartBytesAsync(text: string): Promise<Buffer> {
+  if (text.length <= IN_PLACE_GZIP_MAX) return Promise.resolve(gzipSync(text));
   return gzipAsync(text);
 }
 

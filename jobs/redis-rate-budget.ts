@@ -22,7 +22,7 @@
 // ramped window: the same number of requests in that window, only spread out. A process taking for
 // the first time has no sign of a loss and starts with the full window (a new install, a test).
 
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type {
   RateLimit,
@@ -31,6 +31,7 @@ import type {
   ReserveResult,
   TakeResult,
 } from '../src/api/rate-budget.js';
+import { LuaScript } from './lua-script.js';
 
 // Scores are integer microseconds: exact in a double (~1.7e15 < 2^53) and fine enough that a
 // slot never frees earlier than a millisecond clock would let it.
@@ -75,6 +76,29 @@ end
 `;
 
 /**
+ * Settles slots of KEYS[1] listed from ARGV[at]: the number of used ones, their ids, then the ids
+ * of unused ones (the rest of ARGV). Used ones count from now, unused ones are given back. Returns
+ * how many were listed.
+ */
+const SETTLE_SLOTS = `
+local function settle_slots(at)
+  local used = tonumber(ARGV[at])
+  if used > 0 then
+    local args = {}
+    for i = at + 1, at + used do
+      args[#args + 1] = string.format('%.0f', now)
+      args[#args + 1] = ARGV[i]
+    end
+    redis.call('ZADD', KEYS[1], 'XX', unpack(args))
+  end
+  if #ARGV > at + used then
+    redis.call('ZREM', KEYS[1], unpack(ARGV, at + 1 + used))
+  end
+  return #ARGV - at
+end
+`;
+
+/**
  * KEYS: slots, pause, since. ARGV: requests, windowMs, slot id, 1 when this process has taken from
  * the account before (so a missing log may be a lost one). Returns {1, 0} or {0, retryInMs}.
  */
@@ -95,12 +119,16 @@ return {0, math.floor((oldest + window_us - now) / 1000) + 1}
 /**
  * TAKE for up to ARGV[5] slots at once (a job's known calls), granting what the window allows now.
  * KEYS: slots, pause, since, queue. ARGV: requests, windowMs, slot id base, seen (as TAKE), wanted,
- * holdMs, 1 when the job is under way (ReserveOptions). Granted slots are `base:1`..`base:g`,
+ * holdMs, 1 when the job is under way (ReserveOptions), then the job's slots to settle first as
+ * SETTLE_MANY lists them (from ARGV[8]: a job that used up its slots settles them and reserves more
+ * in one round trip). Granted slots are `base:1`..`base:g`,
  * scored `holdMs` ahead: until their holder settles them (with the time it is done) they count as
  * if their requests were answered at the end of the hold, so a holder that dies never frees them
  * early. Returns {granted, retryInMs}.
  */
-const RESERVE = `${NOW_US}${KEEP_FOR}${WINDOW_STATE}local granted = math.min(tonumber(ARGV[5]), allowed - count)
+const RESERVE = `${NOW_US}${KEEP_FOR}${SETTLE_SLOTS}
+if settle_slots(8) > 0 then keep_for(KEYS[1], 2 * tonumber(ARGV[2])) end
+${WINDOW_STATE}local granted = math.min(tonumber(ARGV[5]), allowed - count)
 if granted > 0 then
   local at = string.format('%.0f', now + tonumber(ARGV[6]) * 1000)
   local args = {}
@@ -150,19 +178,8 @@ return {0, math.max(1, math.floor((back_at - now) / 1000) + 1)}
  * KEYS: slots. ARGV: windowMs, number of used slots, then the used slot ids, then the unused ones.
  * Used slots count from now (their requests were answered by now); unused ones are given back.
  */
-const SETTLE_MANY = `${NOW_US}${KEEP_FOR}
-local used = tonumber(ARGV[2])
-if used > 0 then
-  local args = {}
-  for i = 3, 2 + used do
-    args[#args + 1] = string.format('%.0f', now)
-    args[#args + 1] = ARGV[i]
-  end
-  redis.call('ZADD', KEYS[1], 'XX', unpack(args))
-end
-if #ARGV > 2 + used then
-  redis.call('ZREM', KEYS[1], unpack(ARGV, 3 + used))
-end
+const SETTLE_MANY = `${NOW_US}${KEEP_FOR}${SETTLE_SLOTS}
+settle_slots(2)
 keep_for(KEYS[1], 2 * tonumber(ARGV[1]))
 return 0
 `;
@@ -196,23 +213,6 @@ local left = 0
 if paused * 1000 > now then left = math.ceil((paused * 1000 - now) / 1000) end
 return {in_window, left}
 `;
-
-class LuaScript {
-  readonly sha: string;
-  constructor(readonly source: string) {
-    this.sha = createHash('sha1').update(source).digest('hex');
-  }
-
-  /** EVALSHA, falling back to EVAL once when the server has not cached the script (restart, failover, new server). */
-  async run(redis: Redis, keys: string[], args: (string | number)[]): Promise<unknown> {
-    try {
-      return await redis.evalsha(this.sha, keys.length, ...keys, ...args);
-    } catch (err) {
-      if (!(err instanceof Error) || !err.message.startsWith('NOSCRIPT')) throw err;
-      return redis.eval(this.source, keys.length, ...keys, ...args);
-    }
-  }
-}
 
 const takeScript = new LuaScript(TAKE);
 const reserveScript = new LuaScript(RESERVE);
@@ -322,6 +322,9 @@ export class RedisRateBudget implements ReservableBudget {
           Math.max(1, Math.floor(wanted)),
           Math.ceil(holdMs),
           opts.underWay ? 1 : 0,
+          opts.settle?.used.length ?? 0,
+          ...(opts.settle?.used ?? []),
+          ...(opts.settle?.unused ?? []),
         ],
       ),
     );

@@ -9,6 +9,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { budgetKeys, peekBudget, RedisRateBudget } from '../jobs/redis-rate-budget.js';
 import { plannedRequestCount } from '../src/extract/plan.js';
 import { type RequestLogEntry, startSimulator } from '../src/simulator/index.js';
+import { sleep } from '../src/util/time.js';
 import { rateBudgetContract } from './helpers/rate-budget-contract.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -81,6 +82,31 @@ describe('RedisRateBudget', () => {
     expect(r3.retryInMs - r1.retryInMs).toBeGreaterThanOrEqual(900);
     // Settled at once: used slots count from now, unused ones are given back.
     await b.settleMany('a', first.slots, second.slots, five);
+    expect((await b.peek('a', five)).inWindow).toBe(3);
+  });
+
+  it('a job that used up its slots settles them and reserves more in one script', async () => {
+    const redis = connect();
+    const b = new RedisRateBudget(redis, { prefix: `test-${randomUUID()}` });
+    const five = { requests: 5, windowMs: 1000 };
+    // Four slots held for a minute: without the settle, none would free for a minute.
+    const first = await b.reserve('a', five, 4, 60_000);
+    // Commands this connection sends (the server's counters are shared with other test files).
+    const sent: string[] = [];
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = (command, stream) => {
+      sent.push(command.name);
+      return send(command, stream);
+    };
+    // Two were used and answered, two are given back: the window has one free slot plus the two
+    // given back, so three of the four wanted are granted in the same step.
+    const [used, unused] = [first.slots.slice(0, 2), first.slots.slice(2)];
+    const next = await b.reserve('a', five, 4, 1000, { underWay: true, settle: { used, unused } });
+    expect(sent).toEqual(['evalsha']);
+    expect(next.slots).toHaveLength(3);
+    // The two used ones count from the settle: they free a window from now, not in a minute.
+    await sleep(1100);
+    await b.settleMany('a', next.slots, [], five);
     expect((await b.peek('a', five)).inWindow).toBe(3);
   });
 

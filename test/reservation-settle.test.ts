@@ -19,6 +19,10 @@ function recordingBudget(grants: number[] = []) {
     pause: async () => {},
     pausedFor: () => 0,
     reserve: async (_a, _l, wanted, _hold, opts) => {
+      // What the reservation settles in its own step is settled first, as by settleMany.
+      const settle = opts?.settle;
+      if (settle && (settle.used.length || settle.unused.length))
+        settles.push({ used: [...settle.used], unused: [...settle.unused] });
       const granted = Math.min(wanted, grants[asked.length] ?? wanted);
       asked.push(wanted);
       underWay.push(opts?.underWay === true);

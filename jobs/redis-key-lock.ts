@@ -5,8 +5,11 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { type KeyLock, MemoryKeyLock } from '../src/curate/key-lock.js';
 import { sleep } from '../src/util/time.js';
+import { LuaScript } from './lua-script.js';
 
-const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
+const release = new LuaScript(
+  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
+);
 
 export interface RedisKeyLockOptions {
   ttlMs?: number;
@@ -37,7 +40,7 @@ export class RedisKeyLock implements KeyLock {
       try {
         return await fn();
       } finally {
-        await this.redis.eval(RELEASE, 1, lockKey, token);
+        await release.run(this.redis, [lockKey], [token]);
       }
     });
   }

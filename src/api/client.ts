@@ -256,22 +256,28 @@ export class ApiClient {
         ),
       requestTimeoutMs,
     );
-    const signal = o.signal ? AbortSignal.any([o.signal, timer.signal]) : timer.signal;
+    // The caller's stop aborts the request through the timer's controller: AbortSignal.any made a
+    // composite signal per request (weak references and a finalizer each), a cost paid per call.
+    const stop = o.signal;
+    const onStop = () => timer.abort(stop?.reason);
+    if (stop?.aborted) onStop();
+    else stop?.addEventListener('abort', onStop, { once: true });
     try {
       const res = await poolFor(this.#origin, o.timeouts ?? DEFAULT_TIMEOUTS).request({
         method: 'GET',
         path: target,
         headers: { authorization: this.#auth, accept: 'application/json', 'user-agent': 'visibility-sync' },
-        signal,
+        signal: timer.signal,
       });
       await onHeaders();
       const text = await readCapped(res, maxResponseBytes);
       return { status: res.statusCode, headers: res.headers, text };
     } catch (err) {
-      if (timer.signal.aborted && !o.signal?.aborted) throw timer.signal.reason;
+      if (timer.signal.aborted && !stop?.aborted) throw timer.signal.reason;
       throw err;
     } finally {
       clearTimeout(timeout);
+      stop?.removeEventListener('abort', onStop);
     }
   }
 

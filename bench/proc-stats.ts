@@ -11,12 +11,18 @@ export const CLK_TCK = (() => {
   }
 })();
 
-/** utime + stime of a live process, in ms. */
-export function cpuMs(pid: number): number {
+/** utime and stime of a live process, in ms. */
+export function cpuSplitMs(pid: number): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   // After "pid (comm) ": state is field 3, so utime (14) and stime (15) are at 11 and 12.
-  return ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+  return { user: (Number(f[11]) * 1000) / CLK_TCK, system: (Number(f[12]) * 1000) / CLK_TCK };
+}
+
+/** utime + stime of a live process, in ms. */
+export function cpuMs(pid: number): number {
+  const { user, system } = cpuSplitMs(pid);
+  return user + system;
 }
 
 /** Peak resident set (VmHWM) of a live process, in MB. */
@@ -58,6 +64,11 @@ function tolerant<T>(f: () => T, fallback: T): T {
 /** CPU (ms) of a process and its live descendants. */
 export function treeCpuMs(pid: number): number {
   return processTree(pid).reduce((sum, p) => sum + tolerant(() => cpuMs(p), 0), 0);
+}
+
+/** System (kernel) CPU (ms) of a process and its live descendants. */
+export function treeSystemCpuMs(pid: number): number {
+  return processTree(pid).reduce((sum, p) => sum + tolerant(() => cpuSplitMs(p).system, 0), 0);
 }
 
 /** The largest peak resident set (MB) of a process or one of its live descendants. */

@@ -3,6 +3,7 @@
 //   npm run bench:scale [-- --workers 1,2 --accounts 100,500 --workspaces 20 --out scale --merge]
 //   npm run bench:scale -- --workers 1 --accounts 10       # a quick try: about 2 minutes
 // --keep-log PATH keeps each scenario's simulator arrival log as PATH-<workers>w-<accounts>a.ndjson.
+// --data-dir DIR puts the fs sink's folder under DIR (e.g. /dev/shm, to take the disk out of the CPU figure).
 // --worker-node-options=OPTS sets NODE_OPTIONS for the workers alone (e.g. "--cpu-prof
 // --cpu-prof-dir=/tmp/prof" to profile them: each writes its profile when it stops).
 // --bin: what is measured: `built` (default: `npm run build` first, then bin/visync.js, the bundle
@@ -35,6 +36,7 @@ import { parseRequestLogNdjson } from '../src/simulator/index.js';
 import { DEV_BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';
 import { CleanupStack } from './lib/cleanup.js';
+import { fileCostUs } from './lib/file-cost.js';
 import { countList } from './lib/flags.js';
 import { type CliProcess, sleep, spawnCli, stopChild, waitForOutput } from './lib/processes.js';
 import { type AccountRate, accountRates, type WindowLimit } from './lib/rate.js';
@@ -47,7 +49,7 @@ import {
   scaleTable,
 } from './lib/scale-report.js';
 import { round } from './lib/stats.js';
-import { CLK_TCK, tcpConnectionsTo, treeCpuMs, treePeakRssMb } from './proc-stats.js';
+import { CLK_TCK, tcpConnectionsTo, treeCpuMs, treePeakRssMb, treeSystemCpuMs } from './proc-stats.js';
 
 const LIMIT: WindowLimit = { requests: 120, windowMs: 60_000 };
 const PREFIX = 'scale';
@@ -67,6 +69,7 @@ const { values } = parseArgs({
     merge: { type: 'boolean', default: false },
     'keep-log': { type: 'string' },
     'worker-node-options': { type: 'string' },
+    'data-dir': { type: 'string' },
     note: { type: 'string' },
   },
 });
@@ -148,7 +151,7 @@ async function startSimulatorProcess(accounts: number, logPath: string): Promise
   };
 }
 
-function writeConfig(dir: string, sim: SimProcess, redisUrl: string): string {
+function writeConfig(dir: string, dataDir: string, sim: SimProcess, redisUrl: string): string {
   const doc = {
     accounts: sim.accounts.map((a) => ({
       name: a.name,
@@ -157,7 +160,7 @@ function writeConfig(dir: string, sim: SimProcess, redisUrl: string): string {
       requestsPerMinute: LIMIT.requests,
       rateWindowSeconds: LIMIT.windowMs / 1000,
     })),
-    sinks: { fs: { dir: join(dir, 'data') } },
+    sinks: { fs: { dir: dataDir } },
     redis: { url: redisUrl, prefix: PREFIX },
     // The nightly schedule twelve hours from now: left at its default (02:00 UTC) a bench running
     // then had the workers start a nightly run of every account beside the measured ones.
@@ -333,6 +336,10 @@ interface ScenarioNotes {
   runsTerminal: number;
   notSucceeded: string[];
   workerStartupCpuMs: number;
+  /** fileCostUs of the data folder before and after the scenario. */
+  fileCostUs: [number, number];
+  /** Share of the workers' CPU spent in the kernel. */
+  systemShare: number;
   redisClientsPeak: number;
   benchCommands: number;
   redisCpuMsPerRequest: number;
@@ -355,7 +362,14 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
     const logPath = join(dir, 'requests.ndjson');
     const sim = await startSimulatorProcess(A, logPath);
     defer(() => stopChild(sim.proc.child, 60_000));
-    const configPath = writeConfig(dir, sim, redis.url);
+    // The fs sink's folder: under --data-dir when given (another file system), else beside the rest.
+    const dataDir = values['data-dir']
+      ? mkdtempSync(join(values['data-dir'], 'visync-scale-data-'))
+      : join(dir, 'data');
+    defer(() => rmSync(dataDir, { recursive: true, force: true }));
+    mkdirSync(dataDir, { recursive: true });
+    const fileCostBefore = fileCostUs(dataDir);
+    const configPath = writeConfig(dir, dataDir, sim, redis.url);
 
     const workers = Array.from({ length: P }, () =>
       spawnCli(
@@ -390,6 +404,7 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
     const redisCpu = (await observer.redisCpuMs()) - redisCpuBefore;
     const simCpu = treeCpuMs(sim.proc.pid) - simCpuBefore;
     const cpuMs = workers.reduce((n, w) => n + treeCpuMs(w.pid), 0);
+    const systemCpuMs = workers.reduce((n, w) => n + treeSystemCpuMs(w.pid), 0);
     const peakRss = Math.max(...workers.map((w) => treePeakRssMb(w.pid)));
     sampleProcesses(workers, redisPort, sampled);
 
@@ -400,6 +415,7 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
       .filter((l) => /"level":(40|50|60)/.test(l) && !l.includes('Redis has no persistence'));
     if (warnings.length) log(`worker warnings/errors:\n${warnings.join('\n').slice(-3000)}`);
     await stopChild(sim.proc.child, 60_000);
+    const fileCostAfter = fileCostUs(dataDir);
     const arrivals = parseRequestLogNdjson(readFileSync(logPath, 'utf8'));
     if (values['keep-log']) copyFileSync(logPath, `${values['keep-log']}-${P}w-${A}a.ndjson`);
 
@@ -431,6 +447,8 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
         notSucceeded: [...ledger]
           .filter(([, v]) => v.status !== 'succeeded')
           .map(([id, v]) => `${id}: ${v.status}`),
+        fileCostUs: [fileCostBefore, fileCostAfter],
+        systemShare: round(systemCpuMs / Math.max(1, cpuMs), 2),
         workerStartupCpuMs: round(
           startupCpu.reduce((a, b) => a + b, 0),
           0,
@@ -459,6 +477,8 @@ function notesMarkdown(rows: { result: ScaleResult; notes: ScenarioNotes }[]): s
         `${n.notSucceeded.length ? `runs not succeeded: ${n.notSucceeded.slice(0, 5).join(', ')}${n.notSucceeded.length > 5 ? ` and ${n.notSucceeded.length - 5} more` : ''}; ` : 'every run succeeded; '}` +
         `load average (1 min) ${n.load1.min.toFixed(2)}-${n.load1.max.toFixed(2)}; ` +
         `worker start-up CPU ${n.workerStartupCpuMs} ms (in the CPU figure); ` +
+        `${Math.round(n.systemShare * 100)}% of the workers' CPU in the kernel; ` +
+        `the data folder's file system: ${n.fileCostUs[0]} us before and ${n.fileCostUs[1]} us after of CPU per 3 KB file written, renamed and read back; ` +
         (n.idle
           ? `ready workers with no work: ${n.idle.cmdsPerS} Redis commands/s, ${n.idle.cpuMsPerS} ms CPU/s; `
           : '') +
@@ -504,6 +524,7 @@ function writeResults(rows: { result: ScaleResult; notes: ScenarioNotes }[]): vo
       `${values['worker-node-options'] ? `, worker NODE_OPTIONS: ${values['worker-node-options']}` : ''}. ` +
       `Machine: ${cpus().length} cores (${cpus()[0]?.model.trim() ?? '?'}), ${CLK_TCK} clock ticks/s, shared with other work: ` +
       'see the load averages below.' +
+      ` fs sink in ${values['data-dir'] ? values['data-dir'] : 'the OS temp folder'}.` +
       ` Bin: ${BIN === DEV_BIN ? 'the sources through tsx (bin/visync-dev.js)' : BIN.endsWith('/bin/visync.js') ? 'bin/visync.js (the build)' : BIN}.` +
       (values.note ? ` ${values.note}` : ''),
     '',
@@ -520,6 +541,7 @@ function writeResults(rows: { result: ScaleResult; notes: ScenarioNotes }[]): vo
     '- **Redis conns/process**: the most TCP connections to the Redis port held at once by one worker process (its socket inodes in /proc/PID/fd against /proc/PID/net/tcp), sampled every second, the largest over the workers.',
     "- **Redis cmds/req**: the rise of INFO commandstats calls (all clients, commands run inside Lua scripts included) from just before enqueue to the last run terminal, less the bench's own (counted as sent), / requests. The enqueue command's own are in.",
     '- **CPU ms/req**: utime + stime of the worker processes (whole life, start-up included, until every run is terminal) / requests. The simulator, Redis and the bench are not in it.',
+    "- **file system**: the bench's own CPU per 3 KB file written, renamed and read back in the sink's folder (1,000 files), before and after the scenario: the workers land about 1.3 files and read back 1.1 per request, and on a shared virtual machine this cost moves several-fold within an hour, so it says how much of a CPU figure is the machine's disk at the time.",
     '- **peak RSS**: the largest VmHWM of a worker process. **wall s**: the first run created in the ledger to the last one finished.',
     '- Blind spots: connections open for less than a second can be missed; with `--bin dev` the workers compile TypeScript at start (in CPU and RSS, ' +
       'start-up CPU is in the notes); the idle cost is read over 5 s, so periodic work (stalled-job checks every lockSeconds) may fall ' +

@@ -32,7 +32,10 @@ export async function readCapped(res: Dispatcher.ResponseData, max: number): Pro
       if (size > max) body.destroy(tooLarge());
       else chunks.push(chunk);
     });
-    body.once('end', () => resolve(Buffer.concat(chunks, size).toString('utf8')));
+    // Most bodies come in one chunk: decoded where it lies, not copied first.
+    body.once('end', () =>
+      resolve((chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size)).toString('utf8')),
+    );
     body.once('error', reject);
     // Closed with neither (destroyed without a reason): a promise settled already ignores this.
     body.once('close', () => reject(new Error('the response body was closed before its end')));

@@ -26,6 +26,7 @@ import {
   rawKey,
   tablePartKey,
 } from '../src/sinks/layout.js';
+import { assertSafeKey } from '../src/sinks/object-store.js';
 import { configFor, listFiles, memoryLogger, readBytes, readText, sim, tempDir } from './helpers/harness.js';
 
 const CJK_80 = '数据仓库'.repeat(20);
@@ -346,5 +347,22 @@ describe('storage keys (property-based)', () => {
     }
     const listed = await listRawRun(store, run);
     expect([...listed.workspaces.keys()]).toEqual([...ids].sort());
+  });
+});
+
+describe('object keys a store refuses', () => {
+  it('exactly those with an empty, `.` or `..` segment (or a leading slash, a backslash, a NUL)', () => {
+    const segment = fc.oneof(
+      fc.constantFrom('', '.', '..', '...', '.a', 'a.', '..a', 'dt=2026-11-25', '%2E%2E'),
+      fc.string({ unit: fc.constantFrom('a', '.', '-', '%'), maxLength: 4 }),
+    );
+    fc.assert(
+      fc.property(fc.array(segment, { minLength: 1, maxLength: 5 }), (segments) => {
+        const key = segments.join('/');
+        const unsafe = segments.some((x) => x === '' || x === '.' || x === '..');
+        if (unsafe) expect(() => assertSafeKey(key), key).toThrow(/unsafe object key/);
+        else expect(() => assertSafeKey(key), key).not.toThrow();
+      }),
+    );
   });
 });

@@ -80,7 +80,9 @@ export class FsObjectStore implements ObjectStore {
 
   #path(key: string): string {
     assertSafeKey(key);
-    const path = join(this.#root, ...key.split('/'));
+    // A safe key has no empty, `.` or `..` segment: joined as is, without join()'s normalising
+    // (a cost on every put and get), where `/` is the separator.
+    const path = sep === '/' ? `${this.#root}/${key}` : join(this.#root, ...key.split('/'));
     if (isTempName(basename(path))) throw new Error(`unsafe object key (a temporary file name): ${key}`);
     return path;
   }

@@ -35,12 +35,17 @@ export interface ObjectStore {
  * Keys are built by sinks/layout.ts, so this is a guard against bugs, not user input.
  */
 export function assertSafeKey(key: string): void {
-  if (key === '' || key.startsWith('/') || key.includes('\\') || key.includes('\0')) {
+  // UNSAFE_SEGMENT: an empty, `.` or `..` segment (one test per key, not a split: a store checks
+  // every key it writes or reads).
+  if (
+    key === '' ||
+    key.startsWith('/') ||
+    key.includes('\\') ||
+    key.includes('\0') ||
+    UNSAFE_SEGMENT.test(key)
+  ) {
     throw new Error(`unsafe object key: ${JSON.stringify(key)}`);
   }
-  for (const segment of key.split('/')) {
-    if (segment === '' || segment === '.' || segment === '..') {
-      throw new Error(`unsafe object key: ${JSON.stringify(key)}`);
-    }
-  }
 }
+
+const UNSAFE_SEGMENT = /(?:^|\/)\.{0,2}(?:\/|$)/;

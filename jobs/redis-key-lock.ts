@@ -1,15 +1,37 @@
 // KeyLock (src/curate/key-lock.ts) across processes: SET NX with an expiry, released only by its
-// holder (compare-and-delete in one script). The expiry frees a key whose holder died; a holder
-// takes well under it (one read and one write of a small document).
+// holder (compare-and-delete), one script for every key a holder takes together and one to give
+// them back. The expiry frees a key whose holder died; a holder takes well under it (a read and a
+// write of a small document per key).
+//
+// A key's lock is `{prefix}:lock:{<its folder>}/<its name>`: the hash tag puts the keys of one
+// folder (an account's latest/ bundles) in one Redis Cluster slot, which a script taking several
+// needs. Workers older than this (lock keys without the tag) and newer ones do not exclude each
+// other while both run: an upgrade should not overlap two runs of one account finishing.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { type KeyLock, MemoryKeyLock } from '../src/curate/key-lock.js';
+import { type KeyLock, lockOrder, MemoryKeyLock } from '../src/curate/key-lock.js';
 import { sleep } from '../src/util/time.js';
 import { LuaScript } from './lua-script.js';
 
-const release = new LuaScript(
-  `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`,
-);
+/** KEYS: the locks. ARGV: token, ttl ms. Takes all of them (1) or none, when any is held (0). */
+const acquire = new LuaScript(`
+for i = 1, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
+end
+for i = 1, #KEYS do
+  redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
+end
+return 1
+`);
+
+/** KEYS: the locks. ARGV: token. Removes those still held with the token. */
+const release = new LuaScript(`
+local n = 0
+for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then n = n + redis.call('DEL', KEYS[i]) end
+end
+return n
+`);
 
 export interface RedisKeyLockOptions {
   ttlMs?: number;
@@ -28,20 +50,33 @@ export class RedisKeyLock implements KeyLock {
   ) {}
 
   run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    return this.#local.run(key, async () => {
-      const lockKey = `${this.prefix}:lock:${key}`;
+    return this.runAll([key], fn);
+  }
+
+  async runAll<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
+    const sorted = lockOrder(keys);
+    return this.#local.runAll(sorted, async () => {
+      const lockKeys = sorted.map((k) => this.#lockKey(k));
       const token = randomUUID();
       const ttlMs = this.opts.ttlMs ?? 30_000;
       const deadline = Date.now() + (this.opts.waitMs ?? 2 * ttlMs);
-      while ((await this.redis.set(lockKey, token, 'PX', ttlMs, 'NX')) !== 'OK') {
-        if (Date.now() > deadline) throw new Error(`${key} is locked by another run for too long`);
+      while ((await acquire.run(this.redis, lockKeys, [token, ttlMs])) !== 1) {
+        if (Date.now() > deadline)
+          throw new Error(`${sorted.join(', ')}: locked by another run for too long`);
         await sleep(20);
       }
       try {
         return await fn();
       } finally {
-        await release.run(this.redis, [lockKey], [token]);
+        await release.run(this.redis, lockKeys, [token]);
       }
     });
+  }
+
+  #lockKey(key: string): string {
+    const cut = key.lastIndexOf('/');
+    return cut < 0
+      ? `${this.prefix}:lock:{_}/${key}`
+      : `${this.prefix}:lock:{${key.slice(0, cut)}}${key.slice(cut)}`;
   }
 }

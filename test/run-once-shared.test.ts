@@ -50,6 +50,10 @@ describe('latest/ under concurrent runs of one account', () => {
         events.emit(`${who} wants`, key);
         return shared.run(key, fn);
       },
+      runAll: (keys, fn) => {
+        for (const key of keys) events.emit(`${who} wants`, key);
+        return shared.runAll(keys, fn);
+      },
     });
     const newerWrites = new Promise<void>((resolve) => {
       events.once('newer wants', () => resolve());

@@ -5,6 +5,21 @@
 export interface KeyLock {
   /** Runs `fn` while no other holder of this lock runs a function for `key`. */
   run<T>(key: string, fn: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` holding every one of `keys` (one folder's: the text before their last `/` is the
+   * same), taken together: a run writes the latest/ bundles of its workspaces a batch at a time.
+   */
+  runAll<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T>;
+}
+
+/** The keys of a runAll, each once and in one order (so two holders never wait on each other). */
+export function lockOrder(keys: readonly string[]): string[] {
+  const sorted = [...new Set(keys)].sort();
+  const folder = (k: string) => k.slice(0, Math.max(0, k.lastIndexOf('/')));
+  const first = sorted[0];
+  if (first !== undefined && sorted.some((k) => folder(k) !== folder(first)))
+    throw new Error(`keys locked together must share a folder: ${sorted.join(', ')}`);
+  return sorted;
 }
 
 export class MemoryKeyLock implements KeyLock {
@@ -20,6 +35,15 @@ export class MemoryKeyLock implements KeyLock {
     } finally {
       if (this.#tails.get(key) === tail) this.#tails.delete(key);
     }
+  }
+
+  async runAll<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
+    const sorted = lockOrder(keys);
+    const from = (i: number): Promise<T> => {
+      const key = sorted[i];
+      return key === undefined ? fn() : this.run(key, () => from(i + 1));
+    };
+    return from(0);
   }
 }
 

@@ -1,0 +1,87 @@
+// The latest/ lock across processes: a run takes the bundles of a batch of workspaces together,
+// and two runs of one account never write one bundle at once, whatever order they ask in.
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { RedisKeyLock } from '../jobs/redis-key-lock.js';
+import { sleep } from '../src/util/time.js';
+
+const redisUrl = inject('redisUrl');
+const cleanups: (() => Promise<unknown> | unknown)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()?.();
+});
+
+function connect(): Redis {
+  const r = new Redis(redisUrl);
+  cleanups.push(() => r.quit());
+  return r;
+}
+
+const key = (n: number) => `latest/account=acme/brand=ws-${n}.json`;
+
+describe('RedisKeyLock', () => {
+  it('two processes holding overlapping batches never hold one key at once, in either order', async () => {
+    const prefix = `t-${randomUUID().slice(0, 8)}`;
+    // Two connections: two worker processes.
+    const [a, b] = [new RedisKeyLock(connect(), prefix), new RedisKeyLock(connect(), prefix)];
+    const holding = new Set<string>();
+    const overlaps: string[] = [];
+    const hold = (who: string, keys: string[]) => async () => {
+      for (const k of keys) {
+        if (holding.has(k)) overlaps.push(`${who}: ${k}`);
+        holding.add(k);
+      }
+      await sleep(50);
+      for (const k of keys) holding.delete(k);
+    };
+    const one = [key(1), key(2), key(3)];
+    // Overlapping in ws-3 only, and not in the first key of either (sorted: ws-1, ws-0).
+    const other = [key(3), key(0), key(4)];
+    await Promise.all([
+      ...Array.from({ length: 4 }, () => a.runAll(one, hold('a', one))),
+      ...Array.from({ length: 4 }, () => b.runAll(other, hold('b', other))),
+    ]);
+    expect(overlaps).toEqual([]);
+  });
+
+  it('a batch costs one script to take and one to give back', async () => {
+    const redis = connect();
+    const sent: string[] = [];
+    const send = redis.sendCommand.bind(redis);
+    redis.sendCommand = (command, stream) => {
+      sent.push(command.name);
+      return send(command, stream);
+    };
+    const lock = new RedisKeyLock(redis, `t-${randomUUID().slice(0, 8)}`);
+    await redis.ping();
+    sent.length = 0;
+    const keys = Array.from({ length: 16 }, (_, i) => key(i));
+    expect(await lock.runAll(keys, async () => 'written')).toBe('written');
+    expect(sent).toEqual(['evalsha', 'evalsha']);
+  });
+
+  it('waits out the lock of a holder that died (its expiry), and gives up on one held too long', async () => {
+    const redis = connect();
+    const prefix = `t-${randomUUID().slice(0, 8)}`;
+    // A holder that died while holding ws-2: its lock stays until its expiry, 300 ms.
+    await redis.set(`${prefix}:lock:{latest/account=acme}/brand=ws-2.json`, 'dead', 'PX', 300);
+    const started = Date.now();
+    await new RedisKeyLock(redis, prefix).runAll([key(1), key(2)], async () => {});
+    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    // Nothing is left behind by the batch that ran.
+    expect(await redis.keys(`${prefix}:*`)).toEqual([]);
+
+    await redis.set(`${prefix}:lock:{latest/account=acme}/brand=ws-3.json`, 'stuck', 'PX', 60_000);
+    await expect(
+      new RedisKeyLock(redis, prefix, { waitMs: 200 }).runAll([key(3)], async () => {}),
+    ).rejects.toThrow(/ws-3.json: locked by another run for too long/);
+  });
+
+  it('refuses to take keys of different folders together (they could sit in different cluster slots)', async () => {
+    const lock = new RedisKeyLock(connect(), `t-${randomUUID().slice(0, 8)}`);
+    await expect(
+      lock.runAll([key(1), 'latest/account=other/brand=ws-1.json'], async () => {}),
+    ).rejects.toThrow(/must share a folder/);
+  });
+});

@@ -1,7 +1,6 @@
 // KeyLock (src/curate/key-lock.ts) across processes: SET NX with an expiry, released only by its
 // holder (compare-and-delete), one script for every key a holder takes together and one to give
-// them back. The expiry frees a key whose holder died; a holder takes well under it (a read and a
-// write of a small document per key).
+// them back. The expiry frees a key whose holder died; a live holder renews it every third of it.
 //
 // A key's lock is `{prefix}:lock:{<its folder>}/<its name>`: the hash tag puts the keys of one
 // folder (an account's latest/ bundles) in one Redis Cluster slot, which a script taking several
@@ -24,6 +23,14 @@ end
 return 1
 `);
 
+/** KEYS: the locks. ARGV: token, ttl ms. Extends those still held with the token. */
+const extend = new LuaScript(`
+for i = 1, #KEYS do
+  if redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
+end
+return 0
+`);
+
 /** KEYS: the locks. ARGV: token. Removes those still held with the token. */
 const release = new LuaScript(`
 local n = 0
@@ -35,7 +42,11 @@ return n
 
 export interface RedisKeyLockOptions {
   ttlMs?: number;
-  /** Give up waiting for a lock after this long (an error, not a silent skip). */
+  /**
+   * Give up waiting for a lock after this long (an error, not a silent skip). Default 10 minutes:
+   * a live holder renews its locks, so another run of the account may hold them for as long as it
+   * writes its bundles.
+   */
   waitMs?: number;
 }
 
@@ -59,15 +70,24 @@ export class RedisKeyLock implements KeyLock {
       const lockKeys = sorted.map((k) => this.#lockKey(k));
       const token = randomUUID();
       const ttlMs = this.opts.ttlMs ?? 30_000;
-      const deadline = Date.now() + (this.opts.waitMs ?? 2 * ttlMs);
-      while ((await acquire.run(this.redis, lockKeys, [token, ttlMs])) !== 1) {
+      const deadline = Date.now() + (this.opts.waitMs ?? 600_000);
+      // Asked again after 20 ms, then twice as long each time up to a second.
+      for (let pause = 20; (await acquire.run(this.redis, lockKeys, [token, ttlMs])) !== 1; ) {
         if (Date.now() > deadline)
           throw new Error(`${sorted.join(', ')}: locked by another run for too long`);
-        await sleep(20);
+        await sleep(pause);
+        pause = Math.min(1000, pause * 2);
       }
+      // Renewed while held (a batch of bundles on a slow store can take longer than the expiry);
+      // a holder that dies stops renewing, and its locks lapse within the expiry.
+      const renew = setInterval(() => {
+        extend.run(this.redis, lockKeys, [token, ttlMs]).catch(() => {});
+      }, ttlMs / 3);
+      renew.unref();
       try {
         return await fn();
       } finally {
+        clearInterval(renew);
         await release.run(this.redis, lockKeys, [token]);
       }
     });

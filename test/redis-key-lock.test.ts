@@ -78,6 +78,26 @@ describe('RedisKeyLock', () => {
     ).rejects.toThrow(/ws-3.json: locked by another run for too long/);
   });
 
+  it('a holder working longer than the expiry keeps its keys until it is done', async () => {
+    const prefix = `t-${randomUUID().slice(0, 8)}`;
+    const [a, b] = [
+      new RedisKeyLock(connect(), prefix, { ttlMs: 300 }),
+      new RedisKeyLock(connect(), prefix, { ttlMs: 300, waitMs: 10_000 }),
+    ];
+    const order: string[] = [];
+    const slow = a.runAll([key(1), key(2)], async () => {
+      order.push('a takes');
+      await sleep(1000);
+      order.push('a done');
+    });
+    await sleep(50);
+    await b.runAll([key(2)], async () => {
+      order.push('b takes');
+    });
+    await slow;
+    expect(order).toEqual(['a takes', 'a done', 'b takes']);
+  });
+
   it('refuses to take keys of different folders together (they could sit in different cluster slots)', async () => {
     const lock = new RedisKeyLock(connect(), `t-${randomUUID().slice(0, 8)}`);
     await expect(

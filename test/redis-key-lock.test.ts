@@ -1,22 +1,12 @@
 // The latest/ lock across processes: a run takes the bundles of a batch of workspaces together,
 // and two runs of one account never write one bundle at once, whatever order they ask in.
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisKeyLock } from '../jobs/redis-key-lock.js';
 import { sleep } from '../src/util/time.js';
+import { redisClientsPerTest } from './helpers/redis-clients.js';
 
-const redisUrl = inject('redisUrl');
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
-afterEach(async () => {
-  while (cleanups.length) await cleanups.pop()?.();
-});
-
-function connect(): Redis {
-  const r = new Redis(redisUrl);
-  cleanups.push(() => r.quit());
-  return r;
-}
+const connect = redisClientsPerTest();
 
 const key = (n: number) => `latest/account=acme/brand=ws-${n}.json`;
 

@@ -4,13 +4,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { budgetKeys, peekBudget, RedisRateBudget } from '../jobs/redis-rate-budget.js';
 import { plannedRequestCount } from '../src/extract/plan.js';
 import { type RequestLogEntry, startSimulator } from '../src/simulator/index.js';
 import { sleep } from '../src/util/time.js';
 import { rateBudgetContract } from './helpers/rate-budget-contract.js';
+import { redisClientsPerTest } from './helpers/redis-clients.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const redisUrl = inject('redisUrl');
@@ -19,11 +20,7 @@ afterEach(async () => {
   while (cleanups.length) await cleanups.pop()?.();
 });
 
-function connect(): Redis {
-  const r = new Redis(redisUrl);
-  cleanups.push(() => r.quit());
-  return r;
-}
+const connect = redisClientsPerTest();
 
 async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {
   const found: string[] = [];

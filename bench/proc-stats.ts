@@ -61,14 +61,21 @@ function tolerant<T>(f: () => T, fallback: T): T {
   }
 }
 
-/** CPU (ms) of a process and its live descendants. */
-export function treeCpuMs(pid: number): number {
-  return processTree(pid).reduce((sum, p) => sum + tolerant(() => cpuMs(p), 0), 0);
+/** User and system (kernel) CPU (ms) of a process and its live descendants. */
+export function treeCpuSplitMs(pid: number): { user: number; system: number } {
+  const sum = { user: 0, system: 0 };
+  for (const p of processTree(pid)) {
+    const { user, system } = tolerant(() => cpuSplitMs(p), { user: 0, system: 0 });
+    sum.user += user;
+    sum.system += system;
+  }
+  return sum;
 }
 
-/** System (kernel) CPU (ms) of a process and its live descendants. */
-export function treeSystemCpuMs(pid: number): number {
-  return processTree(pid).reduce((sum, p) => sum + tolerant(() => cpuSplitMs(p).system, 0), 0);
+/** CPU (ms) of a process and its live descendants. */
+export function treeCpuMs(pid: number): number {
+  const { user, system } = treeCpuSplitMs(pid);
+  return user + system;
 }
 
 /** The largest peak resident set (MB) of a process or one of its live descendants. */

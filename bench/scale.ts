@@ -49,7 +49,7 @@ import {
   scaleTable,
 } from './lib/scale-report.js';
 import { round } from './lib/stats.js';
-import { CLK_TCK, tcpConnectionsTo, treeCpuMs, treePeakRssMb, treeSystemCpuMs } from './proc-stats.js';
+import { CLK_TCK, tcpConnectionsTo, treeCpuMs, treeCpuSplitMs, treePeakRssMb } from './proc-stats.js';
 
 const LIMIT: WindowLimit = { requests: 120, windowMs: 60_000 };
 const PREFIX = 'scale';
@@ -403,8 +403,9 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
     const after = await observer.commandStats();
     const redisCpu = (await observer.redisCpuMs()) - redisCpuBefore;
     const simCpu = treeCpuMs(sim.proc.pid) - simCpuBefore;
-    const cpuMs = workers.reduce((n, w) => n + treeCpuMs(w.pid), 0);
-    const systemCpuMs = workers.reduce((n, w) => n + treeSystemCpuMs(w.pid), 0);
+    const split = workers.map((w) => treeCpuSplitMs(w.pid));
+    const systemCpuMs = split.reduce((n, c) => n + c.system, 0);
+    const cpuMs = split.reduce((n, c) => n + c.user, systemCpuMs);
     const peakRss = Math.max(...workers.map((w) => treePeakRssMb(w.pid)));
     sampleProcesses(workers, redisPort, sampled);
 

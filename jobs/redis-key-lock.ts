@@ -8,7 +8,7 @@
 // other while both run: an upgrade should not overlap two runs of one account finishing.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { type KeyLock, lockOrder, MemoryKeyLock } from '../src/curate/key-lock.js';
+import { type KeyLock, keyFolder, lockOrder, MemoryKeyLock } from '../src/curate/key-lock.js';
 import { sleep } from '../src/util/time.js';
 import { LuaScript } from './lua-script.js';
 
@@ -60,10 +60,6 @@ export class RedisKeyLock implements KeyLock {
     private readonly opts: RedisKeyLockOptions = {},
   ) {}
 
-  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    return this.runAll([key], fn);
-  }
-
   async runAll<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
     const sorted = lockOrder(keys);
     return this.#local.runAll(sorted, async () => {
@@ -94,9 +90,7 @@ export class RedisKeyLock implements KeyLock {
   }
 
   #lockKey(key: string): string {
-    const cut = key.lastIndexOf('/');
-    return cut < 0
-      ? `${this.prefix}:lock:{_}/${key}`
-      : `${this.prefix}:lock:{${key.slice(0, cut)}}${key.slice(cut)}`;
+    const folder = keyFolder(key);
+    return `${this.prefix}:lock:{${folder || '_'}}/${folder ? key.slice(folder.length + 1) : key}`;
   }
 }

@@ -46,10 +46,6 @@ describe('latest/ under concurrent runs of one account', () => {
     const events = new EventEmitter();
     const shared = new MemoryKeyLock();
     const lockOf = (who: string): KeyLock => ({
-      run: (key, fn) => {
-        events.emit(`${who} wants`, key);
-        return shared.run(key, fn);
-      },
       runAll: (keys, fn) => {
         for (const key of keys) events.emit(`${who} wants`, key);
         return shared.runAll(keys, fn);

@@ -3,26 +3,30 @@
 // run --once with redis configured) use the Redis lock of jobs/redis-key-lock.ts, which has this shape.
 
 export interface KeyLock {
-  /** Runs `fn` while no other holder of this lock runs a function for `key`. */
-  run<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /**
-   * Runs `fn` holding every one of `keys` (one folder's: the text before their last `/` is the
-   * same), taken together: a run writes the latest/ bundles of its workspaces a batch at a time.
+   * Runs `fn` while no other holder of this lock runs a function for any of `keys` (one folder's:
+   * see keyFolder), taken together: a run writes the latest/ bundles of its workspaces a batch at
+   * a time.
    */
   runAll<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T>;
+}
+
+/** The folder of a key: the text before its last `/` ('' for a key without one). */
+export function keyFolder(key: string): string {
+  return key.slice(0, Math.max(0, key.lastIndexOf('/')));
 }
 
 /** The keys of a runAll, each once and in one order (so two holders never wait on each other). */
 export function lockOrder(keys: readonly string[]): string[] {
   const sorted = [...new Set(keys)].sort();
-  const folder = (k: string) => k.slice(0, Math.max(0, k.lastIndexOf('/')));
   const first = sorted[0];
-  if (first !== undefined && sorted.some((k) => folder(k) !== folder(first)))
+  if (first !== undefined && sorted.some((k) => keyFolder(k) !== keyFolder(first)))
     throw new Error(`keys locked together must share a folder: ${sorted.join(', ')}`);
   return sorted;
 }
 
 export class MemoryKeyLock implements KeyLock {
+  /** Runs `fn` while no other caller runs a function for `key`. */
   readonly #tails = new Map<string, Promise<unknown>>();
 
   async run<T>(key: string, fn: () => Promise<T>): Promise<T> {

@@ -86,8 +86,7 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
       else await emit(normaliseRecord(rec));
     }
 
-    const files: ManifestFile[] = [];
-    const latest = new LatestWriter(o.store, o.latestLock ?? processKeyLock, o.run.account, files);
+    const latest = new LatestWriter(o.store, o.latestLock ?? processKeyLock, o.run.account);
     for (const [brandId, refs] of raw.workspaces) {
       // Read a workspace's files together (I/O overlaps), then handle them in their fixed order.
       const read = await Promise.all(refs.map((ref) => readRawRecord(o.store, o.run, ref)));
@@ -100,6 +99,7 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
       await latest.add(brandId, records);
     }
     await latest.flush();
+    const files: ManifestFile[] = [...latest.written];
     await emit(normaliseBrands(brandsList, details));
     await spool.close();
 
@@ -141,14 +141,14 @@ const LATEST_BATCH = 16;
  * Redis commands per batch rather than per workspace (a quarter of a command per API request).
  */
 class LatestWriter {
+  /** The bundles written, in workspace order. */
+  readonly written: ManifestFile[] = [];
   #batch: { brandId: string; records: RawRecord[] }[] = [];
 
   constructor(
     private readonly store: ObjectStore,
     private readonly lock: KeyLock,
     private readonly account: string,
-    /** Where each written bundle goes, in workspace order. */
-    private readonly files: ManifestFile[],
   ) {}
 
   async add(brandId: string, records: RawRecord[]): Promise<void> {
@@ -167,7 +167,7 @@ class LatestWriter {
         const prevBytes = await this.store.get(key);
         const prev = prevBytes ? (JSON.parse(prevBytes.toString('utf8')) as LatestBundle) : undefined;
         const bundle = mergeLatest(prev, this.account, w.brandId, w.records);
-        this.files.push(
+        this.written.push(
           await this.store.put(key, `${JSON.stringify(bundle)}\n`, { contentType: 'application/json' }),
         );
       }

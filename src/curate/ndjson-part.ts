@@ -20,12 +20,12 @@ const gzipAsync = promisify(gzip);
 
 /**
  * Parts up to this many UTF-16 units are gzipped in place. Handing one to libuv's pool and back
- * cost more than compressing it (at the default level): an 8 KB part 250-420 us of CPU through the pool against 45-100 us
- * in place, a 77 KB one 660-750 against 360-440 (2,000 of each on this repo's 2-core benchmark
- * machine, docs/scaling.md), and most parts are a day's rows of one account, a few KB. In place, a
- * part this size blocks the event loop for about 2 ms at most.
+ * cost more than compressing it (measured at the default level): an 8 KB part 250-420 us of CPU
+ * through the pool against 45-100 us in place, a 77 KB one 660-750 against 360-440 (2,000 of each
+ * on this repo's 2-core benchmark machine, README "Scale"), and most parts are a day's rows of one
+ * account, a few KB. In place, a part this size blocks the event loop for about 2 ms at most.
  */
-export const IN_PLACE_GZIP_MAX = 256 * 1024;
+const IN_PLACE_GZIP_MAX = 256 * 1024;
 
 /**
  * ndjsonPartBytes, off the main thread (libuv's pool) for a large part: a worker curating runs keeps

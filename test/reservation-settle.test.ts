@@ -10,6 +10,8 @@ const limit: RateLimit = { requests: 120, windowMs: 60_000 };
 /** Grants what is asked, up to `grants[i]` slots for the i-th reservation; records asks and settles. */
 function recordingBudget(grants: number[] = []) {
   const settles: { used: string[]; unused: string[] }[] = [];
+  /** Which step each settle came with: a reservation's own, or a settleMany of its own. */
+  const settledBy: ('reserve' | 'settleMany')[] = [];
   const asked: number[] = [];
   const underWay: boolean[] = [];
   let n = 0;
@@ -21,8 +23,10 @@ function recordingBudget(grants: number[] = []) {
     reserve: async (_a, _l, wanted, _hold, opts) => {
       // What the reservation settles in its own step is settled first, as by settleMany.
       const settle = opts?.settle;
-      if (settle && (settle.used.length || settle.unused.length))
+      if (settle && (settle.used.length || settle.unused.length)) {
         settles.push({ used: [...settle.used], unused: [...settle.unused] });
+        settledBy.push('reserve');
+      }
       const granted = Math.min(wanted, grants[asked.length] ?? wanted);
       asked.push(wanted);
       underWay.push(opts?.underWay === true);
@@ -30,9 +34,10 @@ function recordingBudget(grants: number[] = []) {
     },
     settleMany: async (_a, used, unused) => {
       settles.push({ used: [...used], unused: [...unused] });
+      settledBy.push('settleMany');
     },
   };
-  return { budget, settles, asked, underWay };
+  return { budget, settles, settledBy, asked, underWay };
 }
 
 async function call(r: Reservation): Promise<string> {
@@ -91,7 +96,7 @@ describe('a reservation working the window in batches', () => {
     it(`a new reservation made while calls of the job are in flight settles only those answered (batch ${batch})`, async () => {
       // A slot settled before its request arrives would free a window after the settle, before the
       // server frees it: the account's next window could then go over the limit (a 429 of our own).
-      const { budget, settles } = recordingBudget([2, 2]);
+      const { budget, settles, settledBy } = recordingBudget([2, 2]);
       const r = new Reservation(budget, 4, 60_000, batch);
       const answered = await call(r);
       const inFlight = await call(r);
@@ -99,6 +104,8 @@ describe('a reservation working the window in batches', () => {
       // The reservation is used up: the next call reserves again, settling what was answered.
       const third = await call(r);
       expect(settles).toEqual([{ used: [answered], unused: [] }]);
+      // In the reservation's own step: one round trip, not a settle and then a reservation.
+      expect(settledBy).toEqual(['reserve']);
       await r.settle('acme', inFlight);
       await r.settle('acme', third);
       await r.flush();

@@ -36,7 +36,7 @@ import { parseRequestLogNdjson } from '../src/simulator/index.js';
 import { DEV_BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';
 import { CleanupStack } from './lib/cleanup.js';
-import { fileCostUs } from './lib/file-cost.js';
+import { fileCostUs, type Settling, waitForFileSystem } from './lib/file-cost.js';
 import { countList } from './lib/flags.js';
 import { type CliProcess, sleep, spawnCli, stopChild, waitForOutput } from './lib/processes.js';
 import { type AccountRate, accountRates, type WindowLimit } from './lib/rate.js';
@@ -338,6 +338,8 @@ interface ScenarioNotes {
   workerStartupCpuMs: number;
   /** fileCostUs of the data folder before and after the scenario. */
   fileCostUs: [number, number];
+  /** The wait for the data folder's file system before the scenario. */
+  settling: Settling;
   /** Share of the workers' CPU spent in the kernel. */
   systemShare: number;
   redisClientsPeak: number;
@@ -354,8 +356,11 @@ interface ScenarioNotes {
 async function runScenario(P: number, A: number): Promise<{ result: ScaleResult; notes: ScenarioNotes }> {
   const label = `${P} worker(s), ${A} accounts:`;
   return cleanups.scope(async (defer) => {
+    // Folders are removed when the whole bench is over, not after each scenario: deleting the
+    // tens of thousands of files of one would make the next one's file creations dearer for
+    // minutes (bench/lib/file-cost.ts).
     const dir = mkdtempSync(join(tmpdir(), 'visync-scale-'));
-    defer(() => rmSync(dir, { recursive: true, force: true }));
+    cleanups.defer(() => rmSync(dir, { recursive: true, force: true }));
     const redis = await startPrivateRedis();
     defer(() => redis.stop());
     const redisPort = Number(new URL(redis.url).port);
@@ -366,8 +371,14 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
     const dataDir = values['data-dir']
       ? mkdtempSync(join(values['data-dir'], 'visync-scale-data-'))
       : join(dir, 'data');
-    defer(() => rmSync(dataDir, { recursive: true, force: true }));
+    if (values['data-dir']) cleanups.defer(() => rmSync(dataDir, { recursive: true, force: true }));
     mkdirSync(dataDir, { recursive: true });
+    const settling = await waitForFileSystem(dataDir);
+    if (settling.waitedMs > 0)
+      log(
+        `${label} waited ${Math.round(settling.waitedMs / 1000)} s for the data folder's file system to settle ` +
+          `(${settling.firstUs} -> ${settling.lastUs} us of CPU per file created)`,
+      );
     const fileCostBefore = fileCostUs(dataDir);
     const configPath = writeConfig(dir, dataDir, sim, redis.url);
 
@@ -449,6 +460,7 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
           .filter(([, v]) => v.status !== 'succeeded')
           .map(([id, v]) => `${id}: ${v.status}`),
         fileCostUs: [fileCostBefore, fileCostAfter],
+        settling,
         systemShare: round(systemCpuMs / Math.max(1, cpuMs), 2),
         workerStartupCpuMs: round(
           startupCpu.reduce((a, b) => a + b, 0),
@@ -479,6 +491,9 @@ function notesMarkdown(rows: { result: ScaleResult; notes: ScenarioNotes }[]): s
         `load average (1 min) ${n.load1.min.toFixed(2)}-${n.load1.max.toFixed(2)}; ` +
         `worker start-up CPU ${n.workerStartupCpuMs} ms (in the CPU figure); ` +
         `${Math.round(n.systemShare * 100)}% of the workers' CPU in the kernel; ` +
+        (n.settling.waitedMs > 0
+          ? `waited ${Math.round(n.settling.waitedMs / 1000)} s before it for the data folder's file system to settle (${n.settling.firstUs} -> ${n.settling.lastUs} us of CPU per file created); `
+          : '') +
         `the data folder's file system: ${n.fileCostUs[0]} us before and ${n.fileCostUs[1]} us after of CPU per 3 KB file written, renamed and read back; ` +
         (n.idle
           ? `ready workers with no work: ${n.idle.cmdsPerS} Redis commands/s, ${n.idle.cpuMsPerS} ms CPU/s; `

@@ -1,26 +1,65 @@
 // What the file system of the sink's folder costs at the moment: the CPU (user + system) of
 // writing, renaming into place and reading back a 3 KB file, as the fs sink does for every response
-// it lands. On a shared virtual machine this moves several-fold within an hour (measured 80 us on
-// tmpfs, 140 to 1,200 us on the ext4 disk of the benchmark machine, docs/scaling.md), and a worker
-// lands about 1.3 files and reads back 1.1 per request, so the scenario notes give it beside the CPU
-// figure.
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// it lands. A worker lands about 1.3 files and reads back 1.1 per request, so the scenario notes
+// give it beside the CPU figure.
+//
+// The files are left in place: the caller removes them when the whole bench is over. Deleting
+// files makes the next ones created nearby dearer for minutes on an ext4 without a journal (the
+// benchmark machine's disk): to allocate an inode the kernel skips, one by one, every inode of the
+// block group freed in the last 60 s (360 s while its inode table is not yet written back), and
+// 1,000 deleted files made each create cost 350-950 us of CPU instead of 35 (docs/scaling.md, "The
+// disk under the fs sink").
+import { closeSync, mkdtempSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Microseconds of this process's CPU per file written, renamed and read back in `parent`. */
+/** Microseconds of this process's CPU per file written, renamed and read back in a new folder of `parent`. */
 export function fileCostUs(parent: string, files = 1000): number {
   const dir = mkdtempSync(join(parent, 'file-cost-'));
   const body = Buffer.alloc(3000, 'x');
-  try {
-    const before = process.cpuUsage();
-    for (let i = 0; i < files; i++) {
-      writeFileSync(join(dir, `@tmp-${i}`), body);
-      renameSync(join(dir, `@tmp-${i}`), join(dir, `f${i}.json`));
-      readFileSync(join(dir, `f${i}.json`));
-    }
-    const used = process.cpuUsage(before);
-    return Math.round((used.user + used.system) / files);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  const before = process.cpuUsage();
+  for (let i = 0; i < files; i++) {
+    writeFileSync(join(dir, `@tmp-${i}`), body);
+    renameSync(join(dir, `@tmp-${i}`), join(dir, `f${i}.json`));
+    readFileSync(join(dir, `f${i}.json`));
   }
+  const used = process.cpuUsage(before);
+  return Math.round((used.user + used.system) / files);
+}
+
+/** Microseconds of this process's CPU per empty file created in a new folder of `parent`. */
+function createCostUs(parent: string, files: number): number {
+  const dir = mkdtempSync(join(parent, 'create-cost-'));
+  const before = process.cpuUsage();
+  for (let i = 0; i < files; i++) closeSync(openSync(join(dir, `f${i}`), 'w'));
+  const used = process.cpuUsage(before);
+  return Math.round((used.user + used.system) / files);
+}
+
+export interface Settling {
+  waitedMs: number;
+  /** CPU per file created when first measured and when the wait ended. */
+  firstUs: number;
+  lastUs: number;
+}
+
+/**
+ * Waits, at most `maxMs`, until a file created in `parent` costs less than `settledUs` of CPU (a
+ * local disk: 20-40 us; tmpfs: under 10). After thousands of files were deleted nearby (a test
+ * suite, an earlier bench) creates cost 130-950 us each on the benchmark machine's disk for about
+ * two minutes, then fall back at once: a scenario started in that time would measure the
+ * kernel's bookkeeping of someone else's deletes, not the workers.
+ */
+export async function waitForFileSystem(
+  parent: string,
+  { settledUs = 100, maxMs = 180_000, everyMs = 15_000 } = {},
+): Promise<Settling> {
+  const firstUs = createCostUs(parent, 300);
+  let lastUs = firstUs;
+  let waitedMs = 0;
+  while (lastUs >= settledUs && waitedMs < maxMs) {
+    await new Promise((r) => setTimeout(r, everyMs));
+    waitedMs += everyMs;
+    lastUs = createCostUs(parent, 300);
+  }
+  return { waitedMs, firstUs, lastUs };
 }

@@ -29,16 +29,26 @@ export function viewByName(name: string): ViewDef {
   return view;
 }
 
+// Every curated row is checked against its table's columns: a set per table, not a scan per key.
+const columnNames = new WeakMap<TableDef, ReadonlySet<string>>();
+function columnNamesOf(table: TableDef): ReadonlySet<string> {
+  const known = columnNames.get(table);
+  if (known) return known;
+  const names = new Set(table.columns.map((c) => c.name));
+  columnNames.set(table, names);
+  return names;
+}
+
 /**
  * One NDJSON line (without newline) with keys in catalogue column order, so the same rows give the
  * same bytes on every run and replay. Missing values become null (REPEATED: []); a key that is not
  * a column, or a REQUIRED column without a value, is a normaliser bug and throws.
  */
 export function toNdjsonLine(table: TableDef, row: Row): string {
+  const names = columnNamesOf(table);
   for (const key of Object.keys(row)) {
-    if (!table.columns.some((c) => c.name === key)) {
+    if (!names.has(key))
       throw new Error(`row for table ${table.name} has key "${key}", which is not a column`);
-    }
   }
   const out: Record<string, unknown> = {};
   for (const c of table.columns) {

@@ -1,6 +1,10 @@
-// The pure parts of bench/scale.ts: the sliding-window bound, the rate ratio of an account, and
+// The pure parts of bench/scale.ts and its file-system probes: the sliding-window bound, the rate ratio of an account, and
 // how a scenario's observations become the figures of bench/results/scale.json and its table.
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fileCostUs, waitForFileSystem } from '../bench/lib/file-cost.js';
 import { accountRates, rateRatio, windowBoundMs } from '../bench/lib/rate.js';
 import { callsBetween } from '../bench/lib/redis-stats.js';
 import { SCALE_TARGETS, type ScaleResult, scaleResult, scaleTable } from '../bench/lib/scale-report.js';
@@ -174,4 +178,36 @@ describe('scenario figures', () => {
     expect(lines[4]).toContain('>= 0.95');
     expect(lines[4]).toContain('<= 400 at 500 accounts');
   });
+});
+
+describe('the data folder probes', () => {
+  const withFolder = async (fn: (dir: string) => Promise<void>) => {
+    const dir = mkdtempSync(join(tmpdir(), 'visync-file-cost-'));
+    try {
+      await fn(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+
+  it('measures the cost of a landed file and leaves the files for the end of the bench', () =>
+    withFolder(async (dir) => {
+      expect(fileCostUs(dir, 20)).toBeGreaterThan(0);
+      const [folder] = readdirSync(dir);
+      expect(readdirSync(join(dir, folder as string))).toHaveLength(20);
+    }));
+
+  it('does not wait when a file is cheap to create', () =>
+    withFolder(async (dir) => {
+      const s = await waitForFileSystem(dir, { settledUs: 1_000_000, everyMs: 10, maxMs: 1000, files: 5 });
+      expect(s.waitedMs).toBe(0);
+      expect(s.lastUs).toBe(s.firstUs);
+    }));
+
+  it('waits for a file system that stays dear at most maxMs, then goes on', () =>
+    withFolder(async (dir) => {
+      const s = await waitForFileSystem(dir, { settledUs: 0, everyMs: 10, maxMs: 50, files: 5 });
+      expect(s.waitedMs).toBe(50);
+      expect(s.lastUs).toBeGreaterThanOrEqual(0);
+    }));
 });

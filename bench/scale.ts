@@ -14,7 +14,7 @@
 // Takes long: each scenario lasts at least one window plus start-up and wind-down (about 2 minutes
 // at 100 accounts, if the workers keep up) and far longer when they do not (3-5 minutes at 500
 // accounts before the agency-scale rework); the default four scenarios took 14-20 minutes on a
-// shared 2-core machine, plus up to 3 minutes before a scenario while a file created in its data
+// shared 2-core machine, plus up to 5 minutes before a scenario while a file created in its data
 // folder costs 100 us of CPU or more (files deleted nearby just before: bench/lib/file-cost.ts).
 // It prints progress every 10 s.
 //

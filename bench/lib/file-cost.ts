@@ -52,7 +52,7 @@ export interface Settling {
  */
 export async function waitForFileSystem(
   parent: string,
-  { settledUs = 100, maxMs = 180_000, everyMs = 15_000, files = 300 } = {},
+  { settledUs = 100, maxMs = 300_000, everyMs = 15_000, files = 300 } = {},
 ): Promise<Settling> {
   const firstUs = createCostUs(parent, files);
   let lastUs = firstUs;

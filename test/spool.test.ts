@@ -1,6 +1,7 @@
 // Curated rows wait in the spool until their table's parts are written: in memory while they are
 // few, on local disk once they pass the spool's budget (4 MB), and the same lines come back either way.
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { RowSpool } from '../src/curate/spool.js';
@@ -35,6 +36,26 @@ describe('the row spool', () => {
     // Nothing was written to disk for them.
     expect(readdirSync(spoolDir(spool))).toEqual([]);
     await spool.dispose();
+  });
+
+  it('makes no folder at all while its rows stay in memory', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'visync-spool-parent-'));
+    try {
+      const spool = await RowSpool.create(parent);
+      spool.add('t', '2026-11-01', '{"n":1}');
+      await spool.close();
+      expect(await readBack(spool)).toEqual({ 't/2026-11-01': { rows: 1, lines: ['{"n":1}'] } });
+      expect(readdirSync(parent)).toEqual([]);
+      await spool.dispose();
+      // A load file asks for one: it is made then, and removed with the spool.
+      const withFile = await RowSpool.create(parent);
+      expect(withFile.path('t.load.ndjson.gz').startsWith(parent)).toBe(true);
+      expect(readdirSync(parent)).toHaveLength(1);
+      await withFile.dispose();
+      expect(readdirSync(parent)).toEqual([]);
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
+    }
   });
 
   it('past its budget it holds every row on disk, and gives back the same lines', async () => {

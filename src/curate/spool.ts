@@ -1,8 +1,8 @@
 // Rows wait in memory while they are few (a nightly run's), and on local disk once they pass a
 // budget, one NDJSON file per (table, partition date), so memory stays bounded however long the
 // history: 1,000 workspaces x 365 days never sit in memory at once.
-import { appendFileSync, createReadStream, mkdirSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFileSync, createReadStream, mkdirSync, mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -19,7 +19,10 @@ export interface SpooledPartition {
 }
 
 export class RowSpool {
-  readonly #dir: string;
+  readonly #parent: string;
+  /** Made on first use: a nightly run's rows stay in memory and need no folder (a folder made and
+   *  removed per run also makes the sink's next files dearer on some disks: docs/scaling.md). */
+  #dir: string | undefined;
   readonly #buffers = new Map<string, string[]>();
   readonly #rows = new Map<string, number>();
   readonly #tables = new Set<string>();
@@ -27,12 +30,18 @@ export class RowSpool {
   /** Rows went to disk (the budget was exceeded once): from then on disk holds every partition. */
   #spilled = false;
 
-  private constructor(dir: string) {
-    this.#dir = dir;
+  private constructor(parent: string) {
+    this.#parent = parent;
   }
 
-  static async create(): Promise<RowSpool> {
-    return new RowSpool(await mkdtemp(join(tmpdir(), 'visync-spool-')));
+  /** A spool whose files, if it needs any, go into a new folder of `parent`. */
+  static async create(parent = tmpdir()): Promise<RowSpool> {
+    return new RowSpool(parent);
+  }
+
+  #folder(): string {
+    this.#dir ??= mkdtempSync(join(this.#parent, 'visync-spool-'));
+    return this.#dir;
   }
 
   add(table: string, partition: string, line: string): void {
@@ -60,10 +69,10 @@ export class RowSpool {
     if (!buf?.length) return;
     const [table, partition] = id.split('/') as [string, string];
     if (!this.#tables.has(table)) {
-      mkdirSync(join(this.#dir, table), { recursive: true });
+      mkdirSync(join(this.#folder(), table), { recursive: true });
       this.#tables.add(table);
     }
-    appendFileSync(join(this.#dir, table, `${partition}.ndjson`), `${buf.join('\n')}\n`);
+    appendFileSync(join(this.#folder(), table, `${partition}.ndjson`), `${buf.join('\n')}\n`);
     this.#buffers.set(id, []);
   }
 
@@ -89,23 +98,23 @@ export class RowSpool {
       .map((id) => id.slice(table.length + 1));
     return names.sort().map((partition) => {
       const id = `${table}/${partition}`;
-      const path = join(this.#dir, table, `${partition}.ndjson`);
       const inMemory = this.#spilled ? undefined : (this.#buffers.get(id) ?? []);
       return {
         partition,
         rows: this.#rows.get(id) ?? 0,
-        lines: () => (inMemory ? fromArray(inMemory) : fileLines(path)),
+        lines: () =>
+          inMemory ? fromArray(inMemory) : fileLines(join(this.#folder(), table, `${partition}.ndjson`)),
       };
     });
   }
 
   /** A path for files that live as long as the spool (load files). */
   path(name: string): string {
-    return join(this.#dir, name);
+    return join(this.#folder(), name);
   }
 
   async dispose(): Promise<void> {
-    await rm(this.#dir, { recursive: true, force: true });
+    if (this.#dir !== undefined) await rm(this.#dir, { recursive: true, force: true });
   }
 }
 

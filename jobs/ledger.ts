@@ -7,7 +7,7 @@
 // A job can run twice (its lock expired while Redis was frozen), so progress is the set of
 // workspaces that finished, never an increment; and every update that reads before it writes is
 // one Lua script, so two processes finishing at once cannot interleave.
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { RequestStats } from '../src/api/request-stats.js';
 import { metrics } from '../src/ops/metrics.js';
 import {
@@ -16,9 +16,9 @@ import {
   movesLastSuccess,
   type RunScope,
 } from '../src/runs/last-success.js';
-import type { Manifest } from '../src/runs/manifest.js';
+import type { Manifest, WorkspaceResult } from '../src/runs/manifest.js';
 import type { RunKind } from '../src/runs/run-id.js';
-import { isFinishedStatus, type RunStatus } from '../src/runs/run-status.js';
+import { FINISHED_RUN_STATUSES, isFinishedStatus, type RunStatus } from '../src/runs/run-status.js';
 import { manifestKey } from '../src/sinks/layout.js';
 
 export type LedgerStatus = 'queued' | 'running' | RunStatus;
@@ -72,6 +72,12 @@ end
 // its data must not leave a headless hash behind.
 const GUARD = `if redis.call('HEXISTS', KEYS[1], 'run_id') == 0 then return 0 end\n`;
 
+// A finished run's progress is its manifest's (Ledger.finish writes it): a job still at work after
+// its run ended (one BullMQ gave up on while it worked, a worker that lost its lock) changes nothing.
+const UNFINISHED = `local status = redis.call('HGET', KEYS[1], 'status')
+${FINISHED_RUN_STATUSES.map((st) => `if status == '${st}' then return 0 end`).join('\n')}
+`;
+
 const SCRIPTS = {
   /** KEYS: run, runs. ARGV: run_id, account, kind, run_date, created_at, created ms. */
   visyncLedgerCreate: {
@@ -85,11 +91,12 @@ return 1`,
   },
   /**
    * KEYS: run, done set, failed set. ARGV: the request counters to add (calls, rate_limited,
-   * retries, waited_ms), then per workspace its id and 1 when it failed. A success is final.
+   * retries, waited_ms), then per workspace its id and 1 when it failed. A success is final while
+   * the run goes on; once it has finished nothing changes.
    */
   visyncLedgerWorkspaces: {
     numberOfKeys: 3,
-    lua: `${GUARD}
+    lua: `${GUARD}${UNFINISHED}
 ${ADD_REQUESTS}for i = 5, #ARGV, 2 do
   local ws = ARGV[i]
   if ARGV[i + 1] == '1' then
@@ -270,8 +277,31 @@ export class RunLedger {
     await this.#redis.hsetnx(this.#run(runId), 'stopped', reason);
   }
 
-  /** Ends a run; `run` is its ledger record (its window and scope decide the last-success mark). */
-  async finish(run: LedgerRun, status: LedgerStatus, fields: Partial<LedgerRun> = {}): Promise<void> {
+  /** Adds to `tx` the run's workspace outcomes exactly as `workspaces` give them. */
+  #outcomes(
+    tx: ChainableCommander,
+    runId: string,
+    workspaces: readonly WorkspaceResult[],
+  ): ChainableCommander {
+    const done = workspaces.map((w) => w.brand_id);
+    const failed = workspaces.filter((w) => w.status === 'failed').map((w) => w.brand_id);
+    tx.del(this.#done(runId), this.#failed(runId));
+    if (done.length) tx.sadd(this.#done(runId), ...done);
+    if (failed.length) tx.sadd(this.#failed(runId), ...failed);
+    return tx;
+  }
+
+  /**
+   * Ends a run; `run` is its ledger record (its window and scope decide the last-success mark).
+   * `workspaces`, the outcomes its manifest records, replace what its jobs reported: a job BullMQ
+   * gave up on (stalled too often) may have reported its workspaces done while the manifest fails them.
+   */
+  async finish(
+    run: LedgerRun,
+    status: LedgerStatus,
+    fields: Partial<LedgerRun> = {},
+    workspaces?: readonly WorkspaceResult[],
+  ): Promise<void> {
     const { run_id: _id, ...rest } = fields;
     const finishedAt = new Date();
     await this.#finish(
@@ -280,6 +310,8 @@ export class RunLedger {
       { ...run, status },
       flatten({ ...rest, finished_at: finishedAt.toISOString() }),
     );
+    // After the status: from then on no job's report changes the sets (UNFINISHED).
+    if (workspaces) await this.#outcomes(this.#redis.multi(), run.run_id, workspaces).exec();
     // Once per run: a finish repeated by a retried job starts from a run that had ended already.
     if (!isFinishedStatus(run.status)) metrics.runFinished(run.kind, status, run.started_at, finishedAt);
   }
@@ -308,8 +340,6 @@ export class RunLedger {
   async restore(m: Manifest): Promise<void> {
     const runId = m.run_id;
     await this.create({ run_id: runId, account: m.account, kind: m.kind, run_date: m.run_date });
-    const done = m.workspaces.map((w) => w.brand_id);
-    const failed = m.workspaces.filter((w) => w.status === 'failed').map((w) => w.brand_id);
     const tx = this.#redis.multi().hset(
       this.#run(runId),
       ...flatten({
@@ -325,9 +355,7 @@ export class RunLedger {
         waited_ms: Math.round(m.requests.waited_ms),
       }),
     );
-    if (done.length) tx.sadd(this.#done(runId), ...done);
-    if (failed.length) tx.sadd(this.#failed(runId), ...failed);
-    await tx.exec();
+    await this.#outcomes(tx, runId, m.workspaces).exec();
     await this.#finish(
       runId,
       m.account,

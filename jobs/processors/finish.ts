@@ -84,14 +84,19 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     const failedLoads = manifest.loads
       .filter((l) => l.status === 'failed')
       .map((l) => `${l.table}: ${l.error}`);
-    await ctx.ledger.finish(ledgerRun, manifest.status, {
-      manifest_key: manifestKey(data.account, data.runId),
-      ...(manifest.error
-        ? { error: manifest.error }
-        : failedLoads.length
-          ? { error: failedLoads.join('; ') }
-          : {}),
-    });
+    await ctx.ledger.finish(
+      ledgerRun,
+      manifest.status,
+      {
+        manifest_key: manifestKey(data.account, data.runId),
+        ...(manifest.error
+          ? { error: manifest.error }
+          : failedLoads.length
+            ? { error: failedLoads.join('; ') }
+            : {}),
+      },
+      manifest.workspaces,
+    );
   }
   log.info(
     { status: manifest.status, workspaces: workspaces.length, loads: manifest.loads.length },

@@ -175,13 +175,18 @@ async function endRun(
       m.error ??
       batchError ??
       (failedLoads.length ? `${failedLoads.join('; ')}; ${replayHint(runId)}` : undefined);
-    await ctx.ledger.finish(ledgerRun, m.status, {
-      manifest_key: manifestKey(m.account, runId),
-      // The ledger writes no undefined field (its hash keeps any error from before).
-      error: error || undefined,
-      phase: `loaded in batch ${batchId}`,
-      phase_at: new Date().toISOString(),
-    });
+    await ctx.ledger.finish(
+      ledgerRun,
+      m.status,
+      {
+        manifest_key: manifestKey(m.account, runId),
+        // The ledger writes no undefined field (its hash keeps any error from before).
+        error: error || undefined,
+        phase: `loaded in batch ${batchId}`,
+        phase_at: new Date().toISOString(),
+      },
+      m.workspaces,
+    );
   }
   await ctx.loadBatches.runDone(runId);
   log.info({ run_id: runId, account: m.account, status: m.status }, 'run finished');

@@ -1,0 +1,57 @@
+// A workspace job that keeps losing its worker (its lock lapses again and again, as when a worker
+// dies mid-job every time it takes the job) is given up by BullMQ once it has stalled more than
+// maxStalledCount (3) times. The run must still end, not stay "running": the job's workspaces
+// fail with the reason and the run is finished like any other, and the ledger (what `visync
+// status` shows) counts the workspace failed as the manifest does, although the lost attempts
+// still at work reported it done.
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { enqueueRun } from '../jobs/enqueue.js';
+import { sim, tempDir } from './helpers/harness.js';
+import { jobsClient, jobsConfig, privateRedisForFile, until, waitForRun, worker } from './helpers/jobs.js';
+
+const privateRedis = privateRedisForFile();
+
+describe('a job that stalls more than three times', () => {
+  it('fails its workspaces with the reason, and the run ends', async () => {
+    // Slow answers keep the job at work while Redis is frozen under it.
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], latencyMs: 2500 });
+    const dir = tempDir();
+    const cfg = jobsConfig(s, dir, {
+      top: {
+        redis: { url: privateRedis.server.url, prefix: `so-${randomUUID().slice(0, 8)}` },
+        jobs: { lockSeconds: 1, maxBudgetWaitSeconds: 1 },
+      },
+    });
+    await worker(cfg, 4);
+    const c = jobsClient(cfg);
+    const { runId } = await enqueueRun(c.queues, c.ledger, cfg, { kind: 'sync', account: 'acme' });
+    const queue = c.queues.for('acme');
+    const id = `${runId}.ws.0`;
+    let stalls = 0;
+    for (let i = 0; i < 8; i++) {
+      await until('the workspace job at work', async () => (await queue.getJobState(id)) === 'active', 30_000);
+      const before = (await queue.getJob(id))?.attemptsStarted ?? 0;
+      // Frozen for three lock durations: the lock lapses and BullMQ finds the job stalled.
+      await privateRedis.admin.client('PAUSE', 3000, 'ALL');
+      await until(
+        'the job taken up again or given up',
+        async () => {
+          const job = await queue.getJob(id);
+          const state = await queue.getJobState(id);
+          return state === 'failed' || (job?.attemptsStarted ?? 0) > before;
+        },
+        30_000,
+      );
+      stalls++;
+      if ((await queue.getJobState(id)) === 'failed') break;
+    }
+    const run = await waitForRun(cfg, runId, 60_000);
+    const job = await queue.getJob(id);
+    expect(stalls).toBeGreaterThan(3);
+    expect(job?.failedReason).toMatch(/stalled more than allowable limit/);
+    expect(run.status).toBe('failed');
+    expect(run.workspaces_done).toBe(1);
+    expect(run.workspaces_failed).toBe(1);
+  }, 240_000);
+});

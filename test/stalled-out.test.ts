@@ -30,7 +30,11 @@ describe('a job that stalls more than three times', () => {
     const id = `${runId}.ws.0`;
     let stalls = 0;
     for (let i = 0; i < 8; i++) {
-      await until('the workspace job at work', async () => (await queue.getJobState(id)) === 'active', 30_000);
+      await until(
+        'the workspace job at work',
+        async () => (await queue.getJobState(id)) === 'active',
+        30_000,
+      );
       const before = (await queue.getJob(id))?.attemptsStarted ?? 0;
       // Frozen for three lock durations: the lock lapses and BullMQ finds the job stalled.
       await privateRedis.admin.client('PAUSE', 3000, 'ALL');

@@ -1,30 +1,19 @@
 // A job whose lock expires while Redis is frozen runs twice (BullMQ hands it to another slot while
 // the first is still working): progress must still count each workspace once.
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { enqueueRun } from '../jobs/enqueue.js';
-import { sim, tempDir } from './helpers/harness.js';
-import { jobsClient, jobsConfig, privateRedisForFile, until, waitForRun, worker } from './helpers/jobs.js';
+import { sim } from './helpers/harness.js';
+import { privateRedisForFile, syncWithShortLocks, until, waitForRun } from './helpers/jobs.js';
 
 const privateRedis = privateRedisForFile();
 
 describe('a job that runs twice', () => {
   it('Redis frozen longer than the lock: workspaces run twice, each is counted once', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 6 }], latencyMs: 150 });
-    const dir = tempDir();
     // 75 requests a window: at most five workspaces (35 calls, under half) per job, so jobs of five
     // and one; a window of 10 s, so the calls made twice never leave a job waiting long for budget.
-    const cfg = jobsConfig(s, dir, {
+    const { cfg, runId, queue } = await syncWithShortLocks(s, privateRedis.server.url, 6, {
       accounts: { acme: { requestsPerMinute: 75, rateWindowSeconds: 10 } },
-      top: {
-        redis: { url: privateRedis.server.url, prefix: `l-${randomUUID().slice(0, 8)}` },
-        jobs: { lockSeconds: 1, maxBudgetWaitSeconds: 1 },
-      },
     });
-    await worker(cfg, 6);
-    const c = jobsClient(cfg);
-    const { runId } = await enqueueRun(c.queues, c.ledger, cfg, { kind: 'sync', account: 'acme' });
-    const queue = c.queues.for('acme');
     const ids = [0, 1].map((i) => `${runId}.ws.${i}`);
     await until('both workspace jobs working', async () =>
       (await Promise.all(ids.map((id) => queue.getJobState(id)))).every((state) => state === 'active'),

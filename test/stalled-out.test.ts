@@ -4,11 +4,9 @@
 // fail with the reason and the run is finished like any other, and the ledger (what `visync
 // status` shows) counts the workspace failed as the manifest does, although the lost attempts
 // still at work reported it done.
-import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { enqueueRun } from '../jobs/enqueue.js';
-import { sim, tempDir } from './helpers/harness.js';
-import { jobsClient, jobsConfig, privateRedisForFile, until, waitForRun, worker } from './helpers/jobs.js';
+import { sim } from './helpers/harness.js';
+import { privateRedisForFile, syncWithShortLocks, until, waitForRun } from './helpers/jobs.js';
 
 const privateRedis = privateRedisForFile();
 
@@ -16,17 +14,7 @@ describe('a job that stalls more than three times', () => {
   it('fails its workspaces with the reason, and the run ends', async () => {
     // Slow answers keep the job at work while Redis is frozen under it.
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], latencyMs: 2500 });
-    const dir = tempDir();
-    const cfg = jobsConfig(s, dir, {
-      top: {
-        redis: { url: privateRedis.server.url, prefix: `so-${randomUUID().slice(0, 8)}` },
-        jobs: { lockSeconds: 1, maxBudgetWaitSeconds: 1 },
-      },
-    });
-    await worker(cfg, 4);
-    const c = jobsClient(cfg);
-    const { runId } = await enqueueRun(c.queues, c.ledger, cfg, { kind: 'sync', account: 'acme' });
-    const queue = c.queues.for('acme');
+    const { cfg, runId, queue } = await syncWithShortLocks(s, privateRedis.server.url, 4);
     const id = `${runId}.ws.0`;
     let stalls = 0;
     for (let i = 0; i < 8; i++) {

@@ -10,7 +10,7 @@ import { startWorker, type WorkerHandle } from '../../jobs/worker.js';
 import { parseConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import { isFinishedStatus } from '../../src/runs/run-status.js';
-import { type ConfigOverrides, configFile, configFor, memoryLogger } from './harness.js';
+import { type ConfigOverrides, configFile, configFor, memoryLogger, tempDir } from './harness.js';
 import { type PrivateRedis, startPrivateRedis } from './redis-server.js';
 import { waitFor } from './wait-for.js';
 
@@ -45,6 +45,29 @@ function withJobs(o: ConfigOverrides): ConfigOverrides {
       ...(o.top ?? {}),
     },
   };
+}
+
+/**
+ * A sync of acme on `concurrency` worker slots over a private redis-server, with 1 s job locks, so
+ * that freezing that Redis for a few seconds makes its jobs stall. The run's id and its queue.
+ */
+export async function syncWithShortLocks(
+  s: Parameters<typeof configFor>[0],
+  redisUrl: string,
+  concurrency: number,
+  o: ConfigOverrides = {},
+) {
+  const cfg = jobsConfig(s, tempDir(), {
+    ...o,
+    top: {
+      redis: { url: redisUrl, prefix: `sl-${randomUUID().slice(0, 8)}` },
+      jobs: { lockSeconds: 1, maxBudgetWaitSeconds: 1 },
+    },
+  });
+  await worker(cfg, concurrency);
+  const c = jobsClient(cfg);
+  const { runId } = await enqueueRun(c.queues, c.ledger, cfg, { kind: 'sync', account: 'acme' });
+  return { cfg, runId, queue: c.queues.for('acme') };
 }
 
 /** A private redis-server for the file's tests, and an admin connection to freeze, flush or kill its clients. */

@@ -51,6 +51,8 @@ export interface LedgerRun {
   /** Workspaces that finished, failed or not (each counted once however often its job ran). */
   workspaces_done: number;
   workspaces_failed: number;
+  /** 'manifest' once the run's finish wrote its manifest's workspace outcomes: jobs no longer count. */
+  workspaces_from?: 'manifest';
   calls: number;
   rate_limited: number;
   retries: number;
@@ -72,9 +74,11 @@ end
 // its data must not leave a headless hash behind.
 const GUARD = `if redis.call('HEXISTS', KEYS[1], 'run_id') == 0 then return 0 end\n`;
 
-// A finished run's progress is its manifest's (Ledger.finish writes it): a job still at work after
-// its run ended (one BullMQ gave up on while it worked, a worker that lost its lock) changes nothing.
-const UNFINISHED = `local status = redis.call('HGET', KEYS[1], 'status')
+// A finished run's progress is its manifest's (Ledger.finish writes it, then the status): a job
+// still at work after that (one BullMQ gave up on while it worked, a worker that lost its lock)
+// changes nothing.
+const UNFINISHED = `if redis.call('HEXISTS', KEYS[1], 'workspaces_from') == 1 then return 0 end
+local status = redis.call('HGET', KEYS[1], 'status')
 ${FINISHED_RUN_STATUSES.map((st) => `if status == '${st}' then return 0 end`).join('\n')}
 `;
 
@@ -285,7 +289,7 @@ export class RunLedger {
   ): ChainableCommander {
     const done = workspaces.map((w) => w.brand_id);
     const failed = workspaces.filter((w) => w.status === 'failed').map((w) => w.brand_id);
-    tx.del(this.#done(runId), this.#failed(runId));
+    tx.hset(this.#run(runId), 'workspaces_from', 'manifest').del(this.#done(runId), this.#failed(runId));
     if (done.length) tx.sadd(this.#done(runId), ...done);
     if (failed.length) tx.sadd(this.#failed(runId), ...failed);
     return tx;
@@ -304,14 +308,15 @@ export class RunLedger {
   ): Promise<void> {
     const { run_id: _id, ...rest } = fields;
     const finishedAt = new Date();
+    // Before the status, so no reader sees the run finished with its jobs' counts; from here on no
+    // job's report changes them (UNFINISHED).
+    if (workspaces) await this.#outcomes(this.#redis.multi(), run.run_id, workspaces).exec();
     await this.#finish(
       run.run_id,
       run.account,
       { ...run, status },
       flatten({ ...rest, finished_at: finishedAt.toISOString() }),
     );
-    // After the status: from then on no job's report changes the sets (UNFINISHED).
-    if (workspaces) await this.#outcomes(this.#redis.multi(), run.run_id, workspaces).exec();
     // Once per run: a finish repeated by a retried job starts from a run that had ended already.
     if (!isFinishedStatus(run.status)) metrics.runFinished(run.kind, status, run.started_at, finishedAt);
   }
@@ -382,6 +387,7 @@ export class RunLedger {
         'stopped',
         'manifest_key',
         'workspaces_total',
+        'workspaces_from',
       )
       .hset(this.#run(runId), 'status', 'queued')
       .del(this.#done(runId), this.#failed(runId))

@@ -230,6 +230,30 @@ describe('normalise and load', () => {
     expect(listFiles(dir)).toContain(`runs/account=acme/run=${m.run_id}/manifest.json`);
   });
 
+  it('a run that crashed mid-workspace: the workspace missing calls its siblings landed is failed, naming them', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }], today: TODAY });
+    const dir = tempDir();
+    const m = await runOnce(configFor(s, dir), new FsObjectStore(dir));
+    rmSync(join(dir, 'runs'), { recursive: true });
+    rmSync(join(dir, 'tables'), { recursive: true });
+    // The stop came before the second workspace's visibility call landed.
+    const [first, second] = [...s.accounts[0]!.workspaceIds].sort() as [string, string];
+    const cut = listFiles(dir).find((f) => f.startsWith('raw/visibility/') && f.endsWith(`/${second}.json`));
+    expect(cut).toBeDefined();
+    rmSync(join(dir, cut!));
+    const r = await replayRun({
+      store: new FsObjectStore(dir),
+      runId: m.run_id,
+      logger: memoryLogger('warn').logger,
+    });
+    expect(r.status).toBe('partial');
+    expect(r.interrupted).toMatch(/stopped before writing its manifest/);
+    expect(r.workspaces).toEqual([
+      { brand_id: first, status: 'succeeded' },
+      { brand_id: second, status: 'failed', error: 'the run stopped before visibility landed' },
+    ]);
+  });
+
   it('a run to S3 lands the same tree as a run to the fs sink', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }], today: TODAY });
     const s3 = await startS3rver({ buckets: ['visync-test'] });

@@ -44,9 +44,24 @@ export async function listRawRun(
   return { account, workspaces: sorted };
 }
 
-/** The workspace ids a run's raw landing names (replay of a run that has no manifest). */
-export async function rawRunWorkspaces(store: ObjectStore, run: RunCoordinates): Promise<string[]> {
-  return [...(await listRawRun(store, run)).workspaces.keys()];
+/**
+ * The workspaces a run's raw landing names, each with the calls that landed for it (replay of a
+ * run that has no manifest): `brand`, `visibility`, `buyer-intent.days-30`, as a resumed job names
+ * its calls.
+ */
+export async function rawRunWorkspaceCalls(
+  store: ObjectStore,
+  run: RunCoordinates,
+): Promise<Map<string, string[]>> {
+  const calls = new Map<string, string[]>();
+  for (const [brandId, refs] of (await listRawRun(store, run)).workspaces)
+    calls.set(
+      brandId,
+      refs.map((r) =>
+        r.endpoint === 'buyer-intent' && r.days !== undefined ? `buyer-intent.days-${r.days}` : r.endpoint,
+      ),
+    );
+  return calls;
 }
 
 /**

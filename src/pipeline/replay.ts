@@ -1,13 +1,14 @@
 // `visync replay`: rebuild a run's curated files and loads from its raw landing, no API call.
 import type { Logger } from 'pino';
 import type { KeyLock } from '../curate/key-lock.js';
-import { rawRunWorkspaces } from '../curate/raw-run.js';
+import { rawRunWorkspaceCalls } from '../curate/raw-run.js';
 import {
   type LoadResult,
   type Manifest,
   type ManifestFile,
   readManifest,
   runStatus,
+  type WorkspaceResult,
 } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { RUN_KINDS } from '../runs/run-id.js';
@@ -94,7 +95,7 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
   });
   const now = (o.now ?? (() => new Date()))().toISOString();
   const base: Manifest =
-    old ?? manifestFromRaw(run, finished.rawFiles, now, await rawRunWorkspaces(o.store, run));
+    old ?? manifestFromRaw(run, finished.rawFiles, now, await rawRunWorkspaceCalls(o.store, run));
   const manifest: Manifest = {
     ...base,
     files: [...finished.rawFiles, ...finished.files],
@@ -119,7 +120,7 @@ function manifestFromRaw(
   rawFiles: ManifestFile[],
   now: string,
   /** Any workspace file names its workspace (a run may have skipped /brands/{id} via --endpoints). */
-  brands: string[],
+  calls: ReadonlyMap<string, readonly string[]>,
 ): Manifest {
   return {
     run_id: run.runId,
@@ -130,11 +131,28 @@ function manifestFromRaw(
     finished_at: now,
     run_date: run.runDate,
     window: { visibility_days: 0, from: run.runDate, to: run.runDate, buyer_intent_days: [] },
-    workspaces: [...brands].sort().map((brand_id) => ({ brand_id, status: 'succeeded' as const })),
+    workspaces: workspacesFromLanding(calls),
     files: rawFiles,
     loads: [],
     requests: { calls: 0, rate_limited: 0, retries: 0, waited_ms: 0 },
     drift: [],
     interrupted: `the run stopped before writing its manifest; completed from its raw landing at ${now} (calls that had not landed are missing)`,
   };
+}
+
+/**
+ * What a run's raw landing says of each of its workspaces when no manifest does. Every workspace
+ * of a run makes the same calls, so one that lacks a call another has landed was cut short by the
+ * stop (or its call failed): it is failed, naming what is missing. Calls no workspace landed are
+ * beyond what the landing can tell (the run's `interrupted` note says calls may be missing).
+ */
+export function workspacesFromLanding(calls: ReadonlyMap<string, readonly string[]>): WorkspaceResult[] {
+  const all = [...new Set([...calls.values()].flat())].sort();
+  return [...calls.keys()].sort().map((brand_id) => {
+    const landed = new Set(calls.get(brand_id));
+    const missing = all.filter((c) => !landed.has(c));
+    return missing.length
+      ? { brand_id, status: 'failed', error: `the run stopped before ${missing.join(', ')} landed` }
+      : { brand_id, status: 'succeeded' };
+  });
 }

@@ -38,6 +38,16 @@ async function runOnce(config: Config, store: ObjectStore) {
 
 /** The run's own record (sync_runs) is written from its manifest, not curated from its raw landing. */
 const SYNC_RUNS_PARTS = 'tables/sync_runs/';
+
+/** A run of two workspaces whose process stopped before its manifest: raw landing only. */
+async function crashedBeforeManifest() {
+  const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }], today: TODAY });
+  const dir = tempDir();
+  const m = await runOnce(configFor(s, dir), new FsObjectStore(dir));
+  rmSync(join(dir, 'runs'), { recursive: true });
+  rmSync(join(dir, 'tables'), { recursive: true });
+  return { s, dir, m };
+}
 const curated = (m: Manifest) =>
   m.files.filter((f) => f.key.startsWith('tables/') && !f.key.startsWith(SYNC_RUNS_PARTS));
 
@@ -200,11 +210,7 @@ describe('normalise and load', () => {
   });
 
   it('replay finds a run that crashed before its manifest through its raw keys, and writes the manifest', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }], today: TODAY });
-    const dir = tempDir();
-    const m = await runOnce(configFor(s, dir), new FsObjectStore(dir));
-    rmSync(join(dir, 'runs'), { recursive: true });
-    rmSync(join(dir, 'tables'), { recursive: true });
+    const { s, dir, m } = await crashedBeforeManifest();
     const r = await replayRun({
       store: new FsObjectStore(dir),
       runId: m.run_id,
@@ -231,11 +237,7 @@ describe('normalise and load', () => {
   });
 
   it('a run that crashed mid-workspace: the workspace missing calls its siblings landed is failed, naming them', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }], today: TODAY });
-    const dir = tempDir();
-    const m = await runOnce(configFor(s, dir), new FsObjectStore(dir));
-    rmSync(join(dir, 'runs'), { recursive: true });
-    rmSync(join(dir, 'tables'), { recursive: true });
+    const { s, dir, m } = await crashedBeforeManifest();
     // The stop came before the second workspace's visibility call landed.
     const [first, second] = [...s.accounts[0]!.workspaceIds].sort() as [string, string];
     const cut = listFiles(dir).find((f) => f.startsWith('raw/visibility/') && f.endsWith(`/${second}.json`));

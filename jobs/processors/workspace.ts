@@ -6,16 +6,11 @@
 // that fails for good is failed, the others of the job go on; a server error that may pass
 // retries the job, which then makes only the calls that have not landed.
 import type { Job } from 'bullmq';
-import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
+import { callId, type WorkspaceEndpoint } from '../../src/api/endpoints.js';
 import { BudgetWaitTooLong, Reservation } from '../../src/api/rate-budget.js';
 import { emptyStats, type RequestStats } from '../../src/api/request-stats.js';
 import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
-import {
-  callId,
-  callLimits,
-  createAccountClient,
-  extractWorkspace,
-} from '../../src/extract/extract-account.js';
+import { callLimits, createAccountClient, extractWorkspace } from '../../src/extract/extract-account.js';
 import { workspaceCalls } from '../../src/extract/plan.js';
 import type { DriftEntry, WorkspaceResult } from '../../src/runs/manifest.js';
 import { errorMessage } from '../../src/util/errors.js';

@@ -40,6 +40,14 @@ export interface Call {
   list: boolean;
 }
 
+/**
+ * Identifies one call of a workspace run: a resumed job skips the calls that landed, and a run
+ * completed from its raw landing finds those that did not (the raw keys hold endpoint and window).
+ */
+export function callId(call: Pick<Call, 'endpoint' | 'days'>): string {
+  return call.endpoint === 'buyer-intent' ? `buyer-intent.days-${call.days}` : call.endpoint;
+}
+
 export const meCall: Call = { endpoint: 'me', path: '/me', query: {}, list: false };
 export const brandsCall: Call = { endpoint: 'brands', path: '/brands', query: {}, list: true };
 

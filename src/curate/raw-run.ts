@@ -1,7 +1,7 @@
 // Reads one run's raw landing back: which files exist, grouped per workspace, each parsed into a
 // RawRecord. Listing the store (not the manifest) makes replay work from the raw files alone.
 
-import { RAW_ENDPOINTS, type RawEndpoint } from '../api/endpoints.js';
+import { callId, RAW_ENDPOINTS, type RawEndpoint } from '../api/endpoints.js';
 import { brandIdOfRequest, parseRawDocument } from '../land/raw.js';
 import type { RawRecord } from '../normalise/types.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
@@ -46,22 +46,14 @@ export async function listRawRun(
 
 /**
  * The workspaces a run's raw landing names, each with the calls that landed for it (replay of a
- * run that has no manifest): `brand`, `visibility`, `buyer-intent.days-30`, as a resumed job names
- * its calls.
+ * run that has no manifest), named by callId as a resumed job names them.
  */
 export async function rawRunWorkspaceCalls(
   store: ObjectStore,
   run: RunCoordinates,
 ): Promise<Map<string, string[]>> {
-  const calls = new Map<string, string[]>();
-  for (const [brandId, refs] of (await listRawRun(store, run)).workspaces)
-    calls.set(
-      brandId,
-      refs.map((r) =>
-        r.endpoint === 'buyer-intent' && r.days !== undefined ? `buyer-intent.days-${r.days}` : r.endpoint,
-      ),
-    );
-  return calls;
+  const { workspaces } = await listRawRun(store, run);
+  return new Map([...workspaces].map(([brandId, refs]) => [brandId, refs.map(callId)]));
 }
 
 /**

@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { announcedRequestLimit } from '../api/account-info.js';
 import { ApiClient, type ApiResponse, type CallLimits, type RetryPolicy } from '../api/client.js';
-import { brandsCall, type Call, meCall } from '../api/endpoints.js';
+import { brandsCall, type Call, callId, meCall } from '../api/endpoints.js';
 import { ApiError } from '../api/errors.js';
 import type { HttpTimeouts } from '../api/http-pools.js';
 import type { RateBudget, RateLimit } from '../api/rate-budget.js';
@@ -143,11 +143,6 @@ function chooseWorkspaces(
     .map((b) => (b as { id?: unknown })?.id)
     .filter((id): id is string => typeof id === 'string');
   return [...new Set(ids)];
-}
-
-/** Identifies one call of a workspace run, so a resumed job can skip what already landed. */
-export function callId(call: Call): string {
-  return call.endpoint === 'buyer-intent' ? `buyer-intent.days-${call.days}` : call.endpoint;
 }
 
 export interface WorkspaceExtraction {

@@ -38,7 +38,7 @@ import { parseRequestLogNdjson } from '../src/simulator/index.js';
 import { DEV_BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';
 import { CleanupStack } from './lib/cleanup.js';
-import { fileCostUs, type Settling, waitForFileSystem } from './lib/file-cost.js';
+import { describeSettling, fileCostUs, type Settling, waitForFileSystem } from './lib/file-cost.js';
 import { countList } from './lib/flags.js';
 import { type CliProcess, sleep, spawnCli, stopChild, waitForOutput } from './lib/processes.js';
 import { type AccountRate, accountRates, type WindowLimit } from './lib/rate.js';
@@ -376,11 +376,7 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
     if (values['data-dir']) cleanups.defer(() => rmSync(dataDir, { recursive: true, force: true }));
     mkdirSync(dataDir, { recursive: true });
     const settling = await waitForFileSystem(dataDir);
-    if (settling.waitedMs > 0)
-      log(
-        `${label} waited ${Math.round(settling.waitedMs / 1000)} s for the data folder's file system to settle ` +
-          `(${settling.firstUs} -> ${settling.lastUs} us of CPU per file created)`,
-      );
+    if (settling.waitedMs > 0) log(`${label} ${describeSettling(settling)}`);
     const fileCostBefore = fileCostUs(dataDir);
     const configPath = writeConfig(dir, dataDir, sim, redis.url);
 
@@ -493,9 +489,7 @@ function notesMarkdown(rows: { result: ScaleResult; notes: ScenarioNotes }[]): s
         `load average (1 min) ${n.load1.min.toFixed(2)}-${n.load1.max.toFixed(2)}; ` +
         `worker start-up CPU ${n.workerStartupCpuMs} ms (in the CPU figure); ` +
         `${Math.round(n.systemShare * 100)}% of the workers' CPU in the kernel; ` +
-        (n.settling.waitedMs > 0
-          ? `waited ${Math.round(n.settling.waitedMs / 1000)} s before it for the data folder's file system to settle (${n.settling.firstUs} -> ${n.settling.lastUs} us of CPU per file created); `
-          : '') +
+        (n.settling.waitedMs > 0 ? `${describeSettling(n.settling)} before it; ` : '') +
         `the data folder's file system: ${n.fileCostUs[0]} us before and ${n.fileCostUs[1]} us after of CPU per 3 KB file written, renamed and read back; ` +
         (n.idle
           ? `ready workers with no work: ${n.idle.cmdsPerS} Redis commands/s, ${n.idle.cpuMsPerS} ms CPU/s; `

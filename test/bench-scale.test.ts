@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { fileCostUs, waitForFileSystem } from '../bench/lib/file-cost.js';
+import { describeSettling, fileCostUs, waitForFileSystem } from '../bench/lib/file-cost.js';
 import { accountRates, rateRatio, windowBoundMs } from '../bench/lib/rate.js';
 import { callsBetween } from '../bench/lib/redis-stats.js';
 import { SCALE_TARGETS, type ScaleResult, scaleResult, scaleTable } from '../bench/lib/scale-report.js';
@@ -202,12 +202,17 @@ describe('the data folder probes', () => {
       const s = await waitForFileSystem(dir, { settledUs: 1_000_000, everyMs: 10, maxMs: 1000, files: 5 });
       expect(s.waitedMs).toBe(0);
       expect(s.lastUs).toBe(s.firstUs);
+      expect(describeSettling(s)).toBe('');
     }));
 
   it('waits for a file system that stays dear at most maxMs, then goes on', () =>
     withFolder(async (dir) => {
       const s = await waitForFileSystem(dir, { settledUs: 0, everyMs: 10, maxMs: 50, files: 5 });
       expect(s.waitedMs).toBe(50);
-      expect(s.lastUs).toBeGreaterThanOrEqual(0);
+      // Measured again after each pause: once at first, then five times.
+      expect(readdirSync(dir).filter((n) => n.startsWith('create-cost-'))).toHaveLength(6);
+      expect(describeSettling(s)).toMatch(
+        /^waited 0 s for the data folder's file system to settle \(\d+ -> \d+ us/,
+      );
     }));
 });

@@ -12,27 +12,34 @@
 import { closeSync, mkdtempSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** Microseconds of this process's CPU per file written, renamed and read back in a new folder of `parent`. */
-export function fileCostUs(parent: string, files = 1000): number {
-  const dir = mkdtempSync(join(parent, 'file-cost-'));
-  const body = Buffer.alloc(3000, 'x');
+/** Microseconds of this process's CPU per call of `op` on the files 0..files-1 of a new folder of `parent`. */
+function cpuUsPerFile(
+  parent: string,
+  name: string,
+  files: number,
+  op: (dir: string, i: number) => void,
+): number {
+  const dir = mkdtempSync(join(parent, `${name}-`));
   const before = process.cpuUsage();
-  for (let i = 0; i < files; i++) {
-    writeFileSync(join(dir, `@tmp-${i}`), body);
-    renameSync(join(dir, `@tmp-${i}`), join(dir, `f${i}.json`));
-    readFileSync(join(dir, `f${i}.json`));
-  }
+  for (let i = 0; i < files; i++) op(dir, i);
   const used = process.cpuUsage(before);
   return Math.round((used.user + used.system) / files);
 }
 
+const BODY = Buffer.alloc(3000, 'x');
+
+/** Microseconds of this process's CPU per file written, renamed and read back in a new folder of `parent`. */
+export function fileCostUs(parent: string, files = 1000): number {
+  return cpuUsPerFile(parent, 'file-cost', files, (dir, i) => {
+    writeFileSync(join(dir, `@tmp-${i}`), BODY);
+    renameSync(join(dir, `@tmp-${i}`), join(dir, `f${i}.json`));
+    readFileSync(join(dir, `f${i}.json`));
+  });
+}
+
 /** Microseconds of this process's CPU per empty file created in a new folder of `parent`. */
 function createCostUs(parent: string, files: number): number {
-  const dir = mkdtempSync(join(parent, 'create-cost-'));
-  const before = process.cpuUsage();
-  for (let i = 0; i < files; i++) closeSync(openSync(join(dir, `f${i}`), 'w'));
-  const used = process.cpuUsage(before);
-  return Math.round((used.user + used.system) / files);
+  return cpuUsPerFile(parent, 'create-cost', files, (dir, i) => closeSync(openSync(join(dir, `f${i}`), 'w')));
 }
 
 export interface Settling {
@@ -63,4 +70,12 @@ export async function waitForFileSystem(
     lastUs = createCostUs(parent, files);
   }
   return { waitedMs, firstUs, lastUs };
+}
+
+/** The wait, for the log and the notes ('' when there was none). */
+export function describeSettling(s: Settling): string {
+  return s.waitedMs > 0
+    ? `waited ${Math.round(s.waitedMs / 1000)} s for the data folder's file system to settle ` +
+        `(${s.firstUs} -> ${s.lastUs} us of CPU per file created)`
+    : '';
 }

@@ -26,9 +26,10 @@ export function lockOrder(keys: readonly string[]): string[] {
 }
 
 export class MemoryKeyLock implements KeyLock {
-  /** Runs `fn` while no other caller runs a function for `key`. */
+  /** Per key, the end of the last function queued for it. */
   readonly #tails = new Map<string, Promise<unknown>>();
 
+  /** Runs `fn` while no other caller runs a function for `key`. */
   async run<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const before = this.#tails.get(key) ?? Promise.resolve();
     const mine = before.catch(() => undefined).then(fn);

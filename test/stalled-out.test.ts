@@ -5,6 +5,8 @@
 // status` shows) counts the workspace failed as the manifest does, although the lost attempts
 // still at work reported it done.
 import { describe, expect, it } from 'vitest';
+import { readManifest } from '../src/runs/manifest.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { sim } from './helpers/harness.js';
 import { privateRedisForFile, syncWithShortLocks, until, waitForRun } from './helpers/jobs.js';
 
@@ -43,6 +45,15 @@ describe('a job that stalls more than three times', () => {
     expect(stalls).toBeGreaterThan(3);
     expect(job?.failedReason).toMatch(/stalled more than allowable limit/);
     expect(run.status).toBe('failed');
+    // The manifest fails the workspace with the reason, and the ledger counts as it does.
+    const manifest = await readManifest(new FsObjectStore(cfg.sinks.fs?.dir as string), 'acme', runId);
+    expect(manifest?.workspaces).toEqual([
+      {
+        brand_id: expect.any(String),
+        status: 'failed',
+        error: expect.stringMatching(/stalled more than allowable limit/),
+      },
+    ]);
     expect(run.workspaces_done).toBe(1);
     expect(run.workspaces_failed).toBe(1);
   }, 240_000);

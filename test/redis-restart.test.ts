@@ -11,12 +11,21 @@ import { budgetKeys, RedisRateBudget } from '../jobs/redis-rate-budget.js';
 import { missingSchedules, schedulerId } from '../jobs/schedules.js';
 import { startWorker } from '../jobs/worker.js';
 import { acquireSlot } from '../src/api/rate-budget.js';
+import { waitForRuns } from '../src/cli/enqueue.js';
 import type { Config } from '../src/config/schema.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { peakInWindow } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
-import { memoryLogger, sim, tempDir } from './helpers/harness.js';
-import { jobsClient, jobsConfig, privateRedisForFile, until, waitForRun, worker } from './helpers/jobs.js';
+import { capture, memoryLogger, sim, tempDir, visyncCli } from './helpers/harness.js';
+import {
+  jobsClient,
+  jobsConfig,
+  jobsConfigFile,
+  privateRedisForFile,
+  until,
+  waitForRun,
+  worker,
+} from './helpers/jobs.js';
 
 const privateRedis = privateRedisForFile();
 
@@ -126,6 +135,52 @@ describe('Redis restart without persistence', () => {
     expect(peakInWindow(ramp, 'acme', windowMs * 0.3)).toBeLessThanOrEqual(limit / 2);
     expect(peakInWindow(s.log, 'acme', windowMs)).toBeLessThanOrEqual(limit);
   });
+
+  it('enqueue --wait: a run lost with Redis before it ended is said lost, with the command that enqueues it again; exit 1', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const redis = { url: privateRedis.server.url, prefix: `e-${randomUUID().slice(0, 8)}` };
+    const { config: cfg, path } = jobsConfigFile(s, tempDir(), { top: { redis } });
+    // No worker: the run stays queued until Redis loses it.
+    const waiting = visyncCli(path, ['enqueue', 'sync', '--account', 'acme', '--days', '3', '--wait']);
+    const c = jobsClient(cfg);
+    let runId = '';
+    await until('the run is enqueued', async () => {
+      runId = (await c.ledger.recent('acme'))[0]?.run_id ?? '';
+      return runId !== '';
+    });
+    await loseRedis();
+    const r = await waiting;
+    expect(r.code).toBe(1);
+    expect(r.err.at(-1)).toBe(
+      `visync: run ${runId} was lost with Redis's data before it ended (Redis restarted without persistence?); enqueue it again: visync enqueue sync --account acme --days 3`,
+    );
+    // The command given enqueues the same run again.
+    const again = await visyncCli(path, ['enqueue', 'sync', '--account', 'acme', '--days', '3']);
+    expect(again.out).toEqual([`acme: enqueued sync ${runId}`]);
+  }, 20_000);
+
+  it('enqueue --wait: a run that ended before Redis lost it is read from its manifest and back in the ledger', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const dir = tempDir();
+    const cfg = config(s, dir);
+    const w = await worker(cfg, 2);
+    const c = jobsClient(cfg);
+    const { runId } = await enqueueRun(c.queues, c.ledger, cfg, { kind: 'sync', account: 'acme' });
+    const before = await waitForRun(cfg, runId);
+    await w.close(5000);
+    await loseRedis();
+    const out = capture();
+    const store = new FsObjectStore(dir);
+    const runs = await waitForRuns(c, [runId], out.io, {
+      lost: { manifest: (id) => readManifest(store, 'acme', id), enqueueAgain: () => 'not asked for' },
+      since: new Date(Date.parse(before.created_at)),
+    });
+    expect(runs?.map((r) => [r.run_id, r.status, r.calls])).toEqual([[runId, 'succeeded', before.calls]]);
+    expect(out.out).toEqual([
+      `acme: ${runId} succeeded | manifest runs/account=acme/run=${runId}/manifest.json`,
+    ]);
+    expect((await c.ledger.get(runId))?.status).toBe('succeeded');
+  }, 20_000);
 
   it('the budget: a lost log ramps over the next window; a first use does not', async () => {
     const redis = new Redis(privateRedis.server.url);

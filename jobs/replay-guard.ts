@@ -2,6 +2,7 @@
 // is loaded by that batch; a replay would load it too, with jobs of its own, so its rows would
 // land twice. Only the ledger knows (the run has no manifest until its batch records it).
 import type { Config } from '../src/config/schema.js';
+import type { Manifest } from '../src/runs/manifest.js';
 import { closeConnection, commandConnection } from './connection.js';
 import { RunLedger } from './ledger.js';
 import { replayRefusal } from './run-phase.js';
@@ -26,4 +27,29 @@ export async function checkReplay(config: Config, runId: string): Promise<Replay
   } finally {
     await closeConnection(link.redis);
   }
+}
+
+/**
+ * The ledger could not be read: what the run's manifest tells instead. A run loaded without a
+ * batch (run --once, a replay, an account without BigQuery) says so in its manifest, none of whose
+ * loads names a batch; a run that waits for its batch has no manifest yet (or, enqueued again, one
+ * its batch wrote): it is refused, since replaying it could load its rows twice.
+ */
+export function uncheckedReplay(
+  runId: string,
+  reason: string,
+  manifest: Pick<Manifest, 'loads'> | undefined,
+): { ok: true; notice: string } | { ok: false; refusal: string } {
+  if (manifest?.loads.every((l) => !l.load_batch_id))
+    return {
+      ok: true,
+      notice: `could not check whether run ${runId} waits for a load batch (${reason}); its manifest shows it was loaded without one, so it is replayed`,
+    };
+  const why = manifest
+    ? 'its manifest shows a load batch loaded it (enqueued again, it may be in one now)'
+    : 'it has no manifest showing it was loaded without one';
+  return {
+    ok: false,
+    refusal: `cannot tell whether run ${runId} waits for a load batch (${reason}), and ${why}: replaying it now could load its rows twice. Start Redis, then visync replay --run ${runId} again`,
+  };
 }

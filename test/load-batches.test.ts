@@ -356,7 +356,7 @@ describe('load batches (queued runs into BigQuery)', () => {
     expect(bq.rows('p', 'shared', 'sync_runs').map((r) => r.run_id)).toContain(betaRun);
   });
 
-  it('replay refuses a run awaiting its load batch, in one line saying what to do; unchecked when Redis is unreachable; as before without Redis', async () => {
+  it('replay refuses a run awaiting its load batch, in one line saying what to do, also when Redis is unreachable; as before without Redis', async () => {
     const { s, bq, dir, config, path } = await setup({
       accounts: [
         { name: 'acme', workspaces: 1 },
@@ -377,14 +377,34 @@ describe('load batches (queued runs into BigQuery)', () => {
     expect(refused.err).toEqual([
       `visync: run ${runId} is awaiting its load batch (since ${since?.phase_at}), which will load it: replaying it now would load its rows twice. Wait until visync status no longer lists it as running; if it ends partial or failed, visync replay --run ${runId} then loads what the batch did not`,
     ]);
-    // Nothing loaded, nothing written: the run still waits for its batch.
-    expect(bq.jobs.filter((j) => j.jobType === 'LOAD')).toEqual([]);
-    expect(await readManifest(new FsObjectStore(dir), 'acme', runId)).toBeUndefined();
-    expect(await phaseOf(config, runId)).toBe(AWAITING_LOAD_BATCH);
+    const nothingDone = async () => {
+      // Nothing loaded, nothing written: the run still waits for its batch.
+      expect(bq.jobs.filter((j) => j.jobType === 'LOAD')).toEqual([]);
+      expect(await readManifest(new FsObjectStore(dir), 'acme', runId)).toBeUndefined();
+      expect(await phaseOf(config, runId)).toBe(AWAITING_LOAD_BATCH);
+    };
+    await nothingDone();
+
+    // Redis configured but not answering: the ledger cannot say whether a batch owns the run, and
+    // nothing in the store says no batch does (no manifest yet): refused too, saying what to do.
+    const sinks = { fs: { dir }, bigquery: { projectId: 'p', dataset: 'shared', apiEndpoint: bq.url } };
+    const down = configFile(s, tempDir(), {
+      sinks,
+      top: { redis: { url: `redis://127.0.0.1:${await freePort()}` } },
+    });
+    const unchecked = await visyncCli(down.path, ['replay', '--run', runId, '--log-level', 'silent']);
+    expect(unchecked.code).toBe(1);
+    expect(unchecked.out).toEqual([]);
+    expect(unchecked.err).toHaveLength(1);
+    expect(unchecked.err[0]).toMatch(
+      new RegExp(
+        `^visync: cannot tell whether run ${runId} waits for a load batch \\(Redis at 127\\.0\\.0\\.1:\\d+ is unreachable: connection refused .*\\), and it has no manifest showing it was loaded without one: replaying it now could load its rows twice\\. Start Redis, then visync replay --run ${runId} again$`,
+      ),
+    );
+    await nothingDone();
 
     // The same store and dataset without redis: replay does as it did before load batches (the run
     // has no manifest yet: it is completed from its raw landing, partial, with jobs of its own).
-    const sinks = { fs: { dir }, bigquery: { projectId: 'p', dataset: 'shared', apiEndpoint: bq.url } };
     const noRedis = configFile(s, tempDir(), { sinks });
     const replayed = await visyncCli(noRedis.path, ['replay', '--run', runId, '--log-level', 'silent']);
     expect(replayed.code).toBe(2);
@@ -393,18 +413,27 @@ describe('load batches (queued runs into BigQuery)', () => {
     expect(m.loads.length).toBeGreaterThan(0);
     expect(m.loads.every((l) => l.status === 'succeeded' && l.load_batch_id === undefined)).toBe(true);
 
-    // Redis configured but not answering: the check cannot be made, said in one line; replay goes on.
-    const down = configFile(s, tempDir(), {
-      sinks,
-      top: { redis: { url: `redis://127.0.0.1:${await freePort()}` } },
-    });
-    const unchecked = await visyncCli(down.path, ['replay', '--run', runId, '--log-level', 'silent']);
-    expect(unchecked.err[0]).toMatch(
+    // A run --once run says in its manifest that it was loaded without a batch: with Redis down
+    // it still replays, saying why in one line.
+    const once = await visyncCli(noRedis.path, [
+      'run',
+      '--once',
+      '--account',
+      'acme',
+      '--log-level',
+      'silent',
+    ]);
+    expect(once.code).toBe(0);
+    const onceId = /run (\S+)/.exec(once.out.join('\n'))![1]!;
+    const inline = await visyncCli(down.path, ['replay', '--run', onceId, '--log-level', 'silent']);
+    expect(inline.code).toBe(0);
+    expect(inline.err).toHaveLength(1);
+    expect(inline.err[0]).toMatch(
       new RegExp(
-        `^visync: could not check whether run ${runId} waits for a load batch \\(Redis at 127\\.0\\.0\\.1:\\d+ is unreachable: connection refused .*\\); replaying it anyway$`,
+        `^visync: could not check whether run ${onceId} waits for a load batch \\(Redis at 127\\.0\\.0\\.1:\\d+ is unreachable: .*\\); its manifest shows it was loaded without one, so it is replayed$`,
       ),
     );
-    expect(unchecked.out[0]).toMatch(new RegExp(`^acme: replayed run ${runId}: `));
+    expect(inline.out[0]).toMatch(new RegExp(`^acme: replayed run ${onceId}: succeeded \\|`));
   });
 
   it('runs waiting when their dataset changes (a restart) or BigQuery is removed (a reload) end partial, not loaded, saying what to do', async () => {

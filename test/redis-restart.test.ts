@@ -1,22 +1,36 @@
 // Redis restarting without persistence: its data is gone and every connection drops (emulated on a
 // private redis-server by FLUSHALL and CLIENT KILL, which is what clients see of such a restart).
 // The sink is the record that lasts: schedules come back, the window and the ledger are rebuilt
-// from the manifests, a run lost mid-way completes when enqueued again, and the budget ramps
-// instead of bursting into an upstream window that still counts the requests before the restart.
+// from the manifests, a run lost mid-way completes when enqueued again (`enqueue --wait` says it
+// was lost and how), a run whose finish outlives the data counts its requests from its raw landing,
+// and the budget ramps instead of bursting into an upstream window that still counts the requests
+// before the restart.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
+import { RedisKeyLock } from '../jobs/redis-key-lock.js';
 import { budgetKeys, RedisRateBudget } from '../jobs/redis-rate-budget.js';
+import { CURATING } from '../jobs/run-phase.js';
 import { missingSchedules, schedulerId } from '../jobs/schedules.js';
 import { startWorker } from '../jobs/worker.js';
 import { acquireSlot } from '../src/api/rate-budget.js';
+import { waitForRuns } from '../src/cli/enqueue.js';
 import type { Config } from '../src/config/schema.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { peakInWindow } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
-import { memoryLogger, sim, tempDir } from './helpers/harness.js';
-import { jobsClient, jobsConfig, privateRedisForFile, until, waitForRun, worker } from './helpers/jobs.js';
+import { latestKey } from '../src/sinks/layout.js';
+import { capture, fakeBigQuery, memoryLogger, sim, tempDir, visyncCli } from './helpers/harness.js';
+import {
+  jobsClient,
+  jobsConfig,
+  jobsConfigFile,
+  privateRedisForFile,
+  until,
+  waitForRun,
+  worker,
+} from './helpers/jobs.js';
 
 const privateRedis = privateRedisForFile();
 
@@ -126,6 +140,103 @@ describe('Redis restart without persistence', () => {
     expect(peakInWindow(ramp, 'acme', windowMs * 0.3)).toBeLessThanOrEqual(limit / 2);
     expect(peakInWindow(s.log, 'acme', windowMs)).toBeLessThanOrEqual(limit);
   });
+
+  it('enqueue --wait: a run lost with Redis before it ended is said lost, with the command that enqueues it again; exit 1', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const redis = { url: privateRedis.server.url, prefix: `e-${randomUUID().slice(0, 8)}` };
+    const { config: cfg, path } = jobsConfigFile(s, tempDir(), { top: { redis } });
+    // No worker: the run stays queued until Redis loses it.
+    const waiting = visyncCli(path, ['enqueue', 'sync', '--account', 'acme', '--days', '3', '--wait']);
+    const c = jobsClient(cfg);
+    let runId = '';
+    await until('the run is enqueued', async () => {
+      runId = (await c.ledger.recent('acme'))[0]?.run_id ?? '';
+      return runId !== '';
+    });
+    await loseRedis();
+    const r = await waiting;
+    expect(r.code).toBe(1);
+    expect(r.err.at(-1)).toBe(
+      `visync: run ${runId} was lost with Redis's data before it ended (Redis restarted without persistence?); enqueue it again: visync enqueue sync --account acme --days 3`,
+    );
+    // The command given enqueues the same run again.
+    const again = await visyncCli(path, ['enqueue', 'sync', '--account', 'acme', '--days', '3']);
+    expect(again.out).toEqual([`acme: enqueued sync ${runId}`]);
+  }, 20_000);
+
+  it('enqueue --wait: a run that ended before Redis lost it is read from its manifest and back in the ledger', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const dir = tempDir();
+    const cfg = config(s, dir);
+    const w = await worker(cfg, 2);
+    const c = jobsClient(cfg);
+    const { runId } = await enqueueRun(c.queues, c.ledger, cfg, { kind: 'sync', account: 'acme' });
+    const before = await waitForRun(cfg, runId);
+    await w.close(5000);
+    await loseRedis();
+    const out = capture();
+    const store = new FsObjectStore(dir);
+    const runs = await waitForRuns(c, [runId], out.io, {
+      lost: { manifest: (id) => readManifest(store, 'acme', id), enqueueAgain: () => 'not asked for' },
+      since: new Date(Date.parse(before.created_at)),
+    });
+    expect(runs?.map((r) => [r.run_id, r.status, r.calls])).toEqual([[runId, 'succeeded', before.calls]]);
+    expect(out.out).toEqual([
+      `acme: ${runId} succeeded | manifest runs/account=acme/run=${runId}/manifest.json`,
+    ]);
+    expect((await c.ledger.get(runId))?.status).toBe('succeeded');
+  }, 20_000);
+
+  it.each([
+    ['recorded by its finish', false],
+    ['recorded by its load batch', true],
+  ])(
+    'during the finish stage (%s): the manifest counts the requests from the raw landing, and the ledger has the run again',
+    async (_, batched) => {
+      const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+      const dir = tempDir();
+      const bq = batched ? await fakeBigQuery() : undefined;
+      const cfg = config(s, dir, {
+        ...(bq
+          ? { sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'd', apiEndpoint: bq.url } } }
+          : {}),
+      });
+      // A latest/ bundle's lock, held here, keeps the run's finish from completing until Redis
+      // loses its data (and the lock with it).
+      const holder = new Redis(privateRedis.server.url);
+      let release = () => {};
+      const held = new Promise<void>((r) => {
+        release = r;
+      });
+      const holding = new RedisKeyLock(holder, cfg.redis.prefix)
+        .runAll([latestKey('acme', s.accounts[0]!.workspaceIds[0]!)], () => held)
+        .catch(() => {});
+      await worker(cfg, 2);
+      const c = jobsClient(cfg);
+      const { runId } = await enqueueRun(c.queues, c.ledger, cfg, { kind: 'sync', account: 'acme' });
+      await until('the run is curating', async () => (await c.ledger.get(runId))?.phase === CURATING);
+      await loseRedis();
+      release();
+      await holding;
+      holder.disconnect();
+
+      const run = await waitForRun(cfg, runId);
+      // 1 + 1 + 2 * 7 calls, each landed once: no retry, no 429.
+      expect(s.log).toHaveLength(16);
+      const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
+      expect(m.status).toBe('succeeded');
+      expect(m.requests).toEqual({ calls: 16, rate_limited: 0, retries: 0, waited_ms: 0 });
+      expect(m.requests_from).toBe('raw landing');
+      // In the ledger again, as the manifest records it: status lists it, and it is the last success.
+      expect(run).toMatchObject({ status: 'succeeded', calls: 16, workspaces_done: 2, workspaces_failed: 0 });
+      expect(run.manifest_key).toBe(`runs/account=acme/run=${runId}/manifest.json`);
+      expect((await c.ledger.lastSuccess('acme'))?.run_id).toBe(runId);
+      if (bq) {
+        expect(m.loads.every((l) => l.status === 'succeeded' && l.load_batch_id)).toBe(true);
+        expect(bq.rows('p', 'd', 'sync_runs').map((r) => [r.run_id, r.requests])).toEqual([[runId, 16]]);
+      }
+    },
+  );
 
   it('the budget: a lost log ramps over the next window; a first use does not', async () => {
     const redis = new Redis(privateRedis.server.url);

@@ -9,7 +9,12 @@ import { accountSettings } from '../../src/config/account-settings.js';
 import { runFinished } from '../../src/ops/run-finished.js';
 import { finishRun } from '../../src/pipeline/finish-run.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
-import { assembleManifest, type Manifest, readManifest } from '../../src/runs/manifest.js';
+import {
+  assembleManifest,
+  type Manifest,
+  readManifest,
+  requestsFromLanding,
+} from '../../src/runs/manifest.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import type { JobContext } from '../context.js';
 import { type FinishJobData, FinishJobSchema } from '../definitions.js';
@@ -56,7 +61,18 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     latestLock: new RedisKeyLock(ctx.redis, ctx.config.redis.prefix),
   });
   const ledgerRun = await ctx.ledger.get(data.runId);
-  const finishedRun = assembleManifest({
+  // Redis lost the run (its data gone mid-run): its counters with it; what landed is counted instead.
+  const requests = ledgerRun
+    ? {
+        requests: {
+          calls: ledgerRun.calls,
+          rate_limited: ledgerRun.rate_limited,
+          retries: ledgerRun.retries,
+          waited_ms: ledgerRun.waited_ms,
+        },
+      }
+    : requestsFromLanding(finished.rawFiles);
+  const assembled = assembleManifest({
     run,
     kind: data.kind,
     startedAt: data.startedAt,
@@ -67,14 +83,10 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     workspaces,
     files: [...finished.rawFiles, ...finished.files],
     loads: finished.loads,
-    requests: {
-      calls: ledgerRun?.calls ?? 0,
-      rate_limited: ledgerRun?.rate_limited ?? 0,
-      retries: ledgerRun?.retries ?? 0,
-      waited_ms: ledgerRun?.waited_ms ?? 0,
-    },
+    requests: requests.requests,
     drift: [...drift, ...finished.drift],
   });
+  const finishedRun: Manifest = { ...assembled, ...requests };
   if (batched) {
     await awaitBatch(ctx, data, { manifest: finishedRun, tables: finished.deferred ?? [] }, log);
     return { status: AWAITING_LOAD_BATCH };
@@ -97,7 +109,7 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
       },
       manifest.workspaces,
     );
-  }
+  } else await ctx.ledger.restore(manifest);
   log.info(
     { status: manifest.status, workspaces: workspaces.length, loads: manifest.loads.length },
     'run finished',

@@ -187,7 +187,7 @@ async function endRun(
       },
       m.workspaces,
     );
-  }
+  } else await ctx.ledger.restore(m); // Redis lost the run: it is put back, as its manifest records it.
   await ctx.loadBatches.runDone(runId);
   log.info({ run_id: runId, account: m.account, status: m.status }, 'run finished');
   void runFinished({

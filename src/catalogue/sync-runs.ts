@@ -39,7 +39,11 @@ export const SYNC_RUNS: TableDef = {
       'TIMESTAMP',
       'When this row was written (UTC); a replay or completion of the same run writes a newer row.',
     ),
-    required('requests', 'INT64', 'API calls made, retries included.'),
+    required(
+      'requests',
+      'INT64',
+      'API calls made, retries included (for a queued run whose counters Redis lost, its landed raw files: successful calls only; its manifest says requests_from raw landing).',
+    ),
     required('rate_limited', 'INT64', 'Responses that were 429 (rate limited).'),
     required('retries', 'INT64', 'Calls repeated after a 429, 5xx or network error.'),
     required('waited_ms', 'INT64', 'Milliseconds spent waiting on the rate budget and Retry-After.'),

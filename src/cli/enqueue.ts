@@ -1,7 +1,8 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { JobsClient } from '../../jobs/client.js';
-import type { LedgerRun } from '../../jobs/ledger.js';
+import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
+import type { Manifest } from '../runs/manifest.js';
 import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../runs/run-status.js';
 import { errorMessage } from '../util/errors.js';
 import { sleep } from '../util/time.js';
@@ -28,7 +29,8 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
         'run twice runs it once (--force makes a new run). A backfill fetches --days of history (default ' +
         'extract.backfillDays, at most 365) at a lower priority than nightly runs, under the same budget. ' +
         '--wait shows progress until the runs end and exits like run --once: 0 when every run succeeded, 1 when ' +
-        'every run failed (or on timeout), else 2 (partial).',
+        'every run failed (or on timeout, or when Redis lost a run before it ended: it says how to enqueue it ' +
+        'again), else 2 (partial).',
     )
     .argument('<kind>', 'sync or backfill', (v: string) => {
       if (v !== 'sync' && v !== 'backfill') throw new InvalidArgumentError('expected sync or backfill');
@@ -59,8 +61,9 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           { RedisUnreachableError },
           { enqueueRun },
           { loadConfigWithoutKeys },
-          { storeWhenNeeded },
+          { ObjectStores, storeWhenNeeded },
           { runProblems },
+          { readManifest },
         ] = await Promise.all([
           import('../../jobs/client.js'),
           import('../../jobs/connection.js'),
@@ -68,12 +71,16 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           import('../config/load.js'),
           import('../sinks/create-store.js'),
           import('./run-problems.js'),
+          import('../runs/manifest.js'),
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
         const accounts = flags.account?.length ? flags.account : config.accounts.map((a) => a.name);
+        const since = new Date();
+        const stores = new ObjectStores();
         try {
           return await withJobsClient(config, 'visync enqueue', async (client) => {
             const runIds: string[] = [];
+            const accountOf = new Map<string, string>();
             for (const account of accounts) {
               const r = await enqueueRun(client.queues, client.ledger, config, {
                 kind,
@@ -84,6 +91,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
                 force: flags.force,
               });
               runIds.push(r.runId);
+              accountOf.set(r.runId, account);
               io.out(
                 r.created
                   ? `${account}: enqueued ${kind} ${r.runId}`
@@ -91,7 +99,14 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
               );
             }
             if (!flags.wait) return 0;
-            const runs = await waitForRuns(client, runIds, io, { timeoutS: flags.timeout });
+            const lost: LostRuns = {
+              manifest: async (id) => {
+                const account = accountOf.get(id) as string;
+                return readManifest(await stores.forAccount(config, account), account, id);
+              },
+              enqueueAgain: (id) => enqueueCommand(kind, accountOf.get(id) as string, flags),
+            };
+            const runs = await waitForRuns(client, runIds, io, { timeoutS: flags.timeout, lost, since });
             if (!runs) return 1;
             // Which workspaces (or loads) failed and why, like run --once says it.
             // Opened at the first failed or partial run only (with sinks.s3 that loads the AWS SDK).
@@ -106,9 +121,24 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
         } catch (err) {
           if (err instanceof CliError || err instanceof RedisUnreachableError) throw err;
           throw new CliError(errorMessage(err));
+        } finally {
+          await stores.close();
         }
       }),
     );
+}
+
+/** A workspace id as one word of a POSIX shell command line. */
+const shellWord = (w: string) => (/^[\w.,:/@+-]+$/.test(w) ? w : `'${w.replaceAll("'", "'\\''")}'`);
+
+/** The command that enqueues the account's run again: the flags that make its run id, no other. */
+function enqueueCommand(kind: string, account: string, flags: EnqueueFlags): string {
+  return [
+    `visync enqueue ${kind} --account ${account}`,
+    ...(flags.brand ?? []).map((b) => `--brand ${shellWord(b)}`),
+    ...(flags.days !== undefined ? [`--days ${flags.days}`] : []),
+    ...(flags.endpoints?.length ? [`--endpoints ${flags.endpoints.join(',')}`] : []),
+  ].join(' ');
 }
 
 /** Accounts whose queue no worker listens on now (BullMQ names each worker's Redis connection). */
@@ -135,6 +165,18 @@ export interface WaitOptions {
   timeoutS?: number;
   /** When to look once for a worker on each waited account's queue. */
   noWorkerAfterMs?: number;
+  /** For a waited run the ledger no longer has (Redis lost its data): see LostRuns. */
+  lost?: LostRuns;
+  /** When the wait began (before the enqueue): a manifest that ended earlier is of an earlier try. */
+  since?: Date;
+}
+
+/** Where a run Redis lost is looked for, and what to tell when it is gone for good. */
+export interface LostRuns {
+  /** The run's manifest, if it has one (it ended before Redis lost it). */
+  manifest(runId: string): Promise<Manifest | undefined>;
+  /** The command that enqueues the run again. */
+  enqueueAgain(runId: string): string;
 }
 
 /** Shows the runs' progress until they end; resolves undefined on timeout. */
@@ -142,16 +184,29 @@ export async function waitForRuns(
   client: Pick<JobsClient, 'ledger' | 'queues'>,
   runIds: string[],
   io: CliIo,
-  { timeoutS, noWorkerAfterMs = 10_000 }: WaitOptions = {},
+  { timeoutS, noWorkerAfterMs = 10_000, lost, since = new Date() }: WaitOptions = {},
 ): Promise<LedgerRun[] | undefined> {
   const deadline = timeoutS ? Date.now() + timeoutS * 1000 : Number.POSITIVE_INFINITY;
   const lookForWorkersAt = Date.now() + noWorkerAfterMs;
   let lookedForWorkers = false;
   const progress = new ProgressLines(io, runIds.length);
   for (;;) {
-    const runs = (await Promise.all(runIds.map((id) => client.ledger.get(id)))).filter(
-      (r): r is LedgerRun => !!r,
-    );
+    const found = await Promise.all(runIds.map((id) => client.ledger.get(id)));
+    const missing = runIds.filter((_, i) => !found[i]);
+    // Missing runs were in the ledger when enqueued: Redis lost them, and no job will bring them back.
+    if (missing.length && lost) {
+      const gone = await restoreLost(client.ledger, lost, missing, since);
+      if (gone.length) {
+        progress.end();
+        for (const id of gone)
+          io.err(
+            `visync: run ${id} was lost with Redis's data before it ended (Redis restarted without persistence?); enqueue it again: ${lost.enqueueAgain(id)}`,
+          );
+        return undefined;
+      }
+      continue;
+    }
+    const runs = found.filter((r): r is LedgerRun => !!r);
     if (!lookedForWorkers && Date.now() >= lookForWorkersAt) {
       lookedForWorkers = true;
       progress.notice(await noWorkerNotices(client, runs));
@@ -168,6 +223,25 @@ export async function waitForRuns(
     }
     await sleep(500);
   }
+}
+
+/**
+ * Puts back in the ledger each missing run whose manifest shows it ended during the wait (as its
+ * finish would have); returns the others, lost for good.
+ */
+async function restoreLost(
+  ledger: Pick<RunLedger, 'restore'>,
+  lost: LostRuns,
+  runIds: string[],
+  since: Date,
+): Promise<string[]> {
+  const gone: string[] = [];
+  for (const id of runIds) {
+    const m = await lost.manifest(id);
+    if (m && Date.parse(m.finished_at) >= since.getTime()) await ledger.restore(m);
+    else gone.push(id);
+  }
+  return gone;
 }
 
 /** One line per account of an unfinished run whose queue no worker listens on. */

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { Manifest } from '../runs/manifest.js';
 import { RUN_ID_PATTERN } from '../runs/run-id.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -12,7 +13,8 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
         'a table added since). Records a new sync_runs row for the run (newer recorded_at) and rewrites the ' +
         "run's manifest with the new load results and replayed_at. " +
         'Makes no API call, so it works after a key was revoked. With redis configured, refuses a run that ' +
-        'waits for its load batch or is in one (the batch loads it). Exit codes as for run --once.',
+        'waits for its load batch or is in one (the batch loads it); when Redis does not answer, also any run whose ' +
+        'manifest does not show it was loaded without a batch. Exit codes as for run --once.',
     )
     .requiredOption('--run <run_id>', 'the run id (from run --once output, status, or runs/ in the store)')
     .option('--account <name>', 'the account of the run (needed only when several accounts have that run id)')
@@ -38,26 +40,26 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
         const logger = commandLogger(flags);
-        if (config.redis.url) {
-          // Workers may hold the run for a load batch, which loads it: refused rather than loaded twice.
-          const { checkReplay } = await import('../../jobs/replay-guard.js');
-          const check = await checkReplay(config, flags.run);
-          if (check.ok === false) throw new CliError(check.refusal);
-          if (check.ok === 'unchecked')
-            io.err(
-              `visync: could not check whether run ${flags.run} waits for a load batch (${check.reason}); replaying it anyway`,
-            );
-        }
+        // Workers may hold the run for a load batch, which loads it: refused rather than loaded twice.
+        const check = config.redis.url
+          ? await (await import('../../jobs/replay-guard.js')).checkReplay(config, flags.run)
+          : undefined;
+        if (check?.ok === false) throw new CliError(check.refusal);
         const stores = new ObjectStores();
         try {
           // Accounts may write to stores of their own: the run is looked for in each distinct one.
           const names = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
-          const found: { account: string; store: Awaited<ReturnType<typeof stores.forAccount>> }[] = [];
+          const found: {
+            account: string;
+            store: Awaited<ReturnType<typeof stores.forAccount>>;
+            manifest?: Manifest;
+          }[] = [];
           let notFound: unknown;
           for (const g of await stores.grouped(config, names)) {
             try {
               const at = await locateRun(g.store, flags.run, flags.account);
-              if (g.accounts.includes(at.account)) found.push({ account: at.account, store: g.store });
+              if (g.accounts.includes(at.account))
+                found.push({ account: at.account, store: g.store, manifest: at.manifest });
             } catch (err) {
               if (!(err instanceof ReplayError)) throw err;
               notFound = err;
@@ -68,7 +70,14 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
               `run ${flags.run} exists for several accounts (${found.map((f) => f.account).join(', ')}): pass --account`,
             );
           if (!found[0]) throw notFound ?? new ReplayError(`run ${flags.run} not found`);
-          const { account, store } = found[0];
+          const { account, store, manifest } = found[0];
+          if (check?.ok === 'unchecked') {
+            // Redis did not answer: the manifest decides, before anything is loaded or rewritten.
+            const { uncheckedReplay } = await import('../../jobs/replay-guard.js');
+            const verdict = uncheckedReplay(flags.run, check.reason, manifest);
+            if (!verdict.ok) throw new CliError(verdict.refusal);
+            io.err(`visync: ${verdict.notice}`);
+          }
           const loader = await new RunLoaders().forAccount(config, account);
           const m = await replayRun({
             store,

@@ -72,6 +72,12 @@ export interface Manifest {
   files: ManifestFile[];
   loads: LoadResult[];
   requests: RequestStats;
+  /**
+   * 'raw landing' when the run's request counters were lost (Redis lost its data before the run
+   * was recorded): `requests.calls` counts its landed raw files, one per successful call; its
+   * 429s, retries and waits are not known (0).
+   */
+  requests_from?: 'raw landing';
   drift: DriftEntry[];
   replayed_at?: string;
   /**
@@ -107,6 +113,16 @@ export function runStatus(m: Pick<Manifest, 'error' | 'workspaces' | 'loads' | '
   const failedLoads = m.loads.filter((l) => l.status === 'failed').length;
   if (m.workspaces.length > 0 && failedWs === m.workspaces.length) return 'failed';
   return failedWs + failedLoads === 0 && !m.interrupted ? 'succeeded' : 'partial';
+}
+
+/** What a run's raw landing tells of its requests when its counters are lost (see requests_from). */
+export function requestsFromLanding(
+  rawFiles: readonly ManifestFile[],
+): Pick<Manifest, 'requests' | 'requests_from'> {
+  return {
+    requests: { calls: rawFiles.length, rate_limited: 0, retries: 0, waited_ms: 0 },
+    requests_from: 'raw landing',
+  };
 }
 
 /** Builds a manifest from a run's parts; status and finished_at follow from them. */

@@ -2,4 +2,4 @@
 import { MemoryRateBudget } from '../src/api/rate-budget.js';
 import { rateBudgetContract } from './helpers/rate-budget-contract.js';
 
-rateBudgetContract('MemoryRateBudget', { make: () => new MemoryRateBudget() });
+rateBudgetContract('MemoryRateBudget', { make: (opts) => new MemoryRateBudget(opts) });

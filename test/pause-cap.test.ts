@@ -108,6 +108,20 @@ describe('a Retry-After the run will not wait for', () => {
     }
   });
 
+  it('workspaces landed before the refused pause stay good: the run is partial (exit 2), still in one line', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 3 }] });
+    const last = s.accounts[0]!.workspaceIds[2]!;
+    s.addFault({ brandId: last, endpoint: 'prompts', kind: 'status', status: 429, retryAfter: 31536000 });
+    const dir = tempDir();
+    const r = await runOnceCli(s, dir, [], { extract: { concurrency: 1, maxPauseSeconds: CAP_S } });
+    expect(r.code).toBe(2);
+    expect(r.err).toHaveLength(1);
+    namedTime(r.err[0]!);
+    const [m] = manifests(dir);
+    expect(m?.status).toBe('partial');
+    expect(m?.workspaces.filter((w) => w.status === 'succeeded')).toHaveLength(2);
+  });
+
   it('503 with Retry-After: 86400 names the 503, not a 429, and gives no advice to lower requestsPerMinute', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
     s.addFault({ account: 'acme', endpoint: 'prompts', kind: 'status', status: 503, retryAfter: 86400 });

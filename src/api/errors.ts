@@ -94,9 +94,9 @@ export class ApiError extends VisyncError {
     return this.kind === 'transient' || this.kind === 'rate_limited' || this.kind === 'malformed';
   }
 
-  /** Errors after which no further call of the account can succeed (in this run, for a refused pause). */
+  /** Errors after which no further call of the account can succeed. */
   get stopsAccount(): boolean {
-    return this.kind === 'bad_key' || this.kind === 'no_api_access' || this.pausedUntil !== undefined;
+    return this.kind === 'bad_key' || this.kind === 'no_api_access';
   }
 }
 

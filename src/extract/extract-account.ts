@@ -190,8 +190,8 @@ export async function extractWorkspace(o: {
         break;
       }
       // A workspace the account does not own fails every call the same way; past the run's
-      // deadline no further call may start.
-      if (err.kind === 'foreign_workspace' || err.pastDeadline) break;
+      // deadline, or during a pause the run will not wait for, no further call may start.
+      if (err.kind === 'foreign_workspace' || err.pastDeadline || err.pausedUntil !== undefined) break;
     }
   }
   out.drift = drift.entries();
@@ -322,7 +322,10 @@ async function extractWorkspaces(
       if (o.signal.aborted) throw o.signal.reason;
       throw err;
     }
-    if (ws.stop) o.stop.abort(ws.stop);
+    // A pause this run will not wait for holds every other call too: the run stops in one line.
+    // (A worker's jobs step aside instead: each is delayed until the pause ends, or fails alone.)
+    const stop = ws.stop ?? ws.failures.find((e) => e.pausedUntil !== undefined);
+    if (stop) o.stop.abort(stop);
     o.result.files.push(...ws.files);
     o.result.drift.push(...ws.drift);
     done++;

@@ -106,11 +106,14 @@ export async function readManifest(
 
 /**
  * succeeded: every workspace and load; failed: account stopped or nothing landed; else partial
- * (also for a run completed after an interruption).
+ * (also for a run completed after an interruption, and for one stopped by a pause after some
+ * workspaces landed: they are good).
  */
-export function runStatus(m: Pick<Manifest, 'error' | 'workspaces' | 'loads' | 'interrupted'>): RunStatus {
-  if (m.error) return 'failed';
+export function runStatus(
+  m: Pick<Manifest, 'error' | 'workspaces' | 'loads' | 'interrupted' | 'rate_limited_until'>,
+): RunStatus {
   const failedWs = m.workspaces.filter((w) => w.status === 'failed').length;
+  if (m.error && !(m.rate_limited_until && failedWs < m.workspaces.length)) return 'failed';
   const failedLoads = m.loads.filter((l) => l.status === 'failed').length;
   if (m.workspaces.length > 0 && failedWs === m.workspaces.length) return 'failed';
   return failedWs + failedLoads === 0 && !m.interrupted ? 'succeeded' : 'partial';

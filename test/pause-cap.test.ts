@@ -5,8 +5,10 @@
 // calling nothing. Also: drift gets one summary line in the log of each run.
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
 import { budgetKeys } from '../jobs/redis-rate-budget.js';
+import type { RawEndpoint } from '../src/api/endpoints.js';
 import { runInline } from '../src/pipeline/run-inline.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import type { Simulator } from '../src/simulator/index.js';
@@ -71,30 +73,28 @@ async function refusedTwice(s: Simulator, o: ConfigOverrides) {
   return { dir, line, until };
 }
 
+/** acme with `workspaces` workspaces, whose first call of `endpoint` answers `status` with `retryAfter`. */
+async function simAnswering(
+  endpoint: RawEndpoint,
+  status: number,
+  retryAfter: string | number,
+  workspaces = 3,
+): Promise<Simulator> {
+  const s = await sim({ accounts: [{ name: 'acme', workspaces }] });
+  s.addFault({ account: 'acme', endpoint, kind: 'status', status, retryAfter });
+  return s;
+}
+
 describe('a Retry-After the run will not wait for', () => {
   it('429 with Retry-After: 99999999999999999999, no Redis: the run ends at once in one line with the time, and so does the next', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 3 }] });
-    s.addFault({
-      account: 'acme',
-      endpoint: 'visibility',
-      kind: 'status',
-      status: 429,
-      retryAfter: '99999999999999999999',
-    });
+    const s = await simAnswering('visibility', 429, '99999999999999999999');
     const { line } = await refusedTwice(s, {});
     expect(line).toMatch(/-> 429/);
     expect(s.log.filter((e) => e.status === 429)).toHaveLength(1);
   });
 
   it('429 with Retry-After in year 9999, Redis configured: the pause key expires within the cap, and the next run ends at once', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 3 }] });
-    s.addFault({
-      account: 'acme',
-      endpoint: 'brands',
-      kind: 'status',
-      status: 429,
-      retryAfter: 'Fri, 31 Dec 9999 23:59:59 GMT',
-    });
+    const s = await simAnswering('brands', 429, 'Fri, 31 Dec 9999 23:59:59 GMT');
     const prefix = `pc-${randomUUID().slice(0, 8)}`;
     const { until } = await refusedTwice(s, { top: { redis: { url: inject('redisUrl'), prefix } } });
     const redis = new Redis(inject('redisUrl'));
@@ -123,8 +123,7 @@ describe('a Retry-After the run will not wait for', () => {
   });
 
   it('503 with Retry-After: 86400 names the 503, not a 429, and gives no advice to lower requestsPerMinute', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
-    s.addFault({ account: 'acme', endpoint: 'prompts', kind: 'status', status: 503, retryAfter: 86400 });
+    const s = await simAnswering('prompts', 503, 86400, 2);
     const { line } = await refusedTwice(s, {});
     expect(line).toMatch(/-> 503/);
     expect(line).toMatch(/Retry-After: 86400/);
@@ -132,8 +131,7 @@ describe('a Retry-After the run will not wait for', () => {
   });
 
   it('a 503 whose Retry-After fits the cap but not the run deadline names the 503 and the deadline', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
-    s.addFault({ account: 'acme', endpoint: 'prompts', kind: 'status', status: 503, retryAfter: 300 });
+    const s = await simAnswering('prompts', 503, 300, 2);
     const dir = tempDir();
     const r = await runOnceCli(s, dir, [], { top: { jobs: { maxRunHours: 0.01 } } });
     expect(r.code).toBe(1);
@@ -149,13 +147,13 @@ describe('drift in the log', () => {
   it('a run with drift logs one summary line naming the findings; a run without logs none', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
     const dir = tempDir();
-    const config = configFor(s, dir);
-    const store = new FsObjectStore(dir);
+    const run = (logger: Logger) =>
+      runInline({ config: configFor(s, dir), store: new FsObjectStore(dir), logger });
     const summaries = (lines: string[]) =>
       lines.map((l) => JSON.parse(l) as { msg: string; drift?: number }).filter((l) => /drift/.test(l.msg));
 
     const clean = memoryLogger('info');
-    await runInline({ config, store, logger: clean.logger });
+    await run(clean.logger);
     expect(summaries(clean.lines)).toEqual([]);
 
     s.addFault({
@@ -165,7 +163,7 @@ describe('drift in the log', () => {
       times: Number.POSITIVE_INFINITY,
     });
     const drifted = memoryLogger('info');
-    const { manifests: ms } = await runInline({ config, store, logger: drifted.logger });
+    const { manifests: ms } = await run(drifted.logger);
     expect(ms[0]!.drift.length).toBeGreaterThan(0);
     const lines = summaries(drifted.lines);
     expect(lines).toHaveLength(1);

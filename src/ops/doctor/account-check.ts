@@ -4,6 +4,7 @@
 import { announcedRequestLimit, reportedUsage } from '../../api/account-info.js';
 import { meCall } from '../../api/endpoints.js';
 import { ApiError } from '../../api/errors.js';
+import { utcSecond } from '../../api/pause-cap.js';
 import { BudgetWaitTooLong, type RateBudget } from '../../api/rate-budget.js';
 import type { AccountConfig } from '../../config/schema.js';
 import { initialLimit } from '../../extract/account-source.js';
@@ -62,6 +63,12 @@ export async function checkAccount(o: AccountCheckOptions): Promise<CheckResult>
 function explainApiError(check: string, o: AccountCheckOptions, err: ApiError): CheckResult {
   const answered = `GET /me answered ${err.status}`;
   const host = new URL(o.account.baseUrl).host;
+  if (err.pausedUntil !== undefined)
+    return warn(
+      check,
+      `${answered} with a Retry-After longer than visync waits (extract.maxPauseSeconds): the account may be called again after ${utcSecond(err.pausedUntil)}`,
+      'nothing to fix: runs before that time end at once without calling the API',
+    );
   switch (err.kind) {
     case 'bad_key': {
       const where = o.account.apiKeyFile

@@ -185,6 +185,8 @@ export class Reservation implements RateBudget {
     this.#unused.push(...this.#pool);
     this.#pool = [];
     await this.inner.pause(account, untilMs);
+    // No longer than the inner budget holds it: that one caps every pause (src/api/pause-cap.ts).
+    this.#pausedUntil = Math.min(this.#pausedUntil, Date.now() + this.inner.pausedFor(account));
   }
 
   /**

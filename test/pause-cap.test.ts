@@ -89,7 +89,7 @@ describe('a Retry-After the run will not wait for', () => {
   it('429 with Retry-After: 99999999999999999999, no Redis: the run ends at once in one line with the time, and so does the next', async () => {
     const s = await simAnswering('visibility', 429, '99999999999999999999');
     const { line } = await refusedTwice(s, {});
-    expect(line).toMatch(/-> 429/);
+    expect(line).toMatch(/-> 429: rate limited: /);
     expect(s.log.filter((e) => e.status === 429)).toHaveLength(1);
   });
 

@@ -75,7 +75,7 @@ export class ApiError extends VisyncError {
     const next =
       d.pausedUntil === undefined
         ? `${detail}${HINTS[d.kind]}${said}`
-        : `${detail}the account may be called again after ${utcSecond(d.pausedUntil)}`;
+        : `${d.kind === 'rate_limited' ? 'rate limited: ' : ''}${detail}the account may be called again after ${utcSecond(d.pausedUntil)}`;
     super(`${d.account}: GET ${d.path}${status}${tries}: ${next}`, { cause: d.cause });
     this.name = 'ApiError';
     this.kind = d.kind;

@@ -31,4 +31,25 @@ describe('the usage GET /me reports', () => {
     expect(s.log.filter((e) => e.status === 429)).toHaveLength(0);
     expect(manifests[0]!.requests.rate_limited).toBe(0);
   });
+
+  it('two run --once processes one after the other (each its own budget) draw no 429 together', async () => {
+    // 16 calls each, 30 allowed per window: together they need two windows.
+    const limit = { requests: 30, windowMs: 3000 };
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2, limit }] });
+    const dir = tempDir();
+    const config = configFor(s, dir, { accounts: { acme: { rateWindowSeconds: limit.windowMs / 1000 } } });
+    const runOnce = async () =>
+      (
+        await runInline({
+          config,
+          store: new FsObjectStore(dir),
+          logger: memoryLogger('silent').logger,
+          budget: new MemoryRateBudget(),
+        })
+      ).manifests[0]!;
+    expect((await runOnce()).status).toBe('succeeded');
+    expect((await runOnce()).status).toBe('succeeded');
+    expect(s.log.filter((e) => e.status === 429)).toHaveLength(0);
+    expect(s.log.filter((e) => e.status === 200)).toHaveLength(32);
+  });
 });

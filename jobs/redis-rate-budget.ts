@@ -8,7 +8,8 @@
 // Keys (the {account} hash tag keeps an account's keys in one cluster slot, which a script
 // touching several needs):
 //   {prefix}:budget:{account}:slots  ZSET slot id -> µs it counts from (send, then answer time)
-//   {prefix}:budget:{account}:pause  string: server-clock ms until which no slot is granted
+//   {prefix}:budget:{account}:pause  string: server-clock ms the pause ends; its TTL is the pause
+//                                    (capped, extract.maxPauseSeconds): only the TTL is read
 //   {prefix}:budget:{account}:since  string: server-clock µs a ramp started (exists only during it)
 //   {prefix}:budget:{account}:queue  string: calls promised to jobs that were refused (RESERVE) and
 //                                    told when to come back, so the next one comes after them
@@ -24,7 +25,9 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { cappedPauseMs, DEFAULT_MAX_PAUSE_MS } from '../src/api/pause-cap.js';
 import type {
+  BudgetOptions,
   RateLimit,
   ReservableBudget,
   ReserveOptions,
@@ -58,10 +61,11 @@ end
 const WINDOW_STATE = `
 local requests = tonumber(ARGV[1])
 local window_us = tonumber(ARGV[2]) * 1000
-local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
-if paused * 1000 > now then
-  return {0, math.ceil((paused * 1000 - now) / 1000)}
-end
+-- The pause is its key's TTL: no arithmetic on a stored value. A pause key without one (left by
+-- an older visync, whose pause could outlive any run) is dropped.
+local paused = redis.call('PTTL', KEYS[2])
+if paused > 0 then return {0, paused} end
+if paused == -1 then redis.call('DEL', KEYS[2]) end
 local since = tonumber(redis.call('GET', KEYS[3]) or '-1')
 if since < 0 and ARGV[4] == '1' and redis.call('EXISTS', KEYS[1]) == 0 then
   since = now
@@ -192,14 +196,15 @@ end
 return 0
 `;
 
-/** KEYS: pause. ARGV: ms from now (client-measured duration). Never shortens a pause. */
+/**
+ * KEYS: pause. ARGV: whole ms from now (client-measured, already capped: src/api/pause-cap.ts).
+ * Never shortens a pause; the key is written with its expiry in one command, so it always has one.
+ */
 const PAUSE = `${NOW_US}
-local until_ms = math.ceil(now / 1000 + tonumber(ARGV[1]))
-if until_ms * 1000 <= now then return 0 end
-local current = tonumber(redis.call('GET', KEYS[1]) or '0')
-if current >= until_ms then return 0 end
-redis.call('SET', KEYS[1], until_ms)
-redis.call('PEXPIREAT', KEYS[1], until_ms)
+local for_ms = math.floor(tonumber(ARGV[1]) or 0)
+if for_ms < 1 then return 0 end
+if redis.call('PTTL', KEYS[1]) >= for_ms then return 0 end
+redis.call('SET', KEYS[1], string.format('%.0f', math.ceil(now / 1000) + for_ms), 'PX', for_ms)
 return 1
 `;
 
@@ -208,9 +213,8 @@ const PEEK = `${NOW_US}
 -- Lua's tostring keeps 14 digits; a µs timestamp needs 16.
 local after = '(' .. string.format('%.0f', now - tonumber(ARGV[1]) * 1000)
 local in_window = redis.call('ZCOUNT', KEYS[1], after, '+inf')
-local paused = tonumber(redis.call('GET', KEYS[2]) or '0')
-local left = 0
-if paused * 1000 > now then left = math.ceil((paused * 1000 - now) / 1000) end
+local left = redis.call('PTTL', KEYS[2])
+if left < 0 then left = 0 end
 return {in_window, left}
 `;
 
@@ -221,7 +225,7 @@ const settleScript = new LuaScript(SETTLE);
 const pauseScript = new LuaScript(PAUSE);
 const peekScript = new LuaScript(PEEK);
 
-export interface RedisRateBudgetOptions {
+export interface RedisRateBudgetOptions extends BudgetOptions {
   /** Namespace of every key, e.g. `visync`; tests use a unique one each. */
   prefix: string;
 }
@@ -275,11 +279,13 @@ export class RedisRateBudget implements ReservableBudget {
   readonly #seen = new Set<string>();
   /** Pauses this process set or heard of: account -> local-clock ms until which it holds back. */
   readonly #paused = new Map<string, number>();
+  readonly #maxPauseMs: number;
 
   constructor(redis: Redis, opts: RedisRateBudgetOptions) {
     if (!opts.prefix) throw new Error('RedisRateBudget needs a key prefix');
     this.#redis = redis;
     this.#prefix = opts.prefix;
+    this.#maxPauseMs = opts.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
   }
 
   async tryTake(account: string, limit: RateLimit): Promise<TakeResult> {
@@ -346,12 +352,12 @@ export class RedisRateBudget implements ReservableBudget {
 
   async pause(account: string, untilMs: number): Promise<void> {
     // untilMs is on this machine's clock; only the remaining duration means the same on the server.
-    const forMs = untilMs - Date.now();
-    if (!(forMs > 0)) return;
-    this.#heard(account, untilMs);
+    const forMs = cappedPauseMs(untilMs - Date.now(), this.#maxPauseMs);
+    if (forMs === 0) return;
+    this.#heard(account, forMs);
     const k = budgetKeys(this.#prefix, account);
-    await pauseScript.run(this.#redis, [k.pause], [Math.ceil(forMs)]);
-    await this.#redis.publish(pauseChannel(this.#prefix), `${Math.ceil(forMs)} ${account}`);
+    await pauseScript.run(this.#redis, [k.pause], [forMs]);
+    await this.#redis.publish(pauseChannel(this.#prefix), `${forMs} ${account}`);
   }
 
   /** Ms the account is known to be paused for here (0: not paused, as far as this process knows). */
@@ -373,13 +379,15 @@ export class RedisRateBudget implements ReservableBudget {
       if (channel !== pauseChannel(this.#prefix)) return;
       const space = message.indexOf(' ');
       const forMs = Number(message.slice(0, space));
-      if (space > 0 && forMs > 0) this.#heard(message.slice(space + 1), Date.now() + forMs);
+      if (space > 0 && forMs > 0) this.#heard(message.slice(space + 1), forMs);
     });
     await subscriber.subscribe(pauseChannel(this.#prefix));
   }
 
-  #heard(account: string, untilMs: number): void {
-    this.#paused.set(account, Math.max(this.#paused.get(account) ?? 0, untilMs));
+  /** A pause of `forMs` from now (capped: another process may run an older version or another cap). */
+  #heard(account: string, forMs: number): void {
+    const until = Date.now() + cappedPauseMs(forMs, this.#maxPauseMs);
+    this.#paused.set(account, Math.max(this.#paused.get(account) ?? 0, until));
   }
 
   peek(account: string, limit: RateLimit): Promise<BudgetState> {

@@ -6,6 +6,7 @@
 // work; a process killed mid-job has its jobs taken over once their lock expires.
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
+import { maxPauseMs } from '../src/api/pause-cap.js';
 import type { Config } from '../src/config/schema.js';
 import { RunLoaders } from '../src/pipeline/run-loader.js';
 import { ObjectStores } from '../src/sinks/create-store.js';
@@ -174,7 +175,8 @@ function createShared(o: WorkerOptions, { main }: Connections): Shared {
   const queues = new AccountQueues(redis, prefix, ignoreLostConnection(o.logger, 'queue'));
   const flow = new FlowProducer({ connection: redis, prefix });
   flow.on('error', ignoreLostConnection(o.logger, 'flow producer'));
-  const budget = new RedisRateBudget(redis, { prefix });
+  // The cap read at start: a reload that changes extract.maxPauseSeconds takes effect at the next start.
+  const budget = new RedisRateBudget(redis, { prefix, maxPauseMs: maxPauseMs(o.config) });
   // One store per distinct prefix or folder, one loader per dataset, shared by the accounts using them.
   const stores = new ObjectStores();
   const loaders = new RunLoaders();

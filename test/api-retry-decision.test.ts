@@ -74,15 +74,48 @@ describe('429', () => {
     expect(d.action === 'give_up' && d.error).toEqual({
       kind: 'rate_limited',
       status: 429,
-      quoteBody: true,
       pastDeadline: true,
-      detail: 'the account is paused for 61 s (Retry-After), past the run deadline of 6 h (jobs.maxRunHours)',
+      pausedUntil: NOW + 61_000,
+      detail:
+        'the pause it asked for (Retry-After: 61) ends after the run deadline of 6 h (jobs.maxRunHours)',
     });
     expect(decideRetry(status(429, '59'), fresh, ctx({ deadline })).action).toBe('retry');
+  });
+
+  it('a Retry-After longer than the cap (however absurd) pauses the account for the cap and gives up at once', () => {
+    const maxPauseMs = 600_000;
+    for (const asked of ['99999999999999999999', '31536000', 'Fri, 31 Dec 9999 23:59:59 GMT', '601']) {
+      const d = decideRetry(status(429, asked), fresh, ctx({ maxPauseMs }));
+      expect(d).toMatchObject({ action: 'give_up', pauseAccountMs: maxPauseMs });
+      expect(d.action === 'give_up' && d.error).toMatchObject({
+        kind: 'rate_limited',
+        pausedUntil: NOW + maxPauseMs,
+        pastDeadline: false,
+        detail: `the pause it asked for (Retry-After: ${asked}) is longer than extract.maxPauseSeconds (600 s)`,
+      });
+    }
+    expect(decideRetry(status(429, '600'), fresh, ctx({ maxPauseMs }))).toMatchObject({
+      action: 'retry',
+      pauseAccountMs: 600_000,
+    });
   });
 });
 
 describe('5xx', () => {
+  it('with a Retry-After beyond the cap: gives up at once naming the status, the account paused for the cap', () => {
+    const d = decideRetry(status(503, '86400'), fresh, ctx({ maxPauseMs: 3_600_000 }));
+    expect(d).toMatchObject({ action: 'give_up', pauseAccountMs: 3_600_000 });
+    expect(d.action === 'give_up' && d.error).toMatchObject({
+      kind: 'transient',
+      status: 503,
+      pausedUntil: NOW + 3_600_000,
+    });
+    expect(decideRetry(status(503, '60'), fresh, ctx())).toMatchObject({
+      action: 'retry',
+      pauseAccountMs: 60_000,
+    });
+  });
+
   it('backs off this call (jittered, doubling, capped) until the attempts run out', () => {
     expect(decideRetry(status(503), fresh, ctx())).toEqual({
       action: 'retry',

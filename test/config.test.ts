@@ -59,6 +59,7 @@ describe('parseConfig: valid files', () => {
         concurrency: 8,
         maxResponseBytes: 64 * 1024 * 1024,
         requestTimeoutSeconds: 120,
+        maxPauseSeconds: 3600,
       },
       redis: { prefix: 'visync' },
       jobs: { attempts: 5, lockSeconds: 30, maxBudgetWaitSeconds: 10, maxRunHours: 20 },
@@ -250,7 +251,7 @@ describe('validation errors', () => {
     expect(e.issues).toContainEqual({
       path: 'extract.zzz',
       message:
-        'unknown key (expected one of: visibilityDays, backfillDays, buyerIntentDays, overlapDays, concurrency, maxResponseBytes, requestTimeoutSeconds)',
+        'unknown key (expected one of: visibilityDays, backfillDays, buyerIntentDays, overlapDays, concurrency, maxResponseBytes, requestTimeoutSeconds, maxPauseSeconds)',
     });
     expect(e.issues.find((i) => i.path === 'schedule.nightly.timezone')?.message).toMatch(/^unknown key/);
     const top = configError(`${minimal()}sink: {}\n`);

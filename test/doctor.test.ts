@@ -152,6 +152,16 @@ describe('visync doctor', () => {
     expect(s.log.filter((e) => e.account === 'acme')).toHaveLength(2);
   });
 
+  it('a 429 asking for a year is a WARN naming when the account may be called again', async () => {
+    const { s, path } = await setup([{ name: 'acme', workspaces: 1 }]);
+    s.addFault({ account: 'acme', endpoint: 'me', kind: 'status', status: 429, retryAfter: '31536000' });
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(0);
+    expect(line(c.out, 'account acme')).toMatch(
+      /^WARN account acme: GET \/me answered 429 with a Retry-After longer than visync waits \(extract\.maxPauseSeconds\): the account may be called again after \S+Z -> /,
+    );
+  });
+
   it("the key check keeps to the account's shared budget: with none left it is not sent (WARN)", async () => {
     const prefix = `d-${randomUUID().slice(0, 8)}`;
     const { s, path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({

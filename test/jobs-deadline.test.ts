@@ -52,6 +52,37 @@ describe('jobs under long Retry-After', () => {
     expect((await c.ledger.get(runId))?.status).toBe('running');
   });
 
+  it('a 429 with Retry-After: 99999999999999999999 pauses the account for extract.maxPauseSeconds only: its jobs step aside for that long, then the run completes', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 3 }] });
+    const [a] = s.accounts[0]!.workspaceIds;
+    s.addFault({
+      brandId: a,
+      endpoint: 'visibility',
+      kind: 'status',
+      status: 429,
+      retryAfter: '99999999999999999999',
+    });
+    const dir = tempDir();
+    const config = jobsConfig(s, dir, { extract: { maxPauseSeconds: 3 } });
+    await worker(config, 2);
+    const c = jobsClient(config);
+    const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
+    const pauseMs = async () =>
+      (await peekBudget(c.redis, config.redis.prefix, 'acme', { requests: 120, windowMs: 60_000 }))
+        .pausedForMs;
+    // Before the cap, the pause key was written without expiry and the job delayed by 4e26 ms.
+    let paused = 0;
+    await until('the pause in Redis', async () => {
+      paused = await pauseMs();
+      return paused > 0;
+    });
+    expect(paused).toBeLessThanOrEqual(3000);
+    const run = await waitForRun(config, runId, 30_000);
+    expect(run.status).toBe('succeeded');
+    expect(s.log.filter((e) => e.status === 429)).toHaveLength(1);
+    expect(await pauseMs()).toBe(0);
+  }, 40_000);
+
   it('a 429 on every call of a workspace ends the run partial at jobs.maxRunHours, with the reason', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
     const [a, b] = s.accounts[0]!.workspaceIds;

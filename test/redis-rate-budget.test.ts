@@ -34,7 +34,7 @@ async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {
 }
 
 rateBudgetContract('RedisRateBudget', {
-  make: () => new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}` }),
+  make: (opts) => new RedisRateBudget(connect(), { prefix: `test-${randomUUID()}`, ...opts }),
 });
 
 describe('RedisRateBudget', () => {
@@ -172,6 +172,39 @@ describe('RedisRateBudget', () => {
       },
       { what: () => `the budget's keys to expire; left: ${left.join(', ')}`, timeoutMs: 10_000 },
     );
+  });
+
+  it('an absurd pause (Retry-After 1e20 s) leaves a pause key that expires within the cap, and peek and other instances see it capped', async () => {
+    const redis = connect();
+    const prefix = `test-${randomUUID()}`;
+    const cap = 60_000;
+    const b = new RedisRateBudget(redis, { prefix, maxPauseMs: cap });
+    const other = new RedisRateBudget(connect(), { prefix, maxPauseMs: cap });
+    await b.pause('a', Date.now() + 1e20 * 1000);
+    const ttl = await redis.pttl(budgetKeys(prefix, 'a').pause);
+    expect(ttl).toBeGreaterThan(cap / 2);
+    expect(ttl).toBeLessThanOrEqual(cap);
+    const seen = await peekBudget(redis, prefix, 'a', limit);
+    expect(seen.pausedForMs).toBeGreaterThan(cap / 2);
+    expect(seen.pausedForMs).toBeLessThanOrEqual(cap);
+    const r = await other.tryTake('a', limit);
+    expect(!r.ok && r.retryInMs > cap / 2 && r.retryInMs <= cap).toBe(true);
+  });
+
+  it('a pause key left without expiry (by an older visync, "4e+26") neither holds the account forever nor overflows', async () => {
+    const redis = connect();
+    const prefix = `test-${randomUUID()}`;
+    const k = budgetKeys(prefix, 'a');
+    await redis.set(k.pause, '4e+26');
+    const b = new RedisRateBudget(redis, { prefix });
+    expect((await b.tryTake('a', limit)).ok).toBe(true);
+    expect(await redis.exists(k.pause)).toBe(0);
+    // Nor does a later pause keep it: the key it writes expires.
+    await redis.set(k.pause, '4e+26');
+    await b.pause('a', Date.now() + 2000);
+    const ttl = await redis.pttl(k.pause);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(2000);
   });
 
   it('one pause is obeyed by every instance of the account', async () => {

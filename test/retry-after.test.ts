@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inspectEnvelope } from '../src/api/envelope.js';
+import { cappedPauseMs } from '../src/api/pause-cap.js';
 import { parseRetryAfter } from '../src/api/retry-after.js';
 
 describe('Retry-After', () => {
@@ -11,6 +12,16 @@ describe('Retry-After', () => {
   it('reads an HTTP-date, and a date in the past means now', () => {
     expect(parseRetryAfter('Sat, 21 Nov 2026 10:00:05 GMT', now)).toBe(5000);
     expect(parseRetryAfter('Sat, 21 Nov 2026 09:00:00 GMT', now)).toBe(0);
+  });
+  it('the cap turns any pause, however absurd, into a whole number of ms within it', () => {
+    const cap = 3_600_000;
+    for (const asked of ['99999999999999999999', '31536000', 'Fri, 31 Dec 9999 23:59:59 GMT']) {
+      expect(cappedPauseMs(parseRetryAfter(asked, now) as number, cap)).toBe(cap);
+    }
+    expect(cappedPauseMs(Number.POSITIVE_INFINITY, cap)).toBe(cap);
+    expect(cappedPauseMs(Number.NaN, cap)).toBe(0);
+    expect(cappedPauseMs(-5, cap)).toBe(0);
+    expect(cappedPauseMs(1500.2, cap)).toBe(1501);
   });
   it('ignores what it cannot read', () => {
     expect(parseRetryAfter(undefined, now)).toBeUndefined();

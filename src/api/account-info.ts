@@ -28,3 +28,18 @@ export function announcedRequestLimit(me: unknown): number | undefined {
   }
   return undefined;
 }
+
+const USAGE_PATHS: string[][] = [
+  ['usage', 'requests_in_window'],
+  ['usage', 'requests'],
+  ['usage', 'requests_this_minute'],
+];
+
+/** Requests of the account /me reports in the current window (itself included), if it can be found. */
+export function reportedUsage(me: unknown): number | undefined {
+  for (const path of USAGE_PATHS) {
+    const v = pick(me, ...path);
+    if (typeof v === 'number' && Number.isInteger(v) && v >= 0) return v;
+  }
+  return undefined;
+}

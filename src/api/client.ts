@@ -28,7 +28,10 @@ import { describeDeadline, type RunDeadline } from './run-deadline.js';
 
 export { DEFAULT_RETRY, type RetryPolicy } from './retry-decision.js';
 
-/** Bounds on every call (config: extract.maxResponseBytes, extract.requestTimeoutSeconds, jobs.maxRunHours). */
+/**
+ * Bounds on every call (config: extract.maxResponseBytes, extract.requestTimeoutSeconds,
+ * extract.maxPauseSeconds, jobs.maxRunHours).
+ */
 export interface CallLimits {
   /** A larger body fails the attempt (retryable) instead of filling memory. */
   maxResponseBytes: number;
@@ -36,6 +39,8 @@ export interface CallLimits {
   requestTimeoutMs: number;
   /** Budget waits and Retry-After pauses that end after it fail the call instead of waiting. */
   deadline?: RunDeadline;
+  /** A Retry-After asking for longer fails the call (the account pauses this long); default one hour. */
+  maxPauseMs?: number;
 }
 
 export const DEFAULT_CALL_LIMITS: CallLimits = {
@@ -129,6 +134,7 @@ export class ApiClient {
         policy: this.#retry,
         workspacePath: call.brandId !== undefined,
         deadline: this.#limits.deadline,
+        maxPauseMs: this.#limits.maxPauseMs,
         now: Date.now(),
         random: Math.random,
       });
@@ -187,6 +193,7 @@ export class ApiClient {
       attempts: attempt,
       detail: `no request budget for the next ${seconds(err.retryInMs)} s (a Retry-After pause or the rate limit), which ends after the ${describeDeadline(deadline)}`,
       pastDeadline: true,
+      pausedUntil: Date.now() + err.retryInMs,
     });
   }
 

@@ -1,6 +1,7 @@
 // Failures sorted by what the caller can do about them. The upstream spec documents only 429;
 // the status codes for the other kinds are our assumption (README, "The simulator and our assumptions about the upstream API").
 import { VisyncError } from '../util/errors.js';
+import { utcSecond } from './pause-cap.js';
 
 export type ApiErrorKind =
   | 'bad_key' // 401: unknown, mistyped or revoked key: stop the account
@@ -38,6 +39,11 @@ export interface ApiErrorDetails {
   attempts?: number;
   /** The run's deadline would pass before the call could be tried again: no retry can help. */
   pastDeadline?: boolean;
+  /**
+   * Epoch ms the account is paused until, when the run will not wait that long (a Retry-After
+   * longer than extract.maxPauseSeconds, or past the deadline): the account's run stops here.
+   */
+  pausedUntil?: number;
   cause?: unknown;
 }
 
@@ -56,6 +62,7 @@ export class ApiError extends VisyncError {
   readonly body: string | undefined;
   readonly attempts: number;
   readonly pastDeadline: boolean;
+  readonly pausedUntil: number | undefined;
 
   constructor(d: ApiErrorDetails) {
     const status = d.status === undefined ? '' : ` -> ${d.status}`;
@@ -63,9 +70,13 @@ export class ApiError extends VisyncError {
     const detail = d.detail ? `${oneLine(d.detail)}: ` : '';
     // The upstream's own words say what it refused and why; the manifest and the CLI show them.
     const said = d.body?.trim() ? ` (upstream said: ${excerpt(oneLine(d.body), MESSAGE_BODY_CHARS)})` : '';
-    super(`${d.account}: GET ${d.path}${status}${tries}: ${detail}${HINTS[d.kind]}${said}`, {
-      cause: d.cause,
-    });
+    // A refused pause says only when the account may be called again: the same line then serves
+    // every later run during the pause (src/pipeline/paused-account.ts).
+    const next =
+      d.pausedUntil === undefined
+        ? `${detail}${HINTS[d.kind]}${said}`
+        : `${d.kind === 'rate_limited' ? 'rate limited: ' : ''}${detail}the account may be called again after ${utcSecond(d.pausedUntil)}`;
+    super(`${d.account}: GET ${d.path}${status}${tries}: ${next}`, { cause: d.cause });
     this.name = 'ApiError';
     this.kind = d.kind;
     this.account = d.account;
@@ -74,11 +85,12 @@ export class ApiError extends VisyncError {
     this.body = d.body;
     this.attempts = d.attempts ?? 1;
     this.pastDeadline = d.pastDeadline ?? false;
+    this.pausedUntil = d.pausedUntil;
   }
 
   /** Worth another try later (a retried job): the API or the network may recover. */
   get retryable(): boolean {
-    if (this.pastDeadline) return false;
+    if (this.pastDeadline || this.pausedUntil !== undefined) return false;
     return this.kind === 'transient' || this.kind === 'rate_limited' || this.kind === 'malformed';
   }
 

@@ -10,6 +10,7 @@
 
 import { VisyncError } from '../util/errors.js';
 import { sleep } from '../util/time.js';
+import { cappedPauseMs, DEFAULT_MAX_PAUSE_MS } from './pause-cap.js';
 
 export interface RateLimit {
   requests: number;
@@ -23,8 +24,23 @@ export interface RateBudget {
   tryTake(account: string, limit: RateLimit): Promise<TakeResult>;
   /** The slot's request was answered (or failed): it now frees `window` from now. */
   settle(account: string, slot: string, limit: RateLimit): Promise<void>;
-  /** Account-wide pause (from Retry-After): no slot before `untilMs`. Never shortens a pause. */
+  /**
+   * Account-wide pause (from Retry-After): no slot before `untilMs`, or before the budget's cap
+   * (extract.maxPauseSeconds, src/api/pause-cap.ts) from now, whichever comes first. Never shortens a pause.
+   */
   pause(account: string, untilMs: number): Promise<void>;
+  /**
+   * The upstream reports `requests` of the account in its current window (GET /me): those beyond
+   * what this budget counts were made by someone else (another process, another tool) and count
+   * as spent now. Only a budget that sees one process needs it; a shared one already counts them.
+   */
+  spentElsewhere?(account: string, requests: number, limit: RateLimit): Promise<void>;
+}
+
+/** What every budget is built with. */
+export interface BudgetOptions {
+  /** The longest pause (extract.maxPauseSeconds in ms); default one hour. */
+  maxPauseMs?: number | undefined;
 }
 
 export interface ReserveOptions {
@@ -169,6 +185,8 @@ export class Reservation implements RateBudget {
     this.#unused.push(...this.#pool);
     this.#pool = [];
     await this.inner.pause(account, untilMs);
+    // No longer than the inner budget holds it: that one caps every pause (src/api/pause-cap.ts).
+    this.#pausedUntil = Math.min(this.#pausedUntil, Date.now() + this.inner.pausedFor(account));
   }
 
   /**
@@ -248,7 +266,12 @@ interface AccountState {
 
 export class MemoryRateBudget implements RateBudget {
   readonly #accounts = new Map<string, AccountState>();
+  readonly #maxPauseMs: number;
   #seq = 0;
+
+  constructor(opts: BudgetOptions = {}) {
+    this.#maxPauseMs = opts.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
+  }
 
   #state(account: string): AccountState {
     let s = this.#accounts.get(account);
@@ -263,11 +286,7 @@ export class MemoryRateBudget implements RateBudget {
     const now = Date.now();
     const s = this.#state(account);
     if (s.pausedUntil > now) return { ok: false, retryInMs: s.pausedUntil - now };
-    let oldest = Number.POSITIVE_INFINITY;
-    for (const [id, at] of s.slots) {
-      if (at <= now - limit.windowMs) s.slots.delete(id);
-      else oldest = Math.min(oldest, at);
-    }
+    const oldest = this.#inWindow(s, now, limit);
     if (s.slots.size < limit.requests) {
       const slot = String(++this.#seq);
       s.slots.set(slot, now);
@@ -281,8 +300,31 @@ export class MemoryRateBudget implements RateBudget {
     if (s.slots.has(slot)) s.slots.set(slot, Date.now());
   }
 
+  /** Drops the slots out of the window; returns when the oldest one left counts from (Infinity: none). */
+  #inWindow(s: AccountState, now: number, limit: RateLimit): number {
+    let oldest = Number.POSITIVE_INFINITY;
+    for (const [id, at] of s.slots) {
+      if (at <= now - limit.windowMs) s.slots.delete(id);
+      else oldest = Math.min(oldest, at);
+    }
+    return oldest;
+  }
+
   async pause(account: string, untilMs: number): Promise<void> {
     const s = this.#state(account);
-    s.pausedUntil = Math.max(s.pausedUntil, untilMs);
+    const now = Date.now();
+    s.pausedUntil = Math.max(s.pausedUntil, now + cappedPauseMs(untilMs - now, this.#maxPauseMs));
+  }
+
+  /**
+   * Slots for the requests others made in the window, counted from now: the server counted them
+   * earlier, so they free here no sooner than there.
+   */
+  async spentElsewhere(account: string, requests: number, limit: RateLimit): Promise<void> {
+    const s = this.#state(account);
+    const now = Date.now();
+    this.#inWindow(s, now, limit);
+    for (let n = s.slots.size; n < Math.min(requests, limit.requests); n++)
+      s.slots.set(String(++this.#seq), now);
   }
 }

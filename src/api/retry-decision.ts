@@ -1,7 +1,8 @@
 // What one failed attempt of a call leads to: ask again after how long, and whether the whole
 // account waits (a 429 or a Retry-After) or only this call (backoff); or give up with which error.
 // Pure: the client (src/api/client.ts) sends, counts, pauses and sleeps as decided.
-import { type ApiErrorDetails, kindForStatus } from './errors.js';
+import { type ApiErrorDetails, excerpt, kindForStatus } from './errors.js';
+import { cappedPauseMs, DEFAULT_MAX_PAUSE_MS } from './pause-cap.js';
 import { parseRetryAfter } from './retry-after.js';
 import { describeDeadline, type RunDeadline } from './run-deadline.js';
 
@@ -41,6 +42,8 @@ export interface RetryContext {
   /** The call names a workspace (a 404 then means a foreign workspace, not a wrong baseUrl). */
   workspacePath: boolean;
   deadline?: RunDeadline | undefined;
+  /** The longest pause one Retry-After sets (extract.maxPauseSeconds); default DEFAULT_MAX_PAUSE_MS. */
+  maxPauseMs?: number | undefined;
   now: number;
   /** In [0, 1): where the backoff falls within its jittered range. */
   random: () => number;
@@ -94,22 +97,51 @@ function afterRateLimited(
 ): RetryDecision {
   const rateLimited = counts.rateLimited + 1;
   const next = { ...counts, rateLimited };
-  const waitMs =
-    parseRetryAfter(attempt.retryAfter, ctx.now) ?? backoffMs(rateLimited, ctx.policy, ctx.random);
-  const giveUp = (error: Omit<GiveUp, 'kind' | 'status'>): RetryDecision => ({
-    counts: next,
-    pauseAccountMs: waitMs,
-    action: 'give_up',
-    error: { kind: 'rate_limited', status: 429, quoteBody: true, ...error },
-  });
-  if (ctx.deadline && ctx.now + waitMs > ctx.deadline.at) {
-    return giveUp({
-      detail: `the account is paused for ${seconds(waitMs)} s (Retry-After), past the ${describeDeadline(ctx.deadline)}`,
-      pastDeadline: true,
-    });
-  }
-  if (rateLimited > ctx.policy.rateLimitedRetries) return giveUp({});
+  const asked = parseRetryAfter(attempt.retryAfter, ctx.now);
+  const waitMs = asked ?? backoffMs(rateLimited, ctx.policy, ctx.random);
+  const refused = pauseRefusal(attempt, asked, waitMs, next, ctx);
+  if (refused) return refused;
+  if (rateLimited > ctx.policy.rateLimitedRetries)
+    return {
+      counts: next,
+      pauseAccountMs: waitMs,
+      action: 'give_up',
+      error: { kind: 'rate_limited', status: 429, quoteBody: true },
+    };
   return { counts: next, pauseAccountMs: waitMs, action: 'retry' };
+}
+
+/**
+ * A pause this run will not wait for: the API asked for more than extract.maxPauseSeconds, or the
+ * pause ends after the run's deadline. The account is paused for the capped time and the call
+ * gives up at once, naming the status the API answered and when the account may be called again
+ * (the error stops the account's run: every other call would meet the same pause).
+ */
+function pauseRefusal(
+  attempt: Extract<FailedAttempt, { type: 'status' }>,
+  asked: number | undefined,
+  waitMs: number,
+  counts: RetryCounts,
+  ctx: RetryContext,
+): RetryDecision | undefined {
+  const capMs = ctx.maxPauseMs ?? DEFAULT_MAX_PAUSE_MS;
+  const pauseMs = cappedPauseMs(waitMs, capMs);
+  const overCap = asked !== undefined && asked > capMs;
+  const pastDeadline = ctx.deadline !== undefined && ctx.now + pauseMs > ctx.deadline.at;
+  if (!overCap && !pastDeadline) return undefined;
+  const raw = Array.isArray(attempt.retryAfter) ? attempt.retryAfter[0] : attempt.retryAfter;
+  const askedFor =
+    raw === undefined ? 'the next try' : `the pause it asked for (Retry-After: ${excerpt(raw.trim(), 40)})`;
+  const detail = overCap
+    ? `${askedFor} is longer than extract.maxPauseSeconds (${seconds(capMs)} s)`
+    : `${askedFor} ends after the ${describeDeadline(ctx.deadline as RunDeadline)}`;
+  const kind = attempt.status === 429 ? 'rate_limited' : kindForStatus(attempt.status, ctx.workspacePath);
+  return {
+    counts,
+    pauseAccountMs: pauseMs,
+    action: 'give_up',
+    error: { kind, status: attempt.status, detail, pausedUntil: ctx.now + pauseMs, pastDeadline },
+  };
 }
 
 /** Another status: 4xx cannot improve by asking again; 5xx may, until the attempts run out. */
@@ -128,9 +160,14 @@ function afterErrorStatus(
   const next = { ...counts, failures: counts.failures + 1 };
   if (next.failures >= ctx.policy.attempts) return giveUp(next);
   const retryAfter = parseRetryAfter(attempt.retryAfter, ctx.now);
-  // The account's next budget wait fails the call when this pause outlasts the run's deadline.
-  if (retryAfter !== undefined) return { counts: next, pauseAccountMs: retryAfter, action: 'retry' };
-  return backoff(next, `HTTP ${attempt.status}`, ctx);
+  if (retryAfter === undefined) return backoff(next, `HTTP ${attempt.status}`, ctx);
+  return (
+    pauseRefusal(attempt, retryAfter, retryAfter, next, ctx) ?? {
+      counts: next,
+      pauseAccountMs: retryAfter,
+      action: 'retry',
+    }
+  );
 }
 
 function backoff(counts: RetryCounts, why: string, ctx: RetryContext): RetryDecision {

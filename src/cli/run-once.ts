@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
-import type { RateBudget } from '../api/rate-budget.js';
+import type { BudgetOptions, RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import type { RunPlan } from '../pipeline/plan-run.js';
@@ -66,6 +66,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           throw new CliError('--json goes with --plan (a run prints one summary line per account)');
         const [
           { closeAllPools },
+          { maxPauseMs },
           { MemoryRateBudget },
           { loadConfig },
           { routeBrands },
@@ -78,6 +79,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           { RunProgress, wantsProgress },
         ] = await Promise.all([
           import('../api/http-pools.js'),
+          import('../api/pause-cap.js'),
           import('../api/rate-budget.js'),
           import('../config/load.js'),
           import('../pipeline/brand-owner.js'),
@@ -104,9 +106,10 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           store: await stores.forAccount(config, account),
           loader: await loaders.forAccount(config, account),
         });
-        const shared = await sharedWithWorkers(config);
+        const cap = { maxPauseMs: maxPauseMs(config) };
+        const shared = await sharedWithWorkers(config, cap);
         try {
-          const budget = shared?.budget ?? new MemoryRateBudget();
+          const budget = shared?.budget ?? new MemoryRateBudget(cap);
           // --brand alone runs the account that owns the workspace, not every account.
           const brandsByAccount =
             flags.brand?.length && !flags.account?.length
@@ -220,6 +223,7 @@ async function mergedPlans(plans: Promise<RunPlan>[]): Promise<RunPlan> {
  */
 async function sharedWithWorkers(
   config: Config,
+  cap: BudgetOptions,
 ): Promise<
   { budget: RateBudget; latestLock: KeyLock; recorder: RunRecorder; close(): Promise<void> } | undefined
 > {
@@ -250,7 +254,7 @@ async function sharedWithWorkers(
   }
   const prefix = config.redis.prefix;
   return {
-    budget: new RedisRateBudget(link.redis, { prefix }),
+    budget: new RedisRateBudget(link.redis, { prefix, ...cap }),
     latestLock: new RedisKeyLock(link.redis, prefix),
     // Its runs then show in `visync status` and count for the nightly window like the workers' runs.
     recorder: new LedgerRecorder(new RunLedger(link.redis, prefix)),
@@ -264,7 +268,7 @@ export function problemLines(m: Manifest): string[] {
   if (m.error) lines.push(m.error.startsWith(`${m.account}:`) ? m.error : `${m.account}: ${m.error}`);
   for (const w of m.workspaces) {
     // Workspaces cut short by the account's stop say nothing the line above does not.
-    if (w.status === 'failed' && !(m.error && w.error?.startsWith('not completed:')))
+    if (w.status === 'failed' && !(m.error && (w.error?.startsWith('not completed:') || w.error === m.error)))
       lines.push(`${m.account}: workspace ${w.brand_id} failed: ${w.error ?? 'no reason recorded'}`);
   }
   for (const l of m.loads)

@@ -242,6 +242,12 @@ export const ExtractSchema = z.strictObject(
     maxResponseBytes: positiveInt.default(64 * 1024 * 1024),
     /** Whole-request deadline (connect, headers and body together); a trickling body cannot outlast it. */
     requestTimeoutSeconds: positiveNumber.default(120),
+    /**
+     * The longest an account is paused for one Retry-After (on a 429 or a 5xx), whatever the API
+     * asks. A run asked for longer, or for a pause past its deadline, ends rate_limited at once,
+     * naming when the account may be called again; later runs before then end the same way.
+     */
+    maxPauseSeconds: intBetween(1, 86_400).default(3600),
   },
   { error: expected('a mapping of extract settings') },
 );

@@ -4,11 +4,12 @@
 // and the others go on; a bad key or plan stops the whole account at once (no retry storm).
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import { announcedRequestLimit } from '../api/account-info.js';
+import { announcedRequestLimit, reportedUsage } from '../api/account-info.js';
 import { ApiClient, type ApiResponse, type CallLimits, type RetryPolicy } from '../api/client.js';
 import { brandsCall, type Call, callId, meCall } from '../api/endpoints.js';
 import { ApiError } from '../api/errors.js';
 import type { HttpTimeouts } from '../api/http-pools.js';
+import { maxPauseMs } from '../api/pause-cap.js';
 import type { RateBudget, RateLimit } from '../api/rate-budget.js';
 import { emptyStats, type RequestStats } from '../api/request-stats.js';
 import { runDeadline } from '../api/run-deadline.js';
@@ -43,6 +44,7 @@ export function callLimits(config: Pick<Config, 'extract' | 'jobs'>, startedAt: 
     maxResponseBytes: config.extract.maxResponseBytes,
     requestTimeoutMs: config.extract.requestTimeoutSeconds * 1000,
     deadline: runDeadline(startedAt, config.jobs.maxRunHours),
+    maxPauseMs: maxPauseMs(config),
   };
 }
 
@@ -118,6 +120,9 @@ export async function discoverWorkspaces(o: {
   const me = await createAccountClient(o.client).get(meCall);
   const files = [await landCall(o.store, o.run, me, drift, '_account')];
   const limit = effectiveLimit(account, me.body);
+  // What others (another process, another tool) spent of the window is spent for this run too.
+  const used = reportedUsage(me.body);
+  if (used !== undefined) await o.client.budget.spentElsewhere?.(account.name, used, limit);
   const brands = await createAccountClient({ ...o.client, limit }).get(brandsCall);
   files.push(await landCall(o.store, o.run, brands, drift, '_account'));
   return {
@@ -185,8 +190,8 @@ export async function extractWorkspace(o: {
         break;
       }
       // A workspace the account does not own fails every call the same way; past the run's
-      // deadline no further call may start.
-      if (err.kind === 'foreign_workspace' || err.pastDeadline) break;
+      // deadline, or during a pause the run will not wait for, no further call may start.
+      if (err.kind === 'foreign_workspace' || err.pastDeadline || err.pausedUntil !== undefined) break;
     }
   }
   out.drift = drift.entries();
@@ -228,6 +233,8 @@ export interface ExtractResult {
   drift: DriftEntry[];
   /** Set when the account as a whole failed. */
   error?: string;
+  /** Set when it failed on a pause it would not wait for: epoch ms the account may be called again after. */
+  pausedUntil?: number;
 }
 
 /** Discovery, then every workspace concurrently within the account's budget, in one process. */
@@ -249,7 +256,7 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
       brandFilter: ctx.brandFilter,
     });
   } catch (err) {
-    result.error = describe(err);
+    stopped(result, err);
     ctx.logger.error({ account: ctx.account.name, err: result.error }, 'account stopped');
     return result;
   }
@@ -265,7 +272,7 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
   const outcomes = await extractWorkspaces(ctx, { client, signal, stop, result, limit });
   result.workspaces = brandIds.map((brand_id, i) => workspaceResult(brand_id, outcomes[i]!));
   if (stop.signal.aborted) {
-    result.error = describe(stop.signal.reason);
+    stopped(result, stop.signal.reason);
     for (const w of result.workspaces) {
       if (w.status === 'failed' && w.error === result.error) w.error = `not completed: ${result.error}`;
     }
@@ -315,7 +322,10 @@ async function extractWorkspaces(
       if (o.signal.aborted) throw o.signal.reason;
       throw err;
     }
-    if (ws.stop) o.stop.abort(ws.stop);
+    // A pause this run will not wait for holds every other call too: the run stops in one line.
+    // (A worker's jobs step aside instead: each is delayed until the pause ends, or fails alone.)
+    const stop = ws.stop ?? ws.failures.find((e) => e.pausedUntil !== undefined);
+    if (stop) o.stop.abort(stop);
     o.result.files.push(...ws.files);
     o.result.drift.push(...ws.drift);
     done++;
@@ -340,6 +350,12 @@ function foldDrift(entries: DriftEntry[]): DriftEntry[] {
   const report = new DriftReport();
   report.addAll(entries);
   return report.entries();
+}
+
+/** The account as a whole failed with `err`. */
+function stopped(result: ExtractResult, err: unknown): void {
+  result.error = describe(err);
+  if (err instanceof ApiError && err.pausedUntil !== undefined) result.pausedUntil = err.pausedUntil;
 }
 
 function describe(err: unknown): string {

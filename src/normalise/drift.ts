@@ -50,3 +50,23 @@ export class DriftReport {
       .map((e) => ({ ...e }));
   }
 }
+
+/**
+ * The log's line for a run's drift (the manifest lists each finding): how many findings of which
+ * kinds on which endpoints, e.g. `schema drift: 3 findings (unknown_field 2, missing_field 1) on
+ * me, prompts; the manifest's drift lists them`. Undefined when there is none.
+ */
+export function driftSummary(entries: readonly DriftEntry[]): { line: string; findings: number } | undefined {
+  if (!entries.length) return undefined;
+  const kinds = new Map<string, number>();
+  let findings = 0;
+  for (const e of entries) {
+    const n = e.count ?? 1;
+    findings += n;
+    kinds.set(e.kind, (kinds.get(e.kind) ?? 0) + n);
+  }
+  const byKind = [...kinds].map(([kind, n]) => `${kind} ${n}`).join(', ');
+  const endpoints = [...new Set(entries.map((e) => e.endpoint))].sort(compare).join(', ');
+  const line = `schema drift: ${findings} finding${findings === 1 ? '' : 's'} (${byKind}) on ${endpoints}; the manifest's drift lists them`;
+  return { line, findings };
+}

@@ -1,8 +1,10 @@
 // What happens when a run reaches its terminal status, wherever it ran (`run --once`, a worker's
-// load job, a run that failed before it fanned out): the alert for a failed or partial run goes
-// out. One place, so every path that ends a run alerts the same way.
+// load job, a run that failed before it fanned out): a line in the log sums up its schema drift,
+// and the alert for a failed or partial run goes out. One place, so every path that ends a run
+// logs and alerts the same way.
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
+import { driftSummary } from '../normalise/drift.js';
 import type { Manifest } from '../runs/manifest.js';
 import { runAlert, type SendOptions, sendAlert } from './alerts.js';
 
@@ -16,6 +18,12 @@ export interface RunFinishedOptions {
 
 /** Never throws and never takes longer than the alert's bounded retries. */
 export async function runFinished(o: RunFinishedOptions): Promise<void> {
+  const drift = driftSummary(o.manifest.drift);
+  if (drift)
+    o.logger.warn(
+      { account: o.manifest.account, run_id: o.manifest.run_id, drift: drift.findings },
+      drift.line,
+    );
   const alerts = o.config.alerts;
   if (!alerts) return;
   const payload = runAlert(o.manifest, alerts.on);

@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { RetryPolicy } from '../api/client.js';
 import type { WorkspaceEndpoint } from '../api/endpoints.js';
+import { maxPauseMs } from '../api/pause-cap.js';
 import { MemoryRateBudget, type RateBudget } from '../api/rate-budget.js';
 import { namesList, UnknownAccountError } from '../config/account-settings.js';
 import type { AccountConfig, Config } from '../config/schema.js';
@@ -20,6 +21,7 @@ import { errorMessage } from '../util/errors.js';
 import { utcDate } from '../util/time.js';
 import { finishRun, type RunLoader } from './finish-run.js';
 import { lastInterruptedRun } from './interrupted.js';
+import { type AccountPause, accountPause } from './paused-account.js';
 import { recordRun } from './record-run.js';
 import { replayRun } from './replay.js';
 
@@ -87,7 +89,7 @@ export function selectAccounts(config: Config, names?: readonly string[]): Accou
 export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
   const names = o.brandsByAccount ? [...o.brandsByAccount.keys()] : o.accounts;
   const accounts = selectAccounts(o.config, names);
-  const budget = o.budget ?? new MemoryRateBudget();
+  const budget = o.budget ?? new MemoryRateBudget({ maxPauseMs: maxPauseMs(o.config) });
   const completed: Manifest[] = [];
 
   // Accounts have separate budgets, so they run side by side.
@@ -198,6 +200,11 @@ interface RunStep {
 /** Extracts the account, then normalises and loads whatever landed: the run's manifest, not yet written. */
 async function extractAndFinish(s: RunStep): Promise<Manifest> {
   const { o, account, run, log } = s;
+  const paused = await pauseOf(s);
+  if (paused) {
+    log.warn({ err: paused.error }, 'the account is paused: no call made');
+    return s.assemble({ error: paused.error, pausedUntil: paused.until });
+  }
   try {
     const extracted = await extractAccount({
       account,
@@ -232,6 +239,7 @@ async function extractAndFinish(s: RunStep): Promise<Manifest> {
         : { rawFiles: [], files: [], drift: [], loads: [] };
     return s.assemble({
       error: extracted.error,
+      pausedUntil: extracted.pausedUntil,
       workspaces: extracted.workspaces,
       files: [...extracted.files, ...finished.files],
       loads: finished.loads,
@@ -241,6 +249,16 @@ async function extractAndFinish(s: RunStep): Promise<Manifest> {
   } catch (err) {
     // Not a fault of the API (those are in the manifest): the run stops here, and says why.
     return s.assemble({ error: errorMessage(err) });
+  }
+}
+
+/** The pause an earlier run of the account stopped on, while it lasts; none when the sink cannot say. */
+async function pauseOf({ o, run, log }: RunStep): Promise<AccountPause | undefined> {
+  try {
+    return await accountPause(o.store, run.account);
+  } catch (err) {
+    log.warn({ err: errorMessage(err) }, 'could not read the last run from the manifests');
+    return undefined;
   }
 }
 

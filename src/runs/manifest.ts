@@ -1,6 +1,7 @@
 // The run manifest (`runs/account=A/run=R/manifest.json`), written last: a run without one is
 // incomplete and readers ignore it. What it lists, and that contract, are in README "What a run does".
 import { z } from 'zod';
+import { utcSecond } from '../api/pause-cap.js';
 import type { RequestStats } from '../api/request-stats.js';
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
@@ -68,6 +69,12 @@ export interface Manifest {
   scope?: RunScope;
   /** Set when the whole account stopped (bad key, plan, unreachable). */
   error?: string;
+  /**
+   * Set when the run stopped on a pause it would not wait for (a Retry-After longer than
+   * extract.maxPauseSeconds, or past the run deadline): when the account may be called again,
+   * `2026-11-26T16:00:00Z`. Later runs before then end at once with the same error.
+   */
+  rate_limited_until?: string;
   workspaces: WorkspaceResult[];
   files: ManifestFile[];
   loads: LoadResult[];
@@ -105,11 +112,14 @@ export async function readManifest(
 
 /**
  * succeeded: every workspace and load; failed: account stopped or nothing landed; else partial
- * (also for a run completed after an interruption).
+ * (also for a run completed after an interruption, and for one stopped by a pause after some
+ * workspaces landed: they are good).
  */
-export function runStatus(m: Pick<Manifest, 'error' | 'workspaces' | 'loads' | 'interrupted'>): RunStatus {
-  if (m.error) return 'failed';
+export function runStatus(
+  m: Pick<Manifest, 'error' | 'workspaces' | 'loads' | 'interrupted' | 'rate_limited_until'>,
+): RunStatus {
   const failedWs = m.workspaces.filter((w) => w.status === 'failed').length;
+  if (m.error && !(m.rate_limited_until && failedWs < m.workspaces.length)) return 'failed';
   const failedLoads = m.loads.filter((l) => l.status === 'failed').length;
   if (m.workspaces.length > 0 && failedWs === m.workspaces.length) return 'failed';
   return failedWs + failedLoads === 0 && !m.interrupted ? 'succeeded' : 'partial';
@@ -135,6 +145,8 @@ export function assembleManifest(p: {
   /** Default: every workspace and endpoint. */
   scope?: RunScope | undefined;
   error?: string | undefined;
+  /** Epoch ms the account may be called again after (an ApiError's pausedUntil). */
+  pausedUntil?: number | undefined;
   workspaces: WorkspaceResult[];
   files: ManifestFile[];
   loads: LoadResult[];
@@ -157,6 +169,7 @@ export function assembleManifest(p: {
     },
     scope: p.scope ?? runScope(),
     ...(p.error ? { error: p.error } : {}),
+    ...(p.pausedUntil === undefined ? {} : { rate_limited_until: utcSecond(p.pausedUntil) }),
     workspaces: p.workspaces,
     files: p.files,
     loads: p.loads,

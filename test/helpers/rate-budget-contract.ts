@@ -8,8 +8,8 @@ import { acquireSlot, BudgetWaitTooLong, type RateBudget } from '../../src/api/r
 import { waitFor } from './wait-for.js';
 
 export interface RateBudgetUnderTest {
-  /** A budget with no account used yet (its own key prefix, for Redis). */
-  make(): RateBudget | Promise<RateBudget>;
+  /** A budget with no account used yet (its own key prefix, for Redis), pausing for at most `maxPauseMs`. */
+  make(opts?: { maxPauseMs?: number }): RateBudget | Promise<RateBudget>;
 }
 
 /** Ms elapsed since `start` (performance.now()), rounded up, plus 1 for Date.now()'s granularity. */
@@ -91,6 +91,30 @@ export function rateBudgetContract(name: string, subject: RateBudgetUnderTest): 
       // A pause in the past is no pause.
       await b.pause('c', Date.now() - 1000);
       expect((await b.tryTake('c', limit)).ok).toBe(true);
+    });
+
+    it('caps every pause, however absurd (1e20 s, a year 9999 date, Infinity): the wait stays positive, within the cap, and acquireSlot still keeps to its deadline', async () => {
+      const cap = 60_000;
+      const b = await subject.make({ maxPauseMs: cap });
+      await b.pause('a', Date.now() + 1e20 * 1000);
+      await b.pause('b', Date.parse('9999-12-31T23:59:59Z'));
+      await b.pause('c', Number.POSITIVE_INFINITY);
+      for (const account of ['a', 'b', 'c']) {
+        const r = await b.tryTake(account, limit);
+        expect(r.ok).toBe(false);
+        if (!r.ok) {
+          expect(r.retryInMs).toBeGreaterThan(cap / 2);
+          expect(r.retryInMs).toBeLessThanOrEqual(cap + 2);
+        }
+        await expect(acquireSlot(b, account, limit, { deadlineAt: Date.now() + 1000 })).rejects.toMatchObject(
+          {
+            pastDeadline: true,
+          },
+        );
+        await expect(acquireSlot(b, account, limit, { maxWaitMs: 100 })).rejects.toBeInstanceOf(
+          BudgetWaitTooLong,
+        );
+      }
     });
 
     it('acquireSlot refuses to wait longer than maxWaitMs, or past the deadline', async () => {

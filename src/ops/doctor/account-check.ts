@@ -1,9 +1,10 @@
 // One GET /me per account, through the project's client and the account's request budget (the
 // shared Redis one when it answers), so the check itself keeps to the limit the workers keep to.
 // No retries: doctor reports what the API answers now instead of waiting it out.
-import { announcedRequestLimit } from '../../api/account-info.js';
+import { announcedRequestLimit, reportedUsage } from '../../api/account-info.js';
 import { meCall } from '../../api/endpoints.js';
 import { ApiError } from '../../api/errors.js';
+import { utcSecond } from '../../api/pause-cap.js';
 import { BudgetWaitTooLong, type RateBudget } from '../../api/rate-budget.js';
 import type { AccountConfig } from '../../config/schema.js';
 import { initialLimit } from '../../extract/account-source.js';
@@ -62,6 +63,12 @@ export async function checkAccount(o: AccountCheckOptions): Promise<CheckResult>
 function explainApiError(check: string, o: AccountCheckOptions, err: ApiError): CheckResult {
   const answered = `GET /me answered ${err.status}`;
   const host = new URL(o.account.baseUrl).host;
+  if (err.pausedUntil !== undefined)
+    return warn(
+      check,
+      `${answered} with a Retry-After longer than visync waits (extract.maxPauseSeconds): the account may be called again after ${utcSecond(err.pausedUntil)}`,
+      'nothing to fix: runs before that time end at once without calling the API',
+    );
   switch (err.kind) {
     case 'bad_key': {
       const where = o.account.apiKeyFile
@@ -128,12 +135,7 @@ function describeMe(account: AccountConfig, me: unknown): string {
       ? `limit not announced, visync keeps to ${initialLimit(account).requests} requests per ${seconds(window * 1000)} s`
       : `limit ${announced} requests per ${seconds(window * 1000)} s` +
         (configured !== undefined && configured < announced ? ` (visync keeps to ${configured})` : '');
-  const used = firstNumber(
-    me,
-    ['usage', 'requests_in_window'],
-    ['usage', 'requests'],
-    ['usage', 'requests_this_minute'],
-  );
+  const used = reportedUsage(me);
   const workspaces = firstNumber(me, ['usage', 'workspaces'], ['workspaces']);
   return (
     `plan ${plan}, ${limit}${used === undefined ? '' : `, ${used} used in the current window`}` +

@@ -2,6 +2,7 @@
 // config comes first because every other check reads it; then the rest run side by side.
 import { resolve } from 'node:path';
 import { RedisRateBudget } from '../../../jobs/redis-rate-budget.js';
+import { maxPauseMs } from '../../api/pause-cap.js';
 import { MemoryRateBudget } from '../../api/rate-budget.js';
 import { accountSettings, namesList, storeKey, warehouseKey } from '../../config/account-settings.js';
 import type { AccountConfig, Config, SinksConfig } from '../../config/schema.js';
@@ -48,7 +49,10 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
   const url = config.redis.url;
   const connection = url ? await connectRedis(url, timeoutMs) : undefined;
   const redis = connection?.ok ? connection.redis : undefined;
-  const budget = redis ? new RedisRateBudget(redis, { prefix: config.redis.prefix }) : new MemoryRateBudget();
+  const cap = { maxPauseMs: maxPauseMs(config) };
+  const budget = redis
+    ? new RedisRateBudget(redis, { prefix: config.redis.prefix, ...cap })
+    : new MemoryRateBudget(cap);
   // Each distinct store and dataset the checked accounts use (their own prefix, folder or dataset).
   const selected = accounts.length ? accounts : config.accounts;
   const stores = sinksGroups(config, selected, storeKey);

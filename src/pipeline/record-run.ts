@@ -18,6 +18,7 @@ import {
   type LoadResult,
   type Manifest,
   type ManifestFile,
+  redactionCount,
   runStatus,
   writeManifest,
 } from '../runs/manifest.js';
@@ -205,7 +206,7 @@ async function writeRecorded(
       `load ${load.status}`,
     );
   }
-  const recorded: Manifest = { ...m, files: part.files, loads };
+  const recorded: Manifest = { ...m, files: part.files, loads, redactions: redactionCount(part.files) };
   recorded.status = runStatus(recorded);
   await writeManifest(store, recorded);
   return recorded;

@@ -20,6 +20,8 @@ export interface WorkspaceResult {
 
 export interface ManifestFile extends StoredObject {
   rows?: number;
+  /** Raw files: occurrences of the account's API key replaced in the body (absent when none). */
+  redactions?: number;
 }
 
 export interface LoadResult {
@@ -75,6 +77,11 @@ export interface Manifest {
   drift: DriftEntry[];
   replayed_at?: string;
   /**
+   * Occurrences of the account's API key replaced in the raw bodies (the sum over `files`): the
+   * only change a body gets before it is landed. Absent in manifests written before it was counted.
+   */
+  redactions?: number;
+  /**
    * Set when the run's process stopped before writing this manifest (killed, machine lost) and the
    * run was completed later from its raw landing: calls that had not landed are missing, so such a
    * run is at best partial.
@@ -86,6 +93,11 @@ export async function writeManifest(store: ObjectStore, m: Manifest): Promise<St
   return store.put(manifestKey(m.account, m.run_id), `${JSON.stringify(m, null, 2)}\n`, {
     contentType: 'application/json',
   });
+}
+
+/** The redactions of a run's raw files, as its manifest counts them. */
+export function redactionCount(files: readonly ManifestFile[]): number {
+  return files.reduce((n, f) => n + (f.redactions ?? 0), 0);
 }
 
 export async function readManifest(

@@ -8,7 +8,7 @@ import { addDays } from '../util/time.js';
 import { type RunScope, runScope } from './last-success.js';
 import type { RunCoordinates } from './run-coordinates.js';
 import type { RunKind } from './run-id.js';
-import type { RunStatus } from './run-status.js';
+import { type RunStatus, workspaceListIncomplete } from './run-status.js';
 
 export { exitCodeFor, type RunStatus } from './run-status.js';
 
@@ -111,14 +111,18 @@ export async function readManifest(
 
 /**
  * succeeded: every workspace and load; failed: account stopped or nothing landed; else partial
- * (also for a run completed after an interruption).
+ * (also for a run completed after an interruption, and for a run over all workspaces whose
+ * workspace list was incomplete: workspaces it never saw were not synced).
  */
-export function runStatus(m: Pick<Manifest, 'error' | 'workspaces' | 'loads' | 'interrupted'>): RunStatus {
+export function runStatus(
+  m: Pick<Manifest, 'error' | 'workspaces' | 'loads' | 'interrupted' | 'drift' | 'scope'>,
+): RunStatus {
   if (m.error) return 'failed';
   const failedWs = m.workspaces.filter((w) => w.status === 'failed').length;
   const failedLoads = m.loads.filter((l) => l.status === 'failed').length;
   if (m.workspaces.length > 0 && failedWs === m.workspaces.length) return 'failed';
-  return failedWs + failedLoads === 0 && !m.interrupted ? 'succeeded' : 'partial';
+  const listShort = (m.scope?.brands ?? 'all') === 'all' && workspaceListIncomplete(m) !== undefined;
+  return failedWs + failedLoads === 0 && !m.interrupted && !listShort ? 'succeeded' : 'partial';
 }
 
 /** Builds a manifest from a run's parts; status and finished_at follow from them. */

@@ -74,6 +74,8 @@ export interface ApiResponse {
   findings: EnvelopeFinding[];
   /** How many times the key was replaced in the body (design.md: the one change a raw body gets). */
   redactions: number;
+  /** The server's `Date` header: its clock, to check ours against (src/runs/clock.ts). */
+  serverDate?: string | undefined;
 }
 
 const BODY_SNIPPET = 500;
@@ -177,6 +179,7 @@ export class ApiClient {
         body: scrubbed.body,
         findings: inspectEnvelope(scrubbed.body, call.list),
         redactions: scrubbed.redactions,
+        serverDate: headerValue(out.headers.date),
       },
     };
   }
@@ -309,4 +312,8 @@ export class ApiClient {
     );
     await sleep(ms, this.#opts.signal);
   }
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
 }

@@ -55,11 +55,14 @@ export function listShortfall(body: unknown): { listed: number; count: number } 
   return { listed: data.length, count };
 }
 
-/** The drift finding of a GET /brands list holding fewer workspaces than its count (src/normalise/brands.ts); a run over all workspaces with it is partial. */
+/**
+ * The drift finding of a GET /brands list holding fewer workspaces than its count
+ * (src/normalise/brands.ts); a run over all workspaces with it is partial.
+ */
 export function workspaceListShortfall(s: { listed: number; count: number }): string {
   return (
     `GET /brands listed ${s.listed} of the ${s.count} workspaces its count announces: the other ` +
-    `${s.count - s.listed} were not synced and keep their earlier data (the list may be paged, which ` +
-    'the API does not document); run again, and report it upstream if it stays short'
+    `${s.count - s.listed} were not synced and keep what earlier runs synced of them (the list may ` +
+    'be paged, which the API does not document); run again, and report it upstream if it stays short'
   );
 }

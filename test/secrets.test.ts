@@ -18,7 +18,6 @@ import {
   fakeBigQuery,
   listFiles,
   memoryLogger,
-  readBytes,
   runOnceCli,
   sim,
   tempDir,
@@ -169,7 +168,7 @@ describe('secrets', () => {
     };
     const files = listFiles(dir);
     for (const f of files) {
-      const bytes = readBytes(dir, f);
+      const bytes = readFileSync(join(dir, f));
       noKey((f.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'), f);
     }
     for (const name of bq.tables.keys()) {
@@ -188,7 +187,7 @@ describe('secrets', () => {
     expect(counted.map((f) => f.redactions)).toEqual([2, 2, 2]);
     expect(manifest.redactions).toBe(6);
     const me = JSON.parse(
-      readBytes(dir, counted.find((f) => f.key.startsWith('raw/me/'))!.key).toString('utf8'),
+      readFileSync(join(dir, counted.find((f) => f.key.startsWith('raw/me/'))!.key), 'utf8'),
     );
     expect(me.request.redactions).toBe(2);
     expect(me.body.key).toEqual({ value: '[redacted]', note: 'shown once: [redacted]' });

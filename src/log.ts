@@ -5,7 +5,9 @@ import { Writable } from 'node:stream';
 import pino, { type Logger } from 'pino';
 import type * as PinoPretty from 'pino-pretty';
 import type { LogFormat } from './log-formats.js';
-import { replaceForms, secretForms } from './util/redact.js';
+import { MIN_SECRET_LENGTH, REDACTED, replaceForms, secretForms } from './util/redact.js';
+
+export { MIN_SECRET_LENGTH } from './util/redact.js';
 
 /** Every form of every registered secret. */
 const registered = new Set<string>();
@@ -13,12 +15,6 @@ const registered = new Set<string>();
 let forms: string[] = [];
 /** Sorted at the next scrub, not per key: an agency's thousand keys register in one pass. */
 let formsStale = false;
-
-/**
- * Shorter values are not taken: scrubbing two or three characters wherever they occur would
- * garble every log line, and no real API key is that short.
- */
-export const MIN_SECRET_LENGTH = 4;
 
 /** Registers a value (an API key) that must never be written by the logger or a CLI error line. */
 export function registerSecret(value: string): void {
@@ -74,7 +70,7 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
       base: undefined,
       redact: {
         paths: ['apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization'],
-        censor: '[redacted]',
+        censor: REDACTED,
       },
       hooks: { streamWrite: oneValuePerKey },
     },

@@ -369,15 +369,20 @@ describe('load', () => {
     expect(fake.rows(PROJECT, DATASET, 'brands')).toHaveLength(0);
   });
 
-  it('a column added to the TableDef is added to the table by the load; older rows read NULL', async () => {
+  it('a column added to the TableDef is added to the table by prepare (views may read it); older rows read NULL', async () => {
     const wh = warehouse();
     await wh.prepare([BRANDS], []);
     await wh.load({ table: BRANDS, account: 'acme', runId: RUN, file: gzFile([brandRow('b1')]) });
 
     const v2: TableDef = { ...BRANDS, columns: [...BRANDS.columns, col('category', 'STRING')] };
-    // prepare leaves the existing table alone: the load job carries the field addition.
-    expect((await warehouse().prepare([v2], [])).tables).toEqual([{ name: 'brands', action: 'exists' }]);
-    expect(fake.table(PROJECT, DATASET, 'brands')?.schema.map((f) => f.name)).not.toContain('category');
+    // Before any load: a view reading the column is made in the same prepare.
+    expect((await warehouse().prepare([v2], [])).tables).toEqual([{ name: 'brands', action: 'updated' }]);
+    expect(fake.table(PROJECT, DATASET, 'brands')?.schema.map((f) => f.name)).toEqual(
+      v2.columns.map((c) => c.name),
+    );
+    expect(await ensureTables(createBigQuery(config()), DATASET, [v2])).toEqual([
+      { name: 'brands', action: 'exists' },
+    ]);
     const run2 = '20250616T020000Z-sync-def456';
     const loaded = await wh.load({
       table: v2,

@@ -165,7 +165,7 @@ describe('views', () => {
     expect(viewByName('recommendations_latest').sql('my-project.visibility')).toMatchInlineSnapshot(`
       "WITH runs AS (
         SELECT account, run_id, started_at, status, endpoints, brand_filter, workspaces_succeeded,
-          tables_failed, error
+          tables_failed, error, workspace_list_incomplete
         FROM \`my-project.visibility.sync_runs\`
         WHERE TRUE
         QUALIFY ROW_NUMBER() OVER (PARTITION BY account, run_id ORDER BY recorded_at DESC) = 1
@@ -174,6 +174,7 @@ describe('views', () => {
         SELECT account, workspaces_succeeded AS brand_ids
         FROM runs
         WHERE status = 'succeeded' AND ARRAY_LENGTH(brand_filter) = 0 AND 'brands' IN UNNEST(endpoints)
+          AND workspace_list_incomplete IS NOT TRUE
         QUALIFY ROW_NUMBER() OVER (PARTITION BY account ORDER BY started_at DESC, run_id DESC) = 1
       ),
       covered AS (

@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { runVisync } from './helpers/cli-process.js';
 import {
   type ConfigOverrides,
@@ -133,6 +133,17 @@ describe('visync doctor', () => {
     expect(c.code).toBe(1);
     expect(line(c.out, 'account acme')).toMatch(
       /^FAIL account acme: GET \/me answered 403: plan starter has no API access \(Concierge or Agency needed\) -> /,
+    );
+  });
+
+  it("a clock more than a day ahead of the API server's: FAIL saying by how much", async () => {
+    const { path } = await setup([{ name: 'acme', workspaces: 1 }]);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(Date.now() + 3 * 86_400_000);
+    const c = await visyncCli(path, ['doctor']).finally(() => vi.useRealTimers());
+    expect(c.code).toBe(1);
+    expect(line(c.out, 'account acme')).toMatch(
+      /^FAIL account acme: this machine's clock .* is 3 days ahead of the API server's \(Date: .*\) -> set the clock right \(NTP\)$/,
     );
   });
 

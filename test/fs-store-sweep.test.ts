@@ -2,20 +2,13 @@
 // garbage on the user's disk. The fs store removes the temporary files of writers that can no
 // longer finish them when it writes into their folder: this host's writers whose process is gone,
 // and any older than an hour. Live writers' files are left alone, and no key is ever touched.
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FsObjectStore, tempFileName } from '../src/sinks/fs-store.js';
-import { listFiles, tempDir } from './helpers/harness.js';
+import { deadPid, listFiles, tempDir } from './helpers/harness.js';
 
 const json = { contentType: 'application/json' };
-
-/** The pid of a process that has exited. */
-function deadPid(): number {
-  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
-  return Number(child.stdout.toString());
-}
 
 describe('fs store temporary files', () => {
   it('writing into a folder removes the temporary files of dead writers and keeps live ones and every key', async () => {

@@ -5,13 +5,24 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseConfig } from '../src/config/load.js';
 import { scrubSecrets } from '../src/log.js';
 import { runInline } from '../src/pipeline/run-inline.js';
+import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
-import { listFiles, memoryLogger, tempDir, visyncCli } from './helpers/harness.js';
+import { redactJsonBody } from '../src/util/redact.js';
+import {
+  fakeBigQuery,
+  listFiles,
+  memoryLogger,
+  runOnceCli,
+  sim,
+  tempDir,
+  visyncCli,
+} from './helpers/harness.js';
 import { writeConfig } from './helpers/worker-process.js';
 
 const WEIRD = 'k"\\é/1';
@@ -135,5 +146,68 @@ describe('secrets', () => {
     expect(
       execFileSync('git', ['check-ignore', '.env', 'config/.env'], { cwd: root, encoding: 'utf8' }),
     ).toBe('.env\nconfig/.env\n');
+  });
+
+  it('an upstream that echoes the key in 200 bodies: no form of it in any file, BigQuery row or manifest; the manifest counts them', async () => {
+    // ASCII, so the simulator reads it back from the header; `"` and `\` are JSON-escaped in a body.
+    const key = 'live_k"\\/1_echo';
+    const s = await sim({ accounts: [{ name: 'acme', keys: [key], workspaces: 2 }] });
+    const echoed = s.accounts[0]!.workspaceIds[0]!;
+    s.addFault({ endpoint: 'me', kind: 'echo-key', times: Infinity });
+    s.addFault({ endpoint: 'brand', brandId: echoed, kind: 'echo-key', times: Infinity });
+    s.addFault({ endpoint: 'reputation', brandId: echoed, kind: 'echo-key', times: Infinity });
+    const bq = await fakeBigQuery();
+    const dir = tempDir();
+    const c = await runOnceCli(s, dir, [], {
+      sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: bq.url } },
+    });
+    expect(c.code).toBe(0);
+
+    const noKey = (text: string, where: string) => {
+      for (const f of forms(key)) expect(text.includes(f), `${where} holds the key as ${f}`).toBe(false);
+    };
+    const files = listFiles(dir);
+    for (const f of files) {
+      const bytes = readFileSync(join(dir, f));
+      noKey((f.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8'), f);
+    }
+    for (const name of bq.tables.keys()) {
+      const [project, rest] = name.split(':') as [string, string];
+      const [dataset, table] = rest.split('.') as [string, string];
+      noKey(JSON.stringify(bq.rows(project, dataset, table)), `BigQuery ${table}`);
+    }
+    noKey([...c.out, ...c.err].join('\n'), 'CLI output');
+
+    // The raw landing says where: the marker in the body, the count in the request; the manifest adds them up.
+    const runId = /\| run (\S+) \|/.exec(c.out[0]!)![1]!;
+    const manifest = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
+    const counted = manifest.files.filter((f) => f.redactions);
+    expect(counted.map((f) => f.key.split('/')[1]).sort()).toEqual(['brand', 'me', 'reputation']);
+    // Two per body: the key's value and the note that quotes it.
+    expect(counted.map((f) => f.redactions)).toEqual([2, 2, 2]);
+    expect(manifest.redactions).toBe(6);
+    const me = JSON.parse(
+      readFileSync(join(dir, counted.find((f) => f.key.startsWith('raw/me/'))!.key), 'utf8'),
+    );
+    expect(me.request.redactions).toBe(2);
+    expect(me.body.key).toEqual({ value: '[redacted]', note: 'shown once: [redacted]' });
+    // Everything else in the body is as sent.
+    expect(me.body.plan).toBeDefined();
+    const accounts = bq.rows('p', 'vis', 'accounts');
+    expect(accounts).toHaveLength(1);
+    expect(JSON.stringify(accounts[0]!.payload)).toContain('[redacted]');
+  });
+
+  it('a key in a JSON body however it is escaped (\\/, \\u0061) is replaced, and the body stays the same JSON', () => {
+    const key = 'live_a/b';
+    const text = '{"k":"live_\\u0061\\/b","n":[1,"x live_a/b y"],"live_a/b":true}';
+    const out = redactJsonBody(text, JSON.parse(text), [key]);
+    expect(out.redactions).toBe(3);
+    expect(out.body).toEqual({ k: '[redacted]', n: [1, 'x [redacted] y'], '[redacted]': true });
+    expect(JSON.parse(out.text)).toEqual(out.body);
+    const plain = '{"a": "live_a/b",  "b": 2}';
+    // Only the key changes: spacing and order of what was sent stay.
+    expect(redactJsonBody(plain, JSON.parse(plain), [key]).text).toBe('{"a": "[redacted]",  "b": 2}');
+    expect(redactJsonBody(plain, JSON.parse(plain), ['absent']).redactions).toBe(0);
   });
 });

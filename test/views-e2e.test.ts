@@ -1,9 +1,10 @@
 // Two real `run --once` runs against the simulator into an fs sink, every curated part loaded into
 // DuckDB: the `_latest` views show what the newest run's raw landing says, nothing of the run before.
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { TABLES } from '../src/catalogue/index.js';
 import { openWarehouse } from './helpers/duckdb.js';
-import { listFiles, readText, runOnceCli, sim, tempDir } from './helpers/harness.js';
+import { listFiles, readBytes, readText, runOnceCli, sim, tempDir } from './helpers/harness.js';
 
 interface Recommendation {
   id: string;
@@ -105,5 +106,43 @@ describe('_latest views after real runs', () => {
 
     const visibility = await wh.query(`SELECT DISTINCT run_id FROM ${wh.dataset}.visibility_daily_latest`);
     expect(visibility.map((r) => r.run_id)).toEqual([visibilityOnly]);
+  });
+
+  it('a /brands list cut short (count 8, 3 records): partial, one line, sync_runs marks it, no workspace removed', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 8 }], seed: 3 });
+    const dir = tempDir();
+    expect((await runOnceCli(s, dir, [])).code).toBe(0);
+    s.addFault({ endpoint: 'brands', kind: 'short-list', records: 3 });
+    const short = await runOnceCli(s, dir, []);
+    expect(short.code).toBe(2);
+    expect(short.out[0]).toMatch(/acme: partial \| run \S+ \| 3\/3 workspaces/);
+    const lines = short.err.filter((l) => /3 of the 8/.test(l));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^visync: acme: GET \/brands listed 3 of the 8 workspaces its count announces/);
+    const [full, cut] = runIds(dir);
+
+    const manifest = JSON.parse(readText(dir, `runs/account=acme/run=${cut}/manifest.json`));
+    expect(manifest.status).toBe('partial');
+    expect(manifest.drift).toContainEqual(
+      expect.objectContaining({ endpoint: 'brands', kind: 'list_incomplete' }),
+    );
+    const recorded = listFiles(dir)
+      .filter((k) => k.startsWith('tables/sync_runs/'))
+      .map((k) => JSON.parse(gunzipSync(readBytes(dir, k)).toString('utf8')))
+      .sort((a, b) => a.started_at.localeCompare(b.started_at));
+    expect(recorded.map((r) => [r.status, r.workspace_list_incomplete])).toEqual([
+      ['succeeded', false],
+      ['partial', true],
+    ]);
+
+    // The 5 workspaces the short list left out keep the full run's rows; the 3 listed move on.
+    const wh = await openWarehouse();
+    await wh.loadTableParts(dir);
+    const listed = new Set(s.accounts[0]!.workspaceIds.slice(0, 3));
+    const expected = s.accounts[0]!.workspaceIds.map((id) => `${id}|${listed.has(id) ? cut : full}`).sort();
+    for (const view of ['brands_latest', 'recommendations_latest', 'prompts_latest']) {
+      const rows = await wh.query(`SELECT DISTINCT brand_id, run_id FROM ${wh.dataset}.${view}`);
+      expect(rows.map((r) => `${r.brand_id}|${r.run_id}`).sort(), view).toEqual(expected);
+    }
   });
 });

@@ -38,6 +38,10 @@ interface Recording {
   error?: string;
   /** Default: when the run finished; a replay records the run again later. */
   recordedAt?: string;
+  /** GET /brands listed fewer workspaces than its count (null: a row recorded before the column). */
+  listIncomplete?: boolean | null;
+  /** Default: from the failures, as the sync decides it. */
+  status?: string;
 }
 
 /** The run's sync_runs row, as the sync writes it when the run finishes. */
@@ -45,11 +49,12 @@ function syncRun(r: Run, o: Recording): Row {
   const failed = o.failed ?? [];
   const tablesFailed = o.tablesFailed ?? [];
   const status =
-    o.error || (failed.length && !o.succeeded.length)
+    o.status ??
+    (o.error || (failed.length && !o.succeeded.length)
       ? 'failed'
       : failed.length + tablesFailed.length
         ? 'partial'
-        : 'succeeded';
+        : 'succeeded');
   const finished = new Date(Date.parse(r.at) + 60_000).toISOString();
   return {
     account: ACCOUNT,
@@ -73,6 +78,7 @@ function syncRun(r: Run, o: Recording): Row {
     tables_failed: tablesFailed,
     table_rows: {},
     failures: [],
+    workspace_list_incomplete: o.listIncomplete === undefined ? false : o.listIncomplete,
     drift_findings: 0,
     drift: [],
     error: o.error ?? null,
@@ -223,7 +229,13 @@ describe('recommendations_latest', () => {
     expect(await viewRows(wh, 'recommendations_latest', ['brand_id', 'run_id'])).toEqual([`ws_1|${r3.id}`]);
   });
 
-  it('keeps every workspace while the newest full run failed one (it may still exist)', async () => {
+  it.each<[string, Recording]>([
+    ['the newest full run failed one (it may still exist)', { succeeded: ['ws_1'], failed: ['ws_2'] }],
+    [
+      "the newest full run's workspace list was cut short, whatever its status says",
+      { succeeded: ['ws_1'], listIncomplete: true, status: 'succeeded' },
+    ],
+  ])('keeps every workspace while %s', async (_, newest) => {
     const [r1, r2] = [run(1), run(2)];
     const wh = await warehouseWith(
       {
@@ -233,7 +245,8 @@ describe('recommendations_latest', () => {
           recommendation(r2, 'ws_1', 'rec_1'),
         ],
       },
-      [syncRun(r1, { succeeded: ['ws_1', 'ws_2'] }), syncRun(r2, { succeeded: ['ws_1'], failed: ['ws_2'] })],
+      // r1 was recorded before sync_runs had workspace_list_incomplete (null).
+      [syncRun(r1, { succeeded: ['ws_1', 'ws_2'], listIncomplete: null }), syncRun(r2, newest)],
     );
     expect(await viewRows(wh, 'recommendations_latest', ['brand_id', 'run_id'])).toEqual([
       `ws_1|${r2.id}`,

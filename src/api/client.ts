@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { metrics } from '../ops/metrics.js';
 import { errorMessage } from '../util/errors.js';
 import { isLoopbackHost } from '../util/net.js';
-import { redactSecrets } from '../util/redact.js';
+import { redactJsonBody, redactSecrets } from '../util/redact.js';
 import { sleep } from '../util/time.js';
 import type { Call } from './endpoints.js';
 import { type EnvelopeFinding, inspectEnvelope } from './envelope.js';
@@ -73,10 +73,14 @@ export interface ApiResponse {
   path: string;
   query: Record<string, string>;
   receivedAt: string;
-  /** The body exactly as received. */
+  /** The body as received, but for the account's key wherever it echoed it (replaced by a marker). */
   bodyText: string;
   body: unknown;
   findings: EnvelopeFinding[];
+  /** How many times the key was replaced in the body (design.md: the one change a raw body gets). */
+  redactions: number;
+  /** The server's `Date` header: its clock, to check ours against (src/runs/clock.ts). */
+  serverDate?: string | undefined;
 }
 
 const BODY_SNIPPET = 500;
@@ -168,6 +172,8 @@ export class ApiClient {
     const parsed = parseJsonBody(out);
     if (!parsed.ok)
       return { failed: { type: 'malformed', status: out.status, why: parsed.why }, text: out.text };
+    // Before anything keeps the body: the landing, and all that is derived from it, never holds the key.
+    const scrubbed = redactJsonBody(out.text, parsed.body, [this.#apiKey]);
     return {
       answer: {
         call,
@@ -175,9 +181,11 @@ export class ApiClient {
         path,
         query: call.query,
         receivedAt: new Date().toISOString(),
-        bodyText: out.text,
-        body: parsed.body,
-        findings: inspectEnvelope(parsed.body, call.list),
+        bodyText: scrubbed.text,
+        body: scrubbed.body,
+        findings: inspectEnvelope(scrubbed.body, call.list),
+        redactions: scrubbed.redactions,
+        serverDate: headerValue(out.headers.date),
       },
     };
   }
@@ -311,4 +319,8 @@ export class ApiClient {
     );
     await sleep(ms, this.#opts.signal);
   }
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
 }

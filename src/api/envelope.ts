@@ -43,3 +43,26 @@ export function inspectEnvelope(body: unknown, expectList: boolean): EnvelopeFin
   }
   return findings;
 }
+
+/**
+ * A list whose `count` says it holds more records than its `data` does: the rest were not sent
+ * (a paged list, most likely). Undefined for a list that is whole, or not a list.
+ */
+export function listShortfall(body: unknown): { listed: number; count: number } | undefined {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  const { data, count } = body as Record<string, unknown>;
+  if (!Array.isArray(data) || typeof count !== 'number' || count <= data.length) return undefined;
+  return { listed: data.length, count };
+}
+
+/**
+ * The drift finding of a GET /brands list holding fewer workspaces than its count
+ * (src/normalise/brands.ts); a run over all workspaces with it is partial.
+ */
+export function workspaceListShortfall(s: { listed: number; count: number }): string {
+  return (
+    `GET /brands listed ${s.listed} of the ${s.count} workspaces its count announces: the other ` +
+    `${s.count - s.listed} were not synced and keep what earlier runs synced of them (the list may ` +
+    'be paged, which the API does not document); run again, and report it upstream if it stays short'
+  );
+}

@@ -85,8 +85,16 @@ export const SYNC_RUNS: TableDef = {
       'failures',
       'JSON',
       'Array of `{scope, id, reason}`: why the run is not succeeded. scope is account (id: the account), ' +
-        'workspace (id: brand id), table (id: table name) or run (id: run id; a run completed after its ' +
-        'process stopped, so calls that had not landed are missing).',
+        'workspace (id: brand id), table (id: table name), workspace_list (id: brands; GET /brands listed ' +
+        'fewer workspaces than its count) or run (id: run id; a run completed after its process stopped, ' +
+        'so calls that had not landed are missing).',
+    ),
+    nullable(
+      'workspace_list_incomplete',
+      'BOOL',
+      'True when GET /brands listed fewer workspaces than its `count` says the account has (a paged ' +
+        'or cut-short list): the run synced only those listed and is partial, and the `_latest` views ' +
+        'never take the workspaces it did not list as removed. Null in rows recorded before it was kept.',
     ),
     required('drift_findings', 'INT64', 'Number of schema-drift findings of the run.'),
     required(

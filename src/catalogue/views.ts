@@ -21,7 +21,7 @@ function recordedRuns(dataset: string): string {
   return [
     'runs AS (',
     '  SELECT account, run_id, started_at, status, endpoints, brand_filter, workspaces_succeeded,',
-    '    tables_failed, error',
+    '    tables_failed, error, workspace_list_incomplete',
     `  FROM ${table(dataset, SYNC_RUNS.name)}`,
     '  WHERE TRUE',
     '  QUALIFY ROW_NUMBER() OVER (PARTITION BY account, run_id ORDER BY recorded_at DESC) = 1',
@@ -40,17 +40,21 @@ const RECORDED_RUN_COLUMNS = [
   'workspaces_succeeded',
   'tables_failed',
   'error',
+  'workspace_list_incomplete',
 ];
 
 /**
  * The account's workspaces: those of its newest succeeded run over every workspace (no --brand).
- * Only a succeeded run is sure to list them all (a run completed from an interrupted landing may not).
+ * Only a succeeded run is sure to list them all (a run completed from an interrupted landing may
+ * not), and only one whose GET /brands was whole (a list cut short leaves workspaces out whatever
+ * the run's status says; rows recorded before the column existed have it null).
  */
 const ACCOUNT_WORKSPACES = [
   'workspaces AS (',
   '  SELECT account, workspaces_succeeded AS brand_ids',
   '  FROM runs',
   "  WHERE status = 'succeeded' AND ARRAY_LENGTH(brand_filter) = 0 AND 'brands' IN UNNEST(endpoints)",
+  '    AND workspace_list_incomplete IS NOT TRUE',
   `  QUALIFY ROW_NUMBER() OVER (PARTITION BY account ORDER BY ${NEWEST_RUN_FIRST}) = 1`,
   ')',
 ].join('\n');
@@ -154,8 +158,8 @@ const COMPLETE_RUNS =
 
 const REMOVED_WORKSPACES =
   "Workspaces that the account's newest succeeded run over all workspaces (no `--brand`) did not sync " +
-  'have left the account (or the configured list) and are not shown; a partial or `--brand` run ' +
-  'never removes one.';
+  'have left the account (or the configured list) and are not shown; a partial or `--brand` run, or ' +
+  'one whose workspace list was cut short (`workspace_list_incomplete`), never removes one.';
 
 /** What makes a run cover the table, in words. */
 function coverage(t: TableDef): string {

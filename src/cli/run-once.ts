@@ -6,6 +6,7 @@ import type { KeyLock } from '../curate/key-lock.js';
 import type { RunPlan } from '../pipeline/plan-run.js';
 import type { LoadResult, Manifest } from '../runs/manifest.js';
 import type { RunRecorder } from '../runs/recorder.js';
+import { workspaceListIncomplete } from '../runs/run-status.js';
 import type { ObjectStores } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -262,10 +263,15 @@ async function sharedWithWorkers(
   };
 }
 
-/** One line per thing that went wrong: the account's stop reason, each failed workspace and load. */
+/**
+ * One line per thing that went wrong: the account's stop reason, a workspace list cut short, each
+ * failed workspace and load.
+ */
 export function problemLines(m: Manifest): string[] {
   const lines: string[] = [];
   if (m.error) lines.push(m.error.startsWith(`${m.account}:`) ? m.error : `${m.account}: ${m.error}`);
+  const listShort = workspaceListIncomplete(m);
+  if (listShort && m.status !== 'succeeded') lines.push(`${m.account}: ${listShort}`);
   for (const w of m.workspaces) {
     // Workspaces cut short by the account's stop say nothing the line above does not.
     if (w.status === 'failed' && !(m.error && (w.error?.startsWith('not completed:') || w.error === m.error)))

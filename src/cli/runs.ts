@@ -46,7 +46,7 @@ export function registerRuns(program: Command, state: ProgramState, io: CliIo): 
             io.err(`visync: warning: cannot read ${u.key}: ${u.reason}`);
           const rows = histories
             .flatMap((h) => h.manifests)
-            .sort(newestFirst)
+            .sort((a, b) => newestFirst(a, b))
             .slice(0, flags.limit)
             .map(runRow);
           if (flags.json) io.out(JSON.stringify(rows, null, 2));

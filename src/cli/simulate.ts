@@ -242,7 +242,7 @@ export function registerSimulate(program: Command): void {
     .option('--today <date>', "the simulator's today, YYYY-MM-DD (default: the current UTC date)")
     .option(
       '--faults <file.json>',
-      'JSON array of fault rules: {account?, endpoint?, brandId?, after?, times?, kind, status?, retryAfter?, delayMs?, chunkBytes?, bytes?, fields?}',
+      'JSON array of fault rules: {account?, endpoint?, brandId?, after?, times?, kind, status?, retryAfter?, delayMs?, chunkBytes?, bytes?, fields?, records?}',
     )
     .addHelpText(
       'after',
@@ -251,7 +251,9 @@ export function registerSimulate(program: Command): void {
         'Fault kinds: status (e.g. 503, or 429 with retryAfter), reset, slow-body (the body in chunks of',
         'chunkBytes, default a quarter of it, delayMs apart, default 200; chunkBytes 1 trickles),',
         'huge-body (a valid JSON body of `bytes`, default 200 MiB), malformed-json, wrong-content-type,',
-        'extra-fields, missing-fields. A rule skips its first `after` matching requests, then applies',
+        'extra-fields, missing-fields, short-list (a list keeps `records` of its records, default half,',
+        'its count still the full number), echo-key (the caller\'s API key in the body, under "key").',
+        'A rule skips its first `after` matching requests, then applies',
         'to `times` of them (default 1; "Infinity" for every one).',
         '',
         'Examples:',

@@ -51,6 +51,11 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
         const loaded = loadConfigDetailed(configOption(cmd));
         const { config } = loaded;
         const logger = commandLogger(flags);
+        // Spool and batch folders that killed workers of this host left in the temporary folder.
+        const { sweepStaleTempDirsOnce } = await import('../util/temp-dir.js');
+        const removed = await sweepStaleTempDirsOnce();
+        if (removed.length)
+          logger.info({ folders: removed }, 'removed temporary folders of stopped processes');
         // Bound before the workers start: a taken port or missing credentials stop it before any job.
         const { EndpointError, startWorkerEndpoint } = await import('../../jobs/ops-server.js');
         const { DEFAULT_LISTEN } = await import('../config/schema.js');

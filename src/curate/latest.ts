@@ -4,10 +4,13 @@
 // an old run never hides newer data. Writers hold a lock per key (see curate-run.ts), so two runs
 // of one account at the same time cannot lose each other's sections.
 //
-// "Newer" is decided by, in order: the run's logical date (run_date), then when the body was
-// received (extracted_at: of two runs of one day, the fresher data wins), then the run id (a
-// fixed tie-break, so the outcome never depends on which run wrote first).
+// "Newer" is decided by, in order: whether the run is dated ahead of today (a run of a clock that
+// was ahead is older than any other, so it never freezes a section: src/runs/clock.ts), the run's
+// logical date (run_date), then when the body was received (extracted_at: of two runs of one day,
+// the fresher data wins), then the run id (a fixed tie-break, so the outcome never depends on which
+// run wrote first).
 import type { RawRecord } from '../normalise/types.js';
+import { datedAhead } from '../runs/clock.js';
 
 export interface LatestSection {
   run_id: string;
@@ -33,12 +36,21 @@ export function sectionName(rec: Pick<RawRecord, 'endpoint' | 'days'>): string {
     : rec.endpoint;
 }
 
-/** Negative when `a` is older than `b`, by run date, then extracted_at, then run id. */
+/**
+ * Negative when `a` is older than `b`: dated ahead of today (`now`) first, then by run date, then
+ * extracted_at, then run id.
+ */
 export function compareSections(
   a: Pick<LatestSection, 'run_date' | 'extracted_at' | 'run_id'>,
   b: Pick<LatestSection, 'run_date' | 'extracted_at' | 'run_id'>,
+  now = Date.now(),
 ): number {
-  const keys = (s: typeof a) => [s.run_date ?? '', s.extracted_at, s.run_id];
+  const keys = (s: typeof a) => [
+    datedAhead(s.run_date, now) ? '0' : '1',
+    s.run_date ?? '',
+    s.extracted_at,
+    s.run_id,
+  ];
   const [ka, kb] = [keys(a), keys(b)];
   for (let i = 0; i < ka.length; i++) {
     if (ka[i]! < kb[i]!) return -1;
@@ -52,6 +64,7 @@ export function mergeLatest(
   account: string,
   brandId: string,
   records: readonly RawRecord[],
+  now = Date.now(),
 ): LatestBundle {
   const sections: Record<string, LatestSection> = { ...(prev?.sections ?? {}) };
   for (const rec of records) {
@@ -63,7 +76,7 @@ export function mergeLatest(
       body: rec.body,
     };
     const old = sections[name];
-    if (old && compareSections(old, next) > 0) continue;
+    if (old && compareSections(old, next, now) > 0) continue;
     sections[name] = next;
   }
   const ordered: Record<string, LatestSection> = {};
@@ -71,7 +84,7 @@ export function mergeLatest(
   for (const name of Object.keys(sections).sort()) {
     const s = sections[name] as LatestSection;
     ordered[name] = s;
-    if (!newest || compareSections(s, newest) > 0) newest = s;
+    if (!newest || compareSections(s, newest, now) > 0) newest = s;
   }
   return {
     account,

@@ -2,11 +2,12 @@
 // RawRecord. Listing the store (not the manifest) makes replay work from the raw files alone.
 
 import { callId, RAW_ENDPOINTS, type RawEndpoint } from '../api/endpoints.js';
-import { brandIdOfRequest, parseRawDocument } from '../land/raw.js';
+import { brandIdOfRequest, parseRawDocument, withRedactions } from '../land/raw.js';
 import type { RawRecord } from '../normalise/types.js';
+import type { ManifestFile } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { brandKey, parseRawKey, rawRunPrefix } from '../sinks/layout.js';
-import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
+import type { ObjectStore } from '../sinks/object-store.js';
 import { sha256Hex } from '../util/hash.js';
 import { encodeSegment } from '../util/path-segment.js';
 
@@ -93,11 +94,14 @@ export async function readRawRecord(
   store: ObjectStore,
   run: RunCoordinates,
   ref: RawFileRef,
-): Promise<{ rec: RawRecord; file: StoredObject }> {
+): Promise<{ rec: RawRecord; file: ManifestFile }> {
   const bytes = await store.get(ref.key);
   if (!bytes) throw new Error(`raw file disappeared while reading the run: ${ref.key}`);
-  const file = { key: ref.key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) };
   const doc = parseRawDocument(bytes);
+  const file = withRedactions(
+    { key: ref.key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) },
+    doc.request.redactions,
+  );
   const rec: RawRecord = {
     endpoint: ref.endpoint,
     account: run.account,

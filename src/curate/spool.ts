@@ -1,11 +1,12 @@
 // Rows wait in memory while they are few (a nightly run's), and on local disk once they pass a
 // budget, one NDJSON file per (table, partition date), so memory stays bounded however long the
 // history: 1,000 workspaces x 365 days never sit in memory at once.
-import { appendFileSync, createReadStream, mkdirSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, createReadStream, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { makeTempDirSync, sweepStaleTempDirsOnce } from '../util/temp-dir.js';
 
 // One budget for all buffers together: a 365-day history has ~730 (table, day) files, and a
 // per-file threshold would let them hold tens of MB between them.
@@ -36,11 +37,13 @@ export class RowSpool {
 
   /** A spool whose files, if it needs any, go into a new folder of `parent`. */
   static async create(parent = tmpdir()): Promise<RowSpool> {
+    // Its folder is made later, synchronously: the spools of killed processes go first.
+    await sweepStaleTempDirsOnce(parent);
     return new RowSpool(parent);
   }
 
   #folder(): string {
-    this.#dir ??= mkdtempSync(join(this.#parent, 'visync-spool-'));
+    this.#dir ??= makeTempDirSync('visync-spool-', this.#parent);
     return this.#dir;
   }
 

@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { announcedRequestLimit, reportedUsage } from '../api/account-info.js';
 import { ApiClient, type ApiResponse, type CallLimits, type RetryPolicy } from '../api/client.js';
-import { brandsCall, type Call, callId, meCall } from '../api/endpoints.js';
+import { brandsCall, callId, meCall } from '../api/endpoints.js';
 import { ApiError } from '../api/errors.js';
 import type { HttpTimeouts } from '../api/http-pools.js';
 import { maxPauseMs } from '../api/pause-cap.js';
@@ -16,6 +16,7 @@ import { runDeadline } from '../api/run-deadline.js';
 import type { Config } from '../config/schema.js';
 import { landRaw } from '../land/raw.js';
 import { DriftReport } from '../normalise/drift.js';
+import { clockAhead } from '../runs/clock.js';
 import type { DriftEntry, ManifestFile, WorkspaceResult } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -106,7 +107,7 @@ export interface Discovery {
 
 /**
  * /me, then /brands under the limit /me announced, both landed: the workspaces to extract and the
- * limit to keep to. Throws ApiError.
+ * limit to keep to. Throws ApiError, or an Error when this machine's clock is ahead of the API's.
  */
 export async function discoverWorkspaces(o: {
   /** The account's client, but for its limit (discovery settles that). */
@@ -118,6 +119,9 @@ export async function discoverWorkspaces(o: {
   const drift = new DriftReport();
   const account = o.client.account;
   const me = await createAccountClient(o.client).get(meCall);
+  // Before anything lands under a date this machine's clock made up.
+  const ahead = clockAhead(me.serverDate, Date.now());
+  if (ahead) throw new Error(`${account.name}: ${ahead}`);
   const files = [await landCall(o.store, o.run, me, drift, '_account')];
   const limit = effectiveLimit(account, me.body);
   // What others (another process, another tool) spent of the window is spent for this run too.

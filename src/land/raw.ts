@@ -1,7 +1,9 @@
-// Raw landing: every successful response body, unchanged, wrapped with what was asked. The body
-// is spliced in as text rather than re-serialised, so its bytes are exactly what the API sent.
+// Raw landing: every successful response body, unchanged but for an echoed API key (the client
+// replaced it, src/api/client.ts), wrapped with what was asked. The body is spliced in as text
+// rather than re-serialised, so its bytes are otherwise exactly what the API sent.
 import type { ApiResponse } from '../api/client.js';
 import type { RawEndpoint } from '../api/endpoints.js';
+import type { ManifestFile } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { type RawKeyParts, rawKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
@@ -13,6 +15,8 @@ export interface RawRequestInfo {
   query: Record<string, string>;
   status: number;
   received_at: string;
+  /** Occurrences of the account's key replaced in the body; absent when none. */
+  redactions?: number;
 }
 
 export function rawDocument(res: ApiResponse): string {
@@ -22,15 +26,17 @@ export function rawDocument(res: ApiResponse): string {
     query: res.query,
     status: res.status,
     received_at: res.receivedAt,
+    ...(res.redactions ? { redactions: res.redactions } : {}),
   };
   return `{"request":${JSON.stringify(request)},"body":${res.bodyText}}`;
 }
 
+/** Lands the response; the file as the manifest lists it (with its redactions, if any). */
 export async function landRaw(
   store: ObjectStore,
   run: RunCoordinates,
   res: ApiResponse,
-): Promise<StoredObject> {
+): Promise<ManifestFile> {
   const parts: RawKeyParts = {
     endpoint: res.call.endpoint,
     account: run.account,
@@ -40,7 +46,13 @@ export async function landRaw(
   if (res.call.brandId !== undefined) parts.brandId = res.call.brandId;
   // Visibility calls have a window too, but only buyer-intent keeps one file per window.
   if (res.call.endpoint === 'buyer-intent' && res.call.days !== undefined) parts.days = res.call.days;
-  return store.put(rawKey(parts), rawDocument(res), { contentType: 'application/json' });
+  const stored = await store.put(rawKey(parts), rawDocument(res), { contentType: 'application/json' });
+  return withRedactions(stored, res.redactions);
+}
+
+/** A raw file as the manifest lists it: its redactions counted when there were any. */
+export function withRedactions(file: StoredObject, redactions: number | undefined): ManifestFile {
+  return redactions ? { ...file, redactions } : file;
 }
 
 /** Reads a landed raw file back (replay). */

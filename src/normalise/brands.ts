@@ -1,5 +1,6 @@
 // GET /brands (list) and GET /brands/{id} (detail) -> brands and brand_engine_scores. One row per
 // brand id seen in either call, so a brand missing from one of them is never lost.
+import { listShortfall, workspaceListShortfall } from '../api/envelope.js';
 import type { Row } from '../catalogue/types.js';
 import { explodeScores, recordId, snapshotColumns } from './rows.js';
 import {
@@ -68,6 +69,9 @@ export function normaliseBrands(list: RawRecord | undefined, details: readonly R
 
   if (list) {
     const probe: Probe = { endpoint: 'brands', origin: list.account, drift };
+    // From the raw landing, so a replayed or completed run finds it again.
+    const short = listShortfall(list.body);
+    if (short) report(probe, 'list_incomplete', workspaceListShortfall(short), undefined);
     for (const { value, loc } of readList(list.body, probe)) {
       const v = inspect(WORKSPACE, value, probe, loc);
       const brandId = recordId(value);

@@ -7,7 +7,9 @@ export type DriftKind =
   | 'missing_field'
   | 'type_change'
   | 'count_mismatch'
-  | 'unexpected_shape';
+  | 'unexpected_shape'
+  /** GET /brands listed fewer workspaces than its count: the run is partial (src/runs/manifest.ts). */
+  | 'list_incomplete';
 
 function keyOf(e: DriftEntry): string {
   return `${e.endpoint}|${e.kind}|${e.detail}`;

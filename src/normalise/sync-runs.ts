@@ -4,6 +4,7 @@ import { type RawEndpoint, WORKSPACE_ENDPOINTS } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
 import { runScope } from '../runs/last-success.js';
 import type { Manifest } from '../runs/manifest.js';
+import { workspaceListIncomplete } from '../runs/run-status.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 
 export interface SyncRunsRowOptions {
@@ -19,7 +20,7 @@ export interface SyncRunsRowOptions {
 }
 
 export interface RunFailure {
-  scope: 'account' | 'workspace' | 'table' | 'run';
+  scope: 'account' | 'workspace' | 'workspace_list' | 'table' | 'run';
   id: string;
   reason: string;
 }
@@ -52,6 +53,7 @@ export function syncRunsRow(m: Manifest, o: SyncRunsRowOptions): Row {
     tables_failed: [...new Set(failedLoads.map((l) => l.table))],
     table_rows: o.warehouse ? loadedRows(m) : curatedRows(m),
     failures: runFailures(m),
+    workspace_list_incomplete: workspaceListIncomplete(m) !== undefined,
     drift_findings: m.drift.length,
     drift: m.drift.map((d) => ({
       endpoint: d.endpoint,
@@ -101,11 +103,16 @@ function curatedRows(m: Manifest): Record<string, number> {
 const sorted = (rows: Record<string, number>) =>
   Object.fromEntries(Object.entries(rows).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-/** Why the run is not succeeded: the account's stop, each failed workspace and table, an interruption. */
+/**
+ * Why the run is not succeeded: the account's stop, an interruption, a workspace list cut short,
+ * each failed workspace and table.
+ */
 export function runFailures(m: Manifest): RunFailure[] {
   const out: RunFailure[] = [];
   if (m.error) out.push({ scope: 'account', id: m.account, reason: m.error });
   if (m.interrupted) out.push({ scope: 'run', id: m.run_id, reason: m.interrupted });
+  const listShort = m.status === 'succeeded' ? undefined : workspaceListIncomplete(m);
+  if (listShort) out.push({ scope: 'workspace_list', id: 'brands', reason: listShort });
   for (const w of m.workspaces)
     if (w.status === 'failed')
       out.push({ scope: 'workspace', id: w.brand_id, reason: w.error ?? 'no reason recorded' });

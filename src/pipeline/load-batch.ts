@@ -8,8 +8,7 @@
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { createGzip, gunzipSync } from 'node:zlib';
@@ -20,6 +19,7 @@ import type { LoadResult, ManifestFile } from '../runs/manifest.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
+import { makeTempDir } from '../util/temp-dir.js';
 import type { RunLoader } from './finish-run.js';
 
 export interface BatchRun {
@@ -74,7 +74,7 @@ export async function loadBatchTables(o: LoadBatchOptions): Promise<Map<string, 
     }
   }
   if (!o.loader.loadBatch) notReady = `${o.loader.describe?.() ?? 'warehouse'} cannot load batches`;
-  const dir = await mkdtemp(join(tmpdir(), 'visync-batch-'));
+  const dir = await makeTempDir('visync-batch-');
   try {
     for (const table of todo) {
       const members = o.runs.filter((r) => r.tables.includes(table));

@@ -6,8 +6,7 @@
 // Each recording is a new row (a later `recorded_at`): a replayed or completed run adds a newer
 // row rather than rewriting the old one, and its load job gets a new id (src/warehouse/load-job.ts).
 // The runs of a load batch (jobs/load-batches.ts) are recorded together: their rows in one job.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { SYNC_RUNS, toNdjsonLine } from '../catalogue/index.js';
@@ -18,12 +17,14 @@ import {
   type LoadResult,
   type Manifest,
   type ManifestFile,
+  redactionCount,
   runStatus,
   writeManifest,
 } from '../runs/manifest.js';
 import { parseTablePartKey, tablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
+import { makeTempDir } from '../util/temp-dir.js';
 import type { RunLoader } from './finish-run.js';
 import type { BatchTableLoad } from './load-batch.js';
 
@@ -205,7 +206,7 @@ async function writeRecorded(
       `load ${load.status}`,
     );
   }
-  const recorded: Manifest = { ...m, files: part.files, loads };
+  const recorded: Manifest = { ...m, files: part.files, loads, redactions: redactionCount(part.files) };
   recorded.status = runStatus(recorded);
   await writeManifest(store, recorded);
   return recorded;
@@ -234,7 +235,7 @@ async function loadRows(
   } catch (err) {
     return failed(`${loader.describe?.() ?? 'warehouse'} not ready: ${errorMessage(err)}`);
   }
-  const dir = await mkdtemp(join(tmpdir(), 'visync-sync-runs-'));
+  const dir = await makeTempDir('visync-sync-runs-');
   try {
     const file = join(dir, 'sync_runs.ndjson.gz');
     await writeFile(file, bytes);

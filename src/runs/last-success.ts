@@ -4,6 +4,7 @@
 // that starts after the mark (--days) leaves days unfetched, and moving the mark would make the
 // next nightly skip them. One rule for the ledger in Redis and for the manifests in the sink.
 import { addDays } from '../util/time.js';
+import { datedAhead } from './clock.js';
 import type { Manifest } from './manifest.js';
 
 /** What a run was asked to cover; a list names a subset, `all` means no filter. */
@@ -36,12 +37,15 @@ export interface CoveredRun {
  * Whether `run`, finished, moves the mark from `markDate` (run date of the current last success)
  * to its own run date: it succeeded, covered every workspace and endpoint, is not older than the
  * mark (a late backfill must not pull the nightly window back), and its window reaches back to the
- * day after the mark, or is as long as the API allows.
+ * day after the mark, or is as long as the API allows. Dates ahead of today (`now`: a clock that
+ * was ahead, src/runs/clock.ts) never hold the mark.
  */
-export function movesLastSuccess(run: CoveredRun, markDate: string | undefined): boolean {
+export function movesLastSuccess(run: CoveredRun, markDate: string | undefined, now = Date.now()): boolean {
   if (run.status !== 'succeeded') return false;
   if (run.scope && (run.scope.brands !== 'all' || run.scope.endpoints !== 'all')) return false;
-  if (markDate === undefined) return true;
+  // A run of a clock that was ahead never holds the mark, and a mark it left is no mark at all.
+  if (datedAhead(run.run_date, now)) return false;
+  if (markDate === undefined || datedAhead(markDate, now)) return true;
   if (run.run_date < markDate) return false;
   if (run.window_from === undefined || (run.visibility_days ?? 0) >= MAX_WINDOW_DAYS) return true;
   return run.window_from <= addDays(markDate, 1);

@@ -9,7 +9,7 @@ import { addDays } from '../util/time.js';
 import { type RunScope, runScope } from './last-success.js';
 import type { RunCoordinates } from './run-coordinates.js';
 import type { RunKind } from './run-id.js';
-import type { RunStatus } from './run-status.js';
+import { type RunStatus, workspaceListIncomplete } from './run-status.js';
 
 export { exitCodeFor, type RunStatus } from './run-status.js';
 
@@ -21,6 +21,8 @@ export interface WorkspaceResult {
 
 export interface ManifestFile extends StoredObject {
   rows?: number;
+  /** Raw files: occurrences of the account's API key replaced in the body (absent when none). */
+  redactions?: number;
 }
 
 export interface LoadResult {
@@ -88,6 +90,11 @@ export interface Manifest {
   drift: DriftEntry[];
   replayed_at?: string;
   /**
+   * Occurrences of the account's API key replaced in the raw bodies (the sum over `files`): the
+   * only change a body gets before it is landed. Absent in manifests written before it was counted.
+   */
+  redactions?: number;
+  /**
    * Set when the run's process stopped before writing this manifest (killed, machine lost) and the
    * run was completed later from its raw landing: calls that had not landed are missing, so such a
    * run is at best partial.
@@ -101,6 +108,11 @@ export async function writeManifest(store: ObjectStore, m: Manifest): Promise<St
   });
 }
 
+/** The redactions of a run's raw files, as its manifest counts them. */
+export function redactionCount(files: readonly ManifestFile[]): number {
+  return files.reduce((n, f) => n + (f.redactions ?? 0), 0);
+}
+
 export async function readManifest(
   store: ObjectStore,
   account: string,
@@ -112,17 +124,22 @@ export async function readManifest(
 
 /**
  * succeeded: every workspace and load; failed: account stopped or nothing landed; else partial
- * (also for a run completed after an interruption, and for one stopped by a pause after some
- * workspaces landed: they are good).
+ * (also for a run completed after an interruption, for one stopped by a pause after some
+ * workspaces landed: they are good, and for a run over all workspaces whose workspace list was
+ * incomplete: workspaces it never saw were not synced).
  */
 export function runStatus(
-  m: Pick<Manifest, 'error' | 'workspaces' | 'loads' | 'interrupted' | 'rate_limited_until'>,
+  m: Pick<
+    Manifest,
+    'error' | 'workspaces' | 'loads' | 'interrupted' | 'rate_limited_until' | 'drift' | 'scope'
+  >,
 ): RunStatus {
   const failedWs = m.workspaces.filter((w) => w.status === 'failed').length;
   if (m.error && !(m.rate_limited_until && failedWs < m.workspaces.length)) return 'failed';
   const failedLoads = m.loads.filter((l) => l.status === 'failed').length;
   if (m.workspaces.length > 0 && failedWs === m.workspaces.length) return 'failed';
-  return failedWs + failedLoads === 0 && !m.interrupted ? 'succeeded' : 'partial';
+  const listShort = (m.scope?.brands ?? 'all') === 'all' && workspaceListIncomplete(m) !== undefined;
+  return failedWs + failedLoads === 0 && !m.interrupted && !listShort ? 'succeeded' : 'partial';
 }
 
 /** What a run's raw landing tells of its requests when its counters are lost (see requests_from). */

@@ -11,6 +11,8 @@ export const FAULT_KINDS = [
   'wrong-content-type',
   'extra-fields',
   'missing-fields',
+  'short-list',
+  'echo-key',
 ] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
@@ -35,6 +37,11 @@ export interface FaultRule {
   bytes?: number;
   /** For 'extra-fields' / 'missing-fields': field names, dotted for nested ones ('latest_score.share_of_voice'). */
   fields?: string[];
+  /**
+   * For 'short-list': records a list answer keeps (default half, rounded up); its `count` still
+   * says how many there are, as an upstream paging the list would.
+   */
+  records?: number;
 }
 
 export interface FaultTarget {
@@ -80,7 +87,7 @@ export function validateFaultRule(input: unknown, where = 'fault rule'): FaultRu
   }
   // JSON cannot say Infinity, so files may write "Infinity" or null for "every matching request".
   if (rule.times === 'Infinity' || rule.times === null) rule.times = Number.POSITIVE_INFINITY;
-  for (const key of ['after', 'times', 'delayMs', 'chunkBytes', 'bytes'] as const) {
+  for (const key of ['after', 'times', 'delayMs', 'chunkBytes', 'bytes', 'records'] as const) {
     const v = rule[key];
     if (v !== undefined && (typeof v !== 'number' || Number.isNaN(v) || v < 0)) {
       throw new Error(`${where}: ${key} must be a number >= 0`);
@@ -88,6 +95,9 @@ export function validateFaultRule(input: unknown, where = 'fault rule'): FaultRu
   }
   if (rule.chunkBytes !== undefined && !Number.isInteger(rule.chunkBytes as number)) {
     throw new Error(`${where}: chunkBytes must be a whole number of bytes`);
+  }
+  if (rule.records !== undefined && !Number.isInteger(rule.records as number)) {
+    throw new Error(`${where}: records must be a whole number`);
   }
   if (rule.kind === 'status') {
     const s = rule.status;
@@ -196,6 +206,29 @@ export function applyFieldFault(body: unknown, rule: FaultRule, endpoint: RawEnd
       for (const field of fields) deletePath(record, field);
     }
   }
+  return body;
+}
+
+/**
+ * Applies a 'short-list' rule to a list answer: `data` cut to `rule.records` records, `count`
+ * left at the full number (what a paged list that returns page one only looks like).
+ */
+export function applyShortList(body: unknown, rule: FaultRule): unknown {
+  if (!isRecord(body) || !Array.isArray(body.data)) return body;
+  const keep = rule.records ?? Math.ceil(body.data.length / 2);
+  body.count = body.data.length;
+  body.data = body.data.slice(0, keep);
+  return body;
+}
+
+/**
+ * Applies an 'echo-key' rule: the caller's API key in `key.value`, as an upstream that shows the
+ * key it was called with would (to every record of a `data` array, else to the object).
+ */
+export function applyEchoKey(body: unknown, apiKey: string): unknown {
+  if (!isRecord(body)) return body;
+  const records = Array.isArray(body.data) ? body.data.filter(isRecord) : [body];
+  for (const record of records) record.key = { value: apiKey, note: `shown once: ${apiKey}` };
   return body;
 }
 

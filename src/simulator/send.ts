@@ -7,6 +7,7 @@ import { sha256Hex } from '../util/hash.js';
 import { sleep } from '../util/time.js';
 import {
   applyFieldFault,
+  applyShortList,
   DEFAULT_HUGE_BODY_BYTES,
   DEFAULT_SLOW_BODY_DELAY_MS,
   type FaultRule,
@@ -49,6 +50,7 @@ function bodyBytes(reply: Reply, fault: FaultRule | undefined, endpoint: RawEndp
   if (fault && reply.status === 200 && (fault.kind === 'extra-fields' || fault.kind === 'missing-fields')) {
     body = applyFieldFault(body, fault, endpoint);
   }
+  if (fault?.kind === 'short-list' && reply.status === 200) body = applyShortList(body, fault);
   const bytes = Buffer.from(JSON.stringify(body), 'utf8');
   return fault?.kind === 'malformed-json' ? truncateBody(bytes) : bytes;
 }

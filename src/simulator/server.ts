@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { RawEndpoint } from '../api/endpoints.js';
 import { utcDate } from '../util/time.js';
 import { brandsList, generatedApiKey, generatedWorkspaceId, isIsoDate, me } from './data.js';
-import { FaultBook, type FaultRule } from './faults.js';
+import { applyEchoKey, FaultBook, type FaultRule } from './faults.js';
 import { rngFor } from './random.js';
 import { SlidingWindowLimiter, type WindowLimit } from './rate-limit.js';
 import { errorReply, faultStatusReply, ok, type Reply, workspaceReply } from './replies.js';
@@ -352,7 +352,10 @@ class Upstream {
       brandId: route.brandId,
     });
     if (fault?.kind === 'status') return { reply: faultStatusReply(fault), fault };
-    return { reply: this.serve(req.method, route, account, entry.query), fault };
+    const reply = this.serve(req.method, route, account, entry.query);
+    // Here, not in send.ts with the other body faults: only the request knows the key.
+    if (fault?.kind === 'echo-key' && reply.status === 200) applyEchoKey(reply.body, bearerKey(req) ?? '');
+    return { reply, fault };
   }
 
   /** The key's account, logged by name and key index (never the key), also when the key is revoked. */

@@ -22,10 +22,10 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, rm, stat } from 'node:fs/promises';
-import { hostname } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { sha256Hex } from '../util/hash.js';
+import { ownerGone, ownerMark } from '../util/process-owner.js';
 import { assertSafeKey, type ObjectStore, type PutOptions, type StoredObject } from './object-store.js';
 
 const TEMP_MARK = '@tmp-';
@@ -34,8 +34,6 @@ function isTempName(fileName: string): boolean {
   return fileName.startsWith(TEMP_MARK);
 }
 
-/** Names the host in temporary file names, so a pid is only judged on the host it belongs to. */
-const HOST_MARK = sha256Hex(hostname()).slice(0, 6);
 const ABANDONED_AFTER_MS = 3_600_000;
 const SWEEP_EVERY_MS = 60_000;
 
@@ -45,21 +43,11 @@ let writes = 0;
 
 /** `@tmp-<host>-<pid>-<unique>`: the temporary name of a write by process `pid` of this host. */
 export function tempFileName(pid = process.pid): string {
-  return `${TEMP_MARK}${HOST_MARK}-${pid}-${PROCESS_MARK}${(++writes).toString(36)}`;
-}
-
-function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
+  return `${TEMP_MARK}${ownerMark(pid)}-${PROCESS_MARK}${(++writes).toString(36)}`;
 }
 
 async function abandoned(path: string, name: string): Promise<boolean> {
-  const m = /^@tmp-([0-9a-f]{6})-(\d+)-/.exec(name);
-  if (m?.[1] === HOST_MARK && processGone(Number(m[2]))) return true;
+  if (ownerGone(name.slice(TEMP_MARK.length))) return true;
   try {
     return Date.now() - (await stat(path)).mtimeMs > ABANDONED_AFTER_MS;
   } catch {

@@ -1,12 +1,13 @@
 // Creates the dataset, tables and views on first use. Several workers may race to create the same
 // object: a 409 from the loser means the object is there, which is all we wanted. Existing tables
-// are left alone: new columns reach them through ALLOW_FIELD_ADDITION on the next load job, which
-// keeps one path for schema changes and needs no tables.patch permissions.
+// are left alone, but for nullable columns the catalogue added since they were created: a view
+// that reads such a column (sync_runs.workspace_list_incomplete) could not be created before the
+// next load added it through ALLOW_FIELD_ADDITION, and without its views no load would start.
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { TableDef, ViewDef } from '../catalogue/types.js';
 import { mapSettled } from '../util/pool.js';
 import { isAlreadyExists, isNotFound } from './errors.js';
-import { tableMetadata } from './schema.js';
+import { type BigQueryField, tableMetadata } from './schema.js';
 
 export type EnsureAction = 'created' | 'exists' | 'updated';
 
@@ -53,8 +54,13 @@ export async function ensureTables(
       const metadata = tableMetadata(def);
       const table = ds.table(def.name);
       try {
-        await table.getMetadata();
-        return { name: def.name, action: 'exists' };
+        const [current] = await table.getMetadata();
+        const fields: BigQueryField[] = current?.schema?.fields ?? [];
+        const have = new Set(fields.map((f) => f.name));
+        const added = metadata.schema.fields.filter((f) => !have.has(f.name) && f.mode !== 'REQUIRED');
+        if (!added.length) return { name: def.name, action: 'exists' };
+        await table.setMetadata({ schema: { fields: [...fields, ...added] } });
+        return { name: def.name, action: 'updated' };
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }

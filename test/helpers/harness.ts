@@ -1,5 +1,6 @@
 // Shared test plumbing: a simulator per test, a temp data dir, a config built through the real
 // loader, and a logger whose lines the test can read.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,3 +164,9 @@ export function readText(dir: string, key: string): string {
 
 /** Short backoffs so retry tests take milliseconds. */
 export const FAST_RETRY = { baseMs: 5, capMs: 20 };
+
+/** The pid of a process that has exited (for leftovers of a killed process). */
+export function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  return Number(child.stdout.toString());
+}

@@ -10,6 +10,7 @@ import type { AccountConfig } from '../../config/schema.js';
 import { initialLimit } from '../../extract/account-source.js';
 import { createAccountClient } from '../../extract/extract-account.js';
 import { silentLogger } from '../../log.js';
+import { clockAhead } from '../../runs/clock.js';
 import { type CheckResult, fail, pass, reasonOf, seconds, systemCode, warn } from './check.js';
 import { suggestedVariable } from './config-check.js';
 
@@ -39,6 +40,8 @@ export async function checkAccount(o: AccountCheckOptions): Promise<CheckResult>
       maxBudgetWaitMs: t / 2,
     });
     const me = await client.get(meCall);
+    const ahead = clockAhead(me.serverDate, Date.now());
+    if (ahead) return fail(check, ahead.replace(/: the run is refused.*$/, ''), 'set the clock right (NTP)');
     return pass(
       check,
       `key accepted; ${describeMe(o.account, me.body)} (one request, ${o.budgetName} budget)`,

@@ -1,18 +1,21 @@
 // `run --once`: every stage inline in one process, one run (and manifest) per account.
 import type { Logger } from 'pino';
 import type { RetryPolicy } from '../api/client.js';
-import type { WorkspaceEndpoint } from '../api/endpoints.js';
+import { callId, type WorkspaceEndpoint } from '../api/endpoints.js';
 import { MemoryRateBudget, type RateBudget } from '../api/rate-budget.js';
 import { namesList, UnknownAccountError } from '../config/account-settings.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import { callLimits, type ExtractProgress, extractAccount } from '../extract/extract-account.js';
+import { type ExtractPlan, workspaceCalls } from '../extract/plan.js';
 import { runFinished } from '../ops/run-finished.js';
 import { runScope } from '../runs/last-success.js';
 import { assembleManifest, type LoadResult, type Manifest } from '../runs/manifest.js';
+import { type PlannedRun, writePlannedRun } from '../runs/planned-run.js';
 import type { RunRecorder } from '../runs/recorder.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { newRunId, type RunKind } from '../runs/run-id.js';
+import { type HeldLease, type LeaseSignal, takeRunLease } from '../runs/run-lease.js';
 import { combineRunStatuses, type RunStatus } from '../runs/run-status.js';
 import { accountWindowDays } from '../runs/window.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -66,12 +69,18 @@ export interface InlineRunOptions {
   recorder?: RunRecorder;
   /** After each table's load (the crash-point test hook). */
   onLoaded?: (load: LoadResult) => void;
+  /** The Redis side of each run's lease (src/runs/run-lease.ts), when Redis is configured. */
+  leaseSignal?: LeaseSignal;
+  /** How long a run's lease lasts unrenewed; default jobs.lockSeconds. */
+  leaseTtlMs?: number;
 }
 
 export interface InlineRunResult {
   manifests: Manifest[];
   /** Runs of earlier processes that stopped before their manifest, completed before the new runs. */
   completed: Manifest[];
+  /** Ids of the runs above whose manifest could not be written (the next run --once completes them). */
+  unrecorded: Set<string>;
   status: RunStatus;
 }
 
@@ -89,20 +98,28 @@ export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
   const accounts = selectAccounts(o.config, names);
   const budget = o.budget ?? new MemoryRateBudget();
   const completed: Manifest[] = [];
+  const unrecorded = new Set<string>();
 
   // Accounts have separate budgets, so they run side by side.
   const manifests = await Promise.all(
     accounts.map(async (account): Promise<Manifest> => {
-      const own = await accountOptions(o, account);
+      const own = { ...(await accountOptions(o, account)), unrecorded };
       const c = await completeInterrupted(own, account.name);
       if (c) completed.push(c);
       return runAccount(own, account, budget);
     }),
   );
-  return { manifests, completed, status: combineRunStatuses(manifests.map((m) => m.status)) };
+  return {
+    manifests,
+    completed,
+    unrecorded,
+    status: combineRunStatuses(manifests.map((m) => m.status)),
+  };
 }
 
-type AccountRunOptions = InlineRunOptions & { store: ObjectStore };
+type AccountRunOptions = InlineRunOptions & { store: ObjectStore; unrecorded?: Set<string> };
+
+const leaseTtlMs = (o: InlineRunOptions) => o.leaseTtlMs ?? o.config.jobs.lockSeconds * 1000;
 
 /** The options as one account sees them: its own store and loader. */
 async function accountOptions(o: InlineRunOptions, account: AccountConfig): Promise<AccountRunOptions> {
@@ -119,10 +136,13 @@ async function accountOptions(o: InlineRunOptions, account: AccountConfig): Prom
 async function completeInterrupted(o: AccountRunOptions, account: string): Promise<Manifest | undefined> {
   const log = o.logger.child({ account });
   try {
-    const run = await lastInterruptedRun(o.store, account);
+    const run = await lastInterruptedRun(o.store, account, {
+      signal: o.leaseSignal,
+      ttlMs: leaseTtlMs(o),
+    });
     if (!run) return undefined;
     log.warn({ run_id: run.runId }, 'completing a run that stopped before its manifest');
-    return await replayRun({
+    const manifest = await replayRun({
       store: o.store,
       runId: run.runId,
       account,
@@ -133,6 +153,9 @@ async function completeInterrupted(o: AccountRunOptions, account: string): Promi
       latestLock: o.latestLock,
       onLoaded: o.onLoaded,
     });
+    // The ledger entry its process left `running` (with Redis) ends with the completed manifest.
+    await record(log, 'end', () => o.recorder?.finished(manifest));
+    return manifest;
   } catch (err) {
     log.error({ err: errorMessage(err) }, 'could not complete the interrupted run; `visync replay` can');
     return undefined;
@@ -146,11 +169,8 @@ async function runAccount(
 ): Promise<Manifest> {
   const kind = o.kind ?? 'sync';
   const started = new Date();
-  const run = {
-    account: account.name,
-    runId: newRunId(kind, started),
-    runDate: o.runDate ?? utcDate(started),
-  };
+  const runDate = o.runDate ?? utcDate(started);
+  const run = { account: account.name, runId: newRunId(kind, started, runDate), runDate };
   const log = o.logger.child({ account: account.name, run_id: run.runId });
   const visibilityDays = o.days ?? (await windowDays(o, run.account, run.runDate, log));
   const brands = o.brandsByAccount?.get(account.name) ?? o.brands;
@@ -169,10 +189,34 @@ async function runAccount(
       drift: [],
       ...p,
     });
+  let lease: HeldLease;
+  try {
+    lease = await takeRunLease({
+      store: o.store,
+      run,
+      kind,
+      startedAt: started.toISOString(),
+      ttlMs: leaseTtlMs(o),
+      signal: o.leaseSignal,
+      logger: log,
+    });
+  } catch (err) {
+    // Nothing landed yet; a run no one could see working must not start.
+    const manifest = assemble({
+      error: `run not started: its lease could not be written: ${errorMessage(err)}`,
+    });
+    o.unrecorded?.add(run.runId);
+    return manifest;
+  }
   await record(log, 'start', () => o.recorder?.started(assemble({})));
   log.info({ kind }, 'run started');
   const step: RunStep = { o, account, run, log, started, visibilityDays, brands, budget, assemble };
-  const manifest = await recordManifest(step, await extractAndFinish(step));
+  const plan: PlannedRun = startedRun(assemble({}));
+  await writePlan(step, plan);
+  const manifest = await recordManifest(step, await extractAndFinish(step, plan));
+  await lease.release(
+    o.unrecorded?.has(run.runId) ? { recorded: false, error: manifest.error ?? '' } : { recorded: true },
+  );
   log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
   await record(log, 'end', () => o.recorder?.finished(manifest));
   await runFinished({ config: o.config, logger: log, manifest });
@@ -196,17 +240,18 @@ interface RunStep {
 }
 
 /** Extracts the account, then normalises and loads whatever landed: the run's manifest, not yet written. */
-async function extractAndFinish(s: RunStep): Promise<Manifest> {
+async function extractAndFinish(s: RunStep, plan: PlannedRun): Promise<Manifest> {
   const { o, account, run, log } = s;
+  const extractPlan: ExtractPlan = {
+    visibilityDays: s.visibilityDays,
+    buyerIntentDays: o.config.extract.buyerIntentDays,
+    endpoints: o.endpoints,
+  };
   try {
     const extracted = await extractAccount({
       account,
       run,
-      plan: {
-        visibilityDays: s.visibilityDays,
-        buyerIntentDays: o.config.extract.buyerIntentDays,
-        endpoints: o.endpoints,
-      },
+      plan: extractPlan,
       brandFilter: s.brands,
       concurrency: o.config.extract.concurrency,
       limits: callLimits(o.config, s.started),
@@ -216,6 +261,12 @@ async function extractAndFinish(s: RunStep): Promise<Manifest> {
       signal: o.signal,
       retry: o.retry,
       onProgress: o.onProgress && ((p: ExtractProgress) => o.onProgress?.(account.name, p)),
+      onDiscovered: (brandIds) =>
+        writePlan(s, {
+          ...plan,
+          workspaces: [...brandIds],
+          workspace_calls: workspaceCalls('_', extractPlan).map(callId),
+        }),
     });
     // Normalise and load whatever landed, also for a partial extraction; nothing landed, nothing to do.
     const finished =
@@ -250,7 +301,33 @@ async function recordManifest(s: RunStep, manifest: Manifest): Promise<Manifest>
     return await recordRun({ store: s.o.store, manifest, logger: s.log, loader: s.o.loader });
   } catch (err) {
     // Nothing more can be written: the run failed, and the error names the path it could not write.
+    s.o.unrecorded?.add(manifest.run_id);
     return { ...manifest, status: 'failed', error: `run not recorded: ${errorMessage(err)}` };
+  }
+}
+
+/** What the run sets out to do, for its completion should it stop before its manifest. */
+function startedRun(m: Manifest): PlannedRun {
+  return {
+    run_id: m.run_id,
+    account: m.account,
+    kind: m.kind,
+    run_date: m.run_date,
+    started_at: m.started_at,
+    window: m.window,
+    scope: m.scope,
+  };
+}
+
+/** A plan that cannot be written costs the completion its measure, not the run: logged, not fatal. */
+async function writePlan(s: RunStep, plan: PlannedRun): Promise<void> {
+  try {
+    await writePlannedRun(s.o.store, plan);
+  } catch (err) {
+    s.log.warn(
+      { err: errorMessage(err) },
+      "could not write the run's plan; a completion would judge by its landing",
+    );
   }
 }
 

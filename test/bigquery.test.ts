@@ -285,15 +285,11 @@ describe('load', () => {
   it('a job found on 409 that loaded other rows than this load is no success: failed, naming the table and both counts', async () => {
     const wh = warehouse();
     await wh.prepare([BRANDS], []);
+    const load = (rows: Record<string, unknown>[]) =>
+      wh.load({ table: BRANDS, account: 'acme', runId: RUN, file: gzFile(rows) });
     // Another process loaded the run's table from half of its rows, under the run's job id.
-    const half = await wh.load({
-      table: BRANDS,
-      account: 'acme',
-      runId: RUN,
-      file: gzFile([brandRow('b1')]),
-    });
-    const all = gzFile([brandRow('b1'), brandRow('b2')]);
-    const mine = await wh.load({ table: BRANDS, account: 'acme', runId: RUN, file: all });
+    const half = await load([brandRow('b1')]);
+    const mine = await load([brandRow('b1'), brandRow('b2')]);
     expect(mine).toMatchObject({ table: 'brands', job_id: half.job_id, status: 'failed', rows: 0 });
     expect(mine.error).toMatch(/already there with 1 rows of brands, this run has 2/);
     // Nothing appended a second time, nothing taken for done.

@@ -12,6 +12,7 @@ import type { Logger } from 'pino';
 import { runLeaseKey } from '../sinks/layout.js';
 import { type ObjectStore, putJsonObject, readJsonObject } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
+import { processGone } from '../util/process.js';
 import type { RunCoordinates } from './run-coordinates.js';
 import type { RunKind } from './run-id.js';
 
@@ -118,18 +119,8 @@ export async function leaseOwnerGone(
   now = Date.now(),
 ): Promise<boolean> {
   if (lease.ended) return true;
-  if (lease.holder.host === hostname() && !processExists(lease.holder.pid)) return true;
+  if (lease.holder.host === hostname() && processGone(lease.holder.pid)) return true;
   if (Date.parse(lease.expires_at) > now) return false;
   // The object may lag (a slow store) while the Redis key was renewed.
   return !(await signal?.held(run).catch(() => false));
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it exists, under another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }

@@ -26,6 +26,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { sha256Hex } from '../util/hash.js';
+import { processGone } from '../util/process.js';
 import { assertSafeKey, type ObjectStore, type PutOptions, type StoredObject } from './object-store.js';
 
 const TEMP_MARK = '@tmp-';
@@ -46,15 +47,6 @@ let writes = 0;
 /** `@tmp-<host>-<pid>-<unique>`: the temporary name of a write by process `pid` of this host. */
 export function tempFileName(pid = process.pid): string {
   return `${TEMP_MARK}${HOST_MARK}-${pid}-${PROCESS_MARK}${(++writes).toString(36)}`;
-}
-
-function processGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
 }
 
 async function abandoned(path: string, name: string): Promise<boolean> {

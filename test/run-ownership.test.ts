@@ -9,9 +9,11 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
 import { RunLedger } from '../jobs/ledger.js';
+import { RedisLeaseSignal } from '../jobs/redis-run-lease.js';
 import { summaryLine } from '../src/cli/run-once.js';
 import { lastInterruptedRun } from '../src/pipeline/interrupted.js';
 import { runInline } from '../src/pipeline/run-inline.js';
+import { createRunLoader } from '../src/pipeline/run-loader.js';
 import { type Manifest, readManifest } from '../src/runs/manifest.js';
 import { readPlannedRun } from '../src/runs/planned-run.js';
 import { newRunId } from '../src/runs/run-id.js';
@@ -31,7 +33,6 @@ import {
   memoryLogger,
   sim,
   tempDir,
-  visyncCli,
 } from './helpers/harness.js';
 import { waitFor } from './helpers/wait-for.js';
 import { writeConfig } from './helpers/worker-process.js';
@@ -178,6 +179,42 @@ describe('completing an interrupted run', () => {
       const entry = (await ledger.get(runId))!;
       expect(entry.status).toBe('failed');
       expect(entry.finished_at).toBeDefined();
+    } finally {
+      redis.disconnect();
+    }
+  });
+
+  it('two run --once completing one crashed run at once (Redis configured): one completes it, the other leaves it; its rows load once, one sync_runs row', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+    const bq = await fakeBigQuery();
+    const dir = tempDir();
+    const prefix = `own-${randomUUID().slice(0, 8)}`;
+    const o: ConfigOverrides = {
+      sinks: { fs: { dir }, bigquery: bigquery(bq) },
+      top: { redis: { url: inject('redisUrl'), prefix } },
+    };
+    const { yaml, env } = configYaml(s, dir, o);
+    expect(
+      (await runVisync(runOnceArgs(tempDir(), yaml), { ...env, VISYNC_TEST_CRASH_AT: 'curate' })).code,
+    ).toBeNull();
+    const redis = new Redis(inject('redisUrl'));
+    try {
+      const config = configFor(s, dir, o);
+      const both = await Promise.all(
+        [1, 2].map(async () =>
+          runInline({
+            config,
+            store: new FsObjectStore(dir),
+            logger: memoryLogger('silent').logger,
+            loader: (await createRunLoader(config.sinks))!,
+            leaseSignal: new RedisLeaseSignal(redis, prefix),
+          }),
+        ),
+      );
+      const completed = both.flatMap((r) => r.completed);
+      expect(completed).toHaveLength(1);
+      expectLoadedOnce(bq, completed[0]!);
+      for (const r of both) expectLoadedOnce(bq, r.manifests[0]!);
     } finally {
       redis.disconnect();
     }

@@ -12,7 +12,7 @@ import {
 } from '../runs/manifest.js';
 import { type PlannedRun, readPlannedRun } from '../runs/planned-run.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
-import { RUN_KINDS } from '../runs/run-id.js';
+import { kindOfRunId } from '../runs/run-id.js';
 import { readRunLease } from '../runs/run-lease.js';
 import { parseManifestKey, parseRawKey, rawAccountPrefix, rawEndpointPrefix } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -30,6 +30,8 @@ export interface ReplayOptions {
   now?: () => Date;
   latestLock?: KeyLock;
   onLoaded?: (load: LoadResult) => void;
+  /** Why a run without a manifest stopped, when its owner said (default: its lease's word). */
+  cause?: string | undefined;
 }
 
 export class ReplayError extends VisyncError {
@@ -101,7 +103,7 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     manifestFromRaw(run, finished.rawFiles, now, {
       calls: await rawRunWorkspaceCalls(o.store, run),
       plan: await readPlannedRun(o.store, run),
-      cause: (await readRunLease(o.store, run))?.ended?.error,
+      cause: o.cause ?? (await readRunLease(o.store, run))?.ended?.error,
     });
   const manifest: Manifest = {
     ...base,
@@ -143,7 +145,7 @@ function manifestFromRaw(run: RunCoordinates, rawFiles: ManifestFile[], now: str
   return {
     run_id: run.runId,
     account: run.account,
-    kind: plan?.kind ?? RUN_KINDS.find((k) => run.runId.includes(`-${k}-`)) ?? 'sync',
+    kind: plan?.kind ?? kindOfRunId(run.runId),
     status: 'partial',
     started_at: plan?.started_at ?? now,
     finished_at: now,

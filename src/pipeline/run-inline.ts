@@ -14,7 +14,7 @@ import { assembleManifest, type LoadResult, type Manifest } from '../runs/manife
 import { type PlannedRun, writePlannedRun } from '../runs/planned-run.js';
 import type { RunRecorder } from '../runs/recorder.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
-import { newRunId, type RunKind } from '../runs/run-id.js';
+import { kindOfRunId, newRunId, type RunKind } from '../runs/run-id.js';
 import { type HeldLease, type LeaseSignal, takeRunLease } from '../runs/run-lease.js';
 import { combineRunStatuses, type RunStatus } from '../runs/run-status.js';
 import { accountWindowDays } from '../runs/window.js';
@@ -141,18 +141,42 @@ async function completeInterrupted(o: AccountRunOptions, account: string): Promi
       ttlMs: leaseTtlMs(o),
     });
     if (!run) return undefined;
-    log.warn({ run_id: run.runId }, 'completing a run that stopped before its manifest');
-    const manifest = await replayRun({
+    // The completing process becomes the run's owner: a second one completing it at once backs off.
+    const lease = await takeRunLease({
       store: o.store,
-      runId: run.runId,
-      account,
-      logger: log.child({ run_id: run.runId }),
-      loader: o.loader,
-      // 0 is no part size: it means the default, so it is left out (finishRun does the same).
-      ...(o.partRows ? { partRows: o.partRows } : {}),
-      latestLock: o.latestLock,
-      onLoaded: o.onLoaded,
+      run,
+      kind: run.lease?.kind ?? kindOfRunId(run.runId),
+      startedAt: run.lease?.started_at ?? new Date().toISOString(),
+      ttlMs: leaseTtlMs(o),
+      signal: o.leaseSignal,
+      logger: log,
+      takeover: { previous: run.lease },
     });
+    if (!lease) {
+      log.info({ run_id: run.runId }, 'another process is completing the interrupted run');
+      return undefined;
+    }
+    log.warn({ run_id: run.runId }, 'completing a run that stopped before its manifest');
+    let manifest: Manifest;
+    try {
+      manifest = await replayRun({
+        store: o.store,
+        runId: run.runId,
+        account,
+        logger: log.child({ run_id: run.runId }),
+        loader: o.loader,
+        // 0 is no part size: it means the default, so it is left out (finishRun does the same).
+        ...(o.partRows ? { partRows: o.partRows } : {}),
+        latestLock: o.latestLock,
+        onLoaded: o.onLoaded,
+        // The lease is this process's now: the stopped owner's word comes from the lease it left.
+        cause: run.lease?.ended?.error,
+      });
+    } catch (err) {
+      await lease.release({ recorded: false, error: errorMessage(err) });
+      throw err;
+    }
+    await lease.release({ recorded: true });
     // The ledger entry its process left `running` (with Redis) ends with the completed manifest.
     await record(log, 'end', () => o.recorder?.finished(manifest));
     return manifest;
@@ -189,7 +213,7 @@ async function runAccount(
       drift: [],
       ...p,
     });
-  let lease: HeldLease;
+  let lease: HeldLease | undefined;
   try {
     lease = await takeRunLease({
       store: o.store,
@@ -200,10 +224,12 @@ async function runAccount(
       signal: o.leaseSignal,
       logger: log,
     });
+    // A fresh id is nobody's: a lease already there means two runs were given one id.
+    if (!lease) throw new Error(`run id ${run.runId} is leased already`);
   } catch (err) {
     // Nothing landed yet; a run no one could see working must not start.
     const manifest = assemble({
-      error: `run not started: its lease could not be written: ${errorMessage(err)}`,
+      error: `run not started: its lease could not be taken: ${errorMessage(err)}`,
     });
     o.unrecorded?.add(run.runId);
     return manifest;

@@ -17,6 +17,11 @@ export function newRunId(kind: RunKind, at: Date = new Date(), runDate: string =
   return `${runDate.replaceAll('-', '')}-${kind}-${second.toString(16).padStart(5, '0')}${random}`;
 }
 
+/** The kind a run id names (every id shape carries `-{kind}-`); sync when it names none. */
+export function kindOfRunId(runId: string): RunKind {
+  return RUN_KINDS.find((k) => runId.includes(`-${k}-`)) ?? 'sync';
+}
+
 export const RUN_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/;
 
 /**

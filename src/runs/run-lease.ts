@@ -33,9 +33,15 @@ export interface RunLease {
   ended?: { at: string; error: string };
 }
 
-/** The Redis side of a lease: a key with the lease's expiry, renewed with it. */
+/** The Redis side of a lease: a key holding the owner's token, with the lease's expiry. */
 export interface LeaseSignal {
-  renew(run: RunCoordinates, token: string, ttlMs: number): Promise<void>;
+  /**
+   * Takes the key, atomically, when it is free or still holds `previous` (the token of an owner
+   * found gone): of two processes taking over one run, one wins.
+   */
+  claim(run: RunCoordinates, token: string, ttlMs: number, previous: string | undefined): Promise<boolean>;
+  /** Extends the key while it holds `token` (sets it again if Redis lost it); false once another took it. */
+  renew(run: RunCoordinates, token: string, ttlMs: number): Promise<boolean>;
   held(run: RunCoordinates): Promise<boolean>;
   release(run: RunCoordinates, token: string): Promise<void>;
 }
@@ -56,8 +62,10 @@ const writeLease = (store: ObjectStore, lease: RunLease) =>
   putJsonObject(store, runLeaseKey(lease.account, lease.run_id), lease);
 
 /**
- * Writes the run's lease (throws when it cannot: a run nobody can see as alive must not start) and
- * renews it until released. A failed renewal is logged; the next one tries again.
+ * Writes the run's lease and renews it until released. A new run's lease must be written (it
+ * throws otherwise: a run nobody can see working must not start). `takeover`: the lease of a run
+ * whose owner is gone, taken by the process that completes it; undefined when another process
+ * took it first. A failed renewal is logged; the next one tries again.
  */
 export async function takeRunLease(o: {
   store: ObjectStore;
@@ -67,7 +75,9 @@ export async function takeRunLease(o: {
   ttlMs: number;
   signal?: LeaseSignal | undefined;
   logger: Logger;
-}): Promise<HeldLease> {
+  /** The gone owner's lease (or none, for a run of a version that wrote none). */
+  takeover?: { previous: RunLease | undefined };
+}): Promise<HeldLease | undefined> {
   const token = randomUUID();
   const lease = (now = Date.now()): RunLease => ({
     run_id: o.run.runId,
@@ -80,16 +90,29 @@ export async function takeRunLease(o: {
     expires_at: new Date(now + o.ttlMs).toISOString(),
     ttl_ms: o.ttlMs,
   });
+  if (o.signal && !(await o.signal.claim(o.run, token, o.ttlMs, o.takeover?.previous?.holder.token)))
+    return undefined;
+  await writeLease(o.store, lease());
+  // Without Redis the store is the only arbiter: the last writer holds the run.
+  if (o.takeover && !o.signal && (await readRunLease(o.store, o.run))?.holder.token !== token)
+    return undefined;
+  let renewing: Promise<void> | undefined;
   const renew = async () => {
+    if (o.signal && !(await o.signal.renew(o.run, token, o.ttlMs)))
+      o.logger.error(
+        'another process took over this run (its lease lapsed); its loads are checked by row count',
+      );
     await writeLease(o.store, lease());
-    await o.signal?.renew(o.run, token, o.ttlMs);
   };
-  await renew();
-  let renewing = Promise.resolve();
   const timer = setInterval(() => {
-    renewing = renew().catch((err) => {
-      o.logger.warn({ err: errorMessage(err) }, 'could not renew the run lease; trying again');
-    });
+    // One renewal at a time: a slow store must not pile them up.
+    renewing ??= renew()
+      .catch((err) => {
+        o.logger.warn({ err: errorMessage(err) }, 'could not renew the run lease; trying again');
+      })
+      .finally(() => {
+        renewing = undefined;
+      });
   }, o.ttlMs / 3);
   timer.unref();
   return {

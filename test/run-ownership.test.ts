@@ -59,37 +59,46 @@ function expectLoadedOnce(bq: FakeBigQuery, m: Manifest): void {
 }
 
 describe('a run --once still working is not taken for a crashed one', () => {
-  it('a second run --once of the account while the first waits on the API: it leaves the first alone, each run loaded once', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 3 }] });
-    const bq = await fakeBigQuery();
-    const dir = tempDir();
-    const sinks = { fs: { dir }, bigquery: bigquery(bq) };
-    // The first run stands still once every workspace asks for its prompts: half of it has landed.
-    const gate = await gateProxy(s.url, (path) => path.includes('/prompts'));
-    const first = configYaml(s, dir, { sinks, accounts: { acme: { baseUrl: gate.url } } });
-    const second = configYaml(s, dir, { sinks });
-    const a = startVisync(runOnceArgs(tempDir(), first.yaml), first.env);
-    await waitFor(() => gate.held() === 3, { what: 'the first run to wait on its prompts calls' });
+  it.each([
+    ['without Redis', false],
+    ['with Redis', true],
+  ])(
+    '%s: a second run --once of the account while the first waits on the API leaves the first alone; each run loaded once',
+    async (_, withRedis) => {
+      const s = await sim({ accounts: [{ name: 'acme', workspaces: 3 }] });
+      const bq = await fakeBigQuery();
+      const dir = tempDir();
+      const sinks = { fs: { dir }, bigquery: bigquery(bq) };
+      const top = withRedis
+        ? { redis: { url: inject('redisUrl'), prefix: `own-${randomUUID().slice(0, 8)}` } }
+        : {};
+      // The first run stands still once every workspace asks for its prompts: half of it has landed.
+      const gate = await gateProxy(s.url, (path) => path.includes('/prompts'));
+      const first = configYaml(s, dir, { sinks, top, accounts: { acme: { baseUrl: gate.url } } });
+      const second = configYaml(s, dir, { sinks, top });
+      const a = startVisync(runOnceArgs(tempDir(), first.yaml), first.env);
+      await waitFor(() => gate.held() === 3, { what: 'the first run to wait on its prompts calls' });
 
-    const b = await runVisync(runOnceArgs(tempDir(), second.yaml), second.env);
-    expect(b.code, b.stderr).toBe(0);
-    expect(b.stdout).not.toMatch(/completed interrupted run/);
-    gate.open();
-    const done = await a.exited;
-    expect(done.code, done.stderr).toBe(0);
+      const b = await runVisync(runOnceArgs(tempDir(), second.yaml), second.env);
+      expect(b.code, b.stderr).toBe(0);
+      expect(b.stdout).not.toMatch(/completed interrupted run/);
+      gate.open();
+      const done = await a.exited;
+      expect(done.code, done.stderr).toBe(0);
 
-    const store = new FsObjectStore(dir);
-    const runs = [runIdOf(done.stdout), runIdOf(b.stdout)];
-    expect(new Set(runs).size).toBe(2);
-    for (const id of runs) {
-      const m = (await readManifest(store, 'acme', id))!;
-      expect(m.status, id).toBe('succeeded');
-      expect(m.interrupted).toBeUndefined();
-      expectLoadedOnce(bq, m);
-      // A finished run leaves no lease behind; its plan stays as the record of what it set out to do.
-      expect(await readRunLease(store, { account: m.account, runId: m.run_id })).toBeUndefined();
-    }
-  });
+      const store = new FsObjectStore(dir);
+      const runs = [runIdOf(done.stdout), runIdOf(b.stdout)];
+      expect(new Set(runs).size).toBe(2);
+      for (const id of runs) {
+        const m = (await readManifest(store, 'acme', id))!;
+        expect(m.status, id).toBe('succeeded');
+        expect(m.interrupted).toBeUndefined();
+        expectLoadedOnce(bq, m);
+        // A finished run leaves no lease behind; its plan stays as the record of what it set out to do.
+        expect(await readRunLease(store, { account: m.account, runId: m.run_id })).toBeUndefined();
+      }
+    },
+  );
 
   it('a run killed with SIGKILL on another machine is completed only once its lease expired: original start, every workspace lacking a planned call failed, its calls counted', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });

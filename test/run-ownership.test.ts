@@ -12,6 +12,7 @@ import { RunLedger } from '../jobs/ledger.js';
 import { RedisLeaseSignal } from '../jobs/redis-run-lease.js';
 import { summaryLine } from '../src/cli/run-once.js';
 import { lastInterruptedRun } from '../src/pipeline/interrupted.js';
+import { replayRun } from '../src/pipeline/replay.js';
 import { runInline } from '../src/pipeline/run-inline.js';
 import { createRunLoader } from '../src/pipeline/run-loader.js';
 import { type Manifest, readManifest } from '../src/runs/manifest.js';
@@ -78,6 +79,11 @@ describe('a run --once still working is not taken for a crashed one', () => {
       const second = configYaml(s, dir, { sinks, top });
       const a = startVisync(runOnceArgs(tempDir(), first.yaml), first.env);
       await waitFor(() => gate.held() === 3, { what: 'the first run to wait on its prompts calls' });
+      // `visync replay` of the working run is refused too: it would load half of it under its job ids.
+      const working = /\/run=([^/]+)\//.exec(listFiles(dir).find((f) => f.startsWith('raw/me/'))!)![1]!;
+      await expect(
+        replayRun({ store: new FsObjectStore(dir), runId: working, logger: memoryLogger('silent').logger }),
+      ).rejects.toThrow(new RegExp(`run ${working} is still running .*: replay it once it has ended`));
 
       const b = await runVisync(runOnceArgs(tempDir(), second.yaml), second.env);
       expect(b.code, b.stderr).toBe(0);

@@ -13,7 +13,7 @@ import {
 import { type PlannedRun, readPlannedRun } from '../runs/planned-run.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { kindOfRunId } from '../runs/run-id.js';
-import { readRunLease } from '../runs/run-lease.js';
+import { leaseOwnerGone, readRunLease } from '../runs/run-lease.js';
 import { parseManifestKey, parseRawKey, rawAccountPrefix, rawEndpointPrefix } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { VisyncError } from '../util/errors.js';
@@ -32,6 +32,8 @@ export interface ReplayOptions {
   onLoaded?: (load: LoadResult) => void;
   /** Why a run without a manifest stopped, when its owner said (default: its lease's word). */
   cause?: string | undefined;
+  /** The caller holds the run's lease (the completion of an interrupted run). */
+  leaseTaken?: boolean;
 }
 
 export class ReplayError extends VisyncError {
@@ -87,6 +89,13 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
   const located = await locateRun(o.store, o.runId, o.account);
   const run = { account: located.account, runId: o.runId, runDate: located.runDate };
   const old = located.manifest;
+  // A run without a manifest may still be working: replaying it would load half of its rows under
+  // its job ids. Its completion (run --once) holds the lease itself and says so.
+  const lease = old ? undefined : await readRunLease(o.store, run);
+  if (lease && !o.leaseTaken && !(await leaseOwnerGone(lease, run)))
+    throw new ReplayError(
+      `run ${o.runId} is still running (${lease.owner} on ${lease.holder.host}, process ${lease.holder.pid}; its lease runs to ${lease.expires_at}): replay it once it has ended`,
+    );
   const finished = await finishRun({
     store: o.store,
     run,
@@ -103,7 +112,7 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     manifestFromRaw(run, finished.rawFiles, now, {
       calls: await rawRunWorkspaceCalls(o.store, run),
       plan: await readPlannedRun(o.store, run),
-      cause: o.cause ?? (await readRunLease(o.store, run))?.ended?.error,
+      cause: o.cause ?? lease?.ended?.error,
     });
   const manifest: Manifest = {
     ...base,

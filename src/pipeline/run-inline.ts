@@ -171,6 +171,7 @@ async function completeInterrupted(o: AccountRunOptions, account: string): Promi
         onLoaded: o.onLoaded,
         // The lease is this process's now: the stopped owner's word comes from the lease it left.
         cause: run.lease?.ended?.error,
+        leaseTaken: true,
       });
     } catch (err) {
       await lease.release({ recorded: false, error: errorMessage(err) });

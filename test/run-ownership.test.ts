@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
 import { RunLedger } from '../jobs/ledger.js';
+import { LedgerRecorder } from '../jobs/ledger-recorder.js';
 import { RedisLeaseSignal } from '../jobs/redis-run-lease.js';
 import { summaryLine } from '../src/cli/run-once.js';
 import { lastInterruptedRun } from '../src/pipeline/interrupted.js';
@@ -235,34 +236,60 @@ describe('completing an interrupted run', () => {
     }
   });
 
-  it("a run whose manifest could not be written says so, not a manifest's path; its completion keeps the cause", async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
-    const dir = tempDir();
-    const config = configFor(s, dir);
-    const fs = new FsObjectStore(dir);
-    const full: ObjectStore = {
-      location: fs.location,
-      get: (k) => fs.get(k),
-      list: (p) => fs.list(p),
-      delete: (k) => fs.delete(k),
-      put: (k, body, options) =>
-        k.endsWith('/manifest.json')
-          ? Promise.reject(new Error(`cannot write ${k}: ENOSPC: no space left on device, write`))
-          : fs.put(k, body, options),
-    };
-    const logger = memoryLogger('silent').logger;
-    const stopped = await runInline({ config, store: full, logger });
-    const m = stopped.manifests[0]!;
-    expect(stopped.unrecorded.has(m.run_id)).toBe(true);
-    expect(m.status).toBe('failed');
-    expect(summaryLine(m, undefined)).toMatch(/\| manifest not written$/);
-    expect(listFiles(dir)).not.toContain(manifestKey('acme', m.run_id));
+  it.each([
+    ['the lease', false],
+    ['the ledger (Redis), the lease being unwritable too', true],
+  ])(
+    "a run whose manifest could not be written says so, not a manifest's path; its completion keeps the cause, from %s",
+    async (_, withRedis) => {
+      const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+      const dir = tempDir();
+      const prefix = `own-${randomUUID().slice(0, 8)}`;
+      const config = configFor(
+        s,
+        dir,
+        withRedis ? { top: { redis: { url: inject('redisUrl'), prefix } } } : {},
+      );
+      const fs = new FsObjectStore(dir);
+      // The disk fills up after the run started: its manifest cannot be written, nor (with Redis
+      // here) the lease's last word.
+      let leases = 0;
+      const full: ObjectStore = {
+        location: fs.location,
+        get: (k) => fs.get(k),
+        list: (p) => fs.list(p),
+        delete: (k) => fs.delete(k),
+        put: (k, body, options) =>
+          k.endsWith('/manifest.json') || (withRedis && k.endsWith('/lease.json') && ++leases > 1)
+            ? Promise.reject(new Error(`cannot write ${k}: ENOSPC: no space left on device, write`))
+            : fs.put(k, body, options),
+      };
+      const redis = new Redis(inject('redisUrl'));
+      const recorder = withRedis ? new LedgerRecorder(new RunLedger(redis, prefix)) : undefined;
+      try {
+        const logger = memoryLogger('silent').logger;
+        const stopped = await runInline({ config, store: full, logger, recorder });
+        const m = stopped.manifests[0]!;
+        expect(stopped.unrecorded.has(m.run_id)).toBe(true);
+        expect(m.status).toBe('failed');
+        expect(summaryLine(m, undefined)).toMatch(/\| manifest not written$/);
+        expect(listFiles(dir)).not.toContain(manifestKey('acme', m.run_id));
 
-    const next = await runInline({ config, store: fs, logger });
-    const completed = next.completed[0]!;
-    expect(completed.run_id).toBe(m.run_id);
-    expect(completed.started_at).toBe(m.started_at);
-    expect(completed.interrupted).toMatch(/ENOSPC/);
-    expect(JSON.parse(readFileSync(join(dir, manifestKey('acme', m.run_id)), 'utf8')).run_id).toBe(m.run_id);
-  });
+        // Its process has exited since (this test runs it in its own process): no pid has this number.
+        const leasePath = join(dir, runLeaseKey('acme', m.run_id));
+        const lease = JSON.parse(readFileSync(leasePath, 'utf8')) as RunLease;
+        writeFileSync(leasePath, JSON.stringify({ ...lease, holder: { ...lease.holder, pid: 99_999_999 } }));
+        const next = await runInline({ config, store: fs, logger, recorder });
+        const completed = next.completed[0]!;
+        expect(completed.run_id).toBe(m.run_id);
+        expect(completed.started_at).toBe(m.started_at);
+        expect(completed.interrupted).toMatch(/ENOSPC/);
+        expect(JSON.parse(readFileSync(join(dir, manifestKey('acme', m.run_id)), 'utf8')).run_id).toBe(
+          m.run_id,
+        );
+      } finally {
+        redis.disconnect();
+      }
+    },
+  );
 });

@@ -170,7 +170,7 @@ async function completeInterrupted(o: AccountRunOptions, account: string): Promi
         latestLock: o.latestLock,
         onLoaded: o.onLoaded,
         // The lease is this process's now: the stopped owner's word comes from the lease it left.
-        cause: run.lease?.ended?.error,
+        cause: run.lease?.ended?.error ?? (await recordedError(o, log, run.runId)),
         leaseTaken: true,
       });
     } catch (err) {
@@ -374,6 +374,16 @@ async function windowDays(
       'could not read the last success from the manifests; using extract.visibilityDays',
     );
     return o.config.extract.visibilityDays;
+  }
+}
+
+/** Why the run stopped, as the ledger has it (a full disk keeps it from the lease); none is no cause. */
+async function recordedError(o: AccountRunOptions, log: Logger, runId: string): Promise<string | undefined> {
+  try {
+    return await o.recorder?.recordedError?.(runId);
+  } catch (err) {
+    log.warn({ err: errorMessage(err) }, "could not read the interrupted run's error from the ledger");
+    return undefined;
   }
 }
 

@@ -22,7 +22,7 @@ import { newRunId } from '../src/runs/run-id.js';
 import { type RunLease, readRunLease } from '../src/runs/run-lease.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { manifestKey, rawKey, runLeaseKey } from '../src/sinks/layout.js';
-import type { ObjectStore } from '../src/sinks/object-store.js';
+import type { PutOptions } from '../src/sinks/object-store.js';
 import type { FakeBigQuery } from './fakes/bigquery-server.js';
 import { runVisync, startVisync } from './helpers/cli-process.js';
 import { gateProxy } from './helpers/gate-proxy.js';
@@ -62,11 +62,11 @@ function expectLoadedOnce(bq: FakeBigQuery, m: Manifest): void {
 
 describe('a run --once still working is not taken for a crashed one', () => {
   it.each([
-    ['without Redis', false],
-    ['with Redis', true],
+    { redis: 'without Redis', withRedis: false },
+    { redis: 'with Redis', withRedis: true },
   ])(
-    '%s: a second run --once of the account while the first waits on the API leaves the first alone; each run loaded once',
-    async (_, withRedis) => {
+    '$redis: a second run --once of the account while the first waits on the API leaves the first alone; each run loaded once',
+    async ({ withRedis }) => {
       const s = await sim({ accounts: [{ name: 'acme', workspaces: 3 }] });
       const bq = await fakeBigQuery();
       const dir = tempDir();
@@ -254,16 +254,14 @@ describe('completing an interrupted run', () => {
       // The disk fills up after the run started: its manifest cannot be written, nor (with Redis
       // here) the lease's last word.
       let leases = 0;
-      const full: ObjectStore = {
-        location: fs.location,
-        get: (k) => fs.get(k),
-        list: (p) => fs.list(p),
-        delete: (k) => fs.delete(k),
-        put: (k, body, options) =>
-          k.endsWith('/manifest.json') || (withRedis && k.endsWith('/lease.json') && ++leases > 1)
-            ? Promise.reject(new Error(`cannot write ${k}: ENOSPC: no space left on device, write`))
-            : fs.put(k, body, options),
-      };
+      class FullDisk extends FsObjectStore {
+        override put(k: string, body: Uint8Array | string, options: PutOptions) {
+          if (k.endsWith('/manifest.json') || (withRedis && k.endsWith('/lease.json') && ++leases > 1))
+            return Promise.reject(new Error(`cannot write ${k}: ENOSPC: no space left on device, write`));
+          return super.put(k, body, options);
+        }
+      }
+      const full = new FullDisk(dir);
       const redis = new Redis(inject('redisUrl'));
       const recorder = withRedis ? new LedgerRecorder(new RunLedger(redis, prefix)) : undefined;
       try {

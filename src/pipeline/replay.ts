@@ -203,7 +203,8 @@ function workspaceOutcome(
   return {
     brand_id,
     status: 'failed',
-    error: cause ?? `the run stopped before ${missing.join(', ')} landed`,
+    // The cause the run recorded (ENOSPC, ...) is kept, not replaced by what the landing shows.
+    error: `the run stopped before ${missing.join(', ')} landed${cause ? ` (${cause})` : ''}`,
   };
 }
 

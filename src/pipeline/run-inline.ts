@@ -15,7 +15,7 @@ import { type PlannedRun, writePlannedRun } from '../runs/planned-run.js';
 import type { RunRecorder } from '../runs/recorder.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { kindOfRunId, newRunId, type RunKind } from '../runs/run-id.js';
-import { type HeldLease, type LeaseSignal, takeRunLease } from '../runs/run-lease.js';
+import { type LeaseSignal, takeRunLease } from '../runs/run-lease.js';
 import { combineRunStatuses, type RunStatus } from '../runs/run-status.js';
 import { accountWindowDays } from '../runs/window.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -214,39 +214,56 @@ async function runAccount(
       drift: [],
       ...p,
     });
-  let lease: HeldLease | undefined;
+  let manifest: Manifest;
   try {
-    lease = await takeRunLease({
-      store: o.store,
-      run,
+    manifest = await leasedRun({
+      o,
       kind,
-      startedAt: started.toISOString(),
-      ttlMs: leaseTtlMs(o),
-      signal: o.leaseSignal,
-      logger: log,
+      account,
+      run,
+      log,
+      started,
+      visibilityDays,
+      brands,
+      budget,
+      assemble,
     });
-    // A fresh id is nobody's: a lease already there means two runs were given one id.
-    if (!lease) throw new Error(`run id ${run.runId} is leased already`);
   } catch (err) {
-    // Nothing landed yet; a run no one could see working must not start.
-    const manifest = assemble({
-      error: `run not started: its lease could not be taken: ${errorMessage(err)}`,
-    });
+    // Nothing landed yet: a run no one could see working must not start, and it says so.
+    manifest = assemble({ error: `run not started: its lease could not be taken: ${errorMessage(err)}` });
     o.unrecorded?.add(run.runId);
-    return manifest;
   }
-  await record(log, 'start', () => o.recorder?.started(assemble({})));
-  log.info({ kind }, 'run started');
-  const step: RunStep = { o, account, run, log, started, visibilityDays, brands, budget, assemble };
-  const plan: PlannedRun = startedRun(assemble({}));
-  await writePlan(step, plan);
-  const manifest = await recordManifest(step, await extractAndFinish(step, plan));
-  await lease.release(
-    o.unrecorded?.has(run.runId) ? { recorded: false, error: manifest.error ?? '' } : { recorded: true },
-  );
   log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
   await record(log, 'end', () => o.recorder?.finished(manifest));
   await runFinished({ config: o.config, logger: log, manifest });
+  return manifest;
+}
+
+/**
+ * The run under its lease: taken first (throws when it cannot be), released once the manifest is
+ * written, or marked ended with the reason it could not be.
+ */
+async function leasedRun(s: RunStep): Promise<Manifest> {
+  const { o, run } = s;
+  const lease = await takeRunLease({
+    store: o.store,
+    run,
+    kind: s.kind,
+    startedAt: s.started.toISOString(),
+    ttlMs: leaseTtlMs(o),
+    signal: o.leaseSignal,
+    logger: s.log,
+  });
+  // A fresh id is nobody's: a lease already there means two runs were given one id.
+  if (!lease) throw new Error(`run id ${run.runId} is leased already`);
+  await record(s.log, 'start', () => o.recorder?.started(s.assemble({})));
+  s.log.info({ kind: s.kind }, 'run started');
+  const plan = startedRun(s.assemble({}));
+  await writePlan(s, plan);
+  const manifest = await recordManifest(s, await extractAndFinish(s, plan));
+  await lease.release(
+    o.unrecorded?.has(run.runId) ? { recorded: false, error: manifest.error ?? '' } : { recorded: true },
+  );
   return manifest;
 }
 
@@ -256,6 +273,7 @@ type Assemble = (p: Partial<Parameters<typeof assembleManifest>[0]>) => Manifest
 /** What the steps of one account's run share. */
 interface RunStep {
   o: AccountRunOptions;
+  kind: RunKind;
   account: AccountConfig;
   run: RunCoordinates;
   log: Logger;

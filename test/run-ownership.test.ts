@@ -18,7 +18,7 @@ import { runInline } from '../src/pipeline/run-inline.js';
 import { createRunLoader } from '../src/pipeline/run-loader.js';
 import { type Manifest, readManifest } from '../src/runs/manifest.js';
 import { readPlannedRun } from '../src/runs/planned-run.js';
-import { newRunId } from '../src/runs/run-id.js';
+import { logicalRunId, newRunId } from '../src/runs/run-id.js';
 import { type RunLease, readRunLease } from '../src/runs/run-lease.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { manifestKey, rawKey, runLeaseKey } from '../src/sinks/layout.js';
@@ -172,6 +172,23 @@ describe('a run --once still working is not taken for a crashed one', () => {
     expect((await lastInterruptedRun(store, 'acme', { ttlMs: 30_000, now }))?.runId).toBe(
       '20261126T105950Z-sync-3fa2c1',
     );
+  });
+});
+
+describe('run ids', () => {
+  it('one shape for every kind and source: the run date, the kind, hex; fresh ids of a date sort by start time', () => {
+    const SHAPE = /^\d{8}-(nightly|sync|backfill)-([0-9a-f]{8}|[0-9a-f]{12})$/;
+    expect(logicalRunId('sync', 'acme', '2026-11-26')).toMatch(SHAPE);
+    const at = (t: string) => new Date(`2026-11-26T${t}Z`);
+    // `enqueue --force` and `run --once` both take fresh ids.
+    const fresh = ['00:00:00', '00:00:01', '09:59:59', '11:33:07', '23:59:59'].map((t) =>
+      newRunId('sync', at(t)),
+    );
+    for (const id of fresh) expect(id).toMatch(SHAPE);
+    expect(fresh.every((id) => id.startsWith('20261126-sync-'))).toBe(true);
+    expect([...fresh].reverse().sort()).toEqual(fresh);
+    // A past night run now is named by its date.
+    expect(newRunId('nightly', at('11:33:07'), '2026-11-20')).toMatch(/^20261120-nightly-/);
   });
 });
 

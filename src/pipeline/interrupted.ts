@@ -50,7 +50,7 @@ export async function lastInterruptedRun(
     candidates.set(k.runId, { account, runId: k.runId, runDate: k.runDate });
   }
   // Newest first: ids start with the run date, and fresh ids of one date sort by start time.
-  for (const run of [...candidates.values()].sort((a, b) => b.runId.localeCompare(a.runId))) {
+  for (const run of [...candidates.values()].sort((a, b) => (a.runId < b.runId ? 1 : -1))) {
     const lease = await readRunLease(store, run);
     if (lease) {
       if (lease.owner === RUN_ONCE_OWNER && (await leaseOwnerGone(lease, run, o.signal, o.now)))

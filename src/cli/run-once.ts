@@ -31,7 +31,9 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
       'Runs one sync of every configured account (or those named with --account; --brand alone picks the ' +
         'account that owns the workspace) inline: calls every endpoint within the account rate limit, lands ' +
         'each response under raw/, and writes the run manifest last. A run of an earlier run --once that ' +
-        'stopped before its manifest (process killed) is completed first, under its own id. With redis.url ' +
+        'stopped before its manifest (process killed) is completed first, under its own id, once its lease ' +
+        'shows its owner gone (expired after jobs.lockSeconds, or its process no longer on this machine); a run ' +
+        'still working, or one of the queue, is left alone. With redis.url ' +
         'set, requests count against the account budget the workers share (Redis must then be reachable). ' +
         'Exit code: 0 every workspace succeeded, 2 partial (some workspaces or table loads failed, the rest ' +
         'landed; one line each on stderr), 1 failed (for example a revoked key, or nothing could be written). ' +

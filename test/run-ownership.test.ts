@@ -3,7 +3,9 @@
 // tests run real `visync run --once` processes against the simulator and the BigQuery fake: one
 // held still mid-extraction by a proxy while a second runs, one killed with SIGKILL whose lease
 // says it belongs to another machine, one whose manifest could not be written.
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -23,6 +25,7 @@ import { type RunLease, readRunLease } from '../src/runs/run-lease.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { manifestKey, rawKey, runLeaseKey } from '../src/sinks/layout.js';
 import type { PutOptions } from '../src/sinks/object-store.js';
+import { processGone } from '../src/util/process.js';
 import type { FakeBigQuery } from './fakes/bigquery-server.js';
 import { runVisync, startVisync } from './helpers/cli-process.js';
 import { gateProxy } from './helpers/gate-proxy.js';
@@ -172,6 +175,26 @@ describe('a run --once still working is not taken for a crashed one', () => {
     expect((await lastInterruptedRun(store, 'acme', { ttlMs: 30_000, now }))?.runId).toBe(
       '20261126T105950Z-sync-3fa2c1',
     );
+  });
+});
+
+describe('the owner of a lease', () => {
+  it('is gone once its process exited, also while it is a zombie nobody reaped', async () => {
+    // `sleep 0` ends at once; its parent execs into `sleep 5`, which never reaps it.
+    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    try {
+      const [line] = (await once(parent.stdout!, 'data')) as [Buffer];
+      const pid = Number(line.toString().trim());
+      await waitFor(() => readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z'), {
+        what: `process ${pid} to be a zombie`,
+      });
+      expect(processGone(pid)).toBe(true);
+      expect(processGone(parent.pid!)).toBe(false);
+    } finally {
+      parent.kill('SIGKILL');
+    }
   });
 });
 

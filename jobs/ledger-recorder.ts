@@ -19,6 +19,10 @@ export class LedgerRecorder implements RunRecorder {
     });
   }
 
+  async recordedError(runId: string): Promise<string | undefined> {
+    return (await this.ledger.get(runId))?.error;
+  }
+
   async finished(m: Manifest): Promise<void> {
     // The manifest is the whole record: restore writes its counts, progress and outcome at once.
     await this.ledger.restore(m);

@@ -31,8 +31,8 @@ end
 return 0
 `);
 
-/** KEYS: the locks. ARGV: token. Removes those still held with the token. */
-const release = new LuaScript(`
+/** KEYS: the locks. ARGV: token. Removes those still held with the token (also run leases'). */
+export const releaseIfHeld = new LuaScript(`
 local n = 0
 for i = 1, #KEYS do
   if redis.call('GET', KEYS[i]) == ARGV[1] then n = n + redis.call('DEL', KEYS[i]) end
@@ -84,7 +84,7 @@ export class RedisKeyLock implements KeyLock {
         return await fn();
       } finally {
         clearInterval(renew);
-        await release.run(this.redis, lockKeys, [token]);
+        await releaseIfHeld.run(this.redis, lockKeys, [token]);
       }
     });
   }

@@ -282,6 +282,21 @@ describe('load', () => {
     expect(fake.rows(PROJECT, DATASET, 'brands')).toHaveLength(2);
   });
 
+  it('a job found on 409 that loaded other rows than this load is no success: failed, naming the table and both counts', async () => {
+    const wh = warehouse();
+    await wh.prepare([BRANDS], []);
+    const load = (rows: Record<string, unknown>[]) =>
+      wh.load({ table: BRANDS, account: 'acme', runId: RUN, file: gzFile(rows) });
+    // Another process loaded the run's table from half of its rows, under the run's job id.
+    const half = await load([brandRow('b1')]);
+    const mine = await load([brandRow('b1'), brandRow('b2')]);
+    expect(mine).toMatchObject({ table: 'brands', job_id: half.job_id, status: 'failed', rows: 0 });
+    expect(mine.error).toMatch(/already there with 1 rows of brands, this run has 2/);
+    // Nothing appended a second time, nothing taken for done.
+    expect(fake.rows(PROJECT, DATASET, 'brands')).toHaveLength(1);
+    expect(fake.jobs.map((j) => j.outcome)).toEqual(['created', 'duplicate']);
+  });
+
   it('a failed job is reported with BigQuery error text; the next load of the run uses attempt id _a2', async () => {
     const wh = warehouse();
     await wh.prepare([BRANDS], []);

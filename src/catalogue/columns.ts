@@ -41,8 +41,9 @@ export const runIdColumn = (): ColumnDef =>
   required(
     'run_id',
     'STRING',
-    'Sync run that extracted the row: `20261121T225508Z-sync-3fa2c1` (run --once) or ' +
-      '`20261121-nightly-a1b2c3d4` (queued). Its start time and status are in `sync_runs`.',
+    'Sync run that extracted the row: `20261121-nightly-a1b2c3d4` (a logical run) or ' +
+      '`20261121-sync-144a43bb05a1` (run --once, enqueue --force); older run --once runs have ' +
+      '`20261121T225508Z-sync-3fa2c1`. Its start time and status are in `sync_runs`.',
   );
 
 export const extractedAtColumn = (): ColumnDef =>

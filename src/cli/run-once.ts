@@ -6,6 +6,7 @@ import type { KeyLock } from '../curate/key-lock.js';
 import type { RunPlan } from '../pipeline/plan-run.js';
 import type { LoadResult, Manifest } from '../runs/manifest.js';
 import type { RunRecorder } from '../runs/recorder.js';
+import type { LeaseSignal } from '../runs/run-lease.js';
 import { workspaceListIncomplete } from '../runs/run-status.js';
 import type { ObjectStores } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
@@ -31,7 +32,9 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
       'Runs one sync of every configured account (or those named with --account; --brand alone picks the ' +
         'account that owns the workspace) inline: calls every endpoint within the account rate limit, lands ' +
         'each response under raw/, and writes the run manifest last. A run of an earlier run --once that ' +
-        'stopped before its manifest (process killed) is completed first, under its own id. With redis.url ' +
+        'stopped before its manifest (process killed) is completed first, under its own id, once its lease ' +
+        'shows its owner gone (expired after jobs.lockSeconds, or its process no longer on this machine); a run ' +
+        'still working, or one of the queue, is left alone. With redis.url ' +
         'set, requests count against the account budget the workers share (Redis must then be reachable). ' +
         'Exit code: 0 every workspace succeeded, 2 partial (some workspaces or table loads failed, the rest ' +
         'landed; one line each on stderr), 1 failed (for example a revoked key, or nothing could be written). ' +
@@ -123,6 +126,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
             budget,
             latestLock: shared?.latestLock,
             recorder: shared?.recorder,
+            leaseSignal: shared?.leaseSignal,
             onLoaded: (load) => onLoaded?.(load),
             brandsByAccount,
             accounts: flags.account,
@@ -137,7 +141,8 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
             io.out(
               `${m.account}: completed interrupted run ${m.run_id}: ${summaryLine(m, await location(m.account))}`,
             );
-          for (const m of result.manifests) io.out(summaryLine(m, await location(m.account)));
+          for (const m of result.manifests)
+            io.out(summaryLine(m, result.unrecorded.has(m.run_id) ? undefined : await location(m.account)));
           for (const m of result.manifests) for (const line of problemLines(m)) io.err(`visync: ${line}`);
           return exitCodeFor(result.status);
         } catch (err) {
@@ -226,7 +231,14 @@ async function sharedWithWorkers(
   config: Config,
   cap: BudgetOptions,
 ): Promise<
-  { budget: RateBudget; latestLock: KeyLock; recorder: RunRecorder; close(): Promise<void> } | undefined
+  | {
+      budget: RateBudget;
+      latestLock: KeyLock;
+      recorder: RunRecorder;
+      leaseSignal: LeaseSignal;
+      close(): Promise<void>;
+    }
+  | undefined
 > {
   if (!config.redis.url) return undefined;
   // ioredis is loaded only here: a run --once without redis.url never needs it.
@@ -236,12 +248,14 @@ async function sharedWithWorkers(
     { RedisRateBudget },
     { RunLedger },
     { LedgerRecorder },
+    { RedisLeaseSignal },
   ] = await Promise.all([
     import('../../jobs/connection.js'),
     import('../../jobs/redis-key-lock.js'),
     import('../../jobs/redis-rate-budget.js'),
     import('../../jobs/ledger.js'),
     import('../../jobs/ledger-recorder.js'),
+    import('../../jobs/redis-run-lease.js'),
   ]);
   const link = commandConnection(config.redis.url, config.redis.cluster === true);
   try {
@@ -259,6 +273,8 @@ async function sharedWithWorkers(
     latestLock: new RedisKeyLock(link.redis, prefix),
     // Its runs then show in `visync status` and count for the nightly window like the workers' runs.
     recorder: new LedgerRecorder(new RunLedger(link.redis, prefix)),
+    // A run's lease lives there too: a run --once on another machine sees this one at work.
+    leaseSignal: new RedisLeaseSignal(link.redis, prefix),
     close: () => closeConnection(link.redis),
   };
 }
@@ -282,7 +298,8 @@ export function problemLines(m: Manifest): string[] {
   return lines;
 }
 
-export function summaryLine(m: Manifest, location: string): string {
+/** `location` undefined: the manifest could not be written, and the line says so instead of naming it. */
+export function summaryLine(m: Manifest, location: string | undefined): string {
   const ok = m.workspaces.filter((w) => w.status === 'succeeded').length;
   return [
     `${m.account}: ${m.status}`,
@@ -290,6 +307,8 @@ export function summaryLine(m: Manifest, location: string): string {
     `${ok}/${m.workspaces.length} workspaces`,
     `${m.requests.calls} requests (${m.requests.rate_limited} rate-limited, ${m.requests.retries} retries)`,
     `${m.files.length} files`,
-    `manifest ${location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`,
+    location === undefined
+      ? 'manifest not written'
+      : `manifest ${location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`,
   ].join(' | ');
 }

@@ -214,6 +214,8 @@ export interface ExtractContext {
   logger: Logger;
   signal?: AbortSignal;
   onProgress?: (p: ExtractProgress) => void;
+  /** Once /brands has named the workspaces, before any of their calls (run --once records its plan). */
+  onDiscovered?: (brandIds: readonly string[]) => Promise<void>;
   timeouts?: HttpTimeouts;
   limits?: CallLimits;
   retry?: Partial<RetryPolicy>;
@@ -265,6 +267,7 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
     return result;
   }
   const { brandIds, limit } = discovery;
+  await ctx.onDiscovered?.(brandIds);
   const client = createAccountClient({ ...clientOptions, limit });
   result.brandIds = brandIds;
   result.files.push(...discovery.files);

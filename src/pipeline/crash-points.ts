@@ -6,6 +6,7 @@
 //   between-loads  after the first table's load job finished
 //   manifest       just before the manifest is written
 import type { LoadResult } from '../runs/manifest.js';
+import { parseManifestKey } from '../sinks/layout.js';
 import type { ObjectStore, PutOptions } from '../sinks/object-store.js';
 
 export interface CrashHooks {
@@ -29,7 +30,7 @@ export function crashHooks(store: ObjectStore, at = process.env.VISYNC_TEST_CRAS
     list: (prefix) => store.list(prefix),
     delete: (key) => store.delete(key),
     async put(key: string, body: Uint8Array | string, options: PutOptions) {
-      if (point === 'manifest' && key.startsWith('runs/')) die();
+      if (point === 'manifest' && parseManifestKey(key)) die();
       const stored = await store.put(key, body, options);
       if (point === 'raw' && key.startsWith('raw/') && ++rawPuts >= Number(n ?? 1)) die();
       if (point === 'curate' && key.startsWith('tables/')) die();

@@ -160,7 +160,9 @@ async function planAccount(
   const total = workspaces.count === undefined ? undefined : plannedRequestCount(workspaces.count, extract);
   if (account.requestsPerMinute !== undefined)
     notes.push('GET /me may announce a lower limit: the lower one is kept, and the run takes longer');
-  const interrupted = await lastInterruptedRun(o.store, account.name);
+  const interrupted = await lastInterruptedRun(o.store, account.name, {
+    ttlMs: o.config.jobs.lockSeconds * 1000,
+  });
   if (interrupted)
     notes.push(
       `run ${interrupted.runId} stopped before its manifest: a real run completes it first, from its landed files (no API call)`,

@@ -10,8 +10,10 @@ import {
   runStatus,
   type WorkspaceResult,
 } from '../runs/manifest.js';
+import { type PlannedRun, readPlannedRun } from '../runs/planned-run.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
-import { RUN_KINDS } from '../runs/run-id.js';
+import { kindOfRunId } from '../runs/run-id.js';
+import { leaseOwnerGone, readRunLease } from '../runs/run-lease.js';
 import { parseManifestKey, parseRawKey, rawAccountPrefix, rawEndpointPrefix } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { VisyncError } from '../util/errors.js';
@@ -28,6 +30,10 @@ export interface ReplayOptions {
   now?: () => Date;
   latestLock?: KeyLock;
   onLoaded?: (load: LoadResult) => void;
+  /** Why a run without a manifest stopped, when its owner said (default: its lease's word). */
+  cause?: string | undefined;
+  /** The caller holds the run's lease (the completion of an interrupted run). */
+  leaseTaken?: boolean;
 }
 
 export class ReplayError extends VisyncError {
@@ -83,6 +89,13 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
   const located = await locateRun(o.store, o.runId, o.account);
   const run = { account: located.account, runId: o.runId, runDate: located.runDate };
   const old = located.manifest;
+  // A run without a manifest may still be working: replaying it would load half of its rows under
+  // its job ids. Its completion (run --once) holds the lease itself and says so.
+  const lease = old ? undefined : await readRunLease(o.store, run);
+  if (lease && !o.leaseTaken && !(await leaseOwnerGone(lease, run)))
+    throw new ReplayError(
+      `run ${o.runId} is still running (${lease.owner} on ${lease.holder.host}, process ${lease.holder.pid}; its lease runs to ${lease.expires_at}): replay it once it has ended`,
+    );
   const finished = await finishRun({
     store: o.store,
     run,
@@ -95,7 +108,12 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
   });
   const now = (o.now ?? (() => new Date()))().toISOString();
   const base: Manifest =
-    old ?? manifestFromRaw(run, finished.rawFiles, now, await rawRunWorkspaceCalls(o.store, run));
+    old ??
+    manifestFromRaw(run, finished.rawFiles, now, {
+      calls: await rawRunWorkspaceCalls(o.store, run),
+      plan: await readPlannedRun(o.store, run),
+      cause: o.cause ?? lease?.ended?.error,
+    });
   const manifest: Manifest = {
     ...base,
     files: [...finished.rawFiles, ...finished.files],
@@ -114,29 +132,79 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
   });
 }
 
-/** A manifest for a run that crashed before writing one: what its raw landing shows. */
-function manifestFromRaw(
-  run: RunCoordinates,
-  rawFiles: ManifestFile[],
-  now: string,
-  /** Any workspace file names its workspace (a run may have skipped /brands/{id} via --endpoints). */
-  calls: ReadonlyMap<string, readonly string[]>,
-): Manifest {
+/** What is known of a run that stopped before its manifest, besides its raw files. */
+interface Landing {
+  /** The calls landed per workspace (any workspace file names its workspace). */
+  calls: ReadonlyMap<string, readonly string[]>;
+  /** What the run set out to do; absent for runs of versions that wrote none. */
+  plan?: PlannedRun | undefined;
+  /** What stopped it, when the run could say (the manifest could not be written: ENOSPC, ...). */
+  cause?: string | undefined;
+}
+
+/** A manifest for a run that stopped before writing one: what its plan and raw landing show. */
+function manifestFromRaw(run: RunCoordinates, rawFiles: ManifestFile[], now: string, l: Landing): Manifest {
+  const plan = l.plan;
+  const workspaces = plan?.workspaces
+    ? plannedWorkspaces(plan.workspaces, plan.workspace_calls ?? [], l.calls, l.cause)
+    : workspacesFromLanding(l.calls, l.cause);
+  // A plan without workspaces: the run stopped before /brands told it which.
+  const error =
+    plan && !plan.workspaces ? (l.cause ?? 'the run stopped before its workspaces were listed') : undefined;
   return {
     run_id: run.runId,
     account: run.account,
-    kind: RUN_KINDS.find((k) => run.runId.includes(`-${k}-`)) ?? 'sync',
+    kind: plan?.kind ?? kindOfRunId(run.runId),
     status: 'partial',
-    started_at: now,
+    started_at: plan?.started_at ?? now,
     finished_at: now,
     run_date: run.runDate,
-    window: { visibility_days: 0, from: run.runDate, to: run.runDate, buyer_intent_days: [] },
-    workspaces: workspacesFromLanding(calls),
+    window: plan?.window ?? {
+      visibility_days: 0,
+      from: run.runDate,
+      to: run.runDate,
+      buyer_intent_days: [],
+    },
+    ...(plan?.scope ? { scope: plan.scope } : {}),
+    ...(error ? { error } : {}),
+    workspaces,
     files: rawFiles,
     loads: [],
-    requests: { calls: 0, rate_limited: 0, retries: 0, waited_ms: 0 },
+    // Each landed file is a call that succeeded; retries and waits died with the process.
+    requests: { calls: rawFiles.length, rate_limited: 0, retries: 0, waited_ms: 0 },
     drift: [],
-    interrupted: `the run stopped before writing its manifest; completed from its raw landing at ${now} (calls that had not landed are missing)`,
+    interrupted: `the run stopped before writing its manifest${l.cause ? ` (${l.cause})` : ''}; completed from its raw landing at ${now} (calls that had not landed are missing)`,
+  };
+}
+
+/** Each planned workspace, failed when it lacks a planned call (landed by no one else or not). */
+function plannedWorkspaces(
+  ids: readonly string[],
+  planned: readonly string[],
+  calls: ReadonlyMap<string, readonly string[]>,
+  cause: string | undefined,
+): WorkspaceResult[] {
+  return ids.map((brand_id) => {
+    const landed = new Set(calls.get(brand_id));
+    return workspaceOutcome(
+      brand_id,
+      planned.filter((c) => !landed.has(c)),
+      cause,
+    );
+  });
+}
+
+function workspaceOutcome(
+  brand_id: string,
+  missing: readonly string[],
+  cause: string | undefined,
+): WorkspaceResult {
+  if (!missing.length) return { brand_id, status: 'succeeded' };
+  return {
+    brand_id,
+    status: 'failed',
+    // The cause the run recorded (ENOSPC, ...) is kept, not replaced by what the landing shows.
+    error: `the run stopped before ${missing.join(', ')} landed${cause ? ` (${cause})` : ''}`,
   };
 }
 
@@ -146,13 +214,10 @@ function manifestFromRaw(
  * stop (or its call failed): it is failed, naming what is missing. Calls no workspace landed are
  * beyond what the landing can tell (the run's `interrupted` note says calls may be missing).
  */
-export function workspacesFromLanding(calls: ReadonlyMap<string, readonly string[]>): WorkspaceResult[] {
+export function workspacesFromLanding(
+  calls: ReadonlyMap<string, readonly string[]>,
+  cause?: string,
+): WorkspaceResult[] {
   const all = [...new Set([...calls.values()].flat())].sort();
-  return [...calls.keys()].sort().map((brand_id) => {
-    const landed = new Set(calls.get(brand_id));
-    const missing = all.filter((c) => !landed.has(c));
-    return missing.length
-      ? { brand_id, status: 'failed', error: `the run stopped before ${missing.join(', ')} landed` }
-      : { brand_id, status: 'succeeded' };
-  });
+  return plannedWorkspaces([...calls.keys()].sort(), all, calls, cause);
 }

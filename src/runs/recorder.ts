@@ -12,4 +12,9 @@ export interface RunRecorder {
   started(run: StartedRun): Promise<void>;
   /** The run's terminal record: its manifest as written. */
   finished(manifest: Manifest): Promise<void>;
+  /**
+   * The error this record holds for a run (one whose manifest could not be written records why
+   * here): the completion of that run keeps it as the cause.
+   */
+  recordedError?(runId: string): Promise<string | undefined>;
 }

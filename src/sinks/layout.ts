@@ -180,6 +180,18 @@ export function manifestKey(account: string, runId: string): string {
   return `${accountRunsPrefix(account)}run=${runId}/manifest.json`;
 }
 
+/**
+ * Beside the manifest, while a run --once works: its lease (who runs it, renewed while it does) and
+ * its plan (what it set out to call). Neither is a manifest: parseManifestKey refuses them.
+ */
+export function runLeaseKey(account: string, runId: string): string {
+  return `${accountRunsPrefix(account)}run=${runId}/lease.json`;
+}
+
+export function runPlanKey(account: string, runId: string): string {
+  return `${accountRunsPrefix(account)}run=${runId}/plan.json`;
+}
+
 /** Parser of manifestKey. */
 export function parseManifestKey(key: string): { account: string; runId: string } | undefined {
   const parts = key.split('/');

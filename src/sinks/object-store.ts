@@ -49,3 +49,19 @@ export function assertSafeKey(key: string): void {
 }
 
 const UNSAFE_SEGMENT = /(?:^|\/)\.{0,2}(?:\/|$)/;
+
+/** Writes a small JSON document (a run's lease or plan). */
+export function putJsonObject(store: ObjectStore, key: string, value: unknown): Promise<StoredObject> {
+  return store.put(key, `${JSON.stringify(value)}\n`, { contentType: 'application/json' });
+}
+
+/** A small JSON document; undefined when it is missing or does not parse (a torn write says nothing). */
+export async function readJsonObject<T>(store: ObjectStore, key: string): Promise<T | undefined> {
+  const bytes = await store.get(key);
+  if (!bytes) return undefined;
+  try {
+    return JSON.parse(bytes.toString('utf8')) as T;
+  } catch {
+    return undefined;
+  }
+}

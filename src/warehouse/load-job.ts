@@ -5,8 +5,10 @@
 // which the job id also carries: a new recording is a new job, a retried one still finds its job.
 // Load jobs only: no streaming inserts, no DML.
 import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createGunzip } from 'node:zlib';
 import type { BigQuery, Job, JobLoadMetadata, JobMetadata, Table } from '@google-cloud/bigquery';
 import type { TableDef } from '../catalogue/types.js';
 import type { LoadResult } from '../runs/manifest.js';
@@ -155,6 +157,19 @@ export async function loadTable(args: LoadTableArgs): Promise<LoadResult> {
     const done = await waitForJob(job, meta, o);
     if (typeof done === 'string') return result(jobId, undefined, done);
     const failure = errorText(done);
+    if (failure === undefined && submitted.kind === 'exists') {
+      // Our id, but maybe not our rows: another process loaded this run's table from what had
+      // landed by then (a run taken for crashed while it worked). Its job is ours only if it
+      // loaded every row we would; otherwise the table is short and must say so, not succeed.
+      const ours = await countRows(file);
+      if (outputRows(done) !== ours)
+        return result(
+          jobId,
+          undefined,
+          `job ${jobId} was already there with ${outputRows(done)} rows of ${table.name}, this run has ${ours}: ` +
+            `BigQuery holds another load of this run's ${table.name}, not loaded again so that no row is appended twice`,
+        );
+    }
     if (failure === undefined) return result(jobId, done);
     lastError = failure;
     const reason = done.status?.errorResult?.reason ?? '';
@@ -257,6 +272,17 @@ function errorText(meta: JobMetadata): string | undefined {
   const shown = details.slice(0, ERRORS_SHOWN);
   const rest = details.length - shown.length;
   return [head, ...shown].join(' | ') + (rest > 0 ? ` | (${rest} more errors)` : '');
+}
+
+/** Rows of a gzipped NDJSON file: its lines (a last line without a newline counts too). */
+async function countRows(file: string): Promise<number> {
+  let lines = 0;
+  let last = 0x0a;
+  for await (const chunk of createReadStream(file).pipe(createGunzip()) as AsyncIterable<Buffer>) {
+    for (const byte of chunk) if (byte === 0x0a) lines++;
+    if (chunk.length) last = chunk[chunk.length - 1]!;
+  }
+  return last === 0x0a ? lines : lines + 1;
 }
 
 function outputRows(meta: JobMetadata | undefined): number {

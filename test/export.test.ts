@@ -10,7 +10,7 @@ import { WAREHOUSE_TABLES } from '../src/catalogue/index.js';
 import { shortened } from '../src/export/athena.js';
 import { athenaType } from '../src/export/column-types.js';
 import type { Manifest } from '../src/runs/manifest.js';
-import { manifestKey, parseTablePartKey } from '../src/sinks/layout.js';
+import { manifestKey, parseManifestKey, parseTablePartKey } from '../src/sinks/layout.js';
 import { configFile, listFiles, readText, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 
 interface DbtColumn {
@@ -183,7 +183,7 @@ describe('visync export duckdb', () => {
     const run = await runOnceCli(s, dir, [], { sinks: { fs: { dir: data } } });
     expect(run.code, run.err.join('\n')).toBe(0);
     const manifests = listFiles(data)
-      .filter((k) => k.startsWith('runs/'))
+      .filter((k) => parseManifestKey(k) !== undefined)
       .map((k) => JSON.parse(readText(data, k)) as Manifest);
     expect(manifests.map((m) => m.account).sort()).toEqual(['acme', 'beta']);
     const expected = new Map<string, number>();

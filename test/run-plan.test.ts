@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { RunPlan } from '../src/pipeline/plan-run.js';
 import { assembleManifest, type Manifest, writeManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { parseManifestKey } from '../src/sinks/layout.js';
 import { addDays, utcDate } from '../src/util/time.js';
 import { configFile, listFiles, readText, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 
@@ -17,7 +18,7 @@ async function planJson(path: string, args: string[] = []): Promise<RunPlan> {
 
 const manifestsOf = (dir: string) =>
   listFiles(dir)
-    .filter((k) => k.startsWith('runs/'))
+    .filter((k) => parseManifestKey(k) !== undefined)
     .map((k) => JSON.parse(readText(dir, k)) as Manifest);
 
 describe('run --once --plan', () => {

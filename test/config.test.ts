@@ -352,6 +352,43 @@ describe('validation errors', () => {
     ]);
   });
 
+  it('rejects a cron that BullMQ cannot schedule, naming the field and the value', () => {
+    const at = (cron: string, account = false) =>
+      configError(
+        account
+          ? minimal('', `    schedule: { cron: "${cron}" }\n`)
+          : minimal(`schedule:\n  nightly: { cron: "${cron}" }\n`),
+      ).issues;
+    expect(at('0 25 * * *')).toEqual([
+      { path: 'schedule.nightly.cron', message: 'hour 25 is out of range 0-23' },
+    ]);
+    expect(at('61 2 * * *', true)).toEqual([
+      { path: 'accounts.0.schedule.cron', message: 'minute 61 is out of range 0-59' },
+    ]);
+    expect(at('0 2 31 2 *')).toEqual([
+      {
+        path: 'schedule.nightly.cron',
+        message: 'day of month 31 never occurs in month 2: the schedule would never fire',
+      },
+    ]);
+    expect(at('0 0 2 * 13 *')).toEqual([
+      { path: 'schedule.nightly.cron', message: 'month 13 is out of range 1-12' },
+    ]);
+    expect(at('0 2 1-40 * *')).toEqual([
+      { path: 'schedule.nightly.cron', message: 'day of month 1-40 is out of range 1-31' },
+    ]);
+    // What BullMQ accepts stays accepted.
+    for (const cron of ['0 2 31 1,2 *', '0 0 2 * * *', '30 1 * * 1-5', '0 2 L * *'])
+      expect(parse(minimal(`schedule:\n  nightly: { cron: "${cron}" }\n`)).schedule.nightly.cron).toBe(cron);
+  });
+
+  it('checks cron with the cron-parser version BullMQ schedules with', () => {
+    const pkg = (path: string) => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
+    expect(pkg('../package.json').dependencies['cron-parser']).toBe(
+      pkg('../node_modules/bullmq/package.json').dependencies['cron-parser'],
+    );
+  });
+
   it('rejects fs and s3 together', () => {
     const e = configError(minimal().replace('  fs: {}\n', '  fs: {}\n  s3: { bucket: b }\n'));
     expect(e.issues).toEqual([

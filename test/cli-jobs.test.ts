@@ -82,7 +82,7 @@ describe('enqueue and status commands', () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
     const { path } = configFile(s, tempDir());
     const c = await visyncCli(path, ['status']);
-    expect(c.code).toBe(1);
+    expect(c.code).toBe(78);
     expect(c.err.join('\n')).toMatch(/redis\.url: visync status needs Redis/);
     expect(c.err.join('\n')).not.toMatch(/\n\s+at /);
   });

@@ -568,7 +568,7 @@ describe('commands that never call the API run without the keys', () => {
       expect(exported.code, exported.err.join('\n')).toBe(0);
       expect(exported.out.join('\n')).toContain('name: sync_runs');
       const run = await visyncCli(path, ['run', '--once']);
-      expect(run.code).toBe(1);
+      expect(run.code).toBe(78);
       expect(run.err.join('\n')).toMatch(/environment variable ACME_KEY_NOT_HERE is not set/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

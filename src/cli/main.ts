@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerDoctor } from './doctor.js';
 import { registerEnqueue } from './enqueue.js';
+import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
 import { registerExport } from './export.js';
 import { CliError, type CliIo, consoleIo, type ProgramState } from './program-state.js';
 import { registerReplay } from './replay.js';
@@ -49,7 +50,8 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
     await program.parseAsync(argv);
     return state.exitCode;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
+    // Help and --version exit 0; every other commander error is a usage error.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : EXIT_USAGE;
     // Loaded only now: the command that failed has loaded them already, or they are cheap enough here.
     const [{ RedisUnreachableError }, { ConfigError }, { UnknownAccountError }, { scrubSecrets }] =
       await Promise.all([
@@ -65,7 +67,8 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
       err instanceof UnknownAccountError
     ) {
       io.err(`visync: ${scrubSecrets(err.message)}`);
-      return err instanceof CliError ? err.exitCode : 1;
+      if (err instanceof CliError) return err.exitCode;
+      return err instanceof ConfigError ? EXIT_CONFIG : err instanceof UnknownAccountError ? EXIT_USAGE : 1;
     }
     io.err(
       `visync: unexpected error: ${scrubSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}`,

@@ -9,6 +9,7 @@ import type { RunRecorder } from '../runs/recorder.js';
 import type { ObjectStores } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { EXIT_USAGE } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -29,15 +30,16 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
     .description(
       'Runs one sync of every configured account (or those named with --account; --brand alone picks the ' +
         'account that owns the workspace) inline: calls every endpoint within the account rate limit, lands ' +
-        'each response under raw/, and writes the run manifest last. A run of an earlier run --once that ' +
+        'each response under raw/, and writes the run manifest last (--once is optional: run always runs now). A run of an earlier run that ' +
         'stopped before its manifest (process killed) is completed first, under its own id. With redis.url ' +
         'set, requests count against the account budget the workers share (Redis must then be reachable). ' +
         'Exit code: 0 every workspace succeeded, 2 partial (some workspaces or table loads failed, the rest ' +
-        'landed; one line each on stderr), 1 failed (for example a revoked key, or nothing could be written). ' +
+        'landed; one line each on stderr), 1 failed (for example a revoked key, or nothing could be written), ' +
+        '64 a usage error (unknown option, bad value), 78 a config error (bad or missing config, bad key). ' +
         'On a terminal (pretty logs) a progress bar per account shows workspaces done, requests, time waited ' +
         'on the rate budget and an estimate of the time left.',
     )
-    .requiredOption('--once', 'run inline now instead of through the job queue (required)')
+    .option('--once', 'run inline now, in this process (the default: `run` always does; kept for scripts)')
     .option('--account <name>', 'only this account (repeatable)', collect)
     .option('--brand <id>', 'only this workspace id (repeatable)', collect)
     .option(
@@ -57,13 +59,16 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
     .option('--json', 'with --plan: print the plan as JSON for scripts')
     .addHelpText(
       'after',
-      '\nExamples:\n  visync run --once\n  visync run --once --account acme --days 30\n  visync run --once --brand brd_123 --endpoints visibility,prompts\n  visync run --once --plan                  (what a run would call, and how long at least)\n  visync run --once --plan --account acme --json',
+      '\nExamples:\n  visync run\n  visync run --account acme --days 30\n  visync run --brand brd_123 --endpoints visibility,prompts\n  visync run --plan                  (what a run would call, and how long at least)\n  visync run --plan --account acme --json',
     )
     .action(
       exitWith(state, async (flags: RunOnceFlags, cmd: Command) => {
         if (flags.plan) return printPlan(flags, cmd, io);
         if (flags.json)
-          throw new CliError('--json goes with --plan (a run prints one summary line per account)');
+          throw new CliError(
+            '--json goes with --plan (a run prints one summary line per account)',
+            EXIT_USAGE,
+          );
         const [
           { closeAllPools },
           { MemoryRateBudget },
@@ -137,8 +142,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           for (const m of result.manifests) for (const line of problemLines(m)) io.err(`visync: ${line}`);
           return exitCodeFor(result.status);
         } catch (err) {
-          if (err instanceof CliError) throw err;
-          throw new CliError((err as Error).message);
+          throw await asCliError(err);
         } finally {
           progress?.stop();
           await shared?.close();
@@ -182,10 +186,17 @@ async function printPlan(flags: RunOnceFlags, cmd: Command, io: CliIo): Promise<
     else for (const line of renderPlan(plan)) io.out(line);
     return 0;
   } catch (err) {
-    throw new CliError((err as Error).message);
+    throw await asCliError(err);
   } finally {
     await stores.close();
   }
+}
+
+/** One line for main() to print; an unknown --account is a usage error, kept as such. */
+async function asCliError(err: unknown): Promise<Error> {
+  const { UnknownAccountError } = await import('../config/account-settings.js');
+  if (err instanceof CliError || err instanceof UnknownAccountError) return err;
+  return new CliError((err as Error).message);
 }
 
 /** The named (or all) accounts grouped by the store holding their manifests; none for an unknown name. */

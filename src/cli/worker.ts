@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { WorkerHandle } from '../../jobs/worker.js';
+import { EXIT_CONFIG } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
@@ -66,7 +67,9 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
             logger.warn(`${err.message}; this worker runs without its endpoint`);
             return undefined;
           }
-          throw err instanceof EndpointError ? new CliError(err.message) : err;
+          // A taken address is this machine's state; a bad address or missing credentials are config.
+          if (err instanceof EndpointError) throw new CliError(err.message, err.inUse ? 1 : EXIT_CONFIG);
+          throw err;
         });
         // Listening from the start: a stop while the worker still waits for Redis ends the wait.
         const stop = new AbortController();

@@ -70,6 +70,12 @@ const MAX_REASONS = 3;
 
 export function renderStatus(report: StatusReport): string[] {
   const lines: string[] = [];
+  const reload = report.config_reload_failed;
+  // First: the schedules and settings below are the previous config's, not the file's.
+  if (reload)
+    lines.push(
+      `warning: config reload failed at ${reload.failed_at} (worker ${reload.worker}): ${reload.reason}; the worker runs the previous config`,
+    );
   for (const a of report.accounts) {
     lines.push(`${a.account}`);
     lines.push(

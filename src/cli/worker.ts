@@ -94,7 +94,11 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
         // Accounts added, removed or changed in the config (or its accountsFrom source) take effect
         // without a restart; an invalid edit is logged and the config in force stays. Watching starts
         // before the ready line: a file written once a worker says it is ready is always picked up.
-        const { watchConfig } = await import('../config/watch.js');
+        const [{ watchConfig }, { recordReloadFailure }, { metrics }] = await Promise.all([
+          import('../config/watch.js'),
+          import('../../jobs/config-reload.js'),
+          import('../ops/metrics.js'),
+        ]);
         const watcher = watchConfig(
           configOption(cmd),
           async (next) => {
@@ -102,8 +106,17 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
             if (removed.length)
               logger.info({ removed }, 'removed schedules of accounts no longer configured');
           },
-          { current: loaded, logger },
+          {
+            current: loaded,
+            logger,
+            onReloadFailure: async (reason) => {
+              metrics.configReloadFailed(reason !== undefined);
+              await recordReloadFailure(handle.context.redis, config.redis.prefix, reason);
+            },
+          },
         );
+        // Started with a valid config: an earlier worker's failed reload is over.
+        await recordReloadFailure(handle.context.redis, config.redis.prefix, undefined).catch(() => {});
         io.out(
           `visync worker ready: ${redactUrl(config.redis.url ?? '')} prefix ${config.redis.prefix}, concurrency ${flags.concurrency}, ` +
             `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}, ` +

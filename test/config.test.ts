@@ -158,9 +158,13 @@ describe('environment interpolation', () => {
   });
 
   it('never lets an environment value add YAML structure', () => {
-    const c = parse(minimal(), { ACME_API_KEY: 'x\n  injected: true\n- name: evil' });
+    const evil = 'x\n  injected: true\n- name: evil';
+    const c = parse(minimal().replace('fs: {}', 'fs: { dir: "${DATA_DIR}" }'), {
+      ACME_API_KEY: SECRET,
+      DATA_DIR: evil,
+    });
     expect(c.accounts).toHaveLength(1);
-    expect(c.accounts[0]?.apiKey).toBe('x\n  injected: true\n- name: evil');
+    expect(c.sinks.fs?.dir).toBe(evil);
   });
 
   it('reports unset variables as undefined with their dotted path', () => {
@@ -387,6 +391,41 @@ describe('validation errors', () => {
     expect(pkg('../package.json').dependencies['cron-parser']).toBe(
       pkg('../node_modules/bullmq/package.json').dependencies['cron-parser'],
     );
+  });
+
+  it('a key value with a line break, only whitespace or whitespace around: a config error naming the variable, never the key', () => {
+    const bad = (value: string) => configError(minimal(), { ACME_API_KEY: value }).issues;
+    const at = 'accounts.0.apiKey (${ACME_API_KEY})';
+    expect(bad(`${SECRET}\nsecond-line`)).toEqual([{ path: at, message: 'the key has a line break' }]);
+    expect(bad('   ')).toEqual([{ path: at, message: 'the key is only whitespace' }]);
+    expect(bad(` ${SECRET}\t`)).toEqual([
+      { path: at, message: 'the key has whitespace before or after it (copied with spaces around?)' },
+    ]);
+    expect(bad(`${SECRET.slice(0, 8)} ${SECRET.slice(8)}`)).toEqual([
+      { path: at, message: 'the key has a space or control character inside' },
+    ]);
+    // Through a mounted secret (ACME_API_KEY_FILE) the variable named is the one set.
+    const dir = mkdtempSync(join(tmpdir(), 'visync-key-'));
+    try {
+      const file = join(dir, 'key');
+      writeFileSync(file, `${SECRET}\nmore\n`);
+      expect(configError(minimal(), { ACME_API_KEY_FILE: file }).issues).toEqual([
+        {
+          path: 'accounts.0.apiKey (${ACME_API_KEY} from ACME_API_KEY_FILE)',
+          message: 'the key has a line break',
+        },
+      ]);
+      const keyFile = join(dir, 'acme.key');
+      writeFileSync(keyFile, `${SECRET}\r\nmore\n`);
+      const viaFile = minimal().replace('apiKey: ${ACME_API_KEY}', `apiKeyFile: ${keyFile}`);
+      expect(configError(viaFile).issues).toEqual([
+        { path: 'accounts.0.apiKeyFile', message: `the key in ${keyFile} has a line break` },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // A key file's trailing newline (how secrets are mounted) is fine.
+    expect(parse(minimal(), { ACME_API_KEY: SECRET }).accounts[0]?.apiKey).toBe(SECRET);
   });
 
   it('rejects fs and s3 together', () => {

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { runVisync } from './helpers/cli-process.js';
 import { capture, configFile, listFiles, sim, tempDir } from './helpers/harness.js';
+import { writeConfig } from './helpers/worker-process.js';
 
 afterEach(() => {
   delete process.env.VISYNC_CLI_TEST_KEY;
@@ -101,9 +102,8 @@ describe('exit codes: 64 usage, 78 config', () => {
 
   it('an impossible cron: worker and run exit 78 naming the key and value; doctor FAILs with 78', async () => {
     const dir = tempDir();
-    const cfg = join(dir, 'visync.yaml');
-    writeFileSync(
-      cfg,
+    const cfg = writeConfig(
+      dir,
       [
         'accounts:',
         '  - name: acme',

@@ -71,7 +71,7 @@ describe('run --once killed with SIGKILL', () => {
       const c = await visyncCli(path, ['run', '--once', '--log-level', 'silent']);
       expect(c.code, point).toBe(0);
       expect(c.out[0], point).toMatch(
-        new RegExp(`^acme: completed interrupted run ${crashedRun}: acme: partial`),
+        new RegExp(`^acme: completed interrupted run: partial \\| run ${crashedRun} \\|`),
       );
       const newRun = /\| run (\S+) \|/.exec(c.out[1]!)![1]!;
       expect(newRun).not.toBe(crashedRun);

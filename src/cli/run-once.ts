@@ -4,11 +4,13 @@ import type { RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import type { RunPlan } from '../pipeline/plan-run.js';
+import { failedLoadsByReason } from '../runs/failed-loads.js';
 import type { LoadResult, Manifest } from '../runs/manifest.js';
 import type { RunRecorder } from '../runs/recorder.js';
 import type { ObjectStores } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { shortened } from '../util/text.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
@@ -133,13 +135,13 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
             onProgress: progress?.update,
           });
           progress?.stop();
-          const location = async (account: string) => (await stores.forAccount(config, account)).location;
+          const manifestAt = async (m: Manifest) =>
+            `${(await stores.forAccount(config, m.account)).location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`;
           for (const m of result.completed)
-            io.out(
-              `${m.account}: completed interrupted run ${m.run_id}: ${summaryLine(m, await location(m.account))}`,
-            );
-          for (const m of result.manifests) io.out(summaryLine(m, await location(m.account)));
-          for (const m of result.manifests) for (const line of problemLines(m)) io.err(`visync: ${line}`);
+            io.out(summaryLine(m, await manifestAt(m), 'completed interrupted run: '));
+          for (const m of result.manifests) io.out(summaryLine(m, await manifestAt(m)));
+          for (const m of result.manifests)
+            for (const line of problemLines(m, await manifestAt(m))) io.err(`visync: ${line}`);
           return exitCodeFor(result.status);
         } catch (err) {
           throw await asCliError(err);
@@ -269,28 +271,51 @@ async function sharedWithWorkers(
   };
 }
 
-/** One line per thing that went wrong: the account's stop reason, each failed workspace and load. */
-export function problemLines(m: Manifest): string[] {
+// How src/pipeline/run-inline.ts says a run's manifest could not be written.
+const NOT_RECORDED = 'run not recorded: ';
+
+/** A failed load's reason in a line: BigQuery's own can run to several hundred characters. */
+const LOAD_ERROR_MAX = 240;
+
+/**
+ * One line per thing that went wrong: the account's stop reason, each failed workspace, and the
+ * failed loads, one line per distinct reason naming its tables (a warehouse that is down fails
+ * every table alike). `manifestAt`: where the manifest is, named when it could not be written.
+ */
+export function problemLines(m: Manifest, manifestAt?: string): string[] {
   const lines: string[] = [];
-  if (m.error) lines.push(m.error.startsWith(`${m.account}:`) ? m.error : `${m.account}: ${m.error}`);
+  const error =
+    manifestAt && m.error?.startsWith(NOT_RECORDED) && !m.error.includes(manifestAt)
+      ? `${NOT_RECORDED}manifest ${manifestAt} not written: ${m.error.slice(NOT_RECORDED.length)}`
+      : m.error;
+  if (error) lines.push(error.startsWith(`${m.account}:`) ? error : `${m.account}: ${error}`);
   for (const w of m.workspaces) {
     // Workspaces cut short by the account's stop say nothing the line above does not.
     if (w.status === 'failed' && !(m.error && w.error?.startsWith('not completed:')))
       lines.push(`${m.account}: workspace ${w.brand_id} failed: ${w.error ?? 'no reason recorded'}`);
   }
-  for (const l of m.loads)
-    if (l.status === 'failed') lines.push(`${m.account}: load of ${l.table} failed: ${l.error}`);
+  for (const [reason, tables] of failedLoadsByReason(m.loads)) {
+    const which =
+      tables.length === 1
+        ? `load of ${tables[0]} failed`
+        : `loads failed for ${tables.length} tables (${tables.join(', ')})`;
+    lines.push(`${m.account}: ${which}: ${shortened(reason, LOAD_ERROR_MAX)}`);
+  }
   return lines;
 }
 
-export function summaryLine(m: Manifest, location: string): string {
+/**
+ * The run in one line, the account named once. `lead` goes before the status (`completed
+ * interrupted run: `); a manifest that could not be written is not named as if it were there.
+ */
+export function summaryLine(m: Manifest, manifestAt: string, lead = ''): string {
   const ok = m.workspaces.filter((w) => w.status === 'succeeded').length;
   return [
-    `${m.account}: ${m.status}`,
+    `${m.account}: ${lead}${m.status}`,
     `run ${m.run_id}`,
     `${ok}/${m.workspaces.length} workspaces`,
     `${m.requests.calls} requests (${m.requests.rate_limited} rate-limited, ${m.requests.retries} retries)`,
     `${m.files.length} files`,
-    `manifest ${location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`,
+    m.error?.startsWith(NOT_RECORDED) ? 'manifest not written' : `manifest ${manifestAt}`,
   ].join(' | ');
 }

@@ -209,13 +209,14 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
       sinks: { fs: { dir }, ...sinks },
       top: { jobs: { lockSeconds: 2, attempts } },
     });
-    const h = await worker(config);
-    return { s, dir, path, h };
+    const log = memoryLogger('warn');
+    const h = await worker(config, 4, log.logger);
+    return { s, dir, path, h, log };
   }
 
   it('BigQuery unreachable: the run ends partial, enqueue --wait exits 2; enqueued again it completes', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
-    const { dir, path, h } = await setup({ bigquery: bigquery(closed) });
+    const { dir, path, h, log } = await setup({ bigquery: bigquery(closed) });
     // As configured, but without the client's own retries of a refused connection (seconds each).
     const unreachable = await createRunLoader(
       { fs: { dir }, bigquery: { ...bigquery(closed), location: 'US' } },
@@ -228,6 +229,11 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
     expect(c.out.at(-1)).toMatch(/^acme: \S+ partial: .*BigQuery/);
     const runId = c.out[0]!.split(' ').at(-1)!;
     expect((await readManifest(new FsObjectStore(dir), 'acme', runId))?.status).toBe('partial');
+    // The batch says once that BigQuery is not ready, naming the tables, not once per table.
+    const batchLogs = log.lines.map((l) => JSON.parse(l)).filter((r) => /^batch load/.test(r.msg));
+    expect(batchLogs).toEqual([
+      expect.objectContaining({ msg: 'batch load failed', tables: expect.arrayContaining(['brands']) }),
+    ]);
 
     // BigQuery is back: the same run enqueued again completes, under the same id and keys.
     const bq = await fakeBigQuery();

@@ -49,7 +49,7 @@ describe('enqueue and status commands', () => {
     ]);
     const failed = await visyncCli(path, ['enqueue', 'sync', '--account', 'beta', '--wait']);
     expect(failed.code).toBe(1);
-    expect(failed.out.at(-1)).toMatch(/^beta: \S+ failed: beta: GET \/api\/v1\/me -> 403/);
+    expect(failed.out.at(-1)).toMatch(/^beta: \S+ failed: GET \/api\/v1\/me -> 403/);
 
     s.addFault({
       account: 'acme',

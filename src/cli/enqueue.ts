@@ -7,6 +7,7 @@ import { errorMessage } from '../util/errors.js';
 import { sleep } from '../util/time.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { withoutAccount } from './run-once.js';
 
 interface EnqueueFlags {
   account?: string[];
@@ -182,8 +183,10 @@ async function noWorkerNotices(client: Pick<JobsClient, 'queues'>, runs: LedgerR
   );
 }
 
+/** The run in one line, the account named once (a ledger error may start with it too). */
 function resultLine(r: LedgerRun): string {
-  return `${r.account}: ${r.run_id} ${r.status}${r.error ? `: ${r.error}` : ''}${r.manifest_key ? ` | manifest ${r.manifest_key}` : ''}`;
+  const error = r.error ? `: ${withoutAccount(r.account, r.error)}` : '';
+  return `${r.account}: ${r.run_id} ${r.status}${error}${r.manifest_key ? ` | manifest ${r.manifest_key}` : ''}`;
 }
 
 /** Progress on stderr: one line redrawn in place for a single run on a terminal, else a line per change. */

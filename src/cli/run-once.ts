@@ -304,6 +304,11 @@ export function problemLines(m: Manifest, manifestAt?: string): string[] {
   return lines;
 }
 
+/** `line` without the account in front, for a place that names the account already. */
+export function withoutAccount(account: string, line: string): string {
+  return line.startsWith(`${account}: `) ? line.slice(account.length + 2) : line;
+}
+
 /**
  * The run in one line, the account named once. `lead` goes before the status (`completed
  * interrupted run: `); a manifest that could not be written is not named as if it were there.

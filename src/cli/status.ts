@@ -3,6 +3,7 @@ import type { LedgerRun } from '../../jobs/ledger.js';
 import { currentPhase } from '../../jobs/run-phase.js';
 import type { FailedRun, StatusReport } from '../../jobs/status.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { withoutAccount } from './run-once.js';
 
 export function registerStatus(program: Command, state: ProgramState, io: CliIo): void {
   program
@@ -35,9 +36,7 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
         const store = storeWhenNeeded(config.sinks);
         // Grouped under its account already: each reason without the account in front.
         const reasonsOf = async (r: LedgerRun) =>
-          (await runProblems(store, r)).map((l) =>
-            l.startsWith(`${r.account}: `) ? l.slice(r.account.length + 2) : l,
-          );
+          (await runProblems(store, r)).map((l) => withoutAccount(r.account, l));
         const report = await withJobsClient(config, 'visync status', (client) =>
           readStatus({ ...client, config, reasonsOf }),
         );

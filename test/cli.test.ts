@@ -19,6 +19,8 @@ describe('visync CLI', () => {
     const r = capture();
     expect(await main(['node', 'visync', 'run', '--help'], r.io)).toBe(0);
     expect(r.out.join('\n')).toMatch(/2\s+partial/);
+    expect(r.out.join('\n')).toMatch(/64\s+a\s+usage\s+error.*78\s+a\s+config\s+error/s);
+    expect(r.out.join('\n')).not.toMatch(/--once .*\(required\)/);
   });
 
   it('run --once lands a simulated account and exits 0; a partial run exits 2', async () => {

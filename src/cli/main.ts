@@ -22,7 +22,8 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
       'Copies AI-visibility data (scores, recommendations, prompts, buyer intent, reputation) from the ' +
         'read-only visibility API into an object store (local disk or S3) and BigQuery, within the ' +
         "account's rate limit. Check a setup with `visync doctor`; try it with `npm run demo` or " +
-        '`visync simulate` and `visync run --once` (see README.md).',
+        '`visync simulate` and `visync run` (see README.md). Exit codes: 0 succeeded, 2 partial, 1 failed, ' +
+        '64 usage error, 78 config error.',
     )
     .version(packageVersion(), '-V, --version', 'print the visync version')
     .option('--config <path>', 'config file (default: $VISYNC_CONFIG or config/visync.yaml)')

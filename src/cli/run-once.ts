@@ -10,7 +10,7 @@ import type { RunRecorder } from '../runs/recorder.js';
 import type { ObjectStores } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { shortened } from '../util/text.js';
+import { shortenedMiddle } from '../util/text.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
@@ -275,7 +275,7 @@ async function sharedWithWorkers(
 const NOT_RECORDED = 'run not recorded: ';
 
 /** A failed load's reason in a line: BigQuery's own can run to several hundred characters. */
-const LOAD_ERROR_MAX = 240;
+const LOAD_ERROR_MAX = 400;
 
 /**
  * One line per thing that went wrong: the account's stop reason, each failed workspace, and the
@@ -299,7 +299,7 @@ export function problemLines(m: Manifest, manifestAt?: string): string[] {
       tables.length === 1
         ? `load of ${tables[0]} failed`
         : `loads failed for ${tables.length} tables (${tables.join(', ')})`;
-    lines.push(`${m.account}: ${which}: ${shortened(reason, LOAD_ERROR_MAX)}`);
+    lines.push(`${m.account}: ${which}: ${shortenedMiddle(reason, LOAD_ERROR_MAX)}`);
   }
   return lines;
 }

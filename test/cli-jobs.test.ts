@@ -86,4 +86,13 @@ describe('enqueue and status commands', () => {
     expect(c.err.join('\n')).toMatch(/redis\.url: visync status needs Redis/);
     expect(c.err.join('\n')).not.toMatch(/\n\s+at /);
   });
+
+  it('enqueue for an account the config lacks: a usage error (64) naming the configured ones, nothing enqueued', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const { path } = jobsConfigFile(s, tempDir());
+    const c = await visyncCli(path, ['enqueue', 'sync', '--account', 'nope']);
+    expect(c.code).toBe(64);
+    expect(c.err).toEqual(['visync: unknown account nope: the config has acme']);
+    expect(c.out).toEqual([]);
+  });
 });

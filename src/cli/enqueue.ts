@@ -62,6 +62,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           { loadConfigWithoutKeys },
           { storeWhenNeeded },
           { runProblems },
+          { findAccount },
         ] = await Promise.all([
           import('../../jobs/client.js'),
           import('../../jobs/connection.js'),
@@ -69,9 +70,12 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           import('../config/load.js'),
           import('../sinks/create-store.js'),
           import('./run-problems.js'),
+          import('../config/account-settings.js'),
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
         const accounts = flags.account?.length ? flags.account : config.accounts.map((a) => a.name);
+        // Before any is enqueued: an unknown name is a usage error, and no other account's run starts.
+        for (const name of accounts) findAccount(config, name);
         try {
           return await withJobsClient(config, 'visync enqueue', async (client) => {
             const runIds: string[] = [];

@@ -4,6 +4,7 @@ import type { Config } from '../src/config/schema.js';
 import { initialLimit } from '../src/extract/account-source.js';
 import { isFinishedStatus } from '../src/runs/run-status.js';
 import type { Queue } from './bullmq.js';
+import { type ReloadFailure, readReloadFailure } from './config-reload.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
 import { LOAD_QUEUE, LoadBatches, loadQueue } from './load-batches.js';
 import type { AccountQueues } from './queues.js';
@@ -33,6 +34,8 @@ export interface AccountStatus {
 }
 
 export interface StatusReport {
+  /** A worker refused (or could not apply) an edited config and runs the previous one. */
+  config_reload_failed?: ReloadFailure;
   accounts: AccountStatus[];
   /** Totals over the queues (accounts share them: jobs/queues.ts), counted once each. */
   queue: Record<string, number>;
@@ -81,6 +84,7 @@ export async function readStatus(o: {
       new LoadBatches(o.redis, o.config.redis.prefix).waitingRuns(),
     ]);
     return {
+      config_reload_failed: await readReloadFailure(o.redis, o.config.redis.prefix),
       accounts,
       queue,
       load_batches: { queue_name: LOAD_QUEUE, queue: batchJobs, runs_waiting: runsWaiting },

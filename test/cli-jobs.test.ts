@@ -49,7 +49,7 @@ describe('enqueue and status commands', () => {
     ]);
     const failed = await visyncCli(path, ['enqueue', 'sync', '--account', 'beta', '--wait']);
     expect(failed.code).toBe(1);
-    expect(failed.out.at(-1)).toMatch(/^beta: \S+ failed: beta: GET \/api\/v1\/me -> 403/);
+    expect(failed.out.at(-1)).toMatch(/^beta: \S+ failed: GET \/api\/v1\/me -> 403/);
 
     s.addFault({
       account: 'acme',
@@ -82,8 +82,17 @@ describe('enqueue and status commands', () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
     const { path } = configFile(s, tempDir());
     const c = await visyncCli(path, ['status']);
-    expect(c.code).toBe(1);
+    expect(c.code).toBe(78);
     expect(c.err.join('\n')).toMatch(/redis\.url: visync status needs Redis/);
     expect(c.err.join('\n')).not.toMatch(/\n\s+at /);
+  });
+
+  it('enqueue for an account the config lacks: a usage error (64) naming the configured ones, nothing enqueued', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const { path } = jobsConfigFile(s, tempDir());
+    const c = await visyncCli(path, ['enqueue', 'sync', '--account', 'nope']);
+    expect(c.code).toBe(64);
+    expect(c.err).toEqual(['visync: unknown account nope: the config has acme']);
+    expect(c.out).toEqual([]);
   });
 });

@@ -130,4 +130,40 @@ describe('watchConfig', () => {
     expect(seen[0]?.config.accounts[0]?.apiKey).toBe('sk-live-SECOND-KEY-000002');
     expect(lines.join('\n')).not.toMatch(/sk-live-(FIRST|SECOND)/);
   });
+
+  it('onReloadFailure: told once when a reload is refused or cannot be applied, and once when one succeeds', async () => {
+    const { path, put } = setup();
+    const { logger } = memoryLogger('info');
+    const told: (string | undefined)[] = [];
+    let applyFails = false;
+    const w = watchConfig(
+      path,
+      () => {
+        if (applyFails) throw new Error('Redis went away');
+      },
+      {
+        env: ENV,
+        logger,
+        pollMs: 0,
+        useFsWatch: false,
+        onReloadFailure: (reason) => void told.push(reason),
+      },
+    );
+    watchers.push(w);
+    put('acme', { schedule: { cron: '61 2 * * *' } });
+    await w.reload();
+    await w.reload();
+    expect(told).toEqual([
+      expect.stringMatching(/^the new config is invalid: .*schedule\.cron: minute 61 is out of range 0-59$/),
+    ]);
+    applyFails = true;
+    put('acme', { schedule: { cron: '1 2 * * *' } });
+    await w.reload();
+    expect(told.at(-1)).toBe('applying the new config failed: Redis went away');
+    applyFails = false;
+    put('acme', { schedule: { cron: '2 2 * * *' } });
+    await w.reload();
+    expect(told).toHaveLength(3);
+    expect(told.at(-1)).toBeUndefined();
+  });
 });

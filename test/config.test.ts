@@ -159,9 +159,13 @@ describe('environment interpolation', () => {
   });
 
   it('never lets an environment value add YAML structure', () => {
-    const c = parse(minimal(), { ACME_API_KEY: 'x\n  injected: true\n- name: evil' });
+    const evil = 'x\n  injected: true\n- name: evil';
+    const c = parse(minimal().replace('fs: {}', 'fs: { dir: "${DATA_DIR}" }'), {
+      ACME_API_KEY: SECRET,
+      DATA_DIR: evil,
+    });
     expect(c.accounts).toHaveLength(1);
-    expect(c.accounts[0]?.apiKey).toBe('x\n  injected: true\n- name: evil');
+    expect(c.sinks.fs?.dir).toBe(evil);
   });
 
   it('reports unset variables as undefined with their dotted path', () => {
@@ -353,6 +357,78 @@ describe('validation errors', () => {
     ]);
   });
 
+  it('rejects a cron that BullMQ cannot schedule, naming the field and the value', () => {
+    const at = (cron: string, account = false) =>
+      configError(
+        account
+          ? minimal('', `    schedule: { cron: "${cron}" }\n`)
+          : minimal(`schedule:\n  nightly: { cron: "${cron}" }\n`),
+      ).issues;
+    expect(at('0 25 * * *')).toEqual([
+      { path: 'schedule.nightly.cron', message: 'hour 25 is out of range 0-23' },
+    ]);
+    expect(at('61 2 * * *', true)).toEqual([
+      { path: 'accounts.0.schedule.cron', message: 'minute 61 is out of range 0-59' },
+    ]);
+    expect(at('0 2 31 2 *')).toEqual([
+      {
+        path: 'schedule.nightly.cron',
+        message: 'day of month 31 never occurs in month 2: the schedule would never fire',
+      },
+    ]);
+    expect(at('0 0 2 * 13 *')).toEqual([
+      { path: 'schedule.nightly.cron', message: 'month 13 is out of range 1-12' },
+    ]);
+    expect(at('0 2 1-40 * *')).toEqual([
+      { path: 'schedule.nightly.cron', message: 'day of month 1-40 is out of range 1-31' },
+    ]);
+    // What BullMQ accepts stays accepted.
+    for (const cron of ['0 2 31 1,2 *', '0 0 2 * * *', '30 1 * * 1-5', '0 2 L * *'])
+      expect(parse(minimal(`schedule:\n  nightly: { cron: "${cron}" }\n`)).schedule.nightly.cron).toBe(cron);
+  });
+
+  it('checks cron with the cron-parser version BullMQ schedules with', () => {
+    const pkg = (path: string) => JSON.parse(readFileSync(new URL(path, import.meta.url), 'utf8'));
+    expect(pkg('../package.json').dependencies['cron-parser']).toBe(
+      pkg('../node_modules/bullmq/package.json').dependencies['cron-parser'],
+    );
+  });
+
+  it('a key value with a line break, only whitespace or whitespace around: a config error naming the variable, never the key', () => {
+    const bad = (value: string) => configError(minimal(), { ACME_API_KEY: value }).issues;
+    const at = 'accounts.0.apiKey (${ACME_API_KEY})';
+    expect(bad(`${SECRET}\nsecond-line`)).toEqual([{ path: at, message: 'the key has a line break' }]);
+    expect(bad('   ')).toEqual([{ path: at, message: 'the key is only whitespace' }]);
+    expect(bad(` ${SECRET}\t`)).toEqual([
+      { path: at, message: 'the key has whitespace before or after it (copied with spaces around?)' },
+    ]);
+    expect(bad(`${SECRET.slice(0, 8)} ${SECRET.slice(8)}`)).toEqual([
+      { path: at, message: 'the key has a space or control character inside' },
+    ]);
+    // Through a mounted secret (ACME_API_KEY_FILE) the variable named is the one set.
+    const dir = mkdtempSync(join(tmpdir(), 'visync-key-'));
+    try {
+      const file = join(dir, 'key');
+      writeFileSync(file, `${SECRET}\nmore\n`);
+      expect(configError(minimal(), { ACME_API_KEY_FILE: file }).issues).toEqual([
+        {
+          path: 'accounts.0.apiKey (${ACME_API_KEY} from ACME_API_KEY_FILE)',
+          message: 'the key has a line break',
+        },
+      ]);
+      const keyFile = join(dir, 'acme.key');
+      writeFileSync(keyFile, `${SECRET}\r\nmore\n`);
+      const viaFile = minimal().replace('apiKey: ${ACME_API_KEY}', `apiKeyFile: ${keyFile}`);
+      expect(configError(viaFile).issues).toEqual([
+        { path: 'accounts.0.apiKeyFile', message: `the key in ${keyFile} has a line break` },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // A key file's trailing newline (how secrets are mounted) is fine.
+    expect(parse(minimal(), { ACME_API_KEY: SECRET }).accounts[0]?.apiKey).toBe(SECRET);
+  });
+
   it('rejects fs and s3 together', () => {
     const e = configError(minimal().replace('  fs: {}\n', '  fs: {}\n  s3: { bucket: b }\n'));
     expect(e.issues).toEqual([
@@ -532,7 +608,7 @@ describe('commands that never call the API run without the keys', () => {
       expect(exported.code, exported.err.join('\n')).toBe(0);
       expect(exported.out.join('\n')).toContain('name: sync_runs');
       const run = await visyncCli(path, ['run', '--once']);
-      expect(run.code).toBe(1);
+      expect(run.code).toBe(78);
       expect(run.err.join('\n')).toMatch(/environment variable ACME_KEY_NOT_HERE is not set/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

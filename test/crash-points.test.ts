@@ -74,7 +74,7 @@ describe('run --once killed with SIGKILL', () => {
       // Killed after 5 raw files, neither workspace has all of its planned calls: both fail.
       const status = point === 'raw:5' ? 'failed' : 'partial';
       expect(c.out[0], point).toMatch(
-        new RegExp(`^acme: completed interrupted run ${crashedRun}: acme: ${status}`),
+        new RegExp(`^acme: completed interrupted run: ${status} \\| run ${crashedRun} \\|`),
       );
       const newRun = /\| run (\S+) \|/.exec(c.out[1]!)![1]!;
       expect(newRun).not.toBe(crashedRun);

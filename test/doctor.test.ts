@@ -327,12 +327,12 @@ describe('visync doctor', () => {
     );
   });
 
-  it('a bad config: one FAIL line with the key path; a key written in the file: WARN', async () => {
+  it('a bad config: one FAIL line with the key path, exit 78; a key written in the file: WARN', async () => {
     const { path, dir } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
       accounts: { acme: { brnds: 'all' } },
     }));
     const c = await visyncCli(path, ['doctor']);
-    expect(c.code).toBe(1);
+    expect(c.code).toBe(78);
     expect(c.out).toHaveLength(1);
     expect(c.out[0]).toMatch(/^FAIL config: .*accounts\.0\.brnds: unknown key \(did you mean brands\?\) -> /);
 

@@ -7,10 +7,10 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { WAREHOUSE_TABLES } from '../src/catalogue/index.js';
-import { shortened } from '../src/export/athena.js';
 import { athenaType } from '../src/export/column-types.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import { manifestKey, parseManifestKey, parseTablePartKey } from '../src/sinks/layout.js';
+import { shortened } from '../src/util/text.js';
 import { configFile, listFiles, readText, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 
 interface DbtColumn {

@@ -12,6 +12,7 @@ import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore, PutOptions } from '../src/sinks/object-store.js';
 import { HttpError } from './fakes/bigquery-server.js';
 import {
+  configFile,
   configFor,
   fakeBigQuery,
   memoryLogger,
@@ -76,10 +77,11 @@ describe('run --once: load-stage faults end in a manifest', () => {
     const dir = tempDir();
     const closed = `http://127.0.0.1:${await freePort()}`;
     const config = configFor(s, dir, { sinks: { fs: { dir }, bigquery: bigquery(closed) } });
+    const log = memoryLogger('info');
     const { manifests, status } = await runInline({
       config,
       store: new FsObjectStore(dir),
-      logger: memoryLogger('silent').logger,
+      logger: log.logger,
       // The client's own retries of a refused connection take seconds; the outcome is the same.
       loader: (await createRunLoader(config.sinks, { maxRetries: 0 }))!,
     });
@@ -93,9 +95,16 @@ describe('run --once: load-stage faults end in a manifest', () => {
       expect(l.error).toMatch(/^BigQuery dataset p:vis not ready: .*ECONNREFUSED/);
     }
     expect(m.files.some((f) => f.key.startsWith('tables/'))).toBe(true);
+    // One log record for the run's loads, naming the tables (sync_runs is recorded on its own).
+    const failures = log.lines.map((l) => JSON.parse(l)).filter((r) => /load/.test(r.msg) && r.error);
+    const tables = m.loads.map((l) => l.table).filter((t) => t !== 'sync_runs');
+    expect(failures.filter((r) => r.tables)).toEqual([
+      expect.objectContaining({ msg: 'load failed', tables, error: m.loads[0]!.error }),
+    ]);
+    expect(failures.filter((r) => !r.tables).map((r) => r.table)).toEqual(['sync_runs']);
   });
 
-  it('a 403 on the dataset: exit 2, one line per table naming the 403, curated files written', async () => {
+  it('a 403 on the dataset: exit 2, one line naming every table and the 403 once, curated files written', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
     const bq = await fakeBigQuery();
     bq.onRequest = (req) => {
@@ -115,10 +124,11 @@ describe('run --once: load-stage faults end in a manifest', () => {
     expect(m.loads.length).toBeGreaterThan(3);
     expect(m.loads.every((l) => l.status === 'failed' && /Access Denied/.test(l.error ?? ''))).toBe(true);
     expect(m.files.some((f) => f.key.startsWith('tables/'))).toBe(true);
-    const failures = c.err.filter((l) =>
-      /^visync: acme: load of \w+ failed: BigQuery dataset p:vis not ready: Access Denied/.test(l),
-    );
-    expect(failures).toHaveLength(m.loads.length);
+    // One line naming every table, the shared reason once.
+    const names = m.loads.map((l) => l.table).join(', ');
+    expect(c.err).toEqual([
+      `visync: acme: loads failed for ${m.loads.length} tables (${names}): BigQuery dataset p:vis not ready: Access Denied: Dataset p:vis: Permission bigquery.datasets.get denied`,
+    ]);
     expect(c.err.join('\n')).not.toMatch(/\n\s+at /);
     expect(bq.jobs).toHaveLength(0);
   });
@@ -164,6 +174,33 @@ describe('run --once: load-stage faults end in a manifest', () => {
   });
 });
 
+describe('run --once: the object store (S3) down', () => {
+  it('the summary names no manifest that was not written; the "run not recorded" line names where it belongs', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const c = await visyncCli(
+      configFile(s, tempDir(), {
+        sinks: {
+          s3: { bucket: 'lake', prefix: 'vis/', endpoint: closed, forcePathStyle: true, maxAttempts: 1 },
+        },
+      }).path,
+      ['run', '--log-format', 'json', '--log-level', 'warn'],
+    );
+    expect(c.code).toBe(1);
+    // The summary does not name a manifest that was never written; the problem line names where it should be.
+    expect(c.out).toEqual([expect.stringMatching(/^acme: failed \| run \S+ \| .* \| manifest not written$/)]);
+    const runId = /\| run (\S+) \|/.exec(c.out[0]!)![1]!;
+    expect(c.err).toEqual([
+      expect.stringMatching(
+        /^visync: acme: run not recorded: .*s3:\/\/lake\/vis\/runs\/account=acme\/run=\S+\/manifest\.json/,
+      ),
+    ]);
+    expect(c.err[0]).toContain(`run=${runId}/manifest.json`);
+    // The account is named once per line, at its start.
+    for (const line of [...c.out, ...c.err]) expect(line.match(/(^|\s)acme: /g)).toHaveLength(1);
+  });
+});
+
 describe('worker mode: load-stage faults end in a terminal ledger state', () => {
   async function setup(sinks: Record<string, unknown>, attempts = 2) {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
@@ -172,13 +209,14 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
       sinks: { fs: { dir }, ...sinks },
       top: { jobs: { lockSeconds: 2, attempts } },
     });
-    const h = await worker(config);
-    return { s, dir, path, h };
+    const log = memoryLogger('warn');
+    const h = await worker(config, 4, log.logger);
+    return { s, dir, path, h, log };
   }
 
   it('BigQuery unreachable: the run ends partial, enqueue --wait exits 2; enqueued again it completes', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
-    const { dir, path, h } = await setup({ bigquery: bigquery(closed) });
+    const { dir, path, h, log } = await setup({ bigquery: bigquery(closed) });
     // As configured, but without the client's own retries of a refused connection (seconds each).
     const unreachable = await createRunLoader(
       { fs: { dir }, bigquery: { ...bigquery(closed), location: 'US' } },
@@ -191,6 +229,11 @@ describe('worker mode: load-stage faults end in a terminal ledger state', () => 
     expect(c.out.at(-1)).toMatch(/^acme: \S+ partial: .*BigQuery/);
     const runId = c.out[0]!.split(' ').at(-1)!;
     expect((await readManifest(new FsObjectStore(dir), 'acme', runId))?.status).toBe('partial');
+    // The batch says once that BigQuery is not ready, naming the tables, not once per table.
+    const batchLogs = log.lines.map((l) => JSON.parse(l)).filter((r) => /^batch load/.test(r.msg));
+    expect(batchLogs).toEqual([
+      expect.objectContaining({ msg: 'batch load failed', tables: expect.arrayContaining(['brands']) }),
+    ]);
 
     // BigQuery is back: the same run enqueued again completes, under the same id and keys.
     const bq = await fakeBigQuery();

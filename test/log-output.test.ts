@@ -118,7 +118,7 @@ describe('log output', () => {
     expect(viaEnv.code).toBe(0);
     expect(viaEnv.stderr).toMatch(/INFO.*run started/);
     const bad = await runVisync(['--config', cfg, 'replay', '--run', 'x', '--log-format', 'xml'], env);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(64);
     expect(linesOf(bad.stderr)).toEqual([
       expect.stringMatching(/--log-format.*xml.*pretty, json/),
       '(add --help for usage)',

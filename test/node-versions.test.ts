@@ -62,7 +62,7 @@ describe('supported Node versions', () => {
       const bad = spawnSync(node20, [BIN, '--config', join(dir, 'missing.yaml'), 'status'], {
         encoding: 'utf8',
       });
-      expect(bad.status).toBe(1);
+      expect(bad.status).toBe(78);
       expect(bad.stderr).toMatch(/^visync: .*missing\.yaml/m);
     });
 

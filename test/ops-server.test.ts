@@ -331,7 +331,7 @@ describe('visync worker --listen', () => {
     expect(chosen.stderr).toContain('visync: worker endpoint cannot listen on 127.0.0.1:9464');
   });
 
-  it('a non-loopback address without credentials: one line, exit 1, no worker started', async () => {
+  it('a non-loopback address without credentials: one line, exit 78 (config), no worker started', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
     const dir = tempDir();
     const { yaml, env } = configYaml(s, dir, {
@@ -343,7 +343,7 @@ describe('visync worker --listen', () => {
       VISYNC_UI_USER: '',
       VISYNC_UI_PASSWORD: '',
     });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(78);
     expect(r.stdout).not.toContain('visync worker ready');
     expect(r.stderr.trim().split('\n')).toEqual([
       'visync: worker endpoint 0.0.0.0:0 is not a loopback address: set VISYNC_UI_USER and VISYNC_UI_PASSWORD (basic auth for /metrics, /readyz and /ui/), or listen on 127.0.0.1',

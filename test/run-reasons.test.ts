@@ -1,6 +1,8 @@
 // Why a queued run failed or ended partial, where a user looks: `enqueue --wait` names each failed
 // workspace with its reason, and `status` shows the reason of each failed or partial run.
 import { describe, expect, it } from 'vitest';
+import { problemLines } from '../src/cli/run-once.js';
+import type { Manifest } from '../src/runs/manifest.js';
 import { breakWorkspace, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsConfigFile, worker } from './helpers/jobs.js';
 
@@ -28,5 +30,27 @@ describe('reasons of failed and partial runs', () => {
     const run = JSON.parse(json.out.join('\n')).accounts[0].failed[0];
     expect(run.status).toBe('partial');
     expect(run.reasons).toEqual([expect.stringMatching(new RegExp(`^workspace ${broken} failed: .*400`))]);
+  });
+
+  it('failed loads: one line per distinct reason naming its tables; a long reason keeps its start and its end', () => {
+    const long = `load batch lb-1 failed: ${'BigQuery said something long. '.repeat(40)}; visync replay --run r1 loads them`;
+    const failed = (table: string, error: string) => ({
+      table,
+      job_id: '',
+      status: 'failed' as const,
+      rows: 0,
+      error,
+    });
+    const lines = problemLines({
+      account: 'acme',
+      workspaces: [],
+      loads: [failed('brands', long), failed('prompts', 'quota exceeded'), failed('accounts', long)],
+    } as unknown as Manifest);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatch(
+      /^acme: loads failed for 2 tables \(brands, accounts\): load batch lb-1 failed: BigQuery said .* \.\.\. .*; visync replay --run r1 loads them$/,
+    );
+    expect(lines[0]!.length).toBeLessThan(500);
+    expect(lines[1]).toBe('acme: load of prompts failed: quota exceeded');
   });
 });

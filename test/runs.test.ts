@@ -106,7 +106,7 @@ describe('visync runs', () => {
     expect(c.code).toBe(0);
     expect(c.out).toEqual([`no runs yet: no manifest under ${dir}/runs/`]);
     const bad = await visyncCli(path, ['runs', '--limit', '0']);
-    expect(bad.code).toBe(1);
+    expect(bad.code).toBe(64);
     expect(bad.err.join('\n')).toMatch(/--limit.*whole number/);
   });
 });

@@ -59,4 +59,54 @@ describe('worker config reload', () => {
     worker.child.kill('SIGTERM');
     expect((await worker.exited).code).toBe(0);
   }, 120_000);
+
+  it('an impossible cron edited into a running worker: the old schedule stays, status and /metrics say the reload failed', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const dir = tempDir();
+    writeFileSync(join(dir, 'acme.key'), `${s.accounts[0]!.keys[0]}\n`);
+    const prefix = `reload-${randomUUID().slice(0, 8)}`;
+    const config = (cron: string) =>
+      stringify({
+        accounts: [{ name: 'acme', apiKeyFile: 'acme.key', baseUrl: s.url }],
+        schedule: { nightly: { cron } },
+        sinks: { fs: { dir: join(dir, 'data') } },
+        redis: { url: inject('redisUrl'), prefix },
+        worker: { listen: '127.0.0.1:0' },
+      });
+    const path = join(dir, 'visync.yaml');
+    const good = config('0 2 * * *');
+    writeFileSync(path, good);
+    // What an operator's status reads while the worker's own file is broken: the config in force.
+    const inForce = join(dir, 'in-force.yaml');
+    writeFileSync(inForce, good);
+    const worker = startVisync(['--config', path, 'worker', '--log-level', 'info'], {}, 90_000);
+    await waitFor(() => worker.stdout().includes('visync worker ready'), { what: 'the worker to be ready' });
+    const endpoint = /endpoint (http:\/\/\S+?)\/ /.exec(worker.stdout())?.[1];
+    const gauge = async () =>
+      /^visync_config_reload_failed (\d)$/m.exec(await (await fetch(`${endpoint}/metrics`)).text())?.[1];
+    expect(await gauge()).toBe('0');
+    const next = (await visyncCli(inForce, ['status'])).out.find((l) => l.includes('next nightly'));
+
+    writeFileSync(path, config('0 25 * * *'));
+    await waitFor(() => /config reload: keeping the config in force/.test(worker.stderr()), {
+      what: 'the worker to refuse the new config',
+    });
+    expect(worker.stderr()).toContain('schedule.nightly.cron: hour 25 is out of range 0-23');
+    const status = await visyncCli(inForce, ['status']);
+    expect(status.code).toBe(0);
+    expect(status.out.find((l) => l.includes('next nightly'))).toBe(next);
+    expect(status.out[0]).toMatch(
+      /^warning: config reload failed at \S+ \(worker \S+\): .*schedule\.nightly\.cron: hour 25 is out of range 0-23; the worker runs the previous config$/,
+    );
+    const json = JSON.parse((await visyncCli(inForce, ['status', '--json'])).out.join('\n'));
+    expect(json.config_reload_failed.reason).toMatch(/hour 25 is out of range 0-23/);
+    expect(await gauge()).toBe('1');
+
+    writeFileSync(path, good.replace('0 2 * * *', '0 3 * * *'));
+    await waitFor(() => /config reloaded/.test(worker.stderr()), { what: 'the worker to reload' });
+    await waitFor(async () => (await gauge()) === '0', { what: 'the gauge to clear' });
+    expect((await visyncCli(inForce, ['status'])).out[0]).toBe('acme');
+    worker.child.kill('SIGTERM');
+    expect((await worker.exited).code).toBe(0);
+  }, 120_000);
 });

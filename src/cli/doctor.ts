@@ -1,5 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CheckResult } from '../ops/doctor/check.js';
+import { EXIT_CONFIG } from './exit-codes.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface DoctorFlags {
@@ -20,7 +21,8 @@ export function registerDoctor(program: Command, state: ProgramState, io: CliIo)
         "store the accounts use (an account's own s3.prefix or fs.dir); BigQuery when configured (each dataset " +
         "the accounts load into, an account's own bigquery.dataset included, and a dry-run query, which costs " +
         'nothing). With --account, only the store and dataset of that account. Each check gives up after ' +
-        '--timeout seconds. Exit code: 0 when no check FAILs, 1 otherwise. Never prints a key.',
+        '--timeout seconds. Exit code: 0 when no check FAILs, 78 when the config check FAILs, 1 when another ' +
+        'check FAILs. Never prints a key.',
     )
     .option('--account <name>', "check only this account's key, store and dataset")
     .option('--json', 'print one JSON array of {check, status, detail, fix?}')
@@ -41,6 +43,8 @@ export function registerDoctor(program: Command, state: ProgramState, io: CliIo)
           });
           if (flags.json) io.out(scrubSecrets(JSON.stringify(results, null, 2)));
           else for (const r of results) io.out(scrubSecrets(renderCheck(r)));
+          // A config that does not load is a config error like in every other command.
+          if (results.some((r) => r.check === 'config' && r.status === 'FAIL')) return EXIT_CONFIG;
           return results.some((r) => r.status === 'FAIL') ? 1 : 0;
         } finally {
           await closeAllPools();

@@ -8,6 +8,7 @@ import { errorMessage } from '../util/errors.js';
 import { sleep } from '../util/time.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { withoutAccount } from './run-once.js';
 
 interface EnqueueFlags {
   account?: string[];
@@ -64,6 +65,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           { ObjectStores, storeWhenNeeded },
           { runProblems },
           { readManifest },
+          { findAccount },
         ] = await Promise.all([
           import('../../jobs/client.js'),
           import('../../jobs/connection.js'),
@@ -72,9 +74,12 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           import('../sinks/create-store.js'),
           import('./run-problems.js'),
           import('../runs/manifest.js'),
+          import('../config/account-settings.js'),
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
         const accounts = flags.account?.length ? flags.account : config.accounts.map((a) => a.name);
+        // Before any is enqueued: an unknown name is a usage error, and no other account's run starts.
+        for (const name of accounts) findAccount(config, name);
         const since = new Date();
         const stores = new ObjectStores();
         try {
@@ -256,8 +261,10 @@ async function noWorkerNotices(client: Pick<JobsClient, 'queues'>, runs: LedgerR
   );
 }
 
+/** The run in one line, the account named once (a ledger error may start with it too). */
 function resultLine(r: LedgerRun): string {
-  return `${r.account}: ${r.run_id} ${r.status}${r.error ? `: ${r.error}` : ''}${r.manifest_key ? ` | manifest ${r.manifest_key}` : ''}`;
+  const error = r.error ? `: ${withoutAccount(r.account, r.error)}` : '';
+  return `${r.account}: ${r.run_id} ${r.status}${error}${r.manifest_key ? ` | manifest ${r.manifest_key}` : ''}`;
 }
 
 /** Progress on stderr: one line redrawn in place for a single run on a terminal, else a line per change. */

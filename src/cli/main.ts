@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerDoctor } from './doctor.js';
 import { registerEnqueue } from './enqueue.js';
+import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
 import { registerExport } from './export.js';
 import { CliError, type CliIo, consoleIo, type ProgramState } from './program-state.js';
 import { registerReplay } from './replay.js';
@@ -21,7 +22,8 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
       'Copies AI-visibility data (scores, recommendations, prompts, buyer intent, reputation) from the ' +
         'read-only visibility API into an object store (local disk or S3) and BigQuery, within the ' +
         "account's rate limit. Check a setup with `visync doctor`; try it with `npm run demo` or " +
-        '`visync simulate` and `visync run --once` (see README.md).',
+        '`visync simulate` and `visync run` (see README.md). Exit codes: 0 succeeded, 2 partial, 1 failed, ' +
+        '64 usage error, 78 config error.',
     )
     .version(packageVersion(), '-V, --version', 'print the visync version')
     .option('--config <path>', 'config file (default: $VISYNC_CONFIG or config/visync.yaml)')
@@ -49,7 +51,8 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
     await program.parseAsync(argv);
     return state.exitCode;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode;
+    // Help and --version exit 0; every other commander error is a usage error.
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : EXIT_USAGE;
     // Loaded only now: the command that failed has loaded them already, or they are cheap enough here.
     const [{ RedisUnreachableError }, { ConfigError }, { UnknownAccountError }, { scrubSecrets }] =
       await Promise.all([
@@ -65,7 +68,8 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
       err instanceof UnknownAccountError
     ) {
       io.err(`visync: ${scrubSecrets(err.message)}`);
-      return err instanceof CliError ? err.exitCode : 1;
+      if (err instanceof CliError) return err.exitCode;
+      return err instanceof ConfigError ? EXIT_CONFIG : err instanceof UnknownAccountError ? EXIT_USAGE : 1;
     }
     io.err(
       `visync: unexpected error: ${scrubSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}`,

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import type { Manifest } from '../runs/manifest.js';
 import { RUN_ID_PATTERN } from '../runs/run-id.js';
+import { EXIT_USAGE } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
@@ -22,7 +23,7 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
     .action(
       exitWith(state, async (flags: { run: string; account?: string } & LogFlags, cmd: Command) => {
         if (!RUN_ID_PATTERN.test(flags.run))
-          throw new CliError(`--run: not a run id: ${JSON.stringify(flags.run)}`);
+          throw new CliError(`--run: not a run id: ${JSON.stringify(flags.run)}`, EXIT_USAGE);
         const [
           { loadConfigWithoutKeys },
           { ReplayError, locateRun, replayRun },

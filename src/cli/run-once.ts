@@ -4,6 +4,7 @@ import type { BudgetOptions, RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import type { RunPlan } from '../pipeline/plan-run.js';
+import { failedLoadsByReason } from '../runs/failed-loads.js';
 import type { LoadResult, Manifest } from '../runs/manifest.js';
 import type { RunRecorder } from '../runs/recorder.js';
 import type { LeaseSignal } from '../runs/run-lease.js';
@@ -11,6 +12,8 @@ import { workspaceListIncomplete } from '../runs/run-status.js';
 import type { ObjectStores } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { shortenedMiddle } from '../util/text.js';
+import { EXIT_USAGE } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -31,17 +34,19 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
     .description(
       'Runs one sync of every configured account (or those named with --account; --brand alone picks the ' +
         'account that owns the workspace) inline: calls every endpoint within the account rate limit, lands ' +
-        'each response under raw/, and writes the run manifest last. A run of an earlier run --once that ' +
+        'each response under raw/, and writes the run manifest last (--once is optional: run always runs now). ' +
+        'A run of an earlier run --once that ' +
         'stopped before its manifest (process killed) is completed first, under its own id, once its lease ' +
         'shows its owner gone (expired after jobs.lockSeconds, or its process no longer on this machine); a run ' +
         'still working, or one of the queue, is left alone. With redis.url ' +
         'set, requests count against the account budget the workers share (Redis must then be reachable). ' +
         'Exit code: 0 every workspace succeeded, 2 partial (some workspaces or table loads failed, the rest ' +
-        'landed; one line each on stderr), 1 failed (for example a revoked key, or nothing could be written). ' +
+        'landed; one line each on stderr), 1 failed (for example a revoked key, or nothing could be written), ' +
+        '64 a usage error (unknown option, bad value), 78 a config error (bad or missing config, bad key). ' +
         'On a terminal (pretty logs) a progress bar per account shows workspaces done, requests, time waited ' +
         'on the rate budget and an estimate of the time left.',
     )
-    .requiredOption('--once', 'run inline now instead of through the job queue (required)')
+    .option('--once', 'run inline now, in this process (the default: `run` always does; kept for scripts)')
     .option('--account <name>', 'only this account (repeatable)', collect)
     .option('--brand <id>', 'only this workspace id (repeatable)', collect)
     .option(
@@ -61,13 +66,16 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
     .option('--json', 'with --plan: print the plan as JSON for scripts')
     .addHelpText(
       'after',
-      '\nExamples:\n  visync run --once\n  visync run --once --account acme --days 30\n  visync run --once --brand brd_123 --endpoints visibility,prompts\n  visync run --once --plan                  (what a run would call, and how long at least)\n  visync run --once --plan --account acme --json',
+      '\nExamples:\n  visync run\n  visync run --account acme --days 30\n  visync run --brand brd_123 --endpoints visibility,prompts\n  visync run --plan                  (what a run would call, and how long at least)\n  visync run --plan --account acme --json',
     )
     .action(
       exitWith(state, async (flags: RunOnceFlags, cmd: Command) => {
         if (flags.plan) return printPlan(flags, cmd, io);
         if (flags.json)
-          throw new CliError('--json goes with --plan (a run prints one summary line per account)');
+          throw new CliError(
+            '--json goes with --plan (a run prints one summary line per account)',
+            EXIT_USAGE,
+          );
         const [
           { closeAllPools },
           { maxPauseMs },
@@ -136,18 +144,17 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
             onProgress: progress?.update,
           });
           progress?.stop();
-          const location = async (account: string) => (await stores.forAccount(config, account)).location;
+          const manifestAt = async (m: Manifest) =>
+            `${(await stores.forAccount(config, m.account)).location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`;
           for (const m of result.completed)
-            io.out(
-              `${m.account}: completed interrupted run ${m.run_id}: ${summaryLine(m, await location(m.account))}`,
-            );
+            io.out(summaryLine(m, await manifestAt(m), 'completed interrupted run: '));
           for (const m of result.manifests)
-            io.out(summaryLine(m, result.unrecorded.has(m.run_id) ? undefined : await location(m.account)));
-          for (const m of result.manifests) for (const line of problemLines(m)) io.err(`visync: ${line}`);
+            io.out(summaryLine(m, result.unrecorded.has(m.run_id) ? undefined : await manifestAt(m)));
+          for (const m of result.manifests)
+            for (const line of problemLines(m, await manifestAt(m))) io.err(`visync: ${line}`);
           return exitCodeFor(result.status);
         } catch (err) {
-          if (err instanceof CliError) throw err;
-          throw new CliError((err as Error).message);
+          throw await asCliError(err);
         } finally {
           progress?.stop();
           await shared?.close();
@@ -191,10 +198,17 @@ async function printPlan(flags: RunOnceFlags, cmd: Command, io: CliIo): Promise<
     else for (const line of renderPlan(plan)) io.out(line);
     return 0;
   } catch (err) {
-    throw new CliError((err as Error).message);
+    throw await asCliError(err);
   } finally {
     await stores.close();
   }
+}
+
+/** One line for main() to print; an unknown --account is a usage error, kept as such. */
+async function asCliError(err: unknown): Promise<Error> {
+  const { UnknownAccountError } = await import('../config/account-settings.js');
+  if (err instanceof CliError || err instanceof UnknownAccountError) return err;
+  return new CliError((err as Error).message);
 }
 
 /** The named (or all) accounts grouped by the store holding their manifests; none for an unknown name. */
@@ -279,13 +293,24 @@ async function sharedWithWorkers(
   };
 }
 
+// How src/pipeline/run-inline.ts says a run's manifest could not be written.
+const NOT_RECORDED = 'run not recorded: ';
+
+/** A failed load's reason in a line: BigQuery's own can run to several hundred characters. */
+const LOAD_ERROR_MAX = 400;
+
 /**
  * One line per thing that went wrong: the account's stop reason, a workspace list cut short, each
- * failed workspace and load.
+ * failed workspace, and the failed loads, one line per distinct reason naming its tables (a
+ * warehouse that is down fails every table alike). `manifestAt`: where the manifest is, named when it could not be written.
  */
-export function problemLines(m: Manifest): string[] {
+export function problemLines(m: Manifest, manifestAt?: string): string[] {
   const lines: string[] = [];
-  if (m.error) lines.push(m.error.startsWith(`${m.account}:`) ? m.error : `${m.account}: ${m.error}`);
+  const error =
+    manifestAt && m.error?.startsWith(NOT_RECORDED) && !m.error.includes(manifestAt)
+      ? `${NOT_RECORDED}manifest ${manifestAt} not written: ${m.error.slice(NOT_RECORDED.length)}`
+      : m.error;
+  if (error) lines.push(error.startsWith(`${m.account}:`) ? error : `${m.account}: ${error}`);
   const listShort = workspaceListIncomplete(m);
   if (listShort && m.status !== 'succeeded') lines.push(`${m.account}: ${listShort}`);
   for (const w of m.workspaces) {
@@ -293,22 +318,36 @@ export function problemLines(m: Manifest): string[] {
     if (w.status === 'failed' && !(m.error && (w.error?.startsWith('not completed:') || w.error === m.error)))
       lines.push(`${m.account}: workspace ${w.brand_id} failed: ${w.error ?? 'no reason recorded'}`);
   }
-  for (const l of m.loads)
-    if (l.status === 'failed') lines.push(`${m.account}: load of ${l.table} failed: ${l.error}`);
+  for (const [reason, tables] of failedLoadsByReason(m.loads)) {
+    const which =
+      tables.length === 1
+        ? `load of ${tables[0]} failed`
+        : `loads failed for ${tables.length} tables (${tables.join(', ')})`;
+    lines.push(`${m.account}: ${which}: ${shortenedMiddle(reason, LOAD_ERROR_MAX)}`);
+  }
   return lines;
 }
 
-/** `location` undefined: the manifest could not be written, and the line says so instead of naming it. */
-export function summaryLine(m: Manifest, location: string | undefined): string {
+/** `line` without the account in front, for a place that names the account already. */
+export function withoutAccount(account: string, line: string): string {
+  return line.startsWith(`${account}: `) ? line.slice(account.length + 2) : line;
+}
+
+/**
+ * The run in one line, the account named once. `lead` goes before the status (`completed
+ * interrupted run: `); a manifest that could not be written (`manifestAt` undefined, or a
+ * `run not recorded` error) is not named as if it were there.
+ */
+export function summaryLine(m: Manifest, manifestAt: string | undefined, lead = ''): string {
   const ok = m.workspaces.filter((w) => w.status === 'succeeded').length;
   return [
-    `${m.account}: ${m.status}`,
+    `${m.account}: ${lead}${m.status}`,
     `run ${m.run_id}`,
     `${ok}/${m.workspaces.length} workspaces`,
     `${m.requests.calls} requests (${m.requests.rate_limited} rate-limited, ${m.requests.retries} retries)`,
     `${m.files.length} files`,
-    location === undefined
+    manifestAt === undefined || m.error?.startsWith(NOT_RECORDED)
       ? 'manifest not written'
-      : `manifest ${location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`,
+      : `manifest ${manifestAt}`,
   ].join(' | ');
 }

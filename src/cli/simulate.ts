@@ -12,6 +12,7 @@ import {
   validateFaultRule,
 } from '../simulator/index.js';
 import { errorMessage } from '../util/errors.js';
+import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
 import { CliError } from './program-state.js';
 
 export interface SimulateFlags {
@@ -71,13 +72,14 @@ export function readFaultsFile(path: string): FaultRule[] {
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new CliError(`--faults ${path}: ${errorMessage(err)}`);
+    throw new CliError(`--faults ${path}: ${errorMessage(err)}`, EXIT_USAGE);
   }
-  if (!Array.isArray(parsed)) throw new CliError(`--faults ${path}: expected a JSON array of fault rules`);
+  if (!Array.isArray(parsed))
+    throw new CliError(`--faults ${path}: expected a JSON array of fault rules`, EXIT_USAGE);
   try {
     return parsed.map((rule, i) => validateFaultRule(rule, `--faults ${path}: rule ${i}`));
   } catch (err) {
-    throw new CliError(errorMessage(err));
+    throw new CliError(errorMessage(err), EXIT_USAGE);
   }
 }
 
@@ -109,7 +111,8 @@ export function simulatorOptionsFromFlags(flags: SimulateFlags): SimulatorOption
 
 function keyFromEnv(name: string): string {
   const key = process.env[name];
-  if (!key) throw new CliError(`simulate: --key-from-env ${name}: the environment variable is not set`);
+  if (!key)
+    throw new CliError(`simulate: --key-from-env ${name}: the environment variable is not set`, EXIT_CONFIG);
   return key;
 }
 

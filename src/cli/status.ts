@@ -3,6 +3,7 @@ import type { LedgerRun } from '../../jobs/ledger.js';
 import { currentPhase } from '../../jobs/run-phase.js';
 import type { FailedRun, StatusReport } from '../../jobs/status.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { withoutAccount } from './run-once.js';
 
 export function registerStatus(program: Command, state: ProgramState, io: CliIo): void {
   program
@@ -35,9 +36,7 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
         const store = storeWhenNeeded(config.sinks);
         // Grouped under its account already: each reason without the account in front.
         const reasonsOf = async (r: LedgerRun) =>
-          (await runProblems(store, r)).map((l) =>
-            l.startsWith(`${r.account}: `) ? l.slice(r.account.length + 2) : l,
-          );
+          (await runProblems(store, r)).map((l) => withoutAccount(r.account, l));
         const report = await withJobsClient(config, 'visync status', (client) =>
           readStatus({ ...client, config, reasonsOf }),
         );
@@ -70,6 +69,12 @@ const MAX_REASONS = 3;
 
 export function renderStatus(report: StatusReport): string[] {
   const lines: string[] = [];
+  const reload = report.config_reload_failed;
+  // First: the schedules and settings below are the previous config's, not the file's.
+  if (reload)
+    lines.push(
+      `warning: config reload failed at ${reload.failed_at} (worker ${reload.worker}): ${reload.reason}; the worker runs the previous config`,
+    );
   for (const a of report.accounts) {
     lines.push(`${a.account}`);
     lines.push(

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { WorkerHandle } from '../../jobs/worker.js';
+import { EXIT_CONFIG } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
@@ -71,7 +72,9 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
             logger.warn(`${err.message}; this worker runs without its endpoint`);
             return undefined;
           }
-          throw err instanceof EndpointError ? new CliError(err.message) : err;
+          // A taken address is this machine's state; a bad address or missing credentials are config.
+          if (err instanceof EndpointError) throw new CliError(err.message, err.inUse ? 1 : EXIT_CONFIG);
+          throw err;
         });
         // Listening from the start: a stop while the worker still waits for Redis ends the wait.
         const stop = new AbortController();
@@ -96,7 +99,11 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
         // Accounts added, removed or changed in the config (or its accountsFrom source) take effect
         // without a restart; an invalid edit is logged and the config in force stays. Watching starts
         // before the ready line: a file written once a worker says it is ready is always picked up.
-        const { watchConfig } = await import('../config/watch.js');
+        const [{ watchConfig }, { recordReloadFailure }, { metrics }] = await Promise.all([
+          import('../config/watch.js'),
+          import('../../jobs/config-reload.js'),
+          import('../ops/metrics.js'),
+        ]);
         const watcher = watchConfig(
           configOption(cmd),
           async (next) => {
@@ -104,8 +111,17 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
             if (removed.length)
               logger.info({ removed }, 'removed schedules of accounts no longer configured');
           },
-          { current: loaded, logger },
+          {
+            current: loaded,
+            logger,
+            onReloadFailure: async (reason) => {
+              metrics.configReloadFailed(reason !== undefined);
+              await recordReloadFailure(handle.context.redis, config.redis.prefix, reason);
+            },
+          },
         );
+        // Started with a valid config: an earlier worker's failed reload is over.
+        await recordReloadFailure(handle.context.redis, config.redis.prefix, undefined).catch(() => {});
         io.out(
           `visync worker ready: ${redactUrl(config.redis.url ?? '')} prefix ${config.redis.prefix}, concurrency ${flags.concurrency}, ` +
             `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}, ` +

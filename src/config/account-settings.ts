@@ -45,7 +45,8 @@ export function allAccountSettings(config: Config): AccountSettings[] {
   return config.accounts.map((a) => accountSettings(config, a));
 }
 
-function findAccount(config: Config, name: string): AccountConfig {
+/** The account named `name`, or an UnknownAccountError naming the configured ones. */
+export function findAccount(config: Config, name: string): AccountConfig {
   const a = config.accounts.find((x) => x.name === name);
   if (!a) {
     throw new UnknownAccountError(`unknown account ${name}: the config has ${namesList(config)}`);

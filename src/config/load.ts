@@ -17,6 +17,7 @@ import {
   keyVariable,
   type VariableLookup,
 } from './interpolate.js';
+import { keyValueProblem } from './key-value.js';
 import { type AccountConfig, AccountSchema, type Config, ConfigFileSchema } from './schema.js';
 
 type ConfigFile = z.output<typeof ConfigFileSchema>;
@@ -129,7 +130,7 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
   const tree = parseYaml(text, source);
   const fromFiles: string[] = [];
   const lookup = envLookup(env, fromFiles);
-  const ctx: AccountContext = { lookup, apiKeys: opts.apiKeys ?? 'required', secrets: [] };
+  const ctx: AccountContext = { lookup, env, apiKeys: opts.apiKeys ?? 'required', secrets: [] };
   const interpolated = interpolateEnv(tree, lookup);
   const issues: ConfigIssue[] = [...interpolated.problems];
   const suppressed = new Set<string>();
@@ -272,6 +273,8 @@ function parseYaml(text: string, source: string): unknown {
 
 interface AccountContext {
   lookup: VariableLookup;
+  /** What `${NAME}` references read: to say which variable a bad key came from. */
+  env: NodeJS.ProcessEnv;
   apiKeys: ApiKeysNeed;
   /** Every key value seen (valid or not), for redaction and the log scrubber. */
   secrets: string[];
@@ -333,7 +336,11 @@ function prepareAccount(
     const file = resolve(dir, a.apiKeyFile);
     a.apiKeyFile = file;
     const read = readKeyFile(file);
-    if (read.ok) {
+    const problem = read.ok ? keyValueProblem(read.key) : undefined;
+    if (read.ok && problem) {
+      issues.push({ path: filePath, message: `the key in ${file} ${problem}` });
+      suppressed.add(keyPath);
+    } else if (read.ok) {
       a.apiKey = read.key;
       ctx.secrets.push(read.key);
     } else if (ctx.apiKeys === 'unused') {
@@ -342,6 +349,12 @@ function prepareAccount(
       issues.push({ path: filePath, message: read.message });
       suppressed.add(keyPath);
     }
+    return;
+  }
+  const problem = typeof a.apiKey === 'string' && a.apiKey !== '' ? keyValueProblem(a.apiKey) : undefined;
+  if (problem) {
+    issues.push({ path: `${keyPath}${keySource(raw, ctx.env)}`, message: `the key ${problem}` });
+    suppressed.add(keyPath);
     return;
   }
   if (ctx.apiKeys !== 'unused') return;
@@ -356,6 +369,14 @@ function prepareAccount(
     interpolated.problems = interpolated.problems.filter((p) => !unreadable(p));
     issues.splice(0, issues.length, ...issues.filter((p) => !unreadable(p as InterpolationProblem)));
   }
+}
+
+/** ` (${NAME})` when the key is read from one variable (` from NAME_FILE` when through its file). */
+function keySource(raw: unknown, env: NodeJS.ProcessEnv): string {
+  const name = keyVariable((raw as { apiKey?: unknown } | null)?.apiKey);
+  if (!name) return '';
+  const viaFile = env[name] === undefined && env[`${name}_FILE`] ? ` from ${name}_FILE` : '';
+  return ` (\${${name}}${viaFile})`;
 }
 
 /** A key file as a secret mount holds it: the key, maybe with a trailing newline. */

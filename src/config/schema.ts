@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isLoopbackHost } from '../util/net.js';
+import { cronProblem, schedulerAcceptsTimeZone } from './cron.js';
 
 // Messages here are what an operator reads when start-up fails, so each says what was expected
 // in plain words. None of them may quote the input: an API key must never reach a log line.
@@ -108,11 +109,12 @@ const brands = z
     }
   });
 
-const cron = z
-  .string({ error: expected('a cron expression such as "0 2 * * *"') })
-  .refine((s) => [5, 6].includes(s.trim().split(/\s+/).length), {
-    error: 'expected a cron expression with 5 or 6 space-separated fields, such as "0 2 * * *"',
-  });
+const cron = z.string({ error: expected('a cron expression such as "0 2 * * *"') }).superRefine((s, ctx) => {
+  const message = [5, 6].includes(s.trim().split(/\s+/).length)
+    ? cronProblem(s)
+    : 'expected a cron expression with 5 or 6 space-separated fields, such as "0 2 * * *"';
+  if (message) ctx.addIssue({ code: 'custom', message });
+});
 
 // Remembered: constructing a DateTimeFormat costs about 0.2 ms, a thousand accounts share a few zones.
 const timeZones = new Map<string, boolean>();
@@ -122,7 +124,7 @@ export function isValidTimeZone(tz: string): boolean {
   if (valid === undefined) {
     try {
       new Intl.DateTimeFormat('en-US', { timeZone: tz });
-      valid = true;
+      valid = schedulerAcceptsTimeZone(tz);
     } catch {
       valid = false;
     }

@@ -31,6 +31,12 @@ export interface WatchConfigOptions {
   pollMs?: number;
   /** false: no fs.watch, the periodic re-read only (tests; mounts where watching fails). Default true. */
   useFsWatch?: boolean;
+  /**
+   * Told when reloading starts or stops failing: the reason (an invalid new config, or applying it
+   * failed), then undefined once a reload succeeds. The worker shows it in `visync status` and
+   * /metrics, since a refused edit otherwise shows only in its log.
+   */
+  onReloadFailure?: (reason: string | undefined) => void | Promise<void>;
 }
 
 export interface ConfigWatcher {
@@ -68,6 +74,7 @@ class ConfigWatch {
   current: LoadedConfig;
   private fingerprint: string;
   private lastError: string | undefined;
+  private failure: string | undefined;
   private closed = false;
   private running: Promise<void> | undefined;
   private again = false;
@@ -128,6 +135,7 @@ class ConfigWatch {
       } while (this.again && !this.closed);
     } catch (err) {
       this.o.logger.warn(`config reload failed: ${errorMessage(err)}`);
+      await this.report(`config reload failed: ${errorMessage(err)}`);
     } finally {
       this.running = undefined;
     }
@@ -138,15 +146,26 @@ class ConfigWatch {
     if (ifChanged && now === this.seen) return;
     this.seen = now;
     const next = this.loadValid();
-    if (!next) return;
+    if (!next) return this.report(`the new config is invalid: ${this.lastError}`);
     // The files of the new config (a new accountsFrom, new key files) are what the next re-read compares.
     this.seen = stamp(this.file, next, this.env);
     const print = JSON.stringify(next.config);
     if (print === this.fingerprint) {
       this.watchFolders(next);
-      return;
+      return this.report(undefined);
     }
     await this.apply(next, print);
+  }
+
+  /** Passes a change of the failure state on; a hook that fails is logged, never thrown. */
+  private async report(failure: string | undefined): Promise<void> {
+    if (failure === this.failure) return;
+    this.failure = failure;
+    try {
+      await this.o.onReloadFailure?.(failure);
+    } catch (err) {
+      this.o.logger.warn(`config reload: could not record the reload's outcome: ${errorMessage(err)}`);
+    }
   }
 
   /** The config as the files say now, or undefined while they say something invalid. */
@@ -180,7 +199,9 @@ class ConfigWatch {
       await this.onChange(next.config, changes);
     } catch (err) {
       this.o.logger.warn(`config reload: applying the new config failed: ${errorMessage(err)}`);
+      return this.report(`applying the new config failed: ${errorMessage(err)}`);
     }
+    await this.report(undefined);
   }
 
   private readonly onEvent = () => {

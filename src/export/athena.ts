@@ -2,6 +2,7 @@
 // read with the OpenX JSON SerDe and partitioned by the layout's dt= and account= folders through
 // partition projection, so new days and runs are queryable without MSCK REPAIR TABLE.
 import type { TableDef } from '../catalogue/index.js';
+import { shortened } from '../util/text.js';
 import { athenaType, partitionFolder, tableFolder } from './column-types.js';
 
 export interface AthenaExportOptions {
@@ -35,14 +36,6 @@ function identifier(name: string): string {
  */
 export const COLUMN_COMMENT_MAX = 255;
 export const TABLE_COMMENT_MAX = 2048;
-
-export function shortened(text: string, max: number): string {
-  const one = text.replace(/\s+/g, ' ').trim();
-  if (one.length <= max) return one;
-  const cut = one.slice(0, max - 3);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).replace(/[\s,;:.]+$/, '')}...`;
-}
 
 /** A Hive DDL string literal: backslash escapes, as Hive's parser reads them. */
 function ddlString(s: string): string {

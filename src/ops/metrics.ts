@@ -12,6 +12,8 @@ export interface MetricsRecorder {
   rowsLoaded(table: string, rows: number): void;
   /** A run reached its terminal status. */
   runFinished(kind: string, status: string, startedAt: string | undefined, finishedAt: Date): void;
+  /** This worker's last config reload failed (it runs the previous config), or succeeded again. */
+  configReloadFailed(failed: boolean): void;
 }
 
 let recorder: MetricsRecorder | undefined;
@@ -26,6 +28,7 @@ export const metrics: MetricsRecorder = {
   rowsLoaded: (table, rows) => recorder?.rowsLoaded(table, rows),
   runFinished: (kind, status, startedAt, finishedAt) =>
     recorder?.runFinished(kind, status, startedAt, finishedAt),
+  configReloadFailed: (failed) => recorder?.configReloadFailed(failed),
 };
 
 type Report = {
@@ -70,6 +73,7 @@ export function recordLazily<T>(load: () => Promise<T>): () => Promise<T> {
     budgetWaited: (...args) => keep(['budgetWaited', args]),
     rowsLoaded: (...args) => keep(['rowsLoaded', args]),
     runFinished: (...args) => keep(['runFinished', args]),
+    configReloadFailed: (...args) => keep(['configReloadFailed', args]),
   };
   // An endpoint started earlier in this process may have installed the registry already.
   recorder ??= buffer;

@@ -67,6 +67,12 @@ const redisUp = new Gauge({
   registers: [registry],
 });
 
+const reloadFailed = new Gauge({
+  name: 'visync_config_reload_failed',
+  help: "1 when this worker's last config reload failed and it runs the previous config (visync status and the log say why), else 0",
+  registers: [registry],
+});
+
 let enabled = false;
 /**
  * Starts counting: the standard process and Node.js metrics (unprefixed names) and the pipeline's
@@ -76,6 +82,7 @@ export function enableMetrics(): void {
   if (enabled) return;
   enabled = true;
   collectDefaultMetrics({ register: registry });
+  reloadFailed.set(0);
   setMetricsRecorder({
     apiRequest(account, endpoint, status) {
       apiRequests.inc({ account, endpoint, status: String(status) });
@@ -92,6 +99,9 @@ export function enableMetrics(): void {
       const started = startedAt ? Date.parse(startedAt) : Number.NaN;
       if (Number.isNaN(started)) return;
       runDuration.observe({ kind, status }, Math.max(0, (finishedAt.getTime() - started) / 1000));
+    },
+    configReloadFailed(failed) {
+      reloadFailed.set(failed ? 1 : 0);
     },
   });
 }

@@ -11,6 +11,7 @@ import type { TableDef } from '../catalogue/types.js';
 import { type CuratedTable, type CurateResult, curateRun } from '../curate/curate-run.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import { metrics } from '../ops/metrics.js';
+import { failedLoadsByReason } from '../runs/failed-loads.js';
 import type { DriftEntry, LoadResult, ManifestFile } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -168,11 +169,14 @@ async function loadTables(
       if (result.status === 'succeeded') metrics.rowsLoaded(result.table, result.rows);
     }
     loads.push(result);
-    const log = result.status === 'succeeded' ? o.logger.info.bind(o.logger) : o.logger.error.bind(o.logger);
-    log(
-      { table: result.table, job_id: result.job_id, rows: result.rows, error: result.error },
-      `load ${result.status}`,
-    );
+    if (result.status === 'succeeded')
+      o.logger.info({ table: result.table, job_id: result.job_id, rows: result.rows }, 'load succeeded');
   }
+  logFailedLoads(o.logger, loads);
   return loads;
+}
+
+/** One record per distinct reason, naming its tables. */
+function logFailedLoads(logger: FinishRunOptions['logger'], loads: readonly LoadResult[]): void {
+  for (const [error, tables] of failedLoadsByReason(loads)) logger.error({ tables, error }, 'load failed');
 }

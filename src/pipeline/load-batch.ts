@@ -76,13 +76,18 @@ export async function loadBatchTables(o: LoadBatchOptions): Promise<Map<string, 
   if (!o.loader.loadBatch) notReady = `${o.loader.describe?.() ?? 'warehouse'} cannot load batches`;
   const dir = await makeTempDir('visync-batch-');
   try {
+    // A warehouse that is not ready fails every table alike: said once for them all.
+    if (notReady && todo.length)
+      o.logger.error({ tables: todo, runs: o.runs.length, error: notReady }, 'batch load failed');
     for (const table of todo) {
       const members = o.runs.filter((r) => r.tables.includes(table));
-      const load = notReady
-        ? failedForAll(members, notReady)
-        : await loadTable(o, table, members, join(dir, `${table}.ndjson.gz`));
+      if (notReady) {
+        loads.set(table, failedForAll(members, notReady));
+        continue;
+      }
+      const load = await loadTable(o, table, members, join(dir, `${table}.ndjson.gz`));
       loads.set(table, load);
-      if (!notReady) await o.onLoaded?.(table, load);
+      await o.onLoaded?.(table, load);
       if (load.status === 'succeeded') metrics.rowsLoaded(table, load.rows);
       const log = load.status === 'succeeded' ? o.logger.info.bind(o.logger) : o.logger.error.bind(o.logger);
       log(

@@ -84,8 +84,12 @@ export function privateRedisForFile(): { readonly server: PrivateRedis; readonly
   return r;
 }
 
-export async function worker(config: Config, concurrency = 4): Promise<WorkerHandle> {
-  const h = await startWorker({ config, logger: memoryLogger('warn').logger, concurrency });
+export async function worker(
+  config: Config,
+  concurrency = 4,
+  logger = memoryLogger('warn').logger,
+): Promise<WorkerHandle> {
+  const h = await startWorker({ config, logger, concurrency });
   handles.push(h);
   return h;
 }

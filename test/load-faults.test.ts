@@ -10,6 +10,7 @@ import { createRunLoader } from '../src/pipeline/run-loader.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore, PutOptions } from '../src/sinks/object-store.js';
+import { S3ObjectStore } from '../src/sinks/s3-store.js';
 import { HttpError } from './fakes/bigquery-server.js';
 import {
   configFile,
@@ -175,7 +176,7 @@ describe('run --once: load-stage faults end in a manifest', () => {
 });
 
 describe('run --once: the object store (S3) down', () => {
-  it('the summary names no manifest that was not written; the "run not recorded" line names where it belongs', async () => {
+  it('the run does not start: the summary names no manifest, the one line names the lease it could not write', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
     const closed = `http://127.0.0.1:${await freePort()}`;
     const c = await visyncCli(
@@ -187,17 +188,36 @@ describe('run --once: the object store (S3) down', () => {
       ['run', '--log-format', 'json', '--log-level', 'warn'],
     );
     expect(c.code).toBe(1);
-    // The summary does not name a manifest that was never written; the problem line names where it should be.
+    // The summary does not name a manifest that was never written.
     expect(c.out).toEqual([expect.stringMatching(/^acme: failed \| run \S+ \| .* \| manifest not written$/)]);
     const runId = /\| run (\S+) \|/.exec(c.out[0]!)![1]!;
+    // The run's lease is its first write: a store that cannot take it stops the run before any API call.
     expect(c.err).toEqual([
-      expect.stringMatching(
-        /^visync: acme: run not recorded: .*s3:\/\/lake\/vis\/runs\/account=acme\/run=\S+\/manifest\.json/,
-      ),
+      `visync: acme: run not started: its lease could not be taken: s3://lake/vis/runs/account=acme/run=${runId}/lease.json: ${c.err[0]!.split('lease.json: ')[1]}`,
     ]);
-    expect(c.err[0]).toContain(`run=${runId}/manifest.json`);
+    expect(s.log).toHaveLength(0);
     // The account is named once per line, at its start.
     for (const line of [...c.out, ...c.err]) expect(line.match(/(^|\s)acme: /g)).toHaveLength(1);
+  });
+
+  it('the log says the store could not be searched for an interrupted run, not that one could not be completed', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const config = configFor(s, tempDir(), {
+      sinks: {
+        s3: { bucket: 'lake', prefix: 'vis/', endpoint: closed, forcePathStyle: true, maxAttempts: 1 },
+      },
+    });
+    const store = new S3ObjectStore(config.sinks.s3!);
+    const log = memoryLogger('warn');
+    const r = await runInline({ config, store, logger: log.logger });
+    await store.close();
+    expect(r.status).toBe('failed');
+    expect(r.completed).toEqual([]);
+    const text = log.lines.join('');
+    // There was no interrupted run: nothing may say one could not be completed.
+    expect(text).not.toContain('could not complete the interrupted run');
+    expect(text).toContain('could not look for an interrupted run');
   });
 });
 

@@ -137,12 +137,16 @@ async function accountOptions(o: InlineRunOptions, account: AccountConfig): Prom
 /** A crashed earlier run of the account, completed from its raw landing (its failure is logged, not fatal). */
 async function completeInterrupted(o: AccountRunOptions, account: string): Promise<Manifest | undefined> {
   const log = o.logger.child({ account });
+  let run: Awaited<ReturnType<typeof lastInterruptedRun>>;
   try {
-    const run = await lastInterruptedRun(o.store, account, {
-      signal: o.leaseSignal,
-      ttlMs: leaseTtlMs(o),
-    });
-    if (!run) return undefined;
+    run = await lastInterruptedRun(o.store, account, { signal: o.leaseSignal, ttlMs: leaseTtlMs(o) });
+  } catch (err) {
+    // Not a run that failed to complete: the store did not answer. The new run then says why it stopped.
+    log.warn({ err: errorMessage(err) }, 'could not look for an interrupted run; the next run looks again');
+    return undefined;
+  }
+  if (!run) return undefined;
+  try {
     // The completing process becomes the run's owner: a second one completing it at once backs off.
     const lease = await takeRunLease({
       store: o.store,
@@ -184,7 +188,10 @@ async function completeInterrupted(o: AccountRunOptions, account: string): Promi
     await record(log, 'end', () => o.recorder?.finished(manifest));
     return manifest;
   } catch (err) {
-    log.error({ err: errorMessage(err) }, 'could not complete the interrupted run; `visync replay` can');
+    log.error(
+      { err: errorMessage(err), run_id: run.runId },
+      `could not complete the interrupted run; \`visync replay --run ${run.runId}\` can`,
+    );
     return undefined;
   }
 }

@@ -146,7 +146,9 @@ describe('a run --once still working is not taken for a crashed one', () => {
     writeFileSync(leasePath, JSON.stringify(elsewhere(-1000)));
     const after = await runVisync(args, env);
     expect(after.code, after.stderr).toBe(0);
-    expect(after.stdout).toMatch(new RegExp(`^acme: completed interrupted run ${run.runId}: acme: failed`));
+    expect(after.stdout).toMatch(
+      new RegExp(`^acme: completed interrupted run: failed \\| run ${run.runId} \\|`),
+    );
     const m = (await readManifest(store, 'acme', run.runId))!;
     expect(m.started_at).toBe(plan.started_at);
     expect(m.window).toEqual(plan.window);
@@ -231,7 +233,7 @@ describe('completing an interrupted run', () => {
       const ledger = new RunLedger(redis, prefix);
       expect((await ledger.get(runId))?.status).toBe('running');
       const next = await runVisync(args, env);
-      expect(next.stdout).toMatch(new RegExp(`completed interrupted run ${runId}`));
+      expect(next.stdout).toMatch(new RegExp(`completed interrupted run: \\w+ \\| run ${runId} \\|`));
       const entry = (await ledger.get(runId))!;
       expect(entry.status).toBe('failed');
       expect(entry.finished_at).toBeDefined();

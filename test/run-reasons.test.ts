@@ -45,6 +45,7 @@ describe('reasons of failed and partial runs', () => {
       account: 'acme',
       workspaces: [],
       loads: [failed('brands', long), failed('prompts', 'quota exceeded'), failed('accounts', long)],
+      drift: [],
     } as unknown as Manifest);
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(

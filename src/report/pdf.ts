@@ -1,0 +1,132 @@
+// A report's PDF: its self-contained HTML printed by Chromium (Debian's `chromium`, driven by
+// playwright-core). One browser serves a whole `visync report` run, a page per report; the page has
+// JavaScript off and every network request refused, so the PDF shows exactly what the HTML holds.
+// docs/reports-pdf.md says what is and is not deterministic about the bytes.
+import { existsSync } from 'node:fs';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { reasonOf } from '../ops/doctor/check.js';
+
+export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+
+export type PageSize = 'A4' | 'Letter';
+
+export interface PdfOptions {
+  pageSize: PageSize;
+  /** A line printed at the foot of every page, left of "Page N of M" (escaped here). */
+  footerText?: string;
+  /** Called with each request the page tried to make (all are refused). */
+  onBlockedRequest?: (url: string) => void;
+}
+
+/** Chromium could not be started: `message` is the one line an operator reads. */
+export class ChromiumLaunchError extends Error {
+  override name = 'ChromiumLaunchError';
+}
+
+/** The line for a missing or unusable browser (doctor prints it as the fix too). */
+export function chromiumMissing(path: string): string {
+  return `Chromium not found at ${path}: apt-get install -y chromium, or set reports.chromiumPath`;
+}
+
+// Margins leave room for the footer Chromium draws in the bottom margin.
+const MARGIN = { top: '16mm', bottom: '18mm', left: '14mm', right: '14mm' };
+
+const FOOTER_STYLE =
+  'width:100%;margin:0 14mm;font:8px sans-serif;color:#555;display:flex;justify-content:space-between';
+
+/** Chromium fills `pageNumber` and `totalPages` spans; the rest is ours and must be escaped. */
+export function footerTemplate(footerText = ''): string {
+  return `<div style="${FOOTER_STYLE}"><span>${escapeText(footerText)}</span><span>Page <span class="pageNumber"></span> of <span class="totalPages"></span></span></div>`;
+}
+
+function escapeText(s: string): string {
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
+}
+
+/** One Chromium for many reports. Close it when done (also after a failure). */
+export class PdfSession {
+  private constructor(
+    private readonly browser: Browser,
+    private readonly context: BrowserContext,
+    /** The browser's version, e.g. `156.0.7520.0`. */
+    readonly version: string,
+  ) {}
+
+  static async open(chromiumPath: string = DEFAULT_CHROMIUM_PATH): Promise<PdfSession> {
+    if (!existsSync(chromiumPath)) throw new ChromiumLaunchError(chromiumMissing(chromiumPath));
+    // Imported here so commands that make no PDF never load playwright-core.
+    const { chromium } = await import('playwright-core');
+    let browser: Browser;
+    try {
+      browser = await chromium.launch({
+        executablePath: chromiumPath,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+      });
+    } catch (err) {
+      throw new ChromiumLaunchError(
+        `Chromium at ${chromiumPath} did not start (${reasonOf(err)}): apt-get install -y chromium, or set reports.chromiumPath`,
+      );
+    }
+    try {
+      const context = await browser.newContext({ javaScriptEnabled: false, serviceWorkers: 'block' });
+      return new PdfSession(browser, context, browser.version());
+    } catch (err) {
+      await browser.close();
+      throw err;
+    }
+  }
+
+  async render(html: string, o: PdfOptions): Promise<Buffer> {
+    const page = await this.context.newPage();
+    try {
+      // data: URIs (the embedded logo) are not requests; anything else would leave the file.
+      await page.route('**/*', (route) => {
+        o.onBlockedRequest?.(route.request().url());
+        return route.abort('blockedbyclient');
+      });
+      await page.setContent(html, { waitUntil: 'load' });
+      return await page.pdf({
+        format: o.pageSize,
+        printBackground: true,
+        displayHeaderFooter: true,
+        // An empty header: Chromium's default prints the date and the title.
+        headerTemplate: '<span></span>',
+        footerTemplate: footerTemplate(o.footerText),
+        margin: MARGIN,
+        tagged: true,
+        outline: true,
+      });
+    } finally {
+      await page.close();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.browser.close();
+  }
+}
+
+/** One PDF with a browser of its own; for many, open a PdfSession. */
+export async function renderPdf(html: string, o: PdfOptions & { chromiumPath?: string }): Promise<Buffer> {
+  const session = await PdfSession.open(o.chromiumPath);
+  try {
+    return await session.render(html, o);
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * The PDF with its creation and modification dates replaced by a fixed one of the same length, so
+ * two renders of the same HTML compare equal (nothing else in Chromium's output varies).
+ */
+export function withoutPdfDates(pdf: Buffer): Buffer {
+  const text = pdf.toString('latin1');
+  const fixed = text.replace(/\/(CreationDate|ModDate) ?\(D:[^)]*\)/g, (m) =>
+    m.replace(/\(D:[^)]*\)/, (d) => `(D:${'0'.repeat(d.length - 4)})`),
+  );
+  return Buffer.from(fixed, 'latin1');
+}

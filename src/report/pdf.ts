@@ -18,14 +18,18 @@ export interface PdfOptions {
   onBlockedRequest?: (url: string) => void;
 }
 
+/** What to do when Chromium is missing or does not start (doctor prints it as the fix too). */
+export const CHROMIUM_FIX = 'apt-get install -y chromium, or set reports.chromiumPath';
+
 /** Chromium could not be started: `message` is the one line an operator reads. */
 export class ChromiumLaunchError extends Error {
   override name = 'ChromiumLaunchError';
-}
-
-/** The line for a missing or unusable browser (doctor prints it as the fix too). */
-export function chromiumMissing(path: string): string {
-  return `Chromium not found at ${path}: apt-get install -y chromium, or set reports.chromiumPath`;
+  /** What went wrong, without the fix: `Chromium not found at /usr/bin/chromium`. */
+  readonly detail: string;
+  constructor(detail: string) {
+    super(`${detail}: ${CHROMIUM_FIX}`);
+    this.detail = detail;
+  }
 }
 
 // Margins leave room for the footer Chromium draws in the bottom margin.
@@ -56,7 +60,7 @@ export class PdfSession {
   ) {}
 
   static async open(chromiumPath: string = DEFAULT_CHROMIUM_PATH): Promise<PdfSession> {
-    if (!existsSync(chromiumPath)) throw new ChromiumLaunchError(chromiumMissing(chromiumPath));
+    if (!existsSync(chromiumPath)) throw new ChromiumLaunchError(`Chromium not found at ${chromiumPath}`);
     // Imported here so commands that make no PDF never load playwright-core.
     const { chromium } = await import('playwright-core');
     let browser: Browser;
@@ -66,9 +70,7 @@ export class PdfSession {
         args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
       });
     } catch (err) {
-      throw new ChromiumLaunchError(
-        `Chromium at ${chromiumPath} did not start (${reasonOf(err)}): apt-get install -y chromium, or set reports.chromiumPath`,
-      );
+      throw new ChromiumLaunchError(`Chromium at ${chromiumPath} did not start (${reasonOf(err)})`);
     }
     try {
       const context = await browser.newContext({ javaScriptEnabled: false, serviceWorkers: 'block' });

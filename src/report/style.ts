@@ -68,13 +68,22 @@ function overlay(base: ReportSettings, level: Level | undefined): ReportSettings
   return { ...base, ...set, colors: { ...base.colors, ...colors } } as ReportSettings;
 }
 
-/** The merged, defaulted settings of one workspace's report. */
+/** The merged, defaulted settings of one workspace's report (without a workspace: the account's). */
 export function reportSettingsFor(
   config: Config,
   account: AccountConfig,
-  workspaceId: string,
+  workspaceId?: string,
 ): ReportSettings {
   const top = overlay(defaultReportSettings(), config.reports);
   const own = overlay(top, account.reports);
-  return overlay(own, account.reports?.workspaces?.[workspaceId]);
+  return workspaceId === undefined ? own : overlay(own, account.reports?.workspaces?.[workspaceId]);
+}
+
+/** Whether any of these accounts (or any of their workspaces) has PDF reports. */
+export function pdfReportsConfigured(config: Config, accounts: readonly AccountConfig[]): boolean {
+  return accounts.some((a) =>
+    [undefined, ...Object.keys(a.reports?.workspaces ?? {})].some((ws) =>
+      reportSettingsFor(config, a, ws).formats.includes('pdf'),
+    ),
+  );
 }

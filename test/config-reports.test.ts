@@ -1,7 +1,7 @@
 // The `reports` block (white label, schedule, delivery): validated at load with the dotted key of
 // each bad value, the logo read from a local file and embedded, and the levels merged by
 // reportSettingsFor (top level <- account <- workspace).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config/load.js';
@@ -276,5 +276,33 @@ reports:
     const s = reportSettingsFor(c, c.accounts[0]!, 'ws1');
     expect(s.logo).toBe(`data:image/svg+xml;base64,${Buffer.from(SVG).toString('base64')}`);
     expect(s.footer).toBe('Acme footer');
+  });
+});
+
+describe('config/visync.example.yaml', () => {
+  it('its commented reports blocks, uncommented, are valid as written', () => {
+    const lines = readFileSync(new URL('../config/visync.example.yaml', import.meta.url), 'utf8').split('\n');
+    const top = lines.indexOf('# reports:');
+    const acc = lines.indexOf('    # reports:');
+    expect(top).toBeGreaterThan(0);
+    expect(acc).toBeGreaterThan(0);
+    const end = lines.findIndex((l, i) => i > acc && !l.startsWith('    #   '));
+    const account = lines.slice(acc, end).map((l) => l.replace(/^ {4}# /, '    '));
+    const reports = lines
+      .slice(top)
+      .filter((l) => !/^#\s+#/.test(l))
+      .map((l) => l.replace(/^# ?/, ''));
+    const text = [...lines.slice(0, acc), ...account, ...lines.slice(end, top), ...reports].join('\n');
+    const c = load(text, { 'branding/logo.png': PNG });
+    const s = reportSettingsFor(c, c.accounts[0]!, 'ws_456');
+    expect(s).toMatchObject({
+      agency: 'Northwind Agency',
+      logo: expect.stringMatching(/^data:image\/png;base64,/),
+      clientName: 'Acme Europe',
+      locale: 'de-DE',
+      recipients: ['cmo@acme.example'],
+      schedule: { period: 'monthly', day: 1 },
+      smtp: { passwordEnv: 'SMTP_PASSWORD' },
+    });
   });
 });

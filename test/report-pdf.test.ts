@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChromiumLaunchError, PdfSession, renderPdf, withoutPdfDates } from '../src/report/pdf.js';
+import { ChromiumLaunchError, PdfError, PdfSession, renderPdf, withoutPdfDates } from '../src/report/pdf.js';
 import { tempDir } from './helpers/harness.js';
 
 const SAMPLE = readFileSync(new URL('./fixtures/report/pdf-sample.html', import.meta.url), 'utf8');
@@ -129,6 +129,27 @@ describe('report PDF', () => {
     }
   });
 
+  it('reports asked for at once each get their own PDF, and a report that fails leaves the next one whole', async () => {
+    const page = (name: string) =>
+      `<!doctype html><html><head><title>${name}</title></head><body><h1>Client ${name}</h1><p>${name} only</p></body></html>`;
+    const names = ['Alpha', 'Bravo', 'Charlie'];
+    const pdfs = await Promise.all(names.map((n) => session.render(page(n), { pageSize: 'A4' })));
+    pdfs.forEach((pdf, i) => {
+      const text = poppler('pdftotext', ['-layout'], pdf);
+      expect(text.match(/Client \w+/g)).toEqual([`Client ${names[i]}`]);
+    });
+
+    // A deadline too short for any page: one line, and the session prints the next report.
+    const late = session.render(page('Delta'), { pageSize: 'A4', timeoutMs: 1 });
+    await expect(late).rejects.toThrow(PdfError);
+    await expect(late).rejects.toThrow(
+      /^(Chromium did not print the PDF within 0\.001 s|could not print the PDF: .+)$/,
+    );
+    const after = poppler('pdftotext', ['-layout'], await session.render(page('Echo'), { pageSize: 'A4' }));
+    expect(after).toContain('Client Echo');
+    expect(after).not.toContain('Delta');
+  });
+
   it('says in one line what to install when Chromium is not there or does not start', async () => {
     const missing = renderPdf(SAMPLE, { pageSize: 'A4', chromiumPath: '/nonexistent/chromium' });
     await expect(missing).rejects.toThrow(ChromiumLaunchError);
@@ -141,5 +162,11 @@ describe('report PDF', () => {
     await expect(notBrowser).rejects.toThrow(
       /^Chromium at \/bin\/false did not start \(.+\): apt-get install -y chromium, or set reports\.chromiumPath$/,
     );
+    // A browser that went away under a session: one line, no stack of protocol messages.
+    const gone = await PdfSession.open();
+    await gone.close();
+    const printed = gone.render(SAMPLE, { pageSize: 'A4' });
+    await expect(printed).rejects.toThrow(PdfError);
+    await expect(printed).rejects.toThrow(/^could not print the PDF: [^\n]+$/);
   });
 });

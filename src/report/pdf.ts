@@ -3,7 +3,7 @@
 // JavaScript off and every network request refused, so the PDF shows exactly what the HTML holds.
 // docs/reports-pdf.md says what is and is not deterministic about the bytes.
 import { existsSync } from 'node:fs';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { reasonOf } from '../ops/doctor/check.js';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
@@ -16,6 +16,8 @@ export interface PdfOptions {
   footerText?: string;
   /** Called with each request the page tried to make (all are refused). */
   onBlockedRequest?: (url: string) => void;
+  /** The most one PDF may take (default 60 s); then PdfError, and the session goes on. */
+  timeoutMs?: number;
 }
 
 /** What to do when Chromium is missing or does not start (doctor prints it as the fix too). */
@@ -50,8 +52,25 @@ function escapeText(s: string): string {
   );
 }
 
-/** One Chromium for many reports. Close it when done (also after a failure). */
+/** A report's PDF could not be printed: `message` is one line. */
+export class PdfError extends Error {
+  override name = 'PdfError';
+}
+
+export const DEFAULT_PDF_TIMEOUT_MS = 60_000;
+/** A browser start takes 1-2 s here, several times that on a busy machine; never minutes. */
+export const CHROMIUM_START_TIMEOUT_MS = 30_000;
+
+/**
+ * One Chromium for many reports, printed one at a time, each on a page of its own. A page is not
+ * reused, though printing on a warm page is about three times faster: Chromium numbers the tagged
+ * PDF's structure elements with the page's DOM node ids, which keep counting from one document to
+ * the next, so a reused page would give the same report different bytes depending on what it printed
+ * before. Close the session when done (also after a failure).
+ */
 export class PdfSession {
+  private queue: Promise<unknown> = Promise.resolve();
+
   private constructor(
     private readonly browser: Browser,
     private readonly context: BrowserContext,
@@ -68,6 +87,7 @@ export class PdfSession {
       browser = await chromium.launch({
         executablePath: chromiumPath,
         args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+        timeout: CHROMIUM_START_TIMEOUT_MS,
       });
     } catch (err) {
       throw new ChromiumLaunchError(`Chromium at ${chromiumPath} did not start (${reasonOf(err)})`);
@@ -81,16 +101,32 @@ export class PdfSession {
     }
   }
 
-  async render(html: string, o: PdfOptions): Promise<Buffer> {
-    const page = await this.context.newPage();
-    try {
+  /** Prints one report. Calls made at once are printed one after the other (memory stays flat). */
+  render(html: string, o: PdfOptions): Promise<Buffer> {
+    const next = this.queue.then(() => this.print(html, o));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async print(html: string, o: PdfOptions): Promise<Buffer> {
+    const timeoutMs = o.timeoutMs ?? DEFAULT_PDF_TIMEOUT_MS;
+    let page: Page | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new PdfError(`Chromium did not print the PDF within ${timeoutMs / 1000} s`)),
+        timeoutMs,
+      );
+    });
+    const printing = (async () => {
+      page = await this.context.newPage();
       // data: URIs (the embedded logo) are not requests; anything else would leave the file.
       await page.route('**/*', (route) => {
         o.onBlockedRequest?.(route.request().url());
         return route.abort('blockedbyclient');
       });
-      await page.setContent(html, { waitUntil: 'load' });
-      return await page.pdf({
+      await page.setContent(html, { waitUntil: 'load', timeout: timeoutMs });
+      return page.pdf({
         format: o.pageSize,
         printBackground: true,
         displayHeaderFooter: true,
@@ -101,8 +137,19 @@ export class PdfSession {
         tagged: true,
         outline: true,
       });
+    })();
+    try {
+      return await Promise.race([printing, expired]);
+    } catch (err) {
+      if (err instanceof PdfError) throw err;
+      throw new PdfError(`could not print the PDF: ${reasonOf(err)}`);
     } finally {
-      await page.close();
+      clearTimeout(timer);
+      // Closing also ends a print still under way after the deadline; a page opened after it is
+      // closed as soon as it exists.
+      const close = () => (page as Page | undefined)?.close().catch(() => undefined);
+      if (page) await close();
+      else void printing.catch(() => undefined).finally(close);
     }
   }
 

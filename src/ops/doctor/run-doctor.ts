@@ -6,7 +6,7 @@ import { maxPauseMs } from '../../api/pause-cap.js';
 import { MemoryRateBudget } from '../../api/rate-budget.js';
 import { accountSettings, namesList, storeKey, warehouseKey } from '../../config/account-settings.js';
 import type { AccountConfig, Config, SinksConfig } from '../../config/schema.js';
-import { CHROMIUM_FIX } from '../../report/pdf.js';
+import { CHROMIUM_FIX, CHROMIUM_START_TIMEOUT_MS } from '../../report/pdf.js';
 import { pdfReportsConfigured, reportSettingsFor } from '../../report/style.js';
 import { createObjectStore } from '../../sinks/create-store.js';
 import { checkAccount } from './account-check.js';
@@ -103,7 +103,8 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
       bq && bqConfig ? guarded(JOBS_CHECK, timeoutMs, bqFix, () => checkJobs(bq, bqConfig)) : [],
       // chromiumPath is set only at the top level: one browser serves every account.
       pdfReportsConfigured(config, selected)
-        ? guarded(CHROMIUM_CHECK, timeoutMs, CHROMIUM_FIX, () =>
+        ? // Starting a browser is not a service answering: it gets the time a start may take.
+          guarded(CHROMIUM_CHECK, Math.max(timeoutMs, CHROMIUM_START_TIMEOUT_MS), CHROMIUM_FIX, () =>
             checkChromium(reportSettingsFor(config, selected[0]!).chromiumPath),
           )
         : [],

@@ -215,6 +215,16 @@ describe('reports config', () => {
     expect(messageAt(list, 'reports.sections')).toBe('report sections must be unique');
     expect(messageAt(list, 'reports.formats')).toBe('report formats must be unique');
     expect(messageAt(list, 'accounts.0.reports.smtp.passwordEnv')).toMatch(/^required with user/);
+    // A mistyped password key is never pointed at the refused password.
+    const typo = issues(
+      config('reports:\n  smtp: { host: smtp.example.com, passwrd: x }\n  schedule: { period: monthly }\n'),
+    );
+    expect(messageAt(typo, 'reports.smtp.passwrd')).toBe(
+      'unknown key (expected one of: host, port, secure, user, passwordEnv)',
+    );
+    expect(messageAt(typo, 'reports.schedule.day')).toBe(
+      'required: expected a day of the month from 1 to 28 (monthly) or a weekday such as monday (weekly)',
+    );
     // Checked once the account's own values are valid.
     const unknownWorkspace = issues(
       config('', '    reports:\n      workspaces:\n        ws9: { footer: x }\n', '    brands: [ws1, ws2]\n'),

@@ -578,7 +578,11 @@ function knownKeysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): str
   const keys = new Set<string>();
   for (const s of candidates.flatMap(unwrap)) {
     const def = s._zod.def as { type: string; shape?: Record<string, unknown> };
-    if (def.type === 'object' && def.shape) for (const k of Object.keys(def.shape)) keys.add(k);
+    if (def.type === 'object' && def.shape) {
+      // A key that only exists to refuse a value (smtp.password) is never a suggestion.
+      for (const [k, v] of Object.entries(def.shape))
+        if (!unwrap(v as z.core.$ZodType).every((u) => u._zod.def.type === 'never')) keys.add(k);
+    }
   }
   return [...keys];
 }

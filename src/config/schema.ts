@@ -238,7 +238,7 @@ const envName = z
     error: 'expected the name of an environment variable, such as SMTP_PASSWORD (not the password)',
   });
 
-const DAY_MESSAGE = 'expected a day of the month from 1 to 28 (monthly) or a weekday such as monday (weekly)';
+const DAY_MESSAGE = 'a day of the month from 1 to 28 (monthly) or a weekday such as monday (weekly)';
 
 export const ReportScheduleSchema = z
   .strictObject(

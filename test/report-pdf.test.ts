@@ -89,9 +89,16 @@ describe('report PDF', () => {
     expect(readFileSync(`${png}.png`).subarray(1, 4).toString()).toBe('PNG');
   });
 
-  it('takes the page size it is given (Letter)', async () => {
-    const pdf = await session.render(SAMPLE, { pageSize: 'Letter' });
+  it('takes the page size it is given (Letter); a 200-character footer wraps and the page numbers stay', async () => {
+    const footer =
+      `Prepared by Northwind \u0645\u0631\u062d\u0628\u0627 ${'Lorem ipsum dolor sit amet '.repeat(7)}END`.slice(
+        -200,
+      );
+    expect(footer).toHaveLength(200);
+    const pdf = await session.render(SAMPLE, { pageSize: 'Letter', footerText: footer });
     expect(info(pdf)['Page size']).toMatch(/^612 x 792 pts \(letter\)$/);
+    const text = poppler('pdftotext', ['-layout'], pdf);
+    for (const n of [1, 2, 3]) expect(text).toMatch(new RegExp(`END +Page ${n} of 3`));
   });
 
   it('prints the same bytes for the same HTML once the creation dates are set aside, in one browser or two', async () => {

@@ -37,12 +37,15 @@ export class ChromiumLaunchError extends Error {
 // Margins leave room for the footer Chromium draws in the bottom margin.
 const MARGIN = { top: '16mm', bottom: '18mm', left: '14mm', right: '14mm' };
 
+// A 200-character footer wraps onto a second line rather than pushing "Page N of M" off the page;
+// right-to-left text keeps its own direction.
 const FOOTER_STYLE =
-  'width:100%;margin:0 14mm;font:8px sans-serif;color:#555;display:flex;justify-content:space-between';
+  'width:100%;margin:0 14mm;font:8px sans-serif;color:#555;display:flex;justify-content:space-between;align-items:flex-end;gap:4mm';
+const FOOTER_TEXT_STYLE = 'flex:1;overflow-wrap:anywhere;unicode-bidi:plaintext';
 
 /** Chromium fills `pageNumber` and `totalPages` spans; the rest is ours and must be escaped. */
 export function footerTemplate(footerText = ''): string {
-  return `<div style="${FOOTER_STYLE}"><span>${escapeText(footerText)}</span><span>Page <span class="pageNumber"></span> of <span class="totalPages"></span></span></div>`;
+  return `<div style="${FOOTER_STYLE}"><span style="${FOOTER_TEXT_STYLE}">${escapeText(footerText)}</span><span style="white-space:nowrap">Page <span class="pageNumber"></span> of <span class="totalPages"></span></span></div>`;
 }
 
 function escapeText(s: string): string {

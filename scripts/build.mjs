@@ -18,6 +18,8 @@ const EXTERNAL = [
   'pino',
   'pino-pretty',
   'thread-stream',
+  // Starts its driver and reads its own files by path.
+  'playwright-core',
 ];
 
 rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });

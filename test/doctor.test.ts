@@ -105,6 +105,27 @@ describe('visync doctor', () => {
     for (const x of checks) expect(Object.keys(x).sort()).toEqual(['check', 'detail', 'status']);
   });
 
+  it('PDF reports configured: the configured Chromium starts (PASS with its version), or FAIL with the line to install it, exit 1', async () => {
+    // PDF for one workspace only is enough to need the browser.
+    const { path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
+      accounts: { acme: { reports: { workspaces: { ws_1: { formats: ['html', 'pdf'] } } } } },
+    }));
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(0);
+    expect(line(c.out, 'chromium')).toMatch(
+      /^PASS chromium: Chromium \d+\.\d+\.\d+\.\d+ at \/usr\/bin\/chromium starts \(PDF reports\)$/,
+    );
+
+    const missing = await setup([{ name: 'acme', workspaces: 1 }], () => ({
+      top: { reports: { formats: ['pdf'], chromiumPath: '/nonexistent/chromium' } },
+    }));
+    const m = await visyncCli(missing.path, ['doctor']);
+    expect(m.code).toBe(1);
+    expect(line(m.out, 'chromium')).toBe(
+      'FAIL chromium: Chromium not found at /nonexistent/chromium -> apt-get install -y chromium, or set reports.chromiumPath',
+    );
+  });
+
   it('a revoked key: FAIL naming the environment variable to set, exit 1, the key nowhere in the output', async () => {
     const { s, path } = await setup([
       { name: 'acme', workspaces: 1 },

@@ -18,6 +18,7 @@ import {
   type VariableLookup,
 } from './interpolate.js';
 import { keyValueProblem } from './key-value.js';
+import { LogoReader } from './report-logo.js';
 import { type AccountConfig, AccountSchema, type Config, ConfigFileSchema } from './schema.js';
 
 type ConfigFile = z.output<typeof ConfigFileSchema>;
@@ -130,7 +131,13 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
   const tree = parseYaml(text, source);
   const fromFiles: string[] = [];
   const lookup = envLookup(env, fromFiles);
-  const ctx: AccountContext = { lookup, env, apiKeys: opts.apiKeys ?? 'required', secrets: [] };
+  const ctx: AccountContext = {
+    lookup,
+    env,
+    apiKeys: opts.apiKeys ?? 'required',
+    secrets: [],
+    logos: new LogoReader(),
+  };
   const interpolated = interpolateEnv(tree, lookup);
   const issues: ConfigIssue[] = [...interpolated.problems];
   const suppressed = new Set<string>();
@@ -148,8 +155,10 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
 
   const accounts: { account: AccountConfig; origin: AccountOrigin; raw: unknown }[] = [];
   if (parsed.success) {
+    ctx.logos.embed(parsed.data.reports, baseDir, 'reports.logo', issues);
     (parsed.data.accounts ?? []).forEach((account, i) => {
       const raw = (rawAccounts as unknown[])[i];
+      embedAccountLogos(account, baseDir, `accounts.${i}.`, issues, ctx.logos);
       accounts.push({ account, raw, origin: origin(`accounts.${i}`, raw, account) });
     });
   }
@@ -278,6 +287,22 @@ interface AccountContext {
   apiKeys: ApiKeysNeed;
   /** Every key value seen (valid or not), for redaction and the log scrubber. */
   secrets: string[];
+  logos: LogoReader;
+}
+
+/** The account's report logos (its own and its workspaces'), as data: URIs; `prefix` as in prepareAccount. */
+function embedAccountLogos(
+  account: AccountConfig,
+  dir: string,
+  prefix: string,
+  issues: ConfigIssue[],
+  logos: LogoReader,
+): void {
+  const reports = account.reports;
+  if (!reports) return;
+  logos.embed(reports, dir, `${prefix}reports.logo`, issues);
+  for (const [id, ws] of Object.entries(reports.workspaces ?? {}))
+    logos.embed(ws, dir, `${prefix}reports.workspaces.${id}.logo`, issues);
 }
 
 /** `accounts.0.apiKey` for an account in the config file, `accountsFrom: a.yaml: apiKey` for one outside. */
@@ -404,6 +429,7 @@ function parseExternalAccount(
   const parsed = AccountSchema.safeParse(interpolated.value, { error: fallbackMessage });
   if (!parsed.success)
     issues.push(...describeIssues(parsed.error.issues, AccountSchema, interpolated, suppressed));
+  else embedAccountLogos(parsed.data, raw.dir, '', issues, ctx.logos);
   return {
     ...(parsed.success && issues.length === 0 ? { account: parsed.data } : {}),
     issues: issues.map((i) => ({ path: pathIn(raw.where, i.path), message: i.message })),
@@ -552,7 +578,11 @@ function knownKeysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): str
   const keys = new Set<string>();
   for (const s of candidates.flatMap(unwrap)) {
     const def = s._zod.def as { type: string; shape?: Record<string, unknown> };
-    if (def.type === 'object' && def.shape) for (const k of Object.keys(def.shape)) keys.add(k);
+    if (def.type === 'object' && def.shape) {
+      // A key that only exists to refuse a value (smtp.password) is never a suggestion.
+      for (const [k, v] of Object.entries(def.shape))
+        if (!unwrap(v as z.core.$ZodType).every((u) => u._zod.def.type === 'never')) keys.add(k);
+    }
   }
   return [...keys];
 }
@@ -589,12 +619,14 @@ function child(s: z.core.$ZodType, segment: PropertyKey): z.core.$ZodType[] {
     type: string;
     shape?: Record<string, z.core.$ZodType>;
     element?: z.core.$ZodType;
+    valueType?: z.core.$ZodType;
   };
   if (def.type === 'object' && def.shape && typeof segment === 'string') {
     const c = def.shape[segment];
     return c ? [c] : [];
   }
   if (def.type === 'array' && def.element && typeof segment === 'number') return [def.element];
+  if (def.type === 'record' && def.valueType) return [def.valueType];
   return [];
 }
 

@@ -144,6 +144,225 @@ const timeZone = z
     }
   });
 
+// ---- reports (docs/reports-pdf.md, "White label"): what `visync report` and the workers' delivery read.
+
+export const REPORT_SECTIONS = [
+  'cover',
+  'kpis',
+  'trend',
+  'engines',
+  'buyer-intent',
+  'recommendations',
+  'reputation',
+  'changes',
+] as const;
+export const REPORT_FORMATS = ['html', 'json', 'pdf'] as const;
+export const PAGE_SIZES = ['A4', 'Letter'] as const;
+export const WEEKDAYS = [
+  'monday',
+  'tuesday',
+  'wednesday',
+  'thursday',
+  'friday',
+  'saturday',
+  'sunday',
+] as const;
+/** The most bytes of a logo file: it is embedded in every report. */
+export const MAX_LOGO_BYTES = 512 * 1024;
+export const MAX_FOOTER_CHARS = 200;
+
+function uniqueList<T extends string>(values: readonly T[], what: string) {
+  const message = `expected a list of ${what}: ${values.join(', ')}`;
+  return z
+    .array(z.enum(values as unknown as [T, ...T[]], { error: `expected one of ${values.join(', ')}` }), {
+      error: expected(message),
+    })
+    .min(1, { error: message })
+    .superRefine((v, ctx) => {
+      if (new Set(v).size !== v.length) ctx.addIssue({ code: 'custom', message: `${what} must be unique` });
+    });
+}
+
+function shortText(what: string, max: number) {
+  return z
+    .string({ error: expected(what) })
+    .min(1, { error: `expected ${what}` })
+    .max(max, { error: `expected at most ${max} characters` });
+}
+
+const hexColor = z
+  .string({ error: expected('a colour as #rrggbb, such as #1f4e79') })
+  .regex(/^#[0-9a-fA-F]{6}$/, { error: 'expected a colour as #rrggbb, such as #1f4e79' });
+
+// A path, read and embedded as a data: URI by the loader (src/config/report-logo.ts). Never fetched:
+// a report makes no request, and a URL could change (or track) what the client sees.
+const logoPath = z
+  .string({ error: expected('a local file path to a PNG, JPEG or SVG logo') })
+  .min(1, { error: 'expected a local file path to a PNG, JPEG or SVG logo' })
+  .superRefine((s, ctx) => {
+    if (/^[a-z][a-z0-9+.-]*:/i.test(s) && !/^[a-z]:[\\/]/i.test(s)) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'expected a local file path: URLs are refused (the logo is embedded in the report, which fetches nothing); download the file and name its path',
+      });
+    }
+  });
+
+const locale = z.string({ error: expected('a locale such as en-US or de-DE') }).superRefine((l, ctx) => {
+  let known = false;
+  try {
+    known = Intl.getCanonicalLocales(l).length === 1 && Intl.NumberFormat.supportedLocalesOf(l).length === 1;
+  } catch {
+    known = false;
+  }
+  if (!known)
+    ctx.addIssue({ code: 'custom', message: 'unknown locale: expected one such as en-US, en-GB or de-DE' });
+});
+
+const clientDomain = z
+  .string({ error: expected('a domain such as acme.example') })
+  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9]$/i, {
+    error: 'expected a domain such as acme.example (no https:// and no path)',
+  });
+
+const email = z
+  .string({ error: expected('an e-mail address such as client@acme.example') })
+  .regex(/^[^\s@<>()[\],;:"]+@([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+[a-z][a-z0-9-]*[a-z0-9]$/i, {
+    error: 'expected an e-mail address such as client@acme.example',
+  });
+
+const envName = z
+  .string({ error: expected('the name of an environment variable, such as SMTP_PASSWORD') })
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+    error: 'expected the name of an environment variable, such as SMTP_PASSWORD (not the password)',
+  });
+
+const DAY_MESSAGE = 'a day of the month from 1 to 28 (monthly) or a weekday such as monday (weekly)';
+
+export const ReportScheduleSchema = z
+  .strictObject(
+    {
+      period: z.enum(['monthly', 'weekly'], { error: expected('monthly or weekly') }),
+      day: z.preprocess(numericString, z.union([z.number(), z.string()], { error: expected(DAY_MESSAGE) })),
+    },
+    { error: expected('a mapping with period (monthly or weekly) and day') },
+  )
+  .superRefine((s, ctx) => {
+    const ok =
+      s.period === 'monthly'
+        ? typeof s.day === 'number' && Number.isInteger(s.day) && s.day >= 1 && s.day <= 28
+        : typeof s.day === 'string' && (WEEKDAYS as readonly string[]).includes(s.day);
+    if (!ok) {
+      const message =
+        s.period === 'monthly'
+          ? 'expected a day of the month from 1 to 28 for a monthly report (29 to 31 are missing in some months)'
+          : `expected a weekday for a weekly report: ${WEEKDAYS.join(', ')}`;
+      ctx.addIssue({ code: 'custom', path: ['day'], message });
+    }
+  });
+
+export const SmtpSchema = z
+  .strictObject(
+    {
+      host: nonEmptyString('an SMTP host name such as smtp.example.com'),
+      port: intBetween(1, 65535).default(587),
+      /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
+      secure: bool.default(false),
+      user: nonEmptyString('an SMTP user name').optional(),
+      /** The variable that holds the password: a password is never written in the config. */
+      passwordEnv: envName.optional(),
+      password: z
+        .never({
+          error:
+            'a password is never written in the config: put it in an environment variable and name that variable with passwordEnv',
+        })
+        .optional(),
+    },
+    { error: expected('a mapping with host, port, secure, user and passwordEnv') },
+  )
+  .superRefine((s, ctx) => {
+    if (s.user !== undefined && s.passwordEnv === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['passwordEnv'],
+        message: 'required with user: the name of the environment variable that holds the password',
+      });
+    }
+  });
+
+// Every key optional: a level says only what it changes; src/report/style.ts merges the levels
+// (top level <- account <- workspace) and fills the defaults.
+const reportSettingsShape = {
+  agency: shortText('the agency name', 120).optional(),
+  logo: logoPath.optional(),
+  colors: z.preprocess(
+    nullAsUndefined,
+    z
+      .strictObject(
+        { primary: hexColor.optional(), accent: hexColor.optional() },
+        { error: expected('a mapping with primary and/or accent') },
+      )
+      .optional(),
+  ),
+  footer: shortText(`a footer line of at most ${MAX_FOOTER_CHARS} characters`, MAX_FOOTER_CHARS).optional(),
+  contact: shortText('a contact line', 200).optional(),
+  clientName: shortText("the client's name", 200).optional(),
+  clientDomain: clientDomain.optional(),
+  locale: locale.optional(),
+  timeZone: timeZone.optional(),
+  pageSize: z.enum(PAGE_SIZES, { error: expected(`one of ${PAGE_SIZES.join(', ')}`) }).optional(),
+  sections: uniqueList(REPORT_SECTIONS, 'report sections').optional(),
+  hidePlatformName: bool.optional(),
+  formats: uniqueList(REPORT_FORMATS, 'report formats').optional(),
+  schedule: z.preprocess(nullAsUndefined, ReportScheduleSchema.optional()),
+  recipients: z
+    .array(email, { error: expected('a list of e-mail addresses') })
+    .superRefine((v, ctx) => {
+      if (new Set(v.map((a) => a.toLowerCase())).size !== v.length)
+        ctx.addIssue({ code: 'custom', message: 'recipients must be unique' });
+    })
+    .optional(),
+  review: bool.optional(),
+  smtp: z.preprocess(nullAsUndefined, SmtpSchema.optional()),
+};
+
+const WORKSPACES_AT_TOP =
+  "workspaces belong in an account's reports block (accounts[i].reports.workspaces): workspace ids are per account";
+const CHROMIUM_PER_RUN =
+  'chromiumPath is set once, in the top-level reports block: one browser serves a whole run';
+
+/** One workspace's overrides of its account's reports block. */
+export const WorkspaceReportsSchema = z.strictObject(
+  { ...reportSettingsShape, chromiumPath: z.never({ error: CHROMIUM_PER_RUN }).optional() },
+  { error: expected('a mapping of report settings') },
+);
+
+/** An account's `reports`: its settings, and per workspace id what differs. */
+export const AccountReportsSchema = z.strictObject(
+  {
+    ...reportSettingsShape,
+    chromiumPath: z.never({ error: CHROMIUM_PER_RUN }).optional(),
+    workspaces: z
+      .record(workspaceId, z.preprocess(nullAsUndefined, WorkspaceReportsSchema.prefault({})), {
+        error: expected('a mapping of workspace id to report settings'),
+      })
+      .optional(),
+  },
+  { error: expected('a mapping of report settings') },
+);
+
+/** The top-level `reports`: every account's defaults. */
+export const ReportsSchema = z.strictObject(
+  {
+    ...reportSettingsShape,
+    /** The browser that prints PDFs (Debian's chromium by default). */
+    chromiumPath: nonEmptyString('the path of a Chromium executable').optional(),
+    workspaces: z.never({ error: WORKSPACES_AT_TOP }).optional(),
+  },
+  { error: expected('a mapping of report settings') },
+);
+
 /** An account's own nightly schedule; what it leaves out comes from schedule.nightly. */
 export const AccountScheduleSchema = z.strictObject(
   { cron: cron.optional(), tz: timeZone.optional() },
@@ -200,6 +419,8 @@ export const AccountSchema = z
       bigquery: z.preprocess(nullAsUndefined, AccountBigQuerySchema.optional()),
       s3: z.preprocess(nullAsUndefined, AccountS3Schema.optional()),
       fs: z.preprocess(nullAsUndefined, AccountFsSchema.optional()),
+      /** White label, schedule and delivery of this account's reports; what it leaves out comes from `reports`. */
+      reports: z.preprocess(nullAsUndefined, AccountReportsSchema.optional()),
     },
     { error: expected('an account mapping with name, apiKey (or apiKeyFile) and baseUrl') },
   )
@@ -212,6 +433,18 @@ export const AccountSchema = z
     }
     if (url.protocol === 'http:' && !isLoopbackHost(url.hostname) && !a.allowInsecureHttp) {
       ctx.addIssue({ code: 'custom', path: ['baseUrl'], message: INSECURE_HTTP_MESSAGE });
+    }
+  })
+  .superRefine((a, ctx) => {
+    if (Array.isArray(a.brands)) {
+      for (const id of Object.keys(a.reports?.workspaces ?? {})) {
+        if (!a.brands.includes(id))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['reports', 'workspaces', id],
+            message: "not among this account's brands: add it to brands, or remove its report settings",
+          });
+      }
     }
   });
 
@@ -413,6 +646,8 @@ export const ConfigFileSchema = z.strictObject(
     shutdownGraceSeconds: positiveNumber.default(30),
     worker: z.preprocess(nullAsUndefined, WorkerSchema.prefault({})),
     alerts: AlertsSchema.optional(),
+    /** Every account's report settings (white label, schedule, delivery); accounts override them. */
+    reports: z.preprocess(nullAsUndefined, ReportsSchema.optional()),
   },
   { error: 'expected a YAML mapping with at least accounts and sinks' },
 );
@@ -435,3 +670,10 @@ export type S3SinkConfig = z.output<typeof S3SinkSchema>;
 export type WorkerConfig = z.output<typeof WorkerSchema>;
 export type AlertsConfig = z.output<typeof AlertsSchema>;
 export type BigQuerySinkConfig = z.output<typeof BigQuerySinkSchema>;
+export type ReportsConfig = z.output<typeof ReportsSchema>;
+export type AccountReportsConfig = z.output<typeof AccountReportsSchema>;
+export type WorkspaceReportsConfig = z.output<typeof WorkspaceReportsSchema>;
+export type ReportScheduleConfig = z.output<typeof ReportScheduleSchema>;
+export type SmtpConfig = z.output<typeof SmtpSchema>;
+export type ReportSection = (typeof REPORT_SECTIONS)[number];
+export type ReportFormat = (typeof REPORT_FORMATS)[number];

@@ -6,6 +6,8 @@ import { maxPauseMs } from '../../api/pause-cap.js';
 import { MemoryRateBudget } from '../../api/rate-budget.js';
 import { accountSettings, namesList, storeKey, warehouseKey } from '../../config/account-settings.js';
 import type { AccountConfig, Config, SinksConfig } from '../../config/schema.js';
+import { CHROMIUM_FIX, CHROMIUM_START_TIMEOUT_MS } from '../../report/pdf.js';
+import { pdfReportsConfigured, reportSettingsFor } from '../../report/style.js';
 import { createObjectStore } from '../../sinks/create-store.js';
 import { checkAccount } from './account-check.js';
 import {
@@ -17,6 +19,7 @@ import {
   releaseBigQuerySockets,
 } from './bigquery-check.js';
 import { type CheckResult, fail, guarded } from './check.js';
+import { CHROMIUM_CHECK, checkChromium } from './chromium-check.js';
 import { checkConfig } from './config-check.js';
 import { checkObjectStore } from './object-store-check.js';
 import { checkRedis, connectRedis } from './redis-check.js';
@@ -98,6 +101,13 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
           })
         : []),
       bq && bqConfig ? guarded(JOBS_CHECK, timeoutMs, bqFix, () => checkJobs(bq, bqConfig)) : [],
+      // chromiumPath is set only at the top level: one browser serves every account.
+      pdfReportsConfigured(config, selected)
+        ? // Starting a browser is not a service answering: it gets the time a start may take.
+          guarded(CHROMIUM_CHECK, Math.max(timeoutMs, CHROMIUM_START_TIMEOUT_MS), CHROMIUM_FIX, () =>
+            checkChromium(reportSettingsFor(config, selected[0]!).chromiumPath),
+          )
+        : [],
     ]);
     for (const g of groups) results.push(...g);
     return results;

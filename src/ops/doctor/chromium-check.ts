@@ -1,0 +1,20 @@
+// PDF reports need a browser: doctor starts the configured Chromium once and closes it again.
+import { CHROMIUM_FIX, ChromiumLaunchError, PdfSession } from '../../report/pdf.js';
+import { type CheckResult, fail, pass } from './check.js';
+
+export const CHROMIUM_CHECK = 'chromium';
+
+export async function checkChromium(path: string): Promise<CheckResult> {
+  let session: PdfSession;
+  try {
+    session = await PdfSession.open(path);
+  } catch (err) {
+    if (err instanceof ChromiumLaunchError) return fail(CHROMIUM_CHECK, err.detail, CHROMIUM_FIX);
+    throw err;
+  }
+  try {
+    return pass(CHROMIUM_CHECK, `Chromium ${session.version} at ${path} starts (PDF reports)`);
+  } finally {
+    await session.close();
+  }
+}

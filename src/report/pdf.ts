@@ -1,0 +1,184 @@
+// A report's PDF: its self-contained HTML printed by Chromium (Debian's `chromium`, driven by
+// playwright-core). One browser serves a whole `visync report` run, a page per report; the page has
+// JavaScript off and every network request refused, so the PDF shows exactly what the HTML holds.
+// docs/reports-pdf.md says what is and is not deterministic about the bytes.
+import { existsSync } from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { reasonOf } from '../ops/doctor/check.js';
+
+export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
+
+export type PageSize = 'A4' | 'Letter';
+
+export interface PdfOptions {
+  pageSize: PageSize;
+  /** A line printed at the foot of every page, left of "Page N of M" (escaped here). */
+  footerText?: string;
+  /** Called with each request the page tried to make (all are refused). */
+  onBlockedRequest?: (url: string) => void;
+  /** The most one PDF may take (default 60 s); then PdfError, and the session goes on. */
+  timeoutMs?: number;
+}
+
+/** What to do when Chromium is missing or does not start (doctor prints it as the fix too). */
+export const CHROMIUM_FIX = 'apt-get install -y chromium, or set reports.chromiumPath';
+
+/** Chromium could not be started: `message` is the one line an operator reads. */
+export class ChromiumLaunchError extends Error {
+  override name = 'ChromiumLaunchError';
+  /** What went wrong, without the fix: `Chromium not found at /usr/bin/chromium`. */
+  readonly detail: string;
+  constructor(detail: string) {
+    super(`${detail}: ${CHROMIUM_FIX}`);
+    this.detail = detail;
+  }
+}
+
+// Margins leave room for the footer Chromium draws in the bottom margin.
+const MARGIN = { top: '16mm', bottom: '18mm', left: '14mm', right: '14mm' };
+
+// A 200-character footer wraps onto a second line rather than pushing "Page N of M" off the page;
+// right-to-left text keeps its own direction.
+const FOOTER_STYLE =
+  'width:100%;margin:0 14mm;font:8px sans-serif;color:#555;display:flex;justify-content:space-between;align-items:flex-end;gap:4mm';
+const FOOTER_TEXT_STYLE = 'flex:1;overflow-wrap:anywhere;unicode-bidi:plaintext';
+
+/** Chromium fills `pageNumber` and `totalPages` spans; the rest is ours and must be escaped. */
+export function footerTemplate(footerText = ''): string {
+  return `<div style="${FOOTER_STYLE}"><span style="${FOOTER_TEXT_STYLE}">${escapeText(footerText)}</span><span style="white-space:nowrap">Page <span class="pageNumber"></span> of <span class="totalPages"></span></span></div>`;
+}
+
+function escapeText(s: string): string {
+  return s.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,
+  );
+}
+
+/** A report's PDF could not be printed: `message` is one line. */
+export class PdfError extends Error {
+  override name = 'PdfError';
+}
+
+export const DEFAULT_PDF_TIMEOUT_MS = 60_000;
+/** A browser start takes 1-2 s here, several times that on a busy machine; never minutes. */
+export const CHROMIUM_START_TIMEOUT_MS = 30_000;
+
+/**
+ * One Chromium for many reports, printed one at a time, each on a page of its own. A page is not
+ * reused, though printing on a warm page is about three times faster: Chromium numbers the tagged
+ * PDF's structure elements with the page's DOM node ids, which keep counting from one document to
+ * the next, so a reused page would give the same report different bytes depending on what it printed
+ * before. Close the session when done (also after a failure).
+ */
+export class PdfSession {
+  private queue: Promise<unknown> = Promise.resolve();
+
+  private constructor(
+    private readonly browser: Browser,
+    private readonly context: BrowserContext,
+    /** The browser's version, e.g. `156.0.7520.0`. */
+    readonly version: string,
+  ) {}
+
+  static async open(chromiumPath: string = DEFAULT_CHROMIUM_PATH): Promise<PdfSession> {
+    if (!existsSync(chromiumPath)) throw new ChromiumLaunchError(`Chromium not found at ${chromiumPath}`);
+    // Imported here so commands that make no PDF never load playwright-core.
+    const { chromium } = await import('playwright-core');
+    let browser: Browser;
+    try {
+      browser = await chromium.launch({
+        executablePath: chromiumPath,
+        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+        timeout: CHROMIUM_START_TIMEOUT_MS,
+      });
+    } catch (err) {
+      throw new ChromiumLaunchError(`Chromium at ${chromiumPath} did not start (${reasonOf(err)})`);
+    }
+    try {
+      const context = await browser.newContext({ javaScriptEnabled: false, serviceWorkers: 'block' });
+      return new PdfSession(browser, context, browser.version());
+    } catch (err) {
+      await browser.close();
+      throw err;
+    }
+  }
+
+  /** Prints one report. Calls made at once are printed one after the other (memory stays flat). */
+  render(html: string, o: PdfOptions): Promise<Buffer> {
+    const next = this.queue.then(() => this.print(html, o));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+
+  private async print(html: string, o: PdfOptions): Promise<Buffer> {
+    const timeoutMs = o.timeoutMs ?? DEFAULT_PDF_TIMEOUT_MS;
+    let page: Page | undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new PdfError(`Chromium did not print the PDF within ${timeoutMs / 1000} s`)),
+        timeoutMs,
+      );
+    });
+    const printing = (async () => {
+      page = await this.context.newPage();
+      // data: URIs (the embedded logo) are not requests; anything else would leave the file.
+      await page.route('**/*', (route) => {
+        o.onBlockedRequest?.(route.request().url());
+        return route.abort('blockedbyclient');
+      });
+      await page.setContent(html, { waitUntil: 'load', timeout: timeoutMs });
+      return page.pdf({
+        format: o.pageSize,
+        printBackground: true,
+        displayHeaderFooter: true,
+        // An empty header: Chromium's default prints the date and the title.
+        headerTemplate: '<span></span>',
+        footerTemplate: footerTemplate(o.footerText),
+        margin: MARGIN,
+        tagged: true,
+        outline: true,
+      });
+    })();
+    try {
+      return await Promise.race([printing, expired]);
+    } catch (err) {
+      if (err instanceof PdfError) throw err;
+      throw new PdfError(`could not print the PDF: ${reasonOf(err)}`);
+    } finally {
+      clearTimeout(timer);
+      // Closing also ends a print still under way after the deadline; a page opened after it is
+      // closed as soon as it exists.
+      const close = () => (page as Page | undefined)?.close().catch(() => undefined);
+      if (page) await close();
+      else void printing.catch(() => undefined).finally(close);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.browser.close();
+  }
+}
+
+/** One PDF with a browser of its own; for many, open a PdfSession. */
+export async function renderPdf(html: string, o: PdfOptions & { chromiumPath?: string }): Promise<Buffer> {
+  const session = await PdfSession.open(o.chromiumPath);
+  try {
+    return await session.render(html, o);
+  } finally {
+    await session.close();
+  }
+}
+
+/**
+ * The PDF with its creation and modification dates replaced by a fixed one of the same length, so
+ * two renders of the same HTML compare equal (nothing else in Chromium's output varies).
+ */
+export function withoutPdfDates(pdf: Buffer): Buffer {
+  const text = pdf.toString('latin1');
+  const fixed = text.replace(/\/(CreationDate|ModDate) ?\(D:[^)]*\)/g, (m) =>
+    m.replace(/\(D:[^)]*\)/, (d) => `(D:${'0'.repeat(d.length - 4)})`),
+  );
+  return Buffer.from(fixed, 'latin1');
+}

@@ -1,0 +1,89 @@
+// One workspace's report settings: the top-level `reports` block, then its account's, then the
+// workspace's own (accounts[i].reports.workspaces), each saying only what it changes
+// (docs/reports-pdf.md, "White label"). The loader has validated every value and embedded the logo.
+import type {
+  AccountConfig,
+  Config,
+  ReportFormat,
+  ReportScheduleConfig,
+  ReportSection,
+  SmtpConfig,
+  WorkspaceReportsConfig,
+} from '../config/schema.js';
+import { REPORT_SECTIONS } from '../config/schema.js';
+import { DEFAULT_CHROMIUM_PATH, type PageSize } from './pdf.js';
+
+export interface ReportSettings {
+  /** The agency's name on the cover; none when unset. */
+  agency?: string;
+  /** The agency's logo as a data: URI (PNG, JPEG or SVG). */
+  logo?: string;
+  colors: { primary: string; accent: string };
+  /** At most 200 characters, printed at the foot of every page. */
+  footer?: string;
+  contact?: string;
+  /** Overrides the workspace's name and domain from the data. */
+  clientName?: string;
+  clientDomain?: string;
+  /** BCP 47 locale for numbers and dates, and the IANA zone dates are shown in. */
+  locale: string;
+  timeZone: string;
+  pageSize: PageSize;
+  /** The sections shown, in this order. */
+  sections: ReportSection[];
+  /** Never name the upstream platform in the report. */
+  hidePlatformName: boolean;
+  formats: ReportFormat[];
+  chromiumPath: string;
+  /** When the workers make and send the report; none: only `visync report` makes it. */
+  schedule?: ReportScheduleConfig;
+  recipients: string[];
+  /** Keep made reports as drafts until `visync report send`. */
+  review: boolean;
+  smtp?: SmtpConfig;
+}
+
+/** A fresh copy each time: callers may change theirs. */
+export function defaultReportSettings(): ReportSettings {
+  return {
+    colors: { primary: '#1f4e79', accent: '#c55a11' },
+    locale: 'en-US',
+    timeZone: 'UTC',
+    pageSize: 'A4',
+    sections: [...REPORT_SECTIONS],
+    hidePlatformName: false,
+    formats: ['html', 'json'],
+    chromiumPath: DEFAULT_CHROMIUM_PATH,
+    recipients: [],
+    review: false,
+  };
+}
+
+type Level = Omit<WorkspaceReportsConfig, 'chromiumPath'> & { chromiumPath?: string; workspaces?: unknown };
+
+function overlay(base: ReportSettings, level: Level | undefined): ReportSettings {
+  if (!level) return base;
+  const { colors, workspaces: _w, ...rest } = level;
+  const set = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  return { ...base, ...set, colors: { ...base.colors, ...colors } } as ReportSettings;
+}
+
+/** The merged, defaulted settings of one workspace's report (without a workspace: the account's). */
+export function reportSettingsFor(
+  config: Config,
+  account: AccountConfig,
+  workspaceId?: string,
+): ReportSettings {
+  const top = overlay(defaultReportSettings(), config.reports);
+  const own = overlay(top, account.reports);
+  return workspaceId === undefined ? own : overlay(own, account.reports?.workspaces?.[workspaceId]);
+}
+
+/** Whether any of these accounts (or any of their workspaces) has PDF reports. */
+export function pdfReportsConfigured(config: Config, accounts: readonly AccountConfig[]): boolean {
+  return accounts.some((a) =>
+    [undefined, ...Object.keys(a.reports?.workspaces ?? {})].some((ws) =>
+      reportSettingsFor(config, a, ws).formats.includes('pdf'),
+    ),
+  );
+}

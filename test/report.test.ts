@@ -1,0 +1,242 @@
+// `visync report` on real synced data: a simulator account synced on two nights (the simulator's
+// `today` and the run date moved on, so recommendations, claims and scores change between them),
+// reports written with the CLI and compared with golden files, then opened in headless Chromium with
+// JavaScript off and every request refused.
+//
+// Golden files: test/golden/report.json and test/golden/report.html. The run ids and the receive
+// times (extracted_at) of a sync are this machine's, so the test replaces them with RUN-n and
+// EXTRACTED_AT before comparing; everything else is compared byte for byte. To regenerate after an
+// intended change: UPDATE_GOLDEN=1 npx vitest run test/report.test.ts (and review the diff).
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { runInline } from '../src/pipeline/run-inline.js';
+import { SECTION_TITLES } from '../src/report/html.js';
+import type { Report } from '../src/report/model.js';
+import type { Simulator } from '../src/simulator/server.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { brandKey } from '../src/sinks/layout.js';
+import {
+  configFile,
+  FAST_RETRY,
+  listFiles,
+  memoryLogger,
+  readText,
+  sim,
+  tempDir,
+  visyncCli,
+} from './helpers/harness.js';
+
+const GOLDEN = join(import.meta.dirname, 'golden');
+const SPEC = { accounts: [{ name: 'acme', workspaces: 2 }], seed: 22 };
+const NIGHTS = ['2026-10-20', '2026-11-10'] as const;
+
+/** Two nights of acme into `dir`; returns the config path and the second night's simulator. */
+async function twoNights(dir: string): Promise<{ config: string; last: Simulator }> {
+  let last: Simulator | undefined;
+  let path = '';
+  for (const night of NIGHTS) {
+    const s = await sim({ ...SPEC, today: night });
+    const file = configFile(s, dir, { extract: { visibilityDays: 30 } });
+    path = file.path;
+    const { parseConfig } = await import('../src/config/load.js');
+    const config = parseConfig(file.yaml, { source: 'test', env: file.env });
+    const run = await runInline({
+      config,
+      store: new FsObjectStore(dir),
+      logger: memoryLogger('warn').logger,
+      runDate: night,
+      retry: FAST_RETRY,
+    });
+    expect(run.status).toBe('succeeded');
+    last = s;
+  }
+  return { config: path, last: last as Simulator };
+}
+
+function reportDir(out: string, brandId: string, period: string): string {
+  return join(out, 'account=acme', `brand=${brandKey(brandId)}`, `period=${period}`);
+}
+
+/** Run ids and receive times of this machine's sync replaced by stable names. */
+function stable(text: string, report: Report): string {
+  let t = text;
+  report.runs.forEach((id, i) => {
+    t = t.replaceAll(id, `RUN-${i + 1}`);
+  });
+  if (report.cover.data_as_of) t = t.replaceAll(report.cover.data_as_of, 'EXTRACTED_AT');
+  return t;
+}
+
+function golden(name: string, actual: string): void {
+  const file = join(GOLDEN, name);
+  if (process.env.UPDATE_GOLDEN || !existsSync(file)) writeFileSync(file, actual);
+  expect(actual).toBe(readFileSync(file, 'utf8'));
+}
+
+async function openInChromium(file: string) {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const context = await browser.newContext({
+    javaScriptEnabled: false,
+    viewport: { width: 1024, height: 800 },
+  });
+  let requests = 0;
+  await context.route('**/*', (route) => {
+    requests += 1;
+    return route.abort();
+  });
+  const page = await context.newPage();
+  await page.setContent(readFileSync(file, 'utf8'), { waitUntil: 'load' });
+  return { browser, page, requests: () => requests };
+}
+
+describe('visync report', () => {
+  it('writes golden report.json and report.html from two synced nights, asks the API nothing, same bytes twice', async () => {
+    const dir = tempDir();
+    const { config, last } = await twoNights(dir);
+    const calls = last.log.length;
+    const out = tempDir();
+    const r = await visyncCli(config, ['report', '--account', 'acme', '--out', out]);
+    expect(r.err).toEqual([]);
+    expect(r.code).toBe(0);
+    expect(last.log.length).toBe(calls); // no request during `visync report`
+    const brand = SPEC.accounts && (last.accounts[0]?.workspaceIds[0] as string);
+    const period = '2026-10-12_2026-11-10';
+    const folder = reportDir(out, brand, period);
+    const json = readFileSync(join(folder, 'report.json'), 'utf8');
+    const htmlText = readFileSync(join(folder, 'report.html'), 'utf8');
+    const report = JSON.parse(json) as Report;
+    expect(report.runs).toHaveLength(2);
+    // Changes between the nights show up: the previous period is the 30 days before.
+    expect(report.previous_period.label).toBe('2026-09-12_2026-10-11');
+    expect(report.kpis.overall_score_end.value).not.toBeNull();
+    expect(report.trend.coverage).toMatch(/^\d+ of 30 days$/);
+    golden('report.json', stable(json, report));
+    golden('report.html', stable(htmlText, report));
+
+    // Same data, same bytes (no clock, no random ids), also into the object store with a manifest.
+    const again = tempDir();
+    expect((await visyncCli(config, ['report', '--account', 'acme', '--out', again])).code).toBe(0);
+    expect(readFileSync(join(reportDir(again, brand, period), 'report.html'), 'utf8')).toBe(htmlText);
+    expect(readFileSync(join(reportDir(again, brand, period), 'report.json'), 'utf8')).toBe(json);
+    expect((await visyncCli(config, ['report', '--brand', brand])).code).toBe(0);
+    const stored = listFiles(dir).filter((k) => k.startsWith('reports/'));
+    expect(stored.sort()).toEqual(
+      ['manifest.json', 'report.html', 'report.json'].map(
+        (f) => `reports/account=acme/brand=${brandKey(brand)}/period=${period}/${f}`,
+      ),
+    );
+    const manifest = JSON.parse(readText(dir, stored[0] as string)) as { files: { sha256: string }[] };
+    expect(manifest.files.map((f) => f.sha256)).toHaveLength(2);
+
+    // In Chromium with JavaScript off and the network refused: nothing asked, every section shown.
+    const c = await openInChromium(join(folder, 'report.html'));
+    try {
+      const headings = await c.page.locator('h2').allTextContents();
+      expect(headings).toEqual([...SECTION_TITLES]);
+      expect(c.requests()).toBe(0);
+      await c.page.screenshot({ path: join(tempDirForShots(), 'report.png'), fullPage: true });
+      if (process.env.REPORT_SHOTS) writeFileSync(join(process.env.REPORT_SHOTS, 'report.html'), htmlText);
+    } finally {
+      await c.browser.close();
+    }
+  });
+
+  it('one line and a usage or no-data exit code for a malformed period, an unknown workspace, an uncovered period, pdf', async () => {
+    const dir = tempDir();
+    const { config } = await twoNights(dir);
+    const out = tempDir();
+    const bad = await visyncCli(config, ['report', '--period', '2026-13', '--out', out]);
+    expect([bad.code, bad.err]).toEqual([
+      64,
+      ['visync: malformed period "2026-13": expected YYYY-MM, YYYY-Www or YYYY-MM-DD_YYYY-MM-DD'],
+    ]);
+    const ws = await visyncCli(config, ['report', '--brand', 'no-such-brand', '--out', out]);
+    expect(ws.code).toBe(64);
+    expect(ws.err).toEqual(['visync: unknown workspace "no-such-brand": no complete run of acme has it']);
+    const old = await visyncCli(config, ['report', '--period', '2025-W10', '--out', out]);
+    expect(old.code).toBe(1);
+    expect(old.err).toEqual([
+      'visync: account acme: no complete run covers period 2025-W10 (2025-03-03 to 2025-03-09); complete runs are dated 2026-10-20 to 2026-11-10',
+    ]);
+    const pdf = await visyncCli(config, ['report', '--format', 'html,pdf', '--out', out]);
+    expect(pdf.code).toBe(64);
+    expect(pdf.err.join('\n')).toContain('PDF reports are not built yet');
+    expect(pdf.err.join('\n')).not.toMatch(/\n\s+at /); // no stack trace
+    expect(listFiles(out)).toEqual([]);
+  });
+
+  it('shows hostile strings from the API as text, and nothing overflows the page', async () => {
+    const dir = tempDir();
+    const { config, last } = await twoNights(dir);
+    const brand = last.accounts[0]?.workspaceIds[0] as string;
+    const hostile = [
+      '<script>document.title="pwned"</script><img src=x onerror=alert(1)>',
+      '"quoted" \'single\' & <b>bold</b>',
+      '\u202eright-to-left \u05e9\u05dc\u05d5\u05dd \u0645\u0631\u062d\u0628\u0627',
+      'emoji \u{1F680}\u{1F469}\u200d\u{1F469}\u200d\u{1F467}',
+      'x'.repeat(500),
+    ];
+    let n = 0;
+    const next = () => hostile[n++ % hostile.length] as string;
+    // Crafted curated rows: every name, title, claim and competitor of the second night made hostile.
+    for (const key of listFiles(dir).filter((k) => k.startsWith('tables/') && k.includes('dt=2026-11-10'))) {
+      const rows = gunzipSync(readFileSync(join(dir, key)))
+        .toString('utf8')
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      for (const row of rows) {
+        for (const col of [
+          'name',
+          'domain',
+          'title',
+          'claim',
+          'topic',
+          'description',
+          'flag_reason',
+          'why_you_lose_summary',
+        ])
+          if (typeof row[col] === 'string') row[col] = next();
+        if (Array.isArray(row.losses))
+          row.losses = (row.losses as { winner?: { name?: string } }[]).map((l) => ({
+            ...l,
+            prompt: next(),
+            winner: { name: next(), domain: next() },
+          }));
+      }
+      writeFileSync(join(dir, key), gzipSync(rows.map((r) => `${JSON.stringify(r)}\n`).join('')));
+    }
+    const out = tempDir();
+    expect((await visyncCli(config, ['report', '--brand', brand, '--out', out])).code).toBe(0);
+    const file = join(reportDir(out, brand, '2026-10-12_2026-11-10'), 'report.html');
+    const c = await openInChromium(file);
+    try {
+      const page = c.page;
+      expect(await page.locator('script').count()).toBe(0);
+      expect(await page.locator('img').count()).toBe(0);
+      expect(await page.locator('main b').count()).toBe(0);
+      const body = await page.locator('body').textContent();
+      for (const h of hostile.slice(0, 2)) expect(body).toContain(h);
+      expect(body).toContain('x'.repeat(500));
+      const { scrollWidth, clientWidth } = await page.evaluate(() => ({
+        scrollWidth: document.documentElement.scrollWidth,
+        clientWidth: document.documentElement.clientWidth,
+      }));
+      expect(scrollWidth).toBeLessThanOrEqual(clientWidth);
+      expect(c.requests()).toBe(0);
+      await page.screenshot({ path: join(tempDirForShots(), 'report-hostile.png'), fullPage: true });
+      if (process.env.REPORT_SHOTS)
+        writeFileSync(join(process.env.REPORT_SHOTS, 'report-hostile.html'), readFileSync(file));
+    } finally {
+      await c.browser.close();
+    }
+  });
+});
+
+/** Screenshots for a person to look at (REPORT_SHOTS=dir keeps them), else a temporary folder. */
+function tempDirForShots(): string {
+  return process.env.REPORT_SHOTS ?? tempDir();
+}

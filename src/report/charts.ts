@@ -57,7 +57,8 @@ function lineSpec(title: string, colours: [string, string]): TopLevelSpec {
   };
 }
 
-function barSpec(title: string, colour: string): TopLevelSpec {
+/** `counts`: whole numbers on the axis (claims, prompts won), not 0.1 steps. */
+function barSpec(title: string, colour: string, counts = false): TopLevelSpec {
   return {
     width: WIDTH - 220,
     height: { step: 18 },
@@ -65,7 +66,11 @@ function barSpec(title: string, colour: string): TopLevelSpec {
     mark: { type: 'bar', color: colour },
     encoding: {
       y: { field: 'label', type: 'nominal', sort: null, axis: { title: null, labelLimit: LABEL_LIMIT } },
-      x: { field: 'value', type: 'quantitative', axis: { title } },
+      x: {
+        field: 'value',
+        type: 'quantitative',
+        axis: counts ? { title, tickMinStep: 1, format: 'd' } : { title },
+      },
     },
     config: { font: 'sans-serif' },
   };
@@ -88,8 +93,8 @@ function runtime(name: ChartName, primary: string, accent: string): Runtime {
           : name === 'engines'
             ? barSpec('score (period mean)', primary)
             : name === 'competitors'
-              ? barSpec('money prompts won', accent)
-              : barSpec('claims', primary);
+              ? barSpec('money prompts won', accent, true)
+              : barSpec('claims', primary, true);
     rt = parse(compile(spec).spec);
     parsed.set(key, rt);
   }

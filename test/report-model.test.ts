@@ -43,34 +43,15 @@ describe('report figures', () => {
 
 describe('what changed', () => {
   it('lists opened and closed recommendations, flags, conflicts, competitors and the biggest movers', () => {
-    const before = {
-      open_recommendations: [
-        { id: 'r1', title: 'a' },
-        { id: 'r2', title: 'b' },
-      ],
-      flags: [{ engine: 'gemini', claim_id: 'c1', claim: 'x' }],
+    const state = (recs: string[], flag: string, competitors: string[], scores: (number | null)[]) => ({
+      open_recommendations: recs.map((id) => ({ id, title: id.toUpperCase() })),
+      flags: [{ engine: flag, claim_id: 'c1', claim: 'x' }],
       conflicts: [{ id: 'k1', topic: 'pricing' }],
-      competitors: ['Acme', 'Bolt'],
-      engines: [
-        { engine: 'chatgpt', score: 50 },
-        { engine: 'gemini', score: 40.5 },
-        { engine: 'claude', score: null },
-      ],
-    };
-    const after = {
-      open_recommendations: [
-        { id: 'r2', title: 'b' },
-        { id: 'r3', title: 'c' },
-      ],
-      flags: [{ engine: 'claude', claim_id: 'c1', claim: 'x' }],
-      conflicts: [{ id: 'k1', topic: 'pricing' }],
-      competitors: ['Bolt', 'Crux'],
-      engines: [
-        { engine: 'chatgpt', score: 48.5 },
-        { engine: 'gemini', score: 45.7 },
-        { engine: 'claude', score: 60 },
-      ],
-    };
+      competitors,
+      engines: ['chatgpt', 'gemini', 'claude'].map((engine, i) => ({ engine, score: scores[i] ?? null })),
+    });
+    const before = state(['r1', 'r2'], 'gemini', ['Acme', 'Bolt'], [50, 40.5, null]);
+    const after = state(['r2', 'r3'], 'claude', ['Bolt', 'Crux'], [48.5, 45.7, 60]);
     const c = diffStates(before, after);
     expect(c.new_recommendations.map((r) => r.id)).toEqual(['r3']);
     expect(c.closed_recommendations.map((r) => r.id)).toEqual(['r1']);

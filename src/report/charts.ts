@@ -3,7 +3,7 @@
 // because resetSVGDefIds() runs before each report (beginReportCharts), so the same data gives the
 // same bytes. Dates are UTC (a `utc` scale), never this machine's zone.
 
-import { parse, type Runtime, resetSVGDefIds, View } from 'vega';
+import { logger, None, parse, type Runtime, resetSVGDefIds, View } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 
 export interface LinePoint {
@@ -95,7 +95,8 @@ function runtime(name: ChartName, primary: string, accent: string): Runtime {
             : name === 'competitors'
               ? barSpec('money prompts won', accent, true)
               : barSpec('claims', primary, true);
-    rt = parse(compile(spec).spec);
+    // Compiler notes (merged legends) would go to stderr of every `visync report`: the specs are ours.
+    rt = parse(compile(spec, { logger: logger(None) }).spec);
     parsed.set(key, rt);
   }
   return rt;

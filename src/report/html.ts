@@ -242,6 +242,7 @@ ${table(
   return (await page).toString();
 }
 
+/** One line in the page (the rules stay readable here). */
 function css(s: ReportStyle): string {
   return `
 *{box-sizing:border-box}
@@ -264,5 +265,7 @@ th{background:#f6f8fa}
 .drift{border:1px dashed #9a6700;background:#fff8c5;padding:8px;margin:8px 0}
 footer{margin-top:32px;border-top:1px solid #d0d7de}
 @media print{section{break-inside:avoid-page}}
-`;
+`
+    .trim()
+    .replaceAll('\n', '');
 }

@@ -15,6 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { runInline } from '../src/pipeline/run-inline.js';
 import { SECTION_TITLES } from '../src/report/html.js';
 import type { Report } from '../src/report/model.js';
+import type { FaultRule } from '../src/simulator/faults.js';
 import type { Simulator } from '../src/simulator/server.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { brandKey } from '../src/sinks/layout.js';
@@ -34,11 +35,15 @@ const SPEC = { accounts: [{ name: 'acme', workspaces: 2 }], seed: 22 };
 const NIGHTS = ['2026-10-20', '2026-11-10'] as const;
 
 /** Two nights of acme into `dir`; returns the config path and the second night's simulator. */
-async function twoNights(dir: string): Promise<{ config: string; last: Simulator }> {
+async function twoNights(
+  dir: string,
+  nights: readonly string[] = NIGHTS,
+  faults: FaultRule[] = [],
+): Promise<{ config: string; last: Simulator }> {
   let last: Simulator | undefined;
   let path = '';
-  for (const night of NIGHTS) {
-    const s = await sim({ ...SPEC, today: night });
+  for (const night of nights) {
+    const s = await sim({ ...SPEC, today: night, faults });
     const file = configFile(s, dir, { extract: { visibilityDays: 30 } });
     path = file.path;
     const { parseConfig } = await import('../src/config/load.js');
@@ -233,6 +238,59 @@ describe('visync report', () => {
     } finally {
       await c.browser.close();
     }
+  });
+});
+
+describe('visync report over reports and drift', () => {
+  it("diffs against the previous period's report.json when it is there", async () => {
+    const dir = tempDir();
+    const { config, last } = await twoNights(dir);
+    const out = tempDir();
+    expect(
+      (await visyncCli(config, ['report', '--period', '2026-10', '--format', 'json', '--out', out])).code,
+    ).toBe(0);
+    expect(
+      (await visyncCli(config, ['report', '--period', '2026-11', '--format', 'json', '--out', out])).code,
+    ).toBe(0);
+    const read = (brand: string, period: string) =>
+      JSON.parse(readFileSync(join(reportDir(out, brand, period), 'report.json'), 'utf8')) as Report;
+    const brand = last.accounts[0]?.workspaceIds[0] as string;
+    const october = read(brand, '2026-10');
+    const november = read(brand, '2026-11');
+    expect(october.what_changed.basis).toBe('none'); // no September data, no September report
+    expect(november.what_changed).toMatchObject({ basis: 'previous report', since: '2026-10' });
+    // October's open recommendations that November no longer has open are closed.
+    const openNow = new Set(november.recommendations.open.map((r) => r.id));
+    const closed = october.recommendations.open.filter((r) => !openNow.has(r.id)).map((r) => r.id);
+    expect(closed.length).toBeGreaterThan(0);
+    expect(november.what_changed.closed_recommendations.map((r) => r.id)).toEqual(closed);
+  });
+
+  it('shows a renamed field as n/a with the unknown field listed, never 0', async () => {
+    const dir = tempDir();
+    // An upstream whose history lacks overall_score and whose buyer intent has a `money_share`
+    // (one fault a request: the simulator applies the first rule that matches).
+    const faults: FaultRule[] = [
+      { kind: 'missing-fields', endpoint: 'visibility', fields: ['overall_score'], times: Infinity },
+      { kind: 'extra-fields', endpoint: 'buyer-intent', fields: ['money_share'], times: Infinity },
+    ];
+    const { config, last } = await twoNights(dir, ['2026-11-10'], faults);
+    const out = tempDir();
+    const r = await visyncCli(config, ['report', '--out', out]);
+    expect([r.code, r.err]).toEqual([0, []]);
+    const brand = last.accounts[0]?.workspaceIds[0] as string;
+    const folder = reportDir(out, brand, '2026-10-12_2026-11-10');
+    const report = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')) as Report;
+    expect(report.kpis.overall_score_end.value).toBeNull();
+    expect(report.kpis.overall_score_mean.value).toBeNull();
+    expect(report.trend.series.every((d) => d.overall_score === null)).toBe(true);
+    expect(report.kpis.share_of_voice.value).not.toBeNull();
+    expect(report.buyer_intent.unrecognised).toEqual([
+      { table: 'buyer_intent', field: 'money_share', example: '"simulated extra value for money_share"' },
+    ]);
+    const page = readFileSync(join(folder, 'report.html'), 'utf8');
+    expect(page).toContain('Shape not recognised');
+    expect(page).toContain('money_share');
   });
 });
 

@@ -1,7 +1,7 @@
 // `visync report`: client-ready reports (HTML and JSON) from the synced data, one per workspace and
 // period, never an API call (docs/reports.md). Registering it loads only commander: the action
 // imports the report modules (and Vega) when it runs.
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { EXIT_USAGE } from './exit-codes.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
@@ -53,7 +53,11 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
     .option('--period <period>', 'YYYY-MM (a month), YYYY-Www (an ISO week) or YYYY-MM-DD_YYYY-MM-DD')
     .option('--from <date>', 'first day (YYYY-MM-DD), with --to')
     .option('--to <date>', 'last day (YYYY-MM-DD), with --from')
-    .option('--format <list>', 'html, json or html,json (pdf is not built yet)', parseFormats, [...FORMATS])
+    .addOption(
+      new Option('--format <list>', 'html, json or html,json (pdf is not built yet)')
+        .argParser(parseFormats)
+        .default([...FORMATS], 'html,json'),
+    )
     .option('--out <dir>', 'write into this folder instead of the object store')
     .addHelpText(
       'after',

@@ -125,4 +125,26 @@ describe('start-up imports', () => {
     expect(r.packages).toContain('undici'); // it did call the API
     expect(heavyIn(r.packages)).toEqual([]);
   });
+
+  it('`visync report` loads Vega only when it runs, and on a local-disk store no cloud client', async () => {
+    const help = await packagesLoadedBy(['--help']);
+    expect(help.packages.filter((p) => p.startsWith('vega'))).toEqual([]);
+    const config = join(dir, 'visync-report.yaml');
+    writeFileSync(
+      config,
+      [
+        'accounts:',
+        '  - name: acme',
+        '    apiKey: test-key-1234',
+        '    baseUrl: http://127.0.0.1:1/api/v1',
+        `sinks: { fs: { dir: ${JSON.stringify(join(dir, 'report-data'))} } }`,
+        '',
+      ].join('\n'),
+    );
+    const r = await packagesLoadedBy(['--config', config, 'report']);
+    expect(r.stderr).toContain('no complete run'); // it ran: an empty store has nothing to report
+    expect(r.packages).toContain('vega');
+    // hono/html escapes the report's HTML; the rest of the heavy list stays unloaded.
+    expect(heavyIn(r.packages).filter((p) => p !== 'hono')).toEqual([]);
+  });
 });

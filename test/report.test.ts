@@ -14,11 +14,15 @@ import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { runInline } from '../src/pipeline/run-inline.js';
 import { SECTION_TITLES } from '../src/report/html.js';
+import { makeAccountReports } from '../src/report/make.js';
 import type { Report } from '../src/report/model.js';
+import { dirTarget } from '../src/report/output.js';
+import { DEFAULT_STYLE } from '../src/report/style.js';
 import type { FaultRule } from '../src/simulator/faults.js';
 import type { Simulator } from '../src/simulator/server.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { brandKey } from '../src/sinks/layout.js';
+import type { ObjectStore } from '../src/sinks/object-store.js';
 import {
   configFile,
   FAST_RETRY,
@@ -39,11 +43,13 @@ async function twoNights(
   dir: string,
   nights: readonly string[] = NIGHTS,
   faults: FaultRule[] = [],
+  workspacesPerNight: readonly number[] = [2, 2],
 ): Promise<{ config: string; last: Simulator }> {
   let last: Simulator | undefined;
   let path = '';
-  for (const night of nights) {
-    const s = await sim({ ...SPEC, today: night, faults });
+  for (const [i, night] of nights.entries()) {
+    const accounts = [{ name: 'acme', workspaces: workspacesPerNight[i] ?? 2 }];
+    const s = await sim({ ...SPEC, accounts, today: night, faults });
     const file = configFile(s, dir, { extract: { visibilityDays: 30 } });
     path = file.path;
     const { parseConfig } = await import('../src/config/load.js');
@@ -291,6 +297,44 @@ describe('visync report over reports and drift', () => {
     const page = readFileSync(join(folder, 'report.html'), 'utf8');
     expect(page).toContain('Shape not recognised');
     expect(page).toContain('money_share');
+  });
+});
+
+describe('what visync report reads', () => {
+  it('each curated part once for all workspaces, and no workspace the account no longer has', async () => {
+    const dir = tempDir();
+    // The second night the account has one workspace left: the other is gone, as in the views.
+    const { last } = await twoNights(dir, NIGHTS, [], [2, 1]);
+    const kept = last.accounts[0]?.workspaceIds ?? [];
+    expect(kept).toHaveLength(1);
+    const fs = new FsObjectStore(dir);
+    const reads = new Map<string, number>();
+    const store: ObjectStore = {
+      location: fs.location,
+      put: (k, b, o) => fs.put(k, b, o),
+      list: (p) => fs.list(p),
+      delete: (k) => fs.delete(k),
+      get: (k) => {
+        reads.set(k, (reads.get(k) ?? 0) + 1);
+        return fs.get(k);
+      },
+    };
+    const r = await makeAccountReports({
+      store,
+      target: dirTarget(tempDir()),
+      account: 'acme',
+      brands: [],
+      formats: ['json'],
+      style: DEFAULT_STYLE,
+      now: Date.now(),
+    });
+    expect(r.problems).toEqual([]);
+    expect(r.made.map((m) => m.brandId)).toEqual(kept);
+    const parts = [...reads].filter(([k]) => k.startsWith('tables/'));
+    expect(parts.filter(([, n]) => n > 1)).toEqual([]);
+    // sync_runs parts are read to find the complete runs; the rest are the report's partitions.
+    expect(parts.filter(([k]) => !k.startsWith('tables/sync_runs/'))).toHaveLength(r.partsRead);
+    expect(r.partsRead).toBeLessThan(r.partsTotal);
   });
 });
 

@@ -46,10 +46,15 @@ export interface AccountData {
 
 const READ_CONCURRENCY = 8;
 
-/** Workspaces with a brands snapshot at the period's end: the ones a report can name. */
+/**
+ * Workspaces a report of the period can name: those with a brands snapshot at its end, and, as in
+ * the views, only those the account still had then (the newest run up to the period's end that
+ * listed every workspace; without one, every workspace seen).
+ */
 export function reportableWorkspaces(runs: readonly CompleteRun[], period: Period): string[] {
-  const ids = new Set<string>();
-  for (const r of runs) if (r.runDate <= period.to) for (const w of r.workspaces) ids.add(w);
+  const upToEnd = runs.filter((r) => r.runDate <= period.to);
+  const listing = upToEnd.find((r) => r.listsAllWorkspaces);
+  const ids = new Set(listing ? listing.workspaces : upToEnd.flatMap((r) => r.workspaces));
   return [...ids].filter((w) => snapshotRun(runs, 'brands', w, period.to) !== undefined).sort();
 }
 

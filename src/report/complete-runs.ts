@@ -23,6 +23,11 @@ export interface CompleteRun {
   workspaces: string[];
   /** Tables whose parts or load failed (sync_runs.tables_failed). */
   tablesFailed: string[];
+  /**
+   * The run is sure to list every workspace of the account: it succeeded, over all workspaces
+   * (no --brand), called GET /brands and got the whole list (ACCOUNT_WORKSPACES of the views).
+   */
+  listsAllWorkspaces: boolean;
   /** Keys of its curated parts (tables/...), from the manifest. */
   partKeys: string[];
 }
@@ -66,6 +71,11 @@ async function recordedRun(store: ObjectStore, m: Manifest): Promise<CompleteRun
     endpoints: strings(row.endpoints),
     workspaces: strings(row.workspaces_succeeded),
     tablesFailed: strings(row.tables_failed),
+    listsAllWorkspaces:
+      row.status === 'succeeded' &&
+      strings(row.brand_filter).length === 0 &&
+      strings(row.endpoints).includes('brands') &&
+      row.workspace_list_incomplete !== true,
     partKeys: partKeys.filter((k) => k !== syncRunsKey),
   };
 }

@@ -301,6 +301,17 @@ describe('visync report over reports and drift', () => {
 });
 
 describe('what visync report reads', () => {
+  it('ignores a run dated ahead of today (a clock that was ahead)', async () => {
+    const dir = tempDir();
+    const { config } = await twoNights(dir, [...NIGHTS, '2099-01-01']);
+    const out = tempDir();
+    const r = await visyncCli(config, ['report', '--format', 'json', '--out', out]);
+    expect([r.code, r.err]).toEqual([0, []]);
+    // The default period still ends on the newest run that is not ahead.
+    expect(listFiles(out).every((k) => k.includes('/period=2026-10-12_2026-11-10/'))).toBe(true);
+    expect(listFiles(out)).toHaveLength(2);
+  });
+
   it('each curated part once for all workspaces, and no workspace the account no longer has', async () => {
     const dir = tempDir();
     // The second night the account has one workspace left: the other is gone, as in the views.

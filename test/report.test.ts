@@ -312,6 +312,20 @@ describe('what visync report reads', () => {
     expect(listFiles(out)).toHaveLength(2);
   });
 
+  it('reads no run whose sync_runs row was not recorded', async () => {
+    const dir = tempDir();
+    const { config } = await twoNights(dir);
+    // The second night's manifest without its sync_runs part: a run the warehouse never recorded.
+    const key = listFiles(dir).find((k) => k.startsWith('runs/') && k.includes('run=20261110'));
+    const m = JSON.parse(readText(dir, key as string)) as { files: { key: string }[] };
+    m.files = m.files.filter((f) => !f.key.startsWith('tables/sync_runs/'));
+    writeFileSync(join(dir, key as string), JSON.stringify(m));
+    const out = tempDir();
+    const r = await visyncCli(config, ['report', '--format', 'json', '--out', out]);
+    expect([r.code, r.err]).toEqual([0, []]);
+    expect(listFiles(out).every((k) => k.includes('/period=2026-09-21_2026-10-20/'))).toBe(true);
+  });
+
   it('each curated part once for all workspaces, and no workspace the account no longer has', async () => {
     const dir = tempDir();
     // The second night the account has one workspace left: the other is gone, as in the views.

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config/load.js';
 import { runInline } from '../src/pipeline/run-inline.js';
 import { SECTION_TITLES } from '../src/report/html.js';
 import { makeAccountReports } from '../src/report/make.js';
@@ -20,19 +21,23 @@ import { dirTarget } from '../src/report/output.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
 import type { FaultRule } from '../src/simulator/faults.js';
 import type { Simulator } from '../src/simulator/server.js';
+import { createObjectStore } from '../src/sinks/create-store.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { brandKey } from '../src/sinks/layout.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
+import { sha256Hex } from '../src/util/hash.js';
 import {
   configFile,
   FAST_RETRY,
   listFiles,
   memoryLogger,
   readText,
+  runOnceCli,
   sim,
   tempDir,
   visyncCli,
 } from './helpers/harness.js';
+import { startS3rver } from './helpers/s3rver.js';
 
 const GOLDEN = join(import.meta.dirname, 'golden');
 const SPEC = { accounts: [{ name: 'acme', workspaces: 2 }], seed: 22 };
@@ -52,7 +57,6 @@ async function twoNights(
     const s = await sim({ ...SPEC, accounts, today: night, faults });
     const file = configFile(s, dir, { extract: { visibilityDays: 30 } });
     path = file.path;
-    const { parseConfig } = await import('../src/config/load.js');
     const config = parseConfig(file.yaml, { source: 'test', env: file.env });
     const run = await runInline({
       config,
@@ -324,6 +328,39 @@ describe('what visync report reads', () => {
     const r = await visyncCli(config, ['report', '--format', 'json', '--out', out]);
     expect([r.code, r.err]).toEqual([0, []]);
     expect(listFiles(out).every((k) => k.includes('/period=2026-09-21_2026-10-20/'))).toBe(true);
+  });
+
+  it('writes into S3 under reports/ with a manifest of the SHA-256 of each file', async () => {
+    const s3 = await startS3rver({ buckets: ['agency'] });
+    try {
+      const s = await sim({ ...SPEC, today: '2026-11-10' });
+      const dir = tempDir();
+      const sinks = {
+        s3: { bucket: 'agency', prefix: 'visibility/', endpoint: s3.endpoint, forcePathStyle: true },
+      };
+      const run = await runOnceCli(s, dir, [], { sinks });
+      expect(run.code, run.err.join('\n')).toBe(0);
+      const calls = s.log.length;
+      const r = await visyncCli(join(dir, 'visync.yaml'), ['report']);
+      expect([r.code, r.err]).toEqual([0, []]);
+      expect(s.log.length).toBe(calls);
+      const store = await createObjectStore(
+        parseConfig(readText(dir, 'visync.yaml'), { source: 't', env: process.env }).sinks,
+      );
+      const keys = (await store.list('reports/')).sort();
+      expect(keys.filter((k) => k.endsWith('/manifest.json'))).toHaveLength(2);
+      for (const key of keys.filter((k) => k.endsWith('/manifest.json'))) {
+        const m = JSON.parse(String(await store.get(key))) as { files: { key: string; sha256: string }[] };
+        expect(m.files.map((f) => f.key.slice(key.length - 'manifest.json'.length))).toEqual([
+          'report.html',
+          'report.json',
+        ]);
+        for (const f of m.files) expect(sha256Hex((await store.get(f.key)) as Buffer)).toBe(f.sha256);
+      }
+      store.close?.();
+    } finally {
+      await s3.close();
+    }
   });
 
   it('each curated part once for all workspaces, and no workspace the account no longer has', async () => {

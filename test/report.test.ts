@@ -26,17 +26,7 @@ import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { brandKey } from '../src/sinks/layout.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import { sha256Hex } from '../src/util/hash.js';
-import {
-  configFile,
-  FAST_RETRY,
-  listFiles,
-  memoryLogger,
-  readText,
-  runOnceCli,
-  sim,
-  tempDir,
-  visyncCli,
-} from './helpers/harness.js';
+import * as h from './helpers/harness.js';
 import { startS3rver } from './helpers/s3rver.js';
 
 const GOLDEN = join(import.meta.dirname, 'golden');
@@ -54,16 +44,16 @@ async function twoNights(
   let path = '';
   for (const [i, night] of nights.entries()) {
     const accounts = [{ name: 'acme', workspaces: workspacesPerNight[i] ?? 2 }];
-    const s = await sim({ ...SPEC, accounts, today: night, faults });
-    const file = configFile(s, dir, { extract: { visibilityDays: 30 } });
+    const s = await h.sim({ ...SPEC, accounts, today: night, faults });
+    const file = h.configFile(s, dir, { extract: { visibilityDays: 30 } });
     path = file.path;
     const config = parseConfig(file.yaml, { source: 'test', env: file.env });
     const run = await runInline({
       config,
       store: new FsObjectStore(dir),
-      logger: memoryLogger('warn').logger,
+      logger: h.memoryLogger('warn').logger,
       runDate: night,
-      retry: FAST_RETRY,
+      retry: h.FAST_RETRY,
     });
     expect(run.status).toBe('succeeded');
     last = s;
@@ -109,11 +99,11 @@ async function openInChromium(file: string) {
 
 describe('visync report', () => {
   it('writes golden report.json and report.html from two synced nights, asks the API nothing, same bytes twice', async () => {
-    const dir = tempDir();
+    const dir = h.tempDir();
     const { config, last } = await twoNights(dir);
     const calls = last.log.length;
-    const out = tempDir();
-    const r = await visyncCli(config, ['report', '--account', 'acme', '--out', out]);
+    const out = h.tempDir();
+    const r = await h.visyncCli(config, ['report', '--account', 'acme', '--out', out]);
     expect(r.err).toEqual([]);
     expect(r.code).toBe(0);
     expect(last.log.length).toBe(calls); // no request during `visync report`
@@ -132,18 +122,20 @@ describe('visync report', () => {
     golden('report.html', stable(htmlText, report));
 
     // Same data, same bytes (no clock, no random ids), also into the object store with a manifest.
-    const again = tempDir();
-    expect((await visyncCli(config, ['report', '--account', 'acme', '--out', again])).code).toBe(0);
+    const again = h.tempDir();
+    expect((await h.visyncCli(config, ['report', '--account', 'acme', '--out', again])).code).toBe(0);
     expect(readFileSync(join(reportDir(again, brand, period), 'report.html'), 'utf8')).toBe(htmlText);
     expect(readFileSync(join(reportDir(again, brand, period), 'report.json'), 'utf8')).toBe(json);
-    expect((await visyncCli(config, ['report', '--brand', brand])).code).toBe(0);
-    const stored = listFiles(dir).filter((k) => k.startsWith('reports/'));
+    expect((await h.visyncCli(config, ['report', '--brand', brand])).code).toBe(0);
+    const stored = h.listFiles(dir).filter((k) => k.startsWith('reports/'));
     expect(stored.sort()).toEqual(
       ['manifest.json', 'report.html', 'report.json'].map(
         (f) => `reports/account=acme/brand=${brandKey(brand)}/period=${period}/${f}`,
       ),
     );
-    const manifest = JSON.parse(readText(dir, stored[0] as string)) as { files: { sha256: string }[] };
+    const manifest = JSON.parse(readFileSync(join(dir, stored[0] as string), 'utf8')) as {
+      files: { sha256: string }[];
+    };
     expect(manifest.files.map((f) => f.sha256)).toHaveLength(2);
 
     // In Chromium with JavaScript off and the network refused: nothing asked, every section shown.
@@ -160,31 +152,31 @@ describe('visync report', () => {
   });
 
   it('one line and a usage or no-data exit code for a malformed period, an unknown workspace, an uncovered period, pdf', async () => {
-    const dir = tempDir();
+    const dir = h.tempDir();
     const { config } = await twoNights(dir);
-    const out = tempDir();
-    const bad = await visyncCli(config, ['report', '--period', '2026-13', '--out', out]);
+    const out = h.tempDir();
+    const bad = await h.visyncCli(config, ['report', '--period', '2026-13', '--out', out]);
     expect([bad.code, bad.err]).toEqual([
       64,
       ['visync: malformed period "2026-13": expected YYYY-MM, YYYY-Www or YYYY-MM-DD_YYYY-MM-DD'],
     ]);
-    const ws = await visyncCli(config, ['report', '--brand', 'no-such-brand', '--out', out]);
+    const ws = await h.visyncCli(config, ['report', '--brand', 'no-such-brand', '--out', out]);
     expect(ws.code).toBe(64);
     expect(ws.err).toEqual(['visync: unknown workspace "no-such-brand": no complete run of acme has it']);
-    const old = await visyncCli(config, ['report', '--period', '2025-W10', '--out', out]);
+    const old = await h.visyncCli(config, ['report', '--period', '2025-W10', '--out', out]);
     expect(old.code).toBe(1);
     expect(old.err).toEqual([
       'visync: account acme: no complete run covers period 2025-W10 (2025-03-03 to 2025-03-09); complete runs are dated 2026-10-20 to 2026-11-10',
     ]);
-    const pdf = await visyncCli(config, ['report', '--format', 'html,pdf', '--out', out]);
+    const pdf = await h.visyncCli(config, ['report', '--format', 'html,pdf', '--out', out]);
     expect(pdf.code).toBe(64);
     expect(pdf.err.join('\n')).toContain('PDF reports are not built yet');
     expect(pdf.err.join('\n')).not.toMatch(/\n\s+at /); // no stack trace
-    expect(listFiles(out)).toEqual([]);
+    expect(h.listFiles(out)).toEqual([]);
   });
 
   it('shows hostile strings from the API as text, and nothing overflows the page', async () => {
-    const dir = tempDir();
+    const dir = h.tempDir();
     const { config, last } = await twoNights(dir);
     const brand = last.accounts[0]?.workspaceIds[0] as string;
     const hostile = [
@@ -197,7 +189,9 @@ describe('visync report', () => {
     let n = 0;
     const next = () => hostile[n++ % hostile.length] as string;
     // Crafted curated rows: every name, title, claim and competitor of the second night made hostile.
-    for (const key of listFiles(dir).filter((k) => k.startsWith('tables/') && k.includes('dt=2026-11-10'))) {
+    for (const key of h
+      .listFiles(dir)
+      .filter((k) => k.startsWith('tables/') && k.includes('dt=2026-11-10'))) {
       const rows = gunzipSync(readFileSync(join(dir, key)))
         .toString('utf8')
         .split('\n')
@@ -224,8 +218,8 @@ describe('visync report', () => {
       }
       writeFileSync(join(dir, key), gzipSync(rows.map((r) => `${JSON.stringify(r)}\n`).join('')));
     }
-    const out = tempDir();
-    expect((await visyncCli(config, ['report', '--brand', brand, '--out', out])).code).toBe(0);
+    const out = h.tempDir();
+    expect((await h.visyncCli(config, ['report', '--brand', brand, '--out', out])).code).toBe(0);
     const file = join(reportDir(out, brand, '2026-10-12_2026-11-10'), 'report.html');
     const c = await openInChromium(file);
     try {
@@ -253,14 +247,14 @@ describe('visync report', () => {
 
 describe('visync report over reports and drift', () => {
   it("diffs against the previous period's report.json when it is there", async () => {
-    const dir = tempDir();
+    const dir = h.tempDir();
     const { config, last } = await twoNights(dir);
-    const out = tempDir();
+    const out = h.tempDir();
     expect(
-      (await visyncCli(config, ['report', '--period', '2026-10', '--format', 'json', '--out', out])).code,
+      (await h.visyncCli(config, ['report', '--period', '2026-10', '--format', 'json', '--out', out])).code,
     ).toBe(0);
     expect(
-      (await visyncCli(config, ['report', '--period', '2026-11', '--format', 'json', '--out', out])).code,
+      (await h.visyncCli(config, ['report', '--period', '2026-11', '--format', 'json', '--out', out])).code,
     ).toBe(0);
     const read = (brand: string, period: string) =>
       JSON.parse(readFileSync(join(reportDir(out, brand, period), 'report.json'), 'utf8')) as Report;
@@ -277,7 +271,7 @@ describe('visync report over reports and drift', () => {
   });
 
   it('shows a renamed field as n/a with the unknown field listed, never 0', async () => {
-    const dir = tempDir();
+    const dir = h.tempDir();
     // An upstream whose history lacks overall_score and whose buyer intent has a `money_share`
     // (one fault a request: the simulator applies the first rule that matches).
     const faults: FaultRule[] = [
@@ -285,8 +279,8 @@ describe('visync report over reports and drift', () => {
       { kind: 'extra-fields', endpoint: 'buyer-intent', fields: ['money_share'], times: Infinity },
     ];
     const { config, last } = await twoNights(dir, ['2026-11-10'], faults);
-    const out = tempDir();
-    const r = await visyncCli(config, ['report', '--out', out]);
+    const out = h.tempDir();
+    const r = await h.visyncCli(config, ['report', '--out', out]);
     expect([r.code, r.err]).toEqual([0, []]);
     const brand = last.accounts[0]?.workspaceIds[0] as string;
     const folder = reportDir(out, brand, '2026-10-12_2026-11-10');
@@ -306,46 +300,46 @@ describe('visync report over reports and drift', () => {
 
 describe('what visync report reads', () => {
   it('ignores a run dated ahead of today (a clock that was ahead)', async () => {
-    const dir = tempDir();
+    const dir = h.tempDir();
     const { config } = await twoNights(dir, [...NIGHTS, '2099-01-01']);
-    const out = tempDir();
-    const r = await visyncCli(config, ['report', '--format', 'json', '--out', out]);
+    const out = h.tempDir();
+    const r = await h.visyncCli(config, ['report', '--format', 'json', '--out', out]);
     expect([r.code, r.err]).toEqual([0, []]);
     // The default period still ends on the newest run that is not ahead.
-    expect(listFiles(out).every((k) => k.includes('/period=2026-10-12_2026-11-10/'))).toBe(true);
-    expect(listFiles(out)).toHaveLength(2);
+    expect(h.listFiles(out).every((k) => k.includes('/period=2026-10-12_2026-11-10/'))).toBe(true);
+    expect(h.listFiles(out)).toHaveLength(2);
   });
 
   it('reads no run whose sync_runs row was not recorded', async () => {
-    const dir = tempDir();
+    const dir = h.tempDir();
     const { config } = await twoNights(dir);
     // The second night's manifest without its sync_runs part: a run the warehouse never recorded.
-    const key = listFiles(dir).find((k) => k.startsWith('runs/') && k.includes('run=20261110'));
-    const m = JSON.parse(readText(dir, key as string)) as { files: { key: string }[] };
+    const key = h.listFiles(dir).find((k) => k.startsWith('runs/') && k.includes('run=20261110'));
+    const m = JSON.parse(readFileSync(join(dir, key as string), 'utf8')) as { files: { key: string }[] };
     m.files = m.files.filter((f) => !f.key.startsWith('tables/sync_runs/'));
     writeFileSync(join(dir, key as string), JSON.stringify(m));
-    const out = tempDir();
-    const r = await visyncCli(config, ['report', '--format', 'json', '--out', out]);
+    const out = h.tempDir();
+    const r = await h.visyncCli(config, ['report', '--format', 'json', '--out', out]);
     expect([r.code, r.err]).toEqual([0, []]);
-    expect(listFiles(out).every((k) => k.includes('/period=2026-09-21_2026-10-20/'))).toBe(true);
+    expect(h.listFiles(out).every((k) => k.includes('/period=2026-09-21_2026-10-20/'))).toBe(true);
   });
 
   it('writes into S3 under reports/ with a manifest of the SHA-256 of each file', async () => {
     const s3 = await startS3rver({ buckets: ['agency'] });
     try {
-      const s = await sim({ ...SPEC, today: '2026-11-10' });
-      const dir = tempDir();
+      const s = await h.sim({ ...SPEC, today: '2026-11-10' });
+      const dir = h.tempDir();
       const sinks = {
         s3: { bucket: 'agency', prefix: 'visibility/', endpoint: s3.endpoint, forcePathStyle: true },
       };
-      const run = await runOnceCli(s, dir, [], { sinks });
+      const run = await h.runOnceCli(s, dir, [], { sinks });
       expect(run.code, run.err.join('\n')).toBe(0);
       const calls = s.log.length;
-      const r = await visyncCli(join(dir, 'visync.yaml'), ['report']);
+      const r = await h.visyncCli(join(dir, 'visync.yaml'), ['report']);
       expect([r.code, r.err]).toEqual([0, []]);
       expect(s.log.length).toBe(calls);
       const store = await createObjectStore(
-        parseConfig(readText(dir, 'visync.yaml'), { source: 't', env: process.env }).sinks,
+        parseConfig(readFileSync(join(dir, 'visync.yaml'), 'utf8'), { source: 't', env: process.env }).sinks,
       );
       const keys = (await store.list('reports/')).sort();
       expect(keys.filter((k) => k.endsWith('/manifest.json'))).toHaveLength(2);
@@ -364,7 +358,7 @@ describe('what visync report reads', () => {
   });
 
   it('each curated part once for all workspaces, and no workspace the account no longer has', async () => {
-    const dir = tempDir();
+    const dir = h.tempDir();
     // The second night the account has one workspace left: the other is gone, as in the views.
     const { last } = await twoNights(dir, NIGHTS, [], [2, 1]);
     const kept = last.accounts[0]?.workspaceIds ?? [];
@@ -383,7 +377,7 @@ describe('what visync report reads', () => {
     };
     const r = await makeAccountReports({
       store,
-      target: dirTarget(tempDir()),
+      target: dirTarget(h.tempDir()),
       account: 'acme',
       brands: [],
       formats: ['json'],
@@ -402,5 +396,5 @@ describe('what visync report reads', () => {
 
 /** Screenshots for a person to look at (REPORT_SHOTS=dir keeps them), else a temporary folder. */
 function tempDirForShots(): string {
-  return process.env.REPORT_SHOTS ?? tempDir();
+  return process.env.REPORT_SHOTS ?? h.tempDir();
 }

@@ -7,7 +7,7 @@
 // times (extracted_at) of a sync are this machine's, so the test replaces them with RUN-n and
 // EXTRACTED_AT before comparing; everything else is compared byte for byte. To regenerate after an
 // intended change: UPDATE_GOLDEN=1 npx vitest run test/report.test.ts (and review the diff).
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { chromium } from 'playwright-core';
@@ -355,6 +355,23 @@ describe('what visync report reads', () => {
     } finally {
       await s3.close();
     }
+  });
+
+  it('a curated part missing from a complete run: one line naming it and the replay that rebuilds it', async () => {
+    const dir = h.tempDir();
+    const { config } = await twoNights(dir);
+    const part = h
+      .listFiles(dir)
+      .find((k) => k.startsWith('tables/visibility_daily/') && k.includes('run=20261110'));
+    rmSync(join(dir, part as string));
+    const r = await h.visyncCli(config, ['report', '--out', h.tempDir()]);
+    expect(r.code).toBe(1);
+    expect(r.err).toHaveLength(1);
+    expect(r.err[0]).toMatch(
+      new RegExp(
+        `^visync: account acme: cannot read ${part}.*\`visync replay --run 20261110-[^ ]+ --account acme\``,
+      ),
+    );
   });
 
   it('each curated part once for all workspaces, and no workspace the account no longer has', async () => {

@@ -75,15 +75,23 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
     )
     .action(
       exitWith(state, async (flags: ReportFlags, cmd: Command) => {
-        const [{ loadConfigWithoutKeys }, { ObjectStores }, period, make, output, { DEFAULT_STYLE }] =
-          await Promise.all([
-            import('../config/load.js'),
-            import('../sinks/create-store.js'),
-            import('../report/period.js'),
-            import('../report/make.js'),
-            import('../report/output.js'),
-            import('../report/style.js'),
-          ]);
+        const [
+          { loadConfigWithoutKeys },
+          { ObjectStores },
+          period,
+          make,
+          output,
+          { DEFAULT_STYLE },
+          { errorMessage },
+        ] = await Promise.all([
+          import('../config/load.js'),
+          import('../sinks/create-store.js'),
+          import('../report/period.js'),
+          import('../report/make.js'),
+          import('../report/output.js'),
+          import('../report/style.js'),
+          import('../util/errors.js'),
+        ]);
         let chosen: import('../report/period.js').Period | undefined;
         if (flags.period !== undefined && (flags.from !== undefined || flags.to !== undefined))
           throw new CliError('give either --period or --from and --to, not both', EXIT_USAGE);
@@ -114,20 +122,33 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
         const stores = new ObjectStores();
         let code = 0;
         const found = new Set<string>();
+        /** Accounts whose store could not be read: a --brand of theirs is not "unknown". */
+        const unread: string[] = [];
         try {
           for (const account of accounts) {
             const store = await stores.forAccount(config, account);
             const target = flags.out ? output.dirTarget(flags.out) : output.storeTarget(store);
-            const r = await make.makeAccountReports({
-              store,
-              target,
-              account,
-              period: chosen,
-              brands,
-              formats: flags.format,
-              style: DEFAULT_STYLE,
-              now: Date.now(),
-            });
+            // A store that cannot be read fails this account in one line; the others still run.
+            const r = await make
+              .makeAccountReports({
+                store,
+                target,
+                account,
+                period: chosen,
+                brands,
+                formats: flags.format,
+                style: DEFAULT_STYLE,
+                now: Date.now(),
+              })
+              .catch((err: unknown) => {
+                io.err(`visync: account ${account}: ${errorMessage(err)}`);
+                return undefined;
+              });
+            if (!r) {
+              code = 1;
+              unread.push(account);
+              continue;
+            }
             for (const w of r.workspaces) found.add(w);
             for (const p of r.problems) {
               io.err(`visync: ${p.line}`);
@@ -138,7 +159,7 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
         } finally {
           await stores.close();
         }
-        const unknown = brands.filter((b) => !found.has(b));
+        const unknown = unread.length ? [] : brands.filter((b) => !found.has(b));
         for (const b of unknown)
           io.err(
             `visync: unknown workspace ${JSON.stringify(b)}: no complete run of ${accounts.join(', ')} has it`,

@@ -4,6 +4,7 @@
 import type { Row } from '../catalogue/types.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { errorMessage } from '../util/errors.js';
 import { mapSettled } from '../util/pool.js';
 import { type CompleteRun, readPart } from './complete-runs.js';
 import type { Period } from './period.js';
@@ -120,9 +121,13 @@ export async function readAccountData(
   const rows = new Map<string, Map<string, Map<string, Row[]>>>();
   read.forEach((outcome, i) => {
     const key = keys[i] as string;
-    if (outcome.status === 'rejected') throw outcome.reason;
     const p = parseTablePartKey(key);
     if (!p) return;
+    if (outcome.status === 'rejected')
+      throw new Error(
+        `cannot read ${key} of complete run ${p.runId}: ${errorMessage(outcome.reason)}; ` +
+          `\`visync replay --run ${p.runId} --account ${p.account}\` rebuilds it from the raw landing`,
+      );
     const byTable = rows.get(p.runId) ?? new Map<string, Map<string, Row[]>>();
     rows.set(p.runId, byTable);
     const byBrand = byTable.get(p.table) ?? new Map<string, Row[]>();

@@ -54,7 +54,7 @@ function table(head: readonly string[], rows: readonly Html[][], caption?: strin
 }
 
 function unrecognised(list: readonly Unrecognised[]): Html {
-  if (list.length === 0) return '' as unknown as Html;
+  if (list.length === 0) return html``;
   return html`<div class="drift"><p><strong>Shape not recognised:</strong> the API sent fields this
 version of visync does not know; they are listed as sent.</p>
 ${table(

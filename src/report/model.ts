@@ -174,7 +174,9 @@ function engineMeans(rows: readonly Row[]): Map<string, number | null> {
   const by = new Map<string, (number | null)[]>();
   for (const r of rows) {
     const e = String(r.engine);
-    by.set(e, [...(by.get(e) ?? []), num(r.score)]);
+    const scores = by.get(e);
+    if (scores) scores.push(num(r.score));
+    else by.set(e, [num(r.score)]);
   }
   return new Map([...by].map(([e, xs]) => [e, mean(xs)]));
 }
@@ -369,6 +371,7 @@ export function buildReport(i: ReportInput): Report {
   const prev = inPeriod(vis, i.previous);
   const engCur = inPeriod(w.daily.visibility_engine_daily, i.period);
   const engPrev = inPeriod(w.daily.visibility_engine_daily, i.previous);
+  // The previous period's own deltas are never shown: no period before it is read.
   const engPrevPrev: Row[] = [];
   const recsNow = rowsOf(w.end, 'recommendations') ?? [];
   const recsBefore = rowsOf(w.previousEnd, 'recommendations') ?? [];

@@ -70,6 +70,13 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   }
   const available = reportableWorkspaces(runs, period);
   out.workspaces = available;
+  if (available.length === 0) {
+    out.problems.push({
+      kind: 'no data',
+      line: `account ${o.account}: no complete run up to ${period.to} holds a workspace (its brands table); nothing to report for ${period.label}`,
+    });
+    return out;
+  }
   const brandIds = o.brands.length ? o.brands.filter((b) => available.includes(b)) : available;
   if (brandIds.length === 0) return out;
   const previous = previousPeriod(period);

@@ -47,6 +47,23 @@ async function packagesLoadedBy(
   return { code, packages: [...packages].sort(), stderr };
 }
 
+/** A config file of one account (no reachable API) whose store is the folder `data` in `dir`. */
+function localDiskConfig(file: string, data: string): string {
+  const config = join(dir, file);
+  writeFileSync(
+    config,
+    [
+      'accounts:',
+      '  - name: acme',
+      '    apiKey: test-key-1234',
+      '    baseUrl: http://127.0.0.1:1/api/v1',
+      `sinks: { fs: { dir: ${JSON.stringify(join(dir, data))} } }`,
+      '',
+    ].join('\n'),
+  );
+  return config;
+}
+
 function heavyIn(packages: string[]): string[] {
   return packages.filter((p) => HEAVY.some((h) => p === h || p.startsWith(`${h}/`)));
 }
@@ -60,18 +77,7 @@ describe('start-up imports', () => {
   });
 
   it('`visync runs` on a local-disk store loads none of them either', async () => {
-    const config = join(dir, 'visync.yaml');
-    writeFileSync(
-      config,
-      [
-        'accounts:',
-        '  - name: acme',
-        '    apiKey: test-key-1234',
-        '    baseUrl: http://127.0.0.1:1/api/v1',
-        `sinks: { fs: { dir: ${JSON.stringify(join(dir, 'data'))} } }`,
-        '',
-      ].join('\n'),
-    );
+    const config = localDiskConfig('visync.yaml', 'data');
     const r = await packagesLoadedBy(['--config', config, 'runs']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.packages).toContain('zod'); // it did load and check the config
@@ -124,5 +130,16 @@ describe('start-up imports', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.packages).toContain('undici'); // it did call the API
     expect(heavyIn(r.packages)).toEqual([]);
+  });
+
+  it('`visync report` loads Vega only when it runs, and on a local-disk store no cloud client', async () => {
+    const help = await packagesLoadedBy(['--help']);
+    expect(help.packages.filter((p) => p.startsWith('vega'))).toEqual([]);
+    const config = localDiskConfig('visync-report.yaml', 'report-data');
+    const r = await packagesLoadedBy(['--config', config, 'report']);
+    expect(r.stderr).toContain('no complete run'); // it ran: an empty store has nothing to report
+    expect(r.packages).toContain('vega');
+    // hono/html escapes the report's HTML; the rest of the heavy list stays unloaded.
+    expect(heavyIn(r.packages).filter((p) => p !== 'hono')).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
 import { registerExport } from './export.js';
 import { CliError, type CliIo, consoleIo, type ProgramState } from './program-state.js';
 import { registerReplay } from './replay.js';
+import { registerReport } from './report.js';
 import { registerRun } from './run-once.js';
 import { registerRuns } from './runs.js';
 import { registerSimulate } from './simulate.js';
@@ -38,6 +39,7 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
   registerDoctor(program, state, io);
   registerRuns(program, state, io);
   registerExport(program, state, io);
+  registerReport(program, state, io);
   registerSimulate(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;

@@ -5,7 +5,7 @@ import type { NormaliseResult, RawRecord } from './types.js';
 
 const PROMPT_GROUP = obj({ count: f.integer, visibility: f.number });
 
-const BUYER_INTENT = obj({
+export const BUYER_INTENT = obj({
   days: f.integer,
   money_prompts: PROMPT_GROUP,
   informational_prompts: PROMPT_GROUP,

@@ -3,7 +3,7 @@ import { recordId, requireBrandId, snapshotColumns } from './rows.js';
 import { f, inspect, obj, type Probe, readList } from './shape.js';
 import type { NormaliseResult, RawRecord } from './types.js';
 
-const RECOMMENDATION = obj({
+export const RECOMMENDATION = obj({
   id: f.string,
   title: f.string,
   description: f.string,

@@ -8,8 +8,8 @@ import type { NormaliseResult, RawRecord, TableRow } from './types.js';
 // Sub-lists are plain arrays here and checked item by item below, where their rows are built.
 const REPUTATION = obj({ generated_at: f.timestamp, engines: f.array, conflicts: f.array, flags: f.array });
 const ENGINE = obj({ engine: f.string, claims: f.array });
-const CLAIM = obj({ id: f.string, claim: f.string, sentiment: f.string, suspected_false: f.boolean });
-const CONFLICT = obj({ id: f.string, topic: f.string, engines: f.strings, description: f.string });
+export const CLAIM = obj({ id: f.string, claim: f.string, sentiment: f.string, suspected_false: f.boolean });
+export const CONFLICT = obj({ id: f.string, topic: f.string, engines: f.strings, description: f.string });
 const FLAG = obj({ claim_id: f.string, engine: f.string, reason: f.string });
 
 interface Flag {

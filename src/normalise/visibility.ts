@@ -4,7 +4,7 @@ import { baseColumns, explodeScores, requireBrandId } from './rows.js';
 import { child, f, inspect, obj, type Probe, readList } from './shape.js';
 import type { NormaliseResult, RawRecord, TableRow } from './types.js';
 
-const ENTRY = obj({
+export const ENTRY = obj({
   date: f.date,
   overall_score: f.number,
   share_of_voice: f.number,

@@ -1,6 +1,8 @@
 // One workspace's report settings: the top-level `reports` block, then its account's, then the
 // workspace's own (accounts[i].reports.workspaces), each saying only what it changes
 // (docs/reports-pdf.md, "White label"). The loader has validated every value and embedded the logo.
+// The renderer reads the look part of them, `ReportStyle` (styleOf); the up/down colours of deltas
+// are fixed (a palette never turns a loss green).
 import type {
   AccountConfig,
   Config,
@@ -46,7 +48,7 @@ export interface ReportSettings {
 /** A fresh copy each time: callers may change theirs. */
 export function defaultReportSettings(): ReportSettings {
   return {
-    colors: { primary: '#1f4e79', accent: '#c55a11' },
+    colors: { primary: '#1f4e79', accent: '#c05f00' },
     locale: 'en-US',
     timeZone: 'UTC',
     pageSize: 'A4',
@@ -87,3 +89,38 @@ export function pdfReportsConfigured(config: Config, accounts: readonly AccountC
     ),
   );
 }
+
+export interface ReportStyle {
+  /** Shown on the cover and in the footer. */
+  agencyName: string;
+  /** Headings, chart lines (CSS colour, `#rrggbb`). */
+  primaryColour: string;
+  /** Second series, highlights (`#rrggbb`). */
+  accentColour: string;
+  /** An embedded image (`data:image/png;base64,...`), never a remote URL; null: no logo. */
+  logoDataUri: string | null;
+  /** At most 200 characters; null: none. */
+  footer: string | null;
+  /** Overrides the client name read from the brands table; null: the brand's name. */
+  clientName: string | null;
+  /** Overrides the client's domain; null: the brand's domain. */
+  clientDomain: string | null;
+}
+
+/** The look a report takes from its settings; no agency named: `visibility-sync`. */
+export function styleOf(s: ReportSettings): ReportStyle {
+  return {
+    agencyName: s.agency ?? 'visibility-sync',
+    primaryColour: s.colors.primary,
+    accentColour: s.colors.accent,
+    logoDataUri: s.logo ?? null,
+    footer: s.footer ?? null,
+    clientName: s.clientName ?? null,
+    clientDomain: s.clientDomain ?? null,
+  };
+}
+
+export const DEFAULT_STYLE: ReportStyle = styleOf(defaultReportSettings());
+
+/** Delta colours, fixed whatever the palette: better, worse, unchanged. */
+export const DELTA_COLOURS = { up: '#1a7f37', down: '#b42318', flat: '#57606a' } as const;

@@ -219,3 +219,8 @@ export function parseLatestKey(key: string): { account: string; brand: BrandKeyP
 function fieldValue(segment: string | undefined, name: string): string | undefined {
   return segment?.startsWith(name) && segment.length > name.length ? segment.slice(name.length) : undefined;
 }
+
+/** A client report's folder: `reports/account={account}/brand={brand_key}/period={period}/` (docs/reports.md). */
+export function reportPrefix(account: string, brandId: string, period: string): string {
+  return `reports/account=${account}/brand=${brandKey(brandId)}/period=${period}/`;
+}

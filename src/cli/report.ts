@@ -1,0 +1,173 @@
+// `visync report`: client-ready reports (HTML and JSON) from the synced data, one per workspace and
+// period, never an API call (docs/reports.md). Registering it loads only commander: the action
+// imports the report modules (and Vega) when it runs.
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { EXIT_USAGE } from './exit-codes.js';
+import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+
+interface ReportFlags {
+  account?: string;
+  brand?: string[];
+  period?: string;
+  from?: string;
+  to?: string;
+  format: ('html' | 'json')[];
+  out?: string;
+}
+
+const FORMATS = ['html', 'json'] as const;
+
+function parseFormats(value: string): ('html' | 'json')[] {
+  const list = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  if (list.includes('pdf'))
+    throw new InvalidArgumentError(
+      'PDF reports are not built yet (docs/reports.md "Status"); use --format html,json',
+    );
+  const bad = list.filter((f) => !(FORMATS as readonly string[]).includes(f));
+  if (bad.length || list.length === 0)
+    throw new InvalidArgumentError(
+      `unknown format ${JSON.stringify(bad[0] ?? value)}: use html, json or both (html,json)`,
+    );
+  return [...new Set(list)] as ('html' | 'json')[];
+}
+
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+export function registerReport(program: Command, state: ProgramState, io: CliIo): void {
+  program
+    .command('report')
+    .summary('write client-ready HTML and JSON reports from the synced data (no API call)')
+    .description(
+      'Makes one report per workspace and period from the complete runs in the object store: KPI cards ' +
+        'with the change against the previous period, the daily trend, per-engine scores, buyer intent, ' +
+        'recommendations, reputation and what changed. Reads only synced data, never the API. Without ' +
+        '--out the files go to the object store under reports/account=A/brand=B/period=P/ with a ' +
+        'manifest.json of their SHA-256; with --out DIR to DIR/account=A/brand=B/period=P/. ' +
+        'Exit codes: 0 written, 1 no complete run covers the period, 64 usage error, 78 config error.',
+    )
+    .option('--account <name>', 'only this account (default: every configured account)')
+    .option('--brand <id>', 'only this workspace (repeat for more; default: all)', collect)
+    .option('--period <period>', 'YYYY-MM (a month), YYYY-Www (an ISO week) or YYYY-MM-DD_YYYY-MM-DD')
+    .option('--from <date>', 'first day (YYYY-MM-DD), with --to')
+    .option('--to <date>', 'last day (YYYY-MM-DD), with --from')
+    .addOption(
+      new Option('--format <list>', 'html, json or html,json (pdf is not built yet)')
+        .argParser(parseFormats)
+        .default([...FORMATS], 'html,json'),
+    )
+    .option('--out <dir>', 'write into this folder instead of the object store')
+    .addHelpText(
+      'after',
+      [
+        '',
+        "Default period: the 30 days ending on the date of the account's newest complete run,",
+        'compared with the 30 days before. A month is compared with the month before, a week with',
+        'the week before.',
+        '',
+        'Examples:',
+        '  visync report --out ./reports',
+        '  visync report --account acme --period 2026-10 --format html',
+        '  visync report --brand brand_1 --from 2026-11-01 --to 2026-11-15 --out ./reports',
+      ].join('\n'),
+    )
+    .action(
+      exitWith(state, async (flags: ReportFlags, cmd: Command) => {
+        const [
+          { loadConfigWithoutKeys },
+          { ObjectStores },
+          period,
+          make,
+          output,
+          { reportSettingsFor, styleOf },
+          { errorMessage },
+          { findAccount },
+        ] = await Promise.all([
+          import('../config/load.js'),
+          import('../sinks/create-store.js'),
+          import('../report/period.js'),
+          import('../report/make.js'),
+          import('../report/output.js'),
+          import('../report/style.js'),
+          import('../util/errors.js'),
+          import('../config/account-settings.js'),
+        ]);
+        let chosen: import('../report/period.js').Period | undefined;
+        if (flags.period !== undefined && (flags.from !== undefined || flags.to !== undefined))
+          throw new CliError('give either --period or --from and --to, not both', EXIT_USAGE);
+        if (flags.period !== undefined) {
+          chosen = period.parsePeriod(flags.period);
+          if (!chosen)
+            throw new CliError(
+              `malformed period ${JSON.stringify(flags.period)}: expected YYYY-MM, YYYY-Www or YYYY-MM-DD_YYYY-MM-DD`,
+              EXIT_USAGE,
+            );
+        } else if (flags.from !== undefined || flags.to !== undefined) {
+          chosen = flags.from && flags.to ? period.parseRange(flags.from, flags.to) : undefined;
+          if (!chosen)
+            throw new CliError(
+              `malformed period --from ${flags.from ?? '(missing)'} --to ${flags.to ?? '(missing)'}: give both as YYYY-MM-DD, --from not after --to`,
+              EXIT_USAGE,
+            );
+        }
+        const config = loadConfigWithoutKeys(configOption(cmd));
+        const names = config.accounts.map((a) => a.name);
+        if (flags.account !== undefined && !names.includes(flags.account))
+          throw new CliError(
+            `unknown account ${JSON.stringify(flags.account)}; configured: ${names.join(', ')}`,
+            EXIT_USAGE,
+          );
+        const accounts = flags.account ? [flags.account] : names;
+        const brands = flags.brand ?? [];
+        const stores = new ObjectStores();
+        let code = 0;
+        const found = new Set<string>();
+        /** Accounts whose store could not be read: a --brand of theirs is not "unknown". */
+        const unread: string[] = [];
+        try {
+          for (const account of accounts) {
+            const store = await stores.forAccount(config, account);
+            const target = flags.out ? output.dirTarget(flags.out) : output.storeTarget(store);
+            // A store that cannot be read fails this account in one line; the others still run.
+            const r = await make
+              .makeAccountReports({
+                store,
+                target,
+                account,
+                period: chosen,
+                brands,
+                formats: flags.format,
+                styleFor: (brandId) =>
+                  styleOf(reportSettingsFor(config, findAccount(config, account), brandId)),
+                now: Date.now(),
+              })
+              .catch((err: unknown) => {
+                io.err(`visync: account ${account}: ${errorMessage(err)}`);
+                return undefined;
+              });
+            if (!r) {
+              code = 1;
+              unread.push(account);
+              continue;
+            }
+            for (const w of r.workspaces) found.add(w);
+            for (const p of r.problems) {
+              io.err(`visync: ${p.line}`);
+              code = Math.max(code, 1);
+            }
+            for (const m of r.made) io.out(`${account} ${m.brandId} ${m.period}: ${m.location}`);
+          }
+        } finally {
+          await stores.close();
+        }
+        const unknown = unread.length ? [] : brands.filter((b) => !found.has(b));
+        for (const b of unknown)
+          io.err(
+            `visync: unknown workspace ${JSON.stringify(b)}: no complete run of ${accounts.join(', ')} has it`,
+          );
+        return unknown.length ? EXIT_USAGE : code;
+      }),
+    );
+}

@@ -1,0 +1,177 @@
+// Reads what one account's reports need from the object store: the complete runs, then each curated
+// part those reports use, once per account (every workspace's rows come from the same reads). Never
+// the API.
+import type { Row } from '../catalogue/types.js';
+import { parseTablePartKey } from '../sinks/layout.js';
+import type { ObjectStore } from '../sinks/object-store.js';
+import { errorMessage } from '../util/errors.js';
+import { mapSettled } from '../util/pool.js';
+import { type CompleteRun, readPart } from './complete-runs.js';
+import type { Period } from './period.js';
+import {
+  covers,
+  DAILY_TABLES,
+  type DailyTable,
+  dailyRuns,
+  newestPerDay,
+  SNAPSHOT_TABLES,
+  type SnapshotTable,
+  snapshotRun,
+} from './select.js';
+
+/** Rows of one snapshot table from one run; absent when no complete run covered the table. */
+export type SnapshotSet = Partial<Record<SnapshotTable, { rows: Row[]; runId: string }>>;
+
+export interface WorkspaceData {
+  brandId: string;
+  /** State at the period's last day, and at the previous period's last day. */
+  end: SnapshotSet;
+  previousEnd: SnapshotSet;
+  /**
+   * What "what changed" compares with: the state at the previous period's end, or when no run
+   * reaches back that far, the oldest other run within the period; empty when there is neither.
+   */
+  baseline: SnapshotSet;
+  /** Run date of the newest run in `baseline`; undefined when it is empty. */
+  baselineDate?: string;
+  /** Days of the previous period and the period, one run per day. */
+  daily: Record<DailyTable, Row[]>;
+}
+
+export interface AccountData {
+  workspaces: WorkspaceData[];
+  /** Curated parts read (each once) and parts of the complete runs in all. */
+  partsRead: number;
+  partsTotal: number;
+}
+
+const READ_CONCURRENCY = 8;
+
+/**
+ * Workspaces a report of the period can name: those with a brands snapshot at its end, and, as in
+ * the views, only those the account still had then (the newest run up to the period's end that
+ * listed every workspace; without one, every workspace seen).
+ */
+export function reportableWorkspaces(runs: readonly CompleteRun[], period: Period): string[] {
+  const upToEnd = runs.filter((r) => r.runDate <= period.to);
+  const listing = upToEnd.find((r) => r.listsAllWorkspaces);
+  const ids = new Set(listing ? listing.workspaces : upToEnd.flatMap((r) => r.workspaces));
+  return [...ids].filter((w) => snapshotRun(runs, 'brands', w, period.to) !== undefined).sort();
+}
+
+/**
+ * Every workspace's rows for a report of `period` (compared with `previous`). `brandIds` are the
+ * workspaces to report; `runs` the account's complete runs, newest first.
+ */
+export async function readAccountData(
+  store: ObjectStore,
+  runs: readonly CompleteRun[],
+  brandIds: readonly string[],
+  period: Period,
+  previous: Period,
+): Promise<AccountData> {
+  // Plan: which (run, table) each workspace needs; then each such part is read once.
+  const needed = new Map<string, Set<string>>(); // runId -> tables
+  const need = (run: CompleteRun, table: string) => {
+    const set = needed.get(run.runId) ?? new Set<string>();
+    set.add(table);
+    needed.set(run.runId, set);
+  };
+  const plans = brandIds.map((brandId) => {
+    const snap = (date: string) =>
+      Object.fromEntries(
+        SNAPSHOT_TABLES.map((t) => {
+          const run = snapshotRun(runs, t, brandId, date);
+          if (run) need(run, t);
+          return [t, run];
+        }),
+      ) as Record<SnapshotTable, CompleteRun | undefined>;
+    const daily = Object.fromEntries(
+      DAILY_TABLES.map((t) => {
+        const rs = dailyRuns(runs, t, brandId, previous.from, period.to);
+        for (const r of rs) need(r, t);
+        return [t, rs];
+      }),
+    ) as Record<DailyTable, CompleteRun[]>;
+    const end = snap(period.to);
+    const previousEnd = snap(previous.to);
+    const baseline = Object.fromEntries(
+      SNAPSHOT_TABLES.map((t) => {
+        const run =
+          previousEnd[t] ??
+          [...runs]
+            .reverse()
+            .find(
+              (r) =>
+                r.runDate >= period.from && r !== end[t] && r.runDate <= period.to && covers(r, t, brandId),
+            );
+        if (run) need(run, t);
+        return [t, run];
+      }),
+    ) as Record<SnapshotTable, CompleteRun | undefined>;
+    return { brandId, end, previousEnd, baseline, daily };
+  });
+
+  const keys = runs.flatMap((r) =>
+    r.partKeys.filter((k) => needed.get(r.runId)?.has(parseTablePartKey(k)?.table ?? '')),
+  );
+  const partsTotal = runs.reduce((n, r) => n + r.partKeys.length, 0);
+  const read = await mapSettled(keys, READ_CONCURRENCY, (k) => readPart(store, k));
+  // rows[runId][table][brandId]
+  const rows = new Map<string, Map<string, Map<string, Row[]>>>();
+  read.forEach((outcome, i) => {
+    const key = keys[i] as string;
+    const p = parseTablePartKey(key);
+    if (!p) return;
+    if (outcome.status === 'rejected')
+      throw new Error(
+        `cannot read ${key} of complete run ${p.runId}: ${errorMessage(outcome.reason)}; ` +
+          `\`visync replay --run ${p.runId} --account ${p.account}\` rebuilds it from the raw landing`,
+      );
+    const byTable = rows.get(p.runId) ?? new Map<string, Map<string, Row[]>>();
+    rows.set(p.runId, byTable);
+    const byBrand = byTable.get(p.table) ?? new Map<string, Row[]>();
+    byTable.set(p.table, byBrand);
+    for (const row of outcome.value) {
+      const b = String(row.brand_id);
+      const list = byBrand.get(b);
+      if (list) list.push(row);
+      else byBrand.set(b, [row]);
+    }
+  });
+  const rowsOf = (run: CompleteRun, table: string, brandId: string) =>
+    rows.get(run.runId)?.get(table)?.get(brandId) ?? [];
+
+  const workspaces = plans.map((p): WorkspaceData => {
+    const set = (chosen: Record<SnapshotTable, CompleteRun | undefined>): SnapshotSet => {
+      const out: SnapshotSet = {};
+      for (const t of SNAPSHOT_TABLES) {
+        const run = chosen[t];
+        if (run) out[t] = { rows: rowsOf(run, t, p.brandId), runId: run.runId };
+      }
+      return out;
+    };
+    const daily = Object.fromEntries(
+      DAILY_TABLES.map((t) => [
+        t,
+        newestPerDay(p.daily[t].map((r) => rowsOf(r, t, p.brandId))).filter(
+          (row) => String(row.date) >= previous.from && String(row.date) <= period.to,
+        ),
+      ]),
+    ) as Record<DailyTable, Row[]>;
+    const baselineDate = Object.values(p.baseline)
+      .filter((r): r is CompleteRun => r !== undefined)
+      .map((r) => r.runDate)
+      .sort()
+      .at(-1);
+    return {
+      brandId: p.brandId,
+      end: set(p.end),
+      previousEnd: set(p.previousEnd),
+      baseline: set(p.baseline),
+      ...(baselineDate === undefined ? {} : { baselineDate }),
+      daily,
+    };
+  });
+  return { workspaces, partsRead: keys.length, partsTotal };
+}

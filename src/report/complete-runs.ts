@@ -1,0 +1,96 @@
+// The runs a report may read: complete ones, by the rule of the `_latest` views (docs/tables.md,
+// src/catalogue/views.ts): a manifest whose status is succeeded or partial, with its `sync_runs`
+// row recorded. What each run covered (endpoints, workspaces, failed tables) is read from that row,
+// as the views read it. Runs dated ahead of today (a clock that was ahead, src/runs/clock.ts) are
+// left out: their date would put them above every real run.
+import { gunzipSync } from 'node:zlib';
+import { SYNC_RUNS } from '../catalogue/sync-runs.js';
+import type { Row } from '../catalogue/types.js';
+import { datedAhead } from '../runs/clock.js';
+import { manifestRunIds } from '../runs/history.js';
+import { type Manifest, readManifest } from '../runs/manifest.js';
+import { parseTablePartKey } from '../sinks/layout.js';
+import type { ObjectStore } from '../sinks/object-store.js';
+import { mapSettled } from '../util/pool.js';
+
+export interface CompleteRun {
+  runId: string;
+  runDate: string;
+  startedAt: string;
+  /** Endpoints the run called (sync_runs.endpoints). */
+  endpoints: string[];
+  /** Workspaces it landed (sync_runs.workspaces_succeeded). */
+  workspaces: string[];
+  /** Tables whose parts or load failed (sync_runs.tables_failed). */
+  tablesFailed: string[];
+  /**
+   * The run is sure to list every workspace of the account: it succeeded, over all workspaces
+   * (no --brand), called GET /brands and got the whole list (ACCOUNT_WORKSPACES of the views).
+   */
+  listsAllWorkspaces: boolean;
+  /** Keys of its curated parts (tables/...), from the manifest. */
+  partKeys: string[];
+}
+
+const READ_CONCURRENCY = 8;
+
+/** Newest first, as the views order runs: start time, then run id. */
+export function newestRunFirst(a: CompleteRun, b: CompleteRun): number {
+  return b.startedAt.localeCompare(a.startedAt) || b.runId.localeCompare(a.runId);
+}
+
+/** The account's complete runs, newest first. `now` only decides which run dates lie ahead. */
+export async function completeRuns(store: ObjectStore, account: string, now: number): Promise<CompleteRun[]> {
+  const ids = await manifestRunIds(store, account);
+  const read = await mapSettled(ids, READ_CONCURRENCY, async (id) => {
+    const m = await readManifest(store, account, id);
+    return m && isComplete(m, now) ? recordedRun(store, m) : undefined;
+  });
+  const runs: CompleteRun[] = [];
+  // A manifest or sync_runs part that cannot be read is no record of a complete run.
+  for (const r of read) if (r.status === 'fulfilled' && r.value) runs.push(r.value);
+  return runs.sort(newestRunFirst);
+}
+
+function isComplete(m: Manifest, now: number): boolean {
+  return (m.status === 'succeeded' || m.status === 'partial') && !datedAhead(m.run_date, now);
+}
+
+async function recordedRun(store: ObjectStore, m: Manifest): Promise<CompleteRun | undefined> {
+  const partKeys = m.files.map((f) => f.key).filter((k) => parseTablePartKey(k) !== undefined);
+  const syncRunsKey = partKeys.find((k) => parseTablePartKey(k)?.table === SYNC_RUNS.name);
+  if (!syncRunsKey) return undefined;
+  const rows = await readPart(store, syncRunsKey);
+  // A replay records the run again: its newest row says what it covered.
+  const row = rows.sort((a, b) => String(b.recorded_at).localeCompare(String(a.recorded_at)))[0];
+  if (!row) return undefined;
+  return {
+    runId: m.run_id,
+    runDate: m.run_date,
+    startedAt: m.started_at,
+    endpoints: strings(row.endpoints),
+    workspaces: strings(row.workspaces_succeeded),
+    tablesFailed: strings(row.tables_failed),
+    listsAllWorkspaces:
+      row.status === 'succeeded' &&
+      strings(row.brand_filter).length === 0 &&
+      strings(row.endpoints).includes('brands') &&
+      row.workspace_list_incomplete !== true,
+    partKeys: partKeys.filter((k) => k !== syncRunsKey),
+  };
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** One curated part's rows (src/curate/ndjson-part.ts: gzipped NDJSON). */
+export async function readPart(store: ObjectStore, key: string): Promise<Row[]> {
+  const bytes = await store.get(key);
+  if (!bytes) throw new Error(`curated part ${key} is missing`);
+  return gunzipSync(bytes)
+    .toString('utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as Row);
+}

@@ -1,0 +1,271 @@
+// report.json -> one self-contained HTML page: inline CSS, inline SVG charts each followed by its data
+// table, no script, a Content-Security-Policy that forbids every fetch but inline styles and data:
+// images. Every string from the API goes through hono/html's escaping `html` template and is wrapped
+// in <bdi> so right-to-left text cannot reorder the page around it. Null figures read "n/a".
+import { html, raw } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import { type BarPoint, beginReportCharts, chartSvg, type LinePoint } from './charts.js';
+import type { Kpi, Report } from './model.js';
+import { DELTA_COLOURS, type ReportStyle } from './style.js';
+import type { Unrecognised } from './unrecognised.js';
+
+type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+/** Section headings, in page order (the browser test looks for each). */
+export const SECTION_TITLES = [
+  'Key figures',
+  'Trend',
+  'Engines',
+  'Buyer intent',
+  'Recommendations',
+  'Reputation',
+  'What changed',
+] as const;
+
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+const NA = 'n/a';
+const TOP_COMPETITORS = 10;
+
+const text = (s: string | null | undefined): Html =>
+  s == null ? html`<span class="na">${NA}</span>` : html`<bdi>${s}</bdi>`;
+const fig = (n: number | null | undefined): string => (n == null ? NA : String(n));
+
+function signed(n: number): string {
+  return n > 0 ? `+${n}` : n < 0 ? `\u2212${Math.abs(n)}` : '\u00b10';
+}
+
+/** A delta with its fixed colour; `higherIsBetter` false for counts of problems. */
+function deltaCell(d: number | null, unit: string, higherIsBetter = true): Html {
+  if (d === null) return html`<span class="delta na">${NA}</span>`;
+  const better = d === 0 ? 'flat' : d > 0 === higherIsBetter ? 'up' : 'down';
+  const arrow = d > 0 ? '\u25b2' : d < 0 ? '\u25bc' : '';
+  return html`<span class="delta ${better}">${arrow} ${signed(d)}${unit}</span>`;
+}
+
+function card(label: string, k: Kpi, unit: string, higherIsBetter = true): Html {
+  return html`<div class="card"><div class="label">${label}</div><div class="value">${fig(k.value)}</div>
+<div>${deltaCell(k.delta, unit, higherIsBetter)} <span class="muted">vs ${fig(k.previous)}</span></div></div>`;
+}
+
+function table(head: readonly string[], rows: readonly Html[][], caption?: string): Html {
+  if (rows.length === 0) return html`<p class="muted">None.</p>`;
+  return html`<table>${caption ? html`<caption>${caption}</caption>` : ''}<thead><tr>${head.map((h) => html`<th>${h}</th>`)}</tr></thead>
+<tbody>${rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>`;
+}
+
+function unrecognised(list: readonly Unrecognised[]): Html {
+  if (list.length === 0) return html``;
+  return html`<div class="drift"><p><strong>Shape not recognised:</strong> the API sent fields this
+version of visync does not know; they are listed as sent.</p>
+${table(
+  ['table', 'field', 'example'],
+  list.map((u) => [html`${u.table}`, text(u.field), text(u.example)]),
+)}</div>`;
+}
+
+const svg = (s: string): Html => html`<div class="chart">${raw(s)}</div>`;
+
+export async function renderHtml(r: Report, style: ReportStyle): Promise<string> {
+  beginReportCharts();
+  const colours = { primary: style.primaryColour, accent: style.accentColour };
+  const line = (key: 'overall_score' | 'share_of_voice'): LinePoint[] =>
+    r.trend.series.flatMap((d) => [
+      { date: d.date, series: 'this period', value: d[key] },
+      {
+        date: d.date,
+        series: 'previous period',
+        value: key === 'overall_score' ? d.previous_overall_score : d.previous_share_of_voice,
+      },
+    ]);
+  const bars = (xs: { label: string; value: number | null }[]): BarPoint[] => xs;
+  const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
+  const [scoreSvg, sovSvg, enginesSvg, competitorsSvg, claimsSvg] = await Promise.all([
+    chartSvg('score', line('overall_score'), colours),
+    chartSvg('share_of_voice', line('share_of_voice'), colours),
+    chartSvg('engines', bars(r.engines.map((e) => ({ label: e.engine, value: e.score }))), colours),
+    chartSvg('competitors', bars(competitors.map((c) => ({ label: c.name, value: c.losses }))), colours),
+    chartSvg(
+      'claims',
+      bars(r.reputation.claims_per_engine.map((c) => ({ label: c.engine, value: c.claims }))),
+      colours,
+    ),
+  ]);
+  const k = r.kpis;
+  const bi = r.buyer_intent;
+  const w = r.what_changed;
+  const page = html`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${r.cover.client_name ?? r.brand_id} \u2013 AI visibility report ${r.period.label}</title>
+<style>${raw(css(style))}</style></head>
+<body><main>
+<header class="cover">
+${style.logoDataUri ? html`<img class="logo" alt="" src="${style.logoDataUri}">` : ''}
+<p class="agency">${style.agencyName}</p>
+<h1>${text(r.cover.client_name)}</h1>
+<p class="domain">${text(r.cover.client_domain)}</p>
+<p>AI visibility report, ${r.period.from} to ${r.period.to} (${r.period.label}), compared with ${r.previous_period.from} to ${r.previous_period.to}.</p>
+<p class="muted">Data as of ${r.cover.data_as_of ?? NA}. Workspace <bdi>${r.brand_id}</bdi>, account <bdi>${r.account}</bdi>.</p>
+</header>
+
+<section><h2>${SECTION_TITLES[0]}</h2><div class="cards">
+${card('Overall score (period end)', k.overall_score_end, ' pts')}
+${card('Overall score (period mean)', k.overall_score_mean, ' pts')}
+${card('Share of voice (mean)', k.share_of_voice, ' pp')}
+${card('Money-prompt visibility', k.money_visibility, ' pts')}
+${card('Money/informational gap', k.visibility_gap, ' pts', false)}
+${card('Open recommendations', k.open_recommendations, '', false)}
+${card('Suspected false claims', k.suspected_false_claims, '', false)}
+${card('Engine conflicts', k.engine_conflicts, '', false)}
+</div></section>
+
+<section><h2>${SECTION_TITLES[1]}</h2>
+<p class="note">Data on ${r.trend.coverage}; days without data are gaps. The previous period is dashed.</p>
+${svg(scoreSvg)}${svg(sovSvg)}
+${table(
+  ['day', 'overall score', 'share of voice', 'previous day', 'previous score', 'previous share'],
+  r.trend.series.map((d) => [
+    html`${d.date}`,
+    html`${fig(d.overall_score)}`,
+    html`${fig(d.share_of_voice)}`,
+    html`${d.previous_date}`,
+    html`${fig(d.previous_overall_score)}`,
+    html`${fig(d.previous_share_of_voice)}`,
+  ]),
+  'Daily figures',
+)}
+${unrecognised(r.trend.unrecognised)}
+</section>
+
+<section><h2>${SECTION_TITLES[2]}</h2>
+${svg(enginesSvg)}
+${table(
+  ['engine', 'score (mean)', 'previous', 'change'],
+  r.engines.map((e) => [
+    text(e.engine),
+    html`${fig(e.score)}`,
+    html`${fig(e.previous)}`,
+    deltaCell(e.delta, ' pts'),
+  ]),
+)}
+</section>
+
+<section><h2>${SECTION_TITLES[3]}</h2>
+<p>Window of ${fig(bi.window_days)} days: money prompts ${fig(bi.money_visibility)} (${fig(bi.money_prompt_count)} prompts),
+informational prompts ${fig(bi.informational_visibility)} (${fig(bi.informational_prompt_count)} prompts), gap ${fig(bi.visibility_gap)}.</p>
+<h3>Competitors that win most</h3>
+${svg(competitorsSvg)}
+${table(
+  ['competitor', 'money prompts won'],
+  competitors.map((c) => [text(c.name), html`${c.losses}`]),
+)}
+<h3>Losses</h3>
+${table(
+  ['prompt', 'engine', 'winner', 'winner domain'],
+  bi.losses.map((l) => [text(l.prompt), text(l.engine), text(l.winner_name), text(l.winner_domain)]),
+)}
+<h3>Why you lose</h3>
+<p>${text(bi.why_you_lose.summary)}</p>
+${bi.why_you_lose.reasons.length ? html`<ul>${bi.why_you_lose.reasons.map((x) => html`<li>${text(x)}</li>`)}</ul>` : ''}
+${unrecognised(bi.unrecognised)}
+</section>
+
+<section><h2>${SECTION_TITLES[4]}</h2>
+<h3>Open, by priority</h3>
+${table(
+  ['priority', 'recommendation', 'category', 'impact'],
+  r.recommendations.open.map((x) => [
+    text(x.priority),
+    text(x.title),
+    text(x.category),
+    html`${fig(x.impact_score)}`,
+  ]),
+)}
+<h3>Done or dismissed in the period</h3>
+${table(
+  ['status', 'recommendation', 'when'],
+  r.recommendations.closed_in_period.map((x) => [text(x.status), text(x.title), text(x.updated_at)]),
+)}
+${unrecognised(r.recommendations.unrecognised)}
+</section>
+
+<section><h2>${SECTION_TITLES[5]}</h2>
+<h3>Suspected false claims</h3>
+${table(
+  ['engine', 'claim', 'reason'],
+  r.reputation.suspected_false.map((c) => [text(c.engine), text(c.claim), text(c.flag_reason)]),
+)}
+<h3>Conflicts between engines</h3>
+${table(
+  ['topic', 'engines', 'description'],
+  r.reputation.conflicts.map((c) => [text(c.topic), text(c.engines.join(', ')), text(c.description)]),
+)}
+<h3>Claims per engine</h3>
+${svg(claimsSvg)}
+${table(
+  ['engine', 'claims', 'suspected false'],
+  r.reputation.claims_per_engine.map((c) => [text(c.engine), html`${c.claims}`, html`${c.suspected_false}`]),
+)}
+${unrecognised(r.reputation.unrecognised)}
+</section>
+
+<section><h2>${SECTION_TITLES[6]}</h2>
+<p class="muted">${
+    w.basis === 'previous report'
+      ? `Since the report of ${w.since}.`
+      : w.basis === 'data'
+        ? `Since the synced data of ${w.since}.`
+        : 'Nothing to compare with yet: no earlier report or run.'
+  }</p>
+${table(
+  ['change', 'what'],
+  [
+    ...w.new_recommendations.map((x) => [html`new recommendation`, text(x.title ?? x.id)]),
+    ...w.closed_recommendations.map((x) => [html`closed recommendation`, text(x.title ?? x.id)]),
+    ...w.new_flags.map((x) => [html`new suspected false claim (${x.engine})`, text(x.claim ?? x.claim_id)]),
+    ...w.cleared_flags.map((x) => [html`cleared claim (${x.engine})`, text(x.claim ?? x.claim_id)]),
+    ...w.new_conflicts.map((x) => [html`new engine conflict`, text(x.topic ?? x.id)]),
+    ...w.resolved_conflicts.map((x) => [html`resolved engine conflict`, text(x.topic ?? x.id)]),
+    ...w.new_competitors.map((x) => [html`new winning competitor`, text(x)]),
+    ...w.gone_competitors.map((x) => [html`competitor no longer winning`, text(x)]),
+    ...w.engine_movers.map((x) => [
+      html`engine moved`,
+      html`<bdi>${x.engine}</bdi>: ${x.before} \u2192 ${x.after} (${signed(x.delta)} pts)`,
+    ]),
+  ],
+)}
+</section>
+<footer>${style.footer ? html`<p>${style.footer}</p>` : ''}<p class="muted">Prepared by ${style.agencyName}.</p></footer>
+</main></body></html>
+`;
+  return (await page).toString();
+}
+
+/** One line in the page (the rules stay readable here). */
+function css(s: ReportStyle): string {
+  return `
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#fff;overflow-wrap:anywhere;word-break:break-word}
+main{max-width:960px;margin:0 auto;padding:24px}
+h1,h2,h3{color:${s.primaryColour};margin:.8em 0 .3em}
+h1{font-size:28px}h2{font-size:20px;border-bottom:2px solid ${s.primaryColour};padding-bottom:4px}h3{font-size:16px}
+.cover{border-left:6px solid ${s.accentColour};padding-left:16px}
+.agency{font-weight:600;color:${s.accentColour};margin:0}.logo{max-height:48px;max-width:200px}
+.muted,.note{color:#57606a}.na{color:#57606a;font-style:italic}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:12px}
+.card{border:1px solid #d0d7de;border-radius:6px;padding:10px 12px;min-width:0}
+.card .label{color:#57606a;font-size:12px}.card .value{font-size:24px;font-weight:600}
+.delta{font-weight:600}.delta.up{color:${DELTA_COLOURS.up}}.delta.down{color:${DELTA_COLOURS.down}}.delta.flat{color:${DELTA_COLOURS.flat}}
+table{width:100%;border-collapse:collapse;table-layout:fixed;margin:8px 0 16px}
+caption{text-align:left;color:#57606a;padding:4px 0}
+th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}
+th{background:#f6f8fa}
+.chart{overflow:hidden}.chart svg{max-width:100%;height:auto}
+.drift{border:1px dashed #9a6700;background:#fff8c5;padding:8px;margin:8px 0}
+footer{margin-top:32px;border-top:1px solid #d0d7de}
+@media print{section{break-inside:avoid-page}}
+`
+    .trim()
+    .replaceAll('\n', '');
+}

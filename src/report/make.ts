@@ -1,0 +1,108 @@
+// One account's reports: its complete runs, the period, each needed curated part read once, one model
+// per workspace, the chosen formats written. "No data" comes back as a ReportProblem line for the CLI
+// to print; which workspaces exist comes back too, so the CLI can name a --brand no account has.
+import type { ObjectStore } from '../sinks/object-store.js';
+import { readAccountData, reportableWorkspaces } from './account-data.js';
+import { completeRuns } from './complete-runs.js';
+import { renderHtml } from './html.js';
+import { buildReport } from './model.js';
+import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
+import { defaultPeriod, type Period, previousPeriod } from './period.js';
+import type { ReportStyle } from './style.js';
+
+export interface ReportProblem {
+  kind: 'no data';
+  line: string;
+}
+
+export interface MadeReport {
+  brandId: string;
+  period: string;
+  location: string;
+}
+
+export interface AccountReports {
+  made: MadeReport[];
+  problems: ReportProblem[];
+  /** Workspaces a report of the period can be made for (a brands snapshot at its end). */
+  workspaces: string[];
+  partsRead: number;
+  partsTotal: number;
+}
+
+export interface AccountReportOptions {
+  store: ObjectStore;
+  target: ReportTarget;
+  account: string;
+  /** Undefined: the default 30 days ending on the newest complete run's date. */
+  period?: Period | undefined;
+  /** Only these workspaces; empty: all. */
+  brands: readonly string[];
+  formats: readonly ReportFormat[];
+  /** The look of one workspace's report (the `reports` config: top level, account, workspace). */
+  styleFor: (brandId: string) => ReportStyle;
+  /** Only to tell which run dates lie ahead of today (src/runs/clock.ts); never in a report. */
+  now: number;
+}
+
+export async function makeAccountReports(o: AccountReportOptions): Promise<AccountReports> {
+  const out: AccountReports = { made: [], problems: [], workspaces: [], partsRead: 0, partsTotal: 0 };
+  const runs = await completeRuns(o.store, o.account, o.now);
+  const newest = runs
+    .map((r) => r.runDate)
+    .sort()
+    .at(-1);
+  if (newest === undefined) {
+    out.problems.push({
+      kind: 'no data',
+      line: `account ${o.account}: no complete run in ${o.store.location}; run \`visync run --once\` first`,
+    });
+    return out;
+  }
+  const period = o.period ?? defaultPeriod(newest);
+  const inPeriod = runs.filter((r) => r.runDate >= period.from && r.runDate <= period.to);
+  if (inPeriod.length === 0) {
+    const oldest = runs.map((r) => r.runDate).sort()[0];
+    out.problems.push({
+      kind: 'no data',
+      line: `account ${o.account}: no complete run covers period ${period.label} (${period.from} to ${period.to}); complete runs are dated ${oldest} to ${newest}`,
+    });
+    return out;
+  }
+  const available = reportableWorkspaces(runs, period);
+  out.workspaces = available;
+  if (available.length === 0) {
+    out.problems.push({
+      kind: 'no data',
+      line: `account ${o.account}: no complete run up to ${period.to} holds a workspace (its brands table); nothing to report for ${period.label}`,
+    });
+    return out;
+  }
+  const brandIds = o.brands.length ? o.brands.filter((b) => available.includes(b)) : available;
+  if (brandIds.length === 0) return out;
+  const previous = previousPeriod(period);
+  const data = await readAccountData(o.store, runs, brandIds, period, previous);
+  out.partsRead = data.partsRead;
+  out.partsTotal = data.partsTotal;
+  for (const workspace of data.workspaces) {
+    const previousReport = await o.target.read(o.account, workspace.brandId, previous.label);
+    const style = o.styleFor(workspace.brandId);
+    const report = buildReport({
+      account: o.account,
+      workspace,
+      period,
+      previous,
+      style,
+      previousReport,
+    });
+    const files: ReportFile[] = [];
+    for (const format of o.formats) {
+      const body =
+        format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : await renderHtml(report, style);
+      files.push({ format, body });
+    }
+    const location = await o.target.write(o.account, workspace.brandId, period.label, files);
+    out.made.push({ brandId: workspace.brandId, period: period.label, location });
+  }
+  return out;
+}

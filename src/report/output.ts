@@ -1,0 +1,78 @@
+// Where reports go: under --out DIR as `DIR/account=A/brand=B/period=P/report.{html,json}`, or into
+// the object store under `reports/` with the same keys and a manifest.json holding each file's
+// SHA-256. The previous period's report.json is read back from the same place for "what changed".
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { reportPrefix } from '../sinks/layout.js';
+import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
+import { MODEL_VERSION, type Report } from './model.js';
+
+export type ReportFormat = 'html' | 'json';
+
+export interface ReportFile {
+  format: ReportFormat;
+  body: string;
+}
+
+const CONTENT_TYPES: Record<ReportFormat, string> = {
+  html: 'text/html; charset=utf-8',
+  json: 'application/json',
+};
+
+export interface ReportTarget {
+  /** Writes a report's files; returns where they went (a path or a store location). */
+  write(account: string, brandId: string, period: string, files: readonly ReportFile[]): Promise<string>;
+  /** A report.json written before, or undefined (missing, unreadable or another model version). */
+  read(account: string, brandId: string, period: string): Promise<Report | undefined>;
+}
+
+function parseReport(bytes: Buffer | undefined): Report | undefined {
+  if (!bytes) return undefined;
+  try {
+    const r = JSON.parse(bytes.toString('utf8')) as Report;
+    return r.model_version === MODEL_VERSION ? r : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `--out DIR`: plain files, no manifest. */
+export function dirTarget(dir: string): ReportTarget {
+  const path = (a: string, b: string, p: string, f: string) =>
+    join(dir, reportPrefix(a, b, p).slice('reports/'.length), f);
+  return {
+    async write(a, b, p, files) {
+      for (const f of files) {
+        const file = path(a, b, p, `report.${f.format}`);
+        await mkdir(dirname(file), { recursive: true });
+        await writeFile(file, f.body);
+      }
+      return dirname(path(a, b, p, 'x'));
+    },
+    async read(a, b, p) {
+      return parseReport(await readFile(path(a, b, p, 'report.json')).catch(() => undefined));
+    },
+  };
+}
+
+/** The object store: the files, then manifest.json with their SHA-256 (written last). */
+export function storeTarget(store: ObjectStore): ReportTarget {
+  return {
+    async write(a, b, p, files) {
+      const prefix = reportPrefix(a, b, p);
+      const stored: StoredObject[] = [];
+      for (const f of files)
+        stored.push(
+          await store.put(`${prefix}report.${f.format}`, f.body, { contentType: CONTENT_TYPES[f.format] }),
+        );
+      const manifest = { files: stored.map((s) => ({ key: s.key, bytes: s.bytes, sha256: s.sha256 })) };
+      await store.put(`${prefix}manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`, {
+        contentType: 'application/json',
+      });
+      return `${store.location.replace(/\/$/, '')}/${prefix}`;
+    },
+    async read(a, b, p) {
+      return parseReport(await store.get(`${reportPrefix(a, b, p)}report.json`));
+    },
+  };
+}

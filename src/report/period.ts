@@ -1,0 +1,111 @@
+// Report periods: a calendar month (`2026-10`), an ISO week (`2026-W44`) or a day range
+// (`2026-10-01_2026-10-30`, also the label of --from/--to and of the default 30 days), and the
+// previous period a report compares against. Pure: no clock.
+import { addDays } from '../util/time.js';
+
+export interface Period {
+  /** The key segment `period=<label>`: `2026-10`, `2026-W44` or `2026-10-01_2026-10-30`. */
+  label: string;
+  kind: 'month' | 'week' | 'range';
+  /** First and last day, inclusive (`YYYY-MM-DD`). */
+  from: string;
+  to: string;
+}
+
+/** Days of the default period, ending on the date of the account's newest complete run. */
+export const DEFAULT_PERIOD_DAYS = 30;
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+export function isDate(s: string): boolean {
+  const m = DATE.exec(s);
+  return m !== null && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s;
+}
+
+/** Days from `from` to `to`, both included. */
+export function dayCount(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
+}
+
+/** Every day of the period, oldest first. */
+export function periodDays(p: Pick<Period, 'from' | 'to'>): string[] {
+  const out: string[] = [];
+  for (let d = p.from; d <= p.to; d = addDays(d, 1)) out.push(d);
+  return out;
+}
+
+export function rangePeriod(from: string, to: string): Period {
+  return { label: `${from}_${to}`, kind: 'range', from, to };
+}
+
+function monthPeriod(year: number, month: number): Period {
+  const first = `${String(year).padStart(4, '0')}-${String(month).padStart(2, '0')}-01`;
+  const last = new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+  return { label: first.slice(0, 7), kind: 'month', from: first, to: last };
+}
+
+/** Monday of ISO week 1 of `year`: the week holding 4 January. */
+function isoWeekOneMonday(year: number): string {
+  const jan4 = new Date(Date.UTC(year, 0, 4));
+  const dow = (jan4.getUTCDay() + 6) % 7;
+  return addDays(jan4.toISOString().slice(0, 10), -dow);
+}
+
+function weeksInIsoYear(year: number): number {
+  return (dayCount(isoWeekOneMonday(year), isoWeekOneMonday(year + 1)) - 1) / 7;
+}
+
+function weekPeriod(year: number, week: number): Period {
+  const from = addDays(isoWeekOneMonday(year), (week - 1) * 7);
+  return { label: `${year}-W${String(week).padStart(2, '0')}`, kind: 'week', from, to: addDays(from, 6) };
+}
+
+/** `--period` value -> period; undefined when it is none of the three forms or names no real day. */
+export function parsePeriod(spec: string): Period | undefined {
+  let m = /^(\d{4})-(\d{2})$/.exec(spec);
+  if (m) {
+    const month = Number(m[2]);
+    return month >= 1 && month <= 12 ? monthPeriod(Number(m[1]), month) : undefined;
+  }
+  m = /^(\d{4})-W(\d{2})$/.exec(spec);
+  if (m) {
+    const year = Number(m[1]);
+    const week = Number(m[2]);
+    return week >= 1 && week <= weeksInIsoYear(year) ? weekPeriod(year, week) : undefined;
+  }
+  m = /^(\d{4}-\d{2}-\d{2})_(\d{4}-\d{2}-\d{2})$/.exec(spec);
+  if (m) return parseRange(m[1] as string, m[2] as string);
+  return undefined;
+}
+
+/** --from/--to -> period; undefined when a date is not a real day or `to` is before `from`. */
+export function parseRange(from: string, to: string): Period | undefined {
+  return isDate(from) && isDate(to) && from <= to ? rangePeriod(from, to) : undefined;
+}
+
+/** The default period: DEFAULT_PERIOD_DAYS days ending on `end`. */
+export function defaultPeriod(end: string): Period {
+  return rangePeriod(addDays(end, 1 - DEFAULT_PERIOD_DAYS), end);
+}
+
+/**
+ * The period a report compares against: the month or ISO week before, or the range of the same
+ * length ending the day before.
+ */
+export function previousPeriod(p: Period): Period {
+  if (p.kind === 'month') {
+    const [y, mo] = p.from.split('-').map(Number) as [number, number];
+    return mo === 1 ? monthPeriod(y - 1, 12) : monthPeriod(y, mo - 1);
+  }
+  if (p.kind === 'week') {
+    const to = addDays(p.from, -1);
+    const from = addDays(p.from, -7);
+    // The ISO year of a week is the year of its Thursday.
+    const thursday = addDays(from, 3);
+    const year = Number(thursday.slice(0, 4));
+    const week = (dayCount(isoWeekOneMonday(year), from) - 1) / 7 + 1;
+    return { label: `${year}-W${String(week).padStart(2, '0')}`, kind: 'week', from, to };
+  }
+  const n = dayCount(p.from, p.to);
+  return rangePeriod(addDays(p.from, -n), addDays(p.from, -1));
+}

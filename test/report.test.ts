@@ -7,6 +7,7 @@
 // times (extracted_at) of a sync are this machine's, so the test replaces them with RUN-n and
 // EXTRACTED_AT before comparing; everything else is compared byte for byte. To regenerate after an
 // intended change: UPDATE_GOLDEN=1 npx vitest run test/report.test.ts (and review the diff).
+import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -152,7 +153,7 @@ describe('visync report', () => {
     }
   });
 
-  it('one line and a usage or no-data exit code for a malformed period, an unknown workspace, an uncovered period, pdf', async () => {
+  it('one line and a usage or no-data exit code for a malformed period, an unknown workspace, an uncovered period, a format', async () => {
     const dir = h.tempDir();
     const { config } = await twoNights(dir);
     const out = h.tempDir();
@@ -169,10 +170,10 @@ describe('visync report', () => {
     expect(old.err).toEqual([
       'visync: account acme: no complete run covers period 2025-W10 (2025-03-03 to 2025-03-09); complete runs are dated 2026-10-20 to 2026-11-10',
     ]);
-    const pdf = await h.visyncCli(config, ['report', '--format', 'html,pdf', '--out', out]);
-    expect(pdf.code).toBe(64);
-    expect(pdf.err.join('\n')).toContain('PDF reports are not built yet');
-    expect(pdf.err.join('\n')).not.toMatch(/\n\s+at /); // no stack trace
+    const docx = await h.visyncCli(config, ['report', '--format', 'html,docx', '--out', out]);
+    expect(docx.code).toBe(64);
+    expect(docx.err.join('\n')).toContain('unknown format "docx": use html, json, pdf');
+    expect(docx.err.join('\n')).not.toMatch(/\n\s+at /); // no stack trace
     expect(h.listFiles(out)).toEqual([]);
   });
 
@@ -300,20 +301,33 @@ describe('visync report over reports and drift', () => {
 });
 
 describe("visync report in the agency's colours", () => {
-  it('takes the reports block: agency and colours from the top level, the client name from the workspace', async () => {
+  it('takes the reports block: agency, colours and footer from the top level, the client name from the workspace; the PDF too', async () => {
     const dir = h.tempDir();
     const { config, last } = await twoNights(dir);
     const [first, second] = last.accounts[0]!.workspaceIds as [string, string];
     const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown> & {
       accounts: Record<string, unknown>[];
     };
-    doc.reports = { agency: 'Northwind <Agency> & "Co"', colors: { primary: '#112233' } };
+    doc.reports = {
+      agency: 'Northwind <Agency> & "Co"',
+      colors: { primary: '#112233' },
+      footer: 'Confidential: prepared for the client',
+      pageSize: 'Letter',
+    };
     (doc.accounts[0] as Record<string, unknown>).reports = {
       workspaces: { [first]: { clientName: 'Acme Widgets' } },
     };
     writeFileSync(config, stringify(doc));
     const out = h.tempDir();
-    const r = await h.visyncCli(config, ['report', '--period', '2026-11', '--out', out]);
+    const r = await h.visyncCli(config, [
+      'report',
+      '--period',
+      '2026-11',
+      '--format',
+      'html,json,pdf',
+      '--out',
+      out,
+    ]);
     expect(r.code, r.err.join('\n')).toBe(0);
     const read = (brand: string) => ({
       json: JSON.parse(readFileSync(join(reportDir(out, brand, '2026-11'), 'report.json'), 'utf8')) as Report,
@@ -334,6 +348,20 @@ describe("visync report in the agency's colours", () => {
       expect(html).toContain('#112233');
     }
     expect(a.html).toContain('Acme Widgets');
+    // The PDF is that HTML printed: the client, the agency, a KPI heading, the footer and page numbers.
+    const pdf = join(reportDir(out, first, '2026-11'), 'report.pdf');
+    const text = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
+    for (const want of [
+      'Acme Widgets',
+      'Northwind <Agency> & "Co"',
+      'Confidential: prepared for the client',
+      'Page 1 of',
+    ])
+      expect(text).toContain(want);
+    expect(text).toMatch(/overall score/i);
+    const info = execFileSync('pdfinfo', [pdf], { encoding: 'utf8' });
+    expect(info).toMatch(/Page size:\s+612 x 792 pts \(letter\)/);
+    expect(info).toMatch(/Tagged:\s+yes/);
   });
 });
 

@@ -1,7 +1,8 @@
-// `visync report`: client-ready reports (HTML and JSON) from the synced data, one per workspace and
+// `visync report`: client-ready reports (HTML, JSON, PDF) from the synced data, one per workspace and
 // period, never an API call (docs/reports.md). Registering it loads only commander: the action
 // imports the report modules (and Vega) when it runs.
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { ReportFormat } from '../report/output.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
@@ -11,27 +12,25 @@ interface ReportFlags {
   period?: string;
   from?: string;
   to?: string;
-  format: ('html' | 'json')[];
+  format: ReportFormat[];
   out?: string;
 }
 
-const FORMATS = ['html', 'json'] as const;
+const FORMATS = ['html', 'json', 'pdf'] as const;
+/** Without --format: the HTML and its JSON model (a PDF needs Chromium). */
+const DEFAULT_FORMATS: ReportFormat[] = ['html', 'json'];
 
-function parseFormats(value: string): ('html' | 'json')[] {
+function parseFormats(value: string): ReportFormat[] {
   const list = value
     .split(',')
     .map((s) => s.trim())
     .filter((s) => s !== '');
-  if (list.includes('pdf'))
-    throw new InvalidArgumentError(
-      'PDF reports are not built yet (docs/reports.md "Status"); use --format html,json',
-    );
   const bad = list.filter((f) => !(FORMATS as readonly string[]).includes(f));
   if (bad.length || list.length === 0)
     throw new InvalidArgumentError(
-      `unknown format ${JSON.stringify(bad[0] ?? value)}: use html, json or both (html,json)`,
+      `unknown format ${JSON.stringify(bad[0] ?? value)}: use html, json, pdf or several (html,json,pdf)`,
     );
-  return [...new Set(list)] as ('html' | 'json')[];
+  return [...new Set(list)] as ReportFormat[];
 }
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
@@ -54,9 +53,12 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
     .option('--from <date>', 'first day (YYYY-MM-DD), with --to')
     .option('--to <date>', 'last day (YYYY-MM-DD), with --from')
     .addOption(
-      new Option('--format <list>', 'html, json or html,json (pdf is not built yet)')
+      new Option(
+        '--format <list>',
+        'html, json, pdf, or several: html,json,pdf (pdf prints the HTML with Chromium, reports.chromiumPath)',
+      )
         .argParser(parseFormats)
-        .default([...FORMATS], 'html,json'),
+        .default([...DEFAULT_FORMATS], 'html,json'),
     )
     .option('--out <dir>', 'write into this folder instead of the object store')
     .addHelpText(
@@ -126,6 +128,16 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
         const found = new Set<string>();
         /** Accounts whose store could not be read: a --brand of theirs is not "unknown". */
         const unread: string[] = [];
+        const settingsOf = (account: string, brandId?: string) =>
+          reportSettingsFor(config, findAccount(config, account), brandId);
+        // One Chromium for the whole run (its path is a top-level setting), loaded only for PDFs.
+        const pdf = flags.format.includes('pdf')
+          ? await (await import('../report/pdf.js')).PdfSession.open(
+              settingsOf(accounts[0] as string).chromiumPath,
+            ).catch((err: unknown) => {
+              throw new CliError(errorMessage(err));
+            })
+          : undefined;
         try {
           for (const account of accounts) {
             const store = await stores.forAccount(config, account);
@@ -139,8 +151,16 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
                 period: chosen,
                 brands,
                 formats: flags.format,
-                styleFor: (brandId) =>
-                  styleOf(reportSettingsFor(config, findAccount(config, account), brandId)),
+                styleFor: (brandId) => styleOf(settingsOf(account, brandId)),
+                printPdf:
+                  pdf &&
+                  ((html, brandId) => {
+                    const s = settingsOf(account, brandId);
+                    return pdf.render(html, {
+                      pageSize: s.pageSize,
+                      ...(s.footer ? { footerText: s.footer } : {}),
+                    });
+                  }),
                 now: Date.now(),
               })
               .catch((err: unknown) => {
@@ -160,6 +180,7 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
             for (const m of r.made) io.out(`${account} ${m.brandId} ${m.period}: ${m.location}`);
           }
         } finally {
+          await pdf?.close();
           await stores.close();
         }
         const unknown = unread.length ? [] : brands.filter((b) => !found.has(b));

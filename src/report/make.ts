@@ -41,6 +41,8 @@ export interface AccountReportOptions {
   formats: readonly ReportFormat[];
   /** The look of one workspace's report (the `reports` config: top level, account, workspace). */
   styleFor: (brandId: string) => ReportStyle;
+  /** Prints a workspace's report HTML to PDF (src/report/pdf.ts); needed only for the pdf format. */
+  printPdf?: (html: string, brandId: string) => Promise<Uint8Array>;
   /** Only to tell which run dates lie ahead of today (src/runs/clock.ts); never in a report. */
   now: number;
 }
@@ -95,11 +97,16 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
       style,
       previousReport,
     });
+    // The PDF is that HTML printed: rendered once for both.
+    const page = o.formats.some((f) => f !== 'json') ? await renderHtml(report, style) : '';
     const files: ReportFile[] = [];
     for (const format of o.formats) {
-      const body =
-        format === 'json' ? `${JSON.stringify(report, null, 2)}\n` : await renderHtml(report, style);
-      files.push({ format, body });
+      if (format === 'json') files.push({ format, body: `${JSON.stringify(report, null, 2)}\n` });
+      else if (format === 'html') files.push({ format, body: page });
+      else {
+        if (!o.printPdf) throw new Error('the pdf format needs a PDF printer (printPdf)');
+        files.push({ format, body: await o.printPdf(page, workspace.brandId) });
+      }
     }
     const location = await o.target.write(o.account, workspace.brandId, period.label, files);
     out.made.push({ brandId: workspace.brandId, period: period.label, location });

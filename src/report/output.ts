@@ -1,4 +1,4 @@
-// Where reports go: under --out DIR as `DIR/account=A/brand=B/period=P/report.{html,json}`, or into
+// Where reports go: under --out DIR as `DIR/account=A/brand=B/period=P/report.{html,json,pdf}`, or into
 // the object store under `reports/` with the same keys and a manifest.json holding each file's
 // SHA-256. The previous period's report.json is read back from the same place for "what changed".
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -7,16 +7,17 @@ import { reportPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { MODEL_VERSION, type Report } from './model.js';
 
-export type ReportFormat = 'html' | 'json';
+export type ReportFormat = 'html' | 'json' | 'pdf';
 
 export interface ReportFile {
   format: ReportFormat;
-  body: string;
+  body: string | Uint8Array;
 }
 
 const CONTENT_TYPES: Record<ReportFormat, string> = {
   html: 'text/html; charset=utf-8',
   json: 'application/json',
+  pdf: 'application/pdf',
 };
 
 export interface ReportTarget {

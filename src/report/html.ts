@@ -4,7 +4,9 @@
 // in <bdi> so right-to-left text cannot reorder the page around it. Null figures read "n/a".
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import type { ReportSection } from '../config/schema.js';
 import { type BarPoint, beginReportCharts, chartSvg, type LinePoint } from './charts.js';
+import { type Formats, formatsOf } from './format.js';
 import type { Kpi, Report } from './model.js';
 import { DELTA_COLOURS, type ReportStyle } from './style.js';
 import type { Unrecognised } from './unrecognised.js';
@@ -28,10 +30,13 @@ const TOP_COMPETITORS = 10;
 
 const text = (s: string | null | undefined): Html =>
   s == null ? html`<span class="na">${NA}</span>` : html`<bdi>${s}</bdi>`;
-const fig = (n: number | null | undefined): string => (n == null ? NA : String(n));
+/** The page's number and date formats (the workspace's locale); renderHtml sets them for its page. */
+let fmt: Formats = formatsOf({ locale: null, timeZone: null });
+
+const fig = (n: number | null | undefined): string => (n == null ? NA : fmt.number(n));
 
 function signed(n: number): string {
-  return n > 0 ? `+${n}` : n < 0 ? `\u2212${Math.abs(n)}` : '\u00b10';
+  return n > 0 ? `+${fmt.number(n)}` : n < 0 ? `\u2212${fmt.number(Math.abs(n))}` : '\u00b10';
 }
 
 /** A delta with its fixed colour; `higherIsBetter` false for counts of problems. */
@@ -90,9 +95,9 @@ export async function renderHtml(r: Report, style: ReportStyle): Promise<string>
       colours,
     ),
   ]);
-  const k = r.kpis;
-  const bi = r.buyer_intent;
-  const w = r.what_changed;
+  // From here to the page string nothing awaits, so another report's formats cannot interleave.
+  fmt = formatsOf(style);
+  const sections = sectionsOf(r, style, { scoreSvg, sovSvg, enginesSvg, competitorsSvg, claimsSvg });
   const page = html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
@@ -100,16 +105,39 @@ export async function renderHtml(r: Report, style: ReportStyle): Promise<string>
 <title>${r.cover.client_name ?? r.brand_id} \u2013 AI visibility report ${r.period.label}</title>
 <style>${raw(css(style))}</style></head>
 <body><main>
-<header class="cover">
+${style.sections.map((key, i) => html`${i ? '\n\n' : ''}${sections[key]}`)}
+<footer>${style.footer ? html`<p>${style.footer}</p>` : ''}${style.agencyName === null ? '' : html`<p class="muted">Prepared by ${style.agencyName}.</p>`}</footer>
+</main></body></html>
+`;
+  return (await page).toString();
+}
+
+interface Charts {
+  scoreSvg: string;
+  sovSvg: string;
+  enginesSvg: string;
+  competitorsSvg: string;
+  claimsSvg: string;
+}
+
+/** Each section's block; the page shows those of style.sections in that order. */
+function sectionsOf(r: Report, style: ReportStyle, charts: Charts): Record<ReportSection, Html> {
+  const { scoreSvg, sovSvg, enginesSvg, competitorsSvg, claimsSvg } = charts;
+  const k = r.kpis;
+  const bi = r.buyer_intent;
+  const w = r.what_changed;
+  const day = fmt.day;
+  const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
+  return {
+    cover: html`<header class="cover">
 ${style.logoDataUri ? html`<img class="logo" alt="" src="${style.logoDataUri}">` : ''}
-<p class="agency">${style.agencyName}</p>
+${style.agencyName === null ? '' : html`<p class="agency">${style.agencyName}</p>`}
 <h1>${text(r.cover.client_name)}</h1>
 <p class="domain">${text(r.cover.client_domain)}</p>
-<p>AI visibility report, ${r.period.from} to ${r.period.to} (${r.period.label}), compared with ${r.previous_period.from} to ${r.previous_period.to}.</p>
-<p class="muted">Data as of ${r.cover.data_as_of ?? NA}. Workspace <bdi>${r.brand_id}</bdi>, account <bdi>${r.account}</bdi>.</p>
-</header>
-
-<section><h2>${SECTION_TITLES[0]}</h2><div class="cards">
+${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}<p>AI visibility report, ${day(r.period.from)} to ${day(r.period.to)} (${r.period.label}), compared with ${day(r.previous_period.from)} to ${day(r.previous_period.to)}.</p>
+<p class="muted">Data as of ${r.cover.data_as_of === null ? NA : fmt.instant(r.cover.data_as_of)}. Workspace <bdi>${r.brand_id}</bdi>, account <bdi>${r.account}</bdi>.</p>
+</header>`,
+    kpis: html`<section><h2>${SECTION_TITLES[0]}</h2><div class="cards">
 ${card('Overall score (period end)', k.overall_score_end, ' pts')}
 ${card('Overall score (period mean)', k.overall_score_mean, ' pts')}
 ${card('Share of voice (mean)', k.share_of_voice, ' pp')}
@@ -118,27 +146,25 @@ ${card('Money/informational gap', k.visibility_gap, ' pts', false)}
 ${card('Open recommendations', k.open_recommendations, '', false)}
 ${card('Suspected false claims', k.suspected_false_claims, '', false)}
 ${card('Engine conflicts', k.engine_conflicts, '', false)}
-</div></section>
-
-<section><h2>${SECTION_TITLES[1]}</h2>
+</div></section>`,
+    trend: html`<section><h2>${SECTION_TITLES[1]}</h2>
 <p class="note">Data on ${r.trend.coverage}; days without data are gaps. The previous period is dashed.</p>
 ${svg(scoreSvg)}${svg(sovSvg)}
 ${table(
   ['day', 'overall score', 'share of voice', 'previous day', 'previous score', 'previous share'],
   r.trend.series.map((d) => [
-    html`${d.date}`,
+    html`${day(d.date)}`,
     html`${fig(d.overall_score)}`,
     html`${fig(d.share_of_voice)}`,
-    html`${d.previous_date}`,
+    html`${day(d.previous_date)}`,
     html`${fig(d.previous_overall_score)}`,
     html`${fig(d.previous_share_of_voice)}`,
   ]),
   'Daily figures',
 )}
 ${unrecognised(r.trend.unrecognised)}
-</section>
-
-<section><h2>${SECTION_TITLES[2]}</h2>
+</section>`,
+    engines: html`<section><h2>${SECTION_TITLES[2]}</h2>
 ${svg(enginesSvg)}
 ${table(
   ['engine', 'score (mean)', 'previous', 'change'],
@@ -149,9 +175,8 @@ ${table(
     deltaCell(e.delta, ' pts'),
   ]),
 )}
-</section>
-
-<section><h2>${SECTION_TITLES[3]}</h2>
+</section>`,
+    'buyer-intent': html`<section><h2>${SECTION_TITLES[3]}</h2>
 <p>Window of ${fig(bi.window_days)} days: money prompts ${fig(bi.money_visibility)} (${fig(bi.money_prompt_count)} prompts),
 informational prompts ${fig(bi.informational_visibility)} (${fig(bi.informational_prompt_count)} prompts), gap ${fig(bi.visibility_gap)}.</p>
 <h3>Competitors that win most</h3>
@@ -169,9 +194,8 @@ ${table(
 <p>${text(bi.why_you_lose.summary)}</p>
 ${bi.why_you_lose.reasons.length ? html`<ul>${bi.why_you_lose.reasons.map((x) => html`<li>${text(x)}</li>`)}</ul>` : ''}
 ${unrecognised(bi.unrecognised)}
-</section>
-
-<section><h2>${SECTION_TITLES[4]}</h2>
+</section>`,
+    recommendations: html`<section><h2>${SECTION_TITLES[4]}</h2>
 <h3>Open, by priority</h3>
 ${table(
   ['priority', 'recommendation', 'category', 'impact'],
@@ -185,12 +209,15 @@ ${table(
 <h3>Done or dismissed in the period</h3>
 ${table(
   ['status', 'recommendation', 'when'],
-  r.recommendations.closed_in_period.map((x) => [text(x.status), text(x.title), text(x.updated_at)]),
+  r.recommendations.closed_in_period.map((x) => [
+    text(x.status),
+    text(x.title),
+    text(x.updated_at === null ? null : fmt.when(x.updated_at)),
+  ]),
 )}
 ${unrecognised(r.recommendations.unrecognised)}
-</section>
-
-<section><h2>${SECTION_TITLES[5]}</h2>
+</section>`,
+    reputation: html`<section><h2>${SECTION_TITLES[5]}</h2>
 <h3>Suspected false claims</h3>
 ${table(
   ['engine', 'claim', 'reason'],
@@ -208,16 +235,15 @@ ${table(
   r.reputation.claims_per_engine.map((c) => [text(c.engine), html`${c.claims}`, html`${c.suspected_false}`]),
 )}
 ${unrecognised(r.reputation.unrecognised)}
-</section>
-
-<section><h2>${SECTION_TITLES[6]}</h2>
+</section>`,
+    changes: html`<section><h2>${SECTION_TITLES[6]}</h2>
 <p class="muted">${
-    w.basis === 'previous report'
-      ? `Since the report of ${w.since}.`
-      : w.basis === 'data'
-        ? `Since the synced data of ${w.since}.`
-        : 'Nothing to compare with yet: no earlier report or run.'
-  }</p>
+      w.basis === 'previous report'
+        ? `Since the report of ${day(`${w.since}`)}.`
+        : w.basis === 'data'
+          ? `Since the synced data of ${day(`${w.since}`)}.`
+          : 'Nothing to compare with yet: no earlier report or run.'
+    }</p>
 ${table(
   ['change', 'what'],
   [
@@ -235,11 +261,8 @@ ${table(
     ]),
   ],
 )}
-</section>
-<footer>${style.footer ? html`<p>${style.footer}</p>` : ''}<p class="muted">Prepared by ${style.agencyName}.</p></footer>
-</main></body></html>
-`;
-  return (await page).toString();
+</section>`,
+  };
 }
 
 /** One line in the page (the rules stay readable here). */

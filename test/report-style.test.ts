@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { formatsOf } from '../src/report/format.js';
 import { makeAccountReports } from '../src/report/make.js';
 import type { Report } from '../src/report/model.js';
 import { dirTarget } from '../src/report/output.js';
@@ -138,5 +139,30 @@ describe('visync report PDF failures', () => {
     const period = r.made[0]?.period as string;
     expect(existsSync(join(reportDir(out, second, period), 'report.pdf'))).toBe(true);
     expect(existsSync(reportDir(out, first, period))).toBe(false);
+  });
+});
+
+describe('report number and date formats', () => {
+  it("keep the API's precision in the locale's digits, and print the data as it is without a locale", () => {
+    const de = formatsOf({ locale: 'de-DE', timeZone: 'Europe/Berlin' });
+    expect([53.4, 53, 38.192, -2.25, 1234.5, 0].map(de.number)).toEqual([
+      '53,4',
+      '53',
+      '38,192',
+      '-2,25',
+      '1234,5',
+      '0',
+    ]);
+    expect(de.day('2026-11-01')).toBe('01.11.2026');
+    expect(de.instant('2026-07-10T03:04:05Z')).toBe('10.07.2026, 05:04 MESZ');
+    expect(de.when('2026-01-10T03:04:05.123Z')).toBe('10.01.2026, 04:04 MEZ');
+    const plain = formatsOf({ locale: null, timeZone: null });
+    expect([53.4, 53, 38.192, 1234.5].map(plain.number)).toEqual(['53.4', '53', '38.192', '1234.5']);
+    expect(plain.day('2026-11-01')).toBe('2026-11-01');
+    expect(plain.instant('2026-11-10T03:04:05.123Z')).toBe('2026-11-10T03:04:05.123Z');
+    // A zone alone moves the time and names the zone.
+    expect(formatsOf({ locale: null, timeZone: 'Europe/Berlin' }).instant('2026-11-10T03:04:05Z')).toBe(
+      '2026-11-10 04:04 GMT+1',
+    );
   });
 });

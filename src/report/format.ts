@@ -61,12 +61,19 @@ export function formatsOf(style: Pick<ReportStyle, 'locale' | 'timeZone'>): Form
           day: '2-digit',
           hour: '2-digit',
           minute: '2-digit',
+          hourCycle: locale === null ? 'h23' : undefined,
           timeZone: timeZone ?? 'UTC',
           timeZoneName: 'short',
         });
+  /** A zone without a locale: the ISO order the page's days keep (2026-11-10 04:04 GMT+1). */
+  const isoInZone = (f: Intl.DateTimeFormat, ms: number): string => {
+    const part = Object.fromEntries(f.formatToParts(ms).map((p) => [p.type, p.value]));
+    return `${part.year}-${part.month}-${part.day} ${part.hour}:${part.minute} ${part.timeZoneName}`;
+  };
   const instant = (t: string): string => {
     const ms = Date.parse(t);
-    return instants && Number.isFinite(ms) ? instants.format(ms) : t;
+    if (!instants || !Number.isFinite(ms)) return t;
+    return locale === null ? isoInZone(instants, ms) : instants.format(ms);
   };
   const when = (t: string): string => (DAY.test(t) ? day(t) : instant(t));
   return { number, day, instant, when };

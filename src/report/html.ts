@@ -30,26 +30,24 @@ const TOP_COMPETITORS = 10;
 
 const text = (s: string | null | undefined): Html =>
   s == null ? html`<span class="na">${NA}</span>` : html`<bdi>${s}</bdi>`;
-/** The page's number and date formats (the workspace's locale); renderHtml sets them for its page. */
-let fmt: Formats = formatsOf({ locale: null, timeZone: null });
+/** A figure in the page's locale (`f`, src/report/format.ts); null reads "n/a". */
+const fig = (f: Formats, n: number | null | undefined): string => (n == null ? NA : f.number(n));
 
-const fig = (n: number | null | undefined): string => (n == null ? NA : fmt.number(n));
-
-function signed(n: number): string {
-  return n > 0 ? `+${fmt.number(n)}` : n < 0 ? `\u2212${fmt.number(Math.abs(n))}` : '\u00b10';
+function signed(f: Formats, n: number): string {
+  return n > 0 ? `+${f.number(n)}` : n < 0 ? `\u2212${f.number(Math.abs(n))}` : '\u00b10';
 }
 
 /** A delta with its fixed colour; `higherIsBetter` false for counts of problems. */
-function deltaCell(d: number | null, unit: string, higherIsBetter = true): Html {
+function deltaCell(f: Formats, d: number | null, unit: string, higherIsBetter = true): Html {
   if (d === null) return html`<span class="delta na">${NA}</span>`;
   const better = d === 0 ? 'flat' : d > 0 === higherIsBetter ? 'up' : 'down';
   const arrow = d > 0 ? '\u25b2' : d < 0 ? '\u25bc' : '';
-  return html`<span class="delta ${better}">${arrow} ${signed(d)}${unit}</span>`;
+  return html`<span class="delta ${better}">${arrow} ${signed(f, d)}${unit}</span>`;
 }
 
-function card(label: string, k: Kpi, unit: string, higherIsBetter = true): Html {
-  return html`<div class="card"><div class="label">${label}</div><div class="value">${fig(k.value)}</div>
-<div>${deltaCell(k.delta, unit, higherIsBetter)} <span class="muted">vs ${fig(k.previous)}</span></div></div>`;
+function card(f: Formats, label: string, k: Kpi, unit: string, higherIsBetter = true): Html {
+  return html`<div class="card"><div class="label">${label}</div><div class="value">${fig(f, k.value)}</div>
+<div>${deltaCell(f, k.delta, unit, higherIsBetter)} <span class="muted">vs ${fig(f, k.previous)}</span></div></div>`;
 }
 
 function table(head: readonly string[], rows: readonly Html[][], caption?: string): Html {
@@ -95,9 +93,13 @@ export async function renderHtml(r: Report, style: ReportStyle): Promise<string>
       colours,
     ),
   ]);
-  // From here to the page string nothing awaits, so another report's formats cannot interleave.
-  fmt = formatsOf(style);
-  const sections = sectionsOf(r, style, { scoreSvg, sovSvg, enginesSvg, competitorsSvg, claimsSvg });
+  const sections = sectionsOf(r, style, formatsOf(style), {
+    scoreSvg,
+    sovSvg,
+    enginesSvg,
+    competitorsSvg,
+    claimsSvg,
+  });
   const page = html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
@@ -121,12 +123,12 @@ interface Charts {
 }
 
 /** Each section's block; the page shows those of style.sections in that order. */
-function sectionsOf(r: Report, style: ReportStyle, charts: Charts): Record<ReportSection, Html> {
+function sectionsOf(r: Report, style: ReportStyle, f: Formats, charts: Charts): Record<ReportSection, Html> {
   const { scoreSvg, sovSvg, enginesSvg, competitorsSvg, claimsSvg } = charts;
   const k = r.kpis;
   const bi = r.buyer_intent;
   const w = r.what_changed;
-  const day = fmt.day;
+  const day = f.day;
   const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
   return {
     cover: html`<header class="cover">
@@ -135,17 +137,17 @@ ${style.agencyName === null ? '' : html`<p class="agency">${style.agencyName}</p
 <h1>${text(r.cover.client_name)}</h1>
 <p class="domain">${text(r.cover.client_domain)}</p>
 ${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}<p>AI visibility report, ${day(r.period.from)} to ${day(r.period.to)} (${r.period.label}), compared with ${day(r.previous_period.from)} to ${day(r.previous_period.to)}.</p>
-<p class="muted">Data as of ${r.cover.data_as_of === null ? NA : fmt.instant(r.cover.data_as_of)}. Workspace <bdi>${r.brand_id}</bdi>, account <bdi>${r.account}</bdi>.</p>
+<p class="muted">Data as of ${r.cover.data_as_of === null ? NA : f.instant(r.cover.data_as_of)}. Workspace <bdi>${r.brand_id}</bdi>, account <bdi>${r.account}</bdi>.</p>
 </header>`,
     kpis: html`<section><h2>${SECTION_TITLES[0]}</h2><div class="cards">
-${card('Overall score (period end)', k.overall_score_end, ' pts')}
-${card('Overall score (period mean)', k.overall_score_mean, ' pts')}
-${card('Share of voice (mean)', k.share_of_voice, ' pp')}
-${card('Money-prompt visibility', k.money_visibility, ' pts')}
-${card('Money/informational gap', k.visibility_gap, ' pts', false)}
-${card('Open recommendations', k.open_recommendations, '', false)}
-${card('Suspected false claims', k.suspected_false_claims, '', false)}
-${card('Engine conflicts', k.engine_conflicts, '', false)}
+${card(f, 'Overall score (period end)', k.overall_score_end, ' pts')}
+${card(f, 'Overall score (period mean)', k.overall_score_mean, ' pts')}
+${card(f, 'Share of voice (mean)', k.share_of_voice, ' pp')}
+${card(f, 'Money-prompt visibility', k.money_visibility, ' pts')}
+${card(f, 'Money/informational gap', k.visibility_gap, ' pts', false)}
+${card(f, 'Open recommendations', k.open_recommendations, '', false)}
+${card(f, 'Suspected false claims', k.suspected_false_claims, '', false)}
+${card(f, 'Engine conflicts', k.engine_conflicts, '', false)}
 </div></section>`,
     trend: html`<section><h2>${SECTION_TITLES[1]}</h2>
 <p class="note">Data on ${r.trend.coverage}; days without data are gaps. The previous period is dashed.</p>
@@ -154,11 +156,11 @@ ${table(
   ['day', 'overall score', 'share of voice', 'previous day', 'previous score', 'previous share'],
   r.trend.series.map((d) => [
     html`${day(d.date)}`,
-    html`${fig(d.overall_score)}`,
-    html`${fig(d.share_of_voice)}`,
+    html`${fig(f, d.overall_score)}`,
+    html`${fig(f, d.share_of_voice)}`,
     html`${day(d.previous_date)}`,
-    html`${fig(d.previous_overall_score)}`,
-    html`${fig(d.previous_share_of_voice)}`,
+    html`${fig(f, d.previous_overall_score)}`,
+    html`${fig(f, d.previous_share_of_voice)}`,
   ]),
   'Daily figures',
 )}
@@ -170,15 +172,15 @@ ${table(
   ['engine', 'score (mean)', 'previous', 'change'],
   r.engines.map((e) => [
     text(e.engine),
-    html`${fig(e.score)}`,
-    html`${fig(e.previous)}`,
-    deltaCell(e.delta, ' pts'),
+    html`${fig(f, e.score)}`,
+    html`${fig(f, e.previous)}`,
+    deltaCell(f, e.delta, ' pts'),
   ]),
 )}
 </section>`,
     'buyer-intent': html`<section><h2>${SECTION_TITLES[3]}</h2>
-<p>Window of ${fig(bi.window_days)} days: money prompts ${fig(bi.money_visibility)} (${fig(bi.money_prompt_count)} prompts),
-informational prompts ${fig(bi.informational_visibility)} (${fig(bi.informational_prompt_count)} prompts), gap ${fig(bi.visibility_gap)}.</p>
+<p>Window of ${fig(f, bi.window_days)} days: money prompts ${fig(f, bi.money_visibility)} (${fig(f, bi.money_prompt_count)} prompts),
+informational prompts ${fig(f, bi.informational_visibility)} (${fig(f, bi.informational_prompt_count)} prompts), gap ${fig(f, bi.visibility_gap)}.</p>
 <h3>Competitors that win most</h3>
 ${svg(competitorsSvg)}
 ${table(
@@ -203,7 +205,7 @@ ${table(
     text(x.priority),
     text(x.title),
     text(x.category),
-    html`${fig(x.impact_score)}`,
+    html`${fig(f, x.impact_score)}`,
   ]),
 )}
 <h3>Done or dismissed in the period</h3>
@@ -212,7 +214,7 @@ ${table(
   r.recommendations.closed_in_period.map((x) => [
     text(x.status),
     text(x.title),
-    text(x.updated_at === null ? null : fmt.when(x.updated_at)),
+    text(x.updated_at === null ? null : f.when(x.updated_at)),
   ]),
 )}
 ${unrecognised(r.recommendations.unrecognised)}
@@ -257,7 +259,7 @@ ${table(
     ...w.gone_competitors.map((x) => [html`competitor no longer winning`, text(x)]),
     ...w.engine_movers.map((x) => [
       html`engine moved`,
-      html`<bdi>${x.engine}</bdi>: ${x.before} \u2192 ${x.after} (${signed(x.delta)} pts)`,
+      html`<bdi>${x.engine}</bdi>: ${x.before} \u2192 ${x.after} (${signed(f, x.delta)} pts)`,
     ]),
   ],
 )}

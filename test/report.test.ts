@@ -11,62 +11,31 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
 import { parseConfig } from '../src/config/load.js';
-import { runInline } from '../src/pipeline/run-inline.js';
 import { SECTION_TITLES } from '../src/report/html.js';
 import { makeAccountReports } from '../src/report/make.js';
 import type { Report } from '../src/report/model.js';
 import { dirTarget } from '../src/report/output.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
 import type { FaultRule } from '../src/simulator/faults.js';
-import type { Simulator } from '../src/simulator/server.js';
 import { createObjectStore } from '../src/sinks/create-store.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { brandKey } from '../src/sinks/layout.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import { sha256Hex } from '../src/util/hash.js';
 import * as h from './helpers/harness.js';
+import {
+  NIGHTS,
+  openInChromium,
+  reportDir,
+  reportNovemberWith,
+  SPEC,
+  twoNights,
+} from './helpers/report-nights.js';
 import { startS3rver } from './helpers/s3rver.js';
 
 const GOLDEN = join(import.meta.dirname, 'golden');
-const SPEC = { accounts: [{ name: 'acme', workspaces: 2 }], seed: 22 };
-const NIGHTS = ['2026-10-20', '2026-11-10'] as const;
-
-/** Two nights of acme into `dir`; returns the config path and the second night's simulator. */
-async function twoNights(
-  dir: string,
-  nights: readonly string[] = NIGHTS,
-  faults: FaultRule[] = [],
-  workspacesPerNight: readonly number[] = [2, 2],
-): Promise<{ config: string; last: Simulator }> {
-  let last: Simulator | undefined;
-  let path = '';
-  for (const [i, night] of nights.entries()) {
-    const accounts = [{ name: 'acme', workspaces: workspacesPerNight[i] ?? 2 }];
-    const s = await h.sim({ ...SPEC, accounts, today: night, faults });
-    const file = h.configFile(s, dir, { extract: { visibilityDays: 30 } });
-    path = file.path;
-    const config = parseConfig(file.yaml, { source: 'test', env: file.env });
-    const run = await runInline({
-      config,
-      store: new FsObjectStore(dir),
-      logger: h.memoryLogger('warn').logger,
-      runDate: night,
-      retry: h.FAST_RETRY,
-    });
-    expect(run.status).toBe('succeeded');
-    last = s;
-  }
-  return { config: path, last: last as Simulator };
-}
-
-function reportDir(out: string, brandId: string, period: string): string {
-  return join(out, 'account=acme', `brand=${brandKey(brandId)}`, `period=${period}`);
-}
-
 /** Run ids and receive times of this machine's sync replaced by stable names. */
 function stable(text: string, report: Report): string {
   let t = text;
@@ -81,22 +50,6 @@ function golden(name: string, actual: string): void {
   const file = join(GOLDEN, name);
   if (process.env.UPDATE_GOLDEN) writeFileSync(file, actual);
   expect(actual).toBe(readFileSync(file, 'utf8'));
-}
-
-async function openInChromium(file: string) {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-  const context = await browser.newContext({
-    javaScriptEnabled: false,
-    viewport: { width: 1024, height: 800 },
-  });
-  let requests = 0;
-  await context.route('**/*', (route) => {
-    requests += 1;
-    return route.abort();
-  });
-  const page = await context.newPage();
-  await page.setContent(readFileSync(file, 'utf8'), { waitUntil: 'load' });
-  return { browser, page, requests: () => requests };
 }
 
 describe('visync report', () => {
@@ -302,33 +255,15 @@ describe('visync report over reports and drift', () => {
 
 describe("visync report in the agency's colours", () => {
   it('takes the reports block: agency, colours and footer from the top level, the client name from the workspace; the PDF too', async () => {
-    const dir = h.tempDir();
-    const { config, last } = await twoNights(dir);
-    const [first, second] = last.accounts[0]!.workspaceIds as [string, string];
-    const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown> & {
-      accounts: Record<string, unknown>[];
-    };
-    doc.reports = {
-      agency: 'Northwind <Agency> & "Co"',
-      colors: { primary: '#112233' },
-      footer: 'Confidential: prepared for the client',
-      pageSize: 'Letter',
-    };
-    (doc.accounts[0] as Record<string, unknown>).reports = {
-      workspaces: { [first]: { clientName: 'Acme Widgets' } },
-    };
-    writeFileSync(config, stringify(doc));
-    const out = h.tempDir();
-    const r = await h.visyncCli(config, [
-      'report',
-      '--period',
-      '2026-11',
-      '--format',
-      'html,json,pdf',
-      '--out',
-      out,
-    ]);
-    expect(r.code, r.err.join('\n')).toBe(0);
+    const { out, first, second } = await reportNovemberWith((first) => ({
+      top: {
+        agency: 'Northwind <Agency> & "Co"',
+        colors: { primary: '#112233' },
+        footer: 'Confidential: prepared for the client',
+        pageSize: 'Letter',
+      },
+      account: { workspaces: { [first]: { clientName: 'Acme Widgets' } } },
+    }));
     const read = (brand: string) => ({
       json: JSON.parse(readFileSync(join(reportDir(out, brand, '2026-11'), 'report.json'), 'utf8')) as Report,
       html: readFileSync(join(reportDir(out, brand, '2026-11'), 'report.html'), 'utf8'),

@@ -45,7 +45,7 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
         'recommendations, reputation and what changed. Reads only synced data, never the API. Without ' +
         '--out the files go to the object store under reports/account=A/brand=B/period=P/ with a ' +
         'manifest.json of their SHA-256; with --out DIR to DIR/account=A/brand=B/period=P/. ' +
-        'Exit codes: 0 written, 1 no complete run covers the period, 64 usage error, 78 config error.',
+        'Exit codes: 0 written, 1 no complete run covers the period or a PDF failed, 64 usage error, 78 config error.',
     )
     .option('--account <name>', 'only this account (default: every configured account)')
     .option('--brand <id>', 'only this workspace (repeat for more; default: all)', collect)

@@ -4,7 +4,9 @@
 // in <bdi> so right-to-left text cannot reorder the page around it. Null figures read "n/a".
 import { html, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import type { ReportSection } from '../config/schema.js';
 import { type BarPoint, beginReportCharts, chartSvg, type LinePoint } from './charts.js';
+import { type Formats, formatsOf } from './format.js';
 import type { Kpi, Report } from './model.js';
 import { DELTA_COLOURS, type ReportStyle } from './style.js';
 import type { Unrecognised } from './unrecognised.js';
@@ -28,23 +30,24 @@ const TOP_COMPETITORS = 10;
 
 const text = (s: string | null | undefined): Html =>
   s == null ? html`<span class="na">${NA}</span>` : html`<bdi>${s}</bdi>`;
-const fig = (n: number | null | undefined): string => (n == null ? NA : String(n));
+/** A figure in the page's locale (`f`, src/report/format.ts); null reads "n/a". */
+const fig = (f: Formats, n: number | null | undefined): string => (n == null ? NA : f.number(n));
 
-function signed(n: number): string {
-  return n > 0 ? `+${n}` : n < 0 ? `\u2212${Math.abs(n)}` : '\u00b10';
+function signed(f: Formats, n: number): string {
+  return n > 0 ? `+${f.number(n)}` : n < 0 ? `\u2212${f.number(Math.abs(n))}` : '\u00b10';
 }
 
 /** A delta with its fixed colour; `higherIsBetter` false for counts of problems. */
-function deltaCell(d: number | null, unit: string, higherIsBetter = true): Html {
+function deltaCell(f: Formats, d: number | null, unit: string, higherIsBetter = true): Html {
   if (d === null) return html`<span class="delta na">${NA}</span>`;
   const better = d === 0 ? 'flat' : d > 0 === higherIsBetter ? 'up' : 'down';
   const arrow = d > 0 ? '\u25b2' : d < 0 ? '\u25bc' : '';
-  return html`<span class="delta ${better}">${arrow} ${signed(d)}${unit}</span>`;
+  return html`<span class="delta ${better}">${arrow} ${signed(f, d)}${unit}</span>`;
 }
 
-function card(label: string, k: Kpi, unit: string, higherIsBetter = true): Html {
-  return html`<div class="card"><div class="label">${label}</div><div class="value">${fig(k.value)}</div>
-<div>${deltaCell(k.delta, unit, higherIsBetter)} <span class="muted">vs ${fig(k.previous)}</span></div></div>`;
+function card(f: Formats, label: string, k: Kpi, unit: string, higherIsBetter = true): Html {
+  return html`<div class="card"><div class="label">${label}</div><div class="value">${fig(f, k.value)}</div>
+<div>${deltaCell(f, k.delta, unit, higherIsBetter)} <span class="muted">vs ${fig(f, k.previous)}</span></div></div>`;
 }
 
 function table(head: readonly string[], rows: readonly Html[][], caption?: string): Html {
@@ -90,9 +93,13 @@ export async function renderHtml(r: Report, style: ReportStyle): Promise<string>
       colours,
     ),
   ]);
-  const k = r.kpis;
-  const bi = r.buyer_intent;
-  const w = r.what_changed;
+  const sections = sectionsOf(r, style, formatsOf(style), {
+    scoreSvg,
+    sovSvg,
+    enginesSvg,
+    competitorsSvg,
+    claimsSvg,
+  });
   const page = html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
@@ -100,60 +107,80 @@ export async function renderHtml(r: Report, style: ReportStyle): Promise<string>
 <title>${r.cover.client_name ?? r.brand_id} \u2013 AI visibility report ${r.period.label}</title>
 <style>${raw(css(style))}</style></head>
 <body><main>
-<header class="cover">
+${style.sections.map((key, i) => html`${i ? '\n\n' : ''}${sections[key]}`)}
+<footer>${style.footer ? html`<p>${style.footer}</p>` : ''}${style.agencyName === null ? '' : html`<p class="muted">Prepared by ${style.agencyName}.</p>`}</footer>
+</main></body></html>
+`;
+  return (await page).toString();
+}
+
+interface Charts {
+  scoreSvg: string;
+  sovSvg: string;
+  enginesSvg: string;
+  competitorsSvg: string;
+  claimsSvg: string;
+}
+
+/** Each section's block; the page shows those of style.sections in that order. */
+function sectionsOf(r: Report, style: ReportStyle, f: Formats, charts: Charts): Record<ReportSection, Html> {
+  const { scoreSvg, sovSvg, enginesSvg, competitorsSvg, claimsSvg } = charts;
+  const k = r.kpis;
+  const bi = r.buyer_intent;
+  const w = r.what_changed;
+  const day = f.day;
+  const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
+  return {
+    cover: html`<header class="cover">
 ${style.logoDataUri ? html`<img class="logo" alt="" src="${style.logoDataUri}">` : ''}
-<p class="agency">${style.agencyName}</p>
+${style.agencyName === null ? '' : html`<p class="agency">${style.agencyName}</p>`}
 <h1>${text(r.cover.client_name)}</h1>
 <p class="domain">${text(r.cover.client_domain)}</p>
-<p>AI visibility report, ${r.period.from} to ${r.period.to} (${r.period.label}), compared with ${r.previous_period.from} to ${r.previous_period.to}.</p>
-<p class="muted">Data as of ${r.cover.data_as_of ?? NA}. Workspace <bdi>${r.brand_id}</bdi>, account <bdi>${r.account}</bdi>.</p>
-</header>
-
-<section><h2>${SECTION_TITLES[0]}</h2><div class="cards">
-${card('Overall score (period end)', k.overall_score_end, ' pts')}
-${card('Overall score (period mean)', k.overall_score_mean, ' pts')}
-${card('Share of voice (mean)', k.share_of_voice, ' pp')}
-${card('Money-prompt visibility', k.money_visibility, ' pts')}
-${card('Money/informational gap', k.visibility_gap, ' pts', false)}
-${card('Open recommendations', k.open_recommendations, '', false)}
-${card('Suspected false claims', k.suspected_false_claims, '', false)}
-${card('Engine conflicts', k.engine_conflicts, '', false)}
-</div></section>
-
-<section><h2>${SECTION_TITLES[1]}</h2>
+${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}<p>AI visibility report, ${day(r.period.from)} to ${day(r.period.to)} (${r.period.label}), compared with ${day(r.previous_period.from)} to ${day(r.previous_period.to)}.</p>
+<p class="muted">Data as of ${r.cover.data_as_of === null ? NA : f.instant(r.cover.data_as_of)}. Workspace <bdi>${r.brand_id}</bdi>, account <bdi>${r.account}</bdi>.</p>
+</header>`,
+    kpis: html`<section><h2>${SECTION_TITLES[0]}</h2><div class="cards">
+${card(f, 'Overall score (period end)', k.overall_score_end, ' pts')}
+${card(f, 'Overall score (period mean)', k.overall_score_mean, ' pts')}
+${card(f, 'Share of voice (mean)', k.share_of_voice, ' pp')}
+${card(f, 'Money-prompt visibility', k.money_visibility, ' pts')}
+${card(f, 'Money/informational gap', k.visibility_gap, ' pts', false)}
+${card(f, 'Open recommendations', k.open_recommendations, '', false)}
+${card(f, 'Suspected false claims', k.suspected_false_claims, '', false)}
+${card(f, 'Engine conflicts', k.engine_conflicts, '', false)}
+</div></section>`,
+    trend: html`<section><h2>${SECTION_TITLES[1]}</h2>
 <p class="note">Data on ${r.trend.coverage}; days without data are gaps. The previous period is dashed.</p>
 ${svg(scoreSvg)}${svg(sovSvg)}
 ${table(
   ['day', 'overall score', 'share of voice', 'previous day', 'previous score', 'previous share'],
   r.trend.series.map((d) => [
-    html`${d.date}`,
-    html`${fig(d.overall_score)}`,
-    html`${fig(d.share_of_voice)}`,
-    html`${d.previous_date}`,
-    html`${fig(d.previous_overall_score)}`,
-    html`${fig(d.previous_share_of_voice)}`,
+    html`${day(d.date)}`,
+    html`${fig(f, d.overall_score)}`,
+    html`${fig(f, d.share_of_voice)}`,
+    html`${day(d.previous_date)}`,
+    html`${fig(f, d.previous_overall_score)}`,
+    html`${fig(f, d.previous_share_of_voice)}`,
   ]),
   'Daily figures',
 )}
 ${unrecognised(r.trend.unrecognised)}
-</section>
-
-<section><h2>${SECTION_TITLES[2]}</h2>
+</section>`,
+    engines: html`<section><h2>${SECTION_TITLES[2]}</h2>
 ${svg(enginesSvg)}
 ${table(
   ['engine', 'score (mean)', 'previous', 'change'],
   r.engines.map((e) => [
     text(e.engine),
-    html`${fig(e.score)}`,
-    html`${fig(e.previous)}`,
-    deltaCell(e.delta, ' pts'),
+    html`${fig(f, e.score)}`,
+    html`${fig(f, e.previous)}`,
+    deltaCell(f, e.delta, ' pts'),
   ]),
 )}
-</section>
-
-<section><h2>${SECTION_TITLES[3]}</h2>
-<p>Window of ${fig(bi.window_days)} days: money prompts ${fig(bi.money_visibility)} (${fig(bi.money_prompt_count)} prompts),
-informational prompts ${fig(bi.informational_visibility)} (${fig(bi.informational_prompt_count)} prompts), gap ${fig(bi.visibility_gap)}.</p>
+</section>`,
+    'buyer-intent': html`<section><h2>${SECTION_TITLES[3]}</h2>
+<p>Window of ${fig(f, bi.window_days)} days: money prompts ${fig(f, bi.money_visibility)} (${fig(f, bi.money_prompt_count)} prompts),
+informational prompts ${fig(f, bi.informational_visibility)} (${fig(f, bi.informational_prompt_count)} prompts), gap ${fig(f, bi.visibility_gap)}.</p>
 <h3>Competitors that win most</h3>
 ${svg(competitorsSvg)}
 ${table(
@@ -169,9 +196,8 @@ ${table(
 <p>${text(bi.why_you_lose.summary)}</p>
 ${bi.why_you_lose.reasons.length ? html`<ul>${bi.why_you_lose.reasons.map((x) => html`<li>${text(x)}</li>`)}</ul>` : ''}
 ${unrecognised(bi.unrecognised)}
-</section>
-
-<section><h2>${SECTION_TITLES[4]}</h2>
+</section>`,
+    recommendations: html`<section><h2>${SECTION_TITLES[4]}</h2>
 <h3>Open, by priority</h3>
 ${table(
   ['priority', 'recommendation', 'category', 'impact'],
@@ -179,18 +205,21 @@ ${table(
     text(x.priority),
     text(x.title),
     text(x.category),
-    html`${fig(x.impact_score)}`,
+    html`${fig(f, x.impact_score)}`,
   ]),
 )}
 <h3>Done or dismissed in the period</h3>
 ${table(
   ['status', 'recommendation', 'when'],
-  r.recommendations.closed_in_period.map((x) => [text(x.status), text(x.title), text(x.updated_at)]),
+  r.recommendations.closed_in_period.map((x) => [
+    text(x.status),
+    text(x.title),
+    text(x.updated_at === null ? null : f.when(x.updated_at)),
+  ]),
 )}
 ${unrecognised(r.recommendations.unrecognised)}
-</section>
-
-<section><h2>${SECTION_TITLES[5]}</h2>
+</section>`,
+    reputation: html`<section><h2>${SECTION_TITLES[5]}</h2>
 <h3>Suspected false claims</h3>
 ${table(
   ['engine', 'claim', 'reason'],
@@ -208,16 +237,15 @@ ${table(
   r.reputation.claims_per_engine.map((c) => [text(c.engine), html`${c.claims}`, html`${c.suspected_false}`]),
 )}
 ${unrecognised(r.reputation.unrecognised)}
-</section>
-
-<section><h2>${SECTION_TITLES[6]}</h2>
+</section>`,
+    changes: html`<section><h2>${SECTION_TITLES[6]}</h2>
 <p class="muted">${
-    w.basis === 'previous report'
-      ? `Since the report of ${w.since}.`
-      : w.basis === 'data'
-        ? `Since the synced data of ${w.since}.`
-        : 'Nothing to compare with yet: no earlier report or run.'
-  }</p>
+      w.basis === 'previous report'
+        ? `Since the report of ${day(`${w.since}`)}.`
+        : w.basis === 'data'
+          ? `Since the synced data of ${day(`${w.since}`)}.`
+          : 'Nothing to compare with yet: no earlier report or run.'
+    }</p>
 ${table(
   ['change', 'what'],
   [
@@ -231,15 +259,12 @@ ${table(
     ...w.gone_competitors.map((x) => [html`competitor no longer winning`, text(x)]),
     ...w.engine_movers.map((x) => [
       html`engine moved`,
-      html`<bdi>${x.engine}</bdi>: ${x.before} \u2192 ${x.after} (${signed(x.delta)} pts)`,
+      html`<bdi>${x.engine}</bdi>: ${x.before} \u2192 ${x.after} (${signed(f, x.delta)} pts)`,
     ]),
   ],
 )}
-</section>
-<footer>${style.footer ? html`<p>${style.footer}</p>` : ''}<p class="muted">Prepared by ${style.agencyName}.</p></footer>
-</main></body></html>
-`;
-  return (await page).toString();
+</section>`,
+  };
 }
 
 /** One line in the page (the rules stay readable here). */

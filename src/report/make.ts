@@ -1,17 +1,19 @@
 // One account's reports: its complete runs, the period, each needed curated part read once, one model
 // per workspace, the chosen formats written. "No data" comes back as a ReportProblem line for the CLI
-// to print; which workspaces exist comes back too, so the CLI can name a --brand no account has.
+// to print, and so does a workspace whose PDF Chromium could not print; which workspaces exist comes back too, so the CLI can name a --brand no account has.
 import type { ObjectStore } from '../sinks/object-store.js';
 import { readAccountData, reportableWorkspaces } from './account-data.js';
 import { completeRuns } from './complete-runs.js';
 import { renderHtml } from './html.js';
 import { buildReport } from './model.js';
 import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
+import { PdfError } from './pdf.js';
 import { defaultPeriod, type Period, previousPeriod } from './period.js';
 import type { ReportStyle } from './style.js';
 
 export interface ReportProblem {
-  kind: 'no data';
+  /** pdf: that workspace's PDF could not be printed; nothing of it was written, the others were. */
+  kind: 'no data' | 'pdf';
   line: string;
 }
 
@@ -105,9 +107,19 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
       else if (format === 'html') files.push({ format, body: page });
       else {
         if (!o.printPdf) throw new Error('the pdf format needs a PDF printer (printPdf)');
-        files.push({ format, body: await o.printPdf(page, workspace.brandId) });
+        const pdf = await o.printPdf(page, workspace.brandId).catch((err: unknown) => {
+          if (!(err instanceof PdfError)) throw err;
+          out.problems.push({
+            kind: 'pdf',
+            line: `account ${o.account}, workspace ${workspace.brandId}: ${err.message}; its report was not written, the other workspaces' were`,
+          });
+          return undefined;
+        });
+        if (!pdf) break;
+        files.push({ format, body: pdf });
       }
     }
+    if (files.length < o.formats.length) continue;
     const location = await o.target.write(o.account, workspace.brandId, period.label, files);
     out.made.push({ brandId: workspace.brandId, period: period.label, location });
   }

@@ -81,7 +81,7 @@ export interface Report {
   cover: {
     client_name: string | null;
     client_domain: string | null;
-    agency_name: string;
+    agency_name: string | null;
     /** Newest extracted_at of every row used; null when no row was. */
     data_as_of: string | null;
   };

@@ -27,9 +27,10 @@ export interface ReportSettings {
   /** Overrides the workspace's name and domain from the data. */
   clientName?: string;
   clientDomain?: string;
-  /** BCP 47 locale for numbers and dates, and the IANA zone dates are shown in. */
-  locale: string;
-  timeZone: string;
+  /** BCP 47 locale for numbers and dates, and the IANA zone times are shown in; unset: numbers as
+   * the API gives them, ISO dates, times in UTC as stored (docs/reports.md, "Locale"). */
+  locale?: string;
+  timeZone?: string;
   pageSize: PageSize;
   /** The sections shown, in this order. */
   sections: ReportSection[];
@@ -49,8 +50,6 @@ export interface ReportSettings {
 export function defaultReportSettings(): ReportSettings {
   return {
     colors: { primary: '#1f4e79', accent: '#c05f00' },
-    locale: 'en-US',
-    timeZone: 'UTC',
     pageSize: 'A4',
     sections: [...REPORT_SECTIONS],
     hidePlatformName: false,
@@ -91,8 +90,8 @@ export function pdfReportsConfigured(config: Config, accounts: readonly AccountC
 }
 
 export interface ReportStyle {
-  /** Shown on the cover and in the footer. */
-  agencyName: string;
+  /** Shown on the cover and in the footer; null: no agency line, no "Prepared by" (hidePlatformName). */
+  agencyName: string | null;
   /** Headings, chart lines (CSS colour, `#rrggbb`). */
   primaryColour: string;
   /** Second series, highlights (`#rrggbb`). */
@@ -105,18 +104,31 @@ export interface ReportStyle {
   clientName: string | null;
   /** Overrides the client's domain; null: the brand's domain. */
   clientDomain: string | null;
+  /** A line on the cover under the client; null: none. */
+  contact: string | null;
+  /** Numbers and dates in the HTML (src/report/format.ts); null: as the data gives them. */
+  locale: string | null;
+  /** The zone the "data as of" time is shown in; null: as stored (UTC). */
+  timeZone: string | null;
+  /** The sections of the HTML (and so of the PDF and its outline), in this order. */
+  sections: readonly ReportSection[];
 }
 
-/** The look a report takes from its settings; no agency named: `visibility-sync`. */
+/** The look a report takes from its settings; no agency named: `visibility-sync`, or no name at all
+ * when the platform is not to be named (hidePlatformName). */
 export function styleOf(s: ReportSettings): ReportStyle {
   return {
-    agencyName: s.agency ?? 'visibility-sync',
+    agencyName: s.agency ?? (s.hidePlatformName ? null : 'visibility-sync'),
     primaryColour: s.colors.primary,
     accentColour: s.colors.accent,
     logoDataUri: s.logo ?? null,
     footer: s.footer ?? null,
     clientName: s.clientName ?? null,
     clientDomain: s.clientDomain ?? null,
+    contact: s.contact ?? null,
+    locale: s.locale ?? null,
+    timeZone: s.timeZone ?? null,
+    sections: s.sections,
   };
 }
 

@@ -1,0 +1,99 @@
+// For report tests: a simulator account synced on two nights (the simulator's `today` and
+// the run date moved on, so recommendations, claims and scores change between them), and
+// the written page opened in Chromium.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { expect } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { parseConfig } from '../../src/config/load.js';
+import { runInline } from '../../src/pipeline/run-inline.js';
+import type { FaultRule } from '../../src/simulator/faults.js';
+import type { Simulator } from '../../src/simulator/server.js';
+import { FsObjectStore } from '../../src/sinks/fs-store.js';
+import { brandKey } from '../../src/sinks/layout.js';
+import * as h from './harness.js';
+
+export const SPEC = { accounts: [{ name: 'acme', workspaces: 2 }], seed: 22 };
+export const NIGHTS = ['2026-10-20', '2026-11-10'] as const;
+
+/** Two nights of acme into `dir`; returns the config path and the second night's simulator. */
+export async function twoNights(
+  dir: string,
+  nights: readonly string[] = NIGHTS,
+  faults: FaultRule[] = [],
+  workspacesPerNight: readonly number[] = [2, 2],
+): Promise<{ config: string; last: Simulator }> {
+  let last: Simulator | undefined;
+  let path = '';
+  for (const [i, night] of nights.entries()) {
+    const accounts = [{ name: 'acme', workspaces: workspacesPerNight[i] ?? 2 }];
+    const s = await h.sim({ ...SPEC, accounts, today: night, faults });
+    const file = h.configFile(s, dir, { extract: { visibilityDays: 30 } });
+    path = file.path;
+    const config = parseConfig(file.yaml, { source: 'test', env: file.env });
+    const run = await runInline({
+      config,
+      store: new FsObjectStore(dir),
+      logger: h.memoryLogger('warn').logger,
+      runDate: night,
+      retry: h.FAST_RETRY,
+    });
+    expect(run.status).toBe('succeeded');
+    last = s;
+  }
+  return { config: path, last: last as Simulator };
+}
+
+export function reportDir(out: string, brandId: string, period: string): string {
+  return join(out, 'account=acme', `brand=${brandKey(brandId)}`, `period=${period}`);
+}
+
+/** The page in headless Chromium with JavaScript off and every request refused (and counted). */
+export async function openInChromium(file: string) {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const context = await browser.newContext({
+    javaScriptEnabled: false,
+    viewport: { width: 1024, height: 800 },
+  });
+  let requests = 0;
+  await context.route('**/*', (route) => {
+    requests += 1;
+    return route.abort();
+  });
+  const page = await context.newPage();
+  await page.setContent(readFileSync(file, 'utf8'), { waitUntil: 'load' });
+  return { browser, page, requests: () => requests };
+}
+
+/** Two nights synced, the config's top-level and first account's `reports` blocks set (given the two
+ * workspace ids), then `visync report` of 2026-11 in every format into a fresh folder, exit 0. */
+export async function reportNovemberWith(
+  reports: (
+    first: string,
+    second: string,
+  ) => { top?: Record<string, unknown>; account?: Record<string, unknown> },
+): Promise<{ out: string; first: string; second: string }> {
+  const { config, last } = await twoNights(h.tempDir());
+  const [first, second] = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds as [string, string];
+  const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown> & {
+    accounts: Record<string, unknown>[];
+  };
+  const set = reports(first, second);
+  if (set.top) doc.reports = set.top;
+  if (set.account) (doc.accounts[0] as Record<string, unknown>).reports = set.account;
+  writeFileSync(config, stringify(doc));
+  const out = h.tempDir();
+  const r = await h.visyncCli(config, [
+    'report',
+    '--period',
+    '2026-11',
+    '--format',
+    'html,json,pdf',
+    '--out',
+    out,
+  ]);
+  expect(r.code, r.err.join('\n')).toBe(0);
+  expect(r.err).toEqual([]);
+  return { out, first, second };
+}

@@ -1,0 +1,168 @@
+// The white label beyond the look: which sections show and in which order, numbers and dates in the
+// workspace's locale and time zone, a contact line, a report that never names the platform; and a
+// PDF that fails for one workspace fails that workspace only.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { formatsOf } from '../src/report/format.js';
+import { makeAccountReports } from '../src/report/make.js';
+import type { Report } from '../src/report/model.js';
+import { dirTarget } from '../src/report/output.js';
+import { PdfError } from '../src/report/pdf.js';
+import { DEFAULT_STYLE } from '../src/report/style.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
+import * as h from './helpers/harness.js';
+import { openInChromium, reportDir, reportNovemberWith, twoNights } from './helpers/report-nights.js';
+
+const CONTACT = 'Questions? Anna Schmidt, +49 30 1234567, anna@northwind.example';
+
+describe('visync report per workspace settings', () => {
+  it('shows only the listed sections in their order, in de-DE with Berlin time, a contact line and no platform name', async () => {
+    const { out, first, second } = await reportNovemberWith((first) => ({
+      account: {
+        workspaces: {
+          [first]: {
+            sections: ['kpis', 'cover'],
+            locale: 'de-DE',
+            timeZone: 'Europe/Berlin',
+            contact: CONTACT,
+            hidePlatformName: true,
+          },
+        },
+      },
+    }));
+    const folder = reportDir(out, first, '2026-11');
+    const json = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')) as Report;
+    const page = readFileSync(join(folder, 'report.html'), 'utf8');
+
+    // report.json keeps every section and stays locale-free: ISO time, plain numbers.
+    for (const key of [
+      'kpis',
+      'trend',
+      'engines',
+      'buyer_intent',
+      'recommendations',
+      'reputation',
+      'what_changed',
+    ])
+      expect(json).toHaveProperty(key);
+    expect(json.cover.data_as_of).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
+    expect(json.period.from).toBe('2026-11-01');
+
+    const c = await openInChromium(join(folder, 'report.html'));
+    try {
+      // The page's blocks in order: the key figures, then the cover; no other section.
+      const blocks = await c.page.$$eval('main > *', (els) =>
+        els.map((e) => e.querySelector('h2')?.textContent ?? e.className ?? e.tagName),
+      );
+      expect(blocks).toEqual(['Key figures', 'cover', '']);
+      expect(await c.page.$$eval('h2', (els) => els.map((e) => e.textContent))).toEqual(['Key figures']);
+
+      // Numbers with a decimal comma at the API's precision (53.4 -> 53,4; never 53 nor 53,40).
+      const kpis = [
+        ['Overall score (period end)', json.kpis.overall_score_end.value],
+        ['Overall score (period mean)', json.kpis.overall_score_mean.value],
+        ['Share of voice (mean)', json.kpis.share_of_voice.value],
+        ['Money-prompt visibility', json.kpis.money_visibility.value],
+      ] as const;
+      const shown = await c.page.$$eval('.card', (els) =>
+        Object.fromEntries(
+          els.map((e) => [e.querySelector('.label')?.textContent, e.querySelector('.value')?.textContent]),
+        ),
+      );
+      const decimals = kpis.filter(([, v]) => v !== null && !Number.isInteger(v));
+      expect(decimals.length).toBeGreaterThan(0);
+      for (const [label, value] of kpis)
+        expect(shown[label]).toBe(value === null ? 'n/a' : String(value).replace('.', ','));
+
+      // Dates as de-DE writes them; the as-of time in Berlin (CET +1 h, or CEST +2 h in summer).
+      const cover = (await c.page.textContent('header.cover')) ?? '';
+      expect(cover).toContain('01.11.2026 to 30.11.2026');
+      const asOf = Date.parse(json.cover.data_as_of as string);
+      const berlin = (hours: number) => {
+        const t = new Date(asOf + hours * 3_600_000).toISOString();
+        return `${t.slice(8, 10)}.${t.slice(5, 7)}.${t.slice(0, 4)}, ${t.slice(11, 16)} ${hours === 1 ? 'MEZ' : 'MESZ'}`;
+      };
+      expect([berlin(1), berlin(2)].filter((t) => cover.includes(`Data as of ${t}.`))).toHaveLength(1);
+
+      expect(await c.page.$$eval('.cover .contact', (els) => els.map((e) => e.textContent))).toEqual([
+        CONTACT,
+      ]);
+      const body = (await c.page.textContent('body')) ?? '';
+      expect(body).not.toMatch(/visibility-sync|visync|Prepared by/i);
+    } finally {
+      await c.browser.close();
+    }
+    expect(page).not.toMatch(/visibility-sync|visync/i);
+    expect(json.cover.agency_name).toBeNull();
+
+    // The PDF is that page: the key figures before the cover, no platform name.
+    const text = execFileSync('pdftotext', ['-layout', join(folder, 'report.pdf'), '-'], {
+      encoding: 'utf8',
+    });
+    expect(text.indexOf('Key figures')).toBeGreaterThanOrEqual(0);
+    expect(text.indexOf('Key figures')).toBeLessThan(text.indexOf(CONTACT));
+    expect(text).not.toMatch(/visibility-sync|visync|Trend|Reputation/i);
+
+    // The other workspace keeps the defaults: every section, the platform named, ISO dates.
+    const other = readFileSync(join(reportDir(out, second, '2026-11'), 'report.html'), 'utf8');
+    expect(other).toContain('Prepared by visibility-sync.');
+    expect(other).toContain('2026-11-01 to 2026-11-30');
+    expect(other).not.toContain(CONTACT);
+  });
+});
+
+describe('visync report PDF failures', () => {
+  it('a PDF that fails for one workspace fails that workspace only, in one line naming it', async () => {
+    const dir = h.tempDir();
+    const { last } = await twoNights(dir);
+    const [first, second] = last.accounts[0]!.workspaceIds as [string, string];
+    const out = h.tempDir();
+    const r = await makeAccountReports({
+      store: new FsObjectStore(dir),
+      target: dirTarget(out),
+      account: 'acme',
+      brands: [],
+      formats: ['json', 'pdf'],
+      styleFor: () => DEFAULT_STYLE,
+      printPdf: async (_html, brandId) => {
+        if (brandId === first) throw new PdfError('Chromium did not print the PDF within 60 s');
+        return new TextEncoder().encode('%PDF-1.7\n');
+      },
+      now: Date.now(),
+    });
+    expect(r.made.map((m) => m.brandId)).toEqual([second]);
+    expect(r.problems).toHaveLength(1);
+    expect(r.problems[0]?.line).toContain(`account acme, workspace ${first}`);
+    expect(r.problems[0]?.line).toContain('Chromium did not print the PDF within 60 s');
+    const period = r.made[0]?.period as string;
+    expect(existsSync(join(reportDir(out, second, period), 'report.pdf'))).toBe(true);
+    expect(existsSync(reportDir(out, first, period))).toBe(false);
+  });
+});
+
+describe('report number and date formats', () => {
+  it("keep the API's precision in the locale's digits, and print the data as it is without a locale", () => {
+    const de = formatsOf({ locale: 'de-DE', timeZone: 'Europe/Berlin' });
+    expect([53.4, 53, 38.192, -2.25, 1234.5, 0].map(de.number)).toEqual([
+      '53,4',
+      '53',
+      '38,192',
+      '-2,25',
+      '1234,5',
+      '0',
+    ]);
+    expect(de.day('2026-11-01')).toBe('01.11.2026');
+    expect(de.instant('2026-07-10T03:04:05Z')).toBe('10.07.2026, 05:04 MESZ');
+    expect(de.when('2026-01-10T03:04:05.123Z')).toBe('10.01.2026, 04:04 MEZ');
+    const plain = formatsOf({ locale: null, timeZone: null });
+    expect([53.4, 53, 38.192, 1234.5].map(plain.number)).toEqual(['53.4', '53', '38.192', '1234.5']);
+    expect(plain.day('2026-11-01')).toBe('2026-11-01');
+    expect(plain.instant('2026-11-10T03:04:05.123Z')).toBe('2026-11-10T03:04:05.123Z');
+    // A zone alone moves the time and names the zone.
+    expect(formatsOf({ locale: null, timeZone: 'Europe/Berlin' }).instant('2026-11-10T03:04:05Z')).toBe(
+      '2026-11-10 04:04 GMT+1',
+    );
+  });
+});

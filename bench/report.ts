@@ -15,7 +15,7 @@
 //    first print (browser warm-up) is left out of the steady-state figure. Chromium's memory is the
 //    largest sum of the proportional set sizes (PSS) of this process's descendants, sampled every 100 ms.
 // Results: stdout and bench/results/<out>.json.
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,7 +30,7 @@ import { PdfSession } from '../src/report/pdf.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
-import { DEV_BIN } from '../test/helpers/cli-bin.js';
+import { binToMeasure } from './lib/bin.js';
 import { CleanupStack } from './lib/cleanup.js';
 import { countList } from './lib/flags.js';
 import { median, quantile, round } from './lib/stats.js';
@@ -58,16 +58,6 @@ if (days > 365) throw new Error(`--days: expected 1 to 365, got ${days}`);
 if (!/^[\w-]+$/.test(values.out ?? ''))
   throw new Error(`--out: expected a file name without extension, got "${values.out}"`);
 const BIN = binToMeasure(values.bin as string);
-
-/** The bin `visync report` is started through (see --bin above). */
-function binToMeasure(bin: string): string {
-  if (bin === 'dev') return DEV_BIN;
-  if (bin !== 'built') return bin;
-  execFileSync(process.execPath, [new URL('../scripts/build.mjs', import.meta.url).pathname], {
-    stdio: 'inherit',
-  });
-  return new URL('../bin/visync.js', import.meta.url).pathname;
-}
 
 const cleanups = new CleanupStack();
 cleanups.onSignals();

@@ -26,7 +26,6 @@
 // after it stops, gives the requests, the 429s and how close each account came to its limit.
 // Nothing here imports the jobs layer, so another queue topology is measured without change.
 // Results: stdout, bench/results/<out>.json (one object per scenario) and <out>.md.
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +36,7 @@ import { isFinishedStatus } from '../src/runs/run-status.js';
 import { parseRequestLogNdjson } from '../src/simulator/index.js';
 import { DEV_BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';
+import { binToMeasure } from './lib/bin.js';
 import { CleanupStack } from './lib/cleanup.js';
 import { describeSettling, fileCostUs, type Settling, waitForFileSystem } from './lib/file-cost.js';
 import { countList } from './lib/flags.js';
@@ -88,15 +88,6 @@ if (!/^[\w-]+$/.test(values.out ?? ''))
   throw new Error(`--out: expected a file name without extension, got "${values.out}"`);
 const BIN = binToMeasure(values.bin as string);
 
-/** The bin the bench starts every process through (see --bin above). */
-function binToMeasure(bin: string): string {
-  if (bin === 'dev') return DEV_BIN;
-  if (bin !== 'built') return bin;
-  execFileSync(process.execPath, [new URL('../scripts/build.mjs', import.meta.url).pathname], {
-    stdio: 'inherit',
-  });
-  return new URL('../bin/visync.js', import.meta.url).pathname;
-}
 const RESULTS = new URL('./results/', import.meta.url).pathname;
 
 const cleanups = new CleanupStack();

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/load.js';
+import { runInline } from '../src/pipeline/run-inline.js';
 import { SECTION_TITLES } from '../src/report/html.js';
 import { makeAccountReports } from '../src/report/make.js';
 import type { Report } from '../src/report/model.js';
@@ -382,27 +383,8 @@ describe('what visync report reads', () => {
     const { last } = await twoNights(dir, NIGHTS, [], [2, 1]);
     const kept = last.accounts[0]?.workspaceIds ?? [];
     expect(kept).toHaveLength(1);
-    const fs = new FsObjectStore(dir);
-    const reads = new Map<string, number>();
-    const store: ObjectStore = {
-      location: fs.location,
-      put: (k, b, o) => fs.put(k, b, o),
-      list: (p) => fs.list(p),
-      delete: (k) => fs.delete(k),
-      get: (k) => {
-        reads.set(k, (reads.get(k) ?? 0) + 1);
-        return fs.get(k);
-      },
-    };
-    const r = await makeAccountReports({
-      store,
-      target: dirTarget(h.tempDir()),
-      account: 'acme',
-      brands: [],
-      formats: ['json'],
-      styleFor: () => DEFAULT_STYLE,
-      now: Date.now(),
-    });
+    const { store, reads } = countingStore(dir);
+    const r = await jsonReports(store);
     expect(r.problems).toEqual([]);
     expect(r.made.map((m) => m.brandId)).toEqual(kept);
     const parts = [...reads].filter(([k]) => k.startsWith('tables/'));
@@ -411,7 +393,61 @@ describe('what visync report reads', () => {
     expect(parts.filter(([k]) => !k.startsWith('tables/sync_runs/'))).toHaveLength(r.partsRead);
     expect(r.partsRead).toBeLessThan(r.partsTotal);
   });
+
+  it('reads no daily partition outside the period and the one before, though the run holds more days', async () => {
+    const dir = h.tempDir();
+    const s = await h.sim({ ...SPEC, accounts: [{ name: 'acme', workspaces: 1 }], today: NIGHTS[1] });
+    const file = h.configFile(s, dir);
+    const run = await runInline({
+      config: parseConfig(file.yaml, { source: 'test', env: file.env }),
+      store: new FsObjectStore(dir),
+      logger: h.memoryLogger('warn').logger,
+      runDate: NIGHTS[1],
+      retry: h.FAST_RETRY,
+      days: 120,
+    });
+    expect(run.status).toBe('succeeded');
+    const { store, reads } = countingStore(dir);
+    const r = await jsonReports(store);
+    expect(r.problems).toEqual([]);
+    expect(r.made).toHaveLength(1);
+    // The default period is 2026-10-12..2026-11-10, the one before from 2026-09-12.
+    const daily = [...reads.keys()].filter((k) => /^tables\/visibility(_engine)?_daily\//.test(k));
+    const dates = daily.map((k) => /\/dt=([\d-]+)\//.exec(k)?.[1] as string).sort();
+    expect(dates[0]).toBe('2026-09-12');
+    expect(dates.at(-1)).toBe('2026-11-10');
+  });
 });
+
+/** acme's reports of the default period, JSON only, into a temporary folder. */
+function jsonReports(store: ObjectStore) {
+  return makeAccountReports({
+    store,
+    target: dirTarget(h.tempDir()),
+    account: 'acme',
+    brands: [],
+    formats: ['json'],
+    styleFor: () => DEFAULT_STYLE,
+    now: Date.now(),
+  });
+}
+
+/** The fs store of `dir`, counting the reads of each key. */
+function countingStore(dir: string): { store: ObjectStore; reads: Map<string, number> } {
+  const fs = new FsObjectStore(dir);
+  const reads = new Map<string, number>();
+  const store: ObjectStore = {
+    location: fs.location,
+    put: (k, b, o) => fs.put(k, b, o),
+    list: (p) => fs.list(p),
+    delete: (k) => fs.delete(k),
+    get: (k) => {
+      reads.set(k, (reads.get(k) ?? 0) + 1);
+      return fs.get(k);
+    },
+  };
+  return { store, reads };
+}
 
 /** Screenshots for a person to look at (REPORT_SHOTS=dir keeps them), else a temporary folder. */
 function tempDirForShots(): string {

@@ -112,9 +112,15 @@ export async function readAccountData(
     return { brandId, end, previousEnd, baseline, daily };
   });
 
-  const keys = runs.flatMap((r) =>
-    r.partKeys.filter((k) => needed.get(r.runId)?.has(parseTablePartKey(k)?.table ?? '')),
-  );
+  // A daily table's parts are partitioned by the row's date: a run holding a year of history has
+  // parts the report never shows (its rows are kept from previous.from to period.to below).
+  const daily: readonly string[] = DAILY_TABLES;
+  const wanted = (runId: string, key: string) => {
+    const p = parseTablePartKey(key);
+    if (!p || !needed.get(runId)?.has(p.table)) return false;
+    return !daily.includes(p.table) || (p.partitionDate >= previous.from && p.partitionDate <= period.to);
+  };
+  const keys = runs.flatMap((r) => r.partKeys.filter((k) => wanted(r.runId, k)));
   const partsTotal = runs.reduce((n, r) => n + r.partKeys.length, 0);
   const read = await mapSettled(keys, READ_CONCURRENCY, (k) => readPart(store, k));
   // rows[runId][table][brandId]

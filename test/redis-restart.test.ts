@@ -220,7 +220,9 @@ describe('Redis restart without persistence', () => {
       await holding;
       holder.disconnect();
 
-      const run = await waitForRun(cfg, runId);
+      // The workers reconnect with backoff and the finish or batch may be retried after the flush:
+      // seconds alone, but far longer beside a busy suite on 2 cores, so the wait is generous.
+      const run = await waitForRun(cfg, runId, 100_000);
       // 1 + 1 + 2 * 7 calls, each landed once: no retry, no 429.
       expect(s.log).toHaveLength(16);
       const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
@@ -236,6 +238,7 @@ describe('Redis restart without persistence', () => {
         expect(bq.rows('p', 'd', 'sync_runs').map((r) => [r.run_id, r.requests])).toEqual([[runId, 16]]);
       }
     },
+    120_000,
   );
 
   it('the budget: a lost log ramps over the next window; a first use does not', async () => {

@@ -1,4 +1,4 @@
-// visync supports Node.js 22.19+ (22, 24 and 26 LTS; README "Node.js versions"). Started by an
+// visync supports Node.js 22.19+ (22, 24 and 26 LTS; docs/development.md "Node.js versions"). Started by an
 // older Node (a machine whose system Node is 20), the bins re-run themselves under the Node 22
 // that `npm ci` installs into a clone (the `node` dev dependency), so `node bin/visync.js` and
 // `npx visync` behave the same there; without it they stop with one line that says what to do.

@@ -1,7 +1,7 @@
 // `npm run build`: bundles the CLI into dist/ with esbuild, one file per lazily imported command
 // (code splitting keeps `import()` boundaries, so `--help` still loads no cloud client).
 // Why a bundle: Node resolves, reads and links every ES module file on its own; the worker's
-// ~400 files cost more CPU at start than the code they hold (README "Start-up"). Packages that
+// ~400 files cost more CPU at start than the code they hold (docs/development.md "Start-up"). Packages that
 // load files or native code by path at run time, and the big optional clients, stay external
 // and are loaded from node_modules as usual.
 import { rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// visync supports Node.js 22.19+ (README "Node.js versions"). A machine whose own Node is older
+// visync supports Node.js 22.19+ (docs/development.md "Node.js versions"). A machine whose own Node is older
 // (Debian 12 ships 20) still runs the clone's `node bin/visync.js ...`: the bin re-runs itself
 // under the Node 22 that `npm ci` installs (the `node` dev dependency), passing the exit code and
 // signals through; without that Node it stops with one line that says what to do.

@@ -176,7 +176,7 @@ function defaultRoot(sinks: SinksConfig, s3Location: (bucket: string, prefix: st
 /**
  * The sinks an export describes and the accounts in it: one account's (--account), or the
  * configured ones when every account shares them. Accounts with their own dataset, prefix or
- * folder (README "Many accounts") are described one at a time: the output names one location.
+ * folder (docs/configuration.md "Many accounts") are described one at a time: the output names one location.
  */
 async function exportScope(
   config: Config,

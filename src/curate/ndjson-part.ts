@@ -22,7 +22,7 @@ const gzipAsync = promisify(gzip);
  * Parts up to this many UTF-16 units are gzipped in place. Handing one to libuv's pool and back
  * cost more than compressing it (measured at the default level): an 8 KB part 250-420 us of CPU
  * through the pool against 45-100 us in place, a 77 KB one 660-750 against 360-440 (2,000 of each
- * on this repo's 2-core benchmark machine, README "Scale"), and most parts are a day's rows of one
+ * on this repo's 2-core benchmark machine, docs/benchmarks.md), and most parts are a day's rows of one
  * account, a few KB. In place, a part this size blocks the event loop for about 2 ms at most.
  */
 const IN_PLACE_GZIP_MAX = 256 * 1024;

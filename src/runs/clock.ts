@@ -1,7 +1,7 @@
 // A machine whose clock runs ahead dates its runs in the future (run ids, `dt=`, run dates), and
 // every order by run date then puts them above the real runs that follow: latest/ would keep their
 // sections, `visync runs` list them first and the nightly window count from them. Two defences,
-// README "Faults we test": a run is refused when this machine's clock is ahead of the API server's
+// docs/faults.md: a run is refused when this machine's clock is ahead of the API server's
 // (its Date header, a clock we do not set), and wherever runs are ordered, a run dated more than a
 // day after today's date counts as older than every other, so one bad clock never blocks newer runs.
 import { addDays, utcDate } from '../util/time.js';

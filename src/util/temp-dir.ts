@@ -1,7 +1,7 @@
 // Local temporary folders (the curate spool, a load batch's upload files, a sync_runs upload):
 // named `<prefix><host>-<pid>-<random>` so that the folders of a process killed before it could
 // remove them (SIGKILL, the OOM killer) are found and removed at the next start, while a live
-// process's folder is never touched. README "Faults we test".
+// process's folder is never touched. docs/faults.md.
 import { mkdtempSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -21,7 +21,7 @@ import { createRunLoader } from '../src/pipeline/run-loader.js';
 import { type Manifest, readManifest } from '../src/runs/manifest.js';
 import { readPlannedRun } from '../src/runs/planned-run.js';
 import { logicalRunId, newRunId } from '../src/runs/run-id.js';
-import { type RunLease, readRunLease } from '../src/runs/run-lease.js';
+import { type RunLease, readRunLease, takeRunLease } from '../src/runs/run-lease.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { manifestKey, rawKey, runLeaseKey } from '../src/sinks/layout.js';
 import type { PutOptions } from '../src/sinks/object-store.js';
@@ -332,4 +332,36 @@ describe('completing an interrupted run', () => {
       }
     },
   );
+});
+
+describe('a lease taken over while its first owner still runs', () => {
+  it('the first owner stops renewing: lease.json stays the new owner’s, also after the first releases', async () => {
+    const redis = new Redis(inject('redisUrl'));
+    try {
+      const prefix = `lease-${randomUUID().slice(0, 8)}`;
+      const signal = new RedisLeaseSignal(redis, prefix);
+      const store = new FsObjectStore(tempDir());
+      const run = { account: 'acme', runId: newRunId('sync'), runDate: '2026-11-26' };
+      const base = { store, run, kind: 'sync' as const, startedAt: new Date().toISOString(), signal };
+      const first = (await takeRunLease({ ...base, ttlMs: 300, logger: memoryLogger('silent').logger }))!;
+      // The first owner's Redis lease lapses (a process frozen past its TTL), then a completer takes over.
+      await redis.del(...(await redis.keys(`${prefix}:*`)));
+      const previous = await readRunLease(store, run);
+      const second = (await takeRunLease({
+        ...base,
+        ttlMs: 60_000,
+        logger: memoryLogger('silent').logger,
+        takeover: { previous },
+      }))!;
+      const owner = (await readRunLease(store, run))!.holder.token;
+      expect(owner).not.toBe(previous!.holder.token);
+      // Several of the first owner's renewal periods pass, then it ends.
+      await new Promise((r) => setTimeout(r, 400));
+      await first.release({ recorded: true });
+      expect((await readRunLease(store, run))?.holder.token).toBe(owner);
+      await second.release({ recorded: true });
+    } finally {
+      redis.disconnect();
+    }
+  });
 });

@@ -97,11 +97,17 @@ export async function takeRunLease(o: {
   if (o.takeover && !o.signal && (await readRunLease(o.store, o.run))?.holder.token !== token)
     return undefined;
   let renewing: Promise<void> | undefined;
+  /** Set once another process took the run over: its lease.json is then the new owner's. */
+  let lost = false;
   const renew = async () => {
-    if (o.signal && !(await o.signal.renew(o.run, token, o.ttlMs)))
+    if (o.signal && !(await o.signal.renew(o.run, token, o.ttlMs))) {
+      lost = true;
+      clearInterval(timer);
       o.logger.error(
         'another process took over this run (its lease lapsed); its loads are checked by row count',
       );
+      return;
+    }
     await writeLease(o.store, lease());
   };
   const timer = setInterval(() => {
@@ -121,6 +127,7 @@ export async function takeRunLease(o: {
       await renewing;
       try {
         await o.signal?.release(o.run, token);
+        if (lost) return;
         if (end.recorded) await o.store.delete(runLeaseKey(o.run.account, o.run.runId));
         else {
           const at = new Date().toISOString();

@@ -4,6 +4,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ReportFormat } from '../report/output.js';
 import { EXIT_USAGE } from './exit-codes.js';
+import { collect } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface ReportFlags {
@@ -32,8 +33,6 @@ function parseFormats(value: string): ReportFormat[] {
     );
   return [...new Set(list)] as ReportFormat[];
 }
-
-const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 export function registerReport(program: Command, state: ProgramState, io: CliIo): void {
   program

@@ -4,7 +4,6 @@
 import type { ObjectStore } from '../sinks/object-store.js';
 import { readAccountData, reportableWorkspaces } from './account-data.js';
 import { completeRuns } from './complete-runs.js';
-import { renderHtml } from './html.js';
 import { buildReport } from './model.js';
 import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
 import { PdfError } from './pdf.js';
@@ -100,7 +99,10 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
       previousReport,
     });
     // The PDF is that HTML printed: rendered once for both.
-    const page = o.formats.some((f) => f !== 'json') ? await renderHtml(report, style) : '';
+    // html.js loads Vega: only when a page is asked for.
+    const page = o.formats.some((f) => f !== 'json')
+      ? await (await import('./html.js')).renderHtml(report, style)
+      : '';
     const files: ReportFile[] = [];
     for (const format of o.formats) {
       if (format === 'json') files.push({ format, body: `${JSON.stringify(report, null, 2)}\n` });

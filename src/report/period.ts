@@ -1,6 +1,8 @@
 // Report periods: a calendar month (`2026-10`), an ISO week (`2026-W44`) or a day range
 // (`2026-10-01_2026-10-30`, also the label of --from/--to and of the default 30 days), and the
 // previous period a report compares against. Pure: no clock.
+
+import { isIsoDate } from '../normalise/shape.js';
 import { addDays } from '../util/time.js';
 
 export interface Period {
@@ -14,13 +16,6 @@ export interface Period {
 
 /** Days of the default period, ending on the date of the account's newest complete run. */
 export const DEFAULT_PERIOD_DAYS = 30;
-
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-
-export function isDate(s: string): boolean {
-  const m = DATE.exec(s);
-  return m !== null && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s;
-}
 
 /** Days from `from` to `to`, both included. */
 export function dayCount(from: string, to: string): number {
@@ -80,7 +75,7 @@ export function parsePeriod(spec: string): Period | undefined {
 
 /** --from/--to -> period; undefined when a date is not a real day or `to` is before `from`. */
 export function parseRange(from: string, to: string): Period | undefined {
-  return isDate(from) && isDate(to) && from <= to ? rangePeriod(from, to) : undefined;
+  return isIsoDate(from) && isIsoDate(to) && from <= to ? rangePeriod(from, to) : undefined;
 }
 
 /** The default period: DEFAULT_PERIOD_DAYS days ending on `end`. */

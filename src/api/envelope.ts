@@ -1,4 +1,4 @@
-// List envelopes are `{data: [...], count}`. The upstream API does not show pagination (README,
+// List envelopes are `{data: [...], count}`. The upstream API does not show pagination (docs/simulator.md,
 // "The simulator and our assumptions about the upstream API"), so any sign of it is reported:
 // silently taking page one would be a gap nobody notices.
 

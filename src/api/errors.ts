@@ -1,5 +1,5 @@
 // Failures sorted by what the caller can do about them. The upstream spec documents only 429;
-// the status codes for the other kinds are our assumption (README, "The simulator and our assumptions about the upstream API").
+// the status codes for the other kinds are our assumption (docs/simulator.md).
 import { VisyncError } from '../util/errors.js';
 import { utcSecond } from './pause-cap.js';
 

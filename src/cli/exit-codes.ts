@@ -1,4 +1,4 @@
-// Exit codes, one table for every command (README "Commands"): a scheduler can tell a typo or a
+// Exit codes, one table for every command (docs/commands.md): a scheduler can tell a typo or a
 // bad config, which no retry fixes, from a failed run or an outage, which the next attempt may.
 //
 // | code | meaning |

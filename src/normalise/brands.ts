@@ -18,7 +18,7 @@ import {
 } from './shape.js';
 import type { NormaliseResult, RawRecord, TableRow } from './types.js';
 
-// The only shapes the upstream spec documents: the list item and its latest_score (README, "The
+// The only shapes the upstream spec documents: the list item and its latest_score (docs/simulator.md, "The
 // simulator and our assumptions about the upstream API").
 const WORKSPACE_FIELDS = {
   id: f.string,

@@ -1,5 +1,5 @@
 // The run manifest (`runs/account=A/run=R/manifest.json`), written last: a run without one is
-// incomplete and readers ignore it. What it lists, and that contract, are in README "What a run does".
+// incomplete and readers ignore it. What it lists, and that contract, are in docs/pipeline.md.
 import { z } from 'zod';
 import { utcSecond } from '../api/pause-cap.js';
 import type { RequestStats } from '../api/request-stats.js';

@@ -1,5 +1,5 @@
 // Who runs a `run --once` run, and whether it still does. A run has no manifest until it ends, so
-// "no manifest" alone cannot tell a crashed run from one still working (README "What a run does").
+// "no manifest" alone cannot tell a crashed run from one still working (docs/pipeline.md).
 // The owner writes a lease beside the manifest's key when it starts and renews it every third of
 // its TTL while it works; with Redis configured it also keeps a key with that expiry there
 // (jobs/redis-run-lease.ts). The next `run --once` completes the run only once its owner is gone:

@@ -560,6 +560,13 @@ export const BigQuerySinkSchema = z.strictObject(
     dataset: nonEmptyString('a BigQuery dataset name'),
     location: nonEmptyString('a BigQuery location such as US or EU').default('US'),
     apiEndpoint: endpointUrl('http://127.0.0.1:9050').optional(),
+    /**
+     * Days BigQuery keeps each partition (counted from its date: snapshot_date, date, run_date),
+     * then deletes it. Left out: no expiration set by visync (docs/production.md, "Costs").
+     */
+    partitionExpirationDays: positiveInt.optional(),
+    /** Queries of the data tables (not sync_runs) must filter on the partition column; off by default. */
+    requirePartitionFilter: bool.optional(),
   },
   { error: expected('a mapping with projectId and dataset') },
 );

@@ -10,6 +10,9 @@ export interface BigQueryConfig {
   location: string;
   /** Root URL of an emulator or test server, e.g. `http://127.0.0.1:9050`. */
   apiEndpoint?: string;
+  /** Applied to the tables by src/warehouse/ensure.ts; see PartitionSettings in ./schema.ts. */
+  partitionExpirationDays?: number | undefined;
+  requirePartitionFilter?: boolean | undefined;
 }
 
 // Far enough ahead that the client never tries to refresh it (it has no refresh token to do so).

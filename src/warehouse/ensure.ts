@@ -2,12 +2,20 @@
 // object: a 409 from the loser means the object is there, which is all we wanted. Existing tables
 // are left alone, but for nullable columns the catalogue added since they were created: a view
 // that reads such a column (sync_runs.workspace_list_incomplete) could not be created before the
-// next load added it through ALLOW_FIELD_ADDITION, and without its views no load would start.
+// next load added it through ALLOW_FIELD_ADDITION, and without its views no load would start; and
+// for the cost settings of sinks.bigquery (partition expiration, required partition filter), which
+// are patched to what the config says so that changing them there takes effect on the next run
+// instead of only on tables created afterwards (BigQuery allows both on an existing table).
 import type { BigQuery } from '@google-cloud/bigquery';
 import type { TableDef, ViewDef } from '../catalogue/types.js';
 import { mapSettled } from '../util/pool.js';
 import { isAlreadyExists, isNotFound } from './errors.js';
-import { type BigQueryField, tableMetadata } from './schema.js';
+import {
+  type BigQueryField,
+  type BigQueryTableMetadata,
+  type PartitionSettings,
+  tableMetadata,
+} from './schema.js';
 
 export type EnsureAction = 'created' | 'exists' | 'updated';
 
@@ -47,19 +55,24 @@ export async function ensureTables(
   bq: BigQuery,
   dataset: string,
   tables: readonly TableDef[],
+  settings: PartitionSettings = {},
 ): Promise<EnsureResult[]> {
   const ds = bq.dataset(dataset);
   return settleAll(
     await mapSettled(tables, CONCURRENCY, async (def): Promise<EnsureResult> => {
-      const metadata = tableMetadata(def);
+      const metadata = tableMetadata(def, settings);
       const table = ds.table(def.name);
       try {
         const [current] = await table.getMetadata();
         const fields: BigQueryField[] = current?.schema?.fields ?? [];
         const have = new Set(fields.map((f) => f.name));
         const added = metadata.schema.fields.filter((f) => !have.has(f.name) && f.mode !== 'REQUIRED');
-        if (!added.length) return { name: def.name, action: 'exists' };
-        await table.setMetadata({ schema: { fields: [...fields, ...added] } });
+        const patch = {
+          ...(added.length > 0 && { schema: { fields: [...fields, ...added] } }),
+          ...partitionPatch(current, metadata),
+        };
+        if (Object.keys(patch).length === 0) return { name: def.name, action: 'exists' };
+        await table.setMetadata(patch);
         return { name: def.name, action: 'updated' };
       } catch (err) {
         if (!isNotFound(err)) throw err;
@@ -73,6 +86,29 @@ export async function ensureTables(
       }
     }),
   );
+}
+
+interface CurrentPartitioning {
+  timePartitioning?: { type?: string; field?: string; expirationMs?: string | null } | null;
+  requirePartitionFilter?: boolean | null;
+}
+
+/** What of the config's partition settings an existing table lacks (settings left out are not compared). */
+function partitionPatch(
+  current: CurrentPartitioning,
+  want: BigQueryTableMetadata,
+): Partial<BigQueryTableMetadata> {
+  const patch: Partial<BigQueryTableMetadata> = {};
+  const expiration = want.timePartitioning.expirationMs;
+  if (expiration !== undefined && String(current.timePartitioning?.expirationMs ?? '') !== expiration) {
+    // Type and field as the table has them: BigQuery refuses to change those, only the expiration.
+    patch.timePartitioning = { ...want.timePartitioning };
+  }
+  const filter = want.requirePartitionFilter;
+  if (filter !== undefined && (current.requirePartitionFilter ?? false) !== filter) {
+    patch.requirePartitionFilter = filter;
+  }
+  return patch;
 }
 
 export interface EnsureViewsOptions {

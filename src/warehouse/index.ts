@@ -25,7 +25,13 @@ export {
   loadJobId,
   loadTable,
 } from './load-job.js';
-export { type BigQueryField, type BigQueryTableMetadata, tableFields, tableMetadata } from './schema.js';
+export {
+  type BigQueryField,
+  type BigQueryTableMetadata,
+  type PartitionSettings,
+  tableFields,
+  tableMetadata,
+} from './schema.js';
 
 export interface PrepareResult {
   dataset: EnsureAction;
@@ -67,7 +73,7 @@ export class Warehouse {
           projectId,
           dataset,
           location,
-          tables.map((t) => [t.name, tableMetadata(t)]),
+          tables.map((t) => [t.name, tableMetadata(t, this.config)]),
           views.map((v) => [v.name, v.sql(`${projectId}.${dataset}`)]),
         ]),
       )
@@ -76,7 +82,7 @@ export class Warehouse {
     if (!once) {
       once = (async () => ({
         dataset: await ensureDataset(this.bq, dataset, location),
-        tables: await ensureTables(this.bq, dataset, tables),
+        tables: await ensureTables(this.bq, dataset, tables, this.config),
         views: await ensureViews(this.bq, dataset, views),
       }))();
       prepared.set(key, once);

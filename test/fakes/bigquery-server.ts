@@ -6,9 +6,10 @@
  * `{error: {code, message, errors: [{reason, message, domain}], status}}`, legacy type names
  * INTEGER/FLOAT/BOOLEAN in returned schemas, numbers as strings):
  * - datasets: insert (409 `duplicate`), get (404 `notFound`), list, patch, delete (`deleteContents`).
- * - tables: insert (schema, timePartitioning, clustering, description, or `view: {query,
- *   useLegacySql}` where useLegacySql defaults to true as in the API), get, list, patch/update
- *   (schema may only grow or relax modes; view query), delete.
+ * - tables: insert (schema, timePartitioning with expirationMs, requirePartitionFilter, clustering,
+ *   description, or `view: {query, useLegacySql}` where useLegacySql defaults to true as in the
+ *   API), get, list, patch/update (schema may only grow or relax modes; view query; the partition
+ *   expiration and requirePartitionFilter, not the partitioning type or field), delete.
  * - jobs.insert of LOAD jobs through the media upload endpoint
  *   `POST /upload/bigquery/v2/projects/{p}/jobs?uploadType=multipart` (multipart/related, JSON job
  *   then the file; gzip detected by its magic bytes), jobs.get (with `location`), jobs.cancel.
@@ -33,7 +34,8 @@
  * answer 501; views are stored, never validated or expanded, and get no schema), streaming inserts
  * (insertAll: 501), copy/extract jobs, loads from gs:// URIs, resumable uploads, formats other than
  * NDJSON, RECORD / NUMERIC / BYTES / DATETIME / TIME / GEOGRAPHY columns, partition decorators,
- * partition expiry, etags and If-Match, IAM, quotas and rate limits, routines, models, row-level
+ * partition expiry (expirationMs is kept and returned, no partition is ever deleted), the
+ * partition filter requirement (kept and returned, never enforced: no SQL runs), etags and If-Match, IAM, quotas and rate limits, routines, models, row-level
  * order guarantees (rows come back in load order), jobs.list.
  */
 import { randomBytes } from 'node:crypto';
@@ -80,6 +82,8 @@ export interface FakeTable {
   schema: FieldSchema[];
   timePartitioning?: TimePartitioning;
   clustering?: { fields: string[] };
+  /** As last set by insert or patch; absent when never set (the API's default, false). */
+  requirePartitionFilter?: boolean;
   view?: { query: string; useLegacySql: boolean };
   description?: string;
   labels?: Record<string, string>;
@@ -244,6 +248,7 @@ export async function startFakeBigQuery(opts: FakeBigQueryOptions = {}): Promise
       ...(t.type === 'TABLE' && { schema: { fields: t.schema.map((f) => ({ ...f })) } }),
       ...(t.timePartitioning && { timePartitioning: { ...t.timePartitioning } }),
       ...(t.clustering && { clustering: { fields: [...t.clustering.fields] } }),
+      ...(t.requirePartitionFilter !== undefined && { requirePartitionFilter: t.requirePartitionFilter }),
       ...(t.view && { view: { ...t.view } }),
       ...(t.type === 'TABLE' && {
         numRows: String(t.rows.length),
@@ -366,8 +371,22 @@ export async function startFakeBigQuery(opts: FakeBigQueryOptions = {}): Promise
       }
       out.field = field.name;
     }
-    if (raw['expirationMs'] !== undefined) out.expirationMs = String(raw['expirationMs']);
+    if (raw['expirationMs'] !== undefined && raw['expirationMs'] !== null) {
+      const ms = String(raw['expirationMs']);
+      if (!/^\d+$/.test(ms) || Number(ms) <= 0) throw invalid(`Invalid value for expirationMs: ${ms}`);
+      out.expirationMs = ms;
+    }
     return out;
+  }
+
+  function checkRequireFilter(table: FakeTable, v: unknown): boolean | undefined {
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'boolean') throw invalid(`Invalid value for requirePartitionFilter: ${String(v)}`);
+    // BigQuery refuses the requirement on a table without partitions: it could never be met.
+    if (v && !table.timePartitioning) {
+      throw invalid('requirePartitionFilter can only be set on a partitioned table.');
+    }
+    return v;
   }
 
   function checkClustering(fields: FieldSchema[], cl: unknown): { fields: string[] } | undefined {
@@ -424,6 +443,8 @@ export async function startFakeBigQuery(opts: FakeBigQueryOptions = {}): Promise
       if (tp) table.timePartitioning = tp;
       const cl = checkClustering(schema, body['clustering']);
       if (cl) table.clustering = cl;
+      const filter = checkRequireFilter(table, body['requirePartitionFilter']);
+      if (filter !== undefined) table.requirePartitionFilter = filter;
     }
     if (typeof body['description'] === 'string') table.description = body['description'];
     if (body['labels']) table.labels = obj(body['labels']) as Record<string, string>;
@@ -495,6 +516,10 @@ export async function startFakeBigQuery(opts: FakeBigQueryOptions = {}): Promise
         throw invalid('Cannot change partitioning/clustering spec for a partitioned/clustered table.');
       }
       table.timePartitioning = tp;
+    }
+    if (body['requirePartitionFilter'] !== undefined && table.type === 'TABLE') {
+      const filter = checkRequireFilter(table, body['requirePartitionFilter']);
+      if (filter !== undefined) table.requirePartitionFilter = filter;
     }
     if (body['clustering'] !== undefined && table.type === 'TABLE') {
       const cl = checkClustering(table.schema, body['clustering']);

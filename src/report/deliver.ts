@@ -286,33 +286,18 @@ async function makeReports(
     for (const group of groups.values()) {
       const first = group[0] as Due;
       const formats = formatsOf(first.settings);
-      if (formats.includes('pdf') && !pdf) {
-        const { PdfSession } = await import('./pdf.js');
-        pdf = await PdfSession.open(reportSettingsFor(o.config, o.account).chromiumPath);
-      }
-      const session = pdf;
-      const byBrand = new Map(group.map((d) => [d.brandId, d]));
-      const r = await makeAccountReports({
-        store: o.store,
-        target: storeTarget(o.store),
-        account: o.account.name,
-        period: first.period,
-        brands: group.map((d) => d.brandId),
-        formats,
-        styleFor: (b) => styleOf((byBrand.get(b) as Due).settings),
-        ...(session
-          ? {
-              printPdf: (html: string, b: string) => {
-                const s = (byBrand.get(b) as Due).settings;
-                return session.render(html, {
-                  pageSize: s.pageSize,
-                  ...(s.footer ? { footerText: s.footer } : {}),
-                });
-              },
-            }
-          : {}),
-        now: (o.now?.() ?? new Date()).getTime(),
-      });
+      // Chromium that does not start, a store that fails mid-way: the group's reports end failed
+      // with the reason (tried again at the next trigger), the other groups go on.
+      const r = await makeGroup(o, group, formats, async () => {
+        if (!pdf) {
+          const { PdfSession } = await import('./pdf.js');
+          pdf = await PdfSession.open(reportSettingsFor(o.config, o.account).chromiumPath);
+        }
+        return pdf;
+      }).catch((err: unknown) => ({
+        made: [],
+        problems: [{ kind: 'no data' as const, line: errorMessage(err) }],
+      }));
       const problems = r.problems.map((p) => p.line).join('; ');
       for (const d of group) {
         const m = r.made.find((x) => x.brandId === d.brandId);
@@ -354,6 +339,39 @@ async function makeReports(
     await pdf?.close();
   }
   return out;
+}
+
+/** One group's reports: same period, same formats, one read of the account's data. */
+async function makeGroup(
+  o: DeliveryOptions,
+  group: readonly Due[],
+  formats: ReportFormat[],
+  pdfSession: () => Promise<PdfSession>,
+) {
+  const first = group[0] as Due;
+  const session = formats.includes('pdf') ? await pdfSession() : undefined;
+  const byBrand = new Map(group.map((d) => [d.brandId, d]));
+  return makeAccountReports({
+    store: o.store,
+    target: storeTarget(o.store),
+    account: o.account.name,
+    period: first.period,
+    brands: group.map((d) => d.brandId),
+    formats,
+    styleFor: (b) => styleOf((byBrand.get(b) as Due).settings),
+    ...(session
+      ? {
+          printPdf: (html: string, b: string) => {
+            const s = (byBrand.get(b) as Due).settings;
+            return session.render(html, {
+              pageSize: s.pageSize,
+              ...(s.footer ? { footerText: s.footer } : {}),
+            });
+          },
+        }
+      : {}),
+    now: (o.now?.() ?? new Date()).getTime(),
+  });
 }
 
 /** The attachment: the PDF when PDFs are made, else the HTML page (else the JSON model). */

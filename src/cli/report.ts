@@ -6,6 +6,7 @@ import type { ReportFormat } from '../report/output.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { collect } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { registerReportSend } from './report-send.js';
 
 interface ReportFlags {
   account?: string;
@@ -35,8 +36,9 @@ function parseFormats(value: string): ReportFormat[] {
 }
 
 export function registerReport(program: Command, state: ProgramState, io: CliIo): void {
-  program
-    .command('report')
+  const report = program.command('report');
+  registerReportSend(report, state, io);
+  report
     .summary('write client-ready HTML and JSON reports from the synced data (no API call)')
     .description(
       'Makes one report per workspace and period from the complete runs in the object store: KPI cards ' +

@@ -14,6 +14,8 @@ import { parse, stringify } from 'yaml';
 import type { JobContext } from '../jobs/context.js';
 import { processReport } from '../jobs/processors/report.js';
 import { readOpenReports } from '../jobs/report-index.js';
+import { readStatus } from '../jobs/status.js';
+import { renderStatus } from '../src/cli/status.js';
 import { loadConfig } from '../src/config/load.js';
 import { type DeliveryRecord, deliveryKey } from '../src/report/delivery.js';
 import { logicalRunId } from '../src/runs/run-id.js';
@@ -239,6 +241,8 @@ describe('scheduled report delivery', () => {
     expect((await readOpenReports(redis, p, 'acme')).map((r) => [r.period, r.state])).toEqual(
       brands.map(() => ['2026-10', 'stale']),
     );
+    const status = renderStatus(await readStatus({ ...jobsClient(config), config }));
+    expect(status).toContain(`  reports: ${brands.length} stale (2026-10)`);
   });
 
   it('review: true keeps a draft and sends nothing until `visync report send`, which sends once', async () => {

@@ -74,6 +74,9 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
         '  visync report --out ./reports',
         '  visync report --account acme --period 2026-10 --format html',
         '  visync report --brand brand_1 --from 2026-11-01 --to 2026-11-15 --out ./reports',
+        '',
+        'Scheduled reports (reports.schedule) are made by the workers; `visync report send` mails the',
+        'drafts (review: true) and any recipient not yet sent (docs/reports.md).',
       ].join('\n'),
     )
     .action(

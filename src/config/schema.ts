@@ -598,7 +598,8 @@ export const AlertsSchema = z.strictObject(
     webhook: endpointUrl('https://hooks.slack.com/services/...'),
     on: z
       .array(z.enum(ALERT_EVENTS, { error: `expected one of ${ALERT_EVENTS.join(', ')}` }))
-      .default(() => [...ALERT_EVENTS]),
+      // `report` is news, not trouble: a webhook set up for failures hears of reports only when asked.
+      .default(() => ['failed' as const, 'partial' as const, 'stale' as const]),
     staleAfterHours: positiveNumber.default(30),
   },
   { error: expected('a mapping with webhook, on and staleAfterHours') },

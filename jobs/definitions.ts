@@ -19,6 +19,8 @@ export const JOB = {
   finish: 'finish-run',
   /** Loads the finished runs of many accounts into one BigQuery dataset: one load job per table. */
   loadBatch: 'load-batch',
+  /** Makes and delivers an account's scheduled reports after its nightly run (jobs/report-trigger.ts). */
+  report: 'report',
 } as const;
 
 /** BullMQ runs lower numbers first: nightly runs before on-demand syncs, backfills last. Each
@@ -235,6 +237,10 @@ export interface WorkspaceJobResult {
   drift: DriftEntry[];
 }
 
+/** A scheduled report job: the account and the nightly run's date; settings and secrets come from the worker's config. */
+export const ReportJobSchema = z.object({ account: accountName, runDate: isoDate });
+export type ReportJobData = z.infer<typeof ReportJobSchema>;
+
 // Job ids are derived from the run, so a retried discovery adds no second flow. A run has at most
 // as many workspace jobs as workspaces, so ids up to its workspace count cover every one.
 export const jobIds = {
@@ -246,6 +252,8 @@ export const jobIds = {
    */
   finish: (runId: string, startedAt: string) => `${runId}.finish.${startedAt.replace(/[^0-9A-Za-z]/g, '')}`,
   workspace: (runId: string, index: number) => `${runId}.ws.${index}`,
+  /** One per account and nightly date: the three places a run ends may each trigger it. */
+  report: (account: string, runDate: string) => `report.${account}.${runDate}`,
 };
 
 /** Index of a workspace job from its id (or the `bull:queue:id` key BullMQ reports children by). */

@@ -9,6 +9,7 @@ import type { LedgerRun, RunLedger } from './ledger.js';
 import { LOAD_QUEUE, LoadBatches, loadQueue } from './load-batches.js';
 import type { AccountQueues } from './queues.js';
 import { peekBudget } from './redis-rate-budget.js';
+import { type OpenReport, readOpenReports } from './report-index.js';
 import { schedulerId } from './schedules.js';
 
 const COUNTS = [
@@ -31,6 +32,8 @@ export interface AccountStatus {
   failed: FailedRun[];
   next_nightly?: string;
   budget: { in_window: number; limit: number; paused_for_ms: number };
+  /** Scheduled reports that need a person: stale, draft or failed (jobs/report-index.ts). */
+  reports: OpenReport[];
 }
 
 export interface StatusReport {
@@ -73,6 +76,7 @@ export async function readStatus(o: {
       ),
       next_nightly: scheduler?.next ? new Date(scheduler.next).toISOString() : undefined,
       budget: { in_window: budget.inWindow, limit: limit.requests, paused_for_ms: budget.pausedForMs },
+      reports: await readOpenReports(o.redis, o.config.redis.prefix, a.name),
     });
   }
   const queue = await countJobs(o.queues.all());

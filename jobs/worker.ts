@@ -312,6 +312,8 @@ function jobProcessor(context: JobContext) {
         return (await import('./processors/finish.js')).processFinish(job, context);
       case JOB.loadBatch:
         return (await import('./processors/load-batch.js')).processLoadBatch(job, context);
+      case JOB.report:
+        return (await import('./processors/report.js')).processReport(job, context);
       default:
         throw new Error(`unknown job name ${job.name}`);
     }

@@ -87,7 +87,7 @@ describe('reports config', () => {
   pageSize: Letter
   formats: [html, json, pdf]
   chromiumPath: /opt/chromium/chrome
-  smtp: { host: smtp.example.com, port: 465, secure: true, user: reports, passwordEnv: SMTP_PASSWORD }
+  smtp: { host: smtp.example.com, from: reports@northwind.example, port: 465, secure: true, user: reports, passwordEnv: SMTP_PASSWORD }
 `,
         `    reports:
       contact: hello@northwind.example
@@ -125,6 +125,7 @@ describe('reports config', () => {
       recipients: ['cmo@acme.example'],
       smtp: {
         host: 'smtp.example.com',
+        from: 'reports@northwind.example',
         port: 465,
         secure: true,
         user: 'reports',
@@ -209,7 +210,7 @@ describe('reports config', () => {
     const list = issues(
       config(
         'reports:\n  sections: [cover, kpis, cover]\n  formats: [pdf, pdf]\n',
-        '    reports:\n      smtp: { host: smtp.example.com, user: reports }\n',
+        '    reports:\n      smtp: { host: smtp.example.com, from: reports@agency.example, user: reports }\n',
       ),
     );
     expect(messageAt(list, 'reports.sections')).toBe('report sections must be unique');
@@ -220,7 +221,11 @@ describe('reports config', () => {
       config('reports:\n  smtp: { host: smtp.example.com, passwrd: x }\n  schedule: { period: monthly }\n'),
     );
     expect(messageAt(typo, 'reports.smtp.passwrd')).toBe(
-      'unknown key (expected one of: host, port, secure, user, passwordEnv)',
+      'unknown key (expected one of: host, from, port, secure, user, passwordEnv)',
+    );
+    // Mail needs a sender: the key is named.
+    expect(messageAt(typo, 'reports.smtp.from')).toBe(
+      'required: expected an e-mail address such as client@acme.example',
     );
     expect(messageAt(typo, 'reports.schedule.day')).toBe(
       'required: expected a day of the month from 1 to 28 (monthly) or a weekday such as monday (weekly)',

@@ -554,7 +554,7 @@ describe('operations settings', () => {
     expect(e.issues[0]?.message).toContain('HOST:PORT');
   });
 
-  it('alerts need a webhook URL and accept only failed, partial and stale', () => {
+  it('alerts need a webhook URL, accept only failed, partial, stale and report, and leave report out by default', () => {
     const c = parse(minimal('alerts: { webhook: "${HOOK}" }\n'), {
       ACME_API_KEY: SECRET,
       HOOK: 'https://hooks.example/x',

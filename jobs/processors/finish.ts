@@ -27,6 +27,7 @@ import {
   warehouseId,
 } from '../load-batches.js';
 import { RedisKeyLock } from '../redis-key-lock.js';
+import { queueScheduledReports } from '../report-trigger.js';
 import { CURATING } from '../run-phase.js';
 import { endsRunOnLastAttempt } from './load.js';
 
@@ -116,6 +117,7 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
   );
   // Not awaited: an alert never holds the job (its delivery is bounded and logs its own outcome).
   void runFinished({ config: ctx.config, logger: log, manifest });
+  await queueScheduledReports(ctx, manifest, log);
   return { status: manifest.status };
 }
 

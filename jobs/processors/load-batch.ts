@@ -22,6 +22,7 @@ import {
   startBatch,
   warehouseGone,
 } from '../load-batches.js';
+import { queueScheduledReports } from '../report-trigger.js';
 import { loadingInBatch } from '../run-phase.js';
 
 interface Member {
@@ -195,6 +196,7 @@ async function endRun(
     logger: log.child({ account: m.account, run_id: runId }),
     manifest: m,
   });
+  await queueScheduledReports(ctx, m, log);
 }
 
 /** The batch failed for good: each run is recorded with its tables not loaded, and why. */

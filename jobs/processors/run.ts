@@ -41,6 +41,7 @@ import {
 } from '../definitions.js';
 import type { LedgerRun } from '../ledger.js';
 import { queueName } from '../queues.js';
+import { queueScheduledReports } from '../report-trigger.js';
 import { dueAt } from '../schedules.js';
 import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
 
@@ -249,6 +250,7 @@ async function endRun(s: RunStep, window: StartedRun, message: string): Promise<
   });
   log.error({ err: message }, 'run failed');
   void runFinished({ config: ctx.config, logger: log, manifest: recorded });
+  await queueScheduledReports(ctx, recorded, log);
   throw new UnrecoverableError(message);
 }
 

@@ -6,6 +6,7 @@ import type { ReportFormat } from '../report/output.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { collect } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { registerReportSend } from './report-send.js';
 
 interface ReportFlags {
   account?: string;
@@ -35,8 +36,9 @@ function parseFormats(value: string): ReportFormat[] {
 }
 
 export function registerReport(program: Command, state: ProgramState, io: CliIo): void {
-  program
-    .command('report')
+  const report = program.command('report');
+  registerReportSend(report, state, io);
+  report
     .summary('write client-ready HTML and JSON reports from the synced data (no API call)')
     .description(
       'Makes one report per workspace and period from the complete runs in the object store: KPI cards ' +
@@ -72,6 +74,9 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
         '  visync report --out ./reports',
         '  visync report --account acme --period 2026-10 --format html',
         '  visync report --brand brand_1 --from 2026-11-01 --to 2026-11-15 --out ./reports',
+        '',
+        'Scheduled reports (reports.schedule) are made by the workers; `visync report send` mails the',
+        'drafts (review: true) and any recipient not yet sent (docs/reports.md).',
       ].join('\n'),
     )
     .action(

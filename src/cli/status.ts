@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import type { LedgerRun } from '../../jobs/ledger.js';
+import { type OpenReport, SHOWN_STATES } from '../../jobs/report-index.js';
 import { currentPhase } from '../../jobs/run-phase.js';
 import type { FailedRun, StatusReport } from '../../jobs/status.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -88,6 +89,8 @@ export function renderStatus(report: StatusReport): string[] {
         ? `, paused for ${Math.ceil(a.budget.paused_for_ms / 1000)} s (Retry-After)`
         : '';
     lines.push(`  budget: ${a.budget.in_window}/${a.budget.limit} requests in the current window${paused}`);
+    const reports = describeReports(a.reports ?? []);
+    if (reports) lines.push(`  reports: ${reports}`);
   }
   lines.push(`queue: ${describeCounts(report.queue)}`);
   const batches = report.load_batches;
@@ -96,6 +99,18 @@ export function renderStatus(report: StatusReport): string[] {
     `load batches: ${batches.runs_waiting} ${batches.runs_waiting === 1 ? 'run' : 'runs'} awaiting a batch; queue ${batches.queue_name} (runs finishing and load batches): ${describeCounts(batches.queue)}`,
   );
   return lines;
+}
+
+/** `1 stale (2026-10), 2 draft (2026-10, 2026-W44)`: counts per state and their periods. */
+function describeReports(open: readonly OpenReport[]): string {
+  const parts: string[] = [];
+  for (const state of SHOWN_STATES) {
+    const of = open.filter((r) => r.state === state);
+    if (of.length)
+      parts.push(`${of.length} ${state} (${[...new Set(of.map((r) => r.period))].sort().join(', ')})`);
+  }
+  const hint = open.some((r) => r.state === 'draft') ? '; visync report send delivers the drafts' : '';
+  return parts.length ? `${parts.join(', ')}${hint}` : '';
 }
 
 const describeCounts = (counts: Record<string, number>) =>

@@ -266,6 +266,8 @@ export const SmtpSchema = z
   .strictObject(
     {
       host: nonEmptyString('an SMTP host name such as smtp.example.com'),
+      /** The sender of report e-mails (src/report/mail.ts): required, a server refuses mail without one. */
+      from: email,
       port: intBetween(1, 65535).default(587),
       /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
       secure: bool.default(false),
@@ -279,7 +281,7 @@ export const SmtpSchema = z
         })
         .optional(),
     },
-    { error: expected('a mapping with host, port, secure, user and passwordEnv') },
+    { error: expected('a mapping with host, from, port, secure, user and passwordEnv') },
   )
   .superRefine((s, ctx) => {
     if (s.user !== undefined && s.passwordEnv === undefined) {
@@ -594,14 +596,17 @@ export const WorkerSchema = z.strictObject(
   { error: expected('a mapping with listen and ui') },
 );
 
-export const ALERT_EVENTS = ['failed', 'partial', 'stale'] as const;
+// `report`: a scheduled report was made (its location); `stale` also covers a scheduled report that
+// no complete run covers (src/report/deliver.ts).
+export const ALERT_EVENTS = ['failed', 'partial', 'stale', 'report'] as const;
 
 export const AlertsSchema = z.strictObject(
   {
     webhook: endpointUrl('https://hooks.slack.com/services/...'),
     on: z
       .array(z.enum(ALERT_EVENTS, { error: `expected one of ${ALERT_EVENTS.join(', ')}` }))
-      .default(() => [...ALERT_EVENTS]),
+      // `report` is news, not trouble: a webhook set up for failures hears of reports only when asked.
+      .default(() => ['failed' as const, 'partial' as const, 'stale' as const]),
     staleAfterHours: positiveNumber.default(30),
   },
   { error: expected('a mapping with webhook, on and staleAfterHours') },

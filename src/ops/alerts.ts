@@ -1,5 +1,6 @@
 // Failure alerts: a Slack-compatible JSON POST when a run ends failed or partial, and once when an
-// account has had no successful run for `alerts.staleAfterHours`. An alert is best effort: it is
+// account has had no successful run for `alerts.staleAfterHours`; for scheduled reports, one when a
+// report is made (`report`) and one when it is stale (`stale`). An alert is best effort: it is
 // retried with backoff, bounded in time, never throws into the run that triggered it, and passes
 // through the secret scrubber, so a key echoed in an upstream error never leaves the process.
 import type { AlertsConfig } from '../config/schema.js';
@@ -28,6 +29,11 @@ export interface AlertPayload {
     failed_tables: { table: string; error: string }[];
     last_success_at?: string;
     stale_hours?: number;
+    /** A scheduled report's workspace, period and where its files are (src/report/deliver.ts). */
+    brand_id?: string;
+    period?: string;
+    location?: string;
+    reason?: string;
   };
 }
 
@@ -122,6 +128,50 @@ export function staleAlert(o: {
       account: o.account,
       ...(o.lastSuccessAt ? { last_success_at: o.lastSuccessAt } : {}),
       ...(hours !== undefined ? { stale_hours: Math.floor(hours) } : {}),
+      failed_workspaces: [],
+      failed_tables: [],
+    },
+  };
+}
+
+/** What a scheduled report's alert says: made (where its files are) or stale (why not made). */
+export interface ReportAlertFacts {
+  account: string;
+  brandId: string;
+  period: string;
+  location?: string;
+  /** Made as a draft, waiting for `visync report send`. */
+  draft?: boolean;
+  /** Why it is stale. */
+  staleReason?: string;
+}
+
+/** The `report` alert (made) or the `stale` alert of a report; undefined when `on` wants neither. */
+export function reportAlert(f: ReportAlertFacts, on: readonly AlertEvent[]): AlertPayload | undefined {
+  const stale = f.staleReason !== undefined;
+  if (!on.includes(stale ? 'stale' : 'report')) return undefined;
+  const what = `report of workspace ${f.brandId} of account ${f.account} for ${f.period}`;
+  const text = stale
+    ? `visync: the ${what} is stale, not made and not sent: ${short(f.staleReason ?? '')}`
+    : `visync: the ${what} is ${f.draft ? 'made as a draft (visync report send delivers it)' : 'made'}: ${f.location ?? ''}`;
+  const fields = [
+    { title: 'account', value: f.account, short: true },
+    { title: 'workspace', value: f.brandId, short: true },
+    { title: 'period', value: f.period, short: true },
+    stale
+      ? { title: 'reason', value: short(f.staleReason ?? ''), short: false }
+      : { title: 'location', value: f.location ?? '', short: false },
+  ];
+  return {
+    text,
+    attachments: [{ color: stale ? 'warning' : 'good', fields }],
+    visync: {
+      event: stale ? 'stale' : 'report',
+      account: f.account,
+      brand_id: f.brandId,
+      period: f.period,
+      ...(f.location ? { location: f.location } : {}),
+      ...(stale ? { reason: short(f.staleReason ?? '') } : {}),
       failed_workspaces: [],
       failed_tables: [],
     },

@@ -14,6 +14,8 @@ export interface MetricsRecorder {
   runFinished(kind: string, status: string, startedAt: string | undefined, finishedAt: Date): void;
   /** This worker's last config reload failed (it runs the previous config), or succeeded again. */
   configReloadFailed(failed: boolean): void;
+  /** A scheduled report reached a delivery state (src/report/delivery.ts): made, draft, sent, stale, failed. */
+  reportDelivery(state: string): void;
 }
 
 let recorder: MetricsRecorder | undefined;
@@ -29,6 +31,7 @@ export const metrics: MetricsRecorder = {
   runFinished: (kind, status, startedAt, finishedAt) =>
     recorder?.runFinished(kind, status, startedAt, finishedAt),
   configReloadFailed: (failed) => recorder?.configReloadFailed(failed),
+  reportDelivery: (state) => recorder?.reportDelivery(state),
 };
 
 type Report = {
@@ -74,6 +77,7 @@ export function recordLazily<T>(load: () => Promise<T>): () => Promise<T> {
     rowsLoaded: (...args) => keep(['rowsLoaded', args]),
     runFinished: (...args) => keep(['runFinished', args]),
     configReloadFailed: (...args) => keep(['configReloadFailed', args]),
+    reportDelivery: (...args) => keep(['reportDelivery', args]),
   };
   // An endpoint started earlier in this process may have installed the registry already.
   recorder ??= buffer;

@@ -73,6 +73,13 @@ const reloadFailed = new Gauge({
   registers: [registry],
 });
 
+const reports = new Counter({
+  name: 'visync_reports_total',
+  help: 'Scheduled reports that reached a delivery state in this worker: made, draft (kept for review), sent (every recipient), stale (no complete run covers the period end: not made), failed',
+  labelNames: ['state'] as const,
+  registers: [registry],
+});
+
 let enabled = false;
 /**
  * Starts counting: the standard process and Node.js metrics (unprefixed names) and the pipeline's
@@ -102,6 +109,9 @@ export function enableMetrics(): void {
     },
     configReloadFailed(failed) {
       reloadFailed.set(failed ? 1 : 0);
+    },
+    reportDelivery(state) {
+      reports.inc({ state });
     },
   });
 }

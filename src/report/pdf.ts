@@ -48,7 +48,8 @@ export function footerTemplate(footerText = ''): string {
   return `<div style="${FOOTER_STYLE}"><span style="${FOOTER_TEXT_STYLE}">${escapeText(footerText)}</span><span style="white-space:nowrap">Page <span class="pageNumber"></span> of <span class="totalPages"></span></span></div>`;
 }
 
-function escapeText(s: string): string {
+/** Text for HTML: markup characters as entities (also the report e-mail's body, src/report/mail.ts). */
+export function escapeText(s: string): string {
   return s.replace(
     /[&<>"']/g,
     (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] as string,

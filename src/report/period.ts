@@ -41,9 +41,8 @@ function monthPeriod(year: number, month: number): Period {
 
 /** Monday of ISO week 1 of `year`: the week holding 4 January. */
 function isoWeekOneMonday(year: number): string {
-  const jan4 = new Date(Date.UTC(year, 0, 4));
-  const dow = (jan4.getUTCDay() + 6) % 7;
-  return addDays(jan4.toISOString().slice(0, 10), -dow);
+  const jan4 = `${String(year).padStart(4, '0')}-01-04`;
+  return addDays(jan4, -isoWeekday(jan4));
 }
 
 function weeksInIsoYear(year: number): number {
@@ -53,6 +52,25 @@ function weeksInIsoYear(year: number): number {
 function weekPeriod(year: number, week: number): Period {
   const from = addDays(isoWeekOneMonday(year), (week - 1) * 7);
   return { label: `${year}-W${String(week).padStart(2, '0')}`, kind: 'week', from, to: addDays(from, 6) };
+}
+
+/** The calendar month holding `date` (`YYYY-MM-DD`). */
+export function monthOf(date: string): Period {
+  return monthPeriod(Number(date.slice(0, 4)), Number(date.slice(5, 7)));
+}
+
+/** The ISO week (Monday to Sunday) holding `date`. */
+export function isoWeekOf(date: string): Period {
+  const from = addDays(date, -isoWeekday(date));
+  // The ISO year of a week is the year of its Thursday.
+  const year = Number(addDays(from, 3).slice(0, 4));
+  const week = (dayCount(isoWeekOneMonday(year), from) - 1) / 7 + 1;
+  return weekPeriod(year, week);
+}
+
+/** 0 for Monday to 6 for Sunday. */
+export function isoWeekday(date: string): number {
+  return (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7;
 }
 
 /** `--period` value -> period; undefined when it is none of the three forms or names no real day. */
@@ -88,19 +106,8 @@ export function defaultPeriod(end: string): Period {
  * length ending the day before.
  */
 export function previousPeriod(p: Period): Period {
-  if (p.kind === 'month') {
-    const [y, mo] = p.from.split('-').map(Number) as [number, number];
-    return mo === 1 ? monthPeriod(y - 1, 12) : monthPeriod(y, mo - 1);
-  }
-  if (p.kind === 'week') {
-    const to = addDays(p.from, -1);
-    const from = addDays(p.from, -7);
-    // The ISO year of a week is the year of its Thursday.
-    const thursday = addDays(from, 3);
-    const year = Number(thursday.slice(0, 4));
-    const week = (dayCount(isoWeekOneMonday(year), from) - 1) / 7 + 1;
-    return { label: `${year}-W${String(week).padStart(2, '0')}`, kind: 'week', from, to };
-  }
+  if (p.kind === 'month') return monthOf(addDays(p.from, -1));
+  if (p.kind === 'week') return isoWeekOf(addDays(p.from, -7));
   const n = dayCount(p.from, p.to);
   return rangePeriod(addDays(p.from, -n), addDays(p.from, -1));
 }

@@ -89,6 +89,13 @@ export function pdfReportsConfigured(config: Config, accounts: readonly AccountC
   );
 }
 
+/** Whether the workers make any of this account's reports on a schedule (any level sets one). */
+export function scheduleConfigured(config: Config, account: AccountConfig): boolean {
+  return [undefined, ...Object.keys(account.reports?.workspaces ?? {})].some(
+    (ws) => reportSettingsFor(config, account, ws).schedule !== undefined,
+  );
+}
+
 export interface ReportStyle {
   /** Shown on the cover and in the footer; null: no agency line, no "Prepared by" (hidePlatformName). */
   agencyName: string | null;

@@ -1,0 +1,32 @@
+// Per account, the scheduled reports that need a person: each workspace's newest due report while
+// it is stale, a draft or failed (jobs/processors/report.ts keeps it, `visync status` reads it). A
+// hash per account, one field per workspace: bounded by the workspaces, whatever the periods.
+import type { Redis } from 'ioredis';
+import type { DeliveryState } from '../src/report/delivery.js';
+
+export const SHOWN_STATES = ['stale', 'draft', 'failed'] as const satisfies readonly DeliveryState[];
+
+export function reportIndexKey(prefix: string, account: string): string {
+  return `${prefix}:reports:open:${account}`;
+}
+
+export interface OpenReport {
+  brand_id: string;
+  period: string;
+  state: (typeof SHOWN_STATES)[number];
+}
+
+export async function readOpenReports(redis: Redis, prefix: string, account: string): Promise<OpenReport[]> {
+  const fields = await redis.hgetall(reportIndexKey(prefix, account));
+  const out: OpenReport[] = [];
+  for (const [brand_id, value] of Object.entries(fields)) {
+    try {
+      const v = JSON.parse(value) as { period?: unknown; state?: unknown };
+      if (typeof v.period === 'string' && (SHOWN_STATES as readonly unknown[]).includes(v.state))
+        out.push({ brand_id, period: v.period, state: v.state as OpenReport['state'] });
+    } catch {
+      // A field that does not parse says nothing.
+    }
+  }
+  return out.sort((a, b) => a.brand_id.localeCompare(b.brand_id));
+}

@@ -1,0 +1,41 @@
+// After a nightly run ends (any of the three places a run is recorded: processors/run.ts,
+// finish.ts, load-batch.ts), an account with a report schedule gets a `report` job on the load
+// queue (processors/report.ts). Whatever the run's status: the job itself decides whether the due
+// period is covered, and records a stale report when it is not.
+import type { Logger } from 'pino';
+import { scheduleConfigured } from '../src/report/style.js';
+import type { Manifest } from '../src/runs/manifest.js';
+import { errorMessage } from '../src/util/errors.js';
+import { accountOf, type JobContext } from './context.js';
+import { JOB, jobIds, type ReportJobData } from './definitions.js';
+import { batchJobOptions } from './load-batches.js';
+
+/**
+ * After the finishes and load batches of the night (BullMQ serves the lowest priority first, and a
+ * nightly finish is priority 5): a report waits for its data, not the other way round.
+ */
+export const REPORT_PRIORITY = 50;
+
+/** Never throws: a report that could not be queued is logged and the next nightly run queues it. */
+export async function queueScheduledReports(
+  ctx: JobContext,
+  m: Pick<Manifest, 'account' | 'kind' | 'run_date'>,
+  log: Logger,
+): Promise<void> {
+  if (m.kind !== 'nightly') return;
+  const account = accountOf(ctx, m.account);
+  if (!account || !scheduleConfigured(ctx.config, account)) return;
+  const data: ReportJobData = { account: m.account, runDate: m.run_date };
+  try {
+    await ctx.loadQueue.add(JOB.report, data, {
+      ...batchJobOptions(ctx.config),
+      priority: REPORT_PRIORITY,
+      jobId: jobIds.report(m.account, m.run_date),
+    });
+  } catch (err) {
+    log.warn(
+      { account: m.account, run_date: m.run_date, err: errorMessage(err) },
+      'scheduled report not queued',
+    );
+  }
+}

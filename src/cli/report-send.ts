@@ -1,0 +1,97 @@
+// `visync report send`: mails the drafts (review: true) and any recipient not yet sent of the
+// scheduled reports of a period, each send recorded and never repeated (docs/reports.md,
+// "Scheduled reports and delivery"). Needs no Redis: the records in the object store decide.
+// Registering it loads only commander; the action imports the rest.
+import type { Command } from 'commander';
+import { EXIT_USAGE } from './exit-codes.js';
+import { collect } from './options.js';
+import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+
+interface SendFlags {
+  account?: string;
+  brand?: string[];
+  period?: string;
+}
+
+export function registerReportSend(report: Command, state: ProgramState, io: CliIo): void {
+  report
+    .command('send')
+    .summary('e-mail the drafts and unsent scheduled reports of a period to their recipients')
+    .description(
+      "Sends the scheduled reports of the period (default: each workspace's newest due period) to every " +
+        'recipient whose send is not recorded yet: the drafts kept by review: true, and any recipient a ' +
+        'worker could not reach. One line per recipient: sent, already sent, or the failure. ' +
+        'Exit codes: 0 all sent, 1 a send failed or a report was not made, 64 usage error, 78 config error.',
+    )
+    .option('--account <name>', 'only this account (default: every configured account)')
+    .option('--brand <id>', 'only this workspace (repeat for more; default: all)', collect)
+    .option('--period <period>', 'YYYY-MM or YYYY-Www (default: the newest due period of each schedule)')
+    .action(
+      exitWith(state, async (_own: SendFlags, cmd: Command) => {
+        // `report` has --account, --brand and --period too, and commander gives them to it wherever
+        // they stand: read them with the parent's.
+        const flags = cmd.optsWithGlobals<SendFlags>();
+        const [
+          { loadConfigWithoutKeys },
+          { ObjectStores },
+          { parsePeriod },
+          { sendMadeReports },
+          { findAccount },
+          log,
+        ] = await Promise.all([
+          import('../config/load.js'),
+          import('../sinks/create-store.js'),
+          import('../report/period.js'),
+          import('../report/deliver.js'),
+          import('../config/account-settings.js'),
+          import('./command-logger.js'),
+        ]);
+        const period = flags.period === undefined ? undefined : parsePeriod(flags.period);
+        if (flags.period !== undefined && period?.kind !== 'month' && period?.kind !== 'week')
+          throw new CliError(
+            `malformed period ${JSON.stringify(flags.period)}: expected YYYY-MM or YYYY-Www (a scheduled report's period)`,
+            EXIT_USAGE,
+          );
+        const config = loadConfigWithoutKeys(configOption(cmd));
+        const names = config.accounts.map((a) => a.name);
+        if (flags.account !== undefined && !names.includes(flags.account))
+          throw new CliError(
+            `unknown account ${JSON.stringify(flags.account)}; configured: ${names.join(', ')}`,
+            EXIT_USAGE,
+          );
+        const brands = flags.brand ?? [];
+        // Silent: each recipient's outcome, failures included, is a line of its own below.
+        const logger = log.commandLogger({ logLevel: 'silent' });
+        const stores = new ObjectStores();
+        let code = 0;
+        const found = new Set<string>();
+        try {
+          for (const name of flags.account ? [flags.account] : names) {
+            const store = await stores.forAccount(config, name);
+            const r = await sendMadeReports(
+              { config, account: findAccount(config, name), store, logger },
+              { brands, ...(period ? { period } : {}) },
+            );
+            for (const w of r.workspaces) found.add(w);
+            for (const w of r.outcomes) {
+              const head = `${name} ${w.brandId} ${w.period}`;
+              if (!w.recipients.length) {
+                io.out(`${head}: ${w.reason ?? `no recipients (${w.state})`}`);
+                if (w.reason) code = 1;
+              }
+              for (const x of w.recipients) {
+                io.out(`${head} ${x.recipient}: ${x.result}${x.reason ? `: ${x.reason}` : ''}`);
+                if (x.result === 'failed') code = 1;
+              }
+            }
+          }
+        } finally {
+          await stores.close();
+        }
+        const unknown = brands.filter((b) => !found.has(b));
+        for (const b of unknown)
+          io.err(`visync: unknown workspace ${JSON.stringify(b)}: no complete run has it`);
+        return unknown.length ? EXIT_USAGE : code;
+      }),
+    );
+}

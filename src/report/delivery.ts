@@ -1,0 +1,110 @@
+// What the delivery of a scheduled report has done, kept beside the report in the object store
+// (docs/reports.md, "Scheduled reports and delivery"):
+//   reports/account=A/brand=B/period=P/delivery.json          state, why, the run that triggered it
+//   reports/account=A/brand=B/period=P/sends/<recipient>.json one per recipient, written once the
+//                                                             server accepted the mail
+// A send is one object of its own, written once and never rewritten, so a worker and `visync report
+// send` recording different recipients never overwrite each other's records; a recorded send is
+// never repeated (design.md section 9: idempotent per account, workspace, period and recipient).
+import { brandKey, reportPrefix } from '../sinks/layout.js';
+import { type ObjectStore, putJsonObject, readJsonObject } from '../sinks/object-store.js';
+import { sha256Hex } from '../util/hash.js';
+
+/**
+ * - `stale`: no complete run dated on the period's last day covers the workspace: not made, not sent;
+ * - `draft`: made, kept for review (`review: true`) until `visync report send`;
+ * - `made`: made, some recipients not sent yet (or none configured);
+ * - `sent`: made and every recipient's send recorded;
+ * - `failed`: making or sending failed (`reason`); tried again at the next trigger.
+ */
+export const DELIVERY_STATES = ['stale', 'draft', 'made', 'sent', 'failed'] as const;
+export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+export interface DeliveryRecord {
+  account: string;
+  brand_id: string;
+  period: string;
+  state: DeliveryState;
+  /** Why stale or failed. */
+  reason?: string;
+  /** The nightly run whose completion triggered this delivery, and its date. */
+  run_id?: string;
+  run_date: string;
+  /** Where the report's files are (made, draft, sent). */
+  location?: string;
+  /** The recipients when it was made. */
+  recipients: string[];
+  /** The stale alert went out (once per account, workspace and period). */
+  stale_alerted?: boolean;
+  updated_at: string;
+}
+
+export interface SendRecord {
+  recipient: string;
+  channel: 'email';
+  sent_at: string;
+  message_id: string;
+}
+
+export function deliveryKey(account: string, brandId: string, period: string): string {
+  return `${reportPrefix(account, brandId, period)}delivery.json`;
+}
+
+/** Addresses compare without case (the schema refuses two that differ only in case). */
+export function sendKey(account: string, brandId: string, period: string, recipient: string): string {
+  return `${reportPrefix(account, brandId, period)}sends/${brandKey(recipient.toLowerCase())}.json`;
+}
+
+export function readDelivery(
+  store: ObjectStore,
+  account: string,
+  brandId: string,
+  period: string,
+): Promise<DeliveryRecord | undefined> {
+  return readJsonObject<DeliveryRecord>(store, deliveryKey(account, brandId, period));
+}
+
+export async function writeDelivery(store: ObjectStore, record: DeliveryRecord): Promise<void> {
+  await putJsonObject(store, deliveryKey(record.account, record.brand_id, record.period), record);
+}
+
+/** The recorded sends of a report, by lower-cased recipient. */
+export async function readSends(
+  store: ObjectStore,
+  account: string,
+  brandId: string,
+  period: string,
+): Promise<Map<string, SendRecord>> {
+  const keys = await store.list(`${reportPrefix(account, brandId, period)}sends/`);
+  const out = new Map<string, SendRecord>();
+  for (const key of keys) {
+    const r = await readJsonObject<SendRecord>(store, key);
+    if (r?.recipient) out.set(r.recipient.toLowerCase(), r);
+  }
+  return out;
+}
+
+export async function recordSend(
+  store: ObjectStore,
+  where: { account: string; brandId: string; period: string },
+  send: SendRecord,
+): Promise<void> {
+  await putJsonObject(store, sendKey(where.account, where.brandId, where.period, send.recipient), send);
+}
+
+/**
+ * The Message-ID of a report's mail to one recipient: the same for every try, so a mail sent twice
+ * (a crash between the server's acceptance and the record, docs/reports.md) is one message to a
+ * server or client that drops duplicates by Message-ID.
+ */
+export function reportMessageId(
+  where: { account: string; brandId: string; period: string },
+  recipient: string,
+  from: string,
+): string {
+  const id = sha256Hex(
+    JSON.stringify([where.account, where.brandId, where.period, recipient.toLowerCase()]),
+  ).slice(0, 32);
+  const domain = from.slice(from.lastIndexOf('@') + 1).toLowerCase();
+  return `<visync-report.${id}@${domain}>`;
+}

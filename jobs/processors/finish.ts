@@ -59,6 +59,7 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     previousLoads: previous?.loads,
     // Workers on other machines, and run --once, may write the same latest/ bundles.
     latestLock: new RedisKeyLock(ctx.redis, ctx.config.redis.prefix),
+    startedAt: data.startedAt,
   });
   const ledgerRun = await ctx.ledger.get(data.runId);
   // Redis lost the run (its data gone mid-run): its counters with it; what landed is counted instead.

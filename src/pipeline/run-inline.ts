@@ -338,6 +338,7 @@ async function extractAndFinish(s: RunStep, plan: PlannedRun): Promise<Manifest>
             partRows: o.partRows,
             latestLock: o.latestLock,
             onLoaded: o.onLoaded,
+            startedAt: s.started.toISOString(),
           })
         : { rawFiles: [], files: [], drift: [], loads: [] };
     return s.assemble({

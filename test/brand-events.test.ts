@@ -1,0 +1,58 @@
+// Brand watch end to end: two real `run --once` nights against the simulator, the second with
+// scripted changes (src/simulator/changes.ts); the second run's brand_events are exactly those
+// changes, each once, also after `visync replay` of that run, in the store and in BigQuery.
+import { describe, expect, it } from 'vitest';
+import { readEvents } from '../src/events/read.js';
+import type { DataChange } from '../src/simulator/changes.js';
+import { allRecommendations, workspace } from '../src/simulator/data.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
+import * as h from './helpers/harness.js';
+import { CLAIM, expectedEvents, RIVAL, twoWatchedNights } from './helpers/watch-nights.js';
+
+const summary = (e: { event_type: string; brand_id: string; key: string }) =>
+  `${e.event_type} ${e.brand_id} ${e.key}`;
+
+describe('brand_events', () => {
+  it('the second night yields exactly the scripted changes, once each, also after a replay and in BigQuery', async () => {
+    const dir = h.tempDir();
+    const bq = await h.fakeBigQuery();
+    const sinks = { fs: { dir }, bigquery: { projectId: 'p', dataset: 'd', apiEndpoint: bq.url } };
+    const { config, ids, runs } = await twoWatchedNights(dir, { sinks });
+    const [run1, run2] = runs as [string, string];
+    const store = new FsObjectStore(dir);
+
+    const events = await readEvents(store, 'acme');
+    expect(events.map(summary).sort()).toEqual(expectedEvents(ids));
+    // The first night had nothing to compare with.
+    expect(events.every((e) => e.run_id === run2 && e.previous_run_id === run1)).toBe(true);
+    const byType = new Map(events.map((e) => [e.event_type, e]));
+    expect(byType.get('engine_score_drop')?.magnitude).toBeCloseTo(-15, 5);
+    expect(JSON.parse(byType.get('false_claim_new')?.after ?? '{}').claim).toBe(CLAIM);
+    expect(JSON.parse(byType.get('competitor_new')?.after ?? '{}').name).toBe(RIVAL);
+    expect(byType.get('false_claim_new')?.severity).toBe('high');
+    const manifest2 = JSON.parse(
+      h.readText(dir, h.listFiles(dir).find((k) => k.includes(`run=${run2}/manifest.json`)) as string),
+    ) as { started_at: string };
+    expect(new Set(events.map((e) => e.detected_at))).toEqual(new Set([manifest2.started_at]));
+    expect(
+      bq
+        .rows('p', 'd', 'brand_events')
+        .map((r) => r.event_id)
+        .sort(),
+    ).toEqual(events.map((e) => e.event_id).sort());
+
+    const parts = () =>
+      h
+        .listFiles(dir)
+        .filter((k) => k.startsWith('tables/brand_events/'))
+        .map((k) => `${k} ${h.readBytes(dir, k).toString('base64')}`);
+    const before = parts();
+    expect(before).toHaveLength(1);
+    const replay = await h.visyncCli(config, ['replay', '--run', run2, '--log-level', 'silent']);
+    expect(replay.code, replay.err.join('\n')).toBe(0);
+    expect(parts()).toEqual(before);
+    const again = await readEvents(store, 'acme');
+    expect(again).toEqual(events);
+    expect(bq.rows('p', 'd', 'brand_events')).toHaveLength(events.length);
+  });
+});

@@ -116,7 +116,7 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     'run finished',
   );
   // Not awaited: an alert never holds the job (its delivery is bounded and logs its own outcome).
-  void runFinished({ config: ctx.config, logger: log, manifest });
+  void runFinished({ config: ctx.config, logger: log, manifest, store });
   return { status: manifest.status };
 }
 

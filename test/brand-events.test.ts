@@ -56,3 +56,39 @@ describe('brand_events', () => {
     expect(bq.rows('p', 'd', 'brand_events')).toHaveLength(events.length);
   });
 });
+
+describe('visync events', () => {
+  it('lists the events as text and as JSON, filtered by brand, type and date; bad arguments are named', async () => {
+    const dir = h.tempDir();
+    const { config, ids } = await twoWatchedNights(dir);
+    const text = await h.visyncCli(config, ['events']);
+    expect(text.code, text.err.join('\n')).toBe(0);
+    expect(text.out).toHaveLength(5);
+    // Most severe first; the API's own words as they are (no Slack escaping on a terminal).
+    expect(text.out[0]).toMatch(
+      new RegExp(
+        `^\\d{4}-\\d\\d-\\d\\d  acme  ${ids[0]}  \\[high\\] new suspected-false claim: chatgpt/scripted-claim-1 "${CLAIM.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"$`,
+      ),
+    );
+    expect(text.out.at(-1)).toContain('[low] recommendation closed');
+    expect(text.out.some((l) => l.includes(`${RIVAL}`))).toBe(true);
+
+    const json = await h.visyncCli(config, ['events', '--json', '--brand', ids[1] as string]);
+    const rows = JSON.parse(json.out.join('\n')) as { event_type: string; brand_id: string }[];
+    expect(rows.map((r) => r.event_type).sort()).toEqual(['competitor_new', 'recommendation_closed']);
+    const drop = await h.visyncCli(config, ['events', '--json', '--type', 'engine_score_drop']);
+    expect((JSON.parse(drop.out.join('\n')) as unknown[]).length).toBe(1);
+    const future = await h.visyncCli(config, ['events', '--since', '2999-01-01']);
+    expect(future.out).toEqual(['no events: no change between complete runs matches']);
+
+    const badDate = await h.visyncCli(config, ['events', '--since', '11/10/2026']);
+    expect(badDate.code).toBe(64);
+    expect(badDate.err.join('\n')).toMatch(/--since.*expected a date as YYYY-MM-DD/);
+    const badType = await h.visyncCli(config, ['events', '--type', 'score_fall']);
+    expect(badType.code).toBe(64);
+    expect(badType.err.join('\n')).toMatch(/--type.*expected one of score_drop/);
+    const badAccount = await h.visyncCli(config, ['events', '--account', 'nope']);
+    expect(badAccount.code).not.toBe(0);
+    expect(badAccount.err.join('\n')).toMatch(/unknown account nope/);
+  });
+});

@@ -1,8 +1,10 @@
 // Brand watch end to end: two real `run --once` nights against the simulator, the second with
 // scripted changes (src/simulator/changes.ts); the second run's brand_events are exactly those
 // changes, each once, also after `visync replay` of that run, in the store and in BigQuery.
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { readEvents } from '../src/events/read.js';
+import { setMetricsRecorder } from '../src/ops/metrics.js';
+import { enableMetrics, metricsText } from '../src/ops/prometheus.js';
 import type { DataChange } from '../src/simulator/changes.js';
 import { allRecommendations, workspace } from '../src/simulator/data.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
@@ -90,5 +92,27 @@ describe('visync events', () => {
     const badAccount = await h.visyncCli(config, ['events', '--account', 'nope']);
     expect(badAccount.code).not.toBe(0);
     expect(badAccount.err.join('\n')).toMatch(/unknown account nope/);
+  });
+});
+
+describe('/metrics', () => {
+  afterEach(() => setMetricsRecorder(undefined));
+
+  it('counts the events runs record, by type', async () => {
+    enableMetrics();
+    await twoWatchedNights(h.tempDir());
+    const text = await metricsText(undefined);
+    const counted = text
+      .split('\n')
+      .filter((l) => l.startsWith('visync_brand_events_total{'))
+      .map((l) => l.replace(/^visync_brand_events_total\{type="([^"]+)"\} (\d+)$/, '$1 $2'))
+      .sort();
+    expect(counted).toEqual([
+      'competitor_new 1',
+      'engine_score_drop 1',
+      'false_claim_new 1',
+      'recommendation_closed 1',
+      'workspace_removed 1',
+    ]);
   });
 });

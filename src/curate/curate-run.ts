@@ -16,6 +16,7 @@ import { WatchRows } from '../events/state.js';
 import { DriftReport } from '../normalise/drift.js';
 import { normaliseBrands, normaliseRecord } from '../normalise/index.js';
 import type { NormaliseResult, RawRecord } from '../normalise/types.js';
+import { metrics } from '../ops/metrics.js';
 import type { DriftEntry, ManifestFile } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { workspaceListIncomplete } from '../runs/run-status.js';
@@ -126,6 +127,9 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
           brandsList !== undefined && workspaceListIncomplete({ drift: drift.entries() }) === undefined,
       });
       await emit({ rows: rows.map((row) => ({ table: BRAND_EVENTS.name, row })), drift: [] });
+      const byType = new Map<string, number>();
+      for (const r of rows) byType.set(String(r.event_type), (byType.get(String(r.event_type)) ?? 0) + 1);
+      for (const [type, n] of byType) metrics.brandEvents(type, n);
     } catch (err) {
       eventsError = `not computed: ${errorMessage(err)}`;
       o.logger.error({ table: BRAND_EVENTS.name, err: eventsError }, 'curate of a table failed');

@@ -8,6 +8,7 @@ import { enableMetrics, metricsText } from '../src/ops/prometheus.js';
 import type { DataChange } from '../src/simulator/changes.js';
 import { allRecommendations, workspace } from '../src/simulator/data.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { openWarehouse } from './helpers/duckdb.js';
 import * as h from './helpers/harness.js';
 import { CLAIM, expectedEvents, RIVAL, twoWatchedNights } from './helpers/watch-nights.js';
 
@@ -114,5 +115,50 @@ describe('/metrics', () => {
       'recommendation_closed 1',
       'workspace_removed 1',
     ]);
+  });
+});
+
+describe('change views', () => {
+  it('agree with brand_events on DuckDB after the two nights', async () => {
+    const dir = h.tempDir();
+    const { runs } = await twoWatchedNights(dir);
+    const wh = await openWarehouse();
+    await wh.loadTableParts(dir);
+    const q = (sql: string) => wh.query(sql.replaceAll('$', wh.dataset));
+    const events = await q('SELECT * FROM $.brand_events');
+    const keys = (type: string) =>
+      events
+        .filter((e) => e.event_type === type)
+        .map((e) => `${e.brand_id} ${e.key}`)
+        .sort();
+    expect(events.map((e) => e.event_id).sort()).toEqual(
+      (await readEvents(new FsObjectStore(dir), 'acme')).map((e) => e.event_id).sort(),
+    );
+
+    const flags = await q('SELECT * FROM $.reputation_flag_changes');
+    expect(flags.every((r) => r.run_id === runs[1] && r.previous_run_id === runs[0])).toBe(true);
+    expect(
+      flags.filter((r) => r.change === 'new').map((r) => `${r.brand_id} ${r.engine}/${r.claim_id}`),
+    ).toEqual(keys('false_claim_new'));
+    expect(flags.filter((r) => r.change === 'gone')).toEqual([]);
+
+    const scores = await q('SELECT * FROM $.engine_score_changes');
+    expect(scores.map((r) => `${r.brand_id} ${r.engine}`)).toEqual(keys('engine_score_drop'));
+    const drop = events.find((e) => e.event_type === 'engine_score_drop');
+    expect(Number(scores[0]?.score_delta)).toBeCloseTo(Number(drop?.magnitude), 5);
+
+    const losses = await q(
+      'SELECT * FROM $.buyer_intent_loss_changes WHERE window_days = (SELECT MIN(window_days) FROM $.buyer_intent)',
+    );
+    expect(
+      [
+        ...new Set(losses.filter((r) => r.change === 'new').map((r) => `${r.brand_id} ${r.competitor}`)),
+      ].sort(),
+    ).toEqual(keys('competitor_new'));
+    // Nothing else moved between the nights, and neither table nor views say otherwise.
+    for (const view of ['share_of_voice_changes', 'reputation_conflict_changes', 'prompt_changes'])
+      expect(await q(`SELECT * FROM $.${view}`), view).toEqual([]);
+    expect(keys('score_drop')).toEqual([]);
+    expect(keys('conflict_new')).toEqual([]);
   });
 });

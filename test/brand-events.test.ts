@@ -1,7 +1,11 @@
 // Brand watch end to end: two real `run --once` nights against the simulator, the second with
 // scripted changes (src/simulator/changes.ts); the second run's brand_events are exactly those
 // changes, each once, also after `visync replay` of that run, in the store and in BigQuery.
+
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { simulatorOptionsFromFlags } from '../src/cli/simulate.js';
 import { readEvents } from '../src/events/read.js';
 import { setMetricsRecorder } from '../src/ops/metrics.js';
 import { enableMetrics, metricsText } from '../src/ops/prometheus.js';
@@ -160,5 +164,26 @@ describe('change views', () => {
       expect(await q(`SELECT * FROM $.${view}`), view).toEqual([]);
     expect(keys('score_drop')).toEqual([]);
     expect(keys('conflict_new')).toEqual([]);
+  });
+});
+
+describe('visync simulate --changes', () => {
+  const flags = { port: 0, host: '127.0.0.1', limit: 120, windowMs: 60_000, retryAfter: 'seconds' as const };
+
+  it('takes the scripted changes from a JSON file, and names a bad entry', () => {
+    const dir = h.tempDir();
+    const good = join(dir, 'changes.json');
+    writeFileSync(good, JSON.stringify([{ kind: 'remove-workspace', account: 'demo', workspace: 1 }]));
+    expect(simulatorOptionsFromFlags({ ...flags, changes: good }).changes).toEqual([
+      { kind: 'remove-workspace', account: 'demo', workspace: 1 },
+    ]);
+    const bad = join(dir, 'bad.json');
+    writeFileSync(
+      bad,
+      JSON.stringify([{ kind: 'remove-workspace', account: 'demo', workspace: 0 }, { kind: 'drop' }]),
+    );
+    expect(() => simulatorOptionsFromFlags({ ...flags, changes: bad })).toThrow(
+      `--changes ${bad}: change 1: kind must be one of engine-drop, false-claim, competitor-win, close-recommendation, remove-workspace`,
+    );
   });
 });

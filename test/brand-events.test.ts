@@ -9,8 +9,6 @@ import { simulatorOptionsFromFlags } from '../src/cli/simulate.js';
 import { readEvents } from '../src/events/read.js';
 import { setMetricsRecorder } from '../src/ops/metrics.js';
 import { enableMetrics, metricsText } from '../src/ops/prometheus.js';
-import type { DataChange } from '../src/simulator/changes.js';
-import { allRecommendations, workspace } from '../src/simulator/data.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { openWarehouse } from './helpers/duckdb.js';
 import * as h from './helpers/harness.js';

@@ -1,8 +1,6 @@
 // Alerts are POSTed to a real HTTP receiver on loopback: what a Slack-compatible webhook gets, how
 // a flaky receiver is retried, and that a key echoed in an error never leaves the process.
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkStale } from '../jobs/stale-watch.js';
 import { registerSecret } from '../src/log.js';
 import { runAlert, sendAlert, staleAlert } from '../src/ops/alerts.js';
@@ -11,40 +9,7 @@ import type { Manifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { breakWorkspace, configFor, FAST_RETRY, memoryLogger, sim, tempDir } from './helpers/harness.js';
 import { jobsClient, jobsConfig, syncToEnd, until, worker } from './helpers/jobs.js';
-
-interface Receiver {
-  url: string;
-  bodies: unknown[];
-  server: Server;
-}
-
-const servers: Server[] = [];
-afterEach(async () => {
-  while (servers.length) {
-    const s = servers.pop();
-    await new Promise((r) => s?.close(r));
-  }
-});
-
-/** A webhook receiver answering with the given statuses in turn (the last one repeats). */
-async function receiver(statuses: number[]): Promise<Receiver> {
-  const bodies: unknown[] = [];
-  let i = 0;
-  const server = createServer((req: IncomingMessage, res) => {
-    let text = '';
-    req.on('data', (c: Buffer) => {
-      text += c.toString('utf8');
-    });
-    req.on('end', () => {
-      bodies.push(JSON.parse(text));
-      res.statusCode = statuses[Math.min(i++, statuses.length - 1)] as number;
-      res.end('ok');
-    });
-  });
-  servers.push(server);
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies, server };
-}
+import { receiver } from './helpers/webhook.js';
 
 function manifest(over: Partial<Manifest> = {}): Manifest {
   return {
@@ -124,7 +89,6 @@ describe('alerts', () => {
     const r = await receiver([200]);
     const url = r.url;
     await new Promise((res) => r.server.close(res));
-    servers.pop();
     const res = await sendAlert(url, runAlert(manifest(), ['partial'])!, { attempts: 2, baseDelayMs: 1 });
     expect(res.ok).toBe(false);
     expect(res.attempts).toBe(2);

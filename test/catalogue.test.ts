@@ -129,10 +129,16 @@ describe('toNdjsonLine', () => {
 });
 
 describe('views', () => {
-  it('give every table a _latest view, plus recommendation_status_changes', () => {
+  it('give every table a _latest view, plus recommendation_status_changes and the change views', () => {
     expect(VIEWS.map((v) => v.name)).toEqual([
       ...TABLES.map((t) => `${t.name}_latest`),
       'recommendation_status_changes',
+      'reputation_flag_changes',
+      'reputation_conflict_changes',
+      'buyer_intent_loss_changes',
+      'prompt_changes',
+      'engine_score_changes',
+      'share_of_voice_changes',
     ]);
   });
 

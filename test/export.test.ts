@@ -67,6 +67,11 @@ describe('visync export dbt', () => {
       expect(entry!.description).toBe(table.description);
       expect(entry!.columns!.map((c) => c.name)).toEqual(table.columns.map((c) => c.name));
       for (const c of entry!.columns!) expect(c.description, `${table.name}.${c.name}`).not.toBe('');
+      // A night without changes adds no brand_events: its age says nothing of the sync's.
+      if (table.name === 'brand_events') {
+        expect(entry!.config?.loaded_at_field).toBeUndefined();
+        continue;
+      }
       const field = table.name === 'sync_runs' ? 'recorded_at' : 'extracted_at';
       expect(entry!.config?.loaded_at_field, table.name).toBe(field);
       expect(entry!.columns!.find((c) => c.name === field)?.data_type).toBe('TIMESTAMP');

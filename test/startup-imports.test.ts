@@ -76,12 +76,14 @@ describe('start-up imports', () => {
     expect(heavyIn(r.packages)).toEqual([]);
   });
 
-  it('`visync runs` on a local-disk store loads none of them either', async () => {
+  it('`visync runs` and `visync events` on a local-disk store load none of them either', async () => {
     const config = localDiskConfig('visync.yaml', 'data');
-    const r = await packagesLoadedBy(['--config', config, 'runs']);
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.packages).toContain('zod'); // it did load and check the config
-    expect(heavyIn(r.packages)).toEqual([]);
+    for (const command of ['runs', 'events']) {
+      const r = await packagesLoadedBy(['--config', config, command]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.packages).toContain('zod'); // it did load and check the config
+      expect(heavyIn(r.packages), command).toEqual([]);
+    }
   });
 
   it('`visync export athena|duckdb|dbt` with S3 and BigQuery sinks configured loads none of them either', async () => {

@@ -60,6 +60,7 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     previousLoads: previous?.loads,
     // Workers on other machines, and run --once, may write the same latest/ bundles.
     latestLock: new RedisKeyLock(ctx.redis, ctx.config.redis.prefix),
+    startedAt: data.startedAt,
   });
   const ledgerRun = await ctx.ledger.get(data.runId);
   // Redis lost the run (its data gone mid-run): its counters with it; what landed is counted instead.
@@ -116,7 +117,7 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     'run finished',
   );
   // Not awaited: an alert never holds the job (its delivery is bounded and logs its own outcome).
-  void runFinished({ config: ctx.config, logger: log, manifest });
+  void runFinished({ config: ctx.config, logger: log, manifest, store });
   await queueScheduledReports(ctx, manifest, log);
   return { status: manifest.status };
 }

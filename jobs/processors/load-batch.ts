@@ -195,6 +195,7 @@ async function endRun(
     config: ctx.config,
     logger: log.child({ account: m.account, run_id: runId }),
     manifest: m,
+    store: await ctx.storeFor(m.account),
   });
   await queueScheduledReports(ctx, m, log);
 }

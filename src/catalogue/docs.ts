@@ -1,4 +1,5 @@
 // Renders docs/tables.md from the catalogue, so the reference can never drift from the schemas.
+import { BRAND_EVENTS } from './brand-events.js';
 import { SYNC_RUNS } from './sync-runs.js';
 import { TABLES } from './tables.js';
 import type { TableDef, ViewDef } from './types.js';
@@ -58,6 +59,14 @@ export function renderTablesDoc(dataset: string = DOCS_DATASET): string {
     '## Tables',
     '',
     ...TABLES.flatMap(renderTable),
+    '## What changed',
+    '',
+    "At the end of each run's curate stage, every workspace is compared with the account's previous complete",
+    'run (src/events/curate.ts): one `brand_events` row per change, written under',
+    "`tables/brand_events/dt={run_date}/account={account}/run={run_id}/` and loaded with the run's other tables.",
+    'The change views below read the base tables the same way, for any pair of consecutive complete runs.',
+    '',
+    ...renderTable(BRAND_EVENTS),
     '## Run history',
     '',
     "Every finished run (`run --once`, a worker's run, `visync replay`, the completion of an interrupted run)",

@@ -1,15 +1,19 @@
 // Public surface of the catalogue: tables, views, lookups and the deterministic NDJSON writer.
+import { BRAND_EVENTS } from './brand-events.js';
 import { SYNC_RUNS } from './sync-runs.js';
 import { TABLES } from './tables.js';
 import type { Row, TableDef, ViewDef } from './types.js';
 import { VIEWS } from './views.js';
 
+export { BRAND_EVENTS, EVENT_TYPES, type EventType, SEVERITIES, type Severity } from './brand-events.js';
 export { DOCS_DATASET, renderTablesDoc } from './docs.js';
 export { SYNC_RUNS } from './sync-runs.js';
 export { TABLES } from './tables.js';
 
-/** Every table of the warehouse: the API's tables, then the run history loaded after them. */
-export const WAREHOUSE_TABLES: readonly TableDef[] = [...TABLES, SYNC_RUNS];
+/** The tables a run curates and loads before its `sync_runs` row: the API's, then what changed. */
+export const RUN_TABLES: readonly TableDef[] = [...TABLES, BRAND_EVENTS];
+/** Every table of the warehouse: the run's tables, then the run history loaded after them. */
+export const WAREHOUSE_TABLES: readonly TableDef[] = [...RUN_TABLES, SYNC_RUNS];
 export type { ColumnDef, ColumnMode, ColumnType, Row, TableDef, ViewDef } from './types.js';
 export { VIEWS } from './views.js';
 

@@ -4,6 +4,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerDoctor } from './doctor.js';
 import { registerEnqueue } from './enqueue.js';
+import { registerEvents } from './events.js';
 import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
 import { registerExport } from './export.js';
 import { CliError, type CliIo, consoleIo, type ProgramState } from './program-state.js';
@@ -38,6 +39,7 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
   registerStatus(program, state, io);
   registerDoctor(program, state, io);
   registerRuns(program, state, io);
+  registerEvents(program, state, io);
   registerExport(program, state, io);
   registerReport(program, state, io);
   registerSimulate(program);

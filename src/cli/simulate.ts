@@ -9,6 +9,7 @@ import {
   type Simulator,
   type SimulatorOptions,
   startSimulator,
+  validateDataChange,
   validateFaultRule,
 } from '../simulator/index.js';
 import { errorMessage } from '../util/errors.js';
@@ -28,6 +29,7 @@ export interface SimulateFlags {
   retryAfter: 'seconds' | 'http-date';
   plan?: string;
   faults?: string;
+  changes?: string;
   today?: string;
   /** Environment variable holding the key of the first account (docker-compose shares it with workers). */
   keyFromEnv?: string;
@@ -66,21 +68,31 @@ function parseLatency(value: string): number | { min: number; max: number } {
   return { min, max };
 }
 
-/** Reads a --faults file: a JSON array of FaultRule; "times": "Infinity" means every match. */
-export function readFaultsFile(path: string): FaultRule[] {
+/** Reads a JSON array file given to `flag`, each entry checked by `validate` (which names it). */
+function readJsonList<T>(
+  flag: string,
+  path: string,
+  what: string,
+  validate: (v: unknown, where: string) => T,
+): T[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(readFileSync(path, 'utf8'));
   } catch (err) {
-    throw new CliError(`--faults ${path}: ${errorMessage(err)}`, EXIT_USAGE);
+    throw new CliError(`${flag} ${path}: ${errorMessage(err)}`, EXIT_USAGE);
   }
   if (!Array.isArray(parsed))
-    throw new CliError(`--faults ${path}: expected a JSON array of fault rules`, EXIT_USAGE);
+    throw new CliError(`${flag} ${path}: expected a JSON array of ${what}s`, EXIT_USAGE);
   try {
-    return parsed.map((rule, i) => validateFaultRule(rule, `--faults ${path}: rule ${i}`));
+    return parsed.map((entry, i) => validate(entry, `${flag} ${path}: ${what} ${i}`));
   } catch (err) {
     throw new CliError(errorMessage(err), EXIT_USAGE);
   }
+}
+
+/** Reads a --faults file: a JSON array of FaultRule; "times": "Infinity" means every match. */
+export function readFaultsFile(path: string): FaultRule[] {
+  return readJsonList('--faults', path, 'fault rule', validateFaultRule);
 }
 
 /** Account names for --accounts N: a single `demo`, or demo-1..demo-N. */
@@ -105,6 +117,9 @@ export function simulatorOptionsFromFlags(flags: SimulateFlags): SimulatorOption
     retryAfterFormat: flags.retryAfter,
     latencyMs: flags.latencyMs,
     ...(flags.faults ? { faults: readFaultsFile(flags.faults) } : {}),
+    ...(flags.changes
+      ? { changes: readJsonList('--changes', flags.changes, 'change', validateDataChange) }
+      : {}),
     ...(flags.today ? { today: flags.today } : {}),
   };
 }
@@ -246,6 +261,10 @@ export function registerSimulate(program: Command): void {
     .option(
       '--faults <file.json>',
       'JSON array of fault rules: {account?, endpoint?, brandId?, after?, times?, kind, status?, retryAfter?, delayMs?, chunkBytes?, bytes?, fields?, records?}',
+    )
+    .option(
+      '--changes <file.json>',
+      'JSON array of scripted data changes: {kind, account, workspace, engine?, points?, claim?, competitor?} (docs/simulator.md)',
     )
     .addHelpText(
       'after',

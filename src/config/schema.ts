@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EVENT_TYPES } from '../catalogue/brand-events.js';
 import { isLoopbackHost } from '../util/net.js';
 import { cronProblem, schedulerAcceptsTimeZone } from './cron.js';
 
@@ -365,6 +366,41 @@ export const ReportsSchema = z.strictObject(
   { error: expected('a mapping of report settings') },
 );
 
+// ---- watch (docs/operations.md, "Brand watch"): which brand_events an account's alert lists.
+const eventType = z.enum(EVENT_TYPES, { error: `expected one of ${EVENT_TYPES.join(', ')}` });
+const watchSettingsShape = {
+  /** The event types alerted (default: all). */
+  types: z.array(eventType, { error: expected('a list of event types') }).optional(),
+  /** Types only counted in the alert, not listed. */
+  quiet: z.array(eventType, { error: expected('a list of event types') }).optional(),
+  /** Smallest score move (points) alerted; the table records moves from 1 point. */
+  scorePoints: positiveNumber.optional(),
+  /** Smallest share-of-voice drop (percentage points) alerted. */
+  sovPoints: positiveNumber.optional(),
+};
+export const WatchSchema = z.strictObject(
+  {
+    ...watchSettingsShape,
+    workspaces: z
+      .never({ error: "workspaces belong in an account's watch block (accounts[i].watch.workspaces)" })
+      .optional(),
+  },
+  { error: expected('a mapping of watch rules (types, quiet, scorePoints, sovPoints)') },
+);
+export const AccountWatchSchema = z.strictObject(
+  {
+    ...watchSettingsShape,
+    workspaces: z
+      .record(
+        workspaceId,
+        z.strictObject(watchSettingsShape, { error: expected('a mapping of watch rules') }),
+        { error: expected('a mapping of workspace id to watch rules') },
+      )
+      .optional(),
+  },
+  { error: expected('a mapping of watch rules (types, quiet, scorePoints, sovPoints, workspaces)') },
+);
+
 /** An account's own nightly schedule; what it leaves out comes from schedule.nightly. */
 export const AccountScheduleSchema = z.strictObject(
   { cron: cron.optional(), tz: timeZone.optional() },
@@ -423,6 +459,8 @@ export const AccountSchema = z
       fs: z.preprocess(nullAsUndefined, AccountFsSchema.optional()),
       /** White label, schedule and delivery of this account's reports; what it leaves out comes from `reports`. */
       reports: z.preprocess(nullAsUndefined, AccountReportsSchema.optional()),
+      /** Which brand events this account's alert lists; what it leaves out comes from `watch`. */
+      watch: z.preprocess(nullAsUndefined, AccountWatchSchema.optional()),
     },
     { error: expected('an account mapping with name, apiKey (or apiKeyFile) and baseUrl') },
   )
@@ -597,16 +635,17 @@ export const WorkerSchema = z.strictObject(
 );
 
 // `report`: a scheduled report was made (its location); `stale` also covers a scheduled report that
-// no complete run covers (src/report/deliver.ts).
-export const ALERT_EVENTS = ['failed', 'partial', 'stale', 'report'] as const;
+// no complete run covers (src/report/deliver.ts). `events`: the brand-watch message of a run.
+export const ALERT_EVENTS = ['failed', 'partial', 'stale', 'report', 'events'] as const;
+/** `report` and `events` are news, not trouble: a webhook set up for failures hears of them only when asked. */
+const DEFAULT_ALERT_EVENTS = ['failed', 'partial', 'stale'] as const;
 
 export const AlertsSchema = z.strictObject(
   {
     webhook: endpointUrl('https://hooks.slack.com/services/...'),
     on: z
       .array(z.enum(ALERT_EVENTS, { error: `expected one of ${ALERT_EVENTS.join(', ')}` }))
-      // `report` is news, not trouble: a webhook set up for failures hears of reports only when asked.
-      .default(() => ['failed' as const, 'partial' as const, 'stale' as const]),
+      .default(() => [...DEFAULT_ALERT_EVENTS]),
     staleAfterHours: positiveNumber.default(30),
   },
   { error: expected('a mapping with webhook, on and staleAfterHours') },
@@ -660,6 +699,8 @@ export const ConfigFileSchema = z.strictObject(
     alerts: AlertsSchema.optional(),
     /** Every account's report settings (white label, schedule, delivery); accounts override them. */
     reports: z.preprocess(nullAsUndefined, ReportsSchema.optional()),
+    /** Every account's watch rules (docs/operations.md, "Brand watch"). */
+    watch: z.preprocess(nullAsUndefined, WatchSchema.optional()),
   },
   { error: 'expected a YAML mapping with at least accounts and sinks' },
 );
@@ -681,6 +722,8 @@ export type FsSinkConfig = z.output<typeof FsSinkSchema>;
 export type S3SinkConfig = z.output<typeof S3SinkSchema>;
 export type WorkerConfig = z.output<typeof WorkerSchema>;
 export type AlertsConfig = z.output<typeof AlertsSchema>;
+export type WatchConfig = z.output<typeof WatchSchema>;
+export type AccountWatchConfig = z.output<typeof AccountWatchSchema>;
 export type BigQuerySinkConfig = z.output<typeof BigQuerySinkSchema>;
 export type ReportsConfig = z.output<typeof ReportsSchema>;
 export type AccountReportsConfig = z.output<typeof AccountReportsSchema>;

@@ -8,12 +8,18 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { createGzip } from 'node:zlib';
 import type { Logger } from 'pino';
+import type { RawEndpoint } from '../api/endpoints.js';
+import { BRAND_EVENTS } from '../catalogue/brand-events.js';
 import { tableByName, toNdjsonLine } from '../catalogue/index.js';
+import { brandEventRows } from '../events/curate.js';
+import { WatchRows } from '../events/state.js';
 import { DriftReport } from '../normalise/drift.js';
 import { normaliseBrands, normaliseRecord } from '../normalise/index.js';
 import type { NormaliseResult, RawRecord } from '../normalise/types.js';
+import { metrics } from '../ops/metrics.js';
 import type { DriftEntry, ManifestFile } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
+import { workspaceListIncomplete } from '../runs/run-status.js';
 import { latestKey, tablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
@@ -56,15 +62,19 @@ export interface CurateOptions {
   latestLock?: KeyLock;
   /** Write each table's load file too (a second gzip of every row): only a run loaded on its own needs it. */
   loadFiles?: boolean;
+  /** The run's start: `detected_at` of its brand_events (src/events/curate.ts). */
+  startedAt?: string | undefined;
 }
 
 export async function curateRun(o: CurateOptions): Promise<CurateResult> {
   const spool = await RowSpool.create();
   try {
     const drift = new DriftReport();
+    const watched = new WatchRows();
     const emit = async (result: NormaliseResult) => {
       drift.addAll(result.drift);
       for (const { table, row } of result.rows) {
+        watched.add(table, row);
         const def = tableByName(table);
         const value = row[def.partitionField];
         await spool.add(
@@ -87,7 +97,9 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
     }
 
     const latest = new LatestWriter(o.store, o.latestLock ?? processKeyLock, o.run.account);
+    const landed = new Map<string, Set<RawEndpoint>>();
     for (const [brandId, refs] of raw.workspaces) {
+      landed.set(brandId, new Set(refs.map((r) => r.endpoint)));
       // Read a workspace's files together (I/O overlaps), then handle them in their fixed order.
       const read = await Promise.all(refs.map((ref) => readRawRecord(o.store, o.run, ref)));
       const records = read.map((r) => r.rec);
@@ -101,9 +113,31 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
     await latest.flush();
     const files: ManifestFile[] = [...latest.written];
     await emit(normaliseBrands(brandsList, details));
+    // What changed since the previous complete run: computed from the rows above, so a failure
+    // here fails brand_events only (replay redoes it), never the run's other tables.
+    let eventsError: string | undefined;
+    try {
+      const rows = await brandEventRows({
+        store: o.store,
+        run: o.run,
+        startedAt: o.startedAt,
+        current: watched,
+        landed,
+        listWhole:
+          brandsList !== undefined && workspaceListIncomplete({ drift: drift.entries() }) === undefined,
+      });
+      await emit({ rows: rows.map((row) => ({ table: BRAND_EVENTS.name, row })), drift: [] });
+      const byType = new Map<string, number>();
+      for (const r of rows) byType.set(String(r.event_type), (byType.get(String(r.event_type)) ?? 0) + 1);
+      for (const [type, n] of byType) metrics.brandEvents(type, n);
+    } catch (err) {
+      eventsError = `not computed: ${errorMessage(err)}`;
+      o.logger.error({ table: BRAND_EVENTS.name, err: eventsError }, 'curate of a table failed');
+    }
     await spool.close();
 
     const tables: CuratedTable[] = [];
+    if (eventsError) tables.push({ table: BRAND_EVENTS.name, rows: 0, loadFile: '', error: eventsError });
     for (const table of await spool.tables()) {
       // One table's parts failing to store (a full disk, a sink refusing a key) fails that table
       // only: the others are still written and loaded, and the run says which table and why.

@@ -34,7 +34,20 @@ export interface AlertPayload {
     period?: string;
     location?: string;
     reason?: string;
+    /** Brand-watch alerts: the run's events listed, per workspace (src/events/alert.ts). */
+    brand_events?: {
+      brand_id: string;
+      event_type: string;
+      key: string;
+      severity: string;
+      event_id: string;
+    }[];
   };
+}
+
+/** Slack's escaping of `&`, `<` and `>`: API text can neither mention (<!channel>) nor link. */
+export function slackEscape(text: string): string {
+  return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
 const MAX_LISTED = 10;

@@ -12,6 +12,8 @@ export interface MetricsRecorder {
   rowsLoaded(table: string, rows: number): void;
   /** A run reached its terminal status. */
   runFinished(kind: string, status: string, startedAt: string | undefined, finishedAt: Date): void;
+  /** Brand events a run's curate stage recorded, per event type (src/events/curate.ts). */
+  brandEvents(type: string, count: number): void;
   /** This worker's last config reload failed (it runs the previous config), or succeeded again. */
   configReloadFailed(failed: boolean): void;
   /** A scheduled report reached a delivery state (src/report/delivery.ts): made, draft, sent, stale, failed. */
@@ -30,6 +32,7 @@ export const metrics: MetricsRecorder = {
   rowsLoaded: (table, rows) => recorder?.rowsLoaded(table, rows),
   runFinished: (kind, status, startedAt, finishedAt) =>
     recorder?.runFinished(kind, status, startedAt, finishedAt),
+  brandEvents: (type, count) => recorder?.brandEvents(type, count),
   configReloadFailed: (failed) => recorder?.configReloadFailed(failed),
   reportDelivery: (state) => recorder?.reportDelivery(state),
 };
@@ -76,6 +79,7 @@ export function recordLazily<T>(load: () => Promise<T>): () => Promise<T> {
     budgetWaited: (...args) => keep(['budgetWaited', args]),
     rowsLoaded: (...args) => keep(['rowsLoaded', args]),
     runFinished: (...args) => keep(['runFinished', args]),
+    brandEvents: (...args) => keep(['brandEvents', args]),
     configReloadFailed: (...args) => keep(['configReloadFailed', args]),
     reportDelivery: (...args) => keep(['reportDelivery', args]),
   };

@@ -40,6 +40,13 @@ const runDuration = new Histogram({
   registers: [registry],
 });
 
+const brandEvents = new Counter({
+  name: 'visync_brand_events_total',
+  help: 'Brand events (changes between complete runs) recorded by runs curated in this process, by type',
+  labelNames: ['type'] as const,
+  registers: [registry],
+});
+
 const rowsLoaded = new Counter({
   name: 'visync_rows_loaded_total',
   help: 'Rows loaded into the warehouse by succeeded load jobs, by table',
@@ -100,6 +107,9 @@ export function enableMetrics(): void {
     },
     rowsLoaded(table, rows) {
       rowsLoaded.inc({ table }, rows);
+    },
+    brandEvents(type, count) {
+      brandEvents.inc({ type }, count);
     },
     runFinished(kind, status, startedAt, finishedAt) {
       // A run that never started has no duration.

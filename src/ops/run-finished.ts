@@ -6,10 +6,13 @@ import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import { driftSummary } from '../normalise/drift.js';
 import type { Manifest } from '../runs/manifest.js';
+import type { ObjectStore } from '../sinks/object-store.js';
 import { runAlert, type SendOptions, sendAlert } from './alerts.js';
 
 export interface RunFinishedOptions {
-  config: Pick<Config, 'alerts'>;
+  config: Pick<Config, 'alerts' | 'watch' | 'accounts'>;
+  /** The run's object store: with it, the run's brand events are alerted (alerts.on: events). */
+  store?: ObjectStore | undefined;
   logger: Logger;
   manifest: Manifest;
   /** Delivery bounds (tests use short ones). */
@@ -27,9 +30,22 @@ export async function runFinished(o: RunFinishedOptions): Promise<void> {
   const alerts = o.config.alerts;
   if (!alerts) return;
   const payload = runAlert(o.manifest, alerts.on);
-  if (!payload) return;
-  const res = await sendAlert(alerts.webhook, payload, o.send);
-  const fields = { account: o.manifest.account, run_id: o.manifest.run_id, status: o.manifest.status };
-  if (res.ok) o.logger.info(fields, 'alert sent');
-  else o.logger.warn({ ...fields, attempts: res.attempts, err: res.error }, 'alert not delivered');
+  if (payload) {
+    const res = await sendAlert(alerts.webhook, payload, o.send);
+    const fields = { account: o.manifest.account, run_id: o.manifest.run_id, status: o.manifest.status };
+    if (res.ok) o.logger.info(fields, 'alert sent');
+    else o.logger.warn({ ...fields, attempts: res.attempts, err: res.error }, 'alert not delivered');
+  }
+  if (o.store && o.manifest.status !== 'failed') {
+    // Loaded only when asked for: most runs alert no events.
+    const { sendEventsAlert } = await import('../events/alert.js');
+    await sendEventsAlert({
+      config: o.config,
+      store: o.store,
+      account: o.manifest.account,
+      runId: o.manifest.run_id,
+      logger: o.logger,
+      send: o.send,
+    });
+  }
 }

@@ -6,7 +6,7 @@
 // ends partial with each table that was not curated or not loaded, and why (a failed load entry).
 // Replay, or the next run of the same id, redoes exactly those tables.
 import type { Logger } from 'pino';
-import { TABLES, tableByName } from '../catalogue/index.js';
+import { RUN_TABLES, tableByName } from '../catalogue/index.js';
 import type { TableDef } from '../catalogue/types.js';
 import { type CuratedTable, type CurateResult, curateRun } from '../curate/curate-run.js';
 import type { KeyLock } from '../curate/key-lock.js';
@@ -55,6 +55,8 @@ export interface FinishRunOptions {
    * `previousLoads`.
    */
   deferLoads?: boolean | undefined;
+  /** The run's start (manifest started_at): when its brand_events were detected. */
+  startedAt?: string | undefined;
   /** Called after each table's load (the crash-point test hook uses it). */
   onLoaded?: ((load: LoadResult) => void) | undefined;
 }
@@ -89,13 +91,14 @@ export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {
       partRows: o.partRows || undefined,
       latestLock: o.latestLock,
       loadFiles: Boolean(o.loader) && !o.deferLoads,
+      startedAt: o.startedAt,
     });
   } catch (err) {
     // Curate stopped as a whole (spool or sink failing): no table of the run can be loaded. Which
     // tables the run feeds is not known yet, so every table of the catalogue is named.
     const reason = `not curated: ${errorMessage(err)}`;
     o.logger.error({ err: reason }, 'curate failed');
-    return { rawFiles: [], files: [], drift: [], loads: TABLES.map((t) => failed(t.name, reason)) };
+    return { rawFiles: [], files: [], drift: [], loads: RUN_TABLES.map((t) => failed(t.name, reason)) };
   }
   try {
     if (o.deferLoads) return { ...curatedOnly(curated), ...deferredLoads(o, curated.tables) };

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { createGzip, gunzipSync } from 'node:zlib';
 import type { Logger } from 'pino';
-import { TABLES, tableByName } from '../catalogue/index.js';
+import { RUN_TABLES, tableByName } from '../catalogue/index.js';
 import { metrics } from '../ops/metrics.js';
 import type { LoadResult, ManifestFile } from '../runs/manifest.js';
 import { parseTablePartKey } from '../sinks/layout.js';
@@ -58,7 +58,7 @@ export interface LoadBatchOptions {
 /** Loads the batch's tables; per run, one load entry per table it had to load. */
 export async function loadBatchTables(o: LoadBatchOptions): Promise<Map<string, LoadResult[]>> {
   const wanted = new Set(o.runs.flatMap((r) => r.tables));
-  const tables = TABLES.map((t) => t.name).filter((t) => wanted.has(t));
+  const tables = RUN_TABLES.map((t) => t.name).filter((t) => wanted.has(t));
   const loads = new Map<string, BatchTableLoad>();
   const todo = tables.filter((t) => {
     const done = o.done?.get(t);

@@ -105,6 +105,7 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     partRows: o.partRows,
     latestLock: o.latestLock,
     onLoaded: o.onLoaded,
+    startedAt: old?.started_at ?? lease?.started_at,
   });
   const now = (o.now ?? (() => new Date()))().toISOString();
   const base: Manifest =

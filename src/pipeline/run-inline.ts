@@ -244,7 +244,7 @@ async function runAccount(
   }
   log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
   await record(log, 'end', () => o.recorder?.finished(manifest));
-  await runFinished({ config: o.config, logger: log, manifest });
+  await runFinished({ config: o.config, logger: log, manifest, store: o.store });
   return manifest;
 }
 
@@ -338,6 +338,7 @@ async function extractAndFinish(s: RunStep, plan: PlannedRun): Promise<Manifest>
             partRows: o.partRows,
             latestLock: o.latestLock,
             onLoaded: o.onLoaded,
+            startedAt: s.started.toISOString(),
           })
         : { rawFiles: [], files: [], drift: [], loads: [] };
     return s.assemble({

@@ -1,7 +1,7 @@
 // What changed between two states of a workspace: recommendations opened and closed, suspected-false
 // claims flagged and cleared, engine conflicts new and resolved, winning competitors new and gone,
 // the engines that moved most. One computation for a report's "what changed" (against the previous
-// report or the previous period's data) and for the change events of docs/reports.md "Status".
+// report or the previous period's data) and for the `brand_events` of each run (src/events/detect.ts).
 // Pure: no I/O, no clock.
 import { compareText, delta } from './figures.js';
 
@@ -41,19 +41,23 @@ function added<T>(before: readonly T[], after: readonly T[], key: (x: T) => stri
   return after.filter((x) => !seen.has(key(x)));
 }
 
-export function diffStates(before: ChangeState, after: ChangeState): Changes {
-  const rec = (r: { id: string }) => r.id;
-  const flag = (f: { engine: string; claim_id: string }) => `${f.engine}\u0000${f.claim_id}`;
-  const name = (s: string) => s;
-  const prior = new Map(before.engines.map((e) => [e.engine, e.score]));
+/** Every engine whose score moved (both scores known), the largest absolute change first. */
+export function engineMoves(before: ChangeState['engines'], after: ChangeState['engines']): EngineMove[] {
+  const prior = new Map(before.map((e) => [e.engine, e.score]));
   const movers: EngineMove[] = [];
-  for (const e of after.engines) {
+  for (const e of after) {
     const b = prior.get(e.engine) ?? null;
     const d = delta(e.score, b);
     if (d !== null && d !== 0 && b !== null && e.score !== null)
       movers.push({ engine: e.engine, before: b, after: e.score, delta: d });
   }
-  movers.sort((a, b) => Math.abs(b.delta) - Math.abs(a.delta) || compareText(a.engine, b.engine));
+  return movers.sort((a, b) => Math.abs(b.delta) - Math.abs(a.delta) || compareText(a.engine, b.engine));
+}
+
+export function diffStates(before: ChangeState, after: ChangeState): Changes {
+  const rec = (r: { id: string }) => r.id;
+  const flag = (f: { engine: string; claim_id: string }) => `${f.engine}\u0000${f.claim_id}`;
+  const name = (s: string) => s;
   return {
     new_recommendations: added(before.open_recommendations, after.open_recommendations, rec),
     closed_recommendations: added(after.open_recommendations, before.open_recommendations, rec),
@@ -63,6 +67,6 @@ export function diffStates(before: ChangeState, after: ChangeState): Changes {
     resolved_conflicts: added(after.conflicts, before.conflicts, rec),
     new_competitors: added(before.competitors, after.competitors, name),
     gone_competitors: added(after.competitors, before.competitors, name),
-    engine_movers: movers.slice(0, MOVERS),
+    engine_movers: engineMoves(before.engines, after.engines).slice(0, MOVERS),
   };
 }

@@ -146,7 +146,7 @@ const kpi = (value: number | null, previous: number | null): Kpi => ({
   delta: delta(value, previous),
 });
 
-const isSuspect = (r: Row) => r.flagged === true || r.suspected_false === true;
+export const isSuspect = (r: Row) => r.flagged === true || r.suspected_false === true;
 const PRIORITY_RANK: Record<string, number> = { high: 0, medium: 1, low: 2 };
 
 /** The buyer-intent window closest to the period's length (the longer one on a tie). */
@@ -181,7 +181,7 @@ function engineMeans(rows: readonly Row[]): Map<string, number | null> {
   return new Map([...by].map(([e, xs]) => [e, mean(xs)]));
 }
 
-function losses(row: Row | undefined): Loss[] {
+export function losses(row: Row | undefined): Loss[] {
   const list = Array.isArray(row?.losses) ? (row.losses as unknown[]) : [];
   return list
     .map((l): Loss => {

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { RawEndpoint } from '../api/endpoints.js';
 import { utcDate } from '../util/time.js';
+import { type DataChange, DataChanges } from './changes.js';
 import { brandsList, generatedApiKey, generatedWorkspaceId, isIsoDate, me } from './data.js';
 import { applyEchoKey, FaultBook, type FaultRule } from './faults.js';
 import { rngFor } from './random.js';
@@ -35,6 +36,8 @@ export interface SimulatorOptions {
   retryAfterFormat?: 'seconds' | 'http-date';
   latencyMs?: number | { min: number; max: number };
   faults?: FaultRule[];
+  /** Scripted changes of the generated data (src/simulator/changes.ts). */
+  changes?: DataChange[];
   /** YYYY-MM-DD; default: the current UTC date, read per request. */
   today?: string;
   host?: string;
@@ -266,6 +269,7 @@ class Upstream {
   readonly log: RequestLogEntry[] = [];
   readonly revoked = new Set<string>();
   readonly faults: FaultBook;
+  readonly changes: DataChanges;
   readonly closing = new AbortController();
   private readonly byKey = new Map<string, { account: AccountState; index: number }>();
   private readonly limiter = new SlidingWindowLimiter();
@@ -278,6 +282,7 @@ class Upstream {
       for (const [index, key] of account.keys.entries()) this.byKey.set(key, { account, index });
     }
     this.faults = new FaultBook(options.faults ?? []);
+    this.changes = new DataChanges(options.changes ?? []);
     // Every delayed response listens for close (and lets go when sent): no cap on their number.
     setMaxListeners(0, this.closing.signal);
   }
@@ -423,13 +428,19 @@ class Upstream {
     if (route.endpoint === null) return errorReply(404, 'not_found', 'no such endpoint');
     const today = this.options.today ?? utcDate(new Date());
     if (route.endpoint === 'me') return ok(this.meBody(account));
-    if (route.endpoint === 'brands')
-      return ok(brandsList(this.seed, account.name, account.workspaceIds, today));
+    const ids = account.workspaceIds;
+    if (route.endpoint === 'brands') {
+      const list = brandsList(this.seed, account.name, this.changes.listed(account.name, ids), today);
+      const data = list.data.map((w) => this.changes.apply(account.name, ids, w.id, 'brands', w));
+      return ok({ ...list, data });
+    }
     const brandId = route.brandId as string;
     // Foreign ids get the same 404 as unknown ones, so a key cannot probe other accounts.
     if (!account.owned.has(brandId)) return errorReply(404, 'not_found', 'workspace not found');
     const ref = { seed: this.seed, account: account.name, workspaceId: brandId };
-    return workspaceReply(ref, route.endpoint, query, today);
+    const reply = workspaceReply(ref, route.endpoint, query, today);
+    if (reply.status !== 200) return reply;
+    return { ...reply, body: this.changes.apply(account.name, ids, brandId, route.endpoint, reply.body) };
   }
 
   private meBody(account: AccountState): unknown {

@@ -192,6 +192,11 @@ export function runPlanKey(account: string, runId: string): string {
   return `${accountRunsPrefix(account)}run=${runId}/plan.json`;
 }
 
+/** Beside the manifest: the run's brand-watch alert was delivered (src/events/alert.ts sends it once). */
+export function eventsAlertKey(account: string, runId: string): string {
+  return `${accountRunsPrefix(account)}run=${runId}/events-alert.json`;
+}
+
 /** Parser of manifestKey. */
 export function parseManifestKey(key: string): { account: string; runId: string } | undefined {
   const parts = key.split('/');

@@ -35,6 +35,8 @@ const ARRAY = String.raw`([A-Za-z_][\w.]*)`;
  * - `CROSS JOIN UNNEST(arr) AS v` -> `CROSS JOIN UNNEST(arr) AS v_values(v)` (a bare alias would
  *   name a one-field struct in DuckDB, not the element)
  * - `* EXCEPT(cols)` -> `* EXCLUDE(cols)`
+ * - `CROSS JOIN UNNEST(JSON_QUERY_ARRAY(j)) AS v` -> `CROSS JOIN UNNEST(json_extract(j, '$[*]')) AS v_values(v)`,
+ *   and `JSON_VALUE(v, path)` -> `json_extract_string(v, path)`
  */
 export function toDuckDbSql(bigQuerySql: string): string {
   const sql = bigQuerySql
@@ -47,12 +49,17 @@ export function toDuckDbSql(bigQuerySql: string): string {
     .replace(new RegExp(`${OPERAND}\\s+NOT\\s+IN\\s+UNNEST\\(${ARRAY}\\)`, 'gi'), 'NOT list_contains($2, $1)')
     .replace(new RegExp(`${OPERAND}\\s+IN\\s+UNNEST\\(${ARRAY}\\)`, 'gi'), 'list_contains($2, $1)')
     .replace(
+      new RegExp(`CROSS\\s+JOIN\\s+UNNEST\\(JSON_QUERY_ARRAY\\(${ARRAY}\\)\\)\\s+AS\\s+(\\w+)`, 'gi'),
+      "CROSS JOIN UNNEST(json_extract($1, '$[*]')) AS $2_values($2)",
+    )
+    .replace(/\bJSON_VALUE\(/g, 'json_extract_string(')
+    .replace(
       new RegExp(`CROSS\\s+JOIN\\s+UNNEST\\(${ARRAY}\\)\\s+AS\\s+(\\w+)`, 'gi'),
       'CROSS JOIN UNNEST($1) AS $2_values($2)',
     )
     .replace(/\*\s+EXCEPT\s*\(/gi, '* EXCLUDE(');
   const unmapped = sql
-    .replace(/CROSS JOIN UNNEST\([\w.]+\) AS (\w+)_values\(\1\)/g, '')
+    .replace(/CROSS JOIN UNNEST\((?:[\w.]+|json_extract\([\w.]+, '\$\[\*\]'\))\) AS (\w+)_values\(\1\)/g, '')
     .match(/.*\bUNNEST\b.*/i);
   if (unmapped) throw new Error(`no DuckDB mapping for this UNNEST: ${unmapped[0].trim()}`);
   return sql;

@@ -1,0 +1,93 @@
+// `visync events`: the brand events of complete runs (docs/operations.md, "Brand watch"), read from
+// the object store only, so it works without Redis or a warehouse.
+import { type Command, InvalidArgumentError } from 'commander';
+import { EVENT_TYPES } from '../catalogue/brand-events.js';
+import { isIsoDate } from '../normalise/shape.js';
+import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+
+interface EventsFlags {
+  account?: string;
+  brand?: string;
+  since?: string;
+  type?: string;
+  json?: boolean;
+}
+
+function parseSince(value: string): string {
+  if (!isIsoDate(value)) throw new InvalidArgumentError('expected a date as YYYY-MM-DD, e.g. 2026-11-01');
+  return value;
+}
+
+function parseType(value: string): string {
+  if (!(EVENT_TYPES as readonly string[]).includes(value))
+    throw new InvalidArgumentError(`expected one of ${EVENT_TYPES.join(', ')}`);
+  return value;
+}
+
+export function registerEvents(program: Command, state: ProgramState, io: CliIo): void {
+  program
+    .command('events')
+    .summary('what changed for each workspace, night by night (no Redis needed)')
+    .description(
+      'Lists the brand_events of complete runs from the object store, oldest run first and per run ' +
+        'the most severe first: score drops and rises, share-of-voice drops, new and resolved ' +
+        'suspected-false claims and engine conflicts, new winning competitors, recommendations opened ' +
+        'and closed, workspaces added and removed. Every recorded event is listed; the watch rules ' +
+        'decide only what the alert sends.',
+    )
+    .option('--account <name>', 'only this account')
+    .option('--brand <id>', 'only this workspace')
+    .option('--since <YYYY-MM-DD>', 'only runs dated on or after this day', parseSince)
+    .option('--type <type>', 'only this event type', parseType)
+    .option('--json', 'print JSON for scripts')
+    .action(
+      exitWith(state, async (flags: EventsFlags, cmd: Command) => {
+        const [
+          { loadConfigWithoutKeys },
+          { findAccount },
+          { readEvents },
+          { describeEvent },
+          { bySeverity },
+          { ObjectStores },
+        ] = await Promise.all([
+          import('../config/load.js'),
+          import('../config/account-settings.js'),
+          import('../events/read.js'),
+          import('../events/describe.js'),
+          import('../events/detect.js'),
+          import('../sinks/create-store.js'),
+        ]);
+        const config = loadConfigWithoutKeys(configOption(cmd));
+        if (flags.account) findAccount(config, flags.account);
+        const stores = new ObjectStores();
+        try {
+          const accounts = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
+          const events = [];
+          for (const name of accounts) {
+            const store = await stores.forAccount(config, name);
+            const found = await readEvents(store, name, {
+              brand: flags.brand,
+              since: flags.since,
+              type: flags.type,
+            });
+            // Per run, the most severe first (the alert's order).
+            const runs = [...new Set(found.map((e) => e.run_id))];
+            for (const run of runs)
+              events.push(
+                ...found
+                  .filter((e) => e.run_id === run)
+                  .sort((a, b) => bySeverity({ ...a, type: a.event_type }, { ...b, type: b.event_type })),
+              );
+          }
+          if (flags.json) io.out(JSON.stringify(events, null, 2));
+          else if (!events.length) io.out('no events: no change between complete runs matches');
+          else
+            for (const e of events)
+              io.out(`${e.snapshot_date}  ${e.account}  ${e.brand_id}  ${describeEvent(e)}`);
+          return 0;
+        } finally {
+          await stores.close();
+        }
+      }),
+    );
+}

@@ -1,0 +1,111 @@
+// The brand-watch alert of a run (alerts.on: events): one message per account and run, through the
+// alerts webhook, its workspaces in order of their most severe event, every API string escaped
+// for Slack. Sent once: a marker beside the manifest records the delivery, so a retried finish
+// job or a replay sends nothing again.
+import type { Logger } from 'pino';
+import type { AccountConfig, Config } from '../config/schema.js';
+import { type AlertPayload, type SendOptions, sendAlert, slackEscape } from '../ops/alerts.js';
+import { eventsAlertKey } from '../sinks/layout.js';
+import type { ObjectStore } from '../sinks/object-store.js';
+import { errorMessage } from '../util/errors.js';
+import { describeEvent } from './describe.js';
+import { bySeverity } from './detect.js';
+import { type BrandEvent, readEvents } from './read.js';
+import { watched, watchRules } from './rules.js';
+
+const MAX_PER_WORKSPACE = 10;
+
+const bySeverityOf = (a: BrandEvent, b: BrandEvent) =>
+  bySeverity(
+    { severity: a.severity, magnitude: a.magnitude, type: a.event_type, key: a.key },
+    { severity: b.severity, magnitude: b.magnitude, type: b.event_type, key: b.key },
+  );
+
+/** The message for a run's events under the account's rules; undefined when none is alerted. */
+export function eventsAlert(
+  config: Pick<Config, 'watch'>,
+  account: Pick<AccountConfig, 'name' | 'watch'>,
+  runId: string,
+  events: readonly BrandEvent[],
+): AlertPayload | undefined {
+  const listed = new Map<string, BrandEvent[]>();
+  const quiet = new Map<string, number>();
+  for (const e of events) {
+    const rules = watchRules(config.watch, account.watch, e.brand_id);
+    if (!watched(rules, e)) continue;
+    if (rules.quiet.has(e.event_type)) quiet.set(e.event_type, (quiet.get(e.event_type) ?? 0) + 1);
+    else listed.set(e.brand_id, [...(listed.get(e.brand_id) ?? []), e]);
+  }
+  if (!listed.size && !quiet.size) return undefined;
+  const groups = [...listed.values()].map((g) => g.sort(bySeverityOf));
+  groups.sort((a, b) => bySeverityOf(a[0] as BrandEvent, b[0] as BrandEvent));
+  const count = groups.reduce((n, g) => n + g.length, 0);
+  const lines = [`visync: ${count} changes in account ${account.name}, run ${runId}`];
+  const fields: AlertPayload['attachments'][number]['fields'] = [];
+  for (const g of groups) {
+    const shown = g.slice(0, MAX_PER_WORKSPACE).map((e) => `• ${describeEvent(e, slackEscape)}`);
+    if (g.length > MAX_PER_WORKSPACE) shown.push(`... and ${g.length - MAX_PER_WORKSPACE} more`);
+    const title = `workspace ${slackEscape((g[0] as BrandEvent).brand_id)}`;
+    lines.push(`*${title}*`, ...shown);
+    fields.push({ title, value: shown.join('\n'), short: false });
+  }
+  if (quiet.size) lines.push(`quiet: ${[...quiet].map(([t, n]) => `${t} ${n}`).join(', ')}`);
+  const high = groups.some((g) => g[0]?.severity === 'high');
+  return {
+    text: lines.join('\n'),
+    attachments: [{ color: high ? 'danger' : 'warning', fields }],
+    visync: {
+      event: 'events',
+      account: account.name,
+      run_id: runId,
+      failed_workspaces: [],
+      failed_tables: [],
+      brand_events: groups.flat().map((e) => ({
+        brand_id: e.brand_id,
+        event_type: e.event_type,
+        key: e.key,
+        severity: e.severity,
+        event_id: e.event_id,
+      })),
+    },
+  };
+}
+
+export interface SendEventsAlertOptions {
+  config: Pick<Config, 'alerts' | 'watch' | 'accounts'>;
+  store: ObjectStore;
+  account: string;
+  runId: string;
+  logger: Logger;
+  send?: SendOptions;
+}
+
+/** Reads the run's events and sends their message once. Never throws. */
+export async function sendEventsAlert(o: SendEventsAlertOptions): Promise<void> {
+  const fields = { account: o.account, run_id: o.runId };
+  try {
+    const alerts = o.config.alerts;
+    const account = o.config.accounts.find((a) => a.name === o.account);
+    if (!alerts?.on.includes('events') || !account) return;
+    const marker = eventsAlertKey(o.account, o.runId);
+    if (await o.store.get(marker)) return;
+    const payload = eventsAlert(
+      o.config,
+      account,
+      o.runId,
+      await readEvents(o.store, o.account, { runId: o.runId }),
+    );
+    if (!payload) return;
+    const res = await sendAlert(alerts.webhook, payload, o.send);
+    if (!res.ok) {
+      o.logger.warn({ ...fields, attempts: res.attempts, err: res.error }, 'events alert not delivered');
+      return;
+    }
+    await o.store.put(marker, `${JSON.stringify({ sent: payload.visync.brand_events?.length ?? 0 })}\n`, {
+      contentType: 'application/json',
+    });
+    o.logger.info(fields, 'events alert sent');
+  } catch (err) {
+    o.logger.warn({ ...fields, err: errorMessage(err) }, 'events alert not delivered');
+  }
+}

@@ -1,0 +1,68 @@
+// Brand events as stored: the `brand_events` parts of an account's complete runs (the rule of the
+// `_latest` views, src/report/complete-runs.ts), one row per event id. Reads the object store only,
+// so `visync events` and the run's alert need neither Redis nor a warehouse.
+import { BRAND_EVENTS, type EventType, type Severity } from '../catalogue/brand-events.js';
+import { type CompleteRun, completeRuns, readPart } from '../report/complete-runs.js';
+import { compareText } from '../report/figures.js';
+import { parseTablePartKey } from '../sinks/layout.js';
+import type { ObjectStore } from '../sinks/object-store.js';
+
+export interface BrandEvent {
+  account: string;
+  brand_id: string;
+  snapshot_date: string;
+  run_id: string;
+  event_id: string;
+  previous_run_id: string;
+  event_type: EventType;
+  key: string;
+  before: string | null;
+  after: string | null;
+  magnitude: number | null;
+  severity: Severity;
+  detected_at: string;
+}
+
+export interface EventFilter {
+  brand?: string | undefined;
+  /** YYYY-MM-DD: runs dated on or after it. */
+  since?: string | undefined;
+  type?: string | undefined;
+  /** One run's events only. */
+  runId?: string | undefined;
+}
+
+/** The events of the account's complete runs, oldest run first, each event id once. */
+export async function readEvents(
+  store: ObjectStore,
+  account: string,
+  f: EventFilter = {},
+): Promise<BrandEvent[]> {
+  const runs = (await completeRuns(store, account, Date.now()))
+    .filter(
+      (r) =>
+        (f.since === undefined || r.runDate >= f.since) && (f.runId === undefined || r.runId === f.runId),
+    )
+    .reverse();
+  const seen = new Set<string>();
+  const out: BrandEvent[] = [];
+  for (const run of runs) {
+    for (const e of await runEvents(store, run)) {
+      if (seen.has(e.event_id)) continue;
+      if (f.brand !== undefined && e.brand_id !== f.brand) continue;
+      if (f.type !== undefined && e.event_type !== f.type) continue;
+      seen.add(e.event_id);
+      out.push(e);
+    }
+  }
+  return out;
+}
+
+async function runEvents(store: ObjectStore, run: CompleteRun): Promise<BrandEvent[]> {
+  const keys = run.partKeys
+    .filter((k) => parseTablePartKey(k)?.table === BRAND_EVENTS.name)
+    .sort(compareText);
+  const rows: BrandEvent[] = [];
+  for (const key of keys) rows.push(...((await readPart(store, key)) as unknown as BrandEvent[]));
+  return rows;
+}

@@ -81,7 +81,7 @@ describe('watch config', () => {
       expect.stringMatching(/^accounts\.0\.watch\.workspaces\.w1\.quiet\.0: expected one of/),
     ]);
     expect(problems(`${base('')}alerts:\n  webhook: https://hooks.example/x\n  on: [event]\n`)).toEqual([
-      expect.stringMatching(/^alerts\.on\.0: expected one of failed, partial, stale, events/),
+      expect.stringMatching(/^alerts\.on\.0: expected one of failed, partial, stale, report, events/),
     ]);
   });
 

@@ -89,6 +89,20 @@ describe('run --json and runs show', () => {
     });
     expect(detail.files_by_area).toMatchObject({ raw: { files: expect.any(Number) } });
 
+    // replay --json: the replayed run as one document, logs on stderr.
+    const replay = await runVisync(['--config', cfg, 'replay', '--run', acme.run_id, '--json'], env);
+    expect(replay.code).toBe(0);
+    const replayed = JSON.parse(replay.stdout) as Record<string, unknown>;
+    expect(replayed).toMatchObject({
+      account: 'acme',
+      run_id: acme.run_id,
+      status: 'succeeded',
+      exit_code: 0,
+      manifest: acme.manifest,
+      replayed_at: expect.stringMatching(/^\d{4}-/),
+    });
+    expect(replayed.curated_files).toBeGreaterThan(0);
+
     // The listing keeps its options beside the new subcommand.
     const listed = await runVisync(['--config', cfg, 'runs', '--account', 'acme', '--json'], env);
     expect(listed.code).toBe(0);

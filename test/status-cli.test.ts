@@ -66,7 +66,9 @@ describe('enqueue --json and status --account', () => {
       l.startsWith(`  failed: ${gamma.run_id} (sync 3d, failed 1/1 workspaces`),
     );
     expect(at).toBeGreaterThan(0);
-    expect(shown[at + 1]).toMatch(/^ {4}workspace nope failed: gamma: GET \/api\/v1\/brands\/nope -> 404: .*\.\.\.$/);
+    expect(shown[at + 1]).toMatch(
+      /^ {4}workspace nope failed: gamma: GET \/api\/v1\/brands\/nope -> 404: .*\.\.\.$/,
+    );
     expect(shown[at + 2]).toBe(`    all of them whole: visync runs show ${gamma.run_id}`);
     // No shard or queue key in what a user reads.
     expect(text.stdout).not.toMatch(/\{visync-/);

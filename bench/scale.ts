@@ -413,7 +413,7 @@ async function runScenario(P: number, A: number): Promise<{ result: ScaleResult;
     // The private redis-server has no persistence on purpose: its warning says nothing about the run.
     const warnings = workers
       .flatMap((w) => w.output().split('\n'))
-      .filter((l) => /"level":(40|50|60)/.test(l) && !l.includes('Redis has no persistence'));
+      .filter((l) => /"level":"(warn|error|fatal)"/.test(l) && !l.includes('Redis has no persistence'));
     if (warnings.length) log(`worker warnings/errors:\n${warnings.join('\n').slice(-3000)}`);
     await stopChild(sim.proc.child, 60_000);
     const fileCostAfter = fileCostUs(dataDir);

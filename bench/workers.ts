@@ -280,7 +280,7 @@ async function runScenario(
 
     let forced = 0;
     for (const w of workers) if ((await stopChild(w.child, 8_000)).forced) forced++;
-    const bad = workers.map((w) => w.output()).filter((o) => /"level":(40|50|60)/.test(o));
+    const bad = workers.map((w) => w.output()).filter((o) => /"level":"(warn|error|fatal)"/.test(o));
     if (bad.length) console.error(`worker warnings/errors:\n${bad.join('\n').slice(-4000)}`);
 
     const perAccount = sim.accounts.map((a, i) =>

@@ -31,6 +31,16 @@ export function currentPhase(run: LedgerRun): { phase: string; since: string } |
 }
 
 /**
+ * The run as `visync status` shows it: a phase only while it is current. The ledger keeps the last
+ * phase a run had (`curating`) after it ends; a succeeded run has none.
+ */
+export function withCurrentPhase<R extends LedgerRun>(run: R): R {
+  if (currentPhase(run)) return run;
+  const { phase: _phase, phase_at: _phaseAt, ...rest } = run;
+  return rest as R;
+}
+
+/**
  * Why the run must not be replayed now, or undefined: it waits for its load batch or is in one, and
  * the batch loads its tables (a replay would load its rows a second time, with jobs of its own).
  */

@@ -10,6 +10,7 @@ import { LOAD_QUEUE, LoadBatches, loadQueue } from './load-batches.js';
 import type { AccountQueues } from './queues.js';
 import { peekBudget } from './redis-rate-budget.js';
 import { type OpenReport, readOpenReports } from './report-index.js';
+import { withCurrentPhase } from './run-phase.js';
 import { schedulerId } from './schedules.js';
 
 const COUNTS = [
@@ -53,16 +54,20 @@ export async function readStatus(o: {
   config: Config;
   /** Why a run went wrong (default: the ledger's error); the command reads the manifests. */
   reasonsOf?: (r: LedgerRun) => Promise<string[]>;
+  /** Only these accounts (default all of the config's). */
+  accounts?: readonly string[];
 }): Promise<StatusReport> {
   const reasonsOf = o.reasonsOf ?? (async (r: LedgerRun) => (r.error ? [r.error] : []));
   const accounts: AccountStatus[] = [];
   for (const a of o.config.accounts) {
+    if (o.accounts?.length && !o.accounts.includes(a.name)) continue;
     const queue = o.queues.for(a.name);
-    const recent = await o.ledger.recent(a.name, 50);
+    const recent = (await o.ledger.recent(a.name, 50)).map(withCurrentPhase);
     const scheduler = await queue.getJobScheduler(schedulerId(a.name));
     const limit = initialLimit(a);
     const budget = await peekBudget(o.redis, o.config.redis.prefix, a.name, limit);
-    const last = await o.ledger.lastSuccess(a.name);
+    const lastSuccess = await o.ledger.lastSuccess(a.name);
+    const last = lastSuccess && withCurrentPhase(lastSuccess);
     accounts.push({
       account: a.name,
       // Printed, or served as JSON (an undefined key is left out), never tested with `in`.

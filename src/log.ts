@@ -68,6 +68,10 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     {
       level: opts.level ?? process.env.VISYNC_LOG_LEVEL ?? 'info',
       base: undefined,
+      // What log collectors read without a parser of their own: an ISO-8601 time, the level by
+      // name, and `severity` as Google Cloud Logging reads it (docs/operations.md "Logs").
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label, severity: SEVERITY[label] ?? 'DEFAULT' }) },
       redact: {
         paths: ['apiKey', '*.apiKey', 'authorization', '*.authorization', 'headers.authorization'],
         censor: REDACTED,
@@ -77,6 +81,16 @@ export function createLogger(opts: LoggerOptions = {}): Logger {
     scrubbing,
   );
 }
+
+/** pino's levels as Cloud Logging's LogSeverity names them. */
+const SEVERITY: Record<string, string> = {
+  trace: 'DEBUG',
+  debug: 'DEBUG',
+  info: 'INFO',
+  warn: 'WARNING',
+  error: 'ERROR',
+  fatal: 'CRITICAL',
+};
 
 /**
  * pino writes a child's bindings after its parent's and the call's fields after both, without
@@ -102,7 +116,7 @@ function prettyLines(colorize: boolean): (line: string) => string {
     // above them keeps its place.
     singleLine: true,
     translateTime: 'UTC:HH:MM:ss.l',
-    ignore: 'pid,hostname',
+    ignore: 'pid,hostname,severity',
   });
   return (line) => prettify(line);
 }

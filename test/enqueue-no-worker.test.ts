@@ -31,15 +31,17 @@ async function setup() {
 }
 
 describe('enqueue --wait', () => {
-  it('says once that no worker is connected to the queue, then keeps waiting', async () => {
+  it('says once, naming the account and run, that no worker takes its runs, then keeps waiting', async () => {
     const { client, runId } = await setup();
     const c = capture();
     const runs = await waitForRuns(client, [runId], c.io, { timeoutS: 2, noWorkerAfterMs: 1000 });
     expect(runs).toBeUndefined();
     const notices = c.err.filter((l) => l.includes('no worker'));
+    // In the user's words: the account, its run and the command; not the internal queue shard.
     expect(notices).toEqual([
-      `visync: no worker is connected to queue ${queueName('acme')}; start one with visync worker`,
+      `visync: no worker is taking account acme's runs (${runId}) yet; start one with visync worker, with the same redis.url and redis.prefix as this config`,
     ]);
+    expect(notices[0]).not.toContain(queueName('acme'));
     // Still waiting after the notice, until the timeout.
     expect(c.err.findIndex((l) => l.includes('timed out'))).toBeGreaterThan(c.err.indexOf(notices[0]!));
   });

@@ -72,6 +72,8 @@ describe('log output', () => {
     expect(line).toMatch(/WARN.*call with \[redacted\]/);
     expect(line).not.toContain(key);
     expect(line!.split('"account"').length).toBe(2);
+    // The severity JSON logs carry for Cloud Logging says nothing the level name does not.
+    expect(line).not.toContain('severity');
     // No escape codes unless asked: the text stays greppable in a file.
     expect(line).not.toContain('\x1b[');
 
@@ -97,6 +99,20 @@ describe('log output', () => {
       expect(repeatedKeys(l)).toEqual([]);
     }
     expect(json.stderr).not.toContain(key);
+    // What a log collector reads without a parser of its own: level names, Cloud Logging's
+    // severity, an ISO-8601 time.
+    const entries = lines.map((l) => JSON.parse(l) as { level: unknown; severity: unknown; time: unknown });
+    const severities: Record<string, string> = {
+      debug: 'DEBUG',
+      info: 'INFO',
+      warn: 'WARNING',
+      error: 'ERROR',
+    };
+    expect(entries.map((e) => e.level)).toContain('info');
+    for (const e of entries) {
+      expect(e.severity).toBe(severities[e.level as string]);
+      expect(e.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    }
 
     const pretty = await runVisync(['--config', cfg, 'run', '--once', '--log-format', 'pretty'], env);
     expect(pretty.code).toBe(0);

@@ -3,9 +3,18 @@
 // under the Node 22 that `npm ci` installs (the `node` dev dependency), passing the exit code and
 // signals through; without that Node it stops with one line that says what to do.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error: plain JavaScript module of the bin, without type declarations
 import { isSupportedNode, MIN_NODE } from '../bin/supported-node.js';
@@ -88,6 +97,55 @@ describe('supported Node versions', () => {
           timeoutMs: 15_000,
         });
       }
+    });
+
+    it('npm ci run by npm on Node 20 prints one line about it, not 5 EBADENGINE lines per package', () => {
+      // The project's install files as they are, in a folder of their own; the build, which needs
+      // the installed packages, is a stand-in (--dry-run installs nothing; --offline: no network).
+      const clone = join(dir, 'npm-ci');
+      mkdirSync(join(clone, 'scripts'), { recursive: true });
+      mkdirSync(join(clone, 'bin'), { recursive: true });
+      for (const f of ['package.json', 'package-lock.json', '.npmrc', 'scripts/npm-node-notice.mjs'])
+        copyFileSync(join(root, f), join(clone, f));
+      copyFileSync(join(root, 'bin/supported-node.js'), join(clone, 'bin/supported-node.js'));
+      writeFileSync(join(clone, 'scripts/build.mjs'), '');
+      const npmCli = realpathSync(
+        execFileSync('sh', ['-c', 'command -v npm'], {
+          encoding: 'utf8',
+          env: { PATH: '/usr/local/bin:/usr/bin:/bin' },
+        }).trim(),
+      );
+      const version = execFileSync(node20, ['--version'], { encoding: 'utf8' }).trim();
+      // npm's scripts find node on PATH: Node 20's folder only, as on the machine the issue was met on.
+      const env = {
+        PATH: `${dirname(node20)}:/usr/bin:/bin`,
+        HOME: clone,
+        npm_config_cache: join(dir, 'npm-cache'),
+      };
+      const run = (npmrc: boolean) => {
+        if (!npmrc) rmSync(join(clone, '.npmrc'));
+        return spawnSync(
+          node20,
+          [npmCli, 'ci', '--dry-run', '--offline', '--no-audit', '--no-fund', '--no-update-notifier'],
+          {
+            cwd: clone,
+            env,
+            encoding: 'utf8',
+          },
+        );
+      };
+      const withNpmrc = run(true);
+      expect(withNpmrc.status, withNpmrc.stderr).toBe(0);
+      const output = `${withNpmrc.stdout}\n${withNpmrc.stderr}`;
+      expect(output).not.toContain('EBADENGINE');
+      expect(output.split('\n').filter((l) => l.startsWith('visync: '))).toEqual([
+        `visync: npm runs on Node ${version.slice(1)}, older than the 22.19.0 visync needs: fine in this clone, whose scripts, tests and bin/visync.js run on the Node 22 installed in node_modules/node (docs/development.md "Node.js versions")`,
+      ]);
+      // Without .npmrc, what the issue met: 5 lines for each package asking for Node 22.
+      const bare = run(false);
+      expect(
+        `${bare.stdout}\n${bare.stderr}`.split('\n').filter((l) => l.includes('EBADENGINE')).length,
+      ).toBeGreaterThan(50);
     });
 
     it('without the clone Node 22 it stops with one line saying what to do', () => {

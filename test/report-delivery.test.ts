@@ -241,7 +241,7 @@ describe('scheduled report delivery', () => {
     expect((await readOpenReports(redis, p, 'acme')).map((r) => [r.period, r.state])).toEqual(
       brands.map(() => ['2026-10', 'stale']),
     );
-    const status = renderStatus(await readStatus({ ...jobsClient(config), config }));
+    const status = renderStatus(await readStatus({ ...jobsClient(config), config }), 100).join('\n');
     expect(status).toContain(`  reports: ${brands.length} stale (2026-10)`);
   });
 

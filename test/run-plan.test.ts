@@ -187,13 +187,4 @@ describe('run --once --plan', () => {
     const text = await visyncCli(path, ['run', '--once', '--plan']);
     expect(text.out.join('\n')).toContain('GET /brands/{id}/visibility?days=12');
   });
-
-  it('--json without --plan is a usage error (64) with the reason', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 26 });
-    const { path } = configFile(s, tempDir());
-    const r = await visyncCli(path, ['run', '--once', '--json']);
-    expect(r.code).toBe(64);
-    expect(r.err.join('\n')).toContain('--json goes with --plan');
-    expect(s.log).toEqual([]);
-  });
 });

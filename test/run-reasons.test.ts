@@ -22,8 +22,11 @@ describe('reasons of failed and partial runs', () => {
 
     const table = await visyncCli(path, ['status']);
     expect(table.code).toBe(0);
-    const partial = table.out.find((l) => l.trimStart().startsWith('partial: '));
-    expect(partial).toMatch(new RegExp(`3/3 workspaces \\(1 failed\\).*: workspace ${broken} failed: .*400`));
+    // The run's line, then its reason on a line of its own (within 100 columns: stdout is no terminal).
+    const partial = table.out.findIndex((l) => l.trimStart().startsWith('partial: '));
+    expect(table.out[partial]).toMatch(/3\/3 workspaces \(1 failed\)/);
+    expect(table.out[partial + 1]).toMatch(new RegExp(`^ {4}workspace ${broken} failed: .*400`));
+    for (const l of table.out) expect(l.length).toBeLessThanOrEqual(100);
 
     const json = await visyncCli(path, ['status', '--json']);
     expect(json.code).toBe(0);

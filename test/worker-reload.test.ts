@@ -95,7 +95,16 @@ describe('worker config reload', () => {
     const status = await visyncCli(inForce, ['status']);
     expect(status.code).toBe(0);
     expect(status.out.find((l) => l.includes('next nightly'))).toBe(next);
-    expect(status.out[0]).toMatch(
+    // The warning first, wrapped to 100 columns (stdout is no terminal) with its lines indented.
+    const warning = [
+      status.out[0]!,
+      ...status.out.slice(
+        1,
+        status.out.findIndex((l, i) => i > 0 && !l.startsWith('    ')),
+      ),
+    ];
+    for (const l of warning) expect(l.length).toBeLessThanOrEqual(100);
+    expect(warning.map((l) => l.trim()).join(' ')).toMatch(
       /^warning: config reload failed at \S+ \(worker \S+\): .*schedule\.nightly\.cron: hour 25 is out of range 0-23; the worker runs the previous config$/,
     );
     const json = JSON.parse((await visyncCli(inForce, ['status', '--json'])).out.join('\n'));

@@ -18,6 +18,7 @@ interface EnqueueFlags {
   wait?: boolean;
   timeout?: number;
   force?: boolean;
+  json?: boolean;
 }
 
 export function registerEnqueue(program: Command, state: ProgramState, io: CliIo): void {
@@ -51,6 +52,10 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
     )
     .option('--timeout <seconds>', 'with --wait: give up (exit 1) after this long', (v) => Number(v))
     .option('--force', 'enqueue a new run even if the same run exists already')
+    .option(
+      '--json',
+      'print one JSON document on stdout: the runs enqueued and, with --wait, how each ended and the exit code (progress stays on stderr)',
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  visync enqueue backfill --account acme --days 365 --wait\n  visync enqueue sync --brand brd_123',
@@ -86,6 +91,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           return await withJobsClient(config, 'visync enqueue', async (client) => {
             const runIds: string[] = [];
             const accountOf = new Map<string, string>();
+            const enqueued: EnqueuedJson[] = [];
             for (const account of accounts) {
               const r = await enqueueRun(client.queues, client.ledger, config, {
                 kind,
@@ -97,13 +103,23 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
               });
               runIds.push(r.runId);
               accountOf.set(r.runId, account);
-              io.out(
-                r.created
-                  ? `${account}: enqueued ${kind} ${r.runId}`
-                  : `${account}: ${r.runId} exists already (${r.existing?.status ?? 'unknown'}); not enqueued again (use --force for a new run)`,
-              );
+              enqueued.push({
+                account,
+                run_id: r.runId,
+                kind,
+                enqueued: r.created,
+                ...(r.created ? {} : { existing_status: r.existing?.status ?? 'unknown' }),
+              });
+              if (!flags.json)
+                io.out(
+                  r.created
+                    ? `${account}: enqueued ${kind} ${r.runId}`
+                    : `${account}: ${r.runId} exists already (${r.existing?.status ?? 'unknown'}); not enqueued again (use --force for a new run)`,
+                );
             }
-            if (!flags.wait) return 0;
+            // With --json the result lines join the progress on stderr: stdout holds the document only.
+            const json = flags.json ? await jsonOutput(io, enqueued) : undefined;
+            if (!flags.wait) return json ? json.print({ finished: false }, 0) : 0;
             const lost: LostRuns = {
               manifest: async (id) => {
                 const account = accountOf.get(id) as string;
@@ -111,17 +127,45 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
               },
               enqueueAgain: (id) => enqueueCommand(kind, accountOf.get(id) as string, flags),
             };
-            const runs = await waitForRuns(client, runIds, io, { timeoutS: flags.timeout, lost, since });
-            if (!runs) return 1;
+            const runs = await waitForRuns(client, runIds, json?.io ?? io, {
+              timeoutS: flags.timeout,
+              lost,
+              since,
+            });
+            if (!runs) return json ? json.print({ finished: false }, 1) : 1;
             // Which workspaces (or loads) failed and why, like run --once says it.
             // Opened at the first failed or partial run only (with sinks.s3 that loads the AWS SDK).
             const store = storeWhenNeeded(config.sinks);
+            const problems = new Map<string, string[]>();
             for (const r of runs) {
-              for (const line of await runProblems(store, r))
+              problems.set(r.run_id, await runProblems(store, r));
+              for (const line of problems.get(r.run_id) ?? [])
                 if (!r.error?.endsWith(line)) io.err(`visync: ${line}`);
             }
             // Combined as run --once combines its accounts, so both exit alike for the same outcome.
-            return exitCodeFor(combineRunStatuses(runs.map((r) => r.status).filter(isFinishedStatus)));
+            const status = combineRunStatuses(runs.map((r) => r.status).filter(isFinishedStatus));
+            if (!json) return exitCodeFor(status);
+            return json.print(
+              {
+                finished: true,
+                status,
+                results: runs.map((r) => ({
+                  account: r.account,
+                  run_id: r.run_id,
+                  status: r.status,
+                  ...(r.error ? { error: r.error } : {}),
+                  workspaces: {
+                    done: r.workspaces_done,
+                    failed: r.workspaces_failed,
+                    total: r.workspaces_total,
+                  },
+                  requests: r.calls,
+                  manifest: r.manifest_key ?? null,
+                  problems: problems.get(r.run_id) ?? [],
+                })),
+              },
+              exitCodeFor(status),
+            );
           });
         } catch (err) {
           if (err instanceof CliError || err instanceof RedisUnreachableError) throw err;
@@ -131,6 +175,27 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
         }
       }),
     );
+}
+
+interface EnqueuedJson {
+  account: string;
+  run_id: string;
+  kind: string;
+  /** false: the same run existed already (its status in existing_status); --force makes a new one. */
+  enqueued: boolean;
+  existing_status?: string;
+}
+
+/** `enqueue --json`: the one document on stdout, and an io that sends every other line to stderr. */
+async function jsonOutput(io: CliIo, runs: EnqueuedJson[]) {
+  const { exitFields } = await import('./json-result.js');
+  return {
+    io: { out: io.err, err: io.err } satisfies CliIo,
+    print(result: Record<string, unknown>, code: number): number {
+      io.out(JSON.stringify({ runs, ...result, ...exitFields(code) }, null, 2));
+      return code;
+    },
+  };
 }
 
 /** A workspace id as one word of a POSIX shell command line. */
@@ -249,16 +314,17 @@ async function restoreLost(
   return gone;
 }
 
-/** One line per account of an unfinished run whose queue no worker listens on. */
+/**
+ * One line per account of an unfinished run whose queue no worker listens on, in the user's words:
+ * the account, its runs and the command to start (the queue's name is an internal shard).
+ */
 async function noWorkerNotices(client: Pick<JobsClient, 'queues'>, runs: LedgerRun[]): Promise<string[]> {
-  const waiting = new Set(runs.filter((r) => !isFinishedStatus(r.status)).map((r) => r.account));
-  const idle = await accountsWithoutWorker(client, [...waiting]);
-  if (!idle.length) return [];
-  const { queueName } = await import('../../jobs/queues.js');
-  return idle.map(
-    (account) =>
-      `visync: no worker is connected to queue ${queueName(account)}; start one with visync worker`,
-  );
+  const waiting = runs.filter((r) => !isFinishedStatus(r.status));
+  const idle = await accountsWithoutWorker(client, [...new Set(waiting.map((r) => r.account))]);
+  return idle.map((account) => {
+    const ids = waiting.filter((r) => r.account === account).map((r) => r.run_id);
+    return `visync: no worker is taking account ${account}'s runs (${ids.join(', ')}) yet; start one with visync worker, with the same redis.url and redis.prefix as this config`;
+  });
 }
 
 /** The run in one line, the account named once (a ledger error may start with it too). */

@@ -5,6 +5,8 @@ import { EXIT_USAGE } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
+type ReplayFlags = { run: string; account?: string; json?: boolean } & LogFlags;
+
 export function registerReplay(program: Command, state: ProgramState, io: CliIo): void {
   addLogOptions(program.command('replay'))
     .summary("rebuild a run's curated files and BigQuery loads from its raw landing (no API calls)")
@@ -19,9 +21,13 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
     )
     .requiredOption('--run <run_id>', 'the run id (from run --once output, status, or runs/ in the store)')
     .option('--account <name>', 'the account of the run (needed only when several accounts have that run id)')
-    .addHelpText('after', '\nExample:\n  visync replay --run 20261121T230508Z-sync-3bb05a')
+    .option('--json', 'print one JSON document: the replayed run, its loads and files, the exit code')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  visync replay --run 20261121T230508Z-sync-3bb05a\n  visync replay --run 20261121T230508Z-sync-3bb05a --json',
+    )
     .action(
-      exitWith(state, async (flags: { run: string; account?: string } & LogFlags, cmd: Command) => {
+      exitWith(state, async (flags: ReplayFlags, cmd: Command) => {
         if (!RUN_ID_PATTERN.test(flags.run))
           throw new CliError(`--run: not a run id: ${JSON.stringify(flags.run)}`, EXIT_USAGE);
         const [
@@ -88,10 +94,31 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
             loader,
           });
           const failed = m.loads.filter((l) => l.status === 'failed');
+          for (const l of failed) io.err(`visync: load of ${l.table} failed: ${l.error}`);
+          if (flags.json) {
+            const [{ exitFields, runResult }, { problemLines }, { manifestKey }] = await Promise.all([
+              import('./json-result.js'),
+              import('./run-once.js'),
+              import('../sinks/layout.js'),
+            ]);
+            const at = `${store.location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`;
+            io.out(
+              JSON.stringify(
+                {
+                  ...runResult(m, at, problemLines(m)),
+                  replayed_at: m.replayed_at,
+                  curated_files: m.files.filter((f) => f.key.startsWith('tables/')).length,
+                  ...exitFields(exitCodeFor(m.status)),
+                },
+                null,
+                2,
+              ),
+            );
+            return exitCodeFor(m.status);
+          }
           io.out(
             `${m.account}: replayed run ${m.run_id}: ${m.status} | ${m.files.filter((f) => f.key.startsWith('tables/')).length} curated files | ${m.loads.length} loads${failed.length ? ` (${failed.length} failed: ${failed.map((l) => l.table).join(', ')})` : ''}`,
           );
-          for (const l of failed) io.err(`visync: load of ${l.table} failed: ${l.error}`);
           return exitCodeFor(m.status);
         } catch (err) {
           if (err instanceof ReplayError) throw new CliError(err.message);

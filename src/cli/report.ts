@@ -16,6 +16,7 @@ interface ReportFlags {
   to?: string;
   format: ReportFormat[];
   out?: string;
+  json?: boolean;
 }
 
 const FORMATS = ['html', 'json', 'pdf'] as const;
@@ -62,6 +63,10 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
         .default([...DEFAULT_FORMATS], 'html,json'),
     )
     .option('--out <dir>', 'write into this folder instead of the object store')
+    .option(
+      '--json',
+      'print one JSON document of the reports written (where) and the exit code; problems stay on stderr',
+    )
     .addHelpText(
       'after',
       [
@@ -129,6 +134,8 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
         const brands = flags.brand ?? [];
         const stores = new ObjectStores();
         let code = 0;
+        // --json: what was written, printed once at the end (docs/cli-json.md).
+        const written: { account: string; brand_id: string; period: string; location: string }[] = [];
         const found = new Set<string>();
         /** Accounts whose store could not be read: a --brand of theirs is not "unknown". */
         const unread: string[] = [];
@@ -181,7 +188,10 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
               io.err(`visync: ${p.line}`);
               code = Math.max(code, 1);
             }
-            for (const m of r.made) io.out(`${account} ${m.brandId} ${m.period}: ${m.location}`);
+            for (const m of r.made) {
+              written.push({ account, brand_id: m.brandId, period: m.period, location: m.location });
+              if (!flags.json) io.out(`${account} ${m.brandId} ${m.period}: ${m.location}`);
+            }
           }
         } finally {
           await pdf?.close();
@@ -192,7 +202,12 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
           io.err(
             `visync: unknown workspace ${JSON.stringify(b)}: no complete run of ${accounts.join(', ')} has it`,
           );
-        return unknown.length ? EXIT_USAGE : code;
+        const exit = unknown.length ? EXIT_USAGE : code;
+        if (flags.json) {
+          const { exitFields } = await import('./json-result.js');
+          io.out(JSON.stringify({ reports: written, formats: flags.format, ...exitFields(exit) }, null, 2));
+        }
+        return exit;
       }),
     );
 }

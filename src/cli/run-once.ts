@@ -13,7 +13,6 @@ import type { ObjectStores } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { shortenedMiddle } from '../util/text.js';
-import { EXIT_USAGE } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -63,19 +62,17 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
       '--plan',
       'print the calls the run would make per account and the least time the rate limit allows; calls nothing, writes nothing',
     )
-    .option('--json', 'with --plan: print the plan as JSON for scripts')
+    .option(
+      '--json',
+      'print one JSON document on stdout (the runs, their workspaces, loads and files, the exit code; with --plan: the plan); logs stay on stderr',
+    )
     .addHelpText(
       'after',
-      '\nExamples:\n  visync run\n  visync run --account acme --days 30\n  visync run --brand brd_123 --endpoints visibility,prompts\n  visync run --plan                  (what a run would call, and how long at least)\n  visync run --plan --account acme --json',
+      '\nExamples:\n  visync run\n  visync run --json --log-level warn   (one JSON document on stdout)\n  visync run --account acme --days 30\n  visync run --brand brd_123 --endpoints visibility,prompts\n  visync run --plan                  (what a run would call, and how long at least)\n  visync run --plan --account acme --json',
     )
     .action(
       exitWith(state, async (flags: RunOnceFlags, cmd: Command) => {
         if (flags.plan) return printPlan(flags, cmd, io);
-        if (flags.json)
-          throw new CliError(
-            '--json goes with --plan (a run prints one summary line per account)',
-            EXIT_USAGE,
-          );
         const [
           { closeAllPools },
           { maxPauseMs },
@@ -146,13 +143,36 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           progress?.stop();
           const manifestAt = async (m: Manifest) =>
             `${(await stores.forAccount(config, m.account)).location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`;
-          for (const m of result.completed)
-            io.out(summaryLine(m, await manifestAt(m), 'completed interrupted run: '));
-          for (const m of result.manifests)
-            io.out(summaryLine(m, result.unrecorded.has(m.run_id) ? undefined : await manifestAt(m)));
+          const code = exitCodeFor(result.status);
+          if (flags.json) {
+            const { exitFields, runResult } = await import('./json-result.js');
+            const recorded = async (m: Manifest) =>
+              result.unrecorded.has(m.run_id) ? null : await manifestAt(m);
+            const results = async (ms: Manifest[]) =>
+              Promise.all(
+                ms.map(async (m) => runResult(m, await recorded(m), problemLines(m, await manifestAt(m)))),
+              );
+            io.out(
+              JSON.stringify(
+                {
+                  status: result.status,
+                  ...exitFields(code),
+                  runs: await results(result.manifests),
+                  completed_interrupted_runs: await results(result.completed),
+                },
+                null,
+                2,
+              ),
+            );
+          } else {
+            for (const m of result.completed)
+              io.out(summaryLine(m, await manifestAt(m), 'completed interrupted run: '));
+            for (const m of result.manifests)
+              io.out(summaryLine(m, result.unrecorded.has(m.run_id) ? undefined : await manifestAt(m)));
+          }
           for (const m of result.manifests)
             for (const line of problemLines(m, await manifestAt(m))) io.err(`visync: ${line}`);
-          return exitCodeFor(result.status);
+          return code;
         } catch (err) {
           throw await asCliError(err);
         } finally {

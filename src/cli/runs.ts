@@ -3,6 +3,7 @@ import type { Manifest } from '../runs/manifest.js';
 import { manifestKey } from '../sinks/layout.js';
 import { formatDuration } from './duration.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { registerRunsShow } from './runs-show.js';
 
 interface RunsFlags {
   account?: string;
@@ -14,14 +15,15 @@ const DEFAULT_LIMIT = 20;
 const REASON_WIDTH = 80;
 
 export function registerRuns(program: Command, state: ProgramState, io: CliIo): void {
-  program
+  const runs = program
     .command('runs')
     .summary('run history from the manifests in the object store (no Redis needed)')
     .description(
       'Lists past runs, newest first: run id, account, kind, status, start, duration, workspaces that ' +
         'succeeded of those found, requests, and why a run failed or was partial (shortened; --json has ' +
         'it whole, with every failed workspace and table). Reads the manifest each run writes last, so it ' +
-        'shows runs of workers and of run --once alike, and works without Redis.',
+        'shows runs of workers and of run --once alike, and works without Redis. `visync runs show RUN_ID` ' +
+        'prints one run whole.',
     )
     .option('--account <name>', 'only this account')
     .option('--limit <n>', 'at most this many runs', parseLimit, DEFAULT_LIMIT)
@@ -60,6 +62,8 @@ export function registerRuns(program: Command, state: ProgramState, io: CliIo): 
         }
       }),
     );
+  registerRunsShow(runs, state, io);
+  for (const c of runs.commands) c.exitOverride();
 }
 
 export interface RunRow {

@@ -3,8 +3,16 @@ import type { LedgerRun } from '../../jobs/ledger.js';
 import { type OpenReport, SHOWN_STATES } from '../../jobs/report-index.js';
 import { currentPhase } from '../../jobs/run-phase.js';
 import type { FailedRun, StatusReport } from '../../jobs/status.js';
+import { shortened, wrapped } from '../util/text.js';
+import { collect } from './options.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 import { withoutAccount } from './run-once.js';
+import { terminalWidth } from './terminal-width.js';
+
+interface StatusFlags {
+  account?: string[];
+  json?: boolean;
+}
 
 export function registerStatus(program: Command, state: ProgramState, io: CliIo): void {
   program
@@ -14,35 +22,41 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
       'Per account: the last successful run, runs queued or running (with progress), recent failed or ' +
         'partial runs with their reasons, the next nightly run, and the request budget in use. Then the ' +
         'queue counts. Reads Redis (no worker needs to run), and the manifests of failed or partial runs ' +
-        'for their reasons.',
+        'for their reasons. Lines keep to the terminal width (100 columns when not a terminal): a long ' +
+        'reason is cut, with the command that shows the run whole (visync runs show RUN_ID).',
     )
+    .option('--account <name>', 'only this account (repeatable)', collect)
     .option('--json', 'print JSON for scripts')
     .action(
-      exitWith(state, async (flags: { json?: boolean }, cmd: Command) => {
+      exitWith(state, async (flags: StatusFlags, cmd: Command) => {
         const [
           { withJobsClient },
           { readStatus },
           { loadConfigWithoutKeys },
           { storeWhenNeeded },
           { runProblems },
+          { findAccount },
         ] = await Promise.all([
           import('../../jobs/client.js'),
           import('../../jobs/status.js'),
           import('../config/load.js'),
           import('../sinks/create-store.js'),
           import('./run-problems.js'),
+          import('../config/account-settings.js'),
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
+        // Before Redis is asked: an unknown name is a usage error naming the configured ones.
+        for (const name of flags.account ?? []) findAccount(config, name);
         // Opened at the first failed or partial run only (with sinks.s3 that loads the AWS SDK).
         const store = storeWhenNeeded(config.sinks);
         // Grouped under its account already: each reason without the account in front.
         const reasonsOf = async (r: LedgerRun) =>
           (await runProblems(store, r)).map((l) => withoutAccount(r.account, l));
         const report = await withJobsClient(config, 'visync status', (client) =>
-          readStatus({ ...client, config, reasonsOf }),
+          readStatus({ ...client, config, reasonsOf, accounts: flags.account }),
         );
         if (flags.json) io.out(JSON.stringify(report, null, 2));
-        else for (const line of renderStatus(report)) io.out(line);
+        else for (const line of renderStatus(report, terminalWidth())) io.out(line);
         return 0;
       }),
     );
@@ -58,17 +72,32 @@ function describeRun(r: LedgerRun): string {
   return `${r.run_id} (${r.kind}${window}, ${r.status}${progress}${waits}, ${r.calls} requests)`;
 }
 
-/** The first few reasons; the manifest has them all. */
-function describeReasons(r: FailedRun): string {
+/**
+ * The run's line, then its first few reasons one a line, each at most `width` characters: a reason
+ * that does not fit (an upstream's JSON error runs to hundreds) is cut, and the last line names the
+ * command that shows them all whole.
+ */
+function failedLines(r: FailedRun, width: number): string[] {
+  const lines = [`  ${r.status}: ${describeRun(r)}`];
   const shown = r.reasons.slice(0, MAX_REASONS);
-  if (!shown.length) return '';
+  let cut = r.reasons.length > shown.length;
+  for (const reason of shown) {
+    const line = shortened(reason, width - REASON_INDENT.length);
+    cut ||= line !== reason;
+    lines.push(`${REASON_INDENT}${line}`);
+  }
   const more = r.reasons.length - shown.length;
-  return `: ${shown.join('; ')}${more > 0 ? `; and ${more} more (manifest ${r.manifest_key})` : ''}`;
+  if (cut)
+    lines.push(
+      `${REASON_INDENT}${more > 0 ? `and ${more} more; ` : ''}all of them whole: visync runs show ${r.run_id}`,
+    );
+  return lines;
 }
 
+const REASON_INDENT = '    ';
 const MAX_REASONS = 3;
 
-export function renderStatus(report: StatusReport): string[] {
+export function renderStatus(report: StatusReport, width: number): string[] {
   const lines: string[] = [];
   const reload = report.config_reload_failed;
   // First: the schedules and settings below are the previous config's, not the file's.
@@ -83,7 +112,7 @@ export function renderStatus(report: StatusReport): string[] {
     );
     lines.push(`  next nightly: ${a.next_nightly ?? 'no schedule (start a worker to install it)'}`);
     for (const r of a.running) lines.push(`  running: ${describeRun(r)}`);
-    for (const r of a.failed) lines.push(`  ${r.status}: ${describeRun(r)}${describeReasons(r)}`);
+    for (const r of a.failed) lines.push(...failedLines(r, width));
     const paused =
       a.budget.paused_for_ms > 0
         ? `, paused for ${Math.ceil(a.budget.paused_for_ms / 1000)} s (Retry-After)`
@@ -95,10 +124,20 @@ export function renderStatus(report: StatusReport): string[] {
   lines.push(`queue: ${describeCounts(report.queue)}`);
   const batches = report.load_batches;
   lines.push(
-    // The load queue holds the runs' finish jobs as well as the batches: its counts say so.
-    `load batches: ${batches.runs_waiting} ${batches.runs_waiting === 1 ? 'run' : 'runs'} awaiting a batch; queue ${batches.queue_name} (runs finishing and load batches): ${describeCounts(batches.queue)}`,
+    `load batches: ${batches.runs_waiting} ${batches.runs_waiting === 1 ? 'run' : 'runs'} awaiting a batch`,
   );
-  return lines;
+  // The load queue holds the runs' finish jobs as well as the batches (docs/operations.md).
+  lines.push(`load queue: ${describeCounts(batches.queue)}`);
+  // Every line within the width; the failed runs' lines above say where their whole reasons are.
+  return lines.flatMap((l) => fitted(l, width));
+}
+
+/** The line as it is when it fits, else wrapped with its continuation lines indented under it. */
+function fitted(line: string, width: number): string[] {
+  if (line.length <= width) return [line];
+  const lead = ' '.repeat(line.length - line.trimStart().length);
+  const [first, ...rest] = wrapped(line, width, lead);
+  return [first ?? '', ...wrapped(rest.join(' '), width, `${lead}    `)];
 }
 
 /** `1 stale (2026-10), 2 draft (2026-10, 2026-W44)`: counts per state and their periods. */

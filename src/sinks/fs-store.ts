@@ -21,7 +21,7 @@
 // a local disk; on a network file system that can stall for seconds, use the S3 sink (README).
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
+import { readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { sha256Hex } from '../util/hash.js';
@@ -136,8 +136,22 @@ export class FsObjectStore implements ObjectStore {
     }
   }
 
+  /**
+   * Removes the file, then each folder above it left empty, up to the store's root (kept): a key
+   * gone leaves no folder behind, as in S3, where folders are only key prefixes (`visync doctor`'s
+   * `_doctor/` probe). A put racing into such a folder makes it again (see put).
+   */
   async delete(key: string): Promise<void> {
-    await rm(this.#path(key), { force: true });
+    const path = this.#path(key);
+    await rm(path, { force: true });
+    for (let folder = dirname(path); folder.startsWith(`${this.#root}${sep}`); folder = dirname(folder)) {
+      try {
+        await rmdir(folder);
+        this.#swept.delete(folder);
+      } catch {
+        return; // not empty (or gone already): the folders above it are not empty either
+      }
+    }
   }
 
   async list(prefix: string): Promise<string[]> {

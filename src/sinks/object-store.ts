@@ -1,6 +1,6 @@
 // The one interface every object store implements (fs now, S3 later), kept small on purpose:
 // the pipeline only ever writes whole objects, reads them back, and lists a prefix (`visync doctor`
-// also deletes the probe object it wrote).
+// also deletes the probe object it wrote, and a run --once its lease).
 
 export interface PutOptions {
   contentType: string;
@@ -24,7 +24,7 @@ export interface ObjectStore {
   get(key: string): Promise<Buffer | undefined>;
   /** Keys under a prefix, sorted. */
   list(prefix: string): Promise<string[]>;
-  /** Removes one object; removing one that does not exist is not an error. */
+  /** Removes one object (on disk, with the folders it leaves empty); a missing one is not an error. */
   delete(key: string): Promise<void>;
   /** Releases what the store holds open (an S3 client's sockets); a store with nothing open has none. */
   close?(): void;

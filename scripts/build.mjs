@@ -4,7 +4,7 @@
 // ~400 files cost more CPU at start than the code they hold (docs/development.md "Start-up"). Packages that
 // load files or native code by path at run time, and the big optional clients, stay external
 // and are loaded from node_modules as usual.
-import { rmSync } from 'node:fs';
+import { existsSync, renameSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
 const EXTERNAL = [
@@ -22,10 +22,15 @@ const EXTERNAL = [
   'playwright-core',
 ];
 
-rmSync(new URL('../dist', import.meta.url), { recursive: true, force: true });
+// Built beside dist/ and swapped in: a `visync` started from dist/ while a build runs (`npm pack`
+// in test/package.test.ts beside the tests that start bin/visync.js) never finds it missing.
+const dist = new URL('../dist', import.meta.url);
+const fresh = new URL(`../dist.${process.pid}`, import.meta.url);
+const old = new URL(`../dist.${process.pid}.old`, import.meta.url);
+rmSync(fresh, { recursive: true, force: true });
 await build({
   entryPoints: { visync: 'src/cli/main.ts' },
-  outdir: 'dist',
+  outdir: fresh.pathname,
   chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
   splitting: true,
@@ -40,3 +45,6 @@ await build({
   sourcemap: true,
   logLevel: 'warning',
 });
+if (existsSync(dist)) renameSync(dist, old);
+renameSync(fresh, dist);
+rmSync(old, { recursive: true, force: true });

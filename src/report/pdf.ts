@@ -1,6 +1,7 @@
 // A report's PDF: its self-contained HTML printed by Chromium (Debian's `chromium`, driven by
-// playwright-core). One browser serves a whole `visync report` run, a page per report; the page has
-// JavaScript off and every network request refused, so the PDF shows exactly what the HTML holds.
+// playwright-core). One browser serves a whole `visync report` run, each report in a renderer process
+// of its own; pages have JavaScript off and every network request refused (the report itself is
+// served by the page's route), so the PDF shows exactly what the HTML holds.
 // docs/reports-pdf.md says what is and is not deterministic about the bytes.
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';

@@ -6,14 +6,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatsOf } from '../src/report/format.js';
-import { makeAccountReports } from '../src/report/make.js';
 import type { Report } from '../src/report/model.js';
-import { dirTarget } from '../src/report/output.js';
 import { PdfError } from '../src/report/pdf.js';
-import { DEFAULT_STYLE } from '../src/report/style.js';
-import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
-import { openInChromium, reportDir, reportNovemberWith, twoNights } from './helpers/report-nights.js';
+import {
+  openInChromium,
+  pdfReports,
+  reportDir,
+  reportNovemberWith,
+  twoNights,
+} from './helpers/report-nights.js';
 
 const CONTACT = 'Questions? Anna Schmidt, +49 30 1234567, anna@northwind.example';
 
@@ -119,18 +121,9 @@ describe('visync report PDF failures', () => {
     const { last } = await twoNights(dir);
     const [first, second] = last.accounts[0]!.workspaceIds as [string, string];
     const out = h.tempDir();
-    const r = await makeAccountReports({
-      store: new FsObjectStore(dir),
-      target: dirTarget(out),
-      account: 'acme',
-      brands: [],
-      formats: ['json', 'pdf'],
-      styleFor: () => DEFAULT_STYLE,
-      printPdf: async (_html, brandId) => {
-        if (brandId === first) throw new PdfError('Chromium did not print the PDF within 60 s');
-        return new TextEncoder().encode('%PDF-1.7\n');
-      },
-      now: Date.now(),
+    const r = await pdfReports(dir, out, async (_html, brandId) => {
+      if (brandId === first) throw new PdfError('Chromium did not print the PDF within 60 s');
+      return new TextEncoder().encode('%PDF-1.7\n');
     });
     expect(r.made.map((m) => m.brandId)).toEqual([second]);
     expect(r.problems).toHaveLength(1);

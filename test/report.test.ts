@@ -18,6 +18,7 @@ import { SECTION_TITLES } from '../src/report/html.js';
 import { makeAccountReports } from '../src/report/make.js';
 import type { Report } from '../src/report/model.js';
 import { dirTarget } from '../src/report/output.js';
+import { PdfSession } from '../src/report/pdf.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
 import type { FaultRule } from '../src/simulator/faults.js';
 import { createObjectStore } from '../src/sinks/create-store.js';
@@ -29,6 +30,7 @@ import * as h from './helpers/harness.js';
 import {
   NIGHTS,
   openInChromium,
+  pdfReports,
   reportDir,
   reportNovemberWith,
   SPEC,
@@ -416,6 +418,34 @@ describe('what visync report reads', () => {
     const dates = daily.map((k) => /\/dt=([\d-]+)\//.exec(k)?.[1] as string).sort();
     expect(dates[0]).toBe('2026-09-12');
     expect(dates.at(-1)).toBe('2026-11-10');
+  });
+});
+
+describe('visync report with PDFs', () => {
+  it('prints several workspaces at once, each its own PDF in its own folder, written in order', async () => {
+    const dir = h.tempDir();
+    await twoNights(dir, NIGHTS, [], [4, 4]);
+    const session = await PdfSession.open();
+    try {
+      const out = h.tempDir();
+      const r = await pdfReports(dir, out, (html) => session.render(html, { pageSize: 'A4' }));
+      expect(r.problems).toEqual([]);
+      const ids = r.made.map((m) => m.brandId);
+      expect(ids).toHaveLength(4);
+      expect(ids).toEqual([...ids].sort());
+      const names = new Set<string>();
+      for (const m of r.made) {
+        const folder = reportDir(out, m.brandId, m.period);
+        const report = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')) as Report;
+        const pdf = join(folder, 'report.pdf');
+        const text = execFileSync('pdftotext', ['-layout', pdf, '-'], { encoding: 'utf8' });
+        expect(text).toContain(report.cover.client_name as string);
+        names.add(report.cover.client_name as string);
+      }
+      expect(names.size).toBe(4);
+    } finally {
+      await session.close();
+    }
   });
 });
 

@@ -6,7 +6,8 @@ import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
 import { mapSettled } from '../util/pool.js';
-import { type CompleteRun, readPart } from './complete-runs.js';
+import { RowCompactor } from './compact-rows.js';
+import { type CompleteRun, forEachPartRow } from './complete-runs.js';
 import type { Period } from './period.js';
 import {
   covers,
@@ -39,7 +40,11 @@ export interface WorkspaceData {
 }
 
 export interface AccountData {
-  workspaces: WorkspaceData[];
+  /**
+   * Built one at a time as they are iterated (once): a workspace's rows are let go of when the
+   * next is built, so memory shrinks as reports are made.
+   */
+  workspaces: Iterable<WorkspaceData>;
   /** Curated parts read (each once) and parts of the complete runs in all. */
   partsRead: number;
   partsTotal: number;
@@ -122,7 +127,25 @@ export async function readAccountData(
   };
   const keys = runs.flatMap((r) => r.partKeys.filter((k) => wanted(r.runId, k)));
   const partsTotal = runs.reduce((n, r) => n + r.partKeys.length, 0);
-  const read = await mapSettled(keys, READ_CONCURRENCY, (k) => readPart(store, k));
+  const selected = new Set(brandIds);
+  // Rows are kept compact (compact-rows.ts) from the moment they are parsed, and only the selected
+  // workspaces'; each part's are grouped apart, then merged in key order, so a workspace's rows keep
+  // the parts' order whatever order the reads finish in.
+  const compactor = new RowCompactor();
+  const perPart: Map<string, Row[]>[] = new Array(keys.length);
+  const read = await mapSettled(keys, READ_CONCURRENCY, async (key, i) => {
+    const table = parseTablePartKey(key)?.table ?? '';
+    const byBrand = new Map<string, Row[]>();
+    await forEachPartRow(store, key, (row) => {
+      const b = String(row.brand_id);
+      if (!selected.has(b)) return;
+      const kept = compactor.compact(table, row);
+      const list = byBrand.get(b);
+      if (list) list.push(kept);
+      else byBrand.set(b, [kept]);
+    });
+    perPart[i] = byBrand;
+  });
   // rows[runId][table][brandId]
   const rows = new Map<string, Map<string, Map<string, Row[]>>>();
   read.forEach((outcome, i) => {
@@ -138,17 +161,17 @@ export async function readAccountData(
     rows.set(p.runId, byTable);
     const byBrand = byTable.get(p.table) ?? new Map<string, Row[]>();
     byTable.set(p.table, byBrand);
-    for (const row of outcome.value) {
-      const b = String(row.brand_id);
+    for (const [b, partRows] of perPart[i] ?? []) {
       const list = byBrand.get(b);
-      if (list) list.push(row);
-      else byBrand.set(b, [row]);
+      if (!list) byBrand.set(b, partRows);
+      else for (const row of partRows) list.push(row);
     }
   });
+  perPart.length = 0;
   const rowsOf = (run: CompleteRun, table: string, brandId: string) =>
     rows.get(run.runId)?.get(table)?.get(brandId) ?? [];
 
-  const workspaces = plans.map((p): WorkspaceData => {
+  const build = (p: (typeof plans)[number]): WorkspaceData => {
     const set = (chosen: Record<SnapshotTable, CompleteRun | undefined>): SnapshotSet => {
       const out: SnapshotSet = {};
       for (const t of SNAPSHOT_TABLES) {
@@ -178,6 +201,14 @@ export async function readAccountData(
       ...(baselineDate === undefined ? {} : { baselineDate }),
       daily,
     };
-  });
-  return { workspaces, partsRead: keys.length, partsTotal };
+  };
+  function* workspaces(): Generator<WorkspaceData> {
+    for (const p of plans) {
+      const built = build(p);
+      // Its report is made before the next is built: nothing else needs these rows.
+      for (const byTable of rows.values()) for (const byBrand of byTable.values()) byBrand.delete(p.brandId);
+      yield built;
+    }
+  }
+  return { workspaces: workspaces(), partsRead: keys.length, partsTotal };
 }

@@ -86,11 +86,24 @@ function strings(v: unknown): string[] {
 
 /** One curated part's rows (src/curate/ndjson-part.ts: gzipped NDJSON). */
 export async function readPart(store: ObjectStore, key: string): Promise<Row[]> {
+  const rows: Row[] = [];
+  await forEachPartRow(store, key, (row) => rows.push(row));
+  return rows;
+}
+
+/** Hands each row of a curated part to `each` as it is parsed, so a caller keeps only what it needs. */
+export async function forEachPartRow(
+  store: ObjectStore,
+  key: string,
+  each: (row: Row) => void,
+): Promise<void> {
   const bytes = await store.get(key);
   if (!bytes) throw new Error(`curated part ${key} is missing`);
-  return gunzipSync(bytes)
-    .toString('utf8')
-    .split('\n')
-    .filter((l) => l !== '')
-    .map((l) => JSON.parse(l) as Row);
+  const text = gunzipSync(bytes).toString('utf8');
+  for (let start = 0; start < text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    if (end > start) each(JSON.parse(text.slice(start, end)) as Row);
+    start = end + 1;
+  }
 }

@@ -4,9 +4,9 @@
 import type { ObjectStore } from '../sinks/object-store.js';
 import { readAccountData, reportableWorkspaces } from './account-data.js';
 import { completeRuns } from './complete-runs.js';
-import { buildReport } from './model.js';
+import { buildReport, type Report } from './model.js';
 import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
-import { PdfError } from './pdf.js';
+import { PdfError, PRINTS_AT_ONCE } from './pdf.js';
 import { defaultPeriod, type Period, previousPeriod } from './period.js';
 import type { ReportStyle } from './style.js';
 
@@ -87,6 +87,20 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   const data = await readAccountData(o.store, runs, brandIds, period, previous);
   out.partsRead = data.partsRead;
   out.partsTotal = data.partsTotal;
+  // A workspace's PDF prints while the next one's report is made, and PRINTS_AT_ONCE print at once
+  // (as many as the PdfSession does); files are written, and problems told, in workspace order.
+  const pending: { brandId: string; files: Promise<ReportFile[] | ReportProblem> }[] = [];
+  const settleOldest = async () => {
+    const oldest = pending.shift();
+    if (!oldest) return;
+    const files = await oldest.files;
+    if (!Array.isArray(files)) {
+      out.problems.push(files);
+      return;
+    }
+    const location = await o.target.write(o.account, oldest.brandId, period.label, files);
+    out.made.push({ brandId: oldest.brandId, period: period.label, location });
+  };
   for (const workspace of data.workspaces) {
     const previousReport = await o.target.read(o.account, workspace.brandId, previous.label);
     const style = o.styleFor(workspace.brandId);
@@ -103,27 +117,39 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
     const page = o.formats.some((f) => f !== 'json')
       ? await (await import('./html.js')).renderHtml(report, style)
       : '';
-    const files: ReportFile[] = [];
-    for (const format of o.formats) {
-      if (format === 'json') files.push({ format, body: `${JSON.stringify(report, null, 2)}\n` });
-      else if (format === 'html') files.push({ format, body: page });
-      else {
-        if (!o.printPdf) throw new Error('the pdf format needs a PDF printer (printPdf)');
-        const pdf = await o.printPdf(page, workspace.brandId).catch((err: unknown) => {
-          if (!(err instanceof PdfError)) throw err;
-          out.problems.push({
-            kind: 'pdf',
-            line: `account ${o.account}, workspace ${workspace.brandId}: ${err.message}; its report was not written, the other workspaces' were`,
-          });
-          return undefined;
-        });
-        if (!pdf) break;
-        files.push({ format, body: pdf });
+    const files = reportFiles(o, report, page, workspace.brandId);
+    // Awaited in order below; a failure of one still in flight then is not left unheard.
+    files.catch(() => undefined);
+    pending.push({ brandId: workspace.brandId, files });
+    if (pending.length > PRINTS_AT_ONCE) await settleOldest();
+  }
+  while (pending.length) await settleOldest();
+  return out;
+}
+
+/** A report's files in the order of `formats`, or the problem that kept its PDF from printing. */
+async function reportFiles(
+  o: AccountReportOptions,
+  report: Report,
+  page: string,
+  brandId: string,
+): Promise<ReportFile[] | ReportProblem> {
+  const files: ReportFile[] = [];
+  for (const format of o.formats) {
+    if (format === 'json') files.push({ format, body: `${JSON.stringify(report, null, 2)}\n` });
+    else if (format === 'html') files.push({ format, body: page });
+    else {
+      if (!o.printPdf) throw new Error('the pdf format needs a PDF printer (printPdf)');
+      try {
+        files.push({ format, body: await o.printPdf(page, brandId) });
+      } catch (err) {
+        if (!(err instanceof PdfError)) throw err;
+        return {
+          kind: 'pdf',
+          line: `account ${o.account}, workspace ${brandId}: ${err.message}; its report was not written, the other workspaces' were`,
+        };
       }
     }
-    if (files.length < o.formats.length) continue;
-    const location = await o.target.write(o.account, workspace.brandId, period.label, files);
-    out.made.push({ brandId: workspace.brandId, period: period.label, location });
   }
-  return out;
+  return files;
 }

@@ -3,13 +3,10 @@
 // report.json bytes. Every field is documented in docs/reports.md. A value that is missing or drifted
 // is null (the HTML says "n/a"), never 0. Pure.
 import type { Row } from '../catalogue/types.js';
-import { BUYER_INTENT } from '../normalise/buyer-intent.js';
-import { RECOMMENDATION } from '../normalise/recommendations.js';
-import { CLAIM, CONFLICT } from '../normalise/reputation.js';
-import { ENTRY } from '../normalise/visibility.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
 import { type ChangeState, type Changes, diffStates } from './changes.js';
 import { compareText, delta, mean, num } from './figures.js';
+import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
 import { type Period, periodDays } from './period.js';
 import type { ReportStyle } from './style.js';
 import { type Unrecognised, unrecognisedFields } from './unrecognised.js';
@@ -321,7 +318,7 @@ function stateSections(
           : [],
         generated_at: str(bi?.why_you_lose_generated_at),
       },
-      unrecognised: unrecognisedFields('buyer_intent', bi ? [bi] : [], BUYER_INTENT.keys),
+      unrecognised: unrecognisedFields('buyer_intent', bi ? [bi] : [], KNOWN.buyer_intent),
     },
     recommendations: {
       open: recs
@@ -338,7 +335,7 @@ function stateSections(
         )
         .map(recommendation)
         .sort(byPriority),
-      unrecognised: unrecognisedFields('recommendations', recs, RECOMMENDATION.keys),
+      unrecognised: unrecognisedFields('recommendations', recs, KNOWN.recommendations),
     },
     reputation: {
       suspected_false: claims(claimRows),
@@ -347,8 +344,12 @@ function stateSections(
         .map(([engine, c]) => ({ engine, ...c }))
         .sort((a, b) => compareText(a.engine, b.engine)),
       unrecognised: [
-        ...unrecognisedFields('reputation_claims', claimRows, ['engine', ...CLAIM.keys]),
-        ...unrecognisedFields('reputation_conflicts', rowsOf(s, 'reputation_conflicts') ?? [], CONFLICT.keys),
+        ...unrecognisedFields('reputation_claims', claimRows, KNOWN.reputation_claims),
+        ...unrecognisedFields(
+          'reputation_conflicts',
+          rowsOf(s, 'reputation_conflicts') ?? [],
+          KNOWN.reputation_conflicts,
+        ),
       ],
     },
   };
@@ -458,7 +459,7 @@ export function buildReport(i: ReportInput): Report {
       days_with_data: withData,
       coverage: `${withData} of ${days.length} days`,
       series,
-      unrecognised: unrecognisedFields('visibility_daily', [...prev, ...cur], ENTRY.keys),
+      unrecognised: unrecognisedFields('visibility_daily', [...prev, ...cur], KNOWN.visibility_daily),
     },
     engines: now.engines,
     buyer_intent: now.buyer_intent,

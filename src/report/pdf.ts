@@ -1,6 +1,7 @@
 // A report's PDF: its self-contained HTML printed by Chromium (Debian's `chromium`, driven by
-// playwright-core). One browser serves a whole `visync report` run, a page per report; the page has
-// JavaScript off and every network request refused, so the PDF shows exactly what the HTML holds.
+// playwright-core). One browser serves a whole `visync report` run, each report in a renderer process
+// of its own; pages have JavaScript off and every network request refused (the report itself is
+// served by the page's route), so the PDF shows exactly what the HTML holds.
 // docs/reports-pdf.md says what is and is not deterministic about the bytes.
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -65,15 +66,29 @@ export const DEFAULT_PDF_TIMEOUT_MS = 60_000;
 /** A browser start takes 1-2 s here, several times that on a busy machine; never minutes. */
 export const CHROMIUM_START_TIMEOUT_MS = 30_000;
 
+/** Reports printed at once: one per core of the 2-core machine docs/reports.md measured on. */
+export const PRINTS_AT_ONCE = 2;
+
+/** A page a session prints on, and the report it is printing now (its route serves it). */
+interface Printer {
+  page: Page;
+  job?: { url: string; html: string; onBlockedRequest?: ((url: string) => void) | undefined };
+}
+
 /**
- * One Chromium for many reports, printed one at a time, each on a page of its own. A page is not
- * reused, though printing on a warm page is about three times faster: Chromium numbers the tagged
- * PDF's structure elements with the page's DOM node ids, which keep counting from one document to
- * the next, so a reused page would give the same report different bytes depending on what it printed
- * before. Close the session when done (also after a failure).
+ * One Chromium for many reports, up to PRINTS_AT_ONCE printed at a time, each in a renderer
+ * process of its own. Chromium numbers the tagged PDF's structure elements with DOM node ids, which
+ * a renderer process keeps counting from one document to the next: a report printed in a process
+ * that printed another before would get other bytes. So each report is a navigation of a kept page
+ * to a site of its own (`http://report-N.invalid/`, served by the page's route, never the network),
+ * which Chromium's site isolation gives a new process; a new page per report did that too, at about
+ * twice the CPU (docs/reports-pdf.md). Close the session when done (also after a failure).
  */
 export class PdfSession {
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly idle: Printer[] = [];
+  private free = PRINTS_AT_ONCE;
+  private readonly waiting: (() => void)[] = [];
+  private printed = 0;
 
   private constructor(
     private readonly browser: Browser,
@@ -105,16 +120,44 @@ export class PdfSession {
     }
   }
 
-  /** Prints one report. Calls made at once are printed one after the other (memory stays flat). */
-  render(html: string, o: PdfOptions): Promise<Buffer> {
-    const next = this.queue.then(() => this.print(html, o));
-    this.queue = next.catch(() => undefined);
-    return next;
+  /**
+   * Prints one report. Calls made at once are printed PRINTS_AT_ONCE at a time, the others wait
+   * their turn (memory stays flat); each PDF is the same whatever is printed beside or before it.
+   */
+  async render(html: string, o: PdfOptions): Promise<Buffer> {
+    if (this.free > 0) this.free--;
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
+    try {
+      return await this.print(html, o);
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.free++;
+    }
+  }
+
+  private async printer(timeoutMs: number): Promise<Printer> {
+    const kept = this.idle.pop();
+    if (kept) return kept;
+    const printer: Printer = { page: await this.context.newPage() };
+    // data: URIs (the embedded logo) are not requests; anything else would leave the file.
+    await printer.page.route('**/*', (route) => {
+      const request = route.request();
+      const job = printer.job;
+      if (job && request.url() === job.url && request.isNavigationRequest())
+        return route.fulfill({ contentType: 'text/html; charset=utf-8', body: job.html });
+      job?.onBlockedRequest?.(request.url());
+      return route.abort('blockedbyclient');
+    });
+    // A new page's first navigation stays in the process of its blank document, whose node ids are
+    // taken: an empty first document of its own makes every report a later, fresh-process one.
+    await show(printer, { url: 'http://report-0.invalid/', html: '' }, timeoutMs);
+    return printer;
   }
 
   private async print(html: string, o: PdfOptions): Promise<Buffer> {
     const timeoutMs = o.timeoutMs ?? DEFAULT_PDF_TIMEOUT_MS;
-    let page: Page | undefined;
+    let printer: Printer | undefined;
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(
@@ -122,15 +165,12 @@ export class PdfSession {
         timeoutMs,
       );
     });
+    this.printed += 1;
+    const url = `http://report-${this.printed}.invalid/`;
     const printing = (async () => {
-      page = await this.context.newPage();
-      // data: URIs (the embedded logo) are not requests; anything else would leave the file.
-      await page.route('**/*', (route) => {
-        o.onBlockedRequest?.(route.request().url());
-        return route.abort('blockedbyclient');
-      });
-      await page.setContent(html, { waitUntil: 'load', timeout: timeoutMs });
-      return page.pdf({
+      printer = await this.printer(timeoutMs);
+      await show(printer, { url, html, onBlockedRequest: o.onBlockedRequest }, timeoutMs);
+      return printer.page.pdf({
         format: o.pageSize,
         printBackground: true,
         displayHeaderFooter: true,
@@ -143,23 +183,35 @@ export class PdfSession {
       });
     })();
     try {
-      return await Promise.race([printing, expired]);
+      const pdf = await Promise.race([printing, expired]);
+      const done = printer as Printer | undefined;
+      if (done) {
+        done.job = undefined;
+        this.idle.push(done);
+      }
+      return pdf;
     } catch (err) {
+      // Closing the page also ends a print still under way after the deadline; a page opened after
+      // it is closed as soon as it exists.
+      const close = () => (printer as Printer | undefined)?.page.close().catch(() => undefined);
+      if (printer) await close();
+      else void printing.catch(() => undefined).finally(close);
       if (err instanceof PdfError) throw err;
       throw new PdfError(`could not print the PDF: ${reasonOf(err)}`);
     } finally {
       clearTimeout(timer);
-      // Closing also ends a print still under way after the deadline; a page opened after it is
-      // closed as soon as it exists.
-      const close = () => (page as Page | undefined)?.close().catch(() => undefined);
-      if (page) await close();
-      else void printing.catch(() => undefined).finally(close);
     }
   }
 
   async close(): Promise<void> {
     await this.browser.close();
   }
+}
+
+/** Navigates the printer's page to the job's URL, which its route answers with the job's HTML. */
+async function show(printer: Printer, job: NonNullable<Printer['job']>, timeoutMs: number): Promise<void> {
+  printer.job = job;
+  await printer.page.goto(job.url, { waitUntil: 'load', timeout: timeoutMs });
 }
 
 /** One PDF with a browser of its own; for many, open a PdfSession. */

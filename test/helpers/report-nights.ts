@@ -8,6 +8,9 @@ import { expect } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { parseConfig } from '../../src/config/load.js';
 import { runInline } from '../../src/pipeline/run-inline.js';
+import { type AccountReportOptions, makeAccountReports } from '../../src/report/make.js';
+import { dirTarget } from '../../src/report/output.js';
+import { DEFAULT_STYLE } from '../../src/report/style.js';
 import type { FaultRule } from '../../src/simulator/faults.js';
 import type { Simulator } from '../../src/simulator/server.js';
 import { FsObjectStore } from '../../src/sinks/fs-store.js';
@@ -43,6 +46,20 @@ export async function twoNights(
     last = s;
   }
   return { config: path, last: last as Simulator };
+}
+
+/** acme's JSON and PDF reports of the default period from the nights in `dir`, into `out`. */
+export function pdfReports(dir: string, out: string, printPdf: AccountReportOptions['printPdf']) {
+  return makeAccountReports({
+    store: new FsObjectStore(dir),
+    target: dirTarget(out),
+    account: 'acme',
+    brands: [],
+    formats: ['json', 'pdf'],
+    styleFor: () => DEFAULT_STYLE,
+    printPdf,
+    now: Date.now(),
+  });
 }
 
 export function reportDir(out: string, brandId: string, period: string): string {

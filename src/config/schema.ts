@@ -388,9 +388,14 @@ export const DigestSchema = z.strictObject(
     error: expected('a mapping with day (a weekday such as monday) and optionally top, e.g. { day: monday }'),
   },
 );
-// An account's `digest: false` turns off a digest the top level turns on.
-const accountDigest = z.union([z.literal(false), DigestSchema], {
-  error: expected('a mapping with day (a weekday such as monday), or false to turn the digest off'),
+// An account's `digest: false` turns off a digest the top level turns on. Not a z.union: a union's
+// error would hide which key of the mapping is wrong.
+const accountDigest = z.unknown().transform((v, ctx): false | DigestConfig => {
+  if (v === false) return false;
+  const r = DigestSchema.safeParse(v);
+  if (r.success) return r.data;
+  for (const i of r.error.issues) ctx.addIssue({ code: 'custom', path: i.path, message: i.message });
+  return z.NEVER;
 });
 export const WatchSchema = z.strictObject(
   {

@@ -1,8 +1,9 @@
 // After a nightly run ends (any of the three places a run is recorded: processors/run.ts,
-// finish.ts, load-batch.ts), an account with a report schedule gets a `report` job on the load
-// queue (processors/report.ts). Whatever the run's status: the job itself decides whether the due
+// finish.ts, load-batch.ts), an account with a report schedule or a weekly brand-watch digest gets a
+// `report` job on the load queue (processors/report.ts). Whatever the run's status: the job itself decides whether the due
 // period is covered, and records a stale report when it is not.
 import type { Logger } from 'pino';
+import { digestSettings } from '../src/events/rules.js';
 import { scheduleConfigured } from '../src/report/style.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import { errorMessage } from '../src/util/errors.js';
@@ -24,7 +25,9 @@ export async function queueScheduledReports(
 ): Promise<void> {
   if (m.kind !== 'nightly') return;
   const account = accountOf(ctx, m.account);
-  if (!account || !scheduleConfigured(ctx.config, account)) return;
+  if (!account) return;
+  const digest = ctx.config.alerts && digestSettings(ctx.config.watch, account.watch);
+  if (!scheduleConfigured(ctx.config, account) && !digest) return;
   const data: ReportJobData = { account: m.account, runDate: m.run_date };
   try {
     await ctx.loadQueue.add(JOB.report, data, {

@@ -85,6 +85,24 @@ describe('watch config', () => {
     ]);
   });
 
+  it('names the key of a bad weekly digest setting', () => {
+    expect(problems(`${base('')}watch:\n  digest: { day: mon }\n`)).toEqual([
+      'watch.digest.day: expected a weekday: monday, tuesday, wednesday, thursday, friday, saturday, sunday',
+    ]);
+    expect(problems(`${base('')}watch:\n  digest: { day: monday, top: 0 }\n`)).toEqual([
+      'watch.digest.top: expected a whole number between 1 and 100',
+    ]);
+    expect(problems(`${base('')}watch:\n  digest: monday\n`)).toEqual([
+      expect.stringMatching(/^watch\.digest: expected a mapping with day/),
+    ]);
+    expect(problems(base('    watch:\n      digest: { day: funday }\n'))).toEqual([
+      'accounts.0.watch.digest.day: expected a weekday: monday, tuesday, wednesday, thursday, friday, saturday, sunday',
+    ]);
+    expect(
+      problems(base('    watch:\n      workspaces:\n        w1: { digest: { day: monday } }\n')),
+    ).toEqual([expect.stringMatching(/^accounts\.0\.watch\.workspaces\.w1/)]);
+  });
+
   it('leaves events off unless alerts.on names them', () => {
     const c = parseConfig(`${base('')}alerts:\n  webhook: https://hooks.example/x\n`, {
       source: 't',

@@ -1,9 +1,12 @@
 // A `report` job (jobs/report-trigger.ts): the account's scheduled reports due after its nightly run
 // of `runDate`, made and delivered by src/report/deliver.ts. Sends and stale alerts are claimed in
 // Redis (SET NX) so two workers never both send; the state of each workspace's newest due report is
-// kept in a Redis hash that `visync status` reads (jobs/status.ts).
+// kept in a Redis hash that `visync status` reads (jobs/status.ts). The same job sends the account's
+// weekly brand-watch digest when one is due (src/events/digest-send.ts), under the same claims.
 import type { Job } from 'bullmq';
-import { deliverScheduled, type WorkspaceOutcome } from '../../src/report/deliver.js';
+import { type DigestOutcome, sendWeeklyDigest } from '../../src/events/digest-send.js';
+import { type Claims, deliverScheduled, type WorkspaceOutcome } from '../../src/report/deliver.js';
+import { scheduleConfigured } from '../../src/report/style.js';
 import { logicalRunId } from '../../src/runs/run-id.js';
 import { accountOf, type JobContext } from '../context.js';
 import { type ReportJobData, ReportJobSchema } from '../definitions.js';
@@ -12,33 +15,51 @@ import { reportIndexKey, SHOWN_STATES } from '../report-index.js';
 export async function processReport(
   job: Job<ReportJobData>,
   ctx: JobContext,
-): Promise<{ reports: { brand_id: string; period: string; state: string }[] } | { skipped: string }> {
+): Promise<
+  | { reports: { brand_id: string; period: string; state: string }[]; digest?: DigestOutcome }
+  | { skipped: string }
+> {
   const data = ReportJobSchema.parse(job.data);
   const account = accountOf(ctx, data.account);
   if (!account) return { skipped: `account ${data.account} is no longer configured` };
   const log = ctx.logger.child({ account: data.account, job: job.id });
   const prefix = ctx.config.redis.prefix;
   const index = reportIndexKey(prefix, data.account);
-  const outcomes: WorkspaceOutcome[] = await deliverScheduled(
-    {
-      config: ctx.config,
-      account,
-      store: await ctx.storeFor(data.account),
-      logger: log,
-      claims: {
-        take: async (key, ttl) =>
-          (await ctx.redis.set(`${prefix}:${key}`, String(job.id), 'EX', ttl, 'NX')) === 'OK',
-        release: async (key) => {
-          await ctx.redis.del(`${prefix}:${key}`);
-        },
-      },
-      onState: async (brandId, period, state) => {
-        if ((SHOWN_STATES as readonly string[]).includes(state))
-          await ctx.redis.hset(index, brandId, JSON.stringify({ period, state }));
-        else await ctx.redis.hdel(index, brandId);
-      },
+  const store = await ctx.storeFor(data.account);
+  const claims: Claims = {
+    take: async (key, ttl) =>
+      (await ctx.redis.set(`${prefix}:${key}`, String(job.id), 'EX', ttl, 'NX')) === 'OK',
+    release: async (key) => {
+      await ctx.redis.del(`${prefix}:${key}`);
     },
-    { runDate: data.runDate, runId: logicalRunId('nightly', data.account, data.runDate) },
-  );
-  return { reports: outcomes.map((o) => ({ brand_id: o.brandId, period: o.period, state: o.state })) };
+  };
+  const outcomes: WorkspaceOutcome[] = scheduleConfigured(ctx.config, account)
+    ? await deliverScheduled(
+        {
+          config: ctx.config,
+          account,
+          store,
+          logger: log,
+          claims,
+          onState: async (brandId, period, state) => {
+            if ((SHOWN_STATES as readonly string[]).includes(state))
+              await ctx.redis.hset(index, brandId, JSON.stringify({ period, state }));
+            else await ctx.redis.hdel(index, brandId);
+          },
+        },
+        { runDate: data.runDate, runId: logicalRunId('nightly', data.account, data.runDate) },
+      )
+    : [];
+  const digest = await sendWeeklyDigest({
+    config: ctx.config,
+    account,
+    store,
+    runDate: data.runDate,
+    claims,
+    logger: log,
+  });
+  return {
+    reports: outcomes.map((o) => ({ brand_id: o.brandId, period: o.period, state: o.state })),
+    ...(digest ? { digest } : {}),
+  };
 }

@@ -1,9 +1,12 @@
 // `visync events`: the brand events of complete runs (docs/operations.md, "Brand watch"), read from
-// the object store only, so it works without Redis or a warehouse.
+// the object store only, so it works without Redis or a warehouse. With --digest, the weekly
+// ranking of workspaces the digest webhook sends (src/events/digest.ts), without sending it.
 import { type Command, InvalidArgumentError } from 'commander';
 import { EVENT_TYPES } from '../catalogue/brand-events.js';
 import { isIsoDate } from '../normalise/shape.js';
-import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { type Period, parsePeriod } from '../report/period.js';
+import { EXIT_USAGE } from './exit-codes.js';
+import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface EventsFlags {
   account?: string;
@@ -11,6 +14,8 @@ interface EventsFlags {
   since?: string;
   type?: string;
   json?: boolean;
+  digest?: boolean;
+  week?: Period;
 }
 
 function parseSince(value: string): string {
@@ -22,6 +27,24 @@ function parseType(value: string): string {
   if (!(EVENT_TYPES as readonly string[]).includes(value))
     throw new InvalidArgumentError(`expected one of ${EVENT_TYPES.join(', ')}`);
   return value;
+}
+
+function parseWeek(value: string): Period {
+  const p = parsePeriod(value);
+  if (p?.kind !== 'week') throw new InvalidArgumentError('expected an ISO week as YYYY-Www, e.g. 2026-W44');
+  return p;
+}
+
+/** The listing's filters do not apply to a digest, which ranks every workspace of one week. */
+function checkDigestFlags(flags: EventsFlags): void {
+  if (flags.week && !flags.digest)
+    throw new CliError('--week goes with --digest: add --digest, or use --since to list events', EXIT_USAGE);
+  const clash = (['brand', 'since', 'type'] as const).filter((k) => flags.digest && flags[k] !== undefined);
+  if (clash.length)
+    throw new CliError(
+      `--digest ranks every workspace of one week: drop --${clash.join(', --')} (choose the week with --week)`,
+      EXIT_USAGE,
+    );
 }
 
 export function registerEvents(program: Command, state: ProgramState, io: CliIo): void {
@@ -39,22 +62,28 @@ export function registerEvents(program: Command, state: ProgramState, io: CliIo)
     .option('--brand <id>', 'only this workspace')
     .option('--since <YYYY-MM-DD>', 'only runs dated on or after this day', parseSince)
     .option('--type <type>', 'only this event type', parseType)
+    .option('--digest', "the weekly digest instead: the account's workspaces ranked by change")
+    .option(
+      '--week <YYYY-Www>',
+      'with --digest: this ISO week (default: the week the latest digest covers, else last week)',
+      parseWeek,
+    )
     .option('--json', 'print JSON for scripts')
     .action(
       exitWith(state, async (flags: EventsFlags, cmd: Command) => {
+        checkDigestFlags(flags);
+        if (flags.digest) return (await import('./events-digest.js')).printDigests(flags, cmd, io);
         const [
           { loadConfigWithoutKeys },
           { findAccount },
-          { readEvents },
+          { readEvents, bySeverityOf },
           { describeEvent },
-          { bySeverity },
           { ObjectStores },
         ] = await Promise.all([
           import('../config/load.js'),
           import('../config/account-settings.js'),
           import('../events/read.js'),
           import('../events/describe.js'),
-          import('../events/detect.js'),
           import('../sinks/create-store.js'),
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
@@ -72,12 +101,7 @@ export function registerEvents(program: Command, state: ProgramState, io: CliIo)
             });
             // Per run, the most severe first (the alert's order).
             const runs = [...new Set(found.map((e) => e.run_id))];
-            for (const run of runs)
-              events.push(
-                ...found
-                  .filter((e) => e.run_id === run)
-                  .sort((a, b) => bySeverity({ ...a, type: a.event_type }, { ...b, type: b.event_type })),
-              );
+            for (const run of runs) events.push(...found.filter((e) => e.run_id === run).sort(bySeverityOf));
           }
           if (flags.json) io.out(JSON.stringify(events, null, 2));
           else if (!events.length) io.out('no events: no change between complete runs matches');

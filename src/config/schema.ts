@@ -378,18 +378,39 @@ const watchSettingsShape = {
   /** Smallest share-of-voice drop (percentage points) alerted. */
   sovPoints: positiveNumber.optional(),
 };
+/** The weekly digest (src/events/digest.ts): on which weekday it goes out, how many workspaces it lists. */
+export const DigestSchema = z.strictObject(
+  {
+    day: z.enum(WEEKDAYS, { error: expected(`a weekday: ${WEEKDAYS.join(', ')}`) }),
+    top: intBetween(1, 100).optional(),
+  },
+  {
+    error: expected('a mapping with day (a weekday such as monday) and optionally top, e.g. { day: monday }'),
+  },
+);
+// An account's `digest: false` turns off a digest the top level turns on. Not a z.union: a union's
+// error would hide which key of the mapping is wrong.
+const accountDigest = z.unknown().transform((v, ctx): false | DigestConfig => {
+  if (v === false) return false;
+  const r = DigestSchema.safeParse(v);
+  if (r.success) return r.data;
+  for (const i of r.error.issues) ctx.addIssue({ code: 'custom', path: i.path, message: i.message });
+  return z.NEVER;
+});
 export const WatchSchema = z.strictObject(
   {
     ...watchSettingsShape,
+    digest: z.preprocess(nullAsUndefined, DigestSchema.optional()),
     workspaces: z
       .never({ error: "workspaces belong in an account's watch block (accounts[i].watch.workspaces)" })
       .optional(),
   },
-  { error: expected('a mapping of watch rules (types, quiet, scorePoints, sovPoints)') },
+  { error: expected('a mapping of watch rules (types, quiet, scorePoints, sovPoints, digest)') },
 );
 export const AccountWatchSchema = z.strictObject(
   {
     ...watchSettingsShape,
+    digest: z.preprocess(nullAsUndefined, accountDigest.optional()),
     workspaces: z
       .record(
         workspaceId,
@@ -398,7 +419,7 @@ export const AccountWatchSchema = z.strictObject(
       )
       .optional(),
   },
-  { error: expected('a mapping of watch rules (types, quiet, scorePoints, sovPoints, workspaces)') },
+  { error: expected('a mapping of watch rules (types, quiet, scorePoints, sovPoints, digest, workspaces)') },
 );
 
 /** An account's own nightly schedule; what it leaves out comes from schedule.nightly. */
@@ -723,6 +744,7 @@ export type S3SinkConfig = z.output<typeof S3SinkSchema>;
 export type WorkerConfig = z.output<typeof WorkerSchema>;
 export type AlertsConfig = z.output<typeof AlertsSchema>;
 export type WatchConfig = z.output<typeof WatchSchema>;
+export type DigestConfig = z.output<typeof DigestSchema>;
 export type AccountWatchConfig = z.output<typeof AccountWatchSchema>;
 export type BigQuerySinkConfig = z.output<typeof BigQuerySinkSchema>;
 export type ReportsConfig = z.output<typeof ReportsSchema>;

@@ -9,17 +9,10 @@ import { eventsAlertKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
 import { describeEvent } from './describe.js';
-import { bySeverity } from './detect.js';
-import { type BrandEvent, readEvents } from './read.js';
-import { watched, watchRules } from './rules.js';
+import { type BrandEvent, bySeverityOf, readEvents } from './read.js';
+import { applyRules, quietLine } from './rules.js';
 
 const MAX_PER_WORKSPACE = 10;
-
-const bySeverityOf = (a: BrandEvent, b: BrandEvent) =>
-  bySeverity(
-    { severity: a.severity, magnitude: a.magnitude, type: a.event_type, key: a.key },
-    { severity: b.severity, magnitude: b.magnitude, type: b.event_type, key: b.key },
-  );
 
 /** The message for a run's events under the account's rules; undefined when none is alerted. */
 export function eventsAlert(
@@ -28,14 +21,7 @@ export function eventsAlert(
   runId: string,
   events: readonly BrandEvent[],
 ): AlertPayload | undefined {
-  const listed = new Map<string, BrandEvent[]>();
-  const quiet = new Map<string, number>();
-  for (const e of events) {
-    const rules = watchRules(config.watch, account.watch, e.brand_id);
-    if (!watched(rules, e)) continue;
-    if (rules.quiet.has(e.event_type)) quiet.set(e.event_type, (quiet.get(e.event_type) ?? 0) + 1);
-    else listed.set(e.brand_id, [...(listed.get(e.brand_id) ?? []), e]);
-  }
+  const { listed, quiet } = applyRules(config.watch, account.watch, events);
   if (!listed.size && !quiet.size) return undefined;
   const groups = [...listed.values()].map((g) => g.sort(bySeverityOf));
   groups.sort((a, b) => bySeverityOf(a[0] as BrandEvent, b[0] as BrandEvent));
@@ -49,7 +35,7 @@ export function eventsAlert(
     lines.push(`*${title}*`, ...shown);
     fields.push({ title, value: shown.join('\n'), short: false });
   }
-  if (quiet.size) lines.push(`quiet: ${[...quiet].map(([t, n]) => `${t} ${n}`).join(', ')}`);
+  if (quiet.size) lines.push(quietLine(quiet));
   const high = groups.some((g) => g[0]?.severity === 'high');
   return {
     text: lines.join('\n'),

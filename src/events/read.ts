@@ -6,6 +6,7 @@ import { type CompleteRun, completeRuns, readPart } from '../report/complete-run
 import { compareText } from '../report/figures.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { bySeverity } from './detect.js';
 
 export interface BrandEvent {
   account: string;
@@ -22,6 +23,13 @@ export interface BrandEvent {
   severity: Severity;
   detected_at: string;
 }
+
+/** The most severe first, then the largest move (detect.ts's order, for stored events). */
+export const bySeverityOf = (a: BrandEvent, b: BrandEvent): number =>
+  bySeverity(
+    { severity: a.severity, magnitude: a.magnitude, type: a.event_type, key: a.key },
+    { severity: b.severity, magnitude: b.magnitude, type: b.event_type, key: b.key },
+  );
 
 export interface EventFilter {
   brand?: string | undefined;

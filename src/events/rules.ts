@@ -2,7 +2,8 @@
 // account's alert lists, counts as quiet, or leaves out. Top-level `watch`, then the account's,
 // then its per-workspace entry, each key overriding the one before.
 import { EVENT_TYPES, type EventType } from '../catalogue/brand-events.js';
-import type { AccountWatchConfig, WatchConfig } from '../config/schema.js';
+import type { AccountWatchConfig, DigestConfig, WatchConfig } from '../config/schema.js';
+import type { BrandEvent } from './read.js';
 
 export interface WatchRules {
   types: ReadonlySet<EventType>;
@@ -13,8 +14,19 @@ export interface WatchRules {
 
 export const DEFAULT_SCORE_POINTS = 5;
 export const DEFAULT_SOV_POINTS = 2;
+/** Workspaces a weekly digest lists one by one; the rest share a line. */
+export const DEFAULT_DIGEST_TOP = 10;
 
-type Settings = Omit<NonNullable<WatchConfig>, 'workspaces'>;
+/** The account's weekly digest (its own `digest`, else the top level's; `false` turns it off), or undefined. */
+export function digestSettings(
+  top: WatchConfig | undefined,
+  account: AccountWatchConfig | undefined,
+): Required<DigestConfig> | undefined {
+  const d = account?.digest ?? top?.digest;
+  return d ? { day: d.day, top: d.top ?? DEFAULT_DIGEST_TOP } : undefined;
+}
+
+type Settings = Omit<NonNullable<WatchConfig>, 'workspaces' | 'digest'>;
 
 export function watchRules(
   top: WatchConfig | undefined,
@@ -46,4 +58,33 @@ export function watched(r: WatchRules, e: { event_type: EventType; magnitude: nu
   if (SCORE_TYPES.includes(e.event_type)) return size >= r.scorePoints;
   if (e.event_type === 'share_of_voice_drop') return size >= r.sovPoints;
   return true;
+}
+
+export interface Watched {
+  /** The events listed, per workspace, in the order met. */
+  listed: Map<string, BrandEvent[]>;
+  /** Quiet types: only counted. */
+  quiet: Map<EventType, number>;
+}
+
+/** The events under each workspace's rules: listed, counted as quiet, or (not watched) left out. */
+export function applyRules(
+  top: WatchConfig | undefined,
+  account: AccountWatchConfig | undefined,
+  events: readonly BrandEvent[],
+): Watched {
+  const listed = new Map<string, BrandEvent[]>();
+  const quiet = new Map<EventType, number>();
+  for (const e of events) {
+    const rules = watchRules(top, account, e.brand_id);
+    if (!watched(rules, e)) continue;
+    if (rules.quiet.has(e.event_type)) quiet.set(e.event_type, (quiet.get(e.event_type) ?? 0) + 1);
+    else listed.set(e.brand_id, [...(listed.get(e.brand_id) ?? []), e]);
+  }
+  return { listed, quiet };
+}
+
+/** `type n, type n` of the quiet counts, for a message's last line. */
+export function quietLine(quiet: ReadonlyMap<string, number>): string {
+  return `quiet: ${[...quiet].map(([t, n]) => `${t} ${n}`).join(', ')}`;
 }

@@ -42,6 +42,8 @@ export interface AlertPayload {
       severity: string;
       event_id: string;
     }[];
+    /** The weekly digest's ranking (`period` is its ISO week; src/events/digest.ts). */
+    digest?: { brand_id: string; score: number; events: number; counts: Record<string, number> }[];
   };
 }
 

@@ -197,6 +197,11 @@ export function eventsAlertKey(account: string, runId: string): string {
   return `${accountRunsPrefix(account)}run=${runId}/events-alert.json`;
 }
 
+/** Marker of an account's weekly brand-watch digest (src/events/digest-send.ts): sent once per ISO week. */
+export function digestMarkerKey(account: string, week: string): string {
+  return `${accountRunsPrefix(account)}digest/week=${week}.json`;
+}
+
 /** Parser of manifestKey. */
 export function parseManifestKey(key: string): { account: string; runId: string } | undefined {
   const parts = key.split('/');

@@ -1,0 +1,41 @@
+// `visync events --digest`: each account's weekly digest (src/events/digest.ts) as text or JSON,
+// from the object store only: the ranking the digest webhook sends, without sending it.
+import type { Command } from 'commander';
+import { findAccount } from '../config/account-settings.js';
+import { loadConfigWithoutKeys } from '../config/load.js';
+import { type Digest, digestLines, weeklyDigest } from '../events/digest.js';
+import { digestWeek } from '../events/digest-send.js';
+import { readEvents } from '../events/read.js';
+import { DEFAULT_DIGEST_TOP, digestSettings } from '../events/rules.js';
+import { isoWeekOf, type Period, previousPeriod } from '../report/period.js';
+import { ObjectStores } from '../sinks/create-store.js';
+import { utcDate } from '../util/time.js';
+import { type CliIo, configOption } from './program-state.js';
+
+export async function printDigests(
+  flags: { account?: string | undefined; week?: Period | undefined; json?: boolean | undefined },
+  cmd: Command,
+  io: CliIo,
+): Promise<number> {
+  const config = loadConfigWithoutKeys(configOption(cmd));
+  const accounts = flags.account ? [findAccount(config, flags.account)] : config.accounts;
+  const today = utcDate(new Date());
+  const stores = new ObjectStores();
+  try {
+    const digests: Digest[] = [];
+    for (const account of accounts) {
+      const settings = digestSettings(config.watch, account.watch);
+      // Without --week: the week the webhook's latest digest covered, or last week with no digest set.
+      const week =
+        flags.week ?? (settings ? digestWeek(settings.day, today) : previousPeriod(isoWeekOf(today)));
+      const store = await stores.forAccount(config, account.name);
+      const events = await readEvents(store, account.name, { since: week.from });
+      digests.push(weeklyDigest(config.watch, account, week, events, settings?.top ?? DEFAULT_DIGEST_TOP));
+    }
+    if (flags.json) io.out(JSON.stringify(digests, null, 2));
+    else for (const d of digests) for (const line of digestLines(d)) io.out(line);
+    return 0;
+  } finally {
+    await stores.close();
+  }
+}

@@ -5,6 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { type ParsedMail, simpleParser } from 'mailparser';
@@ -256,6 +257,12 @@ describe('scheduled report delivery', () => {
       hook,
       prefix(),
     );
+    // Before the worker made the report, `report send` names each workspace's missing report.
+    const early = await h.visyncCli(path, ['report', 'send', '--brand', brand]);
+    expect([early.code, early.out]).toEqual([
+      1,
+      [`acme ${brand} 2026-10: nothing to send (no scheduled report made)`],
+    ]);
     await runProcessor(config, dir, '2026-11-01');
     expect(box.mails).toEqual([]);
     expect(deliveryOf(dir, brand, '2026-10').state).toBe('draft');
@@ -281,6 +288,23 @@ describe('scheduled report delivery', () => {
     ]);
     expect(box.mails).toHaveLength(1);
     expect(recordsText(dir)).not.toContain(PASSWORD);
+  });
+
+  it('`visync report send` without any schedule says there is nothing to send', async () => {
+    const dir = h.tempDir();
+    const path = join(dir, 'visync.yaml');
+    writeFileSync(
+      path,
+      stringify({
+        accounts: [{ name: 'acme', apiKey: 'unused', baseUrl: 'http://127.0.0.1:9/api/v1' }],
+        sinks: { fs: { dir: join(dir, 'data') } },
+      }),
+    );
+    const r = await h.visyncCli(path, ['report', 'send']);
+    expect([r.code, r.out]).toEqual([
+      0,
+      [expect.stringMatching(/^nothing to send: no scheduled report has been made/)],
+    ]);
   });
 
   it('a nightly run finished by a worker leads to the mail', async () => {

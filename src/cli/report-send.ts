@@ -64,6 +64,7 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
         const logger = log.commandLogger({ logLevel: 'silent' });
         const stores = new ObjectStores();
         let code = 0;
+        let said = false;
         const found = new Set<string>();
         try {
           for (const name of flags.account ? [flags.account] : names) {
@@ -75,6 +76,7 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
             for (const w of r.workspaces) found.add(w);
             for (const w of r.outcomes) {
               const head = `${name} ${w.brandId} ${w.period}`;
+              said = true;
               if (!w.recipients.length) {
                 io.out(`${head}: ${w.reason ?? `no recipients (${w.state})`}`);
                 if (w.reason) code = 1;
@@ -88,6 +90,10 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
         } finally {
           await stores.close();
         }
+        if (!said)
+          io.out(
+            'nothing to send: no scheduled report has been made (reports.schedule with recipients: the workers make each one after the nightly run that completes its period, docs/reports.md)',
+          );
         const unknown = brands.filter((b) => !found.has(b));
         for (const b of unknown)
           io.err(`visync: unknown workspace ${JSON.stringify(b)}: no complete run has it`);

@@ -23,7 +23,8 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
       // One paragraph: commander wraps it to the terminal's width.
       'Copies AI-visibility data (scores, recommendations, prompts, buyer intent, reputation) from the ' +
         'read-only visibility API into an object store (local disk or S3) and BigQuery, within the ' +
-        "account's rate limit. Check a setup with `visync doctor`; try it with `npm run demo` or " +
+        "account's rate limit, and turns it into client reports (`visync report`) and what changed for " +
+        'each client (`visync events`). Check a setup with `visync doctor`; try it with `npm run demo` or ' +
         '`visync simulate` and `visync run` (see README.md). Exit codes: 0 succeeded, 2 partial, 1 failed, ' +
         '64 usage error, 78 config error.',
     )

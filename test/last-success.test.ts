@@ -54,6 +54,33 @@ describe('last success and the nightly window', () => {
     expect(n17.visibility_days).toBe(2);
   }, 60_000);
 
+  it('a queued sync without --days covers every day since the last success, as run --once does; --days is exact', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const dir = tempDir();
+    const config = jobsConfig(s, dir, { extract: { visibilityDays: 2, overlapDays: 1 } });
+    await worker(config);
+    const c = jobsClient(config);
+    const run = async (r: Omit<EnqueueRequest, 'account' | 'now'>, at: string): Promise<LedgerRun> => {
+      const { runId } = await enqueueRun(c.queues, c.ledger, config, {
+        account: 'acme',
+        ...r,
+        now: new Date(at),
+      });
+      return waitForRun(config, runId);
+    };
+    await run({ kind: 'nightly' }, '2026-11-10T03:00:00Z');
+    // Nights 11-11 to 11-13 were missed: the sync on 11-14 fetches them, plus one day of overlap.
+    const sync = await run({ kind: 'sync' }, '2026-11-14T09:00:00Z');
+    expect(sync.status).toBe('succeeded');
+    expect(sync.visibility_days).toBe(5);
+    expect(sync.window_from).toBe('2026-11-10');
+    expect(s.log.filter((e) => e.endpoint === 'visibility').at(-1)?.query.days).toBe('5');
+    // --days N is N days, whatever the last success.
+    const exact = await run({ kind: 'sync', days: 1 }, '2026-11-20T09:00:00Z');
+    expect(exact.visibility_days).toBe(1);
+    expect(exact.window_from).toBe('2026-11-20');
+  }, 60_000);
+
   it('rebuilt from the manifests (Redis lost the ledger): the same rule, and a manifest without scope counts as full', async () => {
     const store = new FsObjectStore(tempDir());
     const write = async (p: {

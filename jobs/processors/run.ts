@@ -150,7 +150,10 @@ async function ledgerRecord({ ctx, data, run, store }: RunStep): Promise<LedgerR
   return ctx.ledger.get(run.runId);
 }
 
-/** Settles the run's window (kept from an earlier try) and marks it running. */
+/**
+ * Settles the run's window (kept from an earlier try) and marks it running: its --days, else a
+ * backfill's configured days, else every day since the last success (src/runs/window.ts).
+ */
 async function startRun(s: RunStep, existing: LedgerRun | undefined): Promise<StartedRun> {
   const { ctx, data, run } = s;
   const days =

@@ -55,3 +55,17 @@ export async function accountWindowDays(o: AccountWindow): Promise<number> {
     visibilityDays: o.extract.visibilityDays,
   });
 }
+
+/**
+ * The one window rule of every run, queued or inline: its --days, else a backfill's configured
+ * days, else every day since the account's last success (accountWindowDays).
+ */
+export async function runWindowDays(
+  o: AccountWindow & {
+    kind: RunKind;
+    days?: number | undefined;
+    extract: AccountWindow['extract'] & { backfillDays: number };
+  },
+): Promise<number> {
+  return o.days ?? configuredWindowDays(o.kind, o.extract) ?? (await accountWindowDays(o));
+}

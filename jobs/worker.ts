@@ -307,7 +307,7 @@ function jobProcessor(context: JobContext) {
       case JOB.workspace:
         return (await import('./processors/workspace.js')).processWorkspace(job, token, context);
       case JOB.load:
-        return (await import('./processors/load.js')).processLoad(job, context);
+        return (await import('./processors/workspaces-done.js')).processWorkspacesDone(job, context);
       case JOB.finish:
         return (await import('./processors/finish.js')).processFinish(job, context);
       case JOB.loadBatch:

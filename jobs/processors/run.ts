@@ -10,7 +10,6 @@ import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-d
 import type { AccountConfig } from '../../src/config/schema.js';
 import { callLimits, type Discovery, discoverWorkspaces } from '../../src/extract/extract-account.js';
 import { workspaceCalls } from '../../src/extract/plan.js';
-import { runFinished } from '../../src/ops/run-finished.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
 import { type RunContext, type RunStep, runManifest } from '../../src/run/context.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
@@ -20,7 +19,6 @@ import type { RunCoordinates } from '../../src/runs/run-coordinates.js';
 import { logicalRunId, type RunKind } from '../../src/runs/run-id.js';
 import { isFinishedStatus } from '../../src/runs/run-status.js';
 import { runWindowDays } from '../../src/runs/window.js';
-import { manifestKey } from '../../src/sinks/layout.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
 import { errorMessage } from '../../src/util/errors.js';
 import { addDays, utcDate } from '../../src/util/time.js';
@@ -41,7 +39,7 @@ import {
 } from '../definitions.js';
 import type { LedgerRun } from '../ledger.js';
 import { queueName } from '../queues.js';
-import { queueScheduledReports } from '../report-trigger.js';
+import { endQueuedRun } from '../run-end.js';
 import { dueAt } from '../schedules.js';
 import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
 
@@ -237,14 +235,8 @@ async function endRun(s: QueuedStep, message: string): Promise<never> {
   // Recorded like every finished run: its sync_runs row says why the whole account stopped.
   const loader = await ctx.loaderFor(run.account);
   const recorded = await recordRun({ store, manifest, logger: log, loader });
-  const ledgerRun = (await ctx.ledger.get(run.runId))!;
-  await ctx.ledger.finish(ledgerRun, 'failed', {
-    error: message,
-    manifest_key: manifestKey(run.account, run.runId),
-  });
   log.error({ err: message }, 'run failed');
-  void runFinished({ config: ctx.config, logger: log, manifest: recorded });
-  await queueScheduledReports(ctx, recorded, log);
+  await endQueuedRun(ctx, recorded, log, { error: message, workspaces: false, store });
   throw new UnrecoverableError(message);
 }
 

@@ -8,7 +8,7 @@ import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { maxPauseMs } from '../src/api/pause-cap.js';
 import type { Config } from '../src/config/schema.js';
-import { RunLoaders } from '../src/pipeline/run-loader.js';
+import { RunLoaders } from '../src/run/warehouse.js';
 import { ObjectStores } from '../src/sinks/create-store.js';
 import { VisyncError } from '../src/util/errors.js';
 import { DelayedError, FlowProducer, type Queue, Worker } from './bullmq.js';

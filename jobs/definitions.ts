@@ -13,7 +13,10 @@ export const JOB = {
   run: 'run',
   /** Extracts and lands one workspace of a run. */
   workspace: 'workspace',
-  /** The flow's parent, once a run's workspace jobs are done: hands the run to a finish job. */
+  /**
+   * The flow's parent, once a run's workspace jobs are done: hands the run to a finish job
+   * (processors/workspaces-done.ts). It loads nothing; the name stays for jobs already queued.
+   */
   load: 'load',
   /** Normalises and loads a run (or registers it for a load batch); writes the manifest. */
   finish: 'finish-run',

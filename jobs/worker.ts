@@ -8,7 +8,7 @@ import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { maxPauseMs } from '../src/api/pause-cap.js';
 import type { Config } from '../src/config/schema.js';
-import { RunLoaders } from '../src/pipeline/run-loader.js';
+import { RunLoaders } from '../src/run/warehouse.js';
 import { ObjectStores } from '../src/sinks/create-store.js';
 import { VisyncError } from '../src/util/errors.js';
 import { DelayedError, FlowProducer, type Queue, Worker } from './bullmq.js';
@@ -307,7 +307,7 @@ function jobProcessor(context: JobContext) {
       case JOB.workspace:
         return (await import('./processors/workspace.js')).processWorkspace(job, token, context);
       case JOB.load:
-        return (await import('./processors/load.js')).processLoad(job, context);
+        return (await import('./processors/workspaces-done.js')).processWorkspacesDone(job, context);
       case JOB.finish:
         return (await import('./processors/finish.js')).processFinish(job, context);
       case JOB.loadBatch:

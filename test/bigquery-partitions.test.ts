@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { SYNC_RUNS, TABLES, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
 import { ConfigError, parseConfig } from '../src/config/load.js';
-import { createRunLoader } from '../src/pipeline/run-loader.js';
+import { createRunLoader } from '../src/run/warehouse.js';
 import { createBigQuery, ensureTables } from '../src/warehouse/index.js';
 import * as h from './helpers/harness.js';
 

@@ -12,24 +12,30 @@ import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { configFor, memoryLogger, sim, tempDir } from './helpers/harness.js';
 import { jobsClient, jobsConfig, waitForRun, worker } from './helpers/jobs.js';
 
+/** A worker, and `run`: acme's run enqueued at `at`, once it has succeeded. */
+async function queuedRuns(config: ReturnType<typeof jobsConfig>) {
+  await worker(config);
+  const c = jobsClient(config);
+  const run = async (r: Omit<EnqueueRequest, 'account' | 'now'>, at: string): Promise<LedgerRun> => {
+    const { runId } = await enqueueRun(c.queues, c.ledger, config, {
+      account: 'acme',
+      ...r,
+      now: new Date(at),
+    });
+    const done = await waitForRun(config, runId);
+    expect(done.status, `${r.kind} at ${at}`).toBe('succeeded');
+    return done;
+  };
+  return { c, run };
+}
+
 describe('last success and the nightly window', () => {
   it('a succeeded --brand, --endpoints or shorter --days sync after a nightly does not shrink the next nightly window; a full sync does move it', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
     const [first] = s.accounts[0]!.workspaceIds;
     const dir = tempDir();
     const config = jobsConfig(s, dir, { extract: { visibilityDays: 1, overlapDays: 1 } });
-    await worker(config);
-    const c = jobsClient(config);
-    const run = async (r: Omit<EnqueueRequest, 'account' | 'now'>, at: string): Promise<LedgerRun> => {
-      const { runId } = await enqueueRun(c.queues, c.ledger, config, {
-        account: 'acme',
-        ...r,
-        now: new Date(at),
-      });
-      const done = await waitForRun(config, runId);
-      expect(done.status, `${r.kind} at ${at}`).toBe('succeeded');
-      return done;
-    };
+    const { c, run } = await queuedRuns(config);
 
     await run({ kind: 'nightly' }, '2026-11-10T03:00:00Z');
     // Nights 11-11 to 11-14 were missed; on 11-14 someone synced parts of the account.
@@ -52,6 +58,23 @@ describe('last success and the nightly window', () => {
     const n17 = await run({ kind: 'nightly' }, '2026-11-17T03:00:00Z');
     expect(n17.window_from).toBe('2026-11-16');
     expect(n17.visibility_days).toBe(2);
+  }, 60_000);
+
+  it('a queued sync without --days covers every day since the last success, as run --once does; --days is exact', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const dir = tempDir();
+    const config = jobsConfig(s, dir, { extract: { visibilityDays: 2, overlapDays: 1 } });
+    const { run } = await queuedRuns(config);
+    await run({ kind: 'nightly' }, '2026-11-10T03:00:00Z');
+    // Nights 11-11 to 11-13 were missed: the sync on 11-14 fetches them, plus one day of overlap.
+    const sync = await run({ kind: 'sync' }, '2026-11-14T09:00:00Z');
+    expect(sync.visibility_days).toBe(5);
+    expect(sync.window_from).toBe('2026-11-10');
+    expect(s.log.filter((e) => e.endpoint === 'visibility').at(-1)?.query.days).toBe('5');
+    // --days N is N days, whatever the last success.
+    const exact = await run({ kind: 'sync', days: 1 }, '2026-11-20T09:00:00Z');
+    expect(exact.visibility_days).toBe(1);
+    expect(exact.window_from).toBe('2026-11-20');
   }, 60_000);
 
   it('rebuilt from the manifests (Redis lost the ledger): the same rule, and a manifest without scope counts as full', async () => {

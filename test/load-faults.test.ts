@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runInline } from '../src/pipeline/run-inline.js';
-import { createRunLoader } from '../src/pipeline/run-loader.js';
+import { createRunLoader } from '../src/run/warehouse.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore, PutOptions } from '../src/sinks/object-store.js';

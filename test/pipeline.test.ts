@@ -8,7 +8,7 @@ import { TABLES, VIEWS } from '../src/catalogue/index.js';
 import type { Config } from '../src/config/schema.js';
 import { replayRun } from '../src/pipeline/replay.js';
 import { runInline } from '../src/pipeline/run-inline.js';
-import { createRunLoader } from '../src/pipeline/run-loader.js';
+import { createRunLoader } from '../src/run/warehouse.js';
 import { exitCodeFor, type Manifest, writeManifest } from '../src/runs/manifest.js';
 import { createObjectStore } from '../src/sinks/create-store.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';

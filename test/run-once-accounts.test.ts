@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseConfig } from '../src/config/load.js';
-import { RunLoaders } from '../src/pipeline/run-loader.js';
+import { RunLoaders } from '../src/run/warehouse.js';
 import { createObjectStore, ObjectStores } from '../src/sinks/create-store.js';
 import { startFakeBigQuery } from './fakes/bigquery-server.js';
 import { configFile, listFiles, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';

@@ -17,7 +17,7 @@ import { summaryLine } from '../src/cli/run-once.js';
 import { lastInterruptedRun } from '../src/pipeline/interrupted.js';
 import { replayRun } from '../src/pipeline/replay.js';
 import { runInline } from '../src/pipeline/run-inline.js';
-import { createRunLoader } from '../src/pipeline/run-loader.js';
+import { createRunLoader } from '../src/run/warehouse.js';
 import { type Manifest, readManifest } from '../src/runs/manifest.js';
 import { readPlannedRun } from '../src/runs/planned-run.js';
 import { logicalRunId, newRunId } from '../src/runs/run-id.js';

@@ -137,10 +137,10 @@ describe('accountWindowDays', () => {
 });
 
 describe('configuredWindowDays', () => {
-  it('gives a queued backfill and sync their configured days, and a nightly run none (it follows the last success)', () => {
-    const extract = { backfillDays: 365, visibilityDays: 7 };
+  it('gives a queued backfill its configured days, and a nightly run and a sync none (they follow the last success)', () => {
+    const extract = { backfillDays: 365 };
     expect(configuredWindowDays('backfill', extract)).toBe(365);
-    expect(configuredWindowDays('sync', extract)).toBe(7);
+    expect(configuredWindowDays('sync', extract)).toBeUndefined();
     expect(configuredWindowDays('nightly', extract)).toBeUndefined();
   });
 });

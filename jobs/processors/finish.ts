@@ -1,21 +1,17 @@
-// The `finish-run` job, in the load queue (jobs/load-batches.ts, LOAD_QUEUE): a run's load job
-// hands it the run once every workspace job is done (or failed for good). It normalises the raw
-// landing, loads each table once, and records the run (its sync_runs row, then the manifest,
-// last). Into BigQuery it loads nothing itself: the run waits, curated, for a load batch of its
-// warehouse (jobs/load-batches.ts), which loads and records it with other runs.
+// The `finish-run` job, in the load queue (jobs/load-batches.ts, LOAD_QUEUE): a run's parent job
+// (processors/workspaces-done.ts) hands it the run once every workspace job is done (or failed for
+// good). It normalises the raw landing, loads each table once, and records the run (its sync_runs
+// row, then the manifest, last); its end is jobs/run-end.ts's. Into BigQuery it loads nothing
+// itself: the run waits, curated, for a load batch of its warehouse (jobs/load-batches.ts), which
+// loads and records it with other runs.
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { accountSettings } from '../../src/config/account-settings.js';
-import { runFinished } from '../../src/ops/run-finished.js';
 import { finishRun } from '../../src/pipeline/finish-run.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
-import {
-  assembleManifest,
-  type Manifest,
-  readManifest,
-  requestsFromLanding,
-} from '../../src/runs/manifest.js';
-import { manifestKey } from '../../src/sinks/layout.js';
+import { type RunContext, runManifest } from '../../src/run/context.js';
+import { runScope } from '../../src/runs/last-success.js';
+import { type Manifest, readManifest, requestsFromLanding } from '../../src/runs/manifest.js';
 import type { JobContext } from '../context.js';
 import { type FinishJobData, FinishJobSchema } from '../definitions.js';
 import {
@@ -27,9 +23,8 @@ import {
   warehouseId,
 } from '../load-batches.js';
 import { RedisKeyLock } from '../redis-key-lock.js';
-import { queueScheduledReports } from '../report-trigger.js';
+import { endQueuedRun, endsRunOnLastAttempt } from '../run-end.js';
 import { CURATING } from '../run-phase.js';
-import { endsRunOnLastAttempt } from './load.js';
 
 export async function processFinish(job: Job<FinishJobData>, ctx: JobContext): Promise<{ status: string }> {
   const data = FinishJobSchema.parse(job.data);
@@ -74,13 +69,18 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
         },
       }
     : requestsFromLanding(finished.rawFiles);
-  const assembled = assembleManifest({
+  const c: RunContext = {
     run,
     kind: data.kind,
     startedAt: data.startedAt,
-    visibilityDays: data.visibilityDays,
-    buyerIntentDays: data.buyerIntentDays,
-    scope: data.scope,
+    window: { days: data.visibilityDays, buyerIntentDays: data.buyerIntentDays },
+    // Jobs of versions before scopes carry none: every workspace and endpoint, as manifests read it.
+    scope: data.scope ?? runScope(),
+    store,
+    log,
+    budget: ctx.budget,
+  };
+  const assembled = runManifest(c, {
     error: ledgerRun?.stopped,
     workspaces,
     files: [...finished.rawFiles, ...finished.files],
@@ -94,31 +94,11 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     return { status: AWAITING_LOAD_BATCH };
   }
   const manifest = await recordRun({ store, manifest: finishedRun, logger: log, loader });
-  if (ledgerRun) {
-    const failedLoads = manifest.loads
-      .filter((l) => l.status === 'failed')
-      .map((l) => `${l.table}: ${l.error}`);
-    await ctx.ledger.finish(
-      ledgerRun,
-      manifest.status,
-      {
-        manifest_key: manifestKey(data.account, data.runId),
-        ...(manifest.error
-          ? { error: manifest.error }
-          : failedLoads.length
-            ? { error: failedLoads.join('; ') }
-            : {}),
-      },
-      manifest.workspaces,
-    );
-  } else await ctx.ledger.restore(manifest);
   log.info(
     { status: manifest.status, workspaces: workspaces.length, loads: manifest.loads.length },
     'run finished',
   );
-  // Not awaited: an alert never holds the job (its delivery is bounded and logs its own outcome).
-  void runFinished({ config: ctx.config, logger: log, manifest, store });
-  await queueScheduledReports(ctx, manifest, log);
+  await endQueuedRun(ctx, manifest, log, { store });
   return { status: manifest.status };
 }
 

@@ -4,12 +4,10 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { SYNC_RUNS } from '../../src/catalogue/index.js';
-import { runFinished } from '../../src/ops/run-finished.js';
 import { loadBatchTables } from '../../src/pipeline/load-batch.js';
 import { type BatchRecording, recordBatch, recordRun } from '../../src/pipeline/record-run.js';
 import type { LoadResult, Manifest } from '../../src/runs/manifest.js';
 import { isFinishedStatus } from '../../src/runs/run-status.js';
-import { manifestKey } from '../../src/sinks/layout.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
 import { errorMessage } from '../../src/util/errors.js';
 import type { JobContext } from '../context.js';
@@ -22,7 +20,7 @@ import {
   startBatch,
   warehouseGone,
 } from '../load-batches.js';
-import { queueScheduledReports } from '../report-trigger.js';
+import { endQueuedRun, failedLoadsText } from '../run-end.js';
 import { loadingInBatch } from '../run-phase.js';
 
 interface Member {
@@ -169,35 +167,14 @@ async function endRun(
   batchId: string,
   batchError?: string,
 ): Promise<void> {
-  const ledgerRun = await ctx.ledger.get(runId);
-  if (ledgerRun) {
-    const failedLoads = m.loads.filter((l) => l.status === 'failed').map((l) => `${l.table}: ${l.error}`);
-    const error =
-      m.error ??
-      batchError ??
-      (failedLoads.length ? `${failedLoads.join('; ')}; ${replayHint(runId)}` : undefined);
-    await ctx.ledger.finish(
-      ledgerRun,
-      m.status,
-      {
-        manifest_key: manifestKey(m.account, runId),
-        // The ledger writes no undefined field (its hash keeps any error from before).
-        error: error || undefined,
-        phase: `loaded in batch ${batchId}`,
-        phase_at: new Date().toISOString(),
-      },
-      m.workspaces,
-    );
-  } else await ctx.ledger.restore(m); // Redis lost the run: it is put back, as its manifest records it.
-  await ctx.loadBatches.runDone(runId);
-  log.info({ run_id: runId, account: m.account, status: m.status }, 'run finished');
-  void runFinished({
-    config: ctx.config,
-    logger: log.child({ account: m.account, run_id: runId }),
-    manifest: m,
+  const failedLoads = failedLoadsText(m);
+  await endQueuedRun(ctx, m, log.child({ account: m.account, run_id: runId }), {
+    error: m.error ?? batchError ?? (failedLoads && `${failedLoads}; ${replayHint(runId)}`),
+    fields: { phase: `loaded in batch ${batchId}`, phase_at: new Date().toISOString() },
     store: await ctx.storeFor(m.account),
   });
-  await queueScheduledReports(ctx, m, log);
+  await ctx.loadBatches.runDone(runId);
+  log.info({ run_id: runId, account: m.account, status: m.status }, 'run finished');
 }
 
 /** The batch failed for good: each run is recorded with its tables not loaded, and why. */

@@ -2,7 +2,6 @@
 // landed), then add the run's flow: workspace jobs of a few workspaces each under a `load` parent
 // that runs when every child is done (a child that fails for good is ignored, not blocking).
 import type { Job } from 'bullmq';
-import type { Logger } from 'pino';
 import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
 import { ApiError } from '../../src/api/errors.js';
 import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
@@ -11,16 +10,15 @@ import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-d
 import type { AccountConfig } from '../../src/config/schema.js';
 import { callLimits, type Discovery, discoverWorkspaces } from '../../src/extract/extract-account.js';
 import { workspaceCalls } from '../../src/extract/plan.js';
-import { runFinished } from '../../src/ops/run-finished.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
+import { type RunContext, type RunStep, runManifest } from '../../src/run/context.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
 import { runScope } from '../../src/runs/last-success.js';
-import { assembleManifest, readManifest } from '../../src/runs/manifest.js';
+import { readManifest } from '../../src/runs/manifest.js';
 import type { RunCoordinates } from '../../src/runs/run-coordinates.js';
-import { logicalRunId } from '../../src/runs/run-id.js';
+import { logicalRunId, type RunKind } from '../../src/runs/run-id.js';
 import { isFinishedStatus } from '../../src/runs/run-status.js';
-import { accountWindowDays, configuredWindowDays } from '../../src/runs/window.js';
-import { manifestKey } from '../../src/sinks/layout.js';
+import { runWindowDays } from '../../src/runs/window.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
 import { errorMessage } from '../../src/util/errors.js';
 import { addDays, utcDate } from '../../src/util/time.js';
@@ -41,7 +39,7 @@ import {
 } from '../definitions.js';
 import type { LedgerRun } from '../ledger.js';
 import { queueName } from '../queues.js';
-import { queueScheduledReports } from '../report-trigger.js';
+import { endQueuedRun } from '../run-end.js';
 import { dueAt } from '../schedules.js';
 import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
 
@@ -68,26 +66,18 @@ async function lastSuccessDate(ctx: JobContext, account: string): Promise<string
   return manifest.run_date;
 }
 
-/** What the steps of one run job share. */
-interface RunStep {
+/** What the run job holds beside the run's context (src/run/context.ts). */
+interface Queued {
   job: Job<RunJobData>;
   token: string | undefined;
   ctx: JobContext;
   data: RunJobData;
   account: AccountConfig;
-  run: RunCoordinates;
-  store: ObjectStore;
-  log: Logger;
   /** The run's counters of requests, shared by its discovery client. */
   stats: RequestStats;
 }
 
-/** What the run covers, settled when it starts (and kept by a run job that comes back). */
-interface StartedRun {
-  startedAt: string;
-  days: number;
-  scope: ReturnType<typeof runScope>;
-}
+type QueuedStep = RunStep<Queued>;
 
 export async function processRun(
   job: Job<RunJobData>,
@@ -100,9 +90,8 @@ export async function processRun(
   const run = runCoordinatesOf(job, data, account.name);
   const log = ctx.logger.child({ account: account.name, run_id: run.runId, job: job.id });
   const store = await ctx.storeFor(account.name);
-  const s: RunStep = { job, token, ctx, data, account, run, store, log, stats: emptyStats() };
 
-  const existing = await ledgerRecord(s);
+  const existing = await ledgerRecord(ctx, data.kind, run, store);
   if (existing && isFinishedStatus(existing.status)) {
     // The same logical run again (a schedule firing twice, a re-added job): it ran already.
     log.info({ status: existing.status }, 'run already finished; not running it again');
@@ -112,14 +101,15 @@ export async function processRun(
       skipped: `already ${existing.status}`,
     };
   }
-  const window = await startRun(s, existing);
+  const c = await startRun({ run, kind: data.kind, store, log, budget: ctx.budget }, ctx, data, existing);
+  const s: QueuedStep = { ...c, driver: { job, token, ctx, data, account, stats: emptyStats() } };
   // A run job back from budget delays past its deadline calls nothing.
-  const deadline = runDeadline(window.startedAt, ctx.config.jobs.maxRunHours);
-  if (deadlinePassed(deadline)) return endRun(s, window, deadlineReason(deadline));
-  const discovery = await discover(s, window);
-  await fanOut(s, window, discovery);
+  const deadline = runDeadline(s.startedAt, ctx.config.jobs.maxRunHours);
+  if (deadlinePassed(deadline)) return endRun(s, deadlineReason(deadline));
+  const discovery = await discover(s);
+  await fanOut(s, discovery);
   await job.updateProgress({ workspaces: discovery.brandIds.length });
-  log.info({ workspaces: discovery.brandIds.length, days: window.days }, 'run fanned out');
+  log.info({ workspaces: discovery.brandIds.length, days: s.window.days }, 'run fanned out');
   return { runId: run.runId, workspaces: discovery.brandIds.length };
 }
 
@@ -134,11 +124,16 @@ function runCoordinatesOf(job: Job<RunJobData>, data: RunJobData, account: strin
 }
 
 /** The run's ledger record, created if new; a run Redis lost is restored from its manifest. */
-async function ledgerRecord({ ctx, data, run, store }: RunStep): Promise<LedgerRun | undefined> {
+async function ledgerRecord(
+  ctx: JobContext,
+  kind: RunKind,
+  run: RunCoordinates,
+  store: ObjectStore,
+): Promise<LedgerRun | undefined> {
   await ctx.ledger.create({
     run_id: run.runId,
     account: run.account,
-    kind: data.kind,
+    kind,
     run_date: run.runDate,
   });
   const existing = await ctx.ledger.get(run.runId);
@@ -150,38 +145,47 @@ async function ledgerRecord({ ctx, data, run, store }: RunStep): Promise<LedgerR
   return ctx.ledger.get(run.runId);
 }
 
-/** Settles the run's window (kept from an earlier try) and marks it running. */
-async function startRun(s: RunStep, existing: LedgerRun | undefined): Promise<StartedRun> {
-  const { ctx, data, run } = s;
-  const days =
-    data.days ??
-    configuredWindowDays(data.kind, ctx.config.extract) ??
-    (await accountWindowDays({
-      store: s.store,
-      account: run.account,
-      runDate: run.runDate,
-      extract: ctx.config.extract,
-      lastSuccessRunDate: () => lastSuccessDate(ctx, run.account),
-    }));
-  const window: StartedRun = {
+/**
+ * Settles the run's context (its start and window kept from an earlier try) and marks it running:
+ * the window by the one rule (src/runs/window.ts), the same as `run --once`.
+ */
+async function startRun(
+  c: Pick<RunContext, 'run' | 'kind' | 'store' | 'log' | 'budget'>,
+  ctx: JobContext,
+  data: RunJobData,
+  existing: LedgerRun | undefined,
+): Promise<RunContext> {
+  const { run } = c;
+  const days = await runWindowDays({
+    kind: data.kind,
+    days: data.days,
+    store: c.store,
+    account: run.account,
+    runDate: run.runDate,
+    extract: ctx.config.extract,
+    lastSuccessRunDate: () => lastSuccessDate(ctx, run.account),
+  });
+  const started: RunContext = {
+    ...c,
     startedAt: existing?.started_at ?? new Date().toISOString(),
-    days,
+    window: { days, buyerIntentDays: ctx.config.extract.buyerIntentDays },
     scope: runScope(data.brands, data.endpoints),
   };
   await ctx.ledger.update(run.runId, {
     status: 'running',
-    started_at: window.startedAt,
+    started_at: started.startedAt,
     visibility_days: days,
     window_from: addDays(run.runDate, 1 - days),
     window_to: run.runDate,
-    scope: window.scope,
+    scope: started.scope,
   });
-  return window;
+  return started;
 }
 
 /** The account's workspaces and its limit, counted in the ledger; a failure that will not pass ends the run. */
-async function discover(s: RunStep, window: StartedRun): Promise<Discovery> {
-  const { ctx, account, run } = s;
+async function discover(s: QueuedStep): Promise<Discovery> {
+  const { ctx, account, data, stats } = s.driver;
+  const { run } = s;
   let discovery: Discovery;
   try {
     discovery = await discoverWorkspaces({
@@ -189,20 +193,20 @@ async function discover(s: RunStep, window: StartedRun): Promise<Discovery> {
         account,
         budget: ctx.budget,
         logger: s.log,
-        stats: s.stats,
-        limits: callLimits(ctx.config, window.startedAt),
+        stats,
+        limits: callLimits(ctx.config, s.startedAt),
         maxBudgetWaitMs: ctx.config.jobs.maxBudgetWaitSeconds * 1000,
       },
       run,
       store: s.store,
       // An empty filter means every workspace, as no filter does.
-      brandFilter: s.data.brands,
+      brandFilter: data.brands,
     });
   } catch (err) {
-    await ctx.ledger.addRequests(run.runId, s.stats);
-    return endRun(s, window, await discoveryFailure(s, err));
+    await ctx.ledger.addRequests(run.runId, stats);
+    return endRun(s, await discoveryFailure(s.driver, err));
   }
-  await ctx.ledger.addRequests(run.runId, s.stats);
+  await ctx.ledger.addRequests(run.runId, stats);
   await ctx.ledger.update(run.runId, { workspaces_total: discovery.brandIds.length });
   return discovery;
 }
@@ -211,7 +215,7 @@ async function discover(s: RunStep, window: StartedRun): Promise<Discovery> {
  * Why a failed discovery ends the run. Throws instead when the run job comes back: stepped aside
  * for budget (DelayedError), or retried by BullMQ for a failure that may pass.
  */
-async function discoveryFailure({ job, token, ctx, data }: RunStep, err: unknown): Promise<string> {
+async function discoveryFailure({ job, token, ctx, data }: Queued, err: unknown): Promise<string> {
   if (err instanceof BudgetWaitTooLong) {
     // Its account has started: it comes back ahead of the runs that have not.
     const priority = jobPriority(data.kind, 'resumed');
@@ -224,33 +228,15 @@ async function discoveryFailure({ job, token, ctx, data }: RunStep, err: unknown
 }
 
 /** Nothing more will happen for this run: record why, in the manifest and the ledger. */
-async function endRun(s: RunStep, window: StartedRun, message: string): Promise<never> {
-  const { ctx, data, run, store, log } = s;
-  const manifest = assembleManifest({
-    run,
-    kind: data.kind,
-    startedAt: window.startedAt,
-    visibilityDays: window.days,
-    buyerIntentDays: ctx.config.extract.buyerIntentDays,
-    scope: window.scope,
-    error: message,
-    workspaces: [],
-    files: [],
-    loads: [],
-    requests: s.stats,
-    drift: [],
-  });
+async function endRun(s: QueuedStep, message: string): Promise<never> {
+  const { ctx } = s.driver;
+  const { run, store, log } = s;
+  const manifest = runManifest(s, { error: message, requests: s.driver.stats });
   // Recorded like every finished run: its sync_runs row says why the whole account stopped.
   const loader = await ctx.loaderFor(run.account);
   const recorded = await recordRun({ store, manifest, logger: log, loader });
-  const ledgerRun = (await ctx.ledger.get(run.runId))!;
-  await ctx.ledger.finish(ledgerRun, 'failed', {
-    error: message,
-    manifest_key: manifestKey(run.account, run.runId),
-  });
   log.error({ err: message }, 'run failed');
-  void runFinished({ config: ctx.config, logger: log, manifest: recorded });
-  await queueScheduledReports(ctx, recorded, log);
+  await endQueuedRun(ctx, recorded, log, { error: message, workspaces: false, store });
   throw new UnrecoverableError(message);
 }
 
@@ -262,12 +248,13 @@ async function endRun(s: RunStep, window: StartedRun, message: string): Promise<
  * window opens, and then goes first: started at once it would only be refused, told to come
  * back after slots that the jobs before it have not settled yet, which is later than needed.
  */
-async function fanOut(s: RunStep, window: StartedRun, discovery: Discovery): Promise<void> {
-  const { ctx, data, run } = s;
+async function fanOut(s: QueuedStep, discovery: Discovery): Promise<void> {
+  const { ctx, data, stats } = s.driver;
+  const { run } = s;
   const { brandIds, limit } = discovery;
   const plan = {
-    visibilityDays: window.days,
-    buyerIntentDays: [...ctx.config.extract.buyerIntentDays],
+    visibilityDays: s.window.days,
+    buyerIntentDays: [...s.window.buyerIntentDays],
     // Job data is JSON: no endpoints (every one) is an absent key, never an empty list.
     endpoints: data.endpoints?.length ? data.endpoints : undefined,
   };
@@ -280,14 +267,14 @@ async function fanOut(s: RunStep, window: StartedRun, discovery: Discovery): Pro
     per,
     callsPerWorkspace,
     requests: limit.requests,
-    callsBefore: s.stats.calls,
+    callsBefore: stats.calls,
   });
   const stage = (job: PlannedJob, i: number) => (i === 0 ? 'opened' : job.window > 0 ? 'resumed' : 'started');
   const queue = queueName(run.account);
   await ctx.flow.add({
     name: JOB.load,
     queueName: queue,
-    data: loadJobData(s, window, discovery, per, jobs),
+    data: loadJobData(s, discovery, per, jobs),
     opts: { ...jobOptions(ctx.config, data.kind, 'finish'), jobId: jobIds.load(run.runId) },
     children: jobs.map((job, i) => ({
       name: JOB.workspace,
@@ -306,22 +293,21 @@ async function fanOut(s: RunStep, window: StartedRun, discovery: Discovery): Pro
 
 /** The load job's data: what the run covers, for its manifest. */
 function loadJobData(
-  { ctx, data, run }: RunStep,
-  window: StartedRun,
+  s: QueuedStep,
   discovery: Discovery,
   per: number,
   jobs: readonly PlannedJob[],
 ): LoadJobData {
   return {
-    ...run,
-    kind: data.kind,
+    ...s.run,
+    kind: s.kind,
     brandIds: discovery.brandIds,
-    visibilityDays: window.days,
-    buyerIntentDays: [...ctx.config.extract.buyerIntentDays],
-    startedAt: window.startedAt,
+    visibilityDays: s.window.days,
+    buyerIntentDays: [...s.window.buyerIntentDays],
+    startedAt: s.startedAt,
     workspacesPerJob: per,
     jobSizes: jobs.map((j) => j.brandIds.length),
-    scope: window.scope,
+    scope: s.scope,
     drift: discovery.drift,
   };
 }

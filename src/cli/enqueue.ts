@@ -30,6 +30,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
         'its run id. The id follows from the account, kind, date and parameters, so enqueueing the same ' +
         'run twice runs it once (--force makes a new run). A backfill fetches --days of history (default ' +
         'extract.backfillDays, at most 365) at a lower priority than nightly runs, under the same budget. ' +
+        'A sync fetches --days, else every day since the last success, as run --once does. ' +
         '--wait shows progress until the runs end and exits like run --once: 0 when every run succeeded, 1 when ' +
         'every run failed (or on timeout, or when Redis lost a run before it ended: it says how to enqueue it ' +
         'again), else 2 (partial).',

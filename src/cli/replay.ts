@@ -40,7 +40,7 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
         ] = await Promise.all([
           import('../config/load.js'),
           import('../pipeline/replay.js'),
-          import('../pipeline/run-loader.js'),
+          import('../run/warehouse.js'),
           import('../runs/manifest.js'),
           import('../sinks/create-store.js'),
           import('./command-logger.js'),

@@ -94,7 +94,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           import('../pipeline/brand-owner.js'),
           import('../pipeline/crash-points.js'),
           import('../pipeline/run-inline.js'),
-          import('../pipeline/run-loader.js'),
+          import('../run/warehouse.js'),
           import('../runs/manifest.js'),
           import('../sinks/create-store.js'),
           import('./command-logger.js'),

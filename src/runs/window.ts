@@ -1,23 +1,19 @@
 // The nightly visibility window: every day since the account's last successful run, plus an
 // overlap for late-arriving data, never less than the configured window and never more than the
 // API's 365 days. The rule is pure (nightlyWindowDays), so it is tested on its own; `run --once`
-// and the workers' nightly runs find the account's last success with accountWindowDays.
+// and the workers' nightly and sync runs find the account's last success with accountWindowDays.
+// One rule for every run that is not given its days (--days) and is not a backfill.
 import type { ObjectStore } from '../sinks/object-store.js';
 import { lastSucceededRun } from './history.js';
 import type { RunKind } from './run-id.js';
 
 /**
- * The days a queued run of `kind` covers when it was not given its own: a backfill and a sync a
- * configured number; a nightly run none, since its window follows the account's last success
- * (accountWindowDays), found when the run starts.
+ * The days a queued run of `kind` covers when it was not given its own: a backfill its configured
+ * number; a nightly run and a sync none, since their window follows the account's last success
+ * (accountWindowDays), found when the run starts, as `run --once` does.
  */
-export function configuredWindowDays(
-  kind: RunKind,
-  extract: { backfillDays: number; visibilityDays: number },
-): number | undefined {
-  if (kind === 'backfill') return extract.backfillDays;
-  if (kind === 'sync') return extract.visibilityDays;
-  return undefined;
+export function configuredWindowDays(kind: RunKind, extract: { backfillDays: number }): number | undefined {
+  return kind === 'backfill' ? extract.backfillDays : undefined;
 }
 
 export function daysBetween(from: string, to: string): number {
@@ -58,4 +54,18 @@ export async function accountWindowDays(o: AccountWindow): Promise<number> {
     overlapDays: o.extract.overlapDays,
     visibilityDays: o.extract.visibilityDays,
   });
+}
+
+/**
+ * The one window rule of every run, queued or inline: its --days, else a backfill's configured
+ * days, else every day since the account's last success (accountWindowDays).
+ */
+export async function runWindowDays(
+  o: AccountWindow & {
+    kind: RunKind;
+    days?: number | undefined;
+    extract: AccountWindow['extract'] & { backfillDays: number };
+  },
+): Promise<number> {
+  return o.days ?? configuredWindowDays(o.kind, o.extract) ?? (await accountWindowDays(o));
 }

@@ -1,10 +1,10 @@
-// The configured warehouse as the load stage sees it: BigQuery when sinks.bigquery is set. The
-// BigQuery client is loaded only then, so runs without a warehouse never load it.
+// The warehouse a run loads into, as the load stage sees it: BigQuery when sinks.bigquery is set.
+// The BigQuery client is loaded only then, so runs without a warehouse never load it.
 import { VIEWS, WAREHOUSE_TABLES } from '../catalogue/index.js';
 import { accountSettings, warehouseKey } from '../config/account-settings.js';
 import type { AccountConfig, Config, SinksConfig } from '../config/schema.js';
+import type { RunLoader } from '../pipeline/finish-run.js';
 import type { BigQueryClientOptions } from '../warehouse/index.js';
-import type { RunLoader } from './finish-run.js';
 
 export async function createRunLoader(
   sinks: SinksConfig,

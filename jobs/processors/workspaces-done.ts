@@ -1,4 +1,5 @@
-// The `load` job, the parent of a run's flow in the account's shard queue: it runs once every
+// The run's workspaces are done: the parent job of a run's flow in the account's shard queue (its
+// BullMQ name stays `load`, JOB.load, so jobs queued by earlier versions still run). It runs once every
 // workspace job of the run is done (or failed for good), reads what they reported and hands the
 // run to one `finish-run` job in the load queue (processors/finish.ts), then completes. The heavy
 // end of a run (normalise, gzip, record) does not run here: the shard queues take 8 jobs each per
@@ -6,9 +7,6 @@
 // accounts still extracting. The load queue takes a few at a time (worker.ts). The parent cannot
 // move there itself: a flow keeps parent and children in one queue (one hash slot on a cluster).
 import type { Job } from 'bullmq';
-import type { Logger } from 'pino';
-import { errorMessage } from '../../src/util/errors.js';
-import { UnrecoverableError } from '../bullmq.js';
 import type { JobContext } from '../context.js';
 import {
   type FinishJobData,
@@ -19,10 +17,14 @@ import {
   LoadJobSchema,
 } from '../definitions.js';
 import { setPhase } from '../load-batches.js';
+import { endsRunOnLastAttempt } from '../run-end.js';
 import { AWAITING_CURATE } from '../run-phase.js';
 import { workspaceResults } from './workspace-results.js';
 
-export async function processLoad(job: Job<LoadJobData>, ctx: JobContext): Promise<{ finish: string }> {
+export async function processWorkspacesDone(
+  job: Job<LoadJobData>,
+  ctx: JobContext,
+): Promise<{ finish: string }> {
   const data = LoadJobSchema.parse(job.data);
   const log = ctx.logger.child({ account: data.account, run_id: data.runId, job: job.id });
   return endsRunOnLastAttempt(job, ctx, data.runId, log, async () => {
@@ -39,31 +41,4 @@ export async function processLoad(job: Job<LoadJobData>, ctx: JobContext): Promi
     await ctx.loadQueue.add(JOB.finish, finish, { ...jobOptions(ctx.config, data.kind, 'finish'), jobId });
     return { finish: jobId };
   });
-}
-
-/**
- * Runs `work`, the part of a job that records the run. What throws stops the run from being
- * recorded at all (faults of the sink and the warehouse end in a partial manifest instead): on the
- * job's last attempt the ledger says so, so nobody waits forever and the run can be enqueued again.
- */
-export async function endsRunOnLastAttempt<T>(
-  job: Job,
-  ctx: JobContext,
-  runId: string,
-  log: Logger,
-  work: () => Promise<T>,
-): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const message = errorMessage(err);
-    if (final) {
-      const ledgerRun = await ctx.ledger.get(runId);
-      if (ledgerRun) await ctx.ledger.finish(ledgerRun, 'failed', { error: `run not recorded: ${message}` });
-      log.error({ err: message }, 'run failed: not recorded');
-      throw new UnrecoverableError(message);
-    }
-    throw err;
-  }
 }

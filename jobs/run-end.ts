@@ -1,0 +1,88 @@
+// The end of a queued run, wherever its last stage ran (its run job that could not fan out, its
+// finish job, its load batch): one completion rule. The ledger's terminal record (or the manifest
+// put back when Redis lost the run), the alert and drift line (src/ops/run-finished.ts) and the
+// run's scheduled reports; and, for a run that could not be recorded at all, the ledger saying so
+// on the job's last attempt. `run --once` ends its runs the same way through its RunRecorder
+// (src/pipeline/run-inline.ts, jobs/ledger-recorder.ts).
+import type { Job } from 'bullmq';
+import type { Logger } from 'pino';
+import { runFinished } from '../src/ops/run-finished.js';
+import type { Manifest } from '../src/runs/manifest.js';
+import { manifestKey } from '../src/sinks/layout.js';
+import type { ObjectStore } from '../src/sinks/object-store.js';
+import { errorMessage } from '../src/util/errors.js';
+import { UnrecoverableError } from './bullmq.js';
+import type { JobContext } from './context.js';
+import type { LedgerRun } from './ledger.js';
+import { queueScheduledReports } from './report-trigger.js';
+
+/** The failed loads of a run, as the ledger's error names them. */
+export function failedLoadsText(m: Manifest): string | undefined {
+  const failed = m.loads.filter((l) => l.status === 'failed').map((l) => `${l.table}: ${l.error}`);
+  return failed.length ? failed.join('; ') : undefined;
+}
+
+export interface QueuedRunEnd {
+  /** The ledger's error; default the manifest's, else its failed loads. */
+  error?: string | undefined;
+  /** More ledger fields (the phase a load batch leaves). */
+  fields?: Partial<LedgerRun>;
+  /** The run's store: with it, its brand events are alerted. */
+  store?: ObjectStore | undefined;
+  /** Whether the ledger counts the manifest's workspace outcomes (the run's jobs did not). */
+  workspaces?: boolean;
+}
+
+/** The recorded run ends: in the ledger, in the alert, in the reports it schedules. */
+export async function endQueuedRun(ctx: JobContext, m: Manifest, log: Logger, o: QueuedRunEnd = {}) {
+  const ledgerRun = await ctx.ledger.get(m.run_id);
+  if (ledgerRun) {
+    const error = o.error ?? m.error ?? failedLoadsText(m);
+    await ctx.ledger.finish(
+      ledgerRun,
+      m.status,
+      {
+        manifest_key: manifestKey(m.account, m.run_id),
+        // The ledger writes no undefined field (its hash keeps any error from before).
+        ...(error ? { error } : {}),
+        ...o.fields,
+      },
+      o.workspaces === false ? undefined : m.workspaces,
+    );
+  } else await ctx.ledger.restore(m); // Redis lost the run: it is put back, as its manifest records it.
+  // Not awaited: an alert never holds the job (its delivery is bounded and logs its own outcome).
+  void runFinished({ config: ctx.config, logger: log, manifest: m, store: o.store });
+  await queueScheduledReports(ctx, m, log);
+}
+
+/** The run could not be recorded at all: the ledger says so (nobody waits for it forever). */
+export async function endUnrecorded(ctx: JobContext, runId: string, error: string): Promise<void> {
+  const ledgerRun = await ctx.ledger.get(runId);
+  if (ledgerRun) await ctx.ledger.finish(ledgerRun, 'failed', { error });
+}
+
+/**
+ * Runs `work`, the part of a job that records the run. What throws stops the run from being
+ * recorded at all (faults of the sink and the warehouse end in a partial manifest instead): on the
+ * job's last attempt the ledger says so, so nobody waits forever and the run can be enqueued again.
+ */
+export async function endsRunOnLastAttempt<T>(
+  job: Job,
+  ctx: JobContext,
+  runId: string,
+  log: Logger,
+  work: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+    const message = errorMessage(err);
+    if (final) {
+      await endUnrecorded(ctx, runId, `run not recorded: ${message}`);
+      log.error({ err: message }, 'run failed: not recorded');
+      throw new UnrecoverableError(message);
+    }
+    throw err;
+  }
+}

@@ -10,6 +10,7 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { RequestStats } from '../src/api/request-stats.js';
 import { metrics } from '../src/ops/metrics.js';
+import { storedCode } from '../src/runs/error-code.js';
 import {
   type CoveredRun,
   manifestCoverage,
@@ -20,6 +21,7 @@ import type { Manifest, WorkspaceResult } from '../src/runs/manifest.js';
 import type { RunKind } from '../src/runs/run-id.js';
 import { isFinishedStatus, type RunStatus } from '../src/runs/run-status.js';
 import { manifestKey } from '../src/sinks/layout.js';
+import type { RunErrorCode } from '../src/util/errors.js';
 import { COUNTERS } from './lua/ledger.js';
 import { type ScriptedRedis, scripted } from './redis-scripts.js';
 
@@ -41,8 +43,11 @@ export interface LedgerRun {
   scope?: RunScope;
   manifest_key?: string;
   error?: string;
+  /** Why `error`, for readers to decide on (src/runs/error-code.ts); absent in older records. */
+  error_code?: RunErrorCode;
   /** Why the account stopped mid-run (bad key, plan): later workspace jobs do not call the API. */
   stopped?: string;
+  stopped_code?: RunErrorCode;
   workspaces_total?: number;
   /**
    * What a running run waits for while it is neither extracting nor finished (its load batch:
@@ -192,8 +197,9 @@ export class RunLedger {
   }
 
   /** First stop reason wins; later workspace jobs of the run see it and make no call. */
-  async stop(runId: string, reason: string): Promise<void> {
-    await this.#redis.hsetnx(this.#run(runId), 'stopped', reason);
+  async stop(runId: string, reason: string, code: RunErrorCode): Promise<void> {
+    if (await this.#redis.hsetnx(this.#run(runId), 'stopped', reason))
+      await this.#redis.hset(this.#run(runId), 'stopped_code', code);
   }
 
   /** Adds to `tx` the run's workspace outcomes exactly as `workspaces` give them. */
@@ -280,7 +286,12 @@ export class RunLedger {
       runId,
       m.account,
       manifestCoverage(m),
-      flatten({ finished_at: m.finished_at, manifest_key: manifestKey(m.account, runId), error: m.error }),
+      flatten({
+        finished_at: m.finished_at,
+        manifest_key: manifestKey(m.account, runId),
+        error: m.error,
+        error_code: storedCode(m),
+      }),
     );
   }
 
@@ -299,7 +310,9 @@ export class RunLedger {
         'started_at',
         'finished_at',
         'error',
+        'error_code',
         'stopped',
+        'stopped_code',
         'manifest_key',
         'workspaces_total',
         'workspaces_from',

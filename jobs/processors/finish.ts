@@ -9,6 +9,7 @@ import { accountSettings } from '../../src/config/account-settings.js';
 import { runFinished } from '../../src/ops/run-finished.js';
 import { finishRun } from '../../src/pipeline/finish-run.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
+import { storedCode } from '../../src/runs/error-code.js';
 import {
   assembleManifest,
   type Manifest,
@@ -82,6 +83,7 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     buyerIntentDays: data.buyerIntentDays,
     scope: data.scope,
     error: ledgerRun?.stopped,
+    errorCode: ledgerRun && storedCode({ error: ledgerRun.stopped, error_code: ledgerRun.stopped_code }),
     workspaces,
     files: [...finished.rawFiles, ...finished.files],
     loads: finished.loads,
@@ -104,9 +106,9 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
       {
         manifest_key: manifestKey(data.account, data.runId),
         ...(manifest.error
-          ? { error: manifest.error }
+          ? { error: manifest.error, error_code: storedCode(manifest) }
           : failedLoads.length
-            ? { error: failedLoads.join('; ') }
+            ? { error: failedLoads.join('; '), error_code: 'load_failed' as const }
             : {}),
       },
       manifest.workspaces,

@@ -7,6 +7,7 @@ import { SYNC_RUNS } from '../../src/catalogue/index.js';
 import { runFinished } from '../../src/ops/run-finished.js';
 import { loadBatchTables } from '../../src/pipeline/load-batch.js';
 import { type BatchRecording, recordBatch, recordRun } from '../../src/pipeline/record-run.js';
+import { storedCode } from '../../src/runs/error-code.js';
 import type { LoadResult, Manifest } from '../../src/runs/manifest.js';
 import { isFinishedStatus } from '../../src/runs/run-status.js';
 import { manifestKey } from '../../src/sinks/layout.js';
@@ -76,7 +77,7 @@ async function membersOf(claim: Claim, ctx: JobContext, log: Logger): Promise<Me
       log.error({ run_id: runId }, error);
       const ledgerRun = await ctx.ledger.get(runId);
       if (ledgerRun && !isFinishedStatus(ledgerRun.status))
-        await ctx.ledger.finish(ledgerRun, 'failed', { error });
+        await ctx.ledger.finish(ledgerRun, 'failed', { error, error_code: 'not_recorded' });
       continue;
     }
     try {
@@ -85,7 +86,10 @@ async function membersOf(claim: Claim, ctx: JobContext, log: Logger): Promise<Me
       // An account removed from the config since: its run cannot be written any more.
       const ledgerRun = await ctx.ledger.get(runId);
       if (ledgerRun)
-        await ctx.ledger.finish(ledgerRun, 'failed', { error: `run not recorded: ${errorMessage(err)}` });
+        await ctx.ledger.finish(ledgerRun, 'failed', {
+          error: `run not recorded: ${errorMessage(err)}`,
+          error_code: 'not_recorded',
+        });
       await ctx.loadBatches.runDone(runId);
     }
   }
@@ -183,6 +187,7 @@ async function endRun(
         manifest_key: manifestKey(m.account, runId),
         // The ledger writes no undefined field (its hash keeps any error from before).
         error: error || undefined,
+        error_code: m.error ? storedCode(m) : error ? 'load_failed' : undefined,
         phase: `loaded in batch ${batchId}`,
         phase_at: new Date().toISOString(),
       },
@@ -240,6 +245,7 @@ async function endNotLoaded(
     if (ledgerRun)
       await ctx.ledger.finish(ledgerRun, 'failed', {
         error: `run not recorded: ${reason.why}; ${errorMessage(err)}`,
+        error_code: 'not_recorded',
       });
     await ctx.loadBatches.runDone(m.runId);
   }

@@ -60,7 +60,11 @@ export async function endsRunOnLastAttempt<T>(
     const message = errorMessage(err);
     if (final) {
       const ledgerRun = await ctx.ledger.get(runId);
-      if (ledgerRun) await ctx.ledger.finish(ledgerRun, 'failed', { error: `run not recorded: ${message}` });
+      if (ledgerRun)
+        await ctx.ledger.finish(ledgerRun, 'failed', {
+          error: `run not recorded: ${message}`,
+          error_code: 'not_recorded',
+        });
       log.error({ err: message }, 'run failed: not recorded');
       throw new UnrecoverableError(message);
     }

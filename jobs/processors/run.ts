@@ -13,6 +13,7 @@ import { callLimits, type Discovery, discoverWorkspaces } from '../../src/extrac
 import { workspaceCalls } from '../../src/extract/plan.js';
 import { runFinished } from '../../src/ops/run-finished.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
+import { errorCode } from '../../src/runs/error-code.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
 import { runScope } from '../../src/runs/last-success.js';
 import { assembleManifest, readManifest } from '../../src/runs/manifest.js';
@@ -22,7 +23,7 @@ import { isFinishedStatus } from '../../src/runs/run-status.js';
 import { accountWindowDays, configuredWindowDays } from '../../src/runs/window.js';
 import { manifestKey } from '../../src/sinks/layout.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
-import { errorMessage } from '../../src/util/errors.js';
+import { errorMessage, type RunErrorCode } from '../../src/util/errors.js';
 import { addDays, utcDate } from '../../src/util/time.js';
 import { UnrecoverableError } from '../bullmq.js';
 import { accountOf, type JobContext } from '../context.js';
@@ -115,7 +116,7 @@ export async function processRun(
   const window = await startRun(s, existing);
   // A run job back from budget delays past its deadline calls nothing.
   const deadline = runDeadline(window.startedAt, ctx.config.jobs.maxRunHours);
-  if (deadlinePassed(deadline)) return endRun(s, window, deadlineReason(deadline));
+  if (deadlinePassed(deadline)) return endRun(s, window, deadlineReason(deadline), 'deadline_passed');
   const discovery = await discover(s, window);
   await fanOut(s, window, discovery);
   await job.updateProgress({ workspaces: discovery.brandIds.length });
@@ -200,7 +201,7 @@ async function discover(s: RunStep, window: StartedRun): Promise<Discovery> {
     });
   } catch (err) {
     await ctx.ledger.addRequests(run.runId, s.stats);
-    return endRun(s, window, await discoveryFailure(s, err));
+    return endRun(s, window, await discoveryFailure(s, err), errorCode(err));
   }
   await ctx.ledger.addRequests(run.runId, s.stats);
   await ctx.ledger.update(run.runId, { workspaces_total: discovery.brandIds.length });
@@ -224,7 +225,7 @@ async function discoveryFailure({ job, token, ctx, data }: RunStep, err: unknown
 }
 
 /** Nothing more will happen for this run: record why, in the manifest and the ledger. */
-async function endRun(s: RunStep, window: StartedRun, message: string): Promise<never> {
+async function endRun(s: RunStep, window: StartedRun, message: string, code: RunErrorCode): Promise<never> {
   const { ctx, data, run, store, log } = s;
   const manifest = assembleManifest({
     run,
@@ -234,6 +235,7 @@ async function endRun(s: RunStep, window: StartedRun, message: string): Promise<
     buyerIntentDays: ctx.config.extract.buyerIntentDays,
     scope: window.scope,
     error: message,
+    errorCode: code,
     workspaces: [],
     files: [],
     loads: [],
@@ -246,6 +248,7 @@ async function endRun(s: RunStep, window: StartedRun, message: string): Promise<
   const ledgerRun = (await ctx.ledger.get(run.runId))!;
   await ctx.ledger.finish(ledgerRun, 'failed', {
     error: message,
+    error_code: code,
     manifest_key: manifestKey(run.account, run.runId),
   });
   log.error({ err: message }, 'run failed');

@@ -10,8 +10,9 @@ import type { KeyLock } from '../curate/key-lock.js';
 import { callLimits, type ExtractProgress, extractAccount } from '../extract/extract-account.js';
 import { type ExtractPlan, workspaceCalls } from '../extract/plan.js';
 import { runFinished } from '../ops/run-finished.js';
+import { errorCode } from '../runs/error-code.js';
 import { runScope } from '../runs/last-success.js';
-import { assembleManifest, type LoadResult, type Manifest } from '../runs/manifest.js';
+import { assembleManifest, type LoadResult, type Manifest, manifestLocation } from '../runs/manifest.js';
 import { type PlannedRun, writePlannedRun } from '../runs/planned-run.js';
 import type { RunRecorder } from '../runs/recorder.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
@@ -239,7 +240,10 @@ async function runAccount(
     });
   } catch (err) {
     // Nothing landed yet: a run no one could see working must not start, and it says so.
-    manifest = assemble({ error: `run not started: its lease could not be taken: ${errorMessage(err)}` });
+    manifest = assemble({
+      error: `run not started: its lease could not be taken: ${errorMessage(err)}`,
+      errorCode: 'not_started',
+    });
     o.unrecorded?.add(run.runId);
   }
   log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
@@ -343,6 +347,7 @@ async function extractAndFinish(s: RunStep, plan: PlannedRun): Promise<Manifest>
         : { rawFiles: [], files: [], drift: [], loads: [] };
     return s.assemble({
       error: extracted.error,
+      errorCode: extracted.error_code,
       pausedUntil: extracted.pausedUntil,
       workspaces: extracted.workspaces,
       files: [...extracted.files, ...finished.files],
@@ -352,7 +357,7 @@ async function extractAndFinish(s: RunStep, plan: PlannedRun): Promise<Manifest>
     });
   } catch (err) {
     // Not a fault of the API (those are in the manifest): the run stops here, and says why.
-    return s.assemble({ error: errorMessage(err) });
+    return s.assemble({ error: errorMessage(err), errorCode: errorCode(err) });
   }
 }
 
@@ -373,7 +378,12 @@ async function recordManifest(s: RunStep, manifest: Manifest): Promise<Manifest>
   } catch (err) {
     // Nothing more can be written: the run failed, and the error names the path it could not write.
     s.o.unrecorded?.add(manifest.run_id);
-    return { ...manifest, status: 'failed', error: `run not recorded: ${errorMessage(err)}` };
+    return {
+      ...manifest,
+      status: 'failed',
+      error: `run not recorded: manifest ${manifestLocation(s.o.store, manifest.account, manifest.run_id)} not written: ${errorMessage(err)}`,
+      error_code: 'not_recorded',
+    };
   }
 }
 

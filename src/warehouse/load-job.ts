@@ -119,7 +119,7 @@ export async function loadTable(args: LoadTableArgs): Promise<LoadResult> {
   const result = (job_id: string, meta: JobMetadata | undefined, error?: string): LoadResult =>
     error === undefined
       ? { table: table.name, job_id, status: 'succeeded', rows: outputRows(meta) }
-      : { table: table.name, job_id, status: 'failed', rows: 0, error };
+      : { table: table.name, job_id, status: 'failed', rows: 0, error, error_code: 'load_failed' };
 
   const content = args.recording;
   const jobIdOf = args.jobIdOf ?? ((n: number) => loadJobId(account, runId, table.name, n, content));

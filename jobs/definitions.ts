@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Config } from '../src/config/schema.js';
 import { type DriftEntry, DriftEntrySchema, type WorkspaceResult } from '../src/runs/manifest.js';
 import { RUN_KINDS, type RunKind } from '../src/runs/run-id.js';
+import { RUN_ERROR_CODES } from '../src/util/errors.js';
 
 export { RUN_KINDS, type RunKind };
 
@@ -223,6 +224,7 @@ const WorkspaceResultSchema = z.object({
   brand_id: z.string(),
   status: z.enum(['succeeded', 'failed']),
   error: z.string().optional(),
+  error_code: z.enum(RUN_ERROR_CODES).optional(),
 }) satisfies z.ZodType<WorkspaceResult>;
 
 /**

@@ -10,6 +10,7 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { RequestStats } from '../src/api/request-stats.js';
 import { metrics } from '../src/ops/metrics.js';
+import { storedCode } from '../src/runs/error-code.js';
 import {
   type CoveredRun,
   manifestCoverage,
@@ -18,8 +19,11 @@ import {
 } from '../src/runs/last-success.js';
 import type { Manifest, WorkspaceResult } from '../src/runs/manifest.js';
 import type { RunKind } from '../src/runs/run-id.js';
-import { FINISHED_RUN_STATUSES, isFinishedStatus, type RunStatus } from '../src/runs/run-status.js';
+import { isFinishedStatus, type RunStatus } from '../src/runs/run-status.js';
 import { manifestKey } from '../src/sinks/layout.js';
+import type { RunErrorCode } from '../src/util/errors.js';
+import { COUNTERS } from './lua/ledger.js';
+import { type ScriptedRedis, scripted } from './redis-scripts.js';
 
 export type LedgerStatus = 'queued' | 'running' | RunStatus;
 
@@ -39,8 +43,11 @@ export interface LedgerRun {
   scope?: RunScope;
   manifest_key?: string;
   error?: string;
+  /** Why `error`, for readers to decide on (src/runs/error-code.ts); absent in older records. */
+  error_code?: RunErrorCode;
   /** Why the account stopped mid-run (bad key, plan): later workspace jobs do not call the API. */
   stopped?: string;
+  stopped_code?: RunErrorCode;
   workspaces_total?: number;
   /**
    * What a running run waits for while it is neither extracting nor finished (its load batch:
@@ -59,89 +66,6 @@ export interface LedgerRun {
   waited_ms: number;
 }
 
-/** Request counters read back as 0 when never incremented. */
-const COUNTERS = ['calls', 'rate_limited', 'retries', 'waited_ms'] as const;
-
-/** Lua: adds ARGV[1..4] to the run's request counters (COUNTERS, in order); a zero is not written. */
-const ADD_REQUESTS = `local counters = {${COUNTERS.map((c) => `'${c}'`).join(', ')}}
-for i = 1, ${COUNTERS.length} do
-  local n = tonumber(ARGV[i])
-  if n ~= 0 then redis.call('HINCRBY', KEYS[1], counters[i], n) end
-end
-`;
-
-// Every script first checks that the run is in the ledger: a job still running after Redis lost
-// its data must not leave a headless hash behind.
-const GUARD = `if redis.call('HEXISTS', KEYS[1], 'run_id') == 0 then return 0 end\n`;
-
-// A finished run's progress is its manifest's (Ledger.finish writes it, then the status): a job
-// still at work after that (one BullMQ gave up on while it worked, a worker that lost its lock)
-// changes nothing.
-const UNFINISHED = `if redis.call('HEXISTS', KEYS[1], 'workspaces_from') == 1 then return 0 end
-local status = redis.call('HGET', KEYS[1], 'status')
-${FINISHED_RUN_STATUSES.map((st) => `if status == '${st}' then return 0 end`).join('\n')}
-`;
-
-const SCRIPTS = {
-  /** KEYS: run, runs. ARGV: run_id, account, kind, run_date, created_at, created ms. */
-  visyncLedgerCreate: {
-    numberOfKeys: 2,
-    lua: `
-if redis.call('HSETNX', KEYS[1], 'run_id', ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], 'account', ARGV[2], 'kind', ARGV[3], 'run_date', ARGV[4],
-  'status', 'queued', 'created_at', ARGV[5])
-redis.call('ZADD', KEYS[2], ARGV[6], ARGV[1])
-return 1`,
-  },
-  /**
-   * KEYS: run, done set, failed set. ARGV: the request counters to add (calls, rate_limited,
-   * retries, waited_ms), then per workspace its id and 1 when it failed. A success is final while
-   * the run goes on; once it has finished nothing changes.
-   */
-  visyncLedgerWorkspaces: {
-    numberOfKeys: 3,
-    lua: `${GUARD}${UNFINISHED}
-${ADD_REQUESTS}for i = 5, #ARGV, 2 do
-  local ws = ARGV[i]
-  if ARGV[i + 1] == '1' then
-    if redis.call('SADD', KEYS[2], ws) == 1 or redis.call('SISMEMBER', KEYS[3], ws) == 1 then
-      redis.call('SADD', KEYS[3], ws)
-    end
-  else
-    redis.call('SADD', KEYS[2], ws)
-    redis.call('SREM', KEYS[3], ws)
-  end
-end
-return 1`,
-  },
-  /** KEYS: run. ARGV: calls, rate_limited, retries, waited_ms (a zero is not written). */
-  visyncLedgerRequests: {
-    numberOfKeys: 1,
-    lua: `${GUARD}
-${ADD_REQUESTS}return 1`,
-  },
-  /**
-   * KEYS: run, last success (hash run_id, run_date). ARGV: status, '1' when the run moves the mark,
-   * the mark's run date that decision was made against ('' for none), then field/value pairs.
-   * Whether a run moves the mark is decided by movesLastSuccess; if the mark changed since, nothing
-   * is written and -1 asks the caller to decide again.
-   */
-  visyncLedgerFinish: {
-    numberOfKeys: 2,
-    lua: `${GUARD}
-if ARGV[2] == '1' and (redis.call('HGET', KEYS[2], 'run_date') or '') ~= ARGV[3] then return -1 end
-redis.call('HSET', KEYS[1], 'status', ARGV[1], unpack(ARGV, 4))
-if ARGV[2] == '1' then
-  redis.call('HSET', KEYS[2], 'run_id', redis.call('HGET', KEYS[1], 'run_id'),
-    'run_date', redis.call('HGET', KEYS[1], 'run_date'))
-end
-return 1`,
-  },
-} as const;
-
-type ScriptName = keyof typeof SCRIPTS;
-type LedgerRedis = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<number>>;
-
 function flatten(fields: Partial<Omit<LedgerRun, 'run_id'>>): string[] {
   const out: string[] = [];
   for (const [k, v] of Object.entries(fields))
@@ -150,18 +74,14 @@ function flatten(fields: Partial<Omit<LedgerRun, 'run_id'>>): string[] {
 }
 
 export class RunLedger {
-  readonly #redis: LedgerRedis;
+  readonly #redis: ScriptedRedis;
   readonly #cluster: boolean;
 
   constructor(
     redis: Redis,
     private readonly prefix: string,
   ) {
-    // defineCommand sends EVALSHA and falls back to EVAL when the server has lost its script cache.
-    for (const [name, def] of Object.entries(SCRIPTS)) {
-      if (!(name in redis)) redis.defineCommand(name, def);
-    }
-    this.#redis = redis as LedgerRedis;
+    this.#redis = scripted(redis);
     this.#cluster = (redis as { isCluster?: boolean }).isCluster === true;
   }
 
@@ -277,8 +197,9 @@ export class RunLedger {
   }
 
   /** First stop reason wins; later workspace jobs of the run see it and make no call. */
-  async stop(runId: string, reason: string): Promise<void> {
-    await this.#redis.hsetnx(this.#run(runId), 'stopped', reason);
+  async stop(runId: string, reason: string, code: RunErrorCode): Promise<void> {
+    if (await this.#redis.hsetnx(this.#run(runId), 'stopped', reason))
+      await this.#redis.hset(this.#run(runId), 'stopped_code', code);
   }
 
   /** Adds to `tx` the run's workspace outcomes exactly as `workspaces` give them. */
@@ -365,7 +286,12 @@ export class RunLedger {
       runId,
       m.account,
       manifestCoverage(m),
-      flatten({ finished_at: m.finished_at, manifest_key: manifestKey(m.account, runId), error: m.error }),
+      flatten({
+        finished_at: m.finished_at,
+        manifest_key: manifestKey(m.account, runId),
+        error: m.error,
+        error_code: storedCode(m),
+      }),
     );
   }
 
@@ -384,7 +310,9 @@ export class RunLedger {
         'started_at',
         'finished_at',
         'error',
+        'error_code',
         'stopped',
+        'stopped_code',
         'manifest_key',
         'workspaces_total',
         'workspaces_from',

@@ -10,35 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { type KeyLock, keyFolder, lockOrder, MemoryKeyLock } from '../src/curate/key-lock.js';
 import { sleep } from '../src/util/time.js';
-import { LuaScript } from './lua-script.js';
-
-/** KEYS: the locks. ARGV: token, ttl ms. Takes all of them (1) or none, when any is held (0). */
-const acquire = new LuaScript(`
-for i = 1, #KEYS do
-  if redis.call('EXISTS', KEYS[i]) == 1 then return 0 end
-end
-for i = 1, #KEYS do
-  redis.call('SET', KEYS[i], ARGV[1], 'PX', ARGV[2])
-end
-return 1
-`);
-
-/** KEYS: the locks. ARGV: token, ttl ms. Extends those still held with the token. */
-const extend = new LuaScript(`
-for i = 1, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[1] then redis.call('PEXPIRE', KEYS[i], ARGV[2]) end
-end
-return 0
-`);
-
-/** KEYS: the locks. ARGV: token. Removes those still held with the token (also run leases'). */
-export const releaseIfHeld = new LuaScript(`
-local n = 0
-for i = 1, #KEYS do
-  if redis.call('GET', KEYS[i]) == ARGV[1] then n = n + redis.call('DEL', KEYS[i]) end
-end
-return n
-`);
+import { scripted } from './redis-scripts.js';
 
 export interface RedisKeyLockOptions {
   ttlMs?: number;
@@ -63,12 +35,16 @@ export class RedisKeyLock implements KeyLock {
   async runAll<T>(keys: readonly string[], fn: () => Promise<T>): Promise<T> {
     const sorted = lockOrder(keys);
     return this.#local.runAll(sorted, async () => {
+      const redis = scripted(this.redis);
       const lockKeys = sorted.map((k) => this.#lockKey(k));
       const token = randomUUID();
       const ttlMs = this.opts.ttlMs ?? 30_000;
       const deadline = Date.now() + (this.opts.waitMs ?? 600_000);
       // Asked again after 20 ms, then twice as long each time up to a second.
-      for (let pause = 20; (await acquire.run(this.redis, lockKeys, [token, ttlMs])) !== 1; ) {
+      for (
+        let pause = 20;
+        (await redis.visyncLockAcquire(lockKeys.length, ...lockKeys, token, ttlMs)) !== 1;
+      ) {
         if (Date.now() > deadline)
           throw new Error(`${sorted.join(', ')}: locked by another run for too long`);
         await sleep(pause);
@@ -77,14 +53,14 @@ export class RedisKeyLock implements KeyLock {
       // Renewed while held (a batch of bundles on a slow store can take longer than the expiry);
       // a holder that dies stops renewing, and its locks lapse within the expiry.
       const renew = setInterval(() => {
-        extend.run(this.redis, lockKeys, [token, ttlMs]).catch(() => {});
+        redis.visyncLockExtend(lockKeys.length, ...lockKeys, token, ttlMs).catch(() => {});
       }, ttlMs / 3);
       renew.unref();
       try {
         return await fn();
       } finally {
         clearInterval(renew);
-        await releaseIfHeld.run(this.redis, lockKeys, [token]);
+        await redis.visyncReleaseIfHeld(lockKeys.length, ...lockKeys, token);
       }
     });
   }

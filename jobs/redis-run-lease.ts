@@ -5,16 +5,7 @@
 import type { Redis } from 'ioredis';
 import type { RunCoordinates } from '../src/runs/run-coordinates.js';
 import type { LeaseSignal } from '../src/runs/run-lease.js';
-import { LuaScript } from './lua-script.js';
-import { releaseIfHeld } from './redis-key-lock.js';
-
-/** KEYS: the lease. ARGV: token, ttl ms, the token it may replace ('' for none). 1: taken. */
-const claim = new LuaScript(`
-local held = redis.call('GET', KEYS[1])
-if held and held ~= ARGV[3] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-`);
+import { scripted } from './redis-scripts.js';
 
 export class RedisLeaseSignal implements LeaseSignal {
   constructor(
@@ -28,12 +19,14 @@ export class RedisLeaseSignal implements LeaseSignal {
     ttlMs: number,
     previous: string | undefined,
   ): Promise<boolean> {
-    return (await claim.run(this.redis, [this.#key(run)], [token, ttl(ttlMs), previous ?? ''])) === 1;
+    return (
+      (await scripted(this.redis).visyncLeaseClaim(this.#key(run), token, ttl(ttlMs), previous ?? '')) === 1
+    );
   }
 
   async renew(run: RunCoordinates, token: string, ttlMs: number): Promise<boolean> {
     // The same script: free (Redis lost it) or ours, it is set again; another's, it is left alone.
-    return (await claim.run(this.redis, [this.#key(run)], [token, ttl(ttlMs), token])) === 1;
+    return (await scripted(this.redis).visyncLeaseClaim(this.#key(run), token, ttl(ttlMs), token)) === 1;
   }
 
   async held(run: RunCoordinates): Promise<boolean> {
@@ -41,7 +34,7 @@ export class RedisLeaseSignal implements LeaseSignal {
   }
 
   async release(run: RunCoordinates, token: string): Promise<void> {
-    await releaseIfHeld.run(this.redis, [this.#key(run)], [token]);
+    await scripted(this.redis).visyncReleaseIfHeld(1, this.#key(run), token);
   }
 
   #key(run: RunCoordinates): string {

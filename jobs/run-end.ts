@@ -7,10 +7,11 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { runFinished } from '../src/ops/run-finished.js';
+import { storedCode } from '../src/runs/error-code.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import { manifestKey } from '../src/sinks/layout.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
-import { errorMessage } from '../src/util/errors.js';
+import { errorMessage, type RunErrorCode } from '../src/util/errors.js';
 import { UnrecoverableError } from './bullmq.js';
 import type { JobContext } from './context.js';
 import type { LedgerRun } from './ledger.js';
@@ -25,6 +26,8 @@ export function failedLoadsText(m: Manifest): string | undefined {
 export interface QueuedRunEnd {
   /** The ledger's error; default the manifest's, else its failed loads. */
   error?: string | undefined;
+  /** The code of `error` when it is given (else the manifest's, or load_failed for its failed loads). */
+  errorCode?: RunErrorCode | undefined;
   /** More ledger fields (the phase a load batch leaves). */
   fields?: Partial<LedgerRun>;
   /** The run's store: with it, its brand events are alerted. */
@@ -38,6 +41,14 @@ export async function endQueuedRun(ctx: JobContext, m: Manifest, log: Logger, o:
   const ledgerRun = await ctx.ledger.get(m.run_id);
   if (ledgerRun) {
     const error = o.error ?? m.error ?? failedLoadsText(m);
+    const code: RunErrorCode | undefined =
+      o.error !== undefined && o.errorCode !== undefined
+        ? o.errorCode
+        : m.error
+          ? storedCode(m)
+          : error
+            ? 'load_failed'
+            : undefined;
     await ctx.ledger.finish(
       ledgerRun,
       m.status,
@@ -45,6 +56,7 @@ export async function endQueuedRun(ctx: JobContext, m: Manifest, log: Logger, o:
         manifest_key: manifestKey(m.account, m.run_id),
         // The ledger writes no undefined field (its hash keeps any error from before).
         ...(error ? { error } : {}),
+        ...(code ? { error_code: code } : {}),
         ...o.fields,
       },
       o.workspaces === false ? undefined : m.workspaces,
@@ -58,7 +70,7 @@ export async function endQueuedRun(ctx: JobContext, m: Manifest, log: Logger, o:
 /** The run could not be recorded at all: the ledger says so (nobody waits for it forever). */
 export async function endUnrecorded(ctx: JobContext, runId: string, error: string): Promise<void> {
   const ledgerRun = await ctx.ledger.get(runId);
-  if (ledgerRun) await ctx.ledger.finish(ledgerRun, 'failed', { error });
+  if (ledgerRun) await ctx.ledger.finish(ledgerRun, 'failed', { error, error_code: 'not_recorded' });
 }
 
 /**

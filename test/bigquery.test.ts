@@ -309,6 +309,7 @@ describe('load', () => {
       status: 'failed',
       rows: 0,
       error: 'Error while reading data, error message: injected backend trouble',
+      error_code: 'load_failed',
     });
     expect(fake.rows(PROJECT, DATASET, 'brands')).toHaveLength(0);
 

@@ -221,9 +221,11 @@ describe('jobs on BullMQ', () => {
     const { runId, run } = await syncToEnd(config);
     expect(run.status).toBe('failed');
     expect(run.error).toMatch(/401: the API key was refused/);
+    expect(run.error_code).toBe('auth_revoked');
     const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
     expect(m.status).toBe('failed');
     expect(m.error).toMatch(/401/);
+    expect(m.error_code).toBe('auth_revoked');
     await untilQueueIdle(config);
     expect(s.log).toHaveLength(1);
   });

@@ -252,7 +252,12 @@ describe('normalise and load', () => {
     expect(r.interrupted).toMatch(/stopped before writing its manifest/);
     expect(r.workspaces).toEqual([
       { brand_id: first, status: 'succeeded' },
-      { brand_id: second, status: 'failed', error: 'the run stopped before visibility landed' },
+      {
+        brand_id: second,
+        status: 'failed',
+        error: 'the run stopped before visibility landed',
+        error_code: 'interrupted',
+      },
     ]);
   });
 

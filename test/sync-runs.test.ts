@@ -312,6 +312,8 @@ describe('run --once records one sync_runs row per run', () => {
     expect(bqRows(bq)).toHaveLength(1);
     expect(row).toMatchObject({ run_id: runIdOf(c.out[0]!), status: 'failed', workspaces_succeeded: [] });
     expect(row!.error).toMatch(/401: the API key was refused/);
+    // Beside the text, a code that never changes: what a query or a script decides on.
+    expect(row!.error_code).toBe('auth_revoked');
     expect(row!.failures).toEqual([{ scope: 'account', id: 'acme', reason: row!.error }]);
     expect(sinkRows(dir).map((r) => r.row.status)).toEqual(['failed']);
     expect(bq.jobs.map((j) => j.destination)).toEqual(['vis.sync_runs']);
@@ -391,8 +393,10 @@ describe('a worker run records its row', () => {
     const runId = c.out[0]!.split(' ').at(-1)!;
     expect(bqRows(bq)).toMatchObject([{ run_id: runId, status: 'failed', workspaces_succeeded: [] }]);
     expect(String(bqRows(bq)[0]!.error)).toMatch(/401: the API key was refused/);
+    expect(bqRows(bq)[0]!.error_code).toBe('auth_revoked');
     expect(sinkRows(dir).map((r) => r.row.status)).toEqual(['failed']);
     const m = (await readManifest(new FsObjectStore(dir), 'acme', runId))!;
+    expect(m.error_code).toBe('auth_revoked');
     expect(m.loads).toMatchObject([{ table: 'sync_runs', status: 'succeeded' }]);
   });
 });

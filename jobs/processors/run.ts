@@ -12,6 +12,7 @@ import { callLimits, type Discovery, discoverWorkspaces } from '../../src/extrac
 import { workspaceCalls } from '../../src/extract/plan.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
 import { type RunContext, type RunStep, runManifest } from '../../src/run/context.js';
+import { errorCode } from '../../src/runs/error-code.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
 import { runScope } from '../../src/runs/last-success.js';
 import { readManifest } from '../../src/runs/manifest.js';
@@ -20,7 +21,7 @@ import { logicalRunId, type RunKind } from '../../src/runs/run-id.js';
 import { isFinishedStatus } from '../../src/runs/run-status.js';
 import { runWindowDays } from '../../src/runs/window.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
-import { errorMessage } from '../../src/util/errors.js';
+import { errorMessage, type RunErrorCode } from '../../src/util/errors.js';
 import { addDays, utcDate } from '../../src/util/time.js';
 import { UnrecoverableError } from '../bullmq.js';
 import { accountOf, type JobContext } from '../context.js';
@@ -105,7 +106,7 @@ export async function processRun(
   const s: QueuedStep = { ...c, driver: { job, token, ctx, data, account, stats: emptyStats() } };
   // A run job back from budget delays past its deadline calls nothing.
   const deadline = runDeadline(s.startedAt, ctx.config.jobs.maxRunHours);
-  if (deadlinePassed(deadline)) return endRun(s, deadlineReason(deadline));
+  if (deadlinePassed(deadline)) return endRun(s, deadlineReason(deadline), 'deadline_passed');
   const discovery = await discover(s);
   await fanOut(s, discovery);
   await job.updateProgress({ workspaces: discovery.brandIds.length });
@@ -204,7 +205,7 @@ async function discover(s: QueuedStep): Promise<Discovery> {
     });
   } catch (err) {
     await ctx.ledger.addRequests(run.runId, stats);
-    return endRun(s, await discoveryFailure(s.driver, err));
+    return endRun(s, await discoveryFailure(s.driver, err), errorCode(err));
   }
   await ctx.ledger.addRequests(run.runId, stats);
   await ctx.ledger.update(run.runId, { workspaces_total: discovery.brandIds.length });
@@ -228,15 +229,15 @@ async function discoveryFailure({ job, token, ctx, data }: Queued, err: unknown)
 }
 
 /** Nothing more will happen for this run: record why, in the manifest and the ledger. */
-async function endRun(s: QueuedStep, message: string): Promise<never> {
+async function endRun(s: QueuedStep, message: string, code: RunErrorCode): Promise<never> {
   const { ctx } = s.driver;
   const { run, store, log } = s;
-  const manifest = runManifest(s, { error: message, requests: s.driver.stats });
+  const manifest = runManifest(s, { error: message, errorCode: code, requests: s.driver.stats });
   // Recorded like every finished run: its sync_runs row says why the whole account stopped.
   const loader = await ctx.loaderFor(run.account);
   const recorded = await recordRun({ store, manifest, logger: log, loader });
   log.error({ err: message }, 'run failed');
-  await endQueuedRun(ctx, recorded, log, { error: message, workspaces: false, store });
+  await endQueuedRun(ctx, recorded, log, { error: message, errorCode: code, workspaces: false, store });
   throw new UnrecoverableError(message);
 }
 

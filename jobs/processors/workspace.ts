@@ -12,6 +12,7 @@ import { emptyStats, type RequestStats } from '../../src/api/request-stats.js';
 import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
 import { callLimits, createAccountClient, extractWorkspace } from '../../src/extract/extract-account.js';
 import { workspaceCalls } from '../../src/extract/plan.js';
+import { errorCode } from '../../src/runs/error-code.js';
 import type { DriftEntry, WorkspaceResult } from '../../src/runs/manifest.js';
 import { errorMessage } from '../../src/util/errors.js';
 import { mapSettled } from '../../src/util/pool.js';
@@ -267,7 +268,7 @@ async function extractOpenWorkspaces(
   const stopped = ended.find(({ ws }) => ws.stop);
   if (stopped?.ws.stop) {
     const { message } = stopped.ws.stop;
-    await ctx.ledger.stop(data.runId, message);
+    await ctx.ledger.stop(data.runId, message, errorCode(stopped.ws.stop));
     failed.set(stopped.brandId, message);
     return endJob(ctx, s, `not attempted: ${message}`);
   }

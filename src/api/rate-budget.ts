@@ -211,6 +211,8 @@ export class Reservation implements RateBudget {
 }
 
 /** Raised when a slot would take longer than the caller is willing to wait (see acquireSlot). */
+const budgetWaitReason = (retryInMs: number) => `no request budget for ${Math.ceil(retryInMs / 1000)} s`;
+
 export class BudgetWaitTooLong extends VisyncError {
   get code() {
     return 'budget_wait_too_long' as const;
@@ -222,8 +224,13 @@ export class BudgetWaitTooLong extends VisyncError {
     /** The wait would end after the caller's deadline: waiting elsewhere cannot help either. */
     readonly pastDeadline = false,
   ) {
-    super(`${account}: no request budget for ${Math.ceil(retryInMs / 1000)} s`);
+    super(`${account}: ${budgetWaitReason(retryInMs)}`);
     this.name = 'BudgetWaitTooLong';
+  }
+
+  /** The message without the account, for a place that names it already. */
+  get reason(): string {
+    return budgetWaitReason(this.retryInMs);
   }
 }
 

@@ -2,6 +2,8 @@
 // of the run. It is the warehouse's record of which loads are complete: the `{table}_latest` views
 // read only runs that have a row here (docs/tables.md). Like dlt's `_dlt_loads`, it is a table of
 // the sync itself, so it has no API source and is not curated from raw files.
+
+import { RUN_ERROR_CODES } from '../util/errors.js';
 import { accountColumn, nullable, repeated, required, runIdColumn } from './columns.js';
 import type { TableDef } from './types.js';
 
@@ -106,6 +108,13 @@ export const SYNC_RUNS: TableDef = {
       'error',
       'STRING',
       'Why the whole account stopped (revoked key, plan without API access), if it did.',
+    ),
+    nullable(
+      'error_code',
+      'STRING',
+      'Why `error`, as a code that never changes (match on this, never on the text of `error`): ' +
+        `${RUN_ERROR_CODES.filter((c) => c !== 'unknown').join(', ')}; ` +
+        'unknown for a run recorded before codes were. Null when `error` is.',
     ),
     nullable(
       'load_batch_id',

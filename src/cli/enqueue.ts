@@ -2,6 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { JobsClient } from '../../jobs/client.js';
 import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
+import { storedCode } from '../runs/error-code.js';
 import type { Manifest } from '../runs/manifest.js';
 import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../runs/run-status.js';
 import { errorMessage } from '../util/errors.js';
@@ -154,7 +155,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
                   account: r.account,
                   run_id: r.run_id,
                   status: r.status,
-                  ...(r.error ? { error: r.error } : {}),
+                  ...(r.error ? { error: r.error, error_code: storedCode(r) } : {}),
                   workspaces: {
                     done: r.workspaces_done,
                     failed: r.workspaces_failed,

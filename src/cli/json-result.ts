@@ -2,6 +2,7 @@
 // command, logs and progress on stderr): one shape for a run wherever it ran, and the exit code
 // with its meaning, so a script needs neither the text lines nor the exit-code table. Documented in
 // docs/cli-json.md.
+import { type RunErrorCode, storedCode } from '../runs/error-code.js';
 import type { Manifest } from '../runs/manifest.js';
 import type { RunStatus } from '../runs/run-status.js';
 import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
@@ -16,8 +17,15 @@ export interface RunResult {
   window: Manifest['window'];
   /** Set when the whole account stopped. */
   error?: string;
+  error_code?: RunErrorCode | undefined;
   workspaces: Manifest['workspaces'];
-  loads: { table: string; rows: number; status: string; error?: string }[];
+  loads: {
+    table: string;
+    rows: number;
+    status: string;
+    error?: string;
+    error_code?: RunErrorCode | undefined;
+  }[];
   files: { count: number; bytes: number };
   requests: Manifest['requests'];
   drift_findings: number;
@@ -36,13 +44,13 @@ export function runResult(m: Manifest, manifestAt: string | null, problems: stri
     started_at: m.started_at,
     finished_at: m.finished_at,
     window: m.window,
-    ...(m.error ? { error: m.error } : {}),
+    ...(m.error ? { error: m.error, error_code: storedCode(m) } : {}),
     workspaces: m.workspaces,
     loads: m.loads.map((l) => ({
       table: l.table,
       rows: l.rows,
       status: l.status,
-      ...(l.error ? { error: l.error } : {}),
+      ...(l.error ? { error: l.error, error_code: storedCode(l) } : {}),
     })),
     files: { count: m.files.length, bytes: m.files.reduce((n, f) => n + f.bytes, 0) },
     requests: m.requests,

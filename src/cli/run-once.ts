@@ -10,7 +10,6 @@ import type { RunRecorder } from '../runs/recorder.js';
 import type { LeaseSignal } from '../runs/run-lease.js';
 import { workspaceListIncomplete } from '../runs/run-status.js';
 import type { ObjectStores } from '../sinks/create-store.js';
-import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { shortenedMiddle } from '../util/text.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
@@ -82,7 +81,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           { crashHooks },
           { runInline, selectAccounts },
           { RunLoaders },
-          { exitCodeFor },
+          { exitCodeFor, manifestLocation },
           { ObjectStores },
           { commandLogger, logFormat },
           { RunProgress, wantsProgress },
@@ -142,16 +141,14 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           });
           progress?.stop();
           const manifestAt = async (m: Manifest) =>
-            `${(await stores.forAccount(config, m.account)).location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`;
+            manifestLocation(await stores.forAccount(config, m.account), m.account, m.run_id);
           const code = exitCodeFor(result.status);
           if (flags.json) {
             const { exitFields, runResult } = await import('./json-result.js');
             const recorded = async (m: Manifest) =>
               result.unrecorded.has(m.run_id) ? null : await manifestAt(m);
             const results = async (ms: Manifest[]) =>
-              Promise.all(
-                ms.map(async (m) => runResult(m, await recorded(m), problemLines(m, await manifestAt(m)))),
-              );
+              Promise.all(ms.map(async (m) => runResult(m, await recorded(m), problemLines(m))));
             io.out(
               JSON.stringify(
                 {
@@ -170,8 +167,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
             for (const m of result.manifests)
               io.out(summaryLine(m, result.unrecorded.has(m.run_id) ? undefined : await manifestAt(m)));
           }
-          for (const m of result.manifests)
-            for (const line of problemLines(m, await manifestAt(m))) io.err(`visync: ${line}`);
+          for (const m of result.manifests) for (const line of problemLines(m)) io.err(`visync: ${line}`);
           return code;
         } catch (err) {
           throw await asCliError(err);
@@ -313,29 +309,23 @@ async function sharedWithWorkers(
   };
 }
 
-// How src/pipeline/run-inline.ts says a run's manifest could not be written.
-const NOT_RECORDED = 'run not recorded: ';
-
 /** A failed load's reason in a line: BigQuery's own can run to several hundred characters. */
 const LOAD_ERROR_MAX = 400;
 
 /**
  * One line per thing that went wrong: the account's stop reason, a workspace list cut short, each
  * failed workspace, and the failed loads, one line per distinct reason naming its tables (a
- * warehouse that is down fails every table alike). `manifestAt`: where the manifest is, named when it could not be written.
+ * warehouse that is down fails every table alike). Which workspaces the account's stop cut short
+ * is told by their error code (src/runs/error-code.ts), never by their text.
  */
-export function problemLines(m: Manifest, manifestAt?: string): string[] {
+export function problemLines(m: Manifest): string[] {
   const lines: string[] = [];
-  const error =
-    manifestAt && m.error?.startsWith(NOT_RECORDED) && !m.error.includes(manifestAt)
-      ? `${NOT_RECORDED}manifest ${manifestAt} not written: ${m.error.slice(NOT_RECORDED.length)}`
-      : m.error;
-  if (error) lines.push(error.startsWith(`${m.account}:`) ? error : `${m.account}: ${error}`);
+  if (m.error) lines.push(withAccount(m.account, m.error));
   const listShort = workspaceListIncomplete(m);
   if (listShort && m.status !== 'succeeded') lines.push(`${m.account}: ${listShort}`);
   for (const w of m.workspaces) {
     // Workspaces cut short by the account's stop say nothing the line above does not.
-    if (w.status === 'failed' && !(m.error && (w.error?.startsWith('not completed:') || w.error === m.error)))
+    if (w.status === 'failed' && !(m.error && (w.error_code === 'not_completed' || w.error === m.error)))
       lines.push(`${m.account}: workspace ${w.brand_id} failed: ${w.error ?? 'no reason recorded'}`);
   }
   for (const [reason, tables] of failedLoadsByReason(m.loads)) {
@@ -346,6 +336,11 @@ export function problemLines(m: Manifest, manifestAt?: string): string[] {
     lines.push(`${m.account}: ${which}: ${shortenedMiddle(reason, LOAD_ERROR_MAX)}`);
   }
   return lines;
+}
+
+/** `line` with the account in front, once (an ApiError's message starts with it already). */
+export function withAccount(account: string, line: string): string {
+  return line.startsWith(`${account}: `) ? line : `${account}: ${line}`;
 }
 
 /** `line` without the account in front, for a place that names the account already. */
@@ -366,7 +361,7 @@ export function summaryLine(m: Manifest, manifestAt: string | undefined, lead = 
     `${ok}/${m.workspaces.length} workspaces`,
     `${m.requests.calls} requests (${m.requests.rate_limited} rate-limited, ${m.requests.retries} retries)`,
     `${m.files.length} files`,
-    manifestAt === undefined || m.error?.startsWith(NOT_RECORDED)
+    manifestAt === undefined || m.error_code === 'not_recorded'
       ? 'manifest not written'
       : `manifest ${manifestAt}`,
   ].join(' | ');

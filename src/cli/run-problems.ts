@@ -3,7 +3,7 @@
 import type { LedgerRun } from '../../jobs/ledger.js';
 import { readManifest } from '../runs/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { problemLines } from './run-once.js';
+import { problemLines, withAccount } from './run-once.js';
 
 /**
  * One line per problem, each starting with the account; [] for a run that did not go wrong.
@@ -11,9 +11,7 @@ import { problemLines } from './run-once.js';
  */
 export async function runProblems(store: () => Promise<ObjectStore>, r: LedgerRun): Promise<string[]> {
   if (r.status !== 'failed' && r.status !== 'partial') return [];
-  const fromLedger = r.error
-    ? [r.error.startsWith(`${r.account}:`) ? r.error : `${r.account}: ${r.error}`]
-    : [];
+  const fromLedger = r.error ? [withAccount(r.account, r.error)] : [];
   if (!r.manifest_key) return fromLedger;
   try {
     const m = await readManifest(await store(), r.account, r.run_id);

@@ -16,10 +16,12 @@ import { runDeadline } from '../api/run-deadline.js';
 import type { Config } from '../config/schema.js';
 import { landRaw } from '../land/raw.js';
 import { DriftReport } from '../normalise/drift.js';
-import { clockAhead } from '../runs/clock.js';
+import { ClockAheadError, clockAhead } from '../runs/clock.js';
+import { errorCode } from '../runs/error-code.js';
 import type { DriftEntry, ManifestFile, WorkspaceResult } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { errorMessage, type RunErrorCode } from '../util/errors.js';
 import { mapSettled } from '../util/pool.js';
 import { type AccountSource, initialLimit } from './account-source.js';
 import { type ExtractPlan, workspaceCalls } from './plan.js';
@@ -121,7 +123,7 @@ export async function discoverWorkspaces(o: {
   const me = await createAccountClient(o.client).get(meCall);
   // Before anything lands under a date this machine's clock made up.
   const ahead = clockAhead(me.serverDate, Date.now());
-  if (ahead) throw new Error(`${account.name}: ${ahead}`);
+  if (ahead) throw new ClockAheadError(account.name, ahead);
   const files = [await landCall(o.store, o.run, me, drift, '_account')];
   const limit = effectiveLimit(account, me.body);
   // What others (another process, another tool) spent of the window is spent for this run too.
@@ -239,6 +241,7 @@ export interface ExtractResult {
   drift: DriftEntry[];
   /** Set when the account as a whole failed. */
   error?: string;
+  error_code?: RunErrorCode;
   /** Set when it failed on a pause it would not wait for: epoch ms the account may be called again after. */
   pausedUntil?: number;
 }
@@ -281,7 +284,10 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
   if (stop.signal.aborted) {
     stopped(result, stop.signal.reason);
     for (const w of result.workspaces) {
-      if (w.status === 'failed' && w.error === result.error) w.error = `not completed: ${result.error}`;
+      if (w.status === 'failed' && w.error === result.error) {
+        w.error = `not completed: ${result.error}`;
+        w.error_code = 'not_completed';
+      }
     }
   }
   result.drift = foldDrift(result.drift);
@@ -344,13 +350,20 @@ async function extractWorkspaces(
         'progress',
       );
     }
-    if (ws.failures.length) throw new Error(ws.failures.map((e) => e.message).join('; '));
+    // Every failed call in the message; the first one's class gives the workspace its error code.
+    if (ws.failures.length)
+      throw new AggregateError(ws.failures, ws.failures.map((e) => e.message).join('; '));
   });
 }
 
 function workspaceResult(brand_id: string, outcome: PromiseSettledResult<void>): WorkspaceResult {
   if (outcome.status === 'fulfilled') return { brand_id, status: 'succeeded' };
-  return { brand_id, status: 'failed', error: describe(outcome.reason) };
+  return {
+    brand_id,
+    status: 'failed',
+    error: errorMessage(outcome.reason),
+    error_code: errorCode(outcome.reason),
+  };
 }
 
 function foldDrift(entries: DriftEntry[]): DriftEntry[] {
@@ -361,11 +374,7 @@ function foldDrift(entries: DriftEntry[]): DriftEntry[] {
 
 /** The account as a whole failed with `err`. */
 function stopped(result: ExtractResult, err: unknown): void {
-  result.error = describe(err);
+  result.error = errorMessage(err);
+  result.error_code = errorCode(err);
   if (err instanceof ApiError && err.pausedUntil !== undefined) result.pausedUntil = err.pausedUntil;
-}
-
-function describe(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
 }

@@ -2,6 +2,7 @@
 // says what the manifest says, so the warehouse and the sink never disagree about a run.
 import { type RawEndpoint, WORKSPACE_ENDPOINTS } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
+import { storedCode } from '../runs/error-code.js';
 import { runScope } from '../runs/last-success.js';
 import type { Manifest } from '../runs/manifest.js';
 import { workspaceListIncomplete } from '../runs/run-status.js';
@@ -63,6 +64,7 @@ export function syncRunsRow(m: Manifest, o: SyncRunsRowOptions): Row {
       count: d.count ?? null,
     })),
     error: m.error ?? null,
+    error_code: storedCode(m) ?? null,
     load_batch_id: o.loadBatchId ?? m.loads.find((l) => l.load_batch_id)?.load_batch_id ?? null,
   };
 }

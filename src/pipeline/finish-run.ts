@@ -79,6 +79,7 @@ const failed = (table: string, error: string): LoadResult => ({
   status: 'failed',
   rows: 0,
   error,
+  error_code: 'load_failed',
 });
 
 export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {

@@ -136,6 +136,7 @@ function runLoad(table: string, load: BatchTableLoad, runId: string, batchId: st
       status: 'failed',
       rows: 0,
       error: leftOut ?? load.error ?? 'not in the batch upload',
+      error_code: 'load_failed',
       load_batch_id: batchId,
     };
   if (load.status === 'failed')
@@ -145,6 +146,7 @@ function runLoad(table: string, load: BatchTableLoad, runId: string, batchId: st
       status: 'failed',
       rows: 0,
       error: load.error ?? 'load failed',
+      error_code: 'load_failed',
       load_batch_id: batchId,
     };
   return { table, job_id: load.job_id, status: 'succeeded', rows, load_batch_id: batchId };

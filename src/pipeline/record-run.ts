@@ -49,6 +49,7 @@ const failed = (error: string): LoadResult => ({
   status: 'failed',
   rows: 0,
   error,
+  error_code: 'load_failed',
 });
 
 /**

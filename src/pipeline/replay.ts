@@ -206,6 +206,7 @@ function workspaceOutcome(
     status: 'failed',
     // The cause the run recorded (ENOSPC, ...) is kept, not replaced by what the landing shows.
     error: `the run stopped before ${missing.join(', ')} landed${cause ? ` (${cause})` : ''}`,
+    error_code: 'interrupted',
   };
 }
 

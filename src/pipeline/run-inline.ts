@@ -12,6 +12,7 @@ import { type ExtractPlan, workspaceCalls } from '../extract/plan.js';
 import { runFinished } from '../ops/run-finished.js';
 import { type RunContext, type RunStep, runManifest } from '../run/context.js';
 import { recordManifest, secondRecord, startedRun, writePlan } from '../run/record.js';
+import { errorCode } from '../runs/error-code.js';
 import { runScope } from '../runs/last-success.js';
 import type { Manifest } from '../runs/manifest.js';
 import type { PlannedRun } from '../runs/planned-run.js';
@@ -106,6 +107,7 @@ async function runAccount(
     // Nothing landed yet: a run no one could see working must not start, and it says so.
     manifest = runManifest(c, {
       error: `run not started: its lease could not be taken: ${errorMessage(err)}`,
+      errorCode: 'not_started',
     });
     o.unrecorded?.add(run.runId);
   }
@@ -159,6 +161,7 @@ async function extractAndFinish(s: InlineStep, plan: PlannedRun): Promise<Manife
     const finished = extracted.files.length > 0 ? await curateAndLoad(s) : undefined;
     return runManifest(s, {
       error: extracted.error,
+      errorCode: extracted.error_code,
       pausedUntil: extracted.pausedUntil,
       workspaces: extracted.workspaces,
       files: [...extracted.files, ...(finished?.files ?? [])],
@@ -168,7 +171,7 @@ async function extractAndFinish(s: InlineStep, plan: PlannedRun): Promise<Manife
     });
   } catch (err) {
     // Not a fault of the API (those are in the manifest): the run stops here, and says why.
-    return runManifest(s, { error: errorMessage(err) });
+    return runManifest(s, { error: errorMessage(err), errorCode: errorCode(err) });
   }
 }
 

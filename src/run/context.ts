@@ -39,7 +39,7 @@ export type RunStep<Driver> = RunContext & { driver: Driver };
 export type ManifestParts = Partial<
   Pick<
     Parameters<typeof assembleManifest>[0],
-    'error' | 'pausedUntil' | 'workspaces' | 'files' | 'loads' | 'requests' | 'drift'
+    'error' | 'errorCode' | 'pausedUntil' | 'workspaces' | 'files' | 'loads' | 'requests' | 'drift'
   >
 >;
 

@@ -3,7 +3,7 @@
 // second records beside the manifest (the ledger), whose loss never fails the run.
 import type { Logger } from 'pino';
 import { type RecordRunOptions, recordRun } from '../pipeline/record-run.js';
-import type { Manifest } from '../runs/manifest.js';
+import { type Manifest, manifestLocation } from '../runs/manifest.js';
 import { type PlannedRun, writePlannedRun } from '../runs/planned-run.js';
 import type { StartedRun } from '../runs/recorder.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -47,7 +47,13 @@ export async function recordManifest(
   } catch (err) {
     // Nothing more can be written: the run failed, and the error names the path it could not write.
     onUnrecorded?.(o.manifest.run_id);
-    return { ...o.manifest, status: 'failed', error: `run not recorded: ${errorMessage(err)}` };
+    const at = manifestLocation(o.store, o.manifest.account, o.manifest.run_id);
+    return {
+      ...o.manifest,
+      status: 'failed',
+      error: `run not recorded: manifest ${at} not written: ${errorMessage(err)}`,
+      error_code: 'not_recorded',
+    };
   }
 }
 

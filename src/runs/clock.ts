@@ -4,14 +4,16 @@
 // docs/faults.md: a run is refused when this machine's clock is ahead of the API server's
 // (its Date header, a clock we do not set), and wherever runs are ordered, a run dated more than a
 // day after today's date counts as older than every other, so one bad clock never blocks newer runs.
+import { VisyncError } from '../util/errors.js';
 import { addDays, utcDate } from '../util/time.js';
 
 /** How far this machine's clock may run ahead of the API server's (clock skew, a slow answer). */
 const TOLERANCE_MS = 86_400_000;
 
 /**
- * Why a run must not start: this machine's clock (`now`) is more than a day ahead of the API
- * server's `Date` header. Undefined when it is not, or when the server sent no usable date.
+ * This machine's clock (`now`) is more than a day ahead of the API server's `Date` header: how far,
+ * in words (doctor's finding; a run is refused with ClockAheadError). Undefined when it is not, or
+ * when the server sent no usable date.
  */
 export function clockAhead(serverDate: string | undefined, now: number): string | undefined {
   const server = serverDate === undefined ? Number.NaN : Date.parse(serverDate);
@@ -19,9 +21,22 @@ export function clockAhead(serverDate: string | undefined, now: number): string 
   const days = Math.round((now - server) / 86_400_000);
   return (
     `this machine's clock (${new Date(now).toISOString()}) is ${days} day${days === 1 ? '' : 's'} ` +
-    `ahead of the API server's (Date: ${serverDate}): the run is refused, since its future date would ` +
-    'put it above every run that follows; set the clock right (NTP) and run again'
+    `ahead of the API server's (Date: ${serverDate})`
   );
+}
+
+/** A run refused because this machine's clock is ahead (`ahead`: what clockAhead says). */
+export class ClockAheadError extends VisyncError {
+  override readonly name = 'ClockAheadError';
+  get code() {
+    return 'clock_ahead' as const;
+  }
+  constructor(account: string, ahead: string) {
+    super(
+      `${account}: ${ahead}: the run is refused, since its future date would put it above every run ` +
+        'that follows; set the clock right (NTP) and run again',
+    );
+  }
 }
 
 /**

@@ -5,6 +5,7 @@ import { utcSecond } from '../api/pause-cap.js';
 import type { RequestStats } from '../api/request-stats.js';
 import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
+import type { RunErrorCode } from '../util/errors.js';
 import { addDays } from '../util/time.js';
 import { type RunScope, runScope } from './last-success.js';
 import type { RunCoordinates } from './run-coordinates.js';
@@ -17,6 +18,8 @@ export interface WorkspaceResult {
   brand_id: string;
   status: 'succeeded' | 'failed';
   error?: string;
+  /** Why, for readers to decide on (src/runs/error-code.ts); absent before codes were recorded. */
+  error_code?: RunErrorCode;
 }
 
 export interface ManifestFile extends StoredObject {
@@ -31,6 +34,8 @@ export interface LoadResult {
   status: 'succeeded' | 'failed';
   rows: number;
   error?: string;
+  /** Why, for readers to decide on (src/runs/error-code.ts); absent before codes were recorded. */
+  error_code?: RunErrorCode;
   /** The load batch whose job loaded these rows with other runs' (queued runs into BigQuery). */
   load_batch_id?: string;
 }
@@ -72,6 +77,11 @@ export interface Manifest {
   /** Set when the whole account stopped (bad key, plan, unreachable). */
   error?: string;
   /**
+   * Why `error`, as a code readers decide on (src/runs/error-code.ts), never its text; absent in
+   * manifests written before codes were recorded (read with storedCode: 'unknown').
+   */
+  error_code?: RunErrorCode;
+  /**
    * Set when the run stopped on a pause it would not wait for (a Retry-After longer than
    * extract.maxPauseSeconds, or past the run deadline): when the account may be called again,
    * `2026-11-26T16:00:00Z`. Later runs before then end at once with the same error.
@@ -111,6 +121,11 @@ export async function writeManifest(store: ObjectStore, m: Manifest): Promise<St
 /** The redactions of a run's raw files, as its manifest counts them. */
 export function redactionCount(files: readonly ManifestFile[]): number {
   return files.reduce((n, f) => n + (f.redactions ?? 0), 0);
+}
+
+/** Where a run's manifest is (or would be), for messages: the store's location and its key. */
+export function manifestLocation(store: ObjectStore, account: string, runId: string): string {
+  return `${store.location.replace(/\/$/, '')}/${manifestKey(account, runId)}`;
 }
 
 export async function readManifest(
@@ -162,6 +177,8 @@ export function assembleManifest(p: {
   /** Default: every workspace and endpoint. */
   scope?: RunScope | undefined;
   error?: string | undefined;
+  /** Why `error` (default: rate_limited with pausedUntil, else internal). */
+  errorCode?: RunErrorCode | undefined;
   /** Epoch ms the account may be called again after (an ApiError's pausedUntil). */
   pausedUntil?: number | undefined;
   workspaces: WorkspaceResult[];
@@ -185,7 +202,12 @@ export function assembleManifest(p: {
       buyer_intent_days: [...p.buyerIntentDays],
     },
     scope: p.scope ?? runScope(),
-    ...(p.error ? { error: p.error } : {}),
+    ...(p.error
+      ? {
+          error: p.error,
+          error_code: p.errorCode ?? (p.pausedUntil === undefined ? 'internal' : 'rate_limited'),
+        }
+      : {}),
     ...(p.pausedUntil === undefined ? {} : { rate_limited_until: utcSecond(p.pausedUntil) }),
     workspaces: p.workspaces,
     files: p.files,

@@ -24,8 +24,3 @@ export function isTransient(err: unknown): boolean {
     /^(ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|EAI_AGAIN|UND_ERR)/.test(sysCode)
   );
 }
-
-export function describeError(err: unknown): string {
-  if (err instanceof Error) return err.message;
-  return String(err);
-}

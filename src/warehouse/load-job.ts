@@ -12,7 +12,8 @@ import { createGunzip } from 'node:zlib';
 import type { BigQuery, Job, JobLoadMetadata, JobMetadata, Table } from '@google-cloud/bigquery';
 import type { TableDef } from '../catalogue/types.js';
 import type { LoadResult } from '../runs/manifest.js';
-import { describeError, isAlreadyExists, isTransient } from './errors.js';
+import { errorMessage } from '../util/errors.js';
+import { isAlreadyExists, isTransient } from './errors.js';
 import { tableFields } from './schema.js';
 
 export type { LoadResult };
@@ -118,7 +119,7 @@ export async function loadTable(args: LoadTableArgs): Promise<LoadResult> {
   const result = (job_id: string, meta: JobMetadata | undefined, error?: string): LoadResult =>
     error === undefined
       ? { table: table.name, job_id, status: 'succeeded', rows: outputRows(meta) }
-      : { table: table.name, job_id, status: 'failed', rows: 0, error };
+      : { table: table.name, job_id, status: 'failed', rows: 0, error, error_code: 'load_failed' };
 
   const content = args.recording;
   const jobIdOf = args.jobIdOf ?? ((n: number) => loadJobId(account, runId, table.name, n, content));
@@ -145,7 +146,7 @@ export async function loadTable(args: LoadTableArgs): Promise<LoadResult> {
         return result(
           jobId,
           undefined,
-          `job ${jobId} already exists but could not be read: ${describeError(err)}`,
+          `job ${jobId} already exists but could not be read: ${errorMessage(err)}`,
         );
       }
       if (!loadsInto(meta, bq.projectId, dataset, table.name)) {
@@ -217,7 +218,7 @@ async function submit(
         await sleep(o.retryDelayMs * 2 ** retry);
         continue;
       }
-      return { kind: 'error', message: `load job ${config.jobId} was not accepted: ${describeError(err)}` };
+      return { kind: 'error', message: `load job ${config.jobId} was not accepted: ${errorMessage(err)}` };
     }
   }
 }
@@ -240,7 +241,7 @@ async function waitForJob(
     try {
       [meta] = await job.getMetadata();
     } catch (err) {
-      return `lost track of job ${job.id}: ${describeError(err)}; a later load of this run will pick up its result`;
+      return `lost track of job ${job.id}: ${errorMessage(err)}; a later load of this run will pick up its result`;
     }
   }
   return meta;

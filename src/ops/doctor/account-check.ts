@@ -41,7 +41,7 @@ export async function checkAccount(o: AccountCheckOptions): Promise<CheckResult>
     });
     const me = await client.get(meCall);
     const ahead = clockAhead(me.serverDate, Date.now());
-    if (ahead) return fail(check, ahead.replace(/: the run is refused.*$/, ''), 'set the clock right (NTP)');
+    if (ahead) return fail(check, ahead, 'set the clock right (NTP)');
     return pass(
       check,
       `key accepted; ${describeMe(o.account, me.body)} (one request, ${o.budgetName} budget)`,
@@ -51,7 +51,7 @@ export async function checkAccount(o: AccountCheckOptions): Promise<CheckResult>
     if (err instanceof BudgetWaitTooLong) {
       return warn(
         check,
-        `GET /me not sent: ${reasonOf(err).replace(/^[^:]+: /, '')} (workers are using the whole budget)`,
+        `GET /me not sent: ${err.reason} (workers are using the whole budget)`,
         'run doctor again when the workers are idle',
       );
     }

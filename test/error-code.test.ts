@@ -1,0 +1,101 @@
+// Error codes stored beside messages (src/runs/error-code.ts): readers decide on the code, never on
+// the text, and records written before codes were still read (their code is 'unknown').
+import { describe, expect, it } from 'vitest';
+import { ApiError, type ApiErrorKind } from '../src/api/errors.js';
+import { BudgetWaitTooLong } from '../src/api/rate-budget.js';
+import { LimitExceeded } from '../src/api/response-body.js';
+import { problemLines, summaryLine } from '../src/cli/run-once.js';
+import { syncRunsRow } from '../src/normalise/sync-runs.js';
+import { ClockAheadError } from '../src/runs/clock.js';
+import { errorCode, RUN_ERROR_CODES, storedCode } from '../src/runs/error-code.js';
+import { assembleManifest, type Manifest } from '../src/runs/manifest.js';
+
+const api = (kind: ApiErrorKind, more: Partial<ConstructorParameters<typeof ApiError>[0]> = {}) =>
+  new ApiError({ kind, account: 'acme', path: '/brands', ...more });
+
+function manifest(p: Partial<Parameters<typeof assembleManifest>[0]> = {}): Manifest {
+  return assembleManifest({
+    run: { account: 'acme', runId: '20260101-sync-aaaa', runDate: '2026-01-01' },
+    kind: 'sync',
+    startedAt: '2026-01-01T00:00:00.000Z',
+    visibilityDays: 7,
+    buyerIntentDays: [],
+    workspaces: [],
+    files: [],
+    loads: [],
+    requests: { calls: 1, rate_limited: 0, retries: 0, waited_ms: 0 },
+    drift: [],
+    ...p,
+  });
+}
+
+describe('error codes', () => {
+  it('each failure gets the code of its class and kind, whatever its message says', () => {
+    expect(errorCode(api('bad_key'))).toBe('auth_revoked');
+    expect(errorCode(api('no_api_access'))).toBe('no_api_access');
+    expect(errorCode(api('foreign_workspace'))).toBe('foreign_workspace');
+    expect(errorCode(api('transient', { status: 503 }))).toBe('upstream_5xx');
+    expect(errorCode(api('transient', { detail: 'connection reset' }))).toBe('network');
+    expect(errorCode(api('malformed', { status: 200 }))).toBe('malformed_body');
+    // A pause the run would not wait out is a rate limit, whichever answer set it.
+    expect(errorCode(api('transient', { status: 503, pausedUntil: Date.now() + 60_000 }))).toBe(
+      'rate_limited',
+    );
+    expect(errorCode(new LimitExceeded('response body larger than 10 bytes'))).toBe('response_limit');
+    expect(errorCode(new BudgetWaitTooLong('acme', 5000))).toBe('budget_wait');
+    expect(errorCode(new ClockAheadError('acme', 'ahead'))).toBe('clock_ahead');
+    expect(errorCode(Object.assign(new Error('write failed'), { code: 'ENOSPC' }))).toBe('disk_full');
+    // A workspace's failed calls: the first one's class says why.
+    expect(errorCode(new AggregateError([api('foreign_workspace'), api('bad_key')], 'two'))).toBe(
+      'foreign_workspace',
+    );
+    // Text that reads like a known failure is not one.
+    expect(errorCode(new Error('not completed: 401: the API key was refused'))).toBe('internal');
+    expect(RUN_ERROR_CODES).toContain(errorCode(new Error('x')));
+  });
+
+  it('a run stopped by its account lists the stop once, not each workspace it cut short', () => {
+    const stop = `acme: GET /me -> 401: the API key was refused`;
+    const m = manifest({
+      error: stop,
+      errorCode: 'auth_revoked',
+      workspaces: [
+        { brand_id: 'w1', status: 'failed', error: `not completed: ${stop}`, error_code: 'not_completed' },
+        {
+          brand_id: 'w2',
+          status: 'failed',
+          error: 'acme: GET /brands/w2 -> 404',
+          error_code: 'foreign_workspace',
+        },
+      ],
+    });
+    expect(problemLines(m)).toEqual([stop, 'acme: workspace w2 failed: acme: GET /brands/w2 -> 404']);
+  });
+
+  it('a run whose manifest could not be written says so in its summary, by its code', () => {
+    const m: Manifest = { ...manifest(), status: 'failed', error: 'disk gone', error_code: 'not_recorded' };
+    expect(summaryLine(m, './data/runs/account=acme/run=x/manifest.json')).toMatch(
+      /\| manifest not written$/,
+    );
+    expect(summaryLine(manifest(), './data/m.json')).toMatch(/\| manifest \.\/data\/m\.json$/);
+  });
+
+  it('a manifest written before codes were still reads: its sync_runs row says unknown', () => {
+    const { error_code: _dropped, ...old } = manifest({
+      error: 'acme: GET /me -> 401',
+      errorCode: 'auth_revoked',
+    });
+    const recordedAt = '2026-01-01T01:00:00.000Z';
+    expect(syncRunsRow(old as Manifest, { recordedAt, warehouse: false })).toMatchObject({
+      error: 'acme: GET /me -> 401',
+      error_code: 'unknown',
+    });
+    expect(syncRunsRow(manifest(), { recordedAt, warehouse: false })).toMatchObject({
+      error: null,
+      error_code: null,
+    });
+    expect(storedCode({ error: 'x', error_code: 'some_future_code' })).toBe('unknown');
+    // A failure recorded without a code of its own (none given) is internal, never absent.
+    expect(manifest({ error: 'boom' }).error_code).toBe('internal');
+  });
+});

@@ -16,6 +16,7 @@ import { runDeadline } from '../api/run-deadline.js';
 import type { Config } from '../config/schema.js';
 import { landRaw } from '../land/raw.js';
 import { DriftReport } from '../normalise/drift.js';
+import { metrics } from '../ops/metrics.js';
 import { clockAhead } from '../runs/clock.js';
 import type { DriftEntry, ManifestFile, WorkspaceResult } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
@@ -64,6 +65,7 @@ export function createAccountClient(o: ClientOptions): ApiClient {
     limits: o.limits,
     retry: o.retry,
     maxBudgetWaitMs: o.maxBudgetWaitMs,
+    metrics,
   });
 }
 

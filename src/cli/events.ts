@@ -2,7 +2,7 @@
 // the object store only, so it works without Redis or a warehouse.
 import { type Command, InvalidArgumentError } from 'commander';
 import { EVENT_TYPES } from '../catalogue/brand-events.js';
-import { isIsoDate } from '../normalise/shape.js';
+import { isIsoDate } from '../util/time.js';
 import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface EventsFlags {

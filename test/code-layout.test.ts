@@ -17,7 +17,6 @@ const PENDING = [
   'src/report/deliver.ts',
   'src/report/model.ts',
   'src/simulator/server.ts',
-  'jobs/worker.ts',
 ];
 
 function sourceFiles(dir: string): string[] {

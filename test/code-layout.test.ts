@@ -12,7 +12,7 @@ const DECLARATIONS = ['src/catalogue/tables.ts', 'src/config/schema.ts', 'src/si
 /** Split by the other parts of issue #25 (the run core, the ledger); gone from here when those merge. */
 const SPLIT_ELSEWHERE = ['src/pipeline/run-inline.ts', 'jobs/ledger.ts'];
 /** Being split on this branch. */
-const PENDING = ['src/catalogue/views.ts', 'src/simulator/server.ts'];
+const PENDING = ['src/catalogue/views.ts'];
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((e) => {

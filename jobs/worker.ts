@@ -10,25 +10,26 @@ import { maxPauseMs } from '../src/api/pause-cap.js';
 import type { Config } from '../src/config/schema.js';
 import { RunLoaders } from '../src/run/warehouse.js';
 import { ObjectStores } from '../src/sinks/create-store.js';
-import { VisyncError } from '../src/util/errors.js';
 import { DelayedError, FlowProducer, type Queue, Worker } from './bullmq.js';
-import {
-  type Backoff,
-  closeConnection,
-  isConnectionError,
-  type RedisLink,
-  redisUrl,
-  workerConnection,
-} from './connection.js';
+import { type Backoff, isConnectionError, type RedisLink } from './connection.js';
 import type { JobContext } from './context.js';
 import { JOB } from './definitions.js';
 import { RunLedger } from './ledger.js';
 import { LOAD_QUEUE, LoadBatches, loadQueue, startBatch, strandedWarehouses } from './load-batches.js';
-import { AccountQueues, legacyQueuesWithJobs, QUEUE_SHARDS, shardQueueName } from './queues.js';
-import { checkRedisDurability } from './redis-checks.js';
+import { AccountQueues, QUEUE_SHARDS, shardQueueName } from './queues.js';
 import { RedisRateBudget } from './redis-rate-budget.js';
 import { installLoadSweep, installSchedules, type KeepSchedulesOptions, keepSchedules } from './schedules.js';
 import { type StaleWatchOptions, startStaleWatch } from './stale-watch.js';
+import { CLOSE_MS, StartGuard, settlesWithin } from './start-guard.js';
+import {
+  type Connections,
+  closeConnections,
+  ignoreLostConnection,
+  openConnections,
+  warnAboutRedis,
+} from './worker-connections.js';
+
+export { WorkerStartAborted } from './start-guard.js';
 
 export interface WorkerOptions {
   config: Config;
@@ -44,18 +45,6 @@ export interface WorkerOptions {
 export interface Readiness {
   ok: boolean;
   reason?: string;
-}
-
-/** startWorker gave up waiting for Redis because its signal was aborted (a stop before the start). */
-export class WorkerStartAborted extends VisyncError {
-  get code() {
-    return 'worker_start_aborted' as const;
-  }
-
-  constructor() {
-    super('stopped before Redis could be reached');
-    this.name = 'WorkerStartAborted';
-  }
 }
 
 export interface WorkerHandle {
@@ -85,79 +74,6 @@ export interface WorkerHandle {
  * one for finishes. A fleet finishes more runs at once by having more processes, each taking two.
  */
 const LOAD_CONCURRENCY = 2;
-
-/** How long a stop waits for BullMQ to close what it holds (longer only when Redis is gone). */
-const CLOSE_MS = 2000;
-
-/** Whether `work` settles within `ms`. The timer is cleared at once: an idle worker does not keep
- *  the process up for the whole shutdown grace. */
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const over = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([
-      work.then(
-        () => true,
-        () => true,
-      ),
-      over,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/** The process's fixed Redis connections. */
-interface Connections {
-  main: RedisLink;
-  /** BullMQ duplicates this connection for each worker's blocking reads. */
-  blocking: RedisLink;
-  /** Budget pauses announced by other processes (a subscribed connection runs nothing else). */
-  pauses: RedisLink;
-  cluster: boolean;
-}
-
-function openConnections(o: WorkerOptions): Connections {
-  const url = redisUrl(o.config, 'visync worker');
-  // Only the main connection reports its attempts: the others retry on the same schedule and would
-  // repeat the same line.
-  const cluster = o.config.redis.cluster === true;
-  const main: RedisLink = workerConnection(url, {
-    backoff: o.redisBackoff,
-    cluster,
-    onRetry: ({ error, attempt, delayMs }) =>
-      o.logger.warn(
-        { redis: error.address, attempt, retry_in_ms: delayMs },
-        `${error.message}; retrying in ${Math.round(delayMs / 100) / 10} s`,
-      ),
-  });
-  const blocking: RedisLink = workerConnection(url, { backoff: o.redisBackoff, cluster });
-  const pauses: RedisLink = workerConnection(url, { backoff: o.redisBackoff, cluster });
-  logReconnects(main, o.logger);
-  return { main, blocking, pauses, cluster };
-}
-
-/** Says when the main connection is back, and after how long down. */
-function logReconnects(main: RedisLink, logger: Logger): void {
-  let lostAt: number | undefined;
-  main.redis.on('close', () => {
-    lostAt ??= Date.now();
-  });
-  main.redis.on('ready', () => {
-    if (lostAt === undefined) return;
-    logger.info({ redis: main.address, down_ms: Date.now() - lostAt }, `Redis at ${main.address} is back`);
-    lostAt = undefined;
-  });
-}
-
-/** Logs an error of a queue or producer, except a lost connection: the main connection reports that once per attempt. */
-function ignoreLostConnection(logger: Logger, what: string) {
-  return (err: Error) => {
-    if (!isConnectionError(err)) logger.error({ err: err.message }, `${what} error`);
-  };
-}
 
 /** What the jobs share, and the parts of it a stop closes. */
 interface Shared {
@@ -198,53 +114,6 @@ function createShared(o: WorkerOptions, { main }: Connections): Shared {
   return { context, budget, queues, flow, batchQueue, stores };
 }
 
-/**
- * The start's steps that wait on Redis: each is raced against `aborted`, and a failure (or an
- * abort) drops the connections and the workers started so far before it is rethrown.
- */
-class StartGuard {
-  readonly aborted: Promise<never>;
-  private abortStart = () => {};
-
-  constructor(
-    private readonly signal: AbortSignal | undefined,
-    private readonly conns: Connections,
-    private readonly workers: Worker[],
-  ) {
-    // A stop while Redis is still unreachable ends the start. Requests queued for Redis are left
-    // behind: ioredis does not fail them when a connection waiting to retry is dropped.
-    this.aborted = new Promise<never>((_, reject) => {
-      this.abortStart = () => reject(new WorkerStartAborted());
-      if (signal?.aborted) this.abortStart();
-      signal?.addEventListener('abort', this.abortStart, { once: true });
-    });
-    this.aborted.catch(() => {});
-  }
-
-  /** Runs `steps`, which race their waits with `aborted`; rethrows a failure once the start is undone. */
-  async run<T>(steps: () => Promise<T>): Promise<T> {
-    try {
-      return await steps();
-    } catch (err) {
-      throw await this.undo(err);
-    }
-  }
-
-  /** No later stop ends the start. */
-  detach(): void {
-    this.signal?.removeEventListener('abort', this.abortStart);
-  }
-
-  private async undo(err: unknown): Promise<unknown> {
-    this.detach();
-    this.conns.main.redis.disconnect();
-    this.conns.blocking.redis.disconnect();
-    this.conns.pauses.redis.disconnect();
-    await settlesWithin(Promise.allSettled(this.workers.map((w) => w.close(true))), CLOSE_MS);
-    return err;
-  }
-}
-
 /** Listens for budget pauses and installs the schedules and the load sweep of the config. */
 async function installAtStart(
   o: WorkerOptions,
@@ -256,22 +125,6 @@ async function installAtStart(
   const schedules = await Promise.race([installSchedules(queues, o.config), aborted]);
   await Promise.race([installLoadSweep(batchQueue, o.config), aborted]);
   return schedules;
-}
-
-/** Warns of a Redis that may lose jobs, and of jobs an older visync left where this one never looks. */
-async function warnAboutRedis(o: WorkerOptions, { main, cluster }: Connections): Promise<void> {
-  for (const line of (await checkRedisDurability(main.redis)).warnings) o.logger.warn(line);
-  if (cluster) return;
-  const legacy = await legacyQueuesWithJobs(
-    main.redis,
-    o.config.redis.prefix,
-    o.config.accounts.map((a) => a.name),
-  );
-  if (legacy.length)
-    o.logger.warn(
-      { accounts: legacy },
-      `jobs of an older visync wait in per-account queues (${legacy.map((a) => `visync-${a}`).join(', ')}) that this version does not work: run a worker of the previous version until they are done (README, Deploying workers)`,
-    );
 }
 
 /** The watches that read the config at each check, so a reconfigure reaches them. */
@@ -401,11 +254,7 @@ async function closeAll(
     ]),
     CLOSE_MS,
   );
-  await Promise.allSettled([
-    closeConnection(conns.main.redis),
-    closeConnection(conns.blocking.redis),
-    closeConnection(conns.pauses.redis),
-  ]);
+  await closeConnections(conns);
   await (await import('../src/api/http-pools.js')).closeAllPools();
   return inTime;
 }

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { interpolateEnv } from '../src/config/interpolate.js';
-import { ConfigError, loadConfig, parseConfig, resolveConfigPath, suggest } from '../src/config/load.js';
+import { suggest } from '../src/config/issues.js';
+import { ConfigError, loadConfig, parseConfig, resolveConfigPath } from '../src/config/load.js';
 import { visyncCli } from './helpers/harness.js';
 
 const SOURCE = 'test.yaml';

@@ -1,8 +1,8 @@
 // enqueue --wait with nobody working the queue: it says so once, and keeps waiting.
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { type JobsClient, openJobsClient } from '../jobs/client.js';
 import { enqueueRun } from '../jobs/enqueue.js';
+import { type JobsClient, openJobsClient } from '../jobs/jobs-client.js';
 import { queueName } from '../jobs/queues.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import { waitForRuns } from '../src/cli/enqueue.js';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
-import { openJobsClient } from '../jobs/client.js';
+import { openJobsClient } from '../jobs/jobs-client.js';
 import type { LedgerRun } from '../jobs/ledger.js';
 import { dueAt, schedulerId } from '../jobs/schedules.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';

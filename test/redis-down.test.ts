@@ -3,8 +3,8 @@
 // once Redis is back.
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openJobsClient } from '../jobs/client.js';
 import { enqueueRun } from '../jobs/enqueue.js';
+import { openJobsClient } from '../jobs/jobs-client.js';
 import type { LedgerRun } from '../jobs/ledger.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import { parseConfig } from '../src/config/load.js';

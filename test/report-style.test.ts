@@ -6,8 +6,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatsOf } from '../src/report/format.js';
-import type { Report } from '../src/report/model.js';
 import { PdfError } from '../src/report/pdf.js';
+import type { Report } from '../src/report/report-shape.js';
 import * as h from './helpers/harness.js';
 import {
   openInChromium,

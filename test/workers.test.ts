@@ -3,9 +3,9 @@
 // SIGKILL, graceful SIGTERM.
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { type JobsClient, openJobsClient } from '../jobs/client.js';
 import { jobIds } from '../jobs/definitions.js';
 import { enqueueRun } from '../jobs/enqueue.js';
+import { type JobsClient, openJobsClient } from '../jobs/jobs-client.js';
 import { TABLES } from '../src/catalogue/index.js';
 import { parseConfig } from '../src/config/load.js';
 import { readManifest } from '../src/runs/manifest.js';

@@ -3,7 +3,6 @@
 // retries with full-jitter backoff, a size cap and a deadline on every response, and failures
 // sorted into ApiError kinds.
 import type { Logger } from 'pino';
-import { metrics } from '../ops/metrics.js';
 import { errorMessage } from '../util/errors.js';
 import { isLoopbackHost } from '../util/net.js';
 import { redactJsonBody, redactSecrets } from '../util/redact.js';
@@ -12,6 +11,7 @@ import type { Call } from './endpoints.js';
 import { type EnvelopeFinding, inspectEnvelope } from './envelope.js';
 import { ApiError, excerpt } from './errors.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts, poolFor } from './http-pools.js';
+import { type ApiMetrics, noApiMetrics } from './metrics-hook.js';
 import { acquireSlot, BudgetWaitTooLong, type RateBudget, type RateLimit } from './rate-budget.js';
 import { emptyStats, type RequestStats } from './request-stats.js';
 import { LimitExceeded, parseJsonBody, readCapped } from './response-body.js';
@@ -64,6 +64,8 @@ export interface ApiClientOptions {
   signal?: AbortSignal;
   /** Passed to acquireSlot: longer budget waits throw BudgetWaitTooLong (the jobs layer reschedules). */
   maxBudgetWaitMs?: number;
+  /** Where requests and budget waits are counted; nowhere when absent. */
+  metrics?: ApiMetrics;
 }
 
 export interface ApiResponse {
@@ -105,6 +107,7 @@ export class ApiClient {
   readonly #retry: RetryPolicy;
   readonly #limits: CallLimits;
   readonly #apiKey: string;
+  readonly #metrics: ApiMetrics;
 
   constructor(opts: ApiClientOptions) {
     const url = new URL(opts.baseUrl);
@@ -117,6 +120,7 @@ export class ApiClient {
     this.account = opts.account;
     this.limit = opts.limit;
     this.stats = opts.stats ?? emptyStats();
+    this.#metrics = opts.metrics ?? noApiMetrics;
     this.#origin = url.origin;
     this.#prefix = url.pathname.replace(/\/+$/, '');
     this.#auth = `Bearer ${opts.apiKey}`;
@@ -155,11 +159,11 @@ export class ApiClient {
     } catch (err) {
       if (this.#opts.signal?.aborted) throw err;
       if (err instanceof BudgetWaitTooLong) throw this.#budgetRefusal(err, path, attempt);
-      metrics.apiRequest(this.account, call.endpoint, 'error');
+      this.#metrics.apiRequest(this.account, call.endpoint, 'error');
       const why = err instanceof LimitExceeded ? err.message : `network error: ${errorMessage(err)}`;
       return { failed: { type: 'no_response', why, cause: err }, text: '' };
     }
-    metrics.apiRequest(this.account, call.endpoint, out.status);
+    this.#metrics.apiRequest(this.account, call.endpoint, out.status);
     if (out.status === 429) this.stats.rate_limited++;
     if (out.status < 200 || out.status >= 300) {
       const failed: FailedAttempt = {
@@ -251,7 +255,7 @@ export class ApiClient {
     });
     this.stats.waited_ms += waitedMs;
     this.stats.calls++;
-    metrics.budgetWaited(this.account, waitedMs);
+    this.#metrics.budgetWaited(this.account, waitedMs);
     return slot;
   }
 

@@ -29,13 +29,15 @@ export function registerDoctor(program: Command, state: ProgramState, io: CliIo)
     .option('--timeout <seconds>', 'deadline of each check (default 5)', parseTimeout)
     .action(
       exitWith(state, async (flags: DoctorFlags, cmd: Command) => {
-        const [{ closeAllPools }, { scrubSecrets }, { runDoctor }] = await Promise.all([
+        const [{ closeAllPools }, { scrubSecrets }, { runDoctor }, { doctorProbes }] = await Promise.all([
           import('../api/http-pools.js'),
           import('../log.js'),
           import('../ops/doctor/run-doctor.js'),
+          import('../../jobs/doctor-probes.js'),
         ]);
         try {
           const results = await runDoctor({
+            probes: doctorProbes,
             configPath: configOption(cmd),
             account: flags.account,
             // Absent: the doctor's own default (5 s, as the help says).

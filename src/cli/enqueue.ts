@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { JobsClient } from '../../jobs/client.js';
+import type { JobsClient } from '../../jobs/jobs-client.js';
 import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
 import { storedCode } from '../runs/error-code.js';
@@ -74,7 +74,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           { readManifest },
           { findAccount },
         ] = await Promise.all([
-          import('../../jobs/client.js'),
+          import('../../jobs/jobs-client.js'),
           import('../../jobs/connection.js'),
           import('../../jobs/enqueue.js'),
           import('../config/load.js'),

@@ -3,8 +3,8 @@
 // ranking of workspaces the digest webhook sends (src/events/digest.ts), without sending it.
 import { type Command, InvalidArgumentError } from 'commander';
 import { EVENT_TYPES } from '../catalogue/brand-events.js';
-import { isIsoDate } from '../normalise/shape.js';
 import { type Period, parsePeriod } from '../report/period.js';
+import { isIsoDate } from '../util/time.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 

@@ -37,7 +37,7 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
           { runProblems },
           { findAccount },
         ] = await Promise.all([
-          import('../../jobs/client.js'),
+          import('../../jobs/jobs-client.js'),
           import('../../jobs/status.js'),
           import('../config/load.js'),
           import('../sinks/create-store.js'),

@@ -1,28 +1,22 @@
-import { readFileSync } from 'node:fs';
+// The config: read (./yaml-text.ts), ${NAME} references filled in (./interpolate.ts), account keys
+// prepared (./account-keys.ts), validated against ./schema.ts with zod issues in our words
+// (./issues.ts), accountsFrom read, and the keys registered with the log scrubber.
 import { dirname, resolve } from 'node:path';
-import { parseDocument } from 'yaml';
 import type { z } from 'zod';
 import { MIN_SECRET_LENGTH, registerSecret } from '../log.js';
 import { redactSecrets } from '../util/redact.js';
+import { type AccountContext, type ApiKeysNeed, prepareAccount, UNUSED_KEY } from './account-keys.js';
 import { type RawAccount, readAccountsFrom } from './accounts-from.js';
 import { ConfigError, type ConfigIssue } from './config-error.js';
-import {
-  envLookup,
-  fileErrorReason,
-  type InterpolationProblem,
-  type InterpolationResult,
-  interpolateEnv,
-  isPlainTextKey,
-  joinPath,
-  keyVariable,
-  type VariableLookup,
-} from './interpolate.js';
-import { keyValueProblem } from './key-value.js';
+import { envLookup, interpolateEnv, isPlainTextKey, keyVariable } from './interpolate.js';
+import { describeIssues, fallbackMessage } from './issues.js';
 import { LogoReader } from './report-logo.js';
 import { type AccountConfig, AccountSchema, type Config, ConfigFileSchema } from './schema.js';
+import { parseYaml, readConfigText } from './yaml-text.js';
 
 type ConfigFile = z.output<typeof ConfigFileSchema>;
 
+export type { ApiKeysNeed } from './account-keys.js';
 export { ConfigError, type ConfigIssue } from './config-error.js';
 
 export const DEFAULT_CONFIG_PATH = 'config/visync.yaml';
@@ -44,17 +38,6 @@ const warnOnStderr: WarningSink = (message) => {
   process.stderr.write(`visync: warning: ${message}\n`);
 };
 
-/**
- * `required`: every account's API key must resolve (commands that call the API: run --once,
- * worker, doctor). `unused`: a key whose environment variable is unset is accepted, for commands
- * that never call the API (status, enqueue, replay, runs, export, run --once --plan), so an operator
- * can run them where the keys are not.
- */
-export type ApiKeysNeed = 'required' | 'unused';
-
-/** Stands for a key the command does not use; never sent (those commands make no API call). */
-const UNUSED_KEY = 'unused-by-this-command';
-
 /** loadConfigDetailed's config alone (it also says where accounts are defined and which files were read). */
 export function loadConfig(...args: Parameters<typeof loadConfigDetailed>): Config {
   return loadConfigDetailed(...args).config;
@@ -63,18 +46,6 @@ export function loadConfig(...args: Parameters<typeof loadConfigDetailed>): Conf
 /** For commands that never call the API: an account key whose variable is unset is accepted. */
 export function loadConfigWithoutKeys(path?: string): Config {
   return loadConfig(path, process.env, warnOnStderr, 'unused');
-}
-
-/**
- * `redis: { url: ${REDIS_URL} }` (the obvious way to write it) is not valid YAML: `{` and `}` end a
- * plain scalar inside flow collections. A reference that stands as a whole value there is quoted
- * before parsing. Only the reference is quoted, never a value, so nothing can be injected.
- */
-export function quoteFlowReferences(text: string): string {
-  return text.replace(
-    /(:[ \t]+|[[,][ \t]*)(\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^{}"'\n,\]]*)?\})(?=[ \t]*[,}\]])/g,
-    '$1"$2"',
-  );
 }
 
 /** Where an account is defined, and where its key comes from (doctor says what to set). */
@@ -235,61 +206,6 @@ function warnPlainTextKeys(source: string, origins: AccountOrigin[], warn: Warni
   );
 }
 
-function readConfigText(file: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const abs = resolve(file);
-    const where = abs === file ? file : `${file} (${abs})`;
-    if (code === 'ENOENT') {
-      throw new ConfigError(file, [
-        {
-          path: '',
-          message: `config file not found: tried ${where}. Copy config/visync.example.yaml to config/visync.yaml and edit it, or point to your file with --config PATH or VISYNC_CONFIG=PATH.`,
-        },
-      ]);
-    }
-    const reason =
-      code === 'EISDIR'
-        ? 'it is a directory'
-        : code === 'EACCES'
-          ? 'permission denied'
-          : (code ?? 'unknown error');
-    throw new ConfigError(file, [{ path: '', message: `cannot read config file ${where}: ${reason}` }]);
-  }
-}
-
-function parseYaml(text: string, source: string): unknown {
-  // prettyErrors off: the pretty form quotes the offending source line, which may hold a key.
-  const doc = parseDocument(quoteFlowReferences(text), { prettyErrors: false });
-  if (doc.errors.length === 0) return doc.toJS();
-  // Only the first error: later ones are nearly always knock-on effects of it.
-  const e = doc.errors[0]!;
-  const pos = e.linePos?.[0] ?? lineCol(text, e.pos[0]);
-  const line = text.split(/\r?\n/)[pos.line - 1] ?? '';
-  const hint =
-    /\$\{/.test(line) && /[{[]/.test(line.replace(/\$\{[^}]*\}/g, ''))
-      ? ' (inside { } or [ ], quote a ${NAME} reference: { url: "${REDIS_URL}" })'
-      : '';
-  throw new ConfigError(source, [
-    {
-      path: '',
-      message: `line ${pos.line}, column ${pos.col}: YAML syntax error: ${yamlReason(e.message)}${hint}`,
-    },
-  ]);
-}
-
-interface AccountContext {
-  lookup: VariableLookup;
-  /** What `${NAME}` references read: to say which variable a bad key came from. */
-  env: NodeJS.ProcessEnv;
-  apiKeys: ApiKeysNeed;
-  /** Every key value seen (valid or not), for redaction and the log scrubber. */
-  secrets: string[];
-  logos: LogoReader;
-}
-
 /** The account's report logos (its own and its workspaces'), as data: URIs; `prefix` as in prepareAccount. */
 function embedAccountLogos(
   account: AccountConfig,
@@ -318,103 +234,6 @@ function origin(where: string, raw: unknown, account: AccountConfig): AccountOri
     keyVariable: keyVar,
     keyFile: account.apiKeyFile,
   };
-}
-
-/**
- * Before validation: apiKeyFile becomes apiKey (read from the file), and for commands that never
- * call the API an unset key variable or an unreadable key file becomes a placeholder.
- * `prefix` is the account's path in `interpolated` (`accounts.0.`, or '' for an account file).
- */
-function prepareAccount(
-  account: unknown,
-  raw: unknown,
-  prefix: string,
-  dir: string,
-  interpolated: InterpolationResult,
-  issues: ConfigIssue[],
-  suppressed: Set<string>,
-  ctx: AccountContext,
-): void {
-  if (account === null || typeof account !== 'object' || Array.isArray(account)) return;
-  const a = account as { apiKey?: unknown; apiKeyFile?: unknown };
-  const rawKeys = raw !== null && typeof raw === 'object' ? Object.keys(raw) : [];
-  const keyPath = `${prefix}apiKey`;
-  const filePath = `${prefix}apiKeyFile`;
-  if (typeof a.apiKey === 'string') ctx.secrets.push(a.apiKey);
-  if (rawKeys.includes('apiKey') && rawKeys.includes('apiKeyFile')) {
-    issues.push({ path: filePath, message: 'set either apiKey or apiKeyFile, not both' });
-    suppressed.add(keyPath);
-    return;
-  }
-  if (rawKeys.includes('apiKeyFile')) {
-    const unsetVar = interpolated.unset.get(filePath);
-    if (typeof a.apiKeyFile !== 'string' || a.apiKeyFile === '') {
-      if (ctx.apiKeys === 'unused' && unsetVar) {
-        a.apiKey = UNUSED_KEY;
-        interpolated.unset.delete(filePath);
-      } else {
-        // The schema names the wrong value at apiKeyFile; a missing apiKey is its consequence.
-        suppressed.add(keyPath);
-      }
-      return;
-    }
-    const file = resolve(dir, a.apiKeyFile);
-    a.apiKeyFile = file;
-    const read = readKeyFile(file);
-    const problem = read.ok ? keyValueProblem(read.key) : undefined;
-    if (read.ok && problem) {
-      issues.push({ path: filePath, message: `the key in ${file} ${problem}` });
-      suppressed.add(keyPath);
-    } else if (read.ok) {
-      a.apiKey = read.key;
-      ctx.secrets.push(read.key);
-    } else if (ctx.apiKeys === 'unused') {
-      a.apiKey = UNUSED_KEY;
-    } else {
-      issues.push({ path: filePath, message: read.message });
-      suppressed.add(keyPath);
-    }
-    return;
-  }
-  const problem = typeof a.apiKey === 'string' && a.apiKey !== '' ? keyValueProblem(a.apiKey) : undefined;
-  if (problem) {
-    issues.push({ path: `${keyPath}${keySource(raw, ctx.env)}`, message: `the key ${problem}` });
-    suppressed.add(keyPath);
-    return;
-  }
-  if (ctx.apiKeys !== 'unused') return;
-  if (interpolated.unset.has(keyPath)) {
-    a.apiKey = UNUSED_KEY;
-    interpolated.unset.delete(keyPath);
-  }
-  // A NAME_FILE that cannot be read here is as good as an unset variable for these commands.
-  const unreadable = (p: InterpolationProblem) => p.path === keyPath && p.unreadableFile === true;
-  if (interpolated.problems.some(unreadable)) {
-    a.apiKey = UNUSED_KEY;
-    interpolated.problems = interpolated.problems.filter((p) => !unreadable(p));
-    issues.splice(0, issues.length, ...issues.filter((p) => !unreadable(p as InterpolationProblem)));
-  }
-}
-
-/** ` (${NAME})` when the key is read from one variable (` from NAME_FILE` when through its file). */
-function keySource(raw: unknown, env: NodeJS.ProcessEnv): string {
-  const name = keyVariable((raw as { apiKey?: unknown } | null)?.apiKey);
-  if (!name) return '';
-  const viaFile = env[name] === undefined && env[`${name}_FILE`] ? ` from ${name}_FILE` : '';
-  return ` (\${${name}}${viaFile})`;
-}
-
-/** A key file as a secret mount holds it: the key, maybe with a trailing newline. */
-function readKeyFile(file: string): { ok: true; key: string } | { ok: false; message: string } {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    return { ok: false, message: `cannot read the key file ${file}: ${fileErrorReason(err)}` };
-  }
-  const key = text.trim();
-  if (key === '') return { ok: false, message: `the key file ${file} is empty` };
-  return { ok: true, key };
 }
 
 /** One account of accountsFrom: interpolated and validated as an entry of `accounts` is. */
@@ -478,202 +297,7 @@ function accountSetIssues(
   return issues;
 }
 
-function describeIssues(
-  zodIssues: readonly z.core.$ZodIssue[],
-  schema: z.core.$ZodType,
-  interpolated: InterpolationResult,
-  suppressed: ReadonlySet<string>,
-): ConfigIssue[] {
-  const issues: ConfigIssue[] = [];
-  for (const issue of zodIssues) {
-    for (const { path, message } of describeIssue(issue, schema)) {
-      // An invalid reference is already reported for this value; this issue is its consequence.
-      const consequence = (p: ConfigIssue) =>
-        p.path === path || (issue.code === 'invalid_union' && isAtOrBelow(p.path, path));
-      if (interpolated.problems.some(consequence) || suppressed.has(path)) continue;
-      const unsetVar =
-        interpolated.unset.get(path) ??
-        // A union reports one issue for the whole value, above the path of the unset variable.
-        (issue.code === 'invalid_union'
-          ? [...interpolated.unset].find(([p]) => isAtOrBelow(p, path))?.[1]
-          : undefined);
-      issues.push({
-        path,
-        message: unsetVar ? `${message} (environment variable ${unsetVar} is not set)` : message,
-      });
-    }
-  }
-  return issues;
-}
-
-function isAtOrBelow(path: string, ancestor: string): boolean {
-  return ancestor === '' || path === ancestor || path.startsWith(`${ancestor}.`);
-}
-
-function describeIssue(issue: z.core.$ZodIssue, schema: z.core.$ZodType): ConfigIssue[] {
-  const path = joinPath(issue.path);
-  if (issue.code === 'unrecognized_keys') {
-    const known = knownKeysAt(schema, issue.path);
-    return issue.keys.map((key) => {
-      const suggestion = suggest(key, known);
-      return {
-        path: path ? `${path}.${key}` : key,
-        message: suggestion ? `unknown key (did you mean ${suggestion}?)` : unknownKeyMessage(known),
-      };
-    });
-  }
-  if (issue.code === 'invalid_union' && issue.message.startsWith('Invalid input')) {
-    return [{ path, message: 'expected a different kind of value here' }];
-  }
-  return [{ path, message: issue.message }];
-}
-
-function unknownKeyMessage(known: string[]): string {
-  return known.length > 0 ? `unknown key (expected one of: ${known.join(', ')})` : 'unknown key';
-}
-
-// Zod's own wording ("Invalid input: expected number, received string") for any issue a schema
-// did not phrase itself; it names types only, never the value.
-function fallbackMessage(iss: z.core.$ZodRawIssue): string | undefined {
-  switch (iss.code) {
-    case 'invalid_type':
-      return iss.input === undefined
-        ? `required: expected ${article(iss.expected)}`
-        : `expected ${article(iss.expected)}, got ${typeName(iss.input)}`;
-    case 'too_small':
-      return iss.origin === 'array' || iss.origin === 'string'
-        ? `expected at least ${iss.minimum} ${iss.origin === 'array' ? 'item(s)' : 'character(s)'}`
-        : `expected a value of at least ${iss.minimum}`;
-    case 'too_big':
-      return iss.origin === 'array' || iss.origin === 'string'
-        ? `expected at most ${iss.maximum} ${iss.origin === 'array' ? 'item(s)' : 'character(s)'}`
-        : `expected a value of at most ${iss.maximum}`;
-    case 'invalid_value':
-      return `expected one of: ${iss.values.map((v) => String(v)).join(', ')}`;
-    case 'invalid_format':
-      return `expected a valid ${iss.format}`;
-    default:
-      return undefined;
-  }
-}
-
-function article(type: string): string {
-  const noun = type === 'int' ? 'integer' : type === 'object' ? 'mapping' : type === 'array' ? 'list' : type;
-  return /^[aeiou]/.test(noun) ? `an ${noun}` : `a ${noun}`;
-}
-
-function typeName(v: unknown): string {
-  if (v === null) return 'null (an empty value)';
-  if (Array.isArray(v)) return 'a list';
-  if (typeof v === 'object') return 'a mapping';
-  return article(typeof v);
-}
-
-/** Keys that the strict object at `path` accepts, for "did you mean" hints. */
-function knownKeysAt(schema: z.core.$ZodType, path: readonly PropertyKey[]): string[] {
-  let candidates: z.core.$ZodType[] = [schema];
-  for (const segment of path) {
-    candidates = candidates.flatMap(unwrap).flatMap((s) => child(s, segment));
-  }
-  const keys = new Set<string>();
-  for (const s of candidates.flatMap(unwrap)) {
-    const def = s._zod.def as { type: string; shape?: Record<string, unknown> };
-    if (def.type === 'object' && def.shape) {
-      // A key that only exists to refuse a value (smtp.password) is never a suggestion.
-      for (const [k, v] of Object.entries(def.shape))
-        if (!unwrap(v as z.core.$ZodType).every((u) => u._zod.def.type === 'never')) keys.add(k);
-    }
-  }
-  return [...keys];
-}
-
-// Walks through wrappers (optional, default, preprocess pipes, unions) to the schemas that
-// actually describe a value's shape.
-function unwrap(s: z.core.$ZodType): z.core.$ZodType[] {
-  const def = s._zod.def as unknown as {
-    type: string;
-    innerType?: z.core.$ZodType;
-    in?: z.core.$ZodType;
-    out?: z.core.$ZodType;
-    options?: z.core.$ZodType[];
-  };
-  switch (def.type) {
-    case 'optional':
-    case 'nullable':
-    case 'default':
-    case 'prefault':
-    case 'readonly':
-    case 'catch':
-      return def.innerType ? unwrap(def.innerType) : [];
-    case 'pipe':
-      return [def.in, def.out].filter((x): x is z.core.$ZodType => !!x).flatMap(unwrap);
-    case 'union':
-      return (def.options ?? []).flatMap(unwrap);
-    default:
-      return [s];
-  }
-}
-
-function child(s: z.core.$ZodType, segment: PropertyKey): z.core.$ZodType[] {
-  const def = s._zod.def as unknown as {
-    type: string;
-    shape?: Record<string, z.core.$ZodType>;
-    element?: z.core.$ZodType;
-    valueType?: z.core.$ZodType;
-  };
-  if (def.type === 'object' && def.shape && typeof segment === 'string') {
-    const c = def.shape[segment];
-    return c ? [c] : [];
-  }
-  if (def.type === 'array' && def.element && typeof segment === 'number') return [def.element];
-  if (def.type === 'record' && def.valueType) return [def.valueType];
-  return [];
-}
-
-export function suggest(key: string, known: readonly string[]): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Number.POSITIVE_INFINITY;
-  for (const k of known) {
-    const d = editDistance(key.toLowerCase().replace(/[-_]/g, ''), k.toLowerCase());
-    if (d < bestDistance) {
-      best = k;
-      bestDistance = d;
-    }
-  }
-  // Allow about one typo per three characters, so short keys do not attract wild guesses.
-  const limit = Math.max(1, Math.floor(key.length / 3));
-  return bestDistance <= limit ? best : undefined;
-}
-
-function editDistance(a: string, b: string): number {
-  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      cur.push(Math.min((prev[j] ?? 0) + 1, (cur[j - 1] ?? 0) + 1, (prev[j - 1] ?? 0) + cost));
-    }
-    prev = cur;
-  }
-  return prev[b.length] ?? 0;
-}
-
 // Defence in depth: no message is built from values, but a key must never leak even if one is.
 function redact(message: string, secrets: readonly string[]): string {
   return redactSecrets(message, secrets, '***');
-}
-
-function yamlReason(message: string): string {
-  // yaml appends " at line L, column C" (and with prettyErrors a source excerpt); we print our own
-  // position. Some messages end with the offending source text, which could be a key: drop it.
-  return message
-    .replace(/ at line \d+, column \d+[\s\S]*$/, '')
-    .replace(/:\s+(?!in\b)[\s\S]*$/, '')
-    .trim();
-}
-
-function lineCol(text: string, offset: number): { line: number; col: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return { line, col: offset - before.lastIndexOf('\n') };
 }

@@ -16,6 +16,7 @@ import { runDeadline } from '../api/run-deadline.js';
 import type { Config } from '../config/schema.js';
 import { landRaw } from '../land/raw.js';
 import { DriftReport } from '../normalise/drift.js';
+import { metrics } from '../ops/metrics.js';
 import { ClockAheadError, clockAhead } from '../runs/clock.js';
 import { errorCode } from '../runs/error-code.js';
 import type { DriftEntry, ManifestFile, WorkspaceResult } from '../runs/manifest.js';
@@ -66,6 +67,7 @@ export function createAccountClient(o: ClientOptions): ApiClient {
     limits: o.limits,
     retry: o.retry,
     maxBudgetWaitMs: o.maxBudgetWaitMs,
+    metrics,
   });
 }
 

@@ -1,6 +1,7 @@
 // GET /me -> accounts. The spec names only the groups plan, limits and usage; the rest is assumed.
+
+import { f, inspect, obj, type Probe, readObject } from './drift-spec.js';
 import { baseColumns } from './rows.js';
-import { f, inspect, obj, type Probe, readObject } from './shape.js';
 import type { NormaliseResult, RawRecord } from './types.js';
 
 const ME = obj({

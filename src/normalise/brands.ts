@@ -2,7 +2,6 @@
 // brand id seen in either call, so a brand missing from one of them is never lost.
 import { listShortfall, workspaceListShortfall } from '../api/envelope.js';
 import type { Row } from '../catalogue/types.js';
-import { explodeScores, recordId, snapshotColumns } from './rows.js';
 import {
   child,
   f,
@@ -15,7 +14,8 @@ import {
   readList,
   readObject,
   report,
-} from './shape.js';
+} from './drift-spec.js';
+import { explodeScores, recordId, snapshotColumns } from './rows.js';
 import type { NormaliseResult, RawRecord, TableRow } from './types.js';
 
 // The only shapes the upstream spec documents: the list item and its latest_score (docs/simulator.md, "The

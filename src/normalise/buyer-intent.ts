@@ -1,6 +1,7 @@
 // GET /brands/{id}/buyer-intent?days=N -> buyer_intent (one row per window per run).
+
+import { f, inspect, list, obj, type Probe, readObject, report } from './drift-spec.js';
 import { requireBrandId, snapshotColumns } from './rows.js';
-import { f, inspect, list, obj, type Probe, readObject, report } from './shape.js';
 import type { NormaliseResult, RawRecord } from './types.js';
 
 const PROMPT_GROUP = obj({ count: f.integer, visibility: f.number });

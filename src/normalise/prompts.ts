@@ -1,6 +1,7 @@
 // GET /brands/{id}/prompts -> prompts (one snapshot per run: positions change daily).
+
+import { f, inspect, obj, type Probe, readList } from './drift-spec.js';
 import { recordId, requireBrandId, snapshotColumns } from './rows.js';
-import { f, inspect, obj, type Probe, readList } from './shape.js';
 import type { NormaliseResult, RawRecord } from './types.js';
 
 const PROMPT = obj({

@@ -1,6 +1,7 @@
 // GET /brands/{id}/recommendations?status=all -> recommendations (one snapshot per run).
+
+import { f, inspect, obj, type Probe, readList } from './drift-spec.js';
 import { recordId, requireBrandId, snapshotColumns } from './rows.js';
-import { f, inspect, obj, type Probe, readList } from './shape.js';
 import type { NormaliseResult, RawRecord } from './types.js';
 
 export const RECOMMENDATION = obj({

@@ -1,8 +1,19 @@
 // GET /brands/{id}/reputation -> reputation, reputation_claims (flags joined in), reputation_conflicts.
 
 import type { Row } from '../catalogue/types.js';
+import {
+  child,
+  f,
+  inspect,
+  isRecord,
+  item,
+  type Loc,
+  obj,
+  type Probe,
+  readObject,
+  report,
+} from './drift-spec.js';
 import { recordId, requireBrandId, snapshotColumns } from './rows.js';
-import { child, f, inspect, isRecord, item, type Loc, obj, type Probe, readObject, report } from './shape.js';
 import type { NormaliseResult, RawRecord, TableRow } from './types.js';
 
 // Sub-lists are plain arrays here and checked item by item below, where their rows are built.

@@ -1,7 +1,7 @@
 // Building blocks every normaliser shares: the common columns and stable ids for records without one.
 import { createHash } from 'node:crypto';
 import type { Row } from '../catalogue/types.js';
-import { child, isRecord, type Loc, type Probe, report, toUtcTimestamp, typeName } from './shape.js';
+import { child, isRecord, type Loc, type Probe, report, toUtcTimestamp, typeName } from './drift-spec.js';
 import type { RawRecord } from './types.js';
 
 /** extracted_at in UTC; the raw file's received_at is ours, so an odd value is kept rather than lost. */

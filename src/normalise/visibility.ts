@@ -1,7 +1,7 @@
 // GET /brands/{id}/visibility -> visibility_daily, and its model_scores -> visibility_engine_daily.
 
+import { child, f, inspect, obj, type Probe, readList } from './drift-spec.js';
 import { baseColumns, explodeScores, requireBrandId } from './rows.js';
-import { child, f, inspect, obj, type Probe, readList } from './shape.js';
 import type { NormaliseResult, RawRecord, TableRow } from './types.js';
 
 export const ENTRY = obj({

@@ -2,12 +2,11 @@
 // loads nothing: the Prometheus registry (./prometheus.ts) is loaded for the worker's endpoint
 // only, so `run --once`, `status` and the rest never load prom-client. Without an endpoint the
 // reports go nowhere.
+import type { ApiMetrics } from '../api/metrics-hook.js';
 
-export interface MetricsRecorder {
-  /** One HTTP exchange with the API; `error` when it failed without a status (network, timeout). */
-  apiRequest(account: string, endpoint: string, status: number | 'error'): void;
-  /** Time a request waited for the account's shared budget (or a pause) before it was sent. */
-  budgetWaited(account: string, waitedMs: number): void;
+// The API client's part (requests, budget waits) is the hook src/extract/extract-account.ts gives
+// every client it makes.
+export interface MetricsRecorder extends ApiMetrics {
   /** A succeeded warehouse load job. */
   rowsLoaded(table: string, rows: number): void;
   /** A run reached its terminal status. */

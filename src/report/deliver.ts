@@ -7,32 +7,21 @@
 // and only while its period is the newest due one.
 import type { Logger } from 'pino';
 import type { AccountConfig, Config } from '../config/schema.js';
-import { scrubSecrets } from '../log.js';
-import { type ReportAlertFacts, reportAlert, type SendOptions, sendAlert } from '../ops/alerts.js';
+import { type ReportAlertFacts, reportAlert, type SendOptions } from '../ops/alerts.js';
 import { metrics } from '../ops/metrics.js';
-import { brandKey, reportPrefix } from '../sinks/layout.js';
+import { brandKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { errorMessage } from '../util/errors.js';
 import { utcDate } from '../util/time.js';
 import { reportableWorkspaces } from './account-data.js';
 import { type CompleteRun, completeRuns } from './complete-runs.js';
-import {
-  type DeliveryRecord,
-  type DeliveryState,
-  readDelivery,
-  readSends,
-  recordSend,
-  reportMessageId,
-  writeDelivery,
-} from './delivery.js';
-import { openMailer, type ReportMail } from './mail.js';
-import { makeAccountReports } from './make.js';
-import { type ReportFormat, storeTarget } from './output.js';
-import type { PdfSession } from './pdf.js';
+import { makeReports } from './deliver-make.js';
+import { sendPending } from './deliver-send.js';
+import { base, type Due, notify, outcome, save } from './deliver-steps.js';
+import { type DeliveryRecord, type DeliveryState, readDelivery } from './delivery.js';
 import { type Period, rangePeriod } from './period.js';
 import { duePeriod } from './schedule.js';
 import { covers } from './select.js';
-import { type ReportSettings, reportSettingsFor, styleOf } from './style.js';
+import { type ReportSettings, reportSettingsFor } from './style.js';
 
 /** Claims across workers (Redis SET NX with a TTL); without one (the CLI) the records alone decide. */
 export interface Claims {
@@ -70,17 +59,8 @@ export interface WorkspaceOutcome {
   recipients: RecipientOutcome[];
 }
 
-/** A claim lasts longer than a send can (bounded timeouts, src/report/mail.ts), and ends with it. */
-const SEND_CLAIM_SECONDS = 15 * 60;
 /** The stale alert of a period is claimed for longer than the period stays the newest due one. */
 const STALE_ALERT_SECONDS = 60 * 86_400;
-
-interface Due {
-  brandId: string;
-  period: Period;
-  settings: ReportSettings;
-  record: DeliveryRecord | undefined;
-}
 
 /**
  * The due reports of the account's scheduled workspaces, after the nightly run of `trigger.runDate`:
@@ -165,17 +145,6 @@ function finished(r: DeliveryRecord, s: ReportSettings): boolean {
   );
 }
 
-function outcome(r: DeliveryRecord, recipients: RecipientOutcome[] = []): WorkspaceOutcome {
-  return {
-    brandId: r.brand_id,
-    period: r.period,
-    state: r.state,
-    ...(r.reason ? { reason: r.reason } : {}),
-    ...(r.location ? { location: r.location } : {}),
-    recipients,
-  };
-}
-
 /** Why the period cannot be reported yet; undefined when a complete run of its last day covers the workspace. */
 export function staleReason(
   runs: readonly CompleteRun[],
@@ -186,27 +155,6 @@ export function staleReason(
   if (onLastDay.some((r) => covers(r, 'brands', brandId))) return undefined;
   if (!onLastDay.length) return `no complete run is dated ${period.to}, the last day of ${period.label}`;
   return `no complete run dated ${period.to} (the last day of ${period.label}) holds workspace ${brandId}`;
-}
-
-async function save(o: DeliveryOptions, r: Omit<DeliveryRecord, 'updated_at'>): Promise<DeliveryRecord> {
-  const record = {
-    ...r,
-    ...(r.reason ? { reason: scrubSecrets(r.reason) } : {}),
-    updated_at: (o.now?.() ?? new Date()).toISOString(),
-  };
-  await writeDelivery(o.store, record);
-  return record;
-}
-
-function base(o: DeliveryOptions, due: Due, trigger?: { runDate: string; runId: string }) {
-  return {
-    account: o.account.name,
-    brand_id: due.brandId,
-    period: due.period.label,
-    run_date: trigger?.runDate ?? due.record?.run_date ?? '',
-    ...(trigger ? { run_id: trigger.runId } : due.record?.run_id ? { run_id: due.record.run_id } : {}),
-    recipients: [...due.settings.recipients],
-  };
 }
 
 async function markStale(
@@ -243,254 +191,4 @@ async function alertOnce(o: DeliveryOptions, facts: ReportAlertFacts): Promise<b
   const key = `alerts:report-stale:${facts.account}:${brandKey(facts.brandId)}:${facts.period}`;
   if (o.claims && !(await o.claims.take(key, STALE_ALERT_SECONDS))) return true;
   return notify(o, alerts.webhook, payload, facts);
-}
-
-async function notify(
-  o: DeliveryOptions,
-  webhook: string,
-  payload: NonNullable<ReturnType<typeof reportAlert>>,
-  facts: ReportAlertFacts,
-): Promise<boolean> {
-  const res = await sendAlert(webhook, payload, o.alertSend);
-  const fields = { brand_id: facts.brandId, period: facts.period, event: payload.visync.event };
-  if (res.ok) o.logger.info(fields, 'report alert sent');
-  else o.logger.warn({ ...fields, err: res.error }, 'report alert not delivered');
-  return res.ok;
-}
-
-interface Made {
-  due: Due;
-  state: DeliveryState;
-  record: DeliveryRecord;
-}
-
-/** The formats written: the configured ones and always report.json (the next report's "what changed", the mail's client name). */
-function formatsOf(s: ReportSettings): ReportFormat[] {
-  return s.formats.includes('json') ? [...s.formats] : [...s.formats, 'json'];
-}
-
-/** Makes the reports (one read of the account's data per period and set of formats), recording each. */
-async function makeReports(
-  o: DeliveryOptions,
-  dues: readonly Due[],
-  trigger: { runDate: string; runId: string },
-): Promise<Made[]> {
-  const groups = new Map<string, Due[]>();
-  for (const d of dues) {
-    const key = `${d.period.label} ${formatsOf(d.settings).join(',')}`;
-    groups.set(key, [...(groups.get(key) ?? []), d]);
-  }
-  let pdf: PdfSession | undefined;
-  const out: Made[] = [];
-  try {
-    for (const group of groups.values()) {
-      const first = group[0] as Due;
-      const formats = formatsOf(first.settings);
-      // Chromium that does not start, a store that fails mid-way: the group's reports end failed
-      // with the reason (tried again at the next trigger), the other groups go on.
-      const r = await makeGroup(o, group, formats, async () => {
-        if (!pdf) {
-          const { PdfSession } = await import('./pdf.js');
-          pdf = await PdfSession.open(reportSettingsFor(o.config, o.account).chromiumPath);
-        }
-        return pdf;
-      }).catch((err: unknown) => ({
-        made: [],
-        problems: [{ kind: 'no data' as const, line: errorMessage(err) }],
-      }));
-      const problems = r.problems.map((p) => p.line).join('; ');
-      for (const d of group) {
-        const m = r.made.find((x) => x.brandId === d.brandId);
-        if (!m) {
-          const reason = `report not made: ${problems || 'no data for the workspace'}`;
-          out.push({
-            due: d,
-            state: 'failed',
-            record: await save(o, { ...base(o, d, trigger), state: 'failed', reason }),
-          });
-          metrics.reportDelivery('failed');
-          o.logger.error(
-            { brand_id: d.brandId, period: d.period.label, err: reason },
-            'scheduled report failed',
-          );
-          continue;
-        }
-        const state = d.settings.review ? 'draft' : 'made';
-        const record = await save(o, { ...base(o, d, trigger), state, location: m.location });
-        metrics.reportDelivery(state);
-        o.logger.info(
-          { brand_id: d.brandId, period: d.period.label, location: m.location, state },
-          'scheduled report made',
-        );
-        const alerts = o.config.alerts;
-        const facts = {
-          account: o.account.name,
-          brandId: d.brandId,
-          period: d.period.label,
-          location: m.location,
-          draft: d.settings.review,
-        };
-        const payload = alerts && reportAlert(facts, alerts.on);
-        if (alerts && payload) await notify(o, alerts.webhook, payload, facts);
-        out.push({ due: d, state, record });
-      }
-    }
-  } finally {
-    await pdf?.close();
-  }
-  return out;
-}
-
-/** One group's reports: same period, same formats, one read of the account's data. */
-async function makeGroup(
-  o: DeliveryOptions,
-  group: readonly Due[],
-  formats: ReportFormat[],
-  pdfSession: () => Promise<PdfSession>,
-) {
-  const first = group[0] as Due;
-  const session = formats.includes('pdf') ? await pdfSession() : undefined;
-  const byBrand = new Map(group.map((d) => [d.brandId, d]));
-  return makeAccountReports({
-    store: o.store,
-    target: storeTarget(o.store),
-    account: o.account.name,
-    period: first.period,
-    brands: group.map((d) => d.brandId),
-    formats,
-    styleFor: (b) => styleOf((byBrand.get(b) as Due).settings),
-    ...(session
-      ? {
-          printPdf: (html: string, b: string) => {
-            const s = (byBrand.get(b) as Due).settings;
-            return session.render(html, {
-              pageSize: s.pageSize,
-              ...(s.footer ? { footerText: s.footer } : {}),
-            });
-          },
-        }
-      : {}),
-    now: (o.now?.() ?? new Date()).getTime(),
-  });
-}
-
-/** The attachment: the PDF when PDFs are made, else the HTML page (else the JSON model). */
-async function attachmentOf(o: DeliveryOptions, due: Due): Promise<ReportMail['attachment']> {
-  const prefix = reportPrefix(o.account.name, due.brandId, due.period.label);
-  const formats = formatsOf(due.settings);
-  const format = formats.includes('pdf') ? 'pdf' : formats.includes('html') ? 'html' : 'json';
-  const content = await o.store.get(`${prefix}report.${format}`);
-  if (!content) throw new Error(`report.${format} is missing from ${prefix}`);
-  const types = { pdf: 'application/pdf', html: 'text/html; charset=utf-8', json: 'application/json' };
-  return { filename: `report-${due.period.label}.${format}`, content, contentType: types[format] };
-}
-
-async function clientNameOf(o: DeliveryOptions, due: Due): Promise<string> {
-  if (due.settings.clientName) return due.settings.clientName;
-  const report = await storeTarget(o.store).read(o.account.name, due.brandId, due.period.label);
-  return report?.cover.client_name ?? due.brandId;
-}
-
-/** Mails the made report to every recipient whose send is not recorded; records each send, then the state. */
-async function sendPending(o: DeliveryOptions, due: Due): Promise<WorkspaceOutcome> {
-  const record = due.record as DeliveryRecord;
-  const recipients = due.settings.recipients;
-  const where = { account: o.account.name, brandId: due.brandId, period: due.period.label };
-  const results: RecipientOutcome[] = [];
-  const sent = await readSends(o.store, where.account, where.brandId, where.period);
-  const pending = recipients.filter((r) => {
-    if (!sent.has(r.toLowerCase())) return true;
-    results.push({ recipient: r, result: 'already sent' });
-    return false;
-  });
-  let failure: string | undefined;
-  if (pending.length) {
-    try {
-      const smtp = due.settings.smtp;
-      if (!smtp) throw new Error('recipients are set but reports.smtp is not: configure host and from');
-      const attachment = await attachmentOf(o, due);
-      const clientName = await clientNameOf(o, due);
-      const mailer = await openMailer(smtp, o.env);
-      try {
-        for (const recipient of pending) {
-          results.push(await sendOne(o, { mailer, smtp, where, recipient, attachment, clientName, due }));
-        }
-      } finally {
-        mailer.close();
-      }
-    } catch (err) {
-      failure = errorMessage(err);
-      for (const r of pending)
-        if (!results.some((x) => x.recipient === r))
-          results.push({ recipient: r, result: 'failed', reason: failure });
-    }
-  }
-  const failed = results.filter((r) => r.result === 'failed');
-  const state: DeliveryState = failed.length
-    ? 'failed'
-    : results.every((r) => r.result === 'sent' || r.result === 'already sent') && recipients.length
-      ? 'sent'
-      : record.state === 'draft' && due.settings.review && !results.length
-        ? 'draft'
-        : 'made';
-  const reason = failed.length ? failed.map((f) => `${f.recipient}: ${f.reason}`).join('; ') : undefined;
-  let saved = record;
-  if (state !== record.state || reason !== record.reason) {
-    const { reason: _old, ...rest } = record;
-    saved = await save(o, { ...rest, recipients: [...recipients], state, ...(reason ? { reason } : {}) });
-    metrics.reportDelivery(state);
-  }
-  for (const r of results)
-    if (r.result === 'failed')
-      o.logger.error(
-        { brand_id: due.brandId, period: due.period.label, recipient: r.recipient, err: r.reason },
-        'report mail failed',
-      );
-    else if (r.result === 'sent')
-      o.logger.info(
-        { brand_id: due.brandId, period: due.period.label, recipient: r.recipient },
-        'report mailed',
-      );
-  return outcome(saved, results);
-}
-
-async function sendOne(
-  o: DeliveryOptions,
-  s: {
-    mailer: Awaited<ReturnType<typeof openMailer>>;
-    smtp: NonNullable<ReportSettings['smtp']>;
-    where: { account: string; brandId: string; period: string };
-    recipient: string;
-    attachment: ReportMail['attachment'];
-    clientName: string;
-    due: Due;
-  },
-): Promise<RecipientOutcome> {
-  const { where, recipient } = s;
-  const claim = `report-send:${where.account}:${brandKey(where.brandId)}:${where.period}:${brandKey(recipient.toLowerCase())}`;
-  if (o.claims && !(await o.claims.take(claim, SEND_CLAIM_SECONDS))) return { recipient, result: 'claimed' };
-  const messageId = reportMessageId(where, recipient, s.smtp.from);
-  try {
-    await s.mailer.send({
-      to: recipient,
-      messageId,
-      clientName: s.clientName,
-      period: s.due.period,
-      agency: s.due.settings.agency,
-      contact: s.due.settings.contact,
-      attachment: s.attachment,
-    });
-  } catch (err) {
-    await o.claims?.release(claim);
-    return { recipient, result: 'failed', reason: scrubSecrets(errorMessage(err)) };
-  }
-  // The crash window: a process killed here has sent the mail without recording it. The claim
-  // (until it expires) and the fixed Message-ID stand in for the record (docs/reports.md).
-  await recordSend(o.store, where, {
-    recipient,
-    channel: 'email',
-    sent_at: (o.now?.() ?? new Date()).toISOString(),
-    message_id: messageId,
-  });
-  return { recipient, result: 'sent' };
 }

@@ -7,7 +7,7 @@ import type { HtmlEscapedString } from 'hono/utils/html';
 import type { ReportSection } from '../config/schema.js';
 import { type BarPoint, beginReportCharts, chartSvg, type LinePoint } from './charts.js';
 import { type Formats, formatsOf } from './format.js';
-import type { Kpi, Report } from './model.js';
+import type { Kpi, Report } from './report-shape.js';
 import { DELTA_COLOURS, type ReportStyle } from './style.js';
 import type { Unrecognised } from './unrecognised.js';
 

@@ -4,10 +4,11 @@
 import type { ObjectStore } from '../sinks/object-store.js';
 import { readAccountData, reportableWorkspaces } from './account-data.js';
 import { completeRuns } from './complete-runs.js';
-import { buildReport, type Report } from './model.js';
+import { buildReport } from './model.js';
 import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
 import { PdfError, PRINTS_AT_ONCE } from './pdf.js';
 import { defaultPeriod, type Period, previousPeriod } from './period.js';
+import type { Report } from './report-shape.js';
 import type { ReportStyle } from './style.js';
 
 export interface ReportProblem {

@@ -4,134 +4,21 @@
 // is null (the HTML says "n/a"), never 0. Pure.
 import type { Row } from '../catalogue/types.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
-import { type ChangeState, type Changes, diffStates } from './changes.js';
+import { type ChangeState, diffStates } from './changes.js';
 import { compareText, delta, mean, num } from './figures.js';
 import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
 import { type Period, periodDays } from './period.js';
+import {
+  type Claim,
+  type Conflict,
+  type Kpi,
+  type Loss,
+  MODEL_VERSION,
+  type Recommendation,
+  type Report,
+} from './report-shape.js';
 import type { ReportStyle } from './style.js';
-import { type Unrecognised, unrecognisedFields } from './unrecognised.js';
-
-export const MODEL_VERSION = 1;
-
-export interface Kpi {
-  value: number | null;
-  previous: number | null;
-  /** value - previous, in points (percentage points for shares); null when either is missing. */
-  delta: number | null;
-}
-
-export interface TrendDay {
-  date: string;
-  overall_score: number | null;
-  share_of_voice: number | null;
-  /** The same day of the previous period (day 1 with day 1). */
-  previous_date: string;
-  previous_overall_score: number | null;
-  previous_share_of_voice: number | null;
-}
-
-export interface EngineScore {
-  engine: string;
-  score: number | null;
-  previous: number | null;
-  delta: number | null;
-}
-
-export interface Loss {
-  prompt: string | null;
-  engine: string | null;
-  winner_name: string | null;
-  winner_domain: string | null;
-}
-
-export interface Recommendation {
-  id: string;
-  title: string | null;
-  priority: string | null;
-  category: string | null;
-  status: string | null;
-  impact_score: number | null;
-  updated_at: string | null;
-}
-
-export interface Claim {
-  engine: string;
-  claim_id: string;
-  claim: string | null;
-  sentiment: string | null;
-  flag_reason: string | null;
-}
-
-export interface Conflict {
-  id: string;
-  topic: string | null;
-  engines: string[];
-  description: string | null;
-}
-
-export interface Report {
-  model_version: number;
-  account: string;
-  brand_id: string;
-  period: Period;
-  previous_period: Period;
-  cover: {
-    client_name: string | null;
-    client_domain: string | null;
-    agency_name: string | null;
-    /** Newest extracted_at of every row used; null when no row was. */
-    data_as_of: string | null;
-  };
-  kpis: {
-    overall_score_end: Kpi;
-    overall_score_mean: Kpi;
-    share_of_voice: Kpi;
-    money_visibility: Kpi;
-    visibility_gap: Kpi;
-    open_recommendations: Kpi;
-    suspected_false_claims: Kpi;
-    engine_conflicts: Kpi;
-  };
-  trend: {
-    days: number;
-    days_with_data: number;
-    coverage: string;
-    series: TrendDay[];
-    unrecognised: Unrecognised[];
-  };
-  engines: EngineScore[];
-  buyer_intent: {
-    window_days: number | null;
-    money_visibility: number | null;
-    informational_visibility: number | null;
-    visibility_gap: number | null;
-    money_prompt_count: number | null;
-    informational_prompt_count: number | null;
-    losses: Loss[];
-    top_competitors: { name: string; losses: number }[];
-    why_you_lose: { summary: string | null; reasons: string[]; generated_at: string | null };
-    unrecognised: Unrecognised[];
-  };
-  recommendations: {
-    open: Recommendation[];
-    closed_in_period: Recommendation[];
-    unrecognised: Unrecognised[];
-  };
-  reputation: {
-    suspected_false: Claim[];
-    conflicts: Conflict[];
-    claims_per_engine: { engine: string; claims: number; suspected_false: number }[];
-    unrecognised: Unrecognised[];
-  };
-  what_changed: {
-    /** What the state was compared with; 'none': neither a previous report nor an earlier run. */
-    basis: 'previous report' | 'data' | 'none';
-    /** The previous report's period label, or the run date of the data compared with; null for none. */
-    since: string | null;
-  } & Changes;
-  /** The complete runs whose rows the report used, oldest first. */
-  runs: string[];
-}
+import { unrecognisedFields } from './unrecognised.js';
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const rowsOf = (s: SnapshotSet, t: keyof SnapshotSet): Row[] | undefined => s[t]?.rows;

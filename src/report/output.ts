@@ -5,7 +5,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { reportPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
-import { MODEL_VERSION, type Report } from './model.js';
+import { MODEL_VERSION, type Report } from './report-shape.js';
 
 export type ReportFormat = 'html' | 'json' | 'pdf';
 

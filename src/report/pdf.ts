@@ -5,7 +5,7 @@
 // docs/reports-pdf.md says what is and is not deterministic about the bytes.
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { reasonOf } from '../ops/doctor/check.js';
+import { reasonOf } from '../util/errors.js';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 

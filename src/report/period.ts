@@ -2,8 +2,7 @@
 // (`2026-10-01_2026-10-30`, also the label of --from/--to and of the default 30 days), and the
 // previous period a report compares against. Pure: no clock.
 
-import { isIsoDate } from '../normalise/shape.js';
-import { addDays } from '../util/time.js';
+import { addDays, isIsoDate } from '../util/time.js';
 
 export interface Period {
   /** The key segment `period=<label>`: `2026-10`, `2026-W44` or `2026-10-01_2026-10-30`. */

@@ -1,9 +1,12 @@
 // Public surface of the upstream simulator: start it, script its faults and data changes, read its request log.
+
+export { DEFAULT_LIMIT, PLANS_WITH_API_ACCESS } from './accounts.js';
 export type { DataChange, DataChangeKind } from './changes.js';
 export { DATA_CHANGE_KINDS, validateDataChange } from './changes.js';
 export type { FaultKind, FaultRule } from './faults.js';
 export { FAULT_KINDS, validateFaultRule } from './faults.js';
 export { parseRequestLogNdjson, peakInWindow, requestLogNdjson } from './request-log.js';
+export { API_PREFIX } from './route.js';
 export type {
   RequestLogEntry,
   SimAccountSpec,
@@ -11,4 +14,4 @@ export type {
   Simulator,
   SimulatorOptions,
 } from './server.js';
-export { API_PREFIX, DEFAULT_LIMIT, PLANS_WITH_API_ACCESS, startSimulator } from './server.js';
+export { startSimulator } from './server.js';

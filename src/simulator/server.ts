@@ -6,13 +6,15 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RawEndpoint } from '../api/endpoints.js';
-import { utcDate } from '../util/time.js';
+import { isIsoDate, utcDate } from '../util/time.js';
+import { type AccountState, buildAccounts, hasApiAccess } from './accounts.js';
 import { type DataChange, DataChanges } from './changes.js';
-import { brandsList, generatedApiKey, generatedWorkspaceId, isIsoDate, me } from './data.js';
+import { brandsList, me } from './data.js';
 import { applyEchoKey, FaultBook, type FaultRule } from './faults.js';
 import { rngFor } from './random.js';
 import { SlidingWindowLimiter, type WindowLimit } from './rate-limit.js';
 import { errorReply, faultStatusReply, ok, type Reply, workspaceReply } from './replies.js';
+import { API_PREFIX, bearerKey, parseQuery, parseRoute, type Route } from './route.js';
 import { pause, sendReply } from './send.js';
 
 export interface SimAccountSpec {
@@ -86,115 +88,10 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
-export const API_PREFIX = '/api/v1';
-export const PLANS_WITH_API_ACCESS = ['agency', 'concierge'];
-export const DEFAULT_LIMIT: WindowLimit = { requests: 120, windowMs: 60_000 };
-
-const ACCOUNT_NAME = /^[a-z0-9-]+$/;
-
-interface AccountState extends SimulatedAccount {
-  limit: WindowLimit;
-  owned: Set<string>;
-}
-
 /** The reply decided for a request, and the scripted fault to apply to it, if any. */
 interface Outcome {
   reply: Reply;
   fault?: FaultRule;
-}
-
-function hasApiAccess(plan: string): boolean {
-  return PLANS_WITH_API_ACCESS.includes(plan.toLowerCase());
-}
-
-function buildAccounts(options: SimulatorOptions, seed: number): AccountState[] {
-  const specs = options.accounts ?? [{ name: 'demo' }];
-  const perAccount = options.workspacesPerAccount ?? 5;
-  const keysPerAccount = options.keysPerAccount ?? 1;
-  const seenKeys = new Set<string>();
-  const seenNames = new Set<string>();
-  return specs.map((spec) => {
-    if (!ACCOUNT_NAME.test(spec.name)) throw new Error(`account name "${spec.name}" must match [a-z0-9-]+`);
-    if (seenNames.has(spec.name)) throw new Error(`account "${spec.name}" is listed twice`);
-    seenNames.add(spec.name);
-    const keys =
-      spec.keys ?? Array.from({ length: keysPerAccount }, (_, i) => generatedApiKey(seed, spec.name, i));
-    for (const key of keys) {
-      // Never echo the key: error messages may end up in CI logs.
-      if (seenKeys.has(key))
-        throw new Error(`account "${spec.name}": an API key is used by two accounts or twice`);
-      seenKeys.add(key);
-    }
-    const ws = spec.workspaces ?? perAccount;
-    const workspaceIds =
-      typeof ws === 'number'
-        ? Array.from({ length: ws }, (_, i) => generatedWorkspaceId(seed, spec.name, i))
-        : [...ws];
-    const owned = new Set(workspaceIds);
-    if (owned.size !== workspaceIds.length)
-      throw new Error(`account "${spec.name}": workspace ids must be unique`);
-    return {
-      name: spec.name,
-      plan: spec.plan ?? 'agency',
-      keys,
-      workspaceIds,
-      limit: spec.limit ?? options.limit ?? DEFAULT_LIMIT,
-      owned,
-    };
-  });
-}
-
-interface Route {
-  endpoint: RawEndpoint | null;
-  brandId: string | null;
-  /** Why the path cannot be served, when it cannot. */
-  problem?: 'outside-prefix' | 'unknown' | 'bad-encoding';
-}
-
-const SUBRESOURCES: Record<string, RawEndpoint> = {
-  visibility: 'visibility',
-  recommendations: 'recommendations',
-  prompts: 'prompts',
-  'buyer-intent': 'buyer-intent',
-  reputation: 'reputation',
-};
-
-/** Splits the raw path before decoding, so an id containing '%2F' stays one segment. */
-export function parseRoute(rawPath: string): Route {
-  if (rawPath !== API_PREFIX && !rawPath.startsWith(`${API_PREFIX}/`)) {
-    return { endpoint: null, brandId: null, problem: 'outside-prefix' };
-  }
-  let segments: string[];
-  try {
-    segments = rawPath
-      .slice(API_PREFIX.length + 1)
-      .split('/')
-      .map((s) => decodeURIComponent(s));
-  } catch {
-    return { endpoint: null, brandId: null, problem: 'bad-encoding' };
-  }
-  const [first, id, sub, ...rest] = segments;
-  if (rest.length > 0) return { endpoint: null, brandId: null, problem: 'unknown' };
-  if (first === 'me' && id === undefined) return { endpoint: 'me', brandId: null };
-  if (first !== 'brands') return { endpoint: null, brandId: null, problem: 'unknown' };
-  if (id === undefined) return { endpoint: 'brands', brandId: null };
-  if (id === '') return { endpoint: null, brandId: null, problem: 'unknown' };
-  if (sub === undefined) return { endpoint: 'brand', brandId: id };
-  const endpoint = SUBRESOURCES[sub];
-  return endpoint ? { endpoint, brandId: id } : { endpoint: null, brandId: null, problem: 'unknown' };
-}
-
-function parseQuery(raw: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  // First occurrence wins, so `?days=7&days=400` is judged on 7, like most web frameworks.
-  for (const [k, v] of new URLSearchParams(raw)) if (!(k in out)) out[k] = v;
-  return out;
-}
-
-function bearerKey(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization;
-  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
-  return match?.[1];
 }
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {

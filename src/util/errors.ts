@@ -80,3 +80,9 @@ export type RunErrorCode = (typeof RUN_ERROR_CODES)[number];
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/** The first line of an error's message (SDK and browser messages can run to pages). */
+export function reasonOf(err: unknown): string {
+  const message = errorMessage(err);
+  return (message.split('\n', 1)[0] ?? '').trim() || 'unknown error';
+}

@@ -15,6 +15,13 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** A real calendar day written `YYYY-MM-DD` (not 2026-02-30). */
+export function isIsoDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const t = Date.parse(`${value}T00:00:00Z`);
+  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === value;
+}
+
 /** `YYYY-MM-DD` of an instant, in UTC. */
 export function utcDate(at: Date): string {
   return at.toISOString().slice(0, 10);

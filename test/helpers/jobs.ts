@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
-import { type JobsClient, openJobsClient } from '../../jobs/client.js';
 import { enqueueRun } from '../../jobs/enqueue.js';
+import { type JobsClient, openJobsClient } from '../../jobs/jobs-client.js';
 import type { LedgerRun } from '../../jobs/ledger.js';
 import { startWorker, type WorkerHandle } from '../../jobs/worker.js';
 import { parseConfig } from '../../src/config/load.js';

@@ -11,7 +11,8 @@ import { initialLimit } from '../../extract/account-source.js';
 import { createAccountClient } from '../../extract/extract-account.js';
 import { silentLogger } from '../../log.js';
 import { clockAhead } from '../../runs/clock.js';
-import { type CheckResult, fail, pass, reasonOf, seconds, systemCode, warn } from './check.js';
+import { reasonOf } from '../../util/errors.js';
+import { type CheckResult, fail, pass, seconds, systemCode, warn } from './check.js';
 import { suggestedVariable } from './config-check.js';
 
 export interface AccountCheckOptions {

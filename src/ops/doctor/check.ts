@@ -1,7 +1,7 @@
 // What one doctor check reports, and the deadline every check runs under: doctor must answer even
 // when a service accepts a connection and never replies.
 
-import { errorMessage } from '../../util/errors.js';
+import { reasonOf } from '../../util/errors.js';
 
 export type CheckStatus = 'PASS' | 'WARN' | 'FAIL';
 
@@ -83,12 +83,6 @@ export function seconds(ms: number): string {
 
 export function noAnswer(timeoutMs: number): string {
   return `no answer within ${seconds(timeoutMs)} s`;
-}
-
-/** The first line of an error's message (SDK messages can run to pages). */
-export function reasonOf(err: unknown): string {
-  const message = errorMessage(err);
-  return (message.split('\n', 1)[0] ?? '').trim() || 'unknown error';
 }
 
 /** A Node system error code (ECONNREFUSED, ENOTFOUND, ...) anywhere on the error or its causes. */

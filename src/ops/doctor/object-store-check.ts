@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ObjectStore } from '../../sinks/object-store.js';
 import { S3StoreError } from '../../sinks/s3-store.js';
-import { type CheckResult, fail, pass, reasonOf, systemCode, warn } from './check.js';
+import { reasonOf } from '../../util/errors.js';
+import { type CheckResult, fail, pass, systemCode, warn } from './check.js';
 
 export async function checkObjectStore(
   store: ObjectStore,

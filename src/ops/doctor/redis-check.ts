@@ -2,56 +2,37 @@
 // entry is a run lost without a trace), and persistent (a restart must not forget the queue).
 // Managed Redis services often refuse CONFIG; the eviction policy is also in INFO, persistence
 // settings are not, so that one can end in "could not check".
-import { Redis } from 'ioredis';
-import { RedisUnreachableError, redisAddress } from '../../../jobs/connection.js';
-import { parseInfo, type RedisPersistence, readRedisDurability } from '../../../jobs/redis-durability.js';
 import { type CheckResult, fail, pass, warn } from './check.js';
+import type { DoctorProbes, RedisPersistence, RedisProbe } from './probes.js';
 
 const MIN_VERSION = [6, 2, 0];
 
-export type RedisConnection = { ok: true; redis: Redis } | { ok: false; result: CheckResult };
+export type RedisConnection = { ok: true; probe: RedisProbe } | { ok: false; result: CheckResult };
 
 /** One connection attempt, bounded by `timeoutMs`, never retried; one FAIL line when it does not work. */
-export async function connectRedis(url: string, timeoutMs: number): Promise<RedisConnection> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: timeoutMs,
-    commandTimeout: timeoutMs,
-    maxRetriesPerRequest: 0,
-    enableOfflineQueue: false,
-    retryStrategy: () => null,
-  });
-  // Without a listener ioredis prints every connection error itself.
-  let lastError: unknown;
-  redis.on('error', (err) => {
-    lastError = err;
-  });
-  try {
-    await redis.connect();
-    await redis.ping();
-    return { ok: true, redis };
-  } catch (err) {
-    redis.disconnect();
-    // The same words as every command that cannot reach Redis; the advice goes after the arrow.
-    const e = new RedisUnreachableError(redisAddress(url), lastError ?? err);
-    return {
-      ok: false,
-      result: fail(
-        'redis',
-        `Redis at ${e.address} is unreachable: ${e.reason}`,
-        /NOAUTH|WRONGPASS|NOPERM/.test(e.reason)
-          ? 'fix the user and password in redis.url'
-          : 'start Redis or fix redis.url (run --once works without it)',
-      ),
-    };
-  }
+export async function connectRedis(
+  probes: DoctorProbes,
+  url: string,
+  timeoutMs: number,
+): Promise<RedisConnection> {
+  const reach = await probes.connectRedis(url, timeoutMs);
+  if (reach.ok) return reach;
+  // The same words as every command that cannot reach Redis; the advice goes after the arrow.
+  return {
+    ok: false,
+    result: fail(
+      'redis',
+      `Redis at ${reach.address} is unreachable: ${reach.reason}`,
+      /NOAUTH|WRONGPASS|NOPERM/.test(reach.reason)
+        ? 'fix the user and password in redis.url'
+        : 'start Redis or fix redis.url (run --once works without it)',
+    ),
+  };
 }
 
-export async function checkRedis(redis: Redis, url: string): Promise<CheckResult[]> {
-  const where = redisAddress(url);
-  const server = parseInfo(await redis.info('server'));
-  const durability = await readRedisDurability(redis);
-  const version = server.get('redis_version') ?? '?';
+export async function checkRedis(redis: RedisProbe): Promise<CheckResult[]> {
+  const where = redis.address;
+  const [version, durability] = await Promise.all([redis.version(), redis.durability()]);
   const results: CheckResult[] = [];
   results.push(
     olderThan(version, MIN_VERSION)

@@ -1,7 +1,6 @@
 // `visync doctor`: every check of a setup, each under its own deadline, in a fixed order. The
 // config comes first because every other check reads it; then the rest run side by side.
 import { resolve } from 'node:path';
-import { RedisRateBudget } from '../../../jobs/redis-rate-budget.js';
 import { maxPauseMs } from '../../api/pause-cap.js';
 import { MemoryRateBudget } from '../../api/rate-budget.js';
 import { accountSettings, namesList, storeKey, warehouseKey } from '../../config/account-settings.js';
@@ -22,11 +21,14 @@ import { type CheckResult, fail, guarded } from './check.js';
 import { CHROMIUM_CHECK, checkChromium } from './chromium-check.js';
 import { checkConfig } from './config-check.js';
 import { checkObjectStore } from './object-store-check.js';
+import type { DoctorProbes } from './probes.js';
 import { checkRedis, connectRedis } from './redis-check.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 5000;
 
 export interface DoctorOptions {
+  /** How to reach the queue's Redis (jobs/doctor-probes.ts in `visync doctor`). */
+  probes: DoctorProbes;
   configPath?: string;
   env?: NodeJS.ProcessEnv;
   /** Check only this account's key (the other checks still run). */
@@ -35,7 +37,7 @@ export interface DoctorOptions {
   timeoutMs?: number;
 }
 
-export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
+export async function runDoctor(o: DoctorOptions): Promise<CheckResult[]> {
   const timeoutMs = o.timeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS;
   const { result: configResult, loaded } = checkConfig(o.configPath, o.env ?? process.env);
   if (!loaded) return [configResult];
@@ -50,12 +52,10 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
   // One connection serves the Redis checks and the accounts' shared budget; without it each
   // account's GET /me is counted in a budget of this process only.
   const url = config.redis.url;
-  const connection = url ? await connectRedis(url, timeoutMs) : undefined;
-  const redis = connection?.ok ? connection.redis : undefined;
+  const connection = url ? await connectRedis(o.probes, url, timeoutMs) : undefined;
+  const redis = connection?.ok ? connection.probe : undefined;
   const cap = { maxPauseMs: maxPauseMs(config) };
-  const budget = redis
-    ? new RedisRateBudget(redis, { prefix: config.redis.prefix, ...cap })
-    : new MemoryRateBudget(cap);
+  const budget = redis ? redis.budget({ prefix: config.redis.prefix, ...cap }) : new MemoryRateBudget(cap);
   // Each distinct store and dataset the checked accounts use (their own prefix, folder or dataset).
   const selected = accounts.length ? accounts : config.accounts;
   const stores = sinksGroups(config, selected, storeKey);
@@ -83,7 +83,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
         ? []
         : connection.ok
           ? guarded('redis', timeoutMs, 'check that Redis is not overloaded', () =>
-              checkRedis(connection.redis, url as string),
+              checkRedis(connection.probe),
             )
           : [connection.result],
       ...stores.map((g, i) => {
@@ -112,7 +112,7 @@ export async function runDoctor(o: DoctorOptions = {}): Promise<CheckResult[]> {
     for (const g of groups) results.push(...g);
     return results;
   } finally {
-    redis?.disconnect();
+    redis?.close();
     for (const store of openStores) store.close?.();
     if (bqConfig) releaseBigQuerySockets(bqConfig);
   }

@@ -6,10 +6,11 @@
 // is a plain type test (zod's safeParse made a result object per value), an object spec keeps its
 // field names, and a place in the body is spelled out only when something is reported there.
 import type { DriftEntry } from '../runs/manifest.js';
+import { isIsoDate } from '../util/time.js';
 import type { DriftKind } from './drift.js';
 
 // ------------------------------------------------------------------------------------------------
-// Specs: the fields we know, each with a zod schema; records may carry any other field.
+// Specs: the fields we know, each with a plain type check (a Leaf); records may carry any other field.
 
 export interface Leaf<T> {
   kind: 'leaf';
@@ -57,15 +58,8 @@ export function list<S extends Spec>(item: S): List<S> {
   return { kind: 'list', item };
 }
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 // Date.parse accepts almost anything ("March 7"); a timestamp must at least start like ISO 8601.
 const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}/;
-
-export function isIsoDate(value: string): boolean {
-  if (!ISO_DATE.test(value)) return false;
-  const t = Date.parse(`${value}T00:00:00Z`);
-  return !Number.isNaN(t) && new Date(t).toISOString().slice(0, 10) === value;
-}
 
 /** The instant as UTC ISO (`...Z`, milliseconds), or null when it is not an ISO 8601 timestamp. */
 export function toUtcTimestamp(value: string): string | null {

@@ -1,0 +1,60 @@
+// What the views (./views.ts) and the change views (./change-views.ts) share: each run once as its
+// newest sync_runs row says, what makes a run cover a table, and how their docs say it.
+import { SYNC_RUNS } from './sync-runs.js';
+import type { TableDef } from './types.js';
+
+export const table = (dataset: string, name: string) => `\`${dataset}.${name}\``;
+
+// Newest run first. Run ids do not order runs: a worker's ids carry only the day
+// (`20261121-nightly-a1b2c3d4`); the id breaks ties.
+export const NEWEST_RUN_FIRST = 'started_at DESC, run_id DESC';
+
+/** Each run once, as its newest sync_runs row says (a replay or a completion records it again). */
+export function recordedRuns(dataset: string): string {
+  return [
+    'runs AS (',
+    '  SELECT account, run_id, started_at, status, endpoints, brand_filter, workspaces_succeeded,',
+    '    tables_failed, error, workspace_list_incomplete',
+    `  FROM ${table(dataset, SYNC_RUNS.name)}`,
+    '  WHERE TRUE',
+    '  QUALIFY ROW_NUMBER() OVER (PARTITION BY account, run_id ORDER BY recorded_at DESC) = 1',
+    ')',
+  ].join('\n');
+}
+
+export const RECORDED_RUN_COLUMNS = [
+  'account',
+  'run_id',
+  'recorded_at',
+  'started_at',
+  'status',
+  'endpoints',
+  'brand_filter',
+  'workspaces_succeeded',
+  'tables_failed',
+  'error',
+  'workspace_list_incomplete',
+];
+
+/** SQL condition: run `runs` called every source endpoint of the table and did not fail the table. */
+export function landedTable(t: TableDef): string {
+  return [
+    ...t.sources.map((e) => `'${e}' IN UNNEST(runs.endpoints)`),
+    `'${t.name}' NOT IN UNNEST(runs.tables_failed)`,
+  ].join(' AND ');
+}
+
+export const isAccountTable = (t: TableDef) => !t.columns.some((c) => c.name === 'brand_id');
+
+export const COMPLETE_RUNS =
+  'Only runs with a `sync_runs` row count (per run its newest), so a run that crashed before ' +
+  'recording itself never shows; newest means started last (`sync_runs.started_at`).';
+
+/** What makes a run cover the table, in words. */
+export function coverage(t: TableDef): string {
+  const sources = t.sources.map((s) => `\`${s}\``).join(' and ');
+  const called = `called ${sources}, did not fail the table (\`tables_failed\`)`;
+  return isAccountTable(t)
+    ? `A run covers the account when it ${called} and the account did not stop (\`error\`).`
+    : `A run covers a workspace when it ${called} and synced the workspace (\`workspaces_succeeded\`).`;
+}

@@ -1,0 +1,125 @@
+// The scheduled reports made (./deliver.ts): one read of the account's data per period and set of
+// formats, one Chromium for all of them, and each workspace's outcome recorded (made, draft, or
+// failed with the reason) and alerted.
+
+import { reportAlert } from '../ops/alerts.js';
+import { metrics } from '../ops/metrics.js';
+import { errorMessage } from '../util/errors.js';
+import type { DeliveryOptions } from './deliver.js';
+import { base, type Due, formatsOf, notify, save } from './deliver-steps.js';
+import type { DeliveryRecord, DeliveryState } from './delivery.js';
+import { makeAccountReports } from './make.js';
+import { type ReportFormat, storeTarget } from './output.js';
+import type { PdfSession } from './pdf.js';
+import { reportSettingsFor, styleOf } from './style.js';
+
+export interface Made {
+  due: Due;
+  state: DeliveryState;
+  record: DeliveryRecord;
+}
+
+/** Makes the reports (one read of the account's data per period and set of formats), recording each. */
+export async function makeReports(
+  o: DeliveryOptions,
+  dues: readonly Due[],
+  trigger: { runDate: string; runId: string },
+): Promise<Made[]> {
+  const groups = new Map<string, Due[]>();
+  for (const d of dues) {
+    const key = `${d.period.label} ${formatsOf(d.settings).join(',')}`;
+    groups.set(key, [...(groups.get(key) ?? []), d]);
+  }
+  let pdf: PdfSession | undefined;
+  const out: Made[] = [];
+  try {
+    for (const group of groups.values()) {
+      const first = group[0] as Due;
+      const formats = formatsOf(first.settings);
+      // Chromium that does not start, a store that fails mid-way: the group's reports end failed
+      // with the reason (tried again at the next trigger), the other groups go on.
+      const r = await makeGroup(o, group, formats, async () => {
+        if (!pdf) {
+          const { PdfSession } = await import('./pdf.js');
+          pdf = await PdfSession.open(reportSettingsFor(o.config, o.account).chromiumPath);
+        }
+        return pdf;
+      }).catch((err: unknown) => ({
+        made: [],
+        problems: [{ kind: 'no data' as const, line: errorMessage(err) }],
+      }));
+      const problems = r.problems.map((p) => p.line).join('; ');
+      for (const d of group) {
+        const m = r.made.find((x) => x.brandId === d.brandId);
+        if (!m) {
+          const reason = `report not made: ${problems || 'no data for the workspace'}`;
+          out.push({
+            due: d,
+            state: 'failed',
+            record: await save(o, { ...base(o, d, trigger), state: 'failed', reason }),
+          });
+          metrics.reportDelivery('failed');
+          o.logger.error(
+            { brand_id: d.brandId, period: d.period.label, err: reason },
+            'scheduled report failed',
+          );
+          continue;
+        }
+        const state = d.settings.review ? 'draft' : 'made';
+        const record = await save(o, { ...base(o, d, trigger), state, location: m.location });
+        metrics.reportDelivery(state);
+        o.logger.info(
+          { brand_id: d.brandId, period: d.period.label, location: m.location, state },
+          'scheduled report made',
+        );
+        const alerts = o.config.alerts;
+        const facts = {
+          account: o.account.name,
+          brandId: d.brandId,
+          period: d.period.label,
+          location: m.location,
+          draft: d.settings.review,
+        };
+        const payload = alerts && reportAlert(facts, alerts.on);
+        if (alerts && payload) await notify(o, alerts.webhook, payload, facts);
+        out.push({ due: d, state, record });
+      }
+    }
+  } finally {
+    await pdf?.close();
+  }
+  return out;
+}
+
+/** One group's reports: same period, same formats, one read of the account's data. */
+async function makeGroup(
+  o: DeliveryOptions,
+  group: readonly Due[],
+  formats: ReportFormat[],
+  pdfSession: () => Promise<PdfSession>,
+) {
+  const first = group[0] as Due;
+  const session = formats.includes('pdf') ? await pdfSession() : undefined;
+  const byBrand = new Map(group.map((d) => [d.brandId, d]));
+  return makeAccountReports({
+    store: o.store,
+    target: storeTarget(o.store),
+    account: o.account.name,
+    period: first.period,
+    brands: group.map((d) => d.brandId),
+    formats,
+    styleFor: (b) => styleOf((byBrand.get(b) as Due).settings),
+    ...(session
+      ? {
+          printPdf: (html: string, b: string) => {
+            const s = (byBrand.get(b) as Due).settings;
+            return session.render(html, {
+              pageSize: s.pageSize,
+              ...(s.footer ? { footerText: s.footer } : {}),
+            });
+          },
+        }
+      : {}),
+    now: (o.now?.() ?? new Date()).getTime(),
+  });
+}

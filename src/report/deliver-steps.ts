@@ -1,0 +1,72 @@
+// What the steps of a scheduled report's delivery share (./deliver.ts, ./deliver-make.ts,
+// ./deliver-send.ts): the due report, its record saved with secrets scrubbed, the outcome a caller
+// sees, and a report alert sent and logged.
+import { scrubSecrets } from '../log.js';
+import { type ReportAlertFacts, type reportAlert, sendAlert } from '../ops/alerts.js';
+import type { DeliveryOptions, RecipientOutcome, WorkspaceOutcome } from './deliver.js';
+import { type DeliveryRecord, writeDelivery } from './delivery.js';
+import type { ReportFormat } from './output.js';
+import type { Period } from './period.js';
+import type { ReportSettings } from './style.js';
+
+/** A workspace's report of its due period, with the record of it so far. */
+export interface Due {
+  brandId: string;
+  period: Period;
+  settings: ReportSettings;
+  record: DeliveryRecord | undefined;
+}
+
+/** What the caller sees of a record: its state, reason and location, and each recipient's send. */
+export function outcome(r: DeliveryRecord, recipients: RecipientOutcome[] = []): WorkspaceOutcome {
+  return {
+    brandId: r.brand_id,
+    period: r.period,
+    state: r.state,
+    ...(r.reason ? { reason: r.reason } : {}),
+    ...(r.location ? { location: r.location } : {}),
+    recipients,
+  };
+}
+
+export async function save(
+  o: DeliveryOptions,
+  r: Omit<DeliveryRecord, 'updated_at'>,
+): Promise<DeliveryRecord> {
+  const record = {
+    ...r,
+    ...(r.reason ? { reason: scrubSecrets(r.reason) } : {}),
+    updated_at: (o.now?.() ?? new Date()).toISOString(),
+  };
+  await writeDelivery(o.store, record);
+  return record;
+}
+
+export function base(o: DeliveryOptions, due: Due, trigger?: { runDate: string; runId: string }) {
+  return {
+    account: o.account.name,
+    brand_id: due.brandId,
+    period: due.period.label,
+    run_date: trigger?.runDate ?? due.record?.run_date ?? '',
+    ...(trigger ? { run_id: trigger.runId } : due.record?.run_id ? { run_id: due.record.run_id } : {}),
+    recipients: [...due.settings.recipients],
+  };
+}
+
+export async function notify(
+  o: DeliveryOptions,
+  webhook: string,
+  payload: NonNullable<ReturnType<typeof reportAlert>>,
+  facts: ReportAlertFacts,
+): Promise<boolean> {
+  const res = await sendAlert(webhook, payload, o.alertSend);
+  const fields = { brand_id: facts.brandId, period: facts.period, event: payload.visync.event };
+  if (res.ok) o.logger.info(fields, 'report alert sent');
+  else o.logger.warn({ ...fields, err: res.error }, 'report alert not delivered');
+  return res.ok;
+}
+
+/** The formats written: the configured ones and always report.json (the next report's "what changed", the mail's client name). */
+export function formatsOf(s: ReportSettings): ReportFormat[] {
+  return s.formats.includes('json') ? [...s.formats] : [...s.formats, 'json'];
+}

@@ -230,7 +230,11 @@ const WorkspaceResultSchema = z.object({
  * into `drift`). The load job reads them off its children: they stay with the flow in the shard
  * queue, and the finish job runs in another.
  */
-export const FinishJobSchema = LoadJobSchema.extend({ workspaces: z.array(WorkspaceResultSchema) });
+export const FinishJobSchema = LoadJobSchema.extend({
+  workspaces: z.array(WorkspaceResultSchema),
+  /** When its last workspace job had ended: the end of its extract stage (absent in older jobs). */
+  extractedAt: z.string().optional(),
+});
 export type FinishJobData = z.infer<typeof FinishJobSchema>;
 
 /** Returned by a workspace job; the load job reads it back from its children. */

@@ -33,6 +33,7 @@ export async function processWorkspacesDone(
       ...data,
       workspaces: collected.workspaces,
       drift: [...data.drift, ...collected.drift],
+      extractedAt: new Date().toISOString(),
     };
     const jobId = jobIds.finish(data.runId, data.startedAt);
     // Before the job exists: a worker that takes it at once then marks it curating, not waiting.

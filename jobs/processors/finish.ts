@@ -92,10 +92,6 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     return { status: AWAITING_LOAD_BATCH };
   }
   const manifest = await recordRun({ store, manifest: finishedRun, logger: log, loader });
-  log.info(
-    { status: manifest.status, workspaces: workspaces.length, loads: manifest.loads.length },
-    'run finished',
-  );
   await endQueuedRun(ctx, manifest, log, { store });
   return { status: manifest.status };
 }

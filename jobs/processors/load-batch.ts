@@ -181,7 +181,6 @@ async function endRun(
     store: await ctx.storeFor(m.account),
   });
   await ctx.loadBatches.runDone(runId);
-  log.info({ run_id: runId, account: m.account, status: m.status }, 'run finished');
 }
 
 /** The batch failed for good: each run is recorded with its tables not loaded, and why. */

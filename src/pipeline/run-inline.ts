@@ -9,8 +9,8 @@ import { namesList, UnknownAccountError } from '../config/account-settings.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import { callLimits, type ExtractProgress, extractAccount } from '../extract/extract-account.js';
 import { type ExtractPlan, workspaceCalls } from '../extract/plan.js';
-import { runFinished } from '../ops/run-finished.js';
 import { type RunContext, type RunStep, runManifest } from '../run/context.js';
+import { endRun } from '../run/end.js';
 import { recordManifest, secondRecord, startedRun, writePlan } from '../run/record.js';
 import { curateAndLoad, extractStage, NOTHING_TO_CURATE, ranStage, SKIPPED } from '../run/stages.js';
 import { runScope } from '../runs/last-success.js';
@@ -110,9 +110,14 @@ async function runAccount(
     });
     o.unrecorded?.add(run.runId);
   }
-  log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
-  await secondRecord(log, 'end', () => o.recorder?.finished(manifest));
-  await runFinished({ config: o.config, logger: log, manifest, store: o.store });
+  await endRun({
+    config: o.config,
+    log,
+    manifest,
+    store: o.store,
+    ledger: () => secondRecord(log, 'end', () => o.recorder?.finished(manifest)),
+    awaitAlert: true,
+  });
   return manifest;
 }
 

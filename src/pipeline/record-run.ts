@@ -95,6 +95,8 @@ export async function recordBatch(o: {
   /** After the sync_runs load, before any manifest (the batch job keeps it for a retry). */
   onLoaded?: ((load: BatchTableLoad) => Promise<void>) | undefined;
 }): Promise<(Manifest | Error)[]> {
+  // The record stage starts now: `recordedAt` is the batch's first try's, kept for its rows.
+  const startedAt = new Date().toISOString();
   const parts = await Promise.all(
     o.runs.map((r) =>
       writeRowPart(r.store, r.manifest, {
@@ -142,7 +144,7 @@ export async function recordBatch(o: {
               load_batch_id: o.batchId,
             };
       try {
-        return await writeRecorded(r.store, r.manifest, part, load, o.logger, o.recordedAt);
+        return await writeRecorded(r.store, r.manifest, part, load, o.logger, startedAt);
       } catch (err) {
         return err instanceof Error ? err : new Error(String(err));
       }

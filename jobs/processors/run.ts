@@ -30,12 +30,12 @@ import {
   jobIds,
   jobOptions,
   jobPriority,
-  type LoadJobData,
   type PlannedJob,
   planWorkspaceJobs,
   type RunJobData,
   RunJobSchema,
   type WorkspaceJobData,
+  type WorkspacesDoneJobData,
   workspacesPerJob,
 } from '../definitions.js';
 import type { LedgerRun } from '../ledger.js';
@@ -303,7 +303,7 @@ function loadJobData(
   discovery: Discovery,
   per: number,
   jobs: readonly PlannedJob[],
-): LoadJobData {
+): WorkspacesDoneJobData {
   return {
     ...s.run,
     kind: s.kind,

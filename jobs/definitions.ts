@@ -190,7 +190,7 @@ export function planWorkspaceJobs(
 }
 
 /** The workspaces of job `index` of a run, from its load job's data. */
-export function jobWorkspaces(data: LoadJobData, index: number): string[] {
+export function jobWorkspaces(data: WorkspacesDoneJobData, index: number): string[] {
   if (data.jobSizes) {
     const start = data.jobSizes.slice(0, index).reduce((n, k) => n + k, 0);
     return data.brandIds.slice(start, start + (data.jobSizes[index] ?? 0));
@@ -199,7 +199,11 @@ export function jobWorkspaces(data: LoadJobData, index: number): string[] {
   return data.brandIds.slice(index * per, (index + 1) * per);
 }
 
-export const LoadJobSchema = z.object({
+/**
+ * The data of a run's `load` job (JOB.load, a name kept for jobs queued by earlier versions): it
+ * loads nothing, it runs once the run's workspaces are done (jobs/processors/workspaces-done.ts).
+ */
+export const WorkspacesDoneJobSchema = z.object({
   account: accountName,
   runId,
   runDate: isoDate,
@@ -217,7 +221,7 @@ export const LoadJobSchema = z.object({
   /** Envelope drift found by discovery, for the manifest. */
   drift: z.array(DriftEntrySchema).default([]),
 });
-export type LoadJobData = z.infer<typeof LoadJobSchema>;
+export type WorkspacesDoneJobData = z.infer<typeof WorkspacesDoneJobSchema>;
 
 /** One workspace's outcome, as the manifest records it (carried in finish jobs' data). */
 const WorkspaceResultSchema = z.object({
@@ -232,7 +236,11 @@ const WorkspaceResultSchema = z.object({
  * into `drift`). The load job reads them off its children: they stay with the flow in the shard
  * queue, and the finish job runs in another.
  */
-export const FinishJobSchema = LoadJobSchema.extend({ workspaces: z.array(WorkspaceResultSchema) });
+export const FinishJobSchema = WorkspacesDoneJobSchema.extend({
+  workspaces: z.array(WorkspaceResultSchema),
+  /** When its last workspace job had ended: the end of its extract stage (absent in older jobs). */
+  extractedAt: z.string().optional(),
+});
 export type FinishJobData = z.infer<typeof FinishJobSchema>;
 
 /** Returned by a workspace job; the load job reads it back from its children. */

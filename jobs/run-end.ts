@@ -1,12 +1,13 @@
 // The end of a queued run, wherever its last stage ran (its run job that could not fan out, its
-// finish job, its load batch): one completion rule. The ledger's terminal record (or the manifest
-// put back when Redis lost the run), the alert and drift line (src/ops/run-finished.ts) and the
-// run's scheduled reports; and, for a run that could not be recorded at all, the ledger saying so
-// on the job's last attempt. `run --once` ends its runs the same way through its RunRecorder
-// (src/pipeline/run-inline.ts, jobs/ledger-recorder.ts).
+// finish job, its load batch): the one completion rule of every run (src/run/end.ts: end line,
+// ledger, drift line and alert), with the ledger's terminal record (or the manifest put back when
+// Redis lost the run), and then what only queued runs do: their scheduled reports. And, for a run
+// that could not be recorded at all, the ledger saying so on the job's last attempt. `run --once`
+// ends its runs through the same src/run/end.ts, its ledger being its RunRecorder
+// (jobs/ledger-recorder.ts).
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { runFinished } from '../src/ops/run-finished.js';
+import { endRun } from '../src/run/end.js';
 import { storedCode } from '../src/runs/error-code.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import { manifestKey } from '../src/sinks/layout.js';
@@ -38,33 +39,42 @@ export interface QueuedRunEnd {
 
 /** The recorded run ends: in the ledger, in the alert, in the reports it schedules. */
 export async function endQueuedRun(ctx: JobContext, m: Manifest, log: Logger, o: QueuedRunEnd = {}) {
-  const ledgerRun = await ctx.ledger.get(m.run_id);
-  if (ledgerRun) {
-    const error = o.error ?? m.error ?? failedLoadsText(m);
-    const code: RunErrorCode | undefined =
-      o.error !== undefined && o.errorCode !== undefined
-        ? o.errorCode
-        : m.error
-          ? storedCode(m)
-          : error
-            ? 'load_failed'
-            : undefined;
-    await ctx.ledger.finish(
-      ledgerRun,
-      m.status,
-      {
-        manifest_key: manifestKey(m.account, m.run_id),
-        // The ledger writes no undefined field (its hash keeps any error from before).
-        ...(error ? { error } : {}),
-        ...(code ? { error_code: code } : {}),
-        ...o.fields,
-      },
-      o.workspaces === false ? undefined : m.workspaces,
-    );
-  } else await ctx.ledger.restore(m); // Redis lost the run: it is put back, as its manifest records it.
-  // Not awaited: an alert never holds the job (its delivery is bounded and logs its own outcome).
-  void runFinished({ config: ctx.config, logger: log, manifest: m, store: o.store });
+  await endRun({
+    config: ctx.config,
+    log,
+    manifest: m,
+    store: o.store,
+    ledger: () => finishInLedger(ctx, m, o),
+    awaitAlert: false,
+  });
   await queueScheduledReports(ctx, m, log);
+}
+
+/** The ledger's terminal record of the run; a run Redis lost is put back, as its manifest records it. */
+async function finishInLedger(ctx: JobContext, m: Manifest, o: QueuedRunEnd): Promise<void> {
+  const ledgerRun = await ctx.ledger.get(m.run_id);
+  if (!ledgerRun) return ctx.ledger.restore(m);
+  const error = o.error ?? m.error ?? failedLoadsText(m);
+  const code: RunErrorCode | undefined =
+    o.error !== undefined && o.errorCode !== undefined
+      ? o.errorCode
+      : m.error
+        ? storedCode(m)
+        : error
+          ? 'load_failed'
+          : undefined;
+  await ctx.ledger.finish(
+    ledgerRun,
+    m.status,
+    {
+      manifest_key: manifestKey(m.account, m.run_id),
+      // The ledger writes no undefined field (its hash keeps any error from before).
+      ...(error ? { error } : {}),
+      ...(code ? { error_code: code } : {}),
+      ...o.fields,
+    },
+    o.workspaces === false ? undefined : m.workspaces,
+  );
 }
 
 /** The run could not be recorded at all: the ledger says so (nobody waits for it forever). */

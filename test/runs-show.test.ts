@@ -70,7 +70,12 @@ describe('run --json and runs show', () => {
     expect(shown).toContainEqual(
       expect.stringMatching(/^ {2}window: +\d{4}-\d\d-\d\d to \d{4}-\d\d-\d\d \(3 days/),
     );
-    expect(shown).toContainEqual(expect.stringMatching(/^not recorded: per-stage times/));
+    // Its stages: extract failed with the upstream's error; what landed (/me, /brands) curated;
+    // nothing loaded, as there is no warehouse.
+    expect(shown).toContainEqual(expect.stringMatching(/^ {2}extract +failed +[0-9.]+s {2}\d{4}-/));
+    expect(shown).toContainEqual(expect.stringMatching(/^ {2}curate +succeeded /));
+    expect(shown).toContainEqual(expect.stringMatching(/^ {2}load +skipped$/));
+    expect(shown).toContainEqual(expect.stringMatching(/^ {2}record +succeeded /));
     for (const l of shown) expect(l.length).toBeLessThanOrEqual(100);
     // The upstream's error whole, wrapped over several lines.
     expect(noSpace(text.stdout)).toContain(noSpace(upstreamError));
@@ -85,7 +90,8 @@ describe('run --json and runs show', () => {
       manifest: acme.manifest,
       workspaces: acme.workspaces,
       drift: [],
-      not_recorded: [expect.stringMatching(/per-stage times/)],
+      not_recorded: [],
+      stages: { extract: { outcome: 'succeeded' }, load: { outcome: 'skipped' } },
     });
     expect(detail.files_by_area).toMatchObject({ raw: { files: expect.any(Number) } });
 

@@ -2,7 +2,7 @@
 // the account's budget when its workspaces fit in one (a job that does waits a window for its last
 // calls and comes back to compete with the next window's job).
 import { describe, expect, it } from 'vitest';
-import { jobWorkspaces, type LoadJobData, planWorkspaceJobs } from '../jobs/definitions.js';
+import { jobWorkspaces, planWorkspaceJobs, type WorkspacesDoneJobData } from '../jobs/definitions.js';
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => `ws${i}`);
 const shape = (jobs: { brandIds: string[]; window: number }[]) =>
@@ -38,7 +38,7 @@ describe('the workspace jobs of a run', () => {
   });
 
   it('a load job finds each job workspaces, from its sizes or (jobs queued before) from one size', () => {
-    const base = { brandIds: ids(7), workspacesPerJob: 3 } as LoadJobData;
+    const base = { brandIds: ids(7), workspacesPerJob: 3 } as WorkspacesDoneJobData;
     expect(jobWorkspaces({ ...base, jobSizes: [3, 1, 3] }, 1)).toEqual(['ws3']);
     expect(jobWorkspaces({ ...base, jobSizes: [3, 1, 3] }, 2)).toEqual(['ws4', 'ws5', 'ws6']);
     expect(jobWorkspaces(base, 1)).toEqual(['ws3', 'ws4', 'ws5']);

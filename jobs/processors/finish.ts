@@ -7,9 +7,9 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { accountSettings } from '../../src/config/account-settings.js';
-import { finishRun } from '../../src/pipeline/finish-run.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
 import { type RunContext, runManifest } from '../../src/run/context.js';
+import { curateAndLoad, extractStage } from '../../src/run/stages.js';
 import { runScope } from '../../src/runs/last-success.js';
 import { type Manifest, readManifest, requestsFromLanding } from '../../src/runs/manifest.js';
 import type { JobContext } from '../context.js';
@@ -45,17 +45,24 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
   if (batched && (await ctx.loadBatches.claimed(data.runId, data.startedAt)))
     return { status: AWAITING_LOAD_BATCH };
   await setPhase(ctx.ledger, data.runId, CURATING);
-  const previous = await readManifest(store, data.account, data.runId);
-  const finished = await finishRun({
-    store,
+  const c: RunContext = {
     run,
-    logger: log,
+    kind: data.kind,
+    startedAt: data.startedAt,
+    window: { days: data.visibilityDays, buyerIntentDays: data.buyerIntentDays },
+    // Jobs of versions before scopes carry none: every workspace and endpoint, as manifests read it.
+    scope: data.scope ?? runScope(),
+    store,
+    log,
+    budget: ctx.budget,
+  };
+  const previous = await readManifest(store, data.account, data.runId);
+  const finished = await curateAndLoad(c, {
     loader: batched ? undefined : loader,
     deferLoads: batched,
     previousLoads: previous?.loads,
     // Workers on other machines, and run --once, may write the same latest/ bundles.
     latestLock: new RedisKeyLock(ctx.redis, ctx.config.redis.prefix),
-    startedAt: data.startedAt,
   });
   const ledgerRun = await ctx.ledger.get(data.runId);
   // Redis lost the run (its data gone mid-run): its counters with it; what landed is counted instead.
@@ -69,17 +76,7 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
         },
       }
     : requestsFromLanding(finished.rawFiles);
-  const c: RunContext = {
-    run,
-    kind: data.kind,
-    startedAt: data.startedAt,
-    window: { days: data.visibilityDays, buyerIntentDays: data.buyerIntentDays },
-    // Jobs of versions before scopes carry none: every workspace and endpoint, as manifests read it.
-    scope: data.scope ?? runScope(),
-    store,
-    log,
-    budget: ctx.budget,
-  };
+  const extract = extractStage(data.startedAt, { error: ledgerRun?.stopped, workspaces }, data.extractedAt);
   const assembled = runManifest(c, {
     error: ledgerRun?.stopped,
     workspaces,
@@ -87,6 +84,7 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     loads: finished.loads,
     requests: requests.requests,
     drift: [...drift, ...finished.drift],
+    stages: { extract, ...finished.stages },
   });
   const finishedRun: Manifest = { ...assembled, ...requests };
   if (batched) {
@@ -94,10 +92,6 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     return { status: AWAITING_LOAD_BATCH };
   }
   const manifest = await recordRun({ store, manifest: finishedRun, logger: log, loader });
-  log.info(
-    { status: manifest.status, workspaces: workspaces.length, loads: manifest.loads.length },
-    'run finished',
-  );
   await endQueuedRun(ctx, manifest, log, { store });
   return { status: manifest.status };
 }

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { SYNC_RUNS } from '../../src/catalogue/index.js';
 import { loadBatchTables } from '../../src/pipeline/load-batch.js';
 import { type BatchRecording, recordBatch, recordRun } from '../../src/pipeline/record-run.js';
+import { loadStage } from '../../src/run/stages.js';
 import type { LoadResult, Manifest } from '../../src/runs/manifest.js';
 import { isFinishedStatus } from '../../src/runs/run-status.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
@@ -114,6 +115,7 @@ async function loadBatch(claim: Claim, warehouse: string, ctx: JobContext, log: 
   // Every run of a batch loads into one dataset: any member's loader is the batch's.
   const loader = await ctx.loaderFor(members[0]!.pending.account);
   if (!loader) throw new Error('BigQuery is no longer configured for the accounts of this batch');
+  const loadStartedAt = new Date().toISOString();
   const perRun = await loadBatchTables({
     batchId: claim.id,
     runs: members.map((m) => ({
@@ -131,7 +133,7 @@ async function loadBatch(claim: Claim, warehouse: string, ctx: JobContext, log: 
   const recordedAt = await ctx.loadBatches.recordedAt(claim.ref);
   const runs: BatchRecording[] = members.map((m) => ({
     store: m.store,
-    manifest: finishedManifest(m.pending, perRun.get(m.runId) ?? [], recordedAt),
+    manifest: finishedManifest(m.pending, perRun.get(m.runId) ?? [], recordedAt, loadStartedAt),
   }));
   const recorded = await recordBatch({
     runs,
@@ -152,9 +154,14 @@ async function loadBatch(claim: Claim, warehouse: string, ctx: JobContext, log: 
   if (unrecorded.length) throw new Error(`run not recorded: ${unrecorded.join('; ')}`);
 }
 
-/** The manifest the run's load job assembled, with its batch's loads, finished now. */
-function finishedManifest(p: PendingRun, loads: LoadResult[], at: string): Manifest {
-  return { ...p.manifest, finished_at: at, loads: [...p.manifest.loads, ...loads] };
+/** The manifest the run's finish job assembled, with its batch's loads (its load stage), finished `at`. */
+function finishedManifest(p: PendingRun, loads: LoadResult[], at: string, loadStartedAt = at): Manifest {
+  return {
+    ...p.manifest,
+    finished_at: at,
+    loads: [...p.manifest.loads, ...loads],
+    stages: { ...p.manifest.stages, load: loadStage(loadStartedAt, loads) },
+  };
 }
 
 const replayHint = (runId: string) => `visync replay --run ${runId} loads the run's failed tables`;
@@ -174,7 +181,6 @@ async function endRun(
     store: await ctx.storeFor(m.account),
   });
   await ctx.loadBatches.runDone(runId);
-  log.info({ run_id: runId, account: m.account, status: m.status }, 'run finished');
 }
 
 /** The batch failed for good: each run is recorded with its tables not loaded, and why. */

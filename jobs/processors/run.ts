@@ -12,6 +12,7 @@ import { callLimits, type Discovery, discoverWorkspaces } from '../../src/extrac
 import { workspaceCalls } from '../../src/extract/plan.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
 import { type RunContext, type RunStep, runManifest } from '../../src/run/context.js';
+import { NOTHING_TO_CURATE, ranStage } from '../../src/run/stages.js';
 import { errorCode } from '../../src/runs/error-code.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
 import { runScope } from '../../src/runs/last-success.js';
@@ -30,12 +31,12 @@ import {
   jobIds,
   jobOptions,
   jobPriority,
-  type LoadJobData,
   type PlannedJob,
   planWorkspaceJobs,
   type RunJobData,
   RunJobSchema,
   type WorkspaceJobData,
+  type WorkspacesDoneJobData,
   workspacesPerJob,
 } from '../definitions.js';
 import type { LedgerRun } from '../ledger.js';
@@ -232,7 +233,13 @@ async function discoveryFailure({ job, token, ctx, data }: Queued, err: unknown)
 async function endRun(s: QueuedStep, message: string, code: RunErrorCode): Promise<never> {
   const { ctx } = s.driver;
   const { run, store, log } = s;
-  const manifest = runManifest(s, { error: message, errorCode: code, requests: s.driver.stats });
+  const extract = ranStage('failed', s.startedAt, message);
+  const manifest = runManifest(s, {
+    error: message,
+    errorCode: code,
+    requests: s.driver.stats,
+    stages: { extract, ...NOTHING_TO_CURATE },
+  });
   // Recorded like every finished run: its sync_runs row says why the whole account stopped.
   const loader = await ctx.loaderFor(run.account);
   const recorded = await recordRun({ store, manifest, logger: log, loader });
@@ -298,7 +305,7 @@ function loadJobData(
   discovery: Discovery,
   per: number,
   jobs: readonly PlannedJob[],
-): LoadJobData {
+): WorkspacesDoneJobData {
   return {
     ...s.run,
     kind: s.kind,

@@ -6,8 +6,8 @@ import type { Job } from 'bullmq';
 import type { DriftEntry, WorkspaceResult } from '../../src/runs/manifest.js';
 import {
   jobWorkspaces,
-  type LoadJobData,
   type WorkspaceJobResult,
+  type WorkspacesDoneJobData,
   workspaceJobIndex,
 } from '../definitions.js';
 
@@ -18,8 +18,8 @@ interface OneWorkspaceResult {
 }
 
 export async function workspaceResults(
-  job: Job<LoadJobData>,
-  data: LoadJobData,
+  job: Job<WorkspacesDoneJobData>,
+  data: WorkspacesDoneJobData,
 ): Promise<{ workspaces: WorkspaceResult[]; drift: DriftEntry[] }> {
   const values = (await job.getChildrenValues()) as Record<string, WorkspaceJobResult | OneWorkspaceResult>;
 

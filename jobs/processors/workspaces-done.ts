@@ -13,8 +13,8 @@ import {
   JOB,
   jobIds,
   jobOptions,
-  type LoadJobData,
-  LoadJobSchema,
+  type WorkspacesDoneJobData,
+  WorkspacesDoneJobSchema,
 } from '../definitions.js';
 import { setPhase } from '../load-batches.js';
 import { endsRunOnLastAttempt } from '../run-end.js';
@@ -22,10 +22,10 @@ import { AWAITING_CURATE } from '../run-phase.js';
 import { workspaceResults } from './workspace-results.js';
 
 export async function processWorkspacesDone(
-  job: Job<LoadJobData>,
+  job: Job<WorkspacesDoneJobData>,
   ctx: JobContext,
 ): Promise<{ finish: string }> {
-  const data = LoadJobSchema.parse(job.data);
+  const data = WorkspacesDoneJobSchema.parse(job.data);
   const log = ctx.logger.child({ account: data.account, run_id: data.runId, job: job.id });
   return endsRunOnLastAttempt(job, ctx, data.runId, log, async () => {
     const collected = await workspaceResults(job, data);
@@ -33,6 +33,7 @@ export async function processWorkspacesDone(
       ...data,
       workspaces: collected.workspaces,
       drift: [...data.drift, ...collected.drift],
+      extractedAt: new Date().toISOString(),
     };
     const jobId = jobIds.finish(data.runId, data.startedAt);
     // Before the job exists: a worker that takes it at once then marks it curating, not waiting.

@@ -1,7 +1,8 @@
 // `visync runs show`: one run as its manifest records it, for people (lines at most one terminal
 // width, long upstream errors wrapped whole) and for scripts (--json). What the manifest does not
-// record (per-stage times) is said, not guessed.
+// record (per-stage times, in manifests written before stages were) is said, not guessed.
 import type { Manifest } from '../runs/manifest.js';
+import { STAGE_NAMES } from '../runs/run-stages.js';
 import { clipped, shortened, wrapped } from '../util/text.js';
 import { formatDuration } from './duration.js';
 
@@ -16,7 +17,7 @@ export type RunDetail = Manifest & {
   not_recorded: string[];
 };
 
-/** The manifest records no time per stage (extract, curate, load): only the run's start and end. */
+/** What a manifest without `stages` (written before they were) does not record. */
 export const NOT_RECORDED = [
   'per-stage times (extract, curate, load): the manifest records the run start and finish and the time waited on the rate budget',
 ];
@@ -33,7 +34,7 @@ export function runDetail(m: Manifest, manifestAt: string): RunDetail {
     manifest: manifestAt,
     duration_seconds: (Date.parse(m.finished_at) - Date.parse(m.started_at)) / 1000,
     files_by_area: byArea,
-    not_recorded: NOT_RECORDED,
+    not_recorded: m.stages ? [] : NOT_RECORDED,
   };
 }
 
@@ -96,14 +97,34 @@ export function renderRunDetail(d: RunDetail, width: number): string[] {
     if (l.error) lines.push(...wrapped(l.error, width, ERROR_INDENT));
   }
 
+  lines.push(...stageLines(d, width));
+
   lines.push(`drift: ${d.drift.length === 0 ? 'none' : `${d.drift.length} findings`}`);
   for (const f of d.drift) {
     const where = f.example ? ` (e.g. ${f.example}${f.count ? `, ${f.count} times` : ''})` : '';
     lines.push(...wrapped(`${f.endpoint} ${f.kind}: ${f.detail}${where}`, width, '  '));
   }
-  lines.push(
-    ...wrapped(`not recorded: ${d.not_recorded.join('; ')}`, width - 2).map((l, i) => (i ? `  ${l}` : l)),
-  );
+  if (d.not_recorded.length)
+    lines.push(
+      ...wrapped(`not recorded: ${d.not_recorded.join('; ')}`, width - 2).map((l, i) => (i ? `  ${l}` : l)),
+    );
+  return lines;
+}
+
+/** Each stage the manifest records: its outcome, when it ran and how long; its error below. */
+function stageLines(d: RunDetail, width: number): string[] {
+  if (!d.stages) return [];
+  const lines = ['stages:'];
+  for (const name of STAGE_NAMES) {
+    const st = d.stages[name];
+    if (!st) continue;
+    const { started_at: from, finished_at: to } = st;
+    // The duration before the times: a narrow terminal clips the times, not how long it took.
+    const took = from && to ? formatDuration((Date.parse(to) - Date.parse(from)) / 1000) : '';
+    const when = from && to ? `  ${took.padStart(6)}  ${from} to ${to}` : '';
+    lines.push(clipped(`  ${name.padEnd(7)}  ${st.outcome.padEnd(9)}${when}`.trimEnd(), width));
+    if (st.error) lines.push(...wrapped(st.error, width, ERROR_INDENT));
+  }
   return lines;
 }
 

@@ -57,6 +57,8 @@ export interface FinishRunOptions {
   deferLoads?: boolean | undefined;
   /** The run's start (manifest started_at): when its brand_events were detected. */
   startedAt?: string | undefined;
+  /** Called once curate ends: what stopped it, or how many tables could not be curated. */
+  onCurated?: ((r: { error?: unknown; failedTables: number }) => void) | undefined;
   /** Called after each table's load (the crash-point test hook uses it). */
   onLoaded?: ((load: LoadResult) => void) | undefined;
 }
@@ -97,10 +99,12 @@ export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {
   } catch (err) {
     // Curate stopped as a whole (spool or sink failing): no table of the run can be loaded. Which
     // tables the run feeds is not known yet, so every table of the catalogue is named.
+    o.onCurated?.({ error: err, failedTables: RUN_TABLES.length });
     const reason = `not curated: ${errorMessage(err)}`;
     o.logger.error({ err: reason }, 'curate failed');
     return { rawFiles: [], files: [], drift: [], loads: RUN_TABLES.map((t) => failed(t.name, reason)) };
   }
+  o.onCurated?.({ failedTables: curated.tables.filter((t) => t.error).length });
   try {
     if (o.deferLoads) return { ...curatedOnly(curated), ...deferredLoads(o, curated.tables) };
     const loads = o.loader ? await loadTables(o, o.loader, curated.tables) : notLoaded(curated.tables);

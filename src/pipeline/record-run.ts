@@ -13,6 +13,7 @@ import { SYNC_RUNS, toNdjsonLine } from '../catalogue/index.js';
 import { ndjsonPartBytes, putNdjsonPart } from '../curate/ndjson-part.js';
 import { syncRunsRow } from '../normalise/sync-runs.js';
 import { metrics } from '../ops/metrics.js';
+import { ranStage } from '../run/stages.js';
 import {
   type LoadResult,
   type Manifest,
@@ -69,7 +70,7 @@ export async function recordRun(o: RecordRunOptions): Promise<Manifest> {
   // The stored part's digest names this recording in the load job id (src/warehouse/load-job.ts).
   if (!load && o.loader && part.stored)
     load = await loadRow(o.loader, o.manifest, part.bytes, part.stored.sha256.slice(0, 16));
-  return writeRecorded(o.store, o.manifest, part, load, o.logger);
+  return writeRecorded(o.store, o.manifest, part, load, o.logger, recordedAt);
 }
 
 export interface BatchRecording {
@@ -95,6 +96,8 @@ export async function recordBatch(o: {
   /** After the sync_runs load, before any manifest (the batch job keeps it for a retry). */
   onLoaded?: ((load: BatchTableLoad) => Promise<void>) | undefined;
 }): Promise<(Manifest | Error)[]> {
+  // The record stage starts now: `recordedAt` is the batch's first try's, kept for its rows.
+  const startedAt = new Date().toISOString();
   const parts = await Promise.all(
     o.runs.map((r) =>
       writeRowPart(r.store, r.manifest, {
@@ -142,7 +145,7 @@ export async function recordBatch(o: {
               load_batch_id: o.batchId,
             };
       try {
-        return await writeRecorded(r.store, r.manifest, part, load, o.logger);
+        return await writeRecorded(r.store, r.manifest, part, load, o.logger, startedAt);
       } catch (err) {
         return err instanceof Error ? err : new Error(String(err));
       }
@@ -189,13 +192,17 @@ async function writeRowPart(
   }
 }
 
-/** The manifest with the sync_runs part and load, written last. */
+/**
+ * The manifest with the sync_runs part and load, and the record stage (from `startedAt`), written
+ * last. A written manifest is the record, so the stage is at worst partial: its row not recorded.
+ */
 async function writeRecorded(
   store: ObjectStore,
   m: Manifest,
   part: RowPart,
   load: LoadResult | undefined,
   logger: Logger,
+  startedAt: string,
 ): Promise<Manifest> {
   const loads = [...part.loads];
   if (load) {
@@ -207,7 +214,15 @@ async function writeRecorded(
       `load ${load.status}`,
     );
   }
-  const recorded: Manifest = { ...m, files: part.files, loads, redactions: redactionCount(part.files) };
+  const rowError = part.error ?? (load?.status === 'failed' ? load.error : undefined);
+  const record = ranStage(rowError === undefined ? 'succeeded' : 'partial', startedAt, rowError);
+  const recorded: Manifest = {
+    ...m,
+    files: part.files,
+    loads,
+    redactions: redactionCount(part.files),
+    stages: { ...m.stages, record },
+  };
   recorded.status = runStatus(recorded);
   await writeManifest(store, recorded);
   return recorded;

@@ -2,6 +2,7 @@
 import type { Logger } from 'pino';
 import type { KeyLock } from '../curate/key-lock.js';
 import { rawRunWorkspaceCalls } from '../curate/raw-run.js';
+import { curateAndLoad } from '../run/stages.js';
 import {
   type LoadResult,
   type Manifest,
@@ -17,7 +18,7 @@ import { leaseOwnerGone, readRunLease } from '../runs/run-lease.js';
 import { parseManifestKey, parseRawKey, rawAccountPrefix, rawEndpointPrefix } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { VisyncError } from '../util/errors.js';
-import { finishRun, type RunLoader } from './finish-run.js';
+import type { RunLoader } from './finish-run.js';
 import { recordRun } from './record-run.js';
 
 export interface ReplayOptions {
@@ -96,17 +97,17 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     throw new ReplayError(
       `run ${o.runId} is still running (${lease.owner} on ${lease.holder.host}, process ${lease.holder.pid}; its lease runs to ${lease.expires_at}): replay it once it has ended`,
     );
-  const finished = await finishRun({
-    store: o.store,
-    run,
-    logger: o.logger,
-    loader: o.loader,
-    previousLoads: old?.loads,
-    partRows: o.partRows,
-    latestLock: o.latestLock,
-    onLoaded: o.onLoaded,
-    startedAt: old?.started_at ?? lease?.started_at,
-  });
+  const started = old?.started_at ?? lease?.started_at;
+  const finished = await curateAndLoad(
+    { store: o.store, run, log: o.logger, startedAt: started },
+    {
+      loader: o.loader,
+      previousLoads: old?.loads,
+      partRows: o.partRows,
+      latestLock: o.latestLock,
+      onLoaded: o.onLoaded,
+    },
+  );
   const now = (o.now ?? (() => new Date()))().toISOString();
   const base: Manifest =
     old ??
@@ -121,6 +122,8 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     loads: finished.loads,
     drift: [...base.drift.filter((d) => d.stage === 'extract'), ...finished.drift],
     replayed_at: now,
+    // Its extract stage stays the run's; curate and load (and record) are this replay's.
+    stages: { ...base.stages, ...finished.stages },
   };
   manifest.status = runStatus(manifest);
   // Always a new sync_runs row: the replayed run's status and loads may differ from the recorded ones.

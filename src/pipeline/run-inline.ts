@@ -9,20 +9,21 @@ import { namesList, UnknownAccountError } from '../config/account-settings.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import { callLimits, type ExtractProgress, extractAccount } from '../extract/extract-account.js';
 import { type ExtractPlan, workspaceCalls } from '../extract/plan.js';
-import { runFinished } from '../ops/run-finished.js';
 import { type RunContext, type RunStep, runManifest } from '../run/context.js';
+import { endRun } from '../run/end.js';
 import { recordManifest, secondRecord, startedRun, writePlan } from '../run/record.js';
+import { curateAndLoad, extractStage, NOTHING_TO_CURATE, ranStage, SKIPPED } from '../run/stages.js';
 import { errorCode } from '../runs/error-code.js';
 import { runScope } from '../runs/last-success.js';
 import type { Manifest } from '../runs/manifest.js';
 import type { PlannedRun } from '../runs/planned-run.js';
 import { newRunId } from '../runs/run-id.js';
 import { takeRunLease } from '../runs/run-lease.js';
+import type { StageRecord } from '../runs/run-stages.js';
 import { combineRunStatuses } from '../runs/run-status.js';
 import { runWindowDays } from '../runs/window.js';
 import { errorMessage } from '../util/errors.js';
 import { utcDate } from '../util/time.js';
-import { finishRun } from './finish-run.js';
 import { completeInterrupted } from './inline-interrupted.js';
 import {
   type AccountRunOptions,
@@ -111,9 +112,14 @@ async function runAccount(
     });
     o.unrecorded?.add(run.runId);
   }
-  log.info({ status: manifest.status, requests: manifest.requests }, 'run finished');
-  await secondRecord(log, 'end', () => o.recorder?.finished(manifest));
-  await runFinished({ config: o.config, logger: log, manifest, store: o.store });
+  await endRun({
+    config: o.config,
+    log,
+    manifest,
+    store: o.store,
+    ledger: () => secondRecord(log, 'end', () => o.recorder?.finished(manifest)),
+    awaitAlert: true,
+  });
   return manifest;
 }
 
@@ -148,30 +154,45 @@ async function leasedRun(s: InlineStep): Promise<Manifest> {
   return manifest;
 }
 
-/** Extracts the account, then normalises and loads whatever landed: the run's manifest, not yet written. */
+/** Extracts the account, then curates and loads whatever landed: the run's manifest, not yet written. */
 async function extractAndFinish(s: InlineStep, plan: PlannedRun): Promise<Manifest> {
   const paused = await pauseOf(s);
   if (paused) {
     s.log.warn({ err: paused.error }, 'the account is paused: no call made');
-    return runManifest(s, { error: paused.error, pausedUntil: paused.until });
-  }
-  try {
-    const extracted = await extract(s, plan);
-    // Normalise and load whatever landed, also for a partial extraction; nothing landed, nothing to do.
-    const finished = extracted.files.length > 0 ? await curateAndLoad(s) : undefined;
+    const extract = ranStage('failed', s.startedAt, paused.error);
     return runManifest(s, {
-      error: extracted.error,
-      errorCode: extracted.error_code,
-      pausedUntil: extracted.pausedUntil,
-      workspaces: extracted.workspaces,
-      files: [...extracted.files, ...(finished?.files ?? [])],
+      error: paused.error,
+      pausedUntil: paused.until,
+      stages: { extract, ...NOTHING_TO_CURATE },
+    });
+  }
+  let extracted: StageRecord | undefined;
+  try {
+    const result = await extract(s, plan);
+    extracted = extractStage(s.startedAt, result);
+    // Curate and load whatever landed, also for a partial extraction; nothing landed, nothing to do.
+    const finished = result.files.length > 0 ? await curateStages(s) : undefined;
+    return runManifest(s, {
+      error: result.error,
+      errorCode: result.error_code,
+      pausedUntil: result.pausedUntil,
+      workspaces: result.workspaces,
+      files: [...result.files, ...(finished?.files ?? [])],
       loads: finished?.loads ?? [],
-      requests: extracted.requests,
-      drift: [...extracted.drift, ...(finished?.drift ?? [])],
+      requests: result.requests,
+      drift: [...result.drift, ...(finished?.drift ?? [])],
+      stages: { extract: extracted, ...(finished?.stages ?? NOTHING_TO_CURATE) },
     });
   } catch (err) {
     // Not a fault of the API (those are in the manifest): the run stops here, and says why.
-    return runManifest(s, { error: errorMessage(err), errorCode: errorCode(err) });
+    const stages = extracted
+      ? {
+          extract: extracted,
+          curate: ranStage('failed', extracted.finished_at ?? s.startedAt, err),
+          load: SKIPPED,
+        }
+      : { extract: ranStage('failed', s.startedAt, err), ...NOTHING_TO_CURATE };
+    return runManifest(s, { error: errorMessage(err), errorCode: errorCode(err), stages });
   }
 }
 
@@ -206,17 +227,13 @@ function extract(s: InlineStep, plan: PlannedRun) {
 }
 
 /** The curate and load stages, here in the run's own process. */
-function curateAndLoad(s: InlineStep) {
+function curateStages(s: InlineStep) {
   const { o } = s.driver;
-  return finishRun({
-    store: s.store,
-    run: s.run,
-    logger: s.log,
+  return curateAndLoad(s, {
     loader: o.loader,
     partRows: o.partRows,
     latestLock: o.latestLock,
     onLoaded: o.onLoaded,
-    startedAt: s.startedAt,
   });
 }
 

@@ -7,6 +7,7 @@ import type { RunScope } from '../runs/last-success.js';
 import { assembleManifest, type Manifest } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import type { RunKind } from '../runs/run-id.js';
+import type { RunStages } from '../runs/run-stages.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 
 /** What the run covers: its days back from its run date, and the buyer-intent windows it asks for. */
@@ -41,11 +42,17 @@ export type ManifestParts = Partial<
     Parameters<typeof assembleManifest>[0],
     'error' | 'errorCode' | 'pausedUntil' | 'workspaces' | 'files' | 'loads' | 'requests' | 'drift'
   >
->;
+> & {
+  /** How the stages run so far ended (src/run/stages.ts); the record stage adds its own. */
+  stages?: RunStages | undefined;
+};
 
-/** The run's manifest from its context and what its stages report; status and finished_at follow. */
-export function runManifest(c: RunContext, parts: ManifestParts = {}): Manifest {
-  return assembleManifest({
+/**
+ * The run's manifest from its context and what its stages report; status and finished_at follow.
+ * Every driver assembles its manifest here, so the stages are written the same way by all.
+ */
+export function runManifest(c: RunContext, { stages, ...parts }: ManifestParts = {}): Manifest {
+  const m = assembleManifest({
     run: c.run,
     kind: c.kind,
     startedAt: c.startedAt,
@@ -59,4 +66,5 @@ export function runManifest(c: RunContext, parts: ManifestParts = {}): Manifest 
     drift: [],
     ...parts,
   });
+  return stages ? { ...m, stages } : m;
 }

@@ -8,6 +8,7 @@ import { type PlannedRun, writePlannedRun } from '../runs/planned-run.js';
 import type { StartedRun } from '../runs/recorder.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
+import { ranStage } from './stages.js';
 
 /** What the run sets out to do, from its first manifest: for its completion, should it stop early. */
 export function startedRun(m: Manifest): StartedRun {
@@ -42,17 +43,19 @@ export async function recordManifest(
   o: RecordRunOptions,
   onUnrecorded?: (runId: string) => void,
 ): Promise<Manifest> {
+  const startedAt = new Date().toISOString();
   try {
     return await recordRun(o);
   } catch (err) {
     // Nothing more can be written: the run failed, and the error names the path it could not write.
     onUnrecorded?.(o.manifest.run_id);
-    const at = manifestLocation(o.store, o.manifest.account, o.manifest.run_id);
+    const record = ranStage('failed', startedAt, err);
     return {
       ...o.manifest,
       status: 'failed',
-      error: `run not recorded: manifest ${at} not written: ${errorMessage(err)}`,
+      error: `run not recorded: manifest ${manifestLocation(o.store, o.manifest.account, o.manifest.run_id)} not written: ${errorMessage(err)}`,
       error_code: 'not_recorded',
+      stages: { ...o.manifest.stages, record },
     };
   }
 }

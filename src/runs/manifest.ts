@@ -10,6 +10,7 @@ import { addDays } from '../util/time.js';
 import { type RunScope, runScope } from './last-success.js';
 import type { RunCoordinates } from './run-coordinates.js';
 import type { RunKind } from './run-id.js';
+import type { RunStages } from './run-stages.js';
 import { type RunStatus, workspaceListIncomplete } from './run-status.js';
 
 export { exitCodeFor, type RunStatus } from './run-status.js';
@@ -110,6 +111,8 @@ export interface Manifest {
    * run is at best partial.
    */
   interrupted?: string;
+  /** How each stage ended and when it ran (src/runs/run-stages.ts); absent in older manifests. */
+  stages?: RunStages;
 }
 
 export async function writeManifest(store: ObjectStore, m: Manifest): Promise<StoredObject> {

@@ -4,7 +4,7 @@
 // Registering it loads only commander; the action imports the rest.
 import type { Command } from 'commander';
 import { EXIT_USAGE } from './exit-codes.js';
-import { collect } from './options.js';
+import { chosenAccounts, collect } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface SendFlags {
@@ -53,12 +53,7 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
             EXIT_USAGE,
           );
         const config = loadConfigWithoutKeys(configOption(cmd));
-        const names = config.accounts.map((a) => a.name);
-        if (flags.account !== undefined && !names.includes(flags.account))
-          throw new CliError(
-            `unknown account ${JSON.stringify(flags.account)}; configured: ${names.join(', ')}`,
-            EXIT_USAGE,
-          );
+        const names = chosenAccounts(config, flags.account);
         const brands = flags.brand ?? [];
         // Silent: each recipient's outcome, failures included, is a line of its own below.
         const logger = log.commandLogger({ logLevel: 'silent' });
@@ -67,7 +62,7 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
         let said = false;
         const found = new Set<string>();
         try {
-          for (const name of flags.account ? [flags.account] : names) {
+          for (const name of names) {
             const store = await stores.forAccount(config, name);
             const r = await sendMadeReports(
               { config, account: findAccount(config, name), store, logger },

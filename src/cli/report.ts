@@ -4,7 +4,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ReportFormat } from '../report/output.js';
 import { EXIT_USAGE } from './exit-codes.js';
-import { collect } from './options.js';
+import { chosenAccounts, collect } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 import { registerReportSend } from './report-send.js';
 
@@ -124,13 +124,7 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
             );
         }
         const config = loadConfigWithoutKeys(configOption(cmd));
-        const names = config.accounts.map((a) => a.name);
-        if (flags.account !== undefined && !names.includes(flags.account))
-          throw new CliError(
-            `unknown account ${JSON.stringify(flags.account)}; configured: ${names.join(', ')}`,
-            EXIT_USAGE,
-          );
-        const accounts = flags.account ? [flags.account] : names;
+        const accounts = chosenAccounts(config, flags.account);
         const brands = flags.brand ?? [];
         const stores = new ObjectStores();
         let code = 0;

@@ -22,7 +22,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { stringify } from 'yaml';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import { createLogger } from '../src/log.js';
 import { runInline } from '../src/pipeline/run-inline.js';
 import { makeAccountReports } from '../src/report/make.js';

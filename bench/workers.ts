@@ -17,7 +17,7 @@ import { JOB } from '../jobs/definitions.js';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { openJobsClient } from '../jobs/jobs-client.js';
 import type { LedgerRun } from '../jobs/ledger.js';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import { plannedRequestCount } from '../src/extract/plan.js';
 import { isFinishedStatus } from '../src/runs/run-status.js';
 import { peakInWindow, type RequestLogEntry, startSimulator } from '../src/simulator/index.js';

@@ -8,7 +8,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { main } from '../src/cli/main.js';
-import { loadConfig } from '../src/config/load.js';
+import { loadConfig } from '../src/config/read-config.js';
 import { createLogger } from '../src/log.js';
 import { runInline } from '../src/pipeline/run-inline.js';
 import { peakInWindow, type SimulatorOptions, startSimulator } from '../src/simulator/index.js';

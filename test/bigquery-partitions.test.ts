@@ -3,7 +3,7 @@
 // prepare to the tables, through the real @google-cloud/bigquery client against the fake server.
 import { describe, expect, it } from 'vitest';
 import { SYNC_RUNS, TABLES, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
-import { ConfigError, parseConfig } from '../src/config/load.js';
+import { ConfigError, parseConfig } from '../src/config/read-config.js';
 import { createRunLoader } from '../src/run/warehouse.js';
 import { createBigQuery, ensureTables } from '../src/warehouse/index.js';
 import * as h from './helpers/harness.js';

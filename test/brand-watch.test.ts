@@ -2,7 +2,7 @@
 // night with changes, grouped by workspace, most severe first, API text escaped for Slack; the
 // watch rules' thresholds, overrides and quiet types shape it; bad rules are named by key.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, parseConfig } from '../src/config/load.js';
+import { ConfigError, parseConfig } from '../src/config/read-config.js';
 import * as h from './helpers/harness.js';
 import { twoWatchedNights } from './helpers/watch-nights.js';
 import { receiver } from './helpers/webhook.js';

@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config/load.js';
+import { ConfigError, loadConfig } from '../src/config/read-config.js';
 import { defaultReportSettings, reportSettingsFor } from '../src/report/style.js';
 import { tempDir } from './helpers/harness.js';
 

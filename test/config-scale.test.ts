@@ -18,7 +18,7 @@ import {
   loadConfigDetailed,
   loadConfigWithoutKeys,
   parseConfig,
-} from '../src/config/load.js';
+} from '../src/config/read-config.js';
 import { scrubSecrets } from '../src/log.js';
 import { tempDir } from './helpers/harness.js';
 

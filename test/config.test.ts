@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { interpolateEnv } from '../src/config/interpolate.js';
 import { suggest } from '../src/config/issues.js';
-import { ConfigError, loadConfig, parseConfig, resolveConfigPath } from '../src/config/load.js';
+import { ConfigError, loadConfig, parseConfig, resolveConfigPath } from '../src/config/read-config.js';
 import { visyncCli } from './helpers/harness.js';
 
 const SOURCE = 'test.yaml';

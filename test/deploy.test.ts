@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { buildProgram } from '../src/cli/main.js';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import { DEFAULT_LISTEN } from '../src/config/schema.js';
 import { configYaml, sim, tempDir } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';

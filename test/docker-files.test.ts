@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import { WorkerSchema } from '../src/config/schema.js';
 import { configYaml, sim, tempDir } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';

@@ -6,7 +6,7 @@ import { type JobsClient, openJobsClient } from '../jobs/jobs-client.js';
 import { queueName } from '../jobs/queues.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import { waitForRuns } from '../src/cli/enqueue.js';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import { capture, configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';
 
 const closing: (JobsClient | WorkerHandle)[] = [];

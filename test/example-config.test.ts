@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/load.js';
+import { loadConfig } from '../src/config/read-config.js';
 import { DEV_BIN } from './helpers/cli-bin.js';
 import { startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';

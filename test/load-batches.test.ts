@@ -20,7 +20,7 @@ import {
 import { checkStale } from '../jobs/stale-watch.js';
 import { startWorker } from '../jobs/worker.js';
 import type { ConfigError } from '../src/config/config-error.js';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import type { Config } from '../src/config/schema.js';
 import { type Manifest, readManifest } from '../src/runs/manifest.js';
 import type { FaultRule } from '../src/simulator/faults.js';

@@ -7,7 +7,7 @@ import { enqueueRun } from '../jobs/enqueue.js';
 import { openJobsClient } from '../jobs/jobs-client.js';
 import type { LedgerRun } from '../jobs/ledger.js';
 import { startWorker, type WorkerHandle } from '../jobs/worker.js';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import type { Config } from '../src/config/schema.js';
 import { runVisync, startVisync, waitForOutput } from './helpers/cli-process.js';
 import { configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';

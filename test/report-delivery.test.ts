@@ -17,7 +17,7 @@ import { processReport } from '../jobs/processors/report.js';
 import { readOpenReports } from '../jobs/report-index.js';
 import { readStatus } from '../jobs/status.js';
 import { renderStatus } from '../src/cli/status.js';
-import { loadConfig } from '../src/config/load.js';
+import { loadConfig } from '../src/config/read-config.js';
 import { type DeliveryRecord, deliveryKey } from '../src/report/delivery.js';
 import { logicalRunId } from '../src/runs/run-id.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';

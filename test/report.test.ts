@@ -12,7 +12,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import { runInline } from '../src/pipeline/run-inline.js';
 import { SECTION_TITLES } from '../src/report/html.js';
 import { makeAccountReports } from '../src/report/make.js';

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import { RunLoaders } from '../src/run/warehouse.js';
 import { createObjectStore, ObjectStores } from '../src/sinks/create-store.js';
 import { startFakeBigQuery } from './fakes/bigquery-server.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import { scrubSecrets } from '../src/log.js';
 import { runInline } from '../src/pipeline/run-inline.js';
 import { readManifest } from '../src/runs/manifest.js';

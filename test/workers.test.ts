@@ -7,7 +7,7 @@ import { jobIds } from '../jobs/definitions.js';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { type JobsClient, openJobsClient } from '../jobs/jobs-client.js';
 import { TABLES } from '../src/catalogue/index.js';
-import { parseConfig } from '../src/config/load.js';
+import { parseConfig } from '../src/config/read-config.js';
 import { readManifest } from '../src/runs/manifest.js';
 import { isFinishedStatus } from '../src/runs/run-status.js';
 import { peakInWindow } from '../src/simulator/index.js';

@@ -77,7 +77,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           import('../../jobs/jobs-client.js'),
           import('../../jobs/connection.js'),
           import('../../jobs/enqueue.js'),
-          import('../config/load.js'),
+          import('../config/read-config.js'),
           import('../sinks/create-store.js'),
           import('./run-problems.js'),
           import('../runs/manifest.js'),

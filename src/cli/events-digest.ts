@@ -2,7 +2,7 @@
 // from the object store only: the ranking the digest webhook sends, without sending it.
 import type { Command } from 'commander';
 import { findAccount } from '../config/account-settings.js';
-import { loadConfigWithoutKeys } from '../config/load.js';
+import { loadConfigWithoutKeys } from '../config/read-config.js';
 import { type Digest, digestLines, weeklyDigest } from '../events/digest.js';
 import { digestWeek } from '../events/digest-send.js';
 import { readEvents } from '../events/read.js';

@@ -80,7 +80,7 @@ export function registerEvents(program: Command, state: ProgramState, io: CliIo)
           { describeEvent },
           { ObjectStores },
         ] = await Promise.all([
-          import('../config/load.js'),
+          import('../config/read-config.js'),
           import('../config/account-settings.js'),
           import('../events/read.js'),
           import('../events/describe.js'),

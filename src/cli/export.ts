@@ -164,7 +164,7 @@ async function exportDuckdb(io: CliIo, flags: OutFlags & { root?: string }, cmd:
 }
 
 async function configOf(cmd: Command): Promise<Config> {
-  const { loadConfigWithoutKeys } = await import('../config/load.js');
+  const { loadConfigWithoutKeys } = await import('../config/read-config.js');
   return loadConfigWithoutKeys(configOption(cmd));
 }
 

@@ -62,7 +62,7 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
     const [{ RedisUnreachableError }, { ConfigError }, { UnknownAccountError }, { scrubSecrets }] =
       await Promise.all([
         import('../../jobs/connection.js'),
-        import('../config/load.js'),
+        import('../config/read-config.js'),
         import('../config/account-settings.js'),
         import('../log.js'),
       ]);

@@ -38,7 +38,7 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
           { ObjectStores },
           { commandLogger },
         ] = await Promise.all([
-          import('../config/load.js'),
+          import('../config/read-config.js'),
           import('../pipeline/replay.js'),
           import('../run/warehouse.js'),
           import('../runs/manifest.js'),

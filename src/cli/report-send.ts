@@ -39,7 +39,7 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
           { findAccount },
           log,
         ] = await Promise.all([
-          import('../config/load.js'),
+          import('../config/read-config.js'),
           import('../sinks/create-store.js'),
           import('../report/period.js'),
           import('../report/deliver.js'),

@@ -96,7 +96,7 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
           { errorMessage },
           { findAccount },
         ] = await Promise.all([
-          import('../config/load.js'),
+          import('../config/read-config.js'),
           import('../sinks/create-store.js'),
           import('../report/period.js'),
           import('../report/make.js'),

@@ -89,7 +89,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
           import('../api/http-pools.js'),
           import('../api/pause-cap.js'),
           import('../api/rate-budget.js'),
-          import('../config/load.js'),
+          import('../config/read-config.js'),
           import('../pipeline/brand-owner.js'),
           import('../pipeline/crash-points.js'),
           import('../pipeline/run-inline.js'),
@@ -184,7 +184,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
 /** `--plan`: the config and the manifests in the sink are read; no API, Redis or warehouse is touched. */
 async function printPlan(flags: RunOnceFlags, cmd: Command, io: CliIo): Promise<number> {
   const [{ loadConfigWithoutKeys }, { planRun }, { ObjectStores }, { renderPlan }] = await Promise.all([
-    import('../config/load.js'),
+    import('../config/read-config.js'),
     import('../pipeline/plan-run.js'),
     import('../sinks/create-store.js'),
     import('./run-plan.js'),

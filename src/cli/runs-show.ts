@@ -38,7 +38,7 @@ export function registerRunsShow(runs: Command, state: ProgramState, io: CliIo):
         if (!RUN_ID_PATTERN.test(runId))
           throw new CliError(`runs show: not a run id: ${JSON.stringify(runId)}`, EXIT_USAGE);
         const [{ loadConfigWithoutKeys }, { ObjectStores }, { findAccount }] = await Promise.all([
-          import('../config/load.js'),
+          import('../config/read-config.js'),
           import('../sinks/create-store.js'),
           import('../config/account-settings.js'),
         ]);

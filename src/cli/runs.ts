@@ -31,7 +31,7 @@ export function registerRuns(program: Command, state: ProgramState, io: CliIo): 
     .action(
       exitWith(state, async (flags: RunsFlags, cmd: Command) => {
         const [{ loadConfigWithoutKeys }, { listRuns, newestFirst }, { ObjectStores }] = await Promise.all([
-          import('../config/load.js'),
+          import('../config/read-config.js'),
           import('../runs/list-runs.js'),
           import('../sinks/create-store.js'),
         ]);

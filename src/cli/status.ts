@@ -39,7 +39,7 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
         ] = await Promise.all([
           import('../../jobs/jobs-client.js'),
           import('../../jobs/status.js'),
-          import('../config/load.js'),
+          import('../config/read-config.js'),
           import('../sinks/create-store.js'),
           import('./run-problems.js'),
           import('../config/account-settings.js'),

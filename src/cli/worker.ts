@@ -45,7 +45,7 @@ export function registerWorker(program: Command, state: ProgramState, io: CliIo)
           { commandLogger },
         ] = await Promise.all([
           import('../../jobs/worker.js'),
-          import('../config/load.js'),
+          import('../config/read-config.js'),
           import('../util/redact.js'),
           import('./command-logger.js'),
         ]);

@@ -701,7 +701,7 @@ export const SinksSchema = z
 
 /**
  * The config file as written. `accounts` and `accountsFrom` are both optional here: the loader
- * (src/config/load.ts) merges them, and checks that there is at least one account and that names
+ * (src/config/read-config.ts) merges them, and checks that there is at least one account and that names
  * are unique across both.
  */
 export const ConfigFileSchema = z.strictObject(

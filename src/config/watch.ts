@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { errorMessage } from '../util/errors.js';
 import { accountSettings } from './account-settings.js';
 import { ConfigError } from './config-error.js';
-import { type ApiKeysNeed, type LoadedConfig, loadConfigDetailed, resolveConfigPath } from './load.js';
+import { type ApiKeysNeed, type LoadedConfig, loadConfigDetailed, resolveConfigPath } from './read-config.js';
 import type { Config } from './schema.js';
 
 export interface AccountChanges {

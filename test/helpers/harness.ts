@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { afterEach } from 'vitest';
 import { stringify } from 'yaml';
 import { main } from '../../src/cli/main.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/read-config.js';
 import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';

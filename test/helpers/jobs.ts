@@ -7,7 +7,7 @@ import { enqueueRun } from '../../jobs/enqueue.js';
 import { type JobsClient, openJobsClient } from '../../jobs/jobs-client.js';
 import type { LedgerRun } from '../../jobs/ledger.js';
 import { startWorker, type WorkerHandle } from '../../jobs/worker.js';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/read-config.js';
 import type { Config } from '../../src/config/schema.js';
 import { isFinishedStatus } from '../../src/runs/run-status.js';
 import { type ConfigOverrides, configFile, configFor, memoryLogger, tempDir } from './harness.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { expect } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { parseConfig } from '../../src/config/load.js';
+import { parseConfig } from '../../src/config/read-config.js';
 import { runInline } from '../../src/pipeline/run-inline.js';
 import { type AccountReportOptions, makeAccountReports } from '../../src/report/make.js';
 import { dirTarget } from '../../src/report/output.js';

@@ -2,7 +2,8 @@
 // it is stale, a draft or failed (jobs/processors/report.ts keeps it, `visync status` reads it). A
 // hash per account, one field per workspace: bounded by the workspaces, whatever the periods.
 import type { Redis } from 'ioredis';
-import type { DeliveryState } from '../src/report/delivery.js';
+import { type DeliveryState, readDelivery } from '../src/report/delivery.js';
+import type { ObjectStore } from '../src/sinks/object-store.js';
 
 export const SHOWN_STATES = ['stale', 'draft', 'failed'] as const satisfies readonly DeliveryState[];
 
@@ -29,4 +30,24 @@ export async function readOpenReports(redis: Redis, prefix: string, account: str
     }
   }
   return out.sort((a, b) => a.brand_id.localeCompare(b.brand_id));
+}
+
+/**
+ * The open reports as their records in the store say now: the hash is kept by the report job only,
+ * so a draft that `visync report send` delivered (or a report made since) would show until the
+ * account's next report job. A record that cannot be read leaves the hash's word.
+ */
+export async function confirmOpenReports(
+  store: ObjectStore,
+  account: string,
+  open: readonly OpenReport[],
+): Promise<OpenReport[]> {
+  const out: OpenReport[] = [];
+  for (const r of open) {
+    const state = (await readDelivery(store, account, r.brand_id, r.period).catch(() => undefined))?.state;
+    if (state === undefined) out.push(r);
+    else if ((SHOWN_STATES as readonly string[]).includes(state))
+      out.push({ ...r, state: state as OpenReport['state'] });
+  }
+  return out;
 }

@@ -3,13 +3,14 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../src/config/schema.js';
 import { initialLimit } from '../src/extract/account-source.js';
 import { isFinishedStatus } from '../src/runs/run-status.js';
+import type { ObjectStore } from '../src/sinks/object-store.js';
 import type { Queue } from './bullmq.js';
 import { type ReloadFailure, readReloadFailure } from './config-reload.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
 import { LOAD_QUEUE, LoadBatches, loadQueue } from './load-batches.js';
 import type { AccountQueues } from './queues.js';
 import { peekBudget } from './redis-rate-budget.js';
-import { type OpenReport, readOpenReports } from './report-index.js';
+import { confirmOpenReports, type OpenReport, readOpenReports } from './report-index.js';
 import { withCurrentPhase } from './run-phase.js';
 import { schedulerId } from './schedules.js';
 
@@ -56,6 +57,8 @@ export async function readStatus(o: {
   reasonsOf?: (r: LedgerRun) => Promise<string[]>;
   /** Only these accounts (default all of the config's). */
   accounts?: readonly string[];
+  /** The account's object store: its scheduled reports' records confirm what the Redis index says. */
+  storeFor?: (account: string) => Promise<ObjectStore>;
 }): Promise<StatusReport> {
   const reasonsOf = o.reasonsOf ?? (async (r: LedgerRun) => (r.error ? [r.error] : []));
   const accounts: AccountStatus[] = [];
@@ -81,7 +84,7 @@ export async function readStatus(o: {
       ),
       next_nightly: scheduler?.next ? new Date(scheduler.next).toISOString() : undefined,
       budget: { in_window: budget.inWindow, limit: limit.requests, paused_for_ms: budget.pausedForMs },
-      reports: await readOpenReports(o.redis, o.config.redis.prefix, a.name),
+      reports: await openReports(o, a.name),
     });
   }
   const queue = await countJobs(o.queues.all());
@@ -109,4 +112,12 @@ async function countJobs(queues: Queue[]): Promise<Record<string, number>> {
   for (const counts of await Promise.all(queues.map((q) => q.getJobCounts(...COUNTS))))
     for (const c of COUNTS) total[c] = (total[c] ?? 0) + (counts[c] ?? 0);
   return total;
+}
+
+async function openReports(
+  o: { redis: Redis; config: Config; storeFor?: (account: string) => Promise<ObjectStore> },
+  account: string,
+): Promise<OpenReport[]> {
+  const open = await readOpenReports(o.redis, o.config.redis.prefix, account);
+  return open.length && o.storeFor ? confirmOpenReports(await o.storeFor(account), account, open) : open;
 }

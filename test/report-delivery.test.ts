@@ -273,6 +273,13 @@ describe('scheduled report delivery', () => {
     expect(box.mails).toHaveLength(1);
     expect(box.mails[0]?.attachments[0]?.filename).toBe('report-2026-10.html');
     expect(deliveryOf(dir, brand, '2026-10').state).toBe('sent');
+    // `visync status` no longer counts the sent draft (the Redis index still holds it until the
+    // next report job; the record in the store says sent).
+    const status = renderStatus(
+      await readStatus({ ...jobsClient(config), config, storeFor: async () => new FsObjectStore(dir) }),
+      100,
+    ).join('\n');
+    expect(status).toContain('  reports: 1 draft (2026-10)');
 
     const again = await h.visyncCli(path, ['report', 'send', '--period', '2026-10', '--brand', brand]);
     expect([again.code, again.out]).toEqual([0, [`acme ${brand} 2026-10 ${RECIPIENTS[0]}: already sent`]]);

@@ -33,7 +33,7 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
           { withJobsClient },
           { readStatus },
           { loadConfigWithoutKeys },
-          { storeWhenNeeded },
+          { storeWhenNeeded, ObjectStores },
           { runProblems },
           { findAccount },
         ] = await Promise.all([
@@ -52,9 +52,17 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
         // Grouped under its account already: each reason without the account in front.
         const reasonsOf = async (r: LedgerRun) =>
           (await runProblems(store, r)).map((l) => withoutAccount(r.account, l));
+        // Opened only for an account with open scheduled reports, to confirm them in their records.
+        const stores = new ObjectStores();
         const report = await withJobsClient(config, 'visync status', (client) =>
-          readStatus({ ...client, config, reasonsOf, accounts: flags.account }),
-        );
+          readStatus({
+            ...client,
+            config,
+            reasonsOf,
+            accounts: flags.account,
+            storeFor: (account) => stores.forAccount(config, account),
+          }),
+        ).finally(() => stores.close());
         if (flags.json) io.out(JSON.stringify(report, null, 2));
         else for (const line of renderStatus(report, terminalWidth())) io.out(line);
         return 0;

@@ -182,8 +182,9 @@ describe('a run --once still working is not taken for a crashed one', () => {
 
 describe('the owner of a lease', () => {
   it('is gone once its process exited, also while it is a zombie nobody reaped', async () => {
-    // `sleep 0` ends at once; its parent execs into `sleep 5`, which never reaps it.
-    const parent = spawn('sh', ['-c', 'sleep 0 & echo $!; exec sleep 5'], {
+    // The child ends after its parent has exec'd into `sleep 10`, which never reaps it (a child that
+    // ended while the shell still ran could be reaped by the shell, and no zombie would ever show).
+    const parent = spawn('sh', ['-c', 'sleep 1 & echo $!; exec sleep 10'], {
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     try {

@@ -2,9 +2,10 @@
 // real folders; what it prints, its exit code, and that no key ever reaches the output.
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { type AddressInfo, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { SMTPServer } from 'smtp-server';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { runVisync } from './helpers/cli-process.js';
 import {
@@ -123,6 +124,72 @@ describe('visync doctor', () => {
     expect(m.code).toBe(1);
     expect(line(m.out, 'chromium')).toBe(
       'FAIL chromium: Chromium not found at /nonexistent/chromium -> apt-get install -y chromium, or set reports.chromiumPath',
+    );
+  });
+
+  it('reports with recipients: the SMTP server answers and takes the login (PASS), else FAIL naming what to fix', async () => {
+    const server = new SMTPServer({
+      secure: false,
+      allowInsecureAuth: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onAuth(auth, _session, cb) {
+        if (auth.password === 'right-password') cb(null, { user: auth.username });
+        else cb(new Error('535 authentication failed'));
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const port = (server.server.address() as AddressInfo).port;
+    const reports = (smtp: Record<string, unknown> | undefined) => () => ({
+      top: {
+        reports: {
+          schedule: { period: 'monthly', day: 1 },
+          recipients: ['cmo@acme.example'],
+          ...(smtp ? { smtp } : {}),
+        },
+      },
+    });
+    const smtp = {
+      host: '127.0.0.1',
+      port,
+      from: 'reports@agency.example',
+      user: 'reports',
+      passwordEnv: 'DOCTOR_SMTP_PW',
+    };
+
+    process.env.DOCTOR_SMTP_PW = 'right-password';
+    closers.push(() => {
+      delete process.env.DOCTOR_SMTP_PW;
+    });
+    const ok = await setup([{ name: 'acme', workspaces: 1 }], reports(smtp));
+    const c = await visyncCli(ok.path, ['doctor']);
+    expect(line(c.out, 'report mail')).toBe(
+      `PASS report mail: SMTP 127.0.0.1:${port} as reports answers (1 with recipients)`,
+    );
+    expect(c.code).toBe(0);
+    expect(c.out.join('\n')).not.toContain('right-password');
+
+    process.env.DOCTOR_SMTP_PW = 'wrong-password';
+    const refused = await visyncCli(ok.path, ['doctor']);
+    expect(refused.code).toBe(1);
+    expect(line(refused.out, 'report mail')).toMatch(
+      new RegExp(
+        `^FAIL report mail: SMTP 127\\.0\\.0\\.1:${port} as reports refused: .*authentication failed.* -> set reports\\.smtp`,
+      ),
+    );
+    expect(refused.out.join('\n')).not.toContain('wrong-password');
+
+    delete process.env.DOCTOR_SMTP_PW;
+    const unset = await visyncCli(ok.path, ['doctor']);
+    expect(line(unset.out, 'report mail')).toMatch(
+      /^FAIL report mail: environment variable DOCTOR_SMTP_PW is not set/,
+    );
+
+    const none = await setup([{ name: 'acme', workspaces: 1 }], reports(undefined));
+    const n = await visyncCli(none.path, ['doctor']);
+    expect(line(n.out, 'report mail')).toMatch(
+      /^FAIL report mail: recipients but no reports\.smtp: account acme -> /,
     );
   });
 

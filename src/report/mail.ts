@@ -43,6 +43,8 @@ export interface ReportMail {
 export interface Mailer {
   /** Resolves once the server accepted the message; rejects with its reason otherwise. */
   send(mail: ReportMail): Promise<void>;
+  /** Connects and, with a user, logs in: what `visync doctor` checks before a first scheduled report. */
+  verify(): Promise<void>;
   close(): void;
 }
 
@@ -61,6 +63,9 @@ export async function openMailer(smtp: SmtpConfig, env: NodeJS.ProcessEnv = proc
   return {
     async send(m) {
       await transport.sendMail({ ...reportMessage(m), from: smtp.from });
+    },
+    async verify() {
+      await transport.verify();
     },
     close: () => transport.close(),
   };

@@ -5,6 +5,7 @@ import { maxPauseMs } from '../../api/pause-cap.js';
 import { MemoryRateBudget } from '../../api/rate-budget.js';
 import { accountSettings, namesList, storeKey, warehouseKey } from '../../config/account-settings.js';
 import type { AccountConfig, Config, SinksConfig } from '../../config/schema.js';
+import { SMTP_TIMEOUTS } from '../../report/mail.js';
 import { CHROMIUM_FIX, CHROMIUM_START_TIMEOUT_MS } from '../../report/pdf.js';
 import { pdfReportsConfigured, reportSettingsFor } from '../../report/style.js';
 import { createObjectStore } from '../../sinks/create-store.js';
@@ -20,6 +21,7 @@ import {
 import { type CheckResult, fail, guarded } from './check.js';
 import { CHROMIUM_CHECK, checkChromium } from './chromium-check.js';
 import { checkConfig } from './config-check.js';
+import { checkReportMail, MAIL_CHECK, MAIL_FIX, mailDeliveries } from './mail-check.js';
 import { checkObjectStore } from './object-store-check.js';
 import type { DoctorProbes } from './probes.js';
 import { checkRedis, connectRedis } from './redis-check.js';
@@ -106,6 +108,12 @@ export async function runDoctor(o: DoctorOptions): Promise<CheckResult[]> {
         ? // Starting a browser is not a service answering: it gets the time a start may take.
           guarded(CHROMIUM_CHECK, Math.max(timeoutMs, CHROMIUM_START_TIMEOUT_MS), CHROMIUM_FIX, () =>
             checkChromium(reportSettingsFor(config, selected[0]!).chromiumPath),
+          )
+        : [],
+      mailDeliveries(config, selected).length
+        ? // An SMTP greeting may take longer than a service's answer: the time the mailer allows.
+          guarded(MAIL_CHECK, Math.max(timeoutMs, SMTP_TIMEOUTS.greetingTimeout), MAIL_FIX, () =>
+            checkReportMail(mailDeliveries(config, selected), o.env ?? process.env),
           )
         : [],
     ]);

@@ -6,7 +6,7 @@
 // only on stored data and the run's start, so a replay writes the same rows under the same ids.
 import type { RawEndpoint } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
-import { type CompleteRun, completeRuns, readPart } from '../report/complete-runs.js';
+import { type CompleteRun, readPart, recentCompleteRuns } from '../report/complete-runs.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -36,13 +36,12 @@ export function eventId(account: string, runId: string, brandId: string, type: s
 
 export async function brandEventRows(i: EventsInput): Promise<Row[]> {
   const detectedAt = i.startedAt ?? `${i.run.runDate}T00:00:00.000Z`;
-  const older = (await completeRuns(i.store, i.run.account, Date.now()))
-    .filter(
-      (r) =>
-        r.runId !== i.run.runId &&
-        (r.startedAt < detectedAt || (r.startedAt === detectedAt && r.runId < i.run.runId)),
-    )
-    .slice(0, LOOKBACK);
+  const older = await recentCompleteRuns(i.store, i.run.account, Date.now(), {
+    limit: LOOKBACK,
+    keep: (r) =>
+      r.runId !== i.run.runId &&
+      (r.startedAt < detectedAt || (r.startedAt === detectedAt && r.runId < i.run.runId)),
+  });
   const read = new Map<string, Promise<WatchRows>>();
   const rowsOf = (r: CompleteRun) => {
     const known = read.get(r.runId);

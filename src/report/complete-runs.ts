@@ -52,6 +52,36 @@ export async function completeRuns(store: ObjectStore, account: string, now: num
   return runs.sort(newestRunFirst);
 }
 
+/**
+ * The newest `limit` complete runs that `keep` accepts, newest first, reading manifests one run
+ * date at a time from the newest: what a run's curate compares with (src/events/curate.ts) costs
+ * the few newest dates, not the account's whole history. Run ids start with their run date
+ * (src/runs/run-id.ts); an id that does not is read with the newest date.
+ */
+export async function recentCompleteRuns(
+  store: ObjectStore,
+  account: string,
+  now: number,
+  o: { limit: number; keep: (r: CompleteRun) => boolean },
+): Promise<CompleteRun[]> {
+  const byDate = new Map<string, string[]>();
+  for (const id of await manifestRunIds(store, account)) {
+    const date = /^\d{8}/.test(id) ? id.slice(0, 8) : '99999999';
+    byDate.set(date, [...(byDate.get(date) ?? []), id]);
+  }
+  const runs: CompleteRun[] = [];
+  for (const date of [...byDate.keys()].sort().reverse()) {
+    const read = await mapSettled(byDate.get(date) ?? [], READ_CONCURRENCY, async (id) => {
+      const m = await readManifest(store, account, id);
+      return m && isComplete(m, now) ? recordedRun(store, m) : undefined;
+    });
+    for (const r of read) if (r.status === 'fulfilled' && r.value && o.keep(r.value)) runs.push(r.value);
+    // A whole date read: an earlier date holds no run that started later (start times follow dates).
+    if (runs.length >= o.limit) break;
+  }
+  return runs.sort(newestRunFirst).slice(0, o.limit);
+}
+
 function isComplete(m: Manifest, now: number): boolean {
   return (m.status === 'succeeded' || m.status === 'partial') && !datedAhead(m.run_date, now);
 }

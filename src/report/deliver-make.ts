@@ -5,6 +5,7 @@
 import { reportAlert } from '../ops/alerts.js';
 import { metrics } from '../ops/metrics.js';
 import { errorMessage } from '../util/errors.js';
+import type { CompleteRun } from './complete-runs.js';
 import type { DeliveryOptions } from './deliver.js';
 import { base, type Due, formatsOf, notify, save } from './deliver-steps.js';
 import type { DeliveryRecord, DeliveryState } from './delivery.js';
@@ -24,6 +25,7 @@ export async function makeReports(
   o: DeliveryOptions,
   dues: readonly Due[],
   trigger: { runDate: string; runId: string },
+  runs: readonly CompleteRun[],
 ): Promise<Made[]> {
   const groups = new Map<string, Due[]>();
   for (const d of dues) {
@@ -38,7 +40,7 @@ export async function makeReports(
       const formats = formatsOf(first.settings);
       // Chromium that does not start, a store that fails mid-way: the group's reports end failed
       // with the reason (tried again at the next trigger), the other groups go on.
-      const r = await makeGroup(o, group, formats, async () => {
+      const r = await makeGroup(o, group, formats, runs, async () => {
         if (!pdf) {
           const { PdfSession } = await import('./pdf.js');
           pdf = await PdfSession.open(reportSettingsFor(o.config, o.account).chromiumPath);
@@ -96,6 +98,7 @@ async function makeGroup(
   o: DeliveryOptions,
   group: readonly Due[],
   formats: ReportFormat[],
+  runs: readonly CompleteRun[],
   pdfSession: () => Promise<PdfSession>,
 ) {
   const first = group[0] as Due;
@@ -105,6 +108,7 @@ async function makeGroup(
     store: o.store,
     target: storeTarget(o.store),
     account: o.account.name,
+    runs,
     period: first.period,
     brands: group.map((d) => d.brandId),
     formats,

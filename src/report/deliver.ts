@@ -89,7 +89,8 @@ export async function deliverScheduled(
       else toMake.push(due);
     }
   }
-  const made = await makeReports(o, toMake, trigger);
+  // The runs read above serve the reports too: the account's manifests are read once per job.
+  const made = await makeReports(o, toMake, trigger, runs);
   for (const m of made) {
     if (m.state === 'made') toSend.push({ ...m.due, record: m.record });
     else out.push(outcome(m.record));

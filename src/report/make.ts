@@ -3,7 +3,7 @@
 // to print, and so does a workspace whose PDF Chromium could not print; which workspaces exist comes back too, so the CLI can name a --brand no account has.
 import type { ObjectStore } from '../sinks/object-store.js';
 import { readAccountData, reportableWorkspaces } from './account-data.js';
-import { completeRuns } from './complete-runs.js';
+import { type CompleteRun, completeRuns } from './complete-runs.js';
 import { buildReport } from './model.js';
 import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
 import { PdfError, PRINTS_AT_ONCE } from './pdf.js';
@@ -45,13 +45,15 @@ export interface AccountReportOptions {
   styleFor: (brandId: string) => ReportStyle;
   /** Prints a workspace's report HTML to PDF (src/report/pdf.ts); needed only for the pdf format. */
   printPdf?: (html: string, brandId: string) => Promise<Uint8Array>;
+  /** The account's complete runs when the caller has read them already (default: read here). */
+  runs?: readonly CompleteRun[] | undefined;
   /** Only to tell which run dates lie ahead of today (src/runs/clock.ts); never in a report. */
   now: number;
 }
 
 export async function makeAccountReports(o: AccountReportOptions): Promise<AccountReports> {
   const out: AccountReports = { made: [], problems: [], workspaces: [], partsRead: 0, partsTotal: 0 };
-  const runs = await completeRuns(o.store, o.account, o.now);
+  const runs = o.runs ?? (await completeRuns(o.store, o.account, o.now));
   const newest = runs
     .map((r) => r.runDate)
     .sort()

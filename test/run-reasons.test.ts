@@ -1,5 +1,6 @@
 // Why a queued run failed or ended partial, where a user looks: `enqueue --wait` names each failed
 // workspace with its reason, and `status` shows the reason of each failed or partial run.
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { problemLines } from '../src/cli/run-once.js';
 import type { Manifest } from '../src/runs/manifest.js';
@@ -11,7 +12,12 @@ describe('reasons of failed and partial runs', () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 3 }] });
     const broken = s.accounts[0]!.workspaceIds[1]!;
     breakWorkspace(s, 'acme', broken);
-    const { config, path } = jobsConfigFile(s, tempDir(), { top: { jobs: { lockSeconds: 2 } } });
+    // The account keeps its files in a folder of its own: status reads its manifests there.
+    const dir = tempDir();
+    const { config, path } = jobsConfigFile(s, dir, {
+      top: { jobs: { lockSeconds: 2 } },
+      accounts: { acme: { fs: { dir: join(dir, 'acme-data') } } },
+    });
     await worker(config);
 
     const wait = await visyncCli(path, ['enqueue', 'sync', '--wait']);

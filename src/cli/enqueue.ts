@@ -69,7 +69,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
           { RedisUnreachableError },
           { enqueueRun },
           { loadConfigWithoutKeys },
-          { ObjectStores, storeWhenNeeded },
+          { ObjectStores },
           { runProblems },
           { readManifest },
           { findAccount },
@@ -136,11 +136,10 @@ export function registerEnqueue(program: Command, state: ProgramState, io: CliIo
             });
             if (!runs) return json ? json.print({ finished: false }, 1) : 1;
             // Which workspaces (or loads) failed and why, like run --once says it.
-            // Opened at the first failed or partial run only (with sinks.s3 that loads the AWS SDK).
-            const store = storeWhenNeeded(config.sinks);
+            // The account's own store, opened at its first failed or partial run only.
             const problems = new Map<string, string[]>();
             for (const r of runs) {
-              problems.set(r.run_id, await runProblems(store, r));
+              problems.set(r.run_id, await runProblems(() => stores.forAccount(config, r.account), r));
               for (const line of problems.get(r.run_id) ?? [])
                 if (!r.error?.endsWith(line)) io.err(`visync: ${line}`);
             }

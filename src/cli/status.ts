@@ -33,7 +33,7 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
           { withJobsClient },
           { readStatus },
           { loadConfigWithoutKeys },
-          { storeWhenNeeded, ObjectStores },
+          { ObjectStores },
           { runProblems },
           { findAccount },
         ] = await Promise.all([
@@ -47,20 +47,21 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
         const config = loadConfigWithoutKeys(configOption(cmd));
         // Before Redis is asked: an unknown name is a usage error naming the configured ones.
         for (const name of flags.account ?? []) findAccount(config, name);
-        // Opened at the first failed or partial run only (with sinks.s3 that loads the AWS SDK).
-        const store = storeWhenNeeded(config.sinks);
+        // Each account's own store (its fs.dir or s3.prefix), opened at its first use only: a failed
+        // or partial run's manifest, or an open scheduled report's record (with sinks.s3 that loads
+        // the AWS SDK).
+        const stores = new ObjectStores();
+        const storeFor = (account: string) => stores.forAccount(config, account);
         // Grouped under its account already: each reason without the account in front.
         const reasonsOf = async (r: LedgerRun) =>
-          (await runProblems(store, r)).map((l) => withoutAccount(r.account, l));
-        // Opened only for an account with open scheduled reports, to confirm them in their records.
-        const stores = new ObjectStores();
+          (await runProblems(() => storeFor(r.account), r)).map((l) => withoutAccount(r.account, l));
         const report = await withJobsClient(config, 'visync status', (client) =>
           readStatus({
             ...client,
             config,
             reasonsOf,
             accounts: flags.account,
-            storeFor: (account) => stores.forAccount(config, account),
+            storeFor,
           }),
         ).finally(() => stores.close());
         if (flags.json) io.out(JSON.stringify(report, null, 2));

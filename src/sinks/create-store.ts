@@ -16,11 +16,6 @@ export async function createObjectStore(sinks: SinksConfig): Promise<ObjectStore
   throw new Error('no object store configured: set sinks.fs or sinks.s3');
 }
 
-/** Creates the store at the first call and returns that one after: for commands that may not need it. */
-export function storeWhenNeeded(sinks: SinksConfig): () => Promise<ObjectStore> {
-  let store: Promise<ObjectStore> | undefined;
-  return () => (store ??= createObjectStore(sinks));
-}
 
 /**
  * One object store per distinct store config (the account's fs.dir or s3.prefix applied), created

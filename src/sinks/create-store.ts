@@ -16,7 +16,6 @@ export async function createObjectStore(sinks: SinksConfig): Promise<ObjectStore
   throw new Error('no object store configured: set sinks.fs or sinks.s3');
 }
 
-
 /**
  * One object store per distinct store config (the account's fs.dir or s3.prefix applied), created
  * at first use and shared by every account that resolves to it. Also after a config reload: the

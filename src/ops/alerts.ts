@@ -223,7 +223,7 @@ export async function sendAlert(
   for (let attempt = 1; attempt <= attempts; attempt++) {
     try {
       // Loaded on the first alert: a worker without one never pays for undici at start.
-      const { request } = await import('undici');
+      const { request } = await import('../api/webhook-request.js');
       const res = await request(webhook, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': 'visibility-sync' },

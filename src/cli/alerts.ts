@@ -14,7 +14,7 @@ export function registerAlerts(program: Command, state: ProgramState, io: CliIo)
     .description(
       'The alerts webhook (alerts.webhook in the config) gets a Slack-compatible JSON POST when a run ends ' +
         'failed or partial, when an account goes stale, and, when alerts.on asks, for scheduled reports and ' +
-        'brand-watch changes (docs/operations.md, "Alerts"). `visync alerts test` sends one test message.',
+        'brand-watch changes (docs/operations.md, "Failure alerts (webhook)"). `visync alerts test` sends one test message.',
     );
   alerts
     .command('test')
@@ -30,7 +30,16 @@ export function registerAlerts(program: Command, state: ProgramState, io: CliIo)
     .option('--timeout <seconds>', `give up after this long (default ${DEFAULT_TIMEOUT_S})`, parseTimeout)
     .addHelpText(
       'after',
-      '\nExample:\n  visync alerts test\n  https://hooks.slack.com answered HTTP 200: ok (183 ms)',
+      [
+        '',
+        'In the config (the URL is a secret: keep it in the environment):',
+        '  alerts:',
+        '    webhook: ${ALERT_WEBHOOK_URL}   # https; plain http only to a loopback host',
+        '',
+        'Example:',
+        '  $ visync alerts test',
+        '  https://hooks.slack.com answered HTTP 200: ok (183 ms)',
+      ].join('\n'),
     )
     .action(
       exitWith(state, async (flags: { timeout?: number }, cmd: Command) => {
@@ -44,7 +53,7 @@ export function registerAlerts(program: Command, state: ProgramState, io: CliIo)
         const webhook = config.alerts?.webhook;
         if (!webhook)
           throw new CliError(
-            'no alerts.webhook in the config: add alerts: { webhook: https://hooks.slack.com/services/... } (docs/operations.md, "Alerts")',
+            'no alerts.webhook in the config: add alerts: { webhook: https://hooks.slack.com/services/... } (docs/operations.md, "Failure alerts (webhook)")',
             EXIT_CONFIG,
           );
         const timeoutMs = (flags.timeout ?? DEFAULT_TIMEOUT_S) * 1000;

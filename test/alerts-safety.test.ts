@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config/read-config.js';
 import { type AlertPayload, reportAlert, runAlert, sendAlert, staleAlert } from '../src/ops/alerts.js';
 import type { Manifest } from '../src/runs/manifest.js';
-import { tempDir, visyncCli } from './helpers/harness.js';
+import { runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { receiver } from './helpers/webhook.js';
 
 const MENTION = '<!channel>';
@@ -71,6 +71,27 @@ describe('alert text is escaped for Slack', () => {
     expect(run.visync.failed_tables).toEqual([{ table: 'prompts', error: `denied: ${AMP}` }]);
     expect(made.visync.brand_id).toBe(MENTION);
     expect(stale.visync).toMatchObject({ brand_id: LINK, reason: `no run for ${MENTION}` });
+  });
+});
+
+describe('a real run with hostile workspace ids', () => {
+  it('run --once: the partial run alert shows them (and the API error quoting them) as text', async () => {
+    const hook = await receiver([200]);
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const hostile = [MENTION, '<https://evil.example|x>', 'a&b'];
+    const r = await runOnceCli(s, tempDir(), [], {
+      accounts: { acme: { brands: [...s.accounts[0]!.workspaceIds, ...hostile] } },
+      top: { alerts: { webhook: hook.url, on: ['partial'] } },
+    });
+    expect(r.code).toBe(2);
+    expect(hook.bodies).toHaveLength(1);
+    const body = hook.bodies[0] as AlertPayload;
+    for (const shown of slackStrings(body)) expect(shown).not.toMatch(/<|>/);
+    const fields = body.attachments[0]!.fields.map((f) => f.value).join('\n');
+    expect(fields).toContain('&lt;!channel&gt;: ');
+    expect(fields).toContain('&lt;https://evil.example|x&gt;: ');
+    expect(fields).toContain('a&amp;b: ');
+    expect(body.visync.failed_workspaces.map((w) => w.brand_id).sort()).toEqual([...hostile].sort());
   });
 });
 

@@ -26,7 +26,10 @@ afterEach(async () => {
   }
 });
 
-/** A receiver answering `status` with `body`; `status` 0: reads the request and never answers. */
+/**
+ * A receiver answering `status` with `body` (`{url}` in it: the path it was posted to); `status` 0:
+ * reads the request and never answers.
+ */
 async function hook(status: number, body = ''): Promise<Hook> {
   const h: Hook = { url: '', origin: '', bodies: [] };
   const sockets = new Set<Socket>();
@@ -39,7 +42,7 @@ async function hook(status: number, body = ''): Promise<Hook> {
       h.bodies.push(JSON.parse(text));
       if (status === 0) return;
       res.statusCode = status;
-      res.end(body);
+      res.end(body.replace('{url}', req.url ?? ''));
     });
   });
   server.on('connection', (s) => sockets.add(s));
@@ -99,6 +102,13 @@ describe('visync alerts test', () => {
       ),
     ]);
     expect(h.bodies).toHaveLength(1);
+  });
+
+  it("a receiver quoting the webhook's path shows it redacted", async () => {
+    const h = await hook(404, 'no hook at {url}');
+    const r = await alertsTest(h.url);
+    expect(r.code).toBe(1);
+    expect(r.out[0]).toMatch(/answered HTTP 404: no hook at \[redacted\] \(/);
   });
 
   it('a 500 is one attempt (no retries) and says to try again later; a 400 says what the receiver takes', async () => {

@@ -43,12 +43,13 @@ export function registerAlerts(program: Command, state: ProgramState, io: CliIo)
     )
     .action(
       exitWith(state, async (flags: { timeout?: number }, cmd: Command) => {
-        const [{ loadConfigWithoutKeys }, { scrubSecrets }, probe, { closeAllPools }] = await Promise.all([
-          import('../config/read-config.js'),
-          import('../log.js'),
-          import('../ops/webhook-probe.js'),
-          import('../api/http-pools.js'),
-        ]);
+        const [{ loadConfigWithoutKeys }, { registerSecret, scrubSecrets }, probe, { closeAllPools }] =
+          await Promise.all([
+            import('../config/read-config.js'),
+            import('../log.js'),
+            import('../ops/webhook-probe.js'),
+            import('../api/http-pools.js'),
+          ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
         const webhook = config.alerts?.webhook;
         if (!webhook)
@@ -56,6 +57,9 @@ export function registerAlerts(program: Command, state: ProgramState, io: CliIo)
             'no alerts.webhook in the config: add alerts: { webhook: https://hooks.slack.com/services/... } (docs/operations.md, "Failure alerts (webhook)")',
             EXIT_CONFIG,
           );
+        // A receiver may quote the URL it was posted to (a 404 page): its path and query are the secret.
+        const url = new URL(webhook);
+        registerSecret(`${url.pathname}${url.search}`);
         const timeoutMs = (flags.timeout ?? DEFAULT_TIMEOUT_S) * 1000;
         const origin = probe.webhookOrigin(webhook);
         try {

@@ -21,6 +21,11 @@ export interface BuiltVisync {
 }
 
 let built: BuiltVisync | undefined;
+// Registered when the file is collected (a hook registered from inside a test never runs).
+afterAll(() => {
+  if (built) rmSync(built.dir, { recursive: true, force: true });
+  built = undefined;
+});
 
 /** Builds once per test file (about a second); removed after the file. */
 export function builtVisync(): BuiltVisync {
@@ -31,6 +36,5 @@ export function builtVisync(): BuiltVisync {
   const dist = join(dir, 'dist');
   execFileSync(NODE22, [join(ROOT, 'scripts/build.mjs'), dist], { cwd: ROOT, stdio: 'pipe' });
   built = { dir, dist, bin: join(dir, 'bin', 'visync.js') };
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
   return built;
 }

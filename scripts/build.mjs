@@ -5,6 +5,8 @@
 // load files or native code by path at run time, and the big optional clients, stay external
 // and are loaded from node_modules as usual.
 import { existsSync, renameSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
 const EXTERNAL = [
@@ -24,9 +26,11 @@ const EXTERNAL = [
 
 // Built beside dist/ and swapped in: a `visync` started from dist/ while a build runs (`npm pack`
 // in test/package.test.ts beside the tests that start bin/visync.js) never finds it missing.
-const dist = new URL('../dist', import.meta.url);
-const fresh = new URL(`../dist.${process.pid}`, import.meta.url);
-const old = new URL(`../dist.${process.pid}.old`, import.meta.url);
+// `node scripts/build.mjs DIR` builds into DIR instead: the tests of the built bin build a private
+// copy (test/helpers/built-bin.ts), so no other test's build swaps it under them.
+const dist = process.argv[2] ? pathToFileURL(resolve(process.argv[2])) : new URL('../dist', import.meta.url);
+const fresh = new URL(`${dist.href}.${process.pid}`);
+const old = new URL(`${dist.href}.${process.pid}.old`);
 rmSync(fresh, { recursive: true, force: true });
 await build({
   entryPoints: { visync: 'src/cli/main.ts' },

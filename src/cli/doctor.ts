@@ -20,7 +20,8 @@ export function registerDoctor(program: Command, state: ProgramState, io: CliIo)
         'persistence); the object store (writes, reads back and deletes a probe object), once per distinct ' +
         "store the accounts use (an account's own s3.prefix or fs.dir); BigQuery when configured (each dataset " +
         "the accounts load into, an account's own bigquery.dataset included, and a dry-run query, which costs " +
-        'nothing). With --account, only the store and dataset of that account. Each check gives up after ' +
+        'nothing); the alerts webhook when configured (its name resolves, it accepts a connection, the TLS ' +
+        'handshake for https; nothing is sent, `visync alerts test` sends a test message). With --account, only the store and dataset of that account. Each check gives up after ' +
         '--timeout seconds. Exit code: 0 when no check FAILs, 78 when the config check FAILs, 1 when another ' +
         'check FAILs. Never prints a key.',
     )

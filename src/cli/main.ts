@@ -2,6 +2,7 @@
 // loads only commander and its option parsers: each action imports what it runs, so `--help` and
 // a command that needs no cloud client start without loading the AWS SDK, BigQuery or BullMQ.
 import { Command, CommanderError } from 'commander';
+import { registerAlerts } from './alerts.js';
 import { registerDoctor } from './doctor.js';
 import { registerEnqueue } from './enqueue.js';
 import { registerEvents } from './events.js';
@@ -43,6 +44,7 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
   registerEvents(program, state, io);
   registerExport(program, state, io);
   registerReport(program, state, io);
+  registerAlerts(program, state, io);
   registerSimulate(program);
   for (const cmd of program.commands) cmd.exitOverride();
   return program;

@@ -661,9 +661,24 @@ export const ALERT_EVENTS = ['failed', 'partial', 'stale', 'report', 'events'] a
 /** `report` and `events` are news, not trouble: a webhook set up for failures hears of them only when asked. */
 const DEFAULT_ALERT_EVENTS = ['failed', 'partial', 'stale'] as const;
 
+const INSECURE_WEBHOOK_MESSAGE =
+  'must use https: plain http is only allowed for a loopback host (127.0.0.0/8, ::1, localhost), because a webhook URL is a secret (whoever holds it can post to the channel) and it and every alert would otherwise travel unencrypted';
+
+/** Like baseUrl: https, or plain http to a loopback receiver (a local relay, tests). */
+const webhookUrl = endpointUrl('https://hooks.slack.com/services/...').superRefine((s, ctx) => {
+  let url: URL;
+  try {
+    url = new URL(s);
+  } catch {
+    return;
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+    ctx.addIssue({ code: 'custom', message: INSECURE_WEBHOOK_MESSAGE });
+});
+
 export const AlertsSchema = z.strictObject(
   {
-    webhook: endpointUrl('https://hooks.slack.com/services/...'),
+    webhook: webhookUrl,
     on: z
       .array(z.enum(ALERT_EVENTS, { error: `expected one of ${ALERT_EVENTS.join(', ')}` }))
       .default(() => [...DEFAULT_ALERT_EVENTS]),

@@ -3,6 +3,10 @@
 // report is made (`report`) and one when it is stale (`stale`). An alert is best effort: it is
 // retried with backoff, bounded in time, never throws into the run that triggered it, and passes
 // through the secret scrubber, so a key echoed in an upstream error never leaves the process.
+// What Slack shows (`text`, the attachment fields) holds workspace ids from the API and upstream
+// error bodies: it is escaped in one place, slackParts, so `<!channel>` or `<https://x|y>` arrive as
+// text, never as a mention or a link. The `visync` record keeps the raw values: it is data for
+// programs, which escape for their own medium.
 import type { AlertsConfig } from '../config/schema.js';
 import { scrubSecrets } from '../log.js';
 import type { Manifest } from '../runs/manifest.js';
@@ -52,6 +56,23 @@ export function slackEscape(text: string): string {
   return text.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;');
 }
 
+type Field = AlertPayload['attachments'][number]['fields'][number];
+
+/**
+ * The Slack-visible part of an alert: the one place its text and field values are escaped. Builders
+ * put API strings in as they are and never write Slack markup of their own (no links, no mentions).
+ */
+function slackParts(
+  text: string,
+  color: string,
+  fields: Field[],
+): Pick<AlertPayload, 'text' | 'attachments'> {
+  return {
+    text: slackEscape(text),
+    attachments: [{ color, fields: fields.map((f) => ({ ...f, value: slackEscape(f.value) })) }],
+  };
+}
+
 const MAX_LISTED = 10;
 const MAX_REASON = 300;
 
@@ -98,8 +119,7 @@ export function runAlert(m: Manifest, on: readonly AlertEvent[]): AlertPayload |
       short: false,
     });
   return {
-    text: parts.join('; '),
-    attachments: [{ color: m.status === 'failed' ? 'danger' : 'warning', fields }],
+    ...slackParts(parts.join('; '), m.status === 'failed' ? 'danger' : 'warning', fields),
     visync: {
       event: m.status,
       account: m.account,
@@ -128,16 +148,10 @@ export function staleAlert(o: {
     hours === undefined ? 'no successful run on record' : `last success ${Math.floor(hours)} h ago`;
   const text = `visync: account ${o.account} is stale: ${since} (threshold ${o.staleAfterHours} h)`;
   return {
-    text,
-    attachments: [
-      {
-        color: 'warning',
-        fields: [
-          { title: 'account', value: o.account, short: true },
-          { title: 'last success', value: o.lastSuccessAt ?? 'never', short: true },
-        ],
-      },
-    ],
+    ...slackParts(text, 'warning', [
+      { title: 'account', value: o.account, short: true },
+      { title: 'last success', value: o.lastSuccessAt ?? 'never', short: true },
+    ]),
     visync: {
       event: 'stale',
       account: o.account,
@@ -178,8 +192,7 @@ export function reportAlert(f: ReportAlertFacts, on: readonly AlertEvent[]): Ale
       : { title: 'location', value: f.location ?? '', short: false },
   ];
   return {
-    text,
-    attachments: [{ color: stale ? 'warning' : 'good', fields }],
+    ...slackParts(text, stale ? 'warning' : 'good', fields),
     visync: {
       event: stale ? 'stale' : 'report',
       account: f.account,

@@ -25,6 +25,7 @@ import { checkReportMail, MAIL_CHECK, MAIL_FIX, mailDeliveries } from './mail-ch
 import { checkObjectStore } from './object-store-check.js';
 import type { DoctorProbes } from './probes.js';
 import { checkRedis, connectRedis } from './redis-check.js';
+import { checkWebhook, WEBHOOK_CHECK, WEBHOOK_FIX } from './webhook-check.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 5000;
 
@@ -114,6 +115,11 @@ export async function runDoctor(o: DoctorOptions): Promise<CheckResult[]> {
         ? // An SMTP greeting may take longer than a service's answer: the time the mailer allows.
           guarded(MAIL_CHECK, Math.max(timeoutMs, SMTP_TIMEOUTS.greetingTimeout), MAIL_FIX, () =>
             checkReportMail(mailDeliveries(config, selected), o.env ?? process.env),
+          )
+        : [],
+      config.alerts
+        ? guarded(WEBHOOK_CHECK, timeoutMs, WEBHOOK_FIX, (signal) =>
+            checkWebhook(config.alerts!.webhook, signal),
           )
         : [],
     ]);

@@ -41,9 +41,9 @@ LABEL org.opencontainers.image.title="visibility-sync" \
 # The fonts PDF reports print with (Chromium uses the image's fonts, nothing is downloaded):
 # Liberation (metric-compatible with Arial, Times New Roman and Courier New), Noto for most
 # scripts (Latin, Greek, Cyrillic, Arabic, Hebrew, Devanagari, Thai, ...), Noto CJK (Chinese,
-# Japanese, Korean: about 90 MB of the about 150 MB these four add) and Noto Color Emoji. Client
-# names in Latin scripts only: --build-arg REPORT_FONTS="fonts-liberation fonts-noto-core" (a
-# glyph the image lacks prints as an empty box). docs/deploying.md, "Reports".
+# Japanese, Korean: about 90 MB of the about 150 MB these four add) and Noto Color Emoji. No client
+# or brand names in Chinese, Japanese or Korean: --build-arg REPORT_FONTS="fonts-liberation
+# fonts-noto-core" (a glyph the image lacks prints as an empty box). docs/deploying.md, "Reports".
 ARG REPORT_FONTS="fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji"
 
 # tini as PID 1: it forwards SIGTERM to node (a worker then finishes its active jobs within

@@ -1,7 +1,8 @@
 # syntax=docker/dockerfile:1
 # visibility-sync: one image for the worker, the one-off commands (run --once, enqueue, status,
-# doctor, replay) and the simulator. The build stage compiles the TypeScript to dist/; the
-# runtime stage holds only production dependencies and the compiled JavaScript.
+# doctor, replay, report) and the simulator. The build stage compiles the TypeScript to dist/; the
+# runtime stage holds only production dependencies, the compiled JavaScript, and Chromium with
+# fonts for the PDF reports.
 #
 #   docker build -t visibility-sync:0.1.0 --build-arg VERSION=0.1.0 .
 #   docker run --rm -e VISYNC_CONFIG=/app/config/visync.yaml -v "$PWD/config:/app/config:ro" \
@@ -37,11 +38,29 @@ LABEL org.opencontainers.image.title="visibility-sync" \
       org.opencontainers.image.version="${VERSION}" \
       org.opencontainers.image.revision="${REVISION}"
 
+# The fonts PDF reports print with (Chromium uses the image's fonts, nothing is downloaded):
+# Liberation (metric-compatible with Arial, Times New Roman and Courier New), Noto for most
+# scripts (Latin, Greek, Cyrillic, Arabic, Hebrew, Devanagari, Thai, ...), Noto CJK (Chinese,
+# Japanese, Korean: about 90 MB of the about 150 MB these four add) and Noto Color Emoji. No client
+# or brand names in Chinese, Japanese or Korean: --build-arg REPORT_FONTS="fonts-liberation
+# fonts-noto-core" (a glyph the image lacks prints as an empty box). docs/deploying.md, "Reports".
+ARG REPORT_FONTS="fonts-liberation fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji"
+
 # tini as PID 1: it forwards SIGTERM to node (a worker then finishes its active jobs within
 # shutdownGraceSeconds) and reaps zombies, so plain `docker run` and `docker stop` behave.
+# chromium: Debian's browser at /usr/bin/chromium (the default of the config's
+# reports.chromiumPath) prints the PDF reports; in every image, since the config decides
+# (formats: [pdf]) and a running worker reloads it. Not pinned: Debian's security updates replace
+# it, and an old browser is what they fix. Without recommends: no setuid sandbox helper (visync
+# starts it with --no-sandbox: the container is the boundary, docs/production.md).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends tini=0.19.0-1+b3 \
+ && apt-get install -y --no-install-recommends tini=0.19.0-1+b3 chromium ${REPORT_FONTS} \
  && rm -rf /var/lib/apt/lists/*
+# Chromium's crash-report database ($XDG_CONFIG_HOME/chromium) and caches go to /tmp, the one
+# writable place under a read-only root file system (an emptyDir or tmpfs there); its profile is a
+# temporary directory under TMPDIR (/tmp), removed when the browser closes.
+ENV XDG_CONFIG_HOME=/tmp/.config \
+    XDG_CACHE_HOME=/tmp/.cache
 
 WORKDIR /app
 ENV NODE_ENV=production

@@ -13,6 +13,8 @@ import { parse, parseAllDocuments } from 'yaml';
 import { buildProgram } from '../src/cli/main.js';
 import { parseConfig } from '../src/config/read-config.js';
 import { DEFAULT_LISTEN } from '../src/config/schema.js';
+import { DEFAULT_CHROMIUM_PATH } from '../src/report/pdf.js';
+import { reportSettingsFor } from '../src/report/style.js';
 import { configYaml, sim, tempDir } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
 import { spawnWorker, writeConfig } from './helpers/worker-process.js';
@@ -102,6 +104,70 @@ const configMapYaml = () => one('ConfigMap').data['visync.yaml'] as string;
 /** A config's `${NAME}` / `${NAME:-x}` references. */
 const references = (text: string) =>
   new Set([...text.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}/g)].map((m) => m[1]));
+
+/** Every `smtp.passwordEnv` of a config (top level, accounts, workspaces): variables it reads by name. */
+function passwordEnvs(yaml: string): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown): void => {
+    if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object')
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'passwordEnv' && typeof x === 'string') out.push(x);
+        else walk(x);
+      }
+  };
+  walk(parse(yaml));
+  return [...new Set(out)];
+}
+
+/** The secrets a config needs: its `${NAME}` references without a default, and its passwordEnvs. */
+const secretsOf = (yaml: string) => [
+  ...new Set([
+    ...[...yaml.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].map((m) => m[1] as string),
+    ...passwordEnvs(yaml),
+  ]),
+];
+
+/** The keys of docs/deploying.md's `kubectl create secret generic visync-secrets` command. */
+const secretKeysIn = (doc: string) =>
+  [
+    ...(/kubectl create secret generic visync-secrets[^`]*/.exec(doc)?.[0] ?? '').matchAll(
+      /--from-literal=([A-Z_][A-Z0-9_]*)=/g,
+    ),
+  ].map((m) => m[1] as string);
+
+/** The image's ENV (continuation lines joined): NAME -> value. */
+const imageEnv = () =>
+  new Map(
+    [
+      ...read('Dockerfile')
+        .replace(/\\\r?\n/g, ' ')
+        .matchAll(/^ENV\s+(.*)$/gm),
+    ].flatMap((m) =>
+      [...(m[1] as string).matchAll(/([A-Za-z_][A-Za-z0-9_]*)=(\S+)/g)].map((kv) => [kv[1], kv[2]] as const),
+    ),
+  );
+
+/** The directories Chromium writes: TMPDIR (unset: /tmp) and the image's XDG config and cache. */
+const chromiumDirs = () => {
+  const env = imageEnv();
+  return [env.get('TMPDIR') ?? '/tmp', env.get('XDG_CONFIG_HOME'), env.get('XDG_CACHE_HOME')];
+};
+
+/** Kubernetes memory quantities (Mi, Gi, M, G, plain bytes) in MiB. */
+function mib(q: string): number {
+  const m = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|K|M|G)?$/.exec(q);
+  if (!m) throw new Error(`not a memory quantity: ${q}`);
+  const unit = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, K: 1e3, M: 1e6, G: 1e9 }[m[2] ?? ''] ?? 1;
+  return (Number(m[1]) * unit) / 1024 ** 2;
+}
+
+/** The measured peak docs/deploying.md sets the worker's memory from: "... **N MiB** ...". */
+const measuredWorkerPeakMib = () => {
+  const m = /The figure the limits are set from: \*\*(\d+) MiB\*\*/.exec(read('docs/deploying.md'));
+  expect(m, 'docs/deploying.md: "The figure the limits are set from: **N MiB**"').not.toBeNull();
+  return Number(m![1]);
+};
 
 describe('deploy/kubernetes', () => {
   it('every manifest is valid against the Kubernetes API schema of its kind', async () => {
@@ -229,6 +295,80 @@ describe('deploy/kubernetes', () => {
     for (const k of secretKeys) expect(readByCode(k) || refs.has(k), k).toBe(true);
   });
 
+  it('the Secret holds every secret the config names: its ${NAME}s and smtp.passwordEnv (SMTP_PASSWORD)', () => {
+    const needed = secretsOf(configMapYaml());
+    expect(needed).toEqual(expect.arrayContaining(['ACME_API_KEY', 'SMTP_PASSWORD']));
+    const worker = one('Deployment').spec.template.spec.containers[0];
+    const setHere = new Set((worker.env as { name: string }[]).map((e) => e.name));
+    const missing = (doc: string) => {
+      const keys = new Set(secretKeysIn(doc));
+      return needed.filter((n) => !keys.has(n) && !setHere.has(n));
+    };
+    const doc = read('docs/deploying.md');
+    expect(missing(doc)).toEqual([]);
+    // Not a formality: the same command without SMTP_PASSWORD fails it.
+    expect(missing(doc.replace(/ --from-literal=SMTP_PASSWORD=\S+/, ''))).toEqual(['SMTP_PASSWORD']);
+    // The Deployment's own list of the Secret's keys says so too.
+    const manifest = read(`${K8S}/worker-deployment.yaml`);
+    for (const n of needed)
+      expect(manifest, `worker-deployment.yaml names ${n}`).toMatch(new RegExp(`\\b${n}\\b`));
+    // compose: .env.production's keys, in the file's header; systemd: the EnvironmentFile's.
+    const comments = (file: string) =>
+      read(file)
+        .split('\n')
+        .filter((l) => l.startsWith('#'))
+        .join('\n');
+    for (const n of needed)
+      expect(comments('deploy/compose/docker-compose.prod.yml'), n).toMatch(new RegExp(`\\b${n}\\b`));
+    for (const n of passwordEnvs(configMapYaml()))
+      expect(comments('deploy/systemd/visync-worker.service'), n).toMatch(new RegExp(`\\b${n}\\b`));
+  });
+
+  it('the workers can print the PDFs the config asks for: Chromium in the image, where reports.chromiumPath says', () => {
+    const cfg = parseConfig(configMapYaml(), {
+      source: 'visync.yaml',
+      env: { ACME_API_KEY: 'k', ALERT_WEBHOOK_URL: 'https://h.example/' },
+    });
+    const settings = reportSettingsFor(cfg, cfg.accounts[0]!);
+    expect(settings.formats).toContain('pdf');
+    expect(settings.chromiumPath).toBe(DEFAULT_CHROMIUM_PATH);
+    const dockerfile = read('Dockerfile').replace(/\\\r?\n/g, ' ');
+    expect(dockerfile).toMatch(/^RUN .*apt-get install [^\n]*\bchromium\b/m);
+    expect(dockerfile).toContain(settings.chromiumPath);
+    // The mail login goes over TLS from the first byte, its password from the Secret.
+    expect(settings.smtp).toMatchObject({ secure: true, passwordEnv: 'SMTP_PASSWORD' });
+  });
+
+  it("Chromium's profile, crash database, caches and shared memory land on the emptyDir, not the read-only root", () => {
+    const dirs = chromiumDirs();
+    expect(dirs.every((d) => typeof d === 'string')).toBe(true);
+    for (const spec of podSpecs()) {
+      for (const c of spec.containers) {
+        expect(c.securityContext.readOnlyRootFilesystem).toBe(true);
+        for (const dir of dirs as string[]) {
+          const mount = (c.volumeMounts as { name: string; mountPath: string; readOnly?: boolean }[]).find(
+            (m) => dir === m.mountPath || dir.startsWith(`${m.mountPath}/`),
+          );
+          expect(mount, `${c.name}: ${dir}`).toBeDefined();
+          expect(mount?.readOnly).not.toBe(true);
+          expect(spec.volumes.find((v: { name: string }) => v.name === mount?.name)?.emptyDir).toBeDefined();
+        }
+      }
+    }
+  });
+
+  it('the worker has the memory a worker printing PDFs was measured to need (docs/deploying.md)', () => {
+    const measured = measuredWorkerPeakMib();
+    const { requests, limits } = one('Deployment').spec.template.spec.containers[0].resources;
+    // The limit leaves headroom over the measured peak; the request reserves the peak itself, so a
+    // node is not packed with workers that all print on the first of the month.
+    expect(mib(limits.memory)).toBeGreaterThanOrEqual(measured * 1.25);
+    expect(mib(requests.memory)).toBeGreaterThanOrEqual(measured);
+    expect(mib(requests.memory)).toBeLessThanOrEqual(mib(limits.memory));
+    expect(mib('1Gi')).toBe(1024);
+    expect(mib('1536Mi')).toBe(1536);
+  });
+
   it('the ConfigMap holds the config docs/production.md shows', () => {
     const doc = read('docs/production.md');
     const block = /<!-- production-config -->\n```yaml\n([\s\S]*?)```/.exec(doc)?.[1];
@@ -302,10 +442,21 @@ describe('deploy/systemd', () => {
         ['PrivateTmp', 'yes'],
       ])
         expect(u.get(key), `${file} ${key}`).toEqual([value]);
-      for (const e of u.get('Environment') ?? []) expect(readByCode(e.split('=')[0] as string), e).toBe(true);
+      for (const e of u.get('Environment') ?? []) {
+        const name = e.split('=')[0] as string;
+        // visync's own variables, or Chromium's XDG dirs as the image sets them.
+        if (imageEnv().has(name) && name.startsWith('XDG_'))
+          expect(e).toBe(`${name}=${imageEnv().get(name)}`);
+        else expect(readByCode(name), e).toBe(true);
+      }
     }
     const worker = unitKeys('deploy/systemd/visync-worker.service');
     expect(worker.get('RestartPreventExitStatus')).toEqual(['64 78']);
+    // The Deployment's measured limit (systemd's M is MiB); Chromium's dirs in the private /tmp.
+    const limit = one('Deployment').spec.template.spec.containers[0].resources.limits.memory as string;
+    expect(worker.get('MemoryMax')).toEqual([`${mib(limit)}M`]);
+    for (const name of ['XDG_CONFIG_HOME', 'XDG_CACHE_HOME'])
+      expect(worker.get('Environment')).toContain(`${name}=${imageEnv().get(name)}`);
     const timer = unitKeys('deploy/systemd/visync-run.timer');
     expect(timer.get('Unit')).toEqual(['visync-run.service']);
     expect(timer.get('Persistent')).toEqual(['true']);
@@ -355,5 +506,22 @@ describe('deploy/compose/docker-compose.prod.yml', () => {
     expect(compose.services.worker.environment.REDIS_URL).toMatch(
       /^redis:\/\/:\$\{REDIS_PASSWORD:\?[^}]+\}@redis:6379$/,
     );
+  });
+
+  it("workers: Chromium's dirs on the tmpfs under the read-only root, and the measured memory", () => {
+    const worker = compose.services.worker;
+    expect(worker.read_only).toBe(true);
+    const tmpfs = (worker.tmpfs as string[]).map((t) => t.split(':')[0] as string);
+    for (const dir of chromiumDirs() as string[])
+      expect(
+        tmpfs.some((t) => dir === t || dir.startsWith(`${t}/`)),
+        dir,
+      ).toBe(true);
+    // mem_limit as compose writes it (e.g. 1536m): at least the Deployment's limit.
+    const m = /^(\d+)([mg])$/.exec(String(worker.mem_limit));
+    expect(m, `mem_limit ${worker.mem_limit}`).not.toBeNull();
+    const limit = Number(m![1]) * (m![2] === 'g' ? 1024 : 1);
+    expect(limit).toBeGreaterThanOrEqual(measuredWorkerPeakMib() * 1.25);
+    expect(limit).toBe(mib(one('Deployment').spec.template.spec.containers[0].resources.limits.memory));
   });
 });

@@ -4,12 +4,22 @@
 // follows the worker's default endpoint; and `docker compose config` when a client is installed.
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseConfig } from '../src/config/read-config.js';
 import { WorkerSchema } from '../src/config/schema.js';
+import { DEFAULT_CHROMIUM_PATH } from '../src/report/pdf.js';
 import { configYaml, sim, tempDir } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
 import { spawnWorker, writeConfig } from './helpers/worker-process.js';
@@ -263,6 +273,33 @@ describe('Dockerfile', () => {
     );
   });
 
+  it("installs Debian's Chromium where the config looks for it, with fonts for many scripts", () => {
+    // Debian's chromium package puts its command at /usr/bin/chromium: reports.chromiumPath's default.
+    expect(DEFAULT_CHROMIUM_PATH).toBe('/usr/bin/chromium');
+    const dpkg = spawnSync('dpkg', ['-S', DEFAULT_CHROMIUM_PATH], { encoding: 'utf8' });
+    if (dpkg.status === 0) expect(dpkg.stdout).toMatch(/^chromium: /);
+    const install = all(runtime, 'RUN').find((i) => /apt-get install .*\bchromium\b/.test(i.args));
+    expect(install, 'apt-get install ... chromium in the runtime stage').toBeDefined();
+    expect(install!.args).toContain('--no-install-recommends');
+    expect(install!.args).toContain('${REPORT_FONTS}');
+    const fonts = new Map(all(runtime, 'ARG').flatMap((i) => [...keyValues(i.args)])).get('REPORT_FONTS');
+    expect(fonts?.split(/\s+/)).toEqual(
+      expect.arrayContaining(['fonts-liberation', 'fonts-noto-core', 'fonts-noto-cjk']),
+    );
+    // Installed before the image's user takes over (apt needs root).
+    const at = (keyword: string) => runtime.instructions.findIndex((i) => i.keyword === keyword);
+    expect(runtime.instructions.indexOf(install!)).toBeLessThan(at('USER'));
+  });
+
+  it("puts Chromium's crash-report database and caches under /tmp, the writable volume", () => {
+    const env = new Map(all(runtime, 'ENV').flatMap((i) => [...keyValues(i.args)]));
+    for (const name of ['XDG_CONFIG_HOME', 'XDG_CACHE_HOME'])
+      expect(env.get(name), name).toMatch(/^\/tmp\/./);
+    // HOME stays the image user's (read-only under readOnlyRootFilesystem); TMPDIR stays /tmp.
+    expect(env.has('HOME')).toBe(false);
+    expect(env.has('TMPDIR')).toBe(false);
+  });
+
   it('carries the OCI labels, with the version of package.json by default', () => {
     const labels = new Map(all(runtime, 'LABEL').flatMap((i) => [...keyValues(i.args)]));
     for (const key of ['title', 'description', 'source', 'licenses', 'version']) {
@@ -301,6 +338,68 @@ describe("the image's HEALTHCHECK against a real worker", () => {
     w.child.kill('SIGTERM');
     expect(await w.exited).toEqual({ code: 0, signal: null });
     expect(check()).toBe(1);
+  });
+});
+
+describe('Chromium as the image runs it: non-root, HOME read-only, only /tmp writable', () => {
+  it("prints a PDF with the image's XDG dirs and TMPDIR on the writable volume, and leaves no profile behind", () => {
+    const runtime = dockerfile.stages.at(-1)!;
+    const env = new Map(
+      runtime.instructions.filter((i) => i.keyword === 'ENV').flatMap((i) => [...keyValues(i.args)]),
+    );
+    const uid = Number(
+      runtime.instructions
+        .filter((i) => i.keyword === 'USER')
+        .at(-1)!
+        .args.split(':')[0],
+    );
+    // `root` stands for the image's read-only root file system (the user's HOME in it), `volume`
+    // for the emptyDir or tmpfs mounted on /tmp.
+    const root = tempDir();
+    const home = join(root, 'home');
+    const volume = join(root, 'tmp');
+    mkdirSync(home);
+    mkdirSync(volume);
+    const onVolume = (path: string) => path.replace(/^\/tmp(?=\/)/, volume);
+    const script = join(volume, 'print.mts');
+    const out = join(volume, 'report.pdf');
+    writeFileSync(
+      script,
+      [
+        `import { writeFileSync } from 'node:fs';`,
+        `import { renderPdf } from ${JSON.stringify(pathToFileURL(join(ROOT, 'src/report/pdf.ts')).href)};`,
+        `const pdf = await renderPdf('<!doctype html><title>t</title><h1>Acme</h1><p>Report</p>', { pageSize: 'A4' });`,
+        `writeFileSync(${JSON.stringify(out)}, pdf);`,
+      ].join('\n'),
+    );
+    const asRoot = process.getuid?.() === 0;
+    // As root here, the test runs Chromium as the image's user, as the container does.
+    const drop = asRoot ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups'] : [];
+    if (asRoot) {
+      chmodSync(root, 0o755);
+      chownSync(volume, uid, uid);
+      chownSync(script, uid, uid);
+    }
+    chmodSync(home, 0o555);
+    const command = [...drop, join(ROOT, 'node_modules/.bin/tsx'), script];
+    const r = spawnSync(command[0]!, command.slice(1), {
+      env: {
+        PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+        HOME: home,
+        TMPDIR: volume,
+        XDG_CONFIG_HOME: onVolume(env.get('XDG_CONFIG_HOME')!),
+        XDG_CACHE_HOME: onVolume(env.get('XDG_CACHE_HOME')!),
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
+    expect(readFileSync(out).subarray(0, 5).toString()).toBe('%PDF-');
+    // HOME was never needed; Chromium's crash-report database went where the image's ENV says.
+    expect(readdirSync(home)).toEqual([]);
+    expect(existsSync(join(onVolume(env.get('XDG_CONFIG_HOME')!), 'chromium'))).toBe(true);
+    // The profile (playwright's temporary user-data-dir under TMPDIR) is removed with the browser.
+    expect(readdirSync(volume).filter((f) => f.includes('profile'))).toEqual([]);
   });
 });
 

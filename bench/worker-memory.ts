@@ -1,6 +1,6 @@
 // The memory of a worker making scheduled PDF reports: what the Deployment's requests and limits
 // and the compose files' mem_limit are set from (docs/deploying.md, "Reports").
-//   npx tsx bench/worker-memory.ts [--workspaces 24 --days 60 --out worker-memory]
+//   npm run bench:worker-memory -- [--workspaces 24 --days 60 --out worker-memory]
 // --bin: `built` (default: `npm run build` first, then bin/visync.js), `dev` or another checkout's bin.
 //
 // Steps: a private redis-server, a local SMTP server (smtp-server) that accepts every mail, the

@@ -6,7 +6,7 @@ import { EVENT_TYPES } from '../catalogue/brand-events.js';
 import { type Period, parsePeriod } from '../report/period.js';
 import { isIsoDate } from '../util/time.js';
 import { EXIT_USAGE } from './exit-codes.js';
-import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface EventsFlags {
   account?: string;
@@ -47,7 +47,7 @@ function checkDigestFlags(flags: EventsFlags): void {
     );
 }
 
-export function registerEvents(program: Command, state: ProgramState, io: CliIo): void {
+export function registerEvents(program: Command, state: ProgramState, io: CommandIo): void {
   program
     .command('events')
     .summary('what changed for each workspace, night by night (no Redis needed)')
@@ -103,7 +103,7 @@ export function registerEvents(program: Command, state: ProgramState, io: CliIo)
             const runs = [...new Set(found.map((e) => e.run_id))];
             for (const run of runs) events.push(...found.filter((e) => e.run_id === run).sort(bySeverityOf));
           }
-          if (flags.json) io.out(JSON.stringify(events, null, 2));
+          if (flags.json) io.verbatim(JSON.stringify(events, null, 2));
           else if (!events.length) io.out('no events: no change between complete runs matches');
           else
             for (const e of events)

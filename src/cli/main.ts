@@ -7,7 +7,7 @@ import { registerEnqueue } from './enqueue.js';
 import { registerEvents } from './events.js';
 import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
 import { registerExport } from './export.js';
-import { CliError, type CliIo, consoleIo, type ProgramState } from './program-state.js';
+import { CliError, type CliIo, commandIo, consoleIo, type ProgramState } from './program-state.js';
 import { registerReplay } from './replay.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run-once.js';
@@ -17,7 +17,9 @@ import { registerStatus } from './status.js';
 import { packageVersion } from './version.js';
 import { registerWorker } from './worker.js';
 
-export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Command {
+export function buildProgram(state: ProgramState, raw: CliIo = consoleIo): Command {
+  // Every command prints through this io: its lines escaped for the terminal, documents as they are.
+  const io = commandIo(raw);
   const program = new Command('visync')
     .description(
       // One paragraph: commander wraps it to the terminal's width.
@@ -32,7 +34,13 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
     .option('--config <path>', 'config file (default: $VISYNC_CONFIG or config/visync.yaml)')
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+    .configureOutput({
+      // Help is our text, many lines; a parse error quotes what was typed, line by line.
+      writeOut: (s) => io.verbatim(s.trimEnd()),
+      writeErr: (s) => {
+        for (const line of s.trimEnd().split('\n')) io.err(line);
+      },
+    });
   registerRun(program, state, io);
   registerReplay(program, state, io);
   registerWorker(program, state, io);
@@ -49,9 +57,10 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
 }
 
 /** Runs the CLI; resolves with the process exit code (never calls process.exit itself). */
-export async function main(argv: string[], io: CliIo = consoleIo): Promise<number> {
+export async function main(argv: string[], raw: CliIo = consoleIo): Promise<number> {
   const state: ProgramState = { exitCode: 0 };
-  const program = buildProgram(state, io);
+  const program = buildProgram(state, raw);
+  const io = commandIo(raw);
   try {
     await program.parseAsync(argv);
     return state.exitCode;
@@ -76,9 +85,12 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
       if (err instanceof CliError) return err.exitCode;
       return err instanceof ConfigError ? EXIT_CONFIG : err instanceof UnknownAccountError ? EXIT_USAGE : 1;
     }
-    io.err(
-      `visync: unexpected error: ${scrubSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}`,
-    );
+    // The message on one line, escaped like any other; the stack's frames on lines of their own.
+    const message = err instanceof Error ? err.message : String(err);
+    const stack = err instanceof Error ? (err.stack ?? '') : '';
+    const frames = stack.split('\n').filter((l) => /^\s+at /.test(l));
+    io.err(`visync: unexpected error: ${scrubSecrets(message)}`);
+    for (const frame of frames) io.err(scrubSecrets(frame));
     return 1;
   }
 }

@@ -5,7 +5,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ReportFormat } from '../report/output.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { chosenAccounts, collect } from './options.js';
-import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 import { registerReportSend } from './report-send.js';
 
 interface ReportFlags {
@@ -36,7 +36,7 @@ function parseFormats(value: string): ReportFormat[] {
   return [...new Set(list)] as ReportFormat[];
 }
 
-export function registerReport(program: Command, state: ProgramState, io: CliIo): void {
+export function registerReport(program: Command, state: ProgramState, io: CommandIo): void {
   const report = program.command('report');
   registerReportSend(report, state, io);
   report
@@ -199,7 +199,9 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
         const exit = unknown.length ? EXIT_USAGE : code;
         if (flags.json) {
           const { exitFields } = await import('./json-result.js');
-          io.out(JSON.stringify({ reports: written, formats: flags.format, ...exitFields(exit) }, null, 2));
+          io.verbatim(
+            JSON.stringify({ reports: written, formats: flags.format, ...exitFields(exit) }, null, 2),
+          );
         }
         return exit;
       }),

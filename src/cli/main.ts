@@ -2,11 +2,13 @@
 // loads only commander and its option parsers: each action imports what it runs, so `--help` and
 // a command that needs no cloud client start without loading the AWS SDK, BigQuery or BullMQ.
 import { Command, CommanderError } from 'commander';
+import { terminalSafe } from '../util/terminal.js';
 import { registerDoctor } from './doctor.js';
 import { registerEnqueue } from './enqueue.js';
 import { registerEvents } from './events.js';
 import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
 import { registerExport } from './export.js';
+import { refuseParentOptions } from './own-options.js';
 import { CliError, type CliIo, commandIo, consoleIo, type ProgramState } from './program-state.js';
 import { registerReplay } from './replay.js';
 import { registerReport } from './report.js';
@@ -35,11 +37,12 @@ export function buildProgram(state: ProgramState, raw: CliIo = consoleIo): Comma
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
     .configureOutput({
-      // Help is our text, many lines; a parse error quotes what was typed, line by line.
+      // Help is our text, many lines, printed as it is.
       writeOut: (s) => io.verbatim(s.trimEnd()),
-      writeErr: (s) => {
-        for (const line of s.trimEnd().split('\n')) io.err(line);
-      },
+      writeErr: (s) => raw.err(s.trimEnd()),
+      // A parse error in one line (commander puts its "Did you mean" on a second), escaped: it
+      // quotes what was typed. showHelpAfterError's pointer follows on a line of its own.
+      outputError: (s, write) => write(`${terminalSafe(s.trimEnd().split('\n').join(' '))}\n`),
     });
   registerRun(program, state, io);
   registerReplay(program, state, io);
@@ -53,6 +56,7 @@ export function buildProgram(state: ProgramState, raw: CliIo = consoleIo): Comma
   registerReport(program, state, io);
   registerSimulate(program);
   for (const cmd of program.commands) cmd.exitOverride();
+  refuseParentOptions(program);
   return program;
 }
 

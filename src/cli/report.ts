@@ -4,7 +4,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ReportFormat } from '../report/output.js';
 import { EXIT_USAGE } from './exit-codes.js';
-import { chosenAccounts, collect } from './options.js';
+import { chosenAccounts, collect, unknownWorkspaceLine } from './options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 import { registerReportSend } from './report-send.js';
 
@@ -192,10 +192,7 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
           await stores.close();
         }
         const unknown = unread.length ? [] : brands.filter((b) => !found.has(b));
-        for (const b of unknown)
-          io.err(
-            `visync: unknown workspace ${JSON.stringify(b)}: no complete run of ${accounts.join(', ')} has it`,
-          );
+        for (const b of unknown) io.err(unknownWorkspaceLine(b, accounts));
         const exit = unknown.length ? EXIT_USAGE : code;
         if (flags.json) {
           const { exitFields } = await import('./json-result.js');

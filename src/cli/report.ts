@@ -123,6 +123,12 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
               EXIT_USAGE,
             );
         }
+        const days = chosen ? period.dayCount(chosen.from, chosen.to) : 0;
+        if (chosen && days > period.MAX_PERIOD_DAYS)
+          throw new CliError(
+            `period ${chosen.from} to ${chosen.to} is ${days} days: a report covers at most ${period.MAX_PERIOD_DAYS} days (about 3 years)`,
+            EXIT_USAGE,
+          );
         const config = loadConfigWithoutKeys(configOption(cmd));
         const accounts = chosenAccounts(config, flags.account);
         const brands = flags.brand ?? [];

@@ -216,12 +216,16 @@ async function emit(io: CommandIo, out: string | undefined, text: string, what: 
     io.verbatim(text.trimEnd());
     return 0;
   }
-  const [{ mkdirSync, writeFileSync }, { dirname }] = await Promise.all([
+  const [{ mkdirSync }, { dirname }, { writeFileWhole, WriteRefused }] = await Promise.all([
     import('node:fs'),
     import('node:path'),
+    import('../util/safe-write.js'),
   ]);
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, text);
+  // Whole or not at all (a temporary file renamed), never through a link at `out`.
+  await writeFileWhole(out, text).catch((err: unknown) => {
+    throw err instanceof WriteRefused ? new CliError(err.message) : err;
+  });
   io.out(`wrote ${out} (${what})`);
   return 0;
 }

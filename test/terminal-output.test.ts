@@ -2,7 +2,9 @@
 // claim holding ESC sequences, CR or LF neither retitles or recolours the terminal nor forges a line
 // in `visync events`, `visync report`'s result lines, `visync runs` and `runs show`; --json carries
 // the raw value, as JSON escapes it.
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
+import { createLogger } from '../src/log.js';
 import { runVisync } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
 
@@ -96,4 +98,22 @@ describe('terminal output escapes fields from the API', () => {
     };
     expect(showJson.workspaces.map((w) => w.brand_id)).toContain(HOSTILE_ID);
   }, 120_000);
+});
+
+describe('pretty log lines escape fields too', () => {
+  it('a message and a field holding ESC, CR and LF print as one line, escaped', () => {
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk: Buffer, _enc, cb) {
+        lines.push(chunk.toString('utf8'));
+        cb();
+      },
+    });
+    const logger = createLogger({ format: 'pretty', colorize: false, stream, level: 'info' });
+    logger.warn({ brand_id: HOSTILE_ID }, `workspace ${HOSTILE_ID} failed`);
+    expect(lines).toHaveLength(1);
+    const line = (lines[0] as string).replace(/\n$/, '');
+    expectSafe([line]);
+    expect(line).toContain('workspace ws-\\x1b]0;pwned');
+  });
 });

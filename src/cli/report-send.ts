@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { EXIT_USAGE } from './exit-codes.js';
 import { chosenAccounts, collect } from './options.js';
-import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface SendFlags {
   account?: string;
@@ -13,7 +13,7 @@ interface SendFlags {
   period?: string;
 }
 
-export function registerReportSend(report: Command, state: ProgramState, io: CommandIo): void {
+export function registerReportSend(report: Command, state: ProgramState, io: CliIo): void {
   report
     .command('send')
     .summary('e-mail the drafts and unsent scheduled reports of a period to their recipients')

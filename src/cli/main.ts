@@ -90,7 +90,7 @@ export async function main(argv: string[], raw: CliIo = consoleIo): Promise<numb
       return err instanceof ConfigError ? EXIT_CONFIG : err instanceof UnknownAccountError ? EXIT_USAGE : 1;
     }
     // The message on one line, escaped like any other; the stack's frames on lines of their own.
-    const message = err instanceof Error ? err.message : String(err);
+    const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     const stack = err instanceof Error ? (err.stack ?? '') : '';
     const frames = stack.split('\n').filter((l) => /^\s+at /.test(l));
     io.err(`visync: unexpected error: ${scrubSecrets(message)}`);

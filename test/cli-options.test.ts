@@ -37,7 +37,7 @@ describe('options a command does not take', () => {
   const all = commands(program);
   const options = all.flatMap(({ cmd }) => cmd.options).filter((o) => o.long !== undefined);
 
-  it('every command refuses a bogus option and every option of another command it does not take itself', async () => {
+  it('every command refuses a bogus option, a surplus argument and every option of another command it does not take itself', async () => {
     expect(all.map((c) => c.path.join(' '))).toEqual(
       expect.arrayContaining(['report', 'report send', 'runs show']),
     );
@@ -49,6 +49,10 @@ describe('options a command does not take', () => {
         ...cmd.options.filter((o) => o.mandatory).flatMap(typed),
       ];
       await refused([...args, '--bogus-option'], '--bogus-option');
+      // An argument it does not take is refused the same way.
+      const extra = h.capture();
+      expect(await main(['node', 'visync', '--config', NO_CONFIG, ...args, 'surplus'], extra.io)).toBe(64);
+      expect(extra.err[0]).toMatch(/^error: (too many arguments|unknown command)/);
       const own = new Set(cmd.options.map((o) => o.long));
       const seen = new Set<string>();
       for (const o of options) {

@@ -58,49 +58,55 @@ describe('report period bounds', () => {
 
 describe('figures that are not finite', () => {
   it('a change of 1e308 to -1e308 reads n/a on the page and null in report.json; the huge means stay right', async () => {
-    const day = (date: string, score: number) => ({
-      account: 'acme',
-      brand_id: 'b1',
-      date,
-      overall_score: score,
-      share_of_voice: 30,
-      run_id: 'run-2',
-      extracted_at: `${date}T04:00:00.000Z`,
-      payload: { date, overall_score: score, share_of_voice: 30 },
-    });
-    const period = parseRange('2026-11-01', '2026-11-02')!;
-    const workspace: WorkspaceData = {
-      brandId: 'b1',
-      end: {},
-      previousEnd: {},
-      baseline: {},
-      daily: {
-        visibility_daily: [
-          day('2026-10-30', -1e308),
-          day('2026-10-31', -1e308),
-          day('2026-11-01', 1e308),
-          day('2026-11-02', 1e308),
-        ],
-        visibility_engine_daily: [],
-      },
-    };
-    const r = buildReport({
-      account: 'acme',
-      workspace,
-      period,
-      previous: previousPeriod(period),
-      style: DEFAULT_STYLE,
-    });
+    const { r, page } = await reportOf([-1e308, -1e308, 1e308, 1e308]);
     expect(r.kpis.overall_score_mean).toEqual({ value: 1e308, previous: -1e308, delta: null });
     expect(r.kpis.overall_score_end).toEqual({ value: 1e308, previous: -1e308, delta: null });
     const json = JSON.parse(JSON.stringify(r)) as typeof r;
     expect(json.kpis.overall_score_mean.delta).toBeNull();
-    // The figures and tables (Vega's axis over a range of 2e308 has no ticks to label: left out).
-    const page = (await renderHtml(r, DEFAULT_STYLE)).replace(/<svg[\s\S]*?<\/svg>/g, '');
     expect(page).not.toMatch(/Infinity|NaN/);
     expect(page).toContain('<span class="delta na">n/a</span>');
   });
+
+  it('a score that is Infinity (JSON 1e999) or NaN is a missing one: null in the model, n/a on the page', async () => {
+    const { r, page } = await reportOf([50, 50, Number.POSITIVE_INFINITY, Number.NaN]);
+    expect(r.trend.series.map((d) => d.overall_score)).toEqual([null, null]);
+    expect(r.kpis.overall_score_mean).toEqual({ value: null, previous: 50, delta: null });
+    expect(page).not.toMatch(/Infinity|NaN/);
+  });
 });
+
+/** The model and page of two days whose daily scores are `scores` (two days before, two in the period). */
+async function reportOf(scores: readonly number[]) {
+  const day = (date: string, score: number | undefined) => ({
+    account: 'acme',
+    brand_id: 'b1',
+    date,
+    overall_score: score,
+    share_of_voice: 30,
+    run_id: 'run-2',
+    extracted_at: `${date}T04:00:00.000Z`,
+    payload: { date, overall_score: score, share_of_voice: 30 },
+  });
+  const period = parseRange('2026-11-01', '2026-11-02')!;
+  const dates = ['2026-10-30', '2026-10-31', '2026-11-01', '2026-11-02'];
+  const workspace: WorkspaceData = {
+    brandId: 'b1',
+    end: {},
+    previousEnd: {},
+    baseline: {},
+    daily: { visibility_daily: dates.map((d, i) => day(d, scores[i])), visibility_engine_daily: [] },
+  };
+  const r = buildReport({
+    account: 'acme',
+    workspace,
+    period,
+    previous: previousPeriod(period),
+    style: DEFAULT_STYLE,
+  });
+  // The figures and tables (Vega's axis over a range of 2e308 has no ticks to label: left out).
+  const page = (await renderHtml(r, DEFAULT_STYLE)).replace(/<svg[\s\S]*?<\/svg>/g, '');
+  return { r, page };
+}
 
 describe('API strings longer than a page', () => {
   it('a 2 MB claim is cut on the page and in the PDF with a note; report.json keeps it whole; the PDF stays small', async () => {

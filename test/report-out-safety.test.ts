@@ -47,7 +47,7 @@ describe('report --out: links and a full disk', () => {
     const atFile = await h.visyncCli(config, ['report', '--out', out]);
     expect(atFile.code).toBe(1);
     expect(atFile.err).toEqual([
-      `visync: account acme: refusing to write through the symbolic link ${html}: it was not made by visync; remove it or choose another folder`,
+      `visync: account acme: refusing to write through the symbolic link ${html}: it was not made by visync; remove it or choose another --out`,
     ]);
     expect(readFileSync(victim, 'utf8')).toBe('keep me');
 
@@ -58,9 +58,22 @@ describe('report --out: links and a full disk', () => {
     const atFolder = await h.visyncCli(config, ['report', '--out', out2]);
     expect(atFolder.code).toBe(1);
     expect(atFolder.err).toEqual([
-      `visync: account acme: refusing to write through the symbolic link ${join(out2, 'account=acme')}: it was not made by visync; remove it or choose another folder`,
+      `visync: account acme: refusing to write through the symbolic link ${join(out2, 'account=acme')}: it was not made by visync; remove it or choose another --out`,
     ]);
     expect(files(elsewhere)).toEqual({});
+
+    // export --out: the same writer; a link at the file is refused, a plain path written whole.
+    const sql = join(h.tempDir(), 'views.sql');
+    symlinkSync(victim, sql);
+    const exp = await h.visyncCli(config, ['export', 'duckdb', '--out', sql]);
+    expect(exp.code).toBe(1);
+    expect(exp.err).toEqual([
+      `visync: refusing to write through the symbolic link ${sql}: it was not made by visync; remove it or choose another --out`,
+    ]);
+    expect(readFileSync(victim, 'utf8')).toBe('keep me');
+    const plain = join(h.tempDir(), 'views.sql');
+    expect((await h.visyncCli(config, ['export', 'duckdb', '--out', plain])).code).toBe(0);
+    expect(readFileSync(plain, 'utf8')).toMatch(/CREATE OR REPLACE VIEW/);
   }, 60_000);
 
   it.skipIf(process.getuid?.() !== 0)(

@@ -32,7 +32,7 @@ async function entry(path: string) {
 
 function refuseLink(path: string): never {
   throw new WriteRefused(
-    `refusing to write through the symbolic link ${path}: it was not made by visync; remove it or choose another folder`,
+    `refusing to write through the symbolic link ${path}: it was not made by visync; remove it or choose another --out`,
   );
 }
 

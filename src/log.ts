@@ -6,6 +6,7 @@ import pino, { type Logger } from 'pino';
 import type * as PinoPretty from 'pino-pretty';
 import type { LogFormat } from './log-formats.js';
 import { MIN_SECRET_LENGTH, REDACTED, replaceForms, secretForms } from './util/redact.js';
+import { terminalSafe } from './util/terminal.js';
 
 export { MIN_SECRET_LENGTH } from './util/redact.js';
 
@@ -118,7 +119,18 @@ function prettyLines(colorize: boolean): (line: string) => string {
     translateTime: 'UTC:HH:MM:ss.l',
     ignore: 'pid,hostname,severity',
   });
-  return (line) => prettify(line);
+  // For a person's terminal: a field from the API (a workspace id in a message) may hold ESC, CR
+  // or LF; each string is escaped (src/util/terminal.ts) before pino-pretty adds its own colours.
+  const safe = (line: string): string => {
+    try {
+      return JSON.stringify(JSON.parse(line), (_k, v: unknown) =>
+        typeof v === 'string' ? terminalSafe(v) : v,
+      );
+    } catch {
+      return line; // not pino's JSON: pino-pretty passes it through
+    }
+  };
+  return (line) => prettify(safe(line));
 }
 
 function isTerminal(stream: NodeJS.WritableStream): boolean {

@@ -1,7 +1,7 @@
 import { type Command, InvalidArgumentError } from 'commander';
 import type { CheckResult } from '../ops/doctor/check.js';
 import { EXIT_CONFIG } from './exit-codes.js';
-import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface DoctorFlags {
   account?: string;
@@ -9,7 +9,7 @@ interface DoctorFlags {
   timeout?: number;
 }
 
-export function registerDoctor(program: Command, state: ProgramState, io: CliIo): void {
+export function registerDoctor(program: Command, state: ProgramState, io: CommandIo): void {
   program
     .command('doctor')
     .summary('check the config, API keys, Redis, the object store and BigQuery before a first run')
@@ -44,7 +44,7 @@ export function registerDoctor(program: Command, state: ProgramState, io: CliIo)
             // Absent: the doctor's own default (5 s, as the help says).
             timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
           });
-          if (flags.json) io.out(scrubSecrets(JSON.stringify(results, null, 2)));
+          if (flags.json) io.verbatim(scrubSecrets(JSON.stringify(results, null, 2)));
           else for (const r of results) io.out(scrubSecrets(renderCheck(r)));
           // A config that does not load is a config error like in every other command.
           if (results.some((r) => r.check === 'config' && r.status === 'FAIL')) return EXIT_CONFIG;

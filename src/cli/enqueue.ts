@@ -6,9 +6,17 @@ import { storedCode } from '../runs/error-code.js';
 import type { Manifest } from '../runs/manifest.js';
 import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../runs/run-status.js';
 import { errorMessage } from '../util/errors.js';
+import { terminalSafe } from '../util/terminal.js';
 import { sleep } from '../util/time.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
-import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import {
+  CliError,
+  type CliIo,
+  type CommandIo,
+  configOption,
+  exitWith,
+  type ProgramState,
+} from './program-state.js';
 import { withoutAccount } from './run-once.js';
 
 interface EnqueueFlags {
@@ -22,7 +30,7 @@ interface EnqueueFlags {
   json?: boolean;
 }
 
-export function registerEnqueue(program: Command, state: ProgramState, io: CliIo): void {
+export function registerEnqueue(program: Command, state: ProgramState, io: CommandIo): void {
   program
     .command('enqueue')
     .summary('enqueue a sync or a backfill for the workers; print its run id')
@@ -188,12 +196,12 @@ interface EnqueuedJson {
 }
 
 /** `enqueue --json`: the one document on stdout, and an io that sends every other line to stderr. */
-async function jsonOutput(io: CliIo, runs: EnqueuedJson[]) {
+async function jsonOutput(io: CommandIo, runs: EnqueuedJson[]) {
   const { exitFields } = await import('./json-result.js');
   return {
-    io: { out: io.err, err: io.err } satisfies CliIo,
+    io: { out: io.err, err: io.err, verbatim: io.err } satisfies CommandIo,
     print(result: Record<string, unknown>, code: number): number {
-      io.out(JSON.stringify({ runs, ...result, ...exitFields(code) }, null, 2));
+      io.verbatim(JSON.stringify({ runs, ...result, ...exitFields(code) }, null, 2));
       return code;
     },
   };
@@ -350,7 +358,7 @@ class ProgressLines {
       const line = progressLine(r);
       if (this.#last.get(r.run_id) === line) continue;
       this.#last.set(r.run_id, line);
-      if (this.#inPlace) process.stderr.write(`\r${line}\x1b[K`);
+      if (this.#inPlace) process.stderr.write(`\r${terminalSafe(line)}\x1b[K`);
       else this.#io.err(line);
     }
   }

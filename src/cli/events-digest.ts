@@ -10,12 +10,12 @@ import { DEFAULT_DIGEST_TOP, digestSettings } from '../events/rules.js';
 import { isoWeekOf, type Period, previousPeriod } from '../report/period.js';
 import { ObjectStores } from '../sinks/create-store.js';
 import { utcDate } from '../util/time.js';
-import { type CliIo, configOption } from './program-state.js';
+import { type CommandIo, configOption } from './program-state.js';
 
 export async function printDigests(
   flags: { account?: string | undefined; week?: Period | undefined; json?: boolean | undefined },
   cmd: Command,
-  io: CliIo,
+  io: CommandIo,
 ): Promise<number> {
   const config = loadConfigWithoutKeys(configOption(cmd));
   const accounts = flags.account ? [findAccount(config, flags.account)] : config.accounts;
@@ -32,7 +32,7 @@ export async function printDigests(
       const events = await readEvents(store, account.name, { since: week.from });
       digests.push(weeklyDigest(config.watch, account, week, events, settings?.top ?? DEFAULT_DIGEST_TOP));
     }
-    if (flags.json) io.out(JSON.stringify(digests, null, 2));
+    if (flags.json) io.verbatim(JSON.stringify(digests, null, 2));
     else for (const d of digests) for (const line of digestLines(d)) io.out(line);
     return 0;
   } finally {

@@ -6,7 +6,8 @@ import { EVENT_TYPES } from '../catalogue/brand-events.js';
 import { type Period, parsePeriod } from '../report/period.js';
 import { isIsoDate } from '../util/time.js';
 import { EXIT_USAGE } from './exit-codes.js';
-import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { unknownWorkspaceLine } from './options.js';
+import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface EventsFlags {
   account?: string;
@@ -47,7 +48,7 @@ function checkDigestFlags(flags: EventsFlags): void {
     );
 }
 
-export function registerEvents(program: Command, state: ProgramState, io: CliIo): void {
+export function registerEvents(program: Command, state: ProgramState, io: CommandIo): void {
   program
     .command('events')
     .summary('what changed for each workspace, night by night (no Redis needed)')
@@ -76,7 +77,7 @@ export function registerEvents(program: Command, state: ProgramState, io: CliIo)
         const [
           { loadConfigWithoutKeys },
           { findAccount },
-          { readEvents, bySeverityOf },
+          { readAccountEvents, bySeverityOf },
           { describeEvent },
           { ObjectStores },
         ] = await Promise.all([
@@ -92,18 +93,25 @@ export function registerEvents(program: Command, state: ProgramState, io: CliIo)
         try {
           const accounts = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
           const events = [];
+          let known = false;
           for (const name of accounts) {
             const store = await stores.forAccount(config, name);
-            const found = await readEvents(store, name, {
+            const { events: found, workspaces } = await readAccountEvents(store, name, {
               brand: flags.brand,
               since: flags.since,
               type: flags.type,
             });
+            known ||= flags.brand !== undefined && workspaces.has(flags.brand);
             // Per run, the most severe first (the alert's order).
             const runs = [...new Set(found.map((e) => e.run_id))];
             for (const run of runs) events.push(...found.filter((e) => e.run_id === run).sort(bySeverityOf));
           }
-          if (flags.json) io.out(JSON.stringify(events, null, 2));
+          // As `visync report` answers a --brand no account has: one line, a usage error.
+          if (flags.brand !== undefined && !known) {
+            io.err(unknownWorkspaceLine(flags.brand, accounts));
+            return EXIT_USAGE;
+          }
+          if (flags.json) io.verbatim(JSON.stringify(events, null, 2));
           else if (!events.length) io.out('no events: no change between complete runs matches');
           else
             for (const e of events)

@@ -3,7 +3,7 @@
 // each subcommand loads the config and one generator.
 import { type Command, InvalidArgumentError } from 'commander';
 import type { Config, SinksConfig } from '../config/schema.js';
-import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface OutFlags {
   out?: string;
@@ -15,7 +15,7 @@ const ACCOUNT_OPTION = [
   "describe this account's dataset, prefix or folder (needed when accounts have their own)",
 ] as const;
 
-export function registerExport(program: Command, state: ProgramState, io: CliIo): void {
+export function registerExport(program: Command, state: ProgramState, io: CommandIo): void {
   const exp = program
     .command('export')
     .summary('write dbt sources, Athena DDL or DuckDB views for the synced tables')
@@ -56,7 +56,7 @@ function exportCommand(
     .addHelpText('after', text.help);
 }
 
-function registerDbt(exp: Command, state: ProgramState, io: CliIo): void {
+function registerDbt(exp: Command, state: ProgramState, io: CommandIo): void {
   exportCommand(exp, 'dbt', {
     summary: 'dbt sources.yml for the BigQuery dataset (sinks.bigquery)',
     description:
@@ -68,7 +68,7 @@ function registerDbt(exp: Command, state: ProgramState, io: CliIo): void {
   }).action(exitWith(state, (flags: OutFlags, cmd: Command) => exportDbt(io, flags, cmd)));
 }
 
-async function exportDbt(io: CliIo, flags: OutFlags, cmd: Command): Promise<number> {
+async function exportDbt(io: CommandIo, flags: OutFlags, cmd: Command): Promise<number> {
   const config = await configOf(cmd);
   const { sinks } = await exportScope(config, flags.account, 'bigquery');
   const bq = sinks.bigquery;
@@ -90,7 +90,7 @@ async function exportDbt(io: CliIo, flags: OutFlags, cmd: Command): Promise<numb
   return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables, ${VIEWS.length} views`);
 }
 
-function registerAthena(exp: Command, state: ProgramState, io: CliIo): void {
+function registerAthena(exp: Command, state: ProgramState, io: CommandIo): void {
   exportCommand(exp, 'athena', {
     summary: 'Athena CREATE EXTERNAL TABLE DDL over the S3 layout',
     description:
@@ -112,7 +112,7 @@ function registerAthena(exp: Command, state: ProgramState, io: CliIo): void {
 }
 
 async function exportAthena(
-  io: CliIo,
+  io: CommandIo,
   flags: OutFlags & { location?: string },
   cmd: Command,
 ): Promise<number> {
@@ -130,7 +130,7 @@ async function exportAthena(
   return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables`);
 }
 
-function registerDuckdb(exp: Command, state: ProgramState, io: CliIo): void {
+function registerDuckdb(exp: Command, state: ProgramState, io: CommandIo): void {
   exportCommand(exp, 'duckdb', {
     summary: 'DuckDB views over the local folder or S3',
     description:
@@ -148,7 +148,11 @@ function registerDuckdb(exp: Command, state: ProgramState, io: CliIo): void {
     );
 }
 
-async function exportDuckdb(io: CliIo, flags: OutFlags & { root?: string }, cmd: Command): Promise<number> {
+async function exportDuckdb(
+  io: CommandIo,
+  flags: OutFlags & { root?: string },
+  cmd: Command,
+): Promise<number> {
   const config = await configOf(cmd);
   const [{ resolve }, { WAREHOUSE_TABLES }, { duckdbViewsSql }, { s3Location }] = await Promise.all([
     import('node:path'),
@@ -207,17 +211,21 @@ async function exportScope(
   return { sinks: accountSettings(config, accounts[0] as string).sinks, accounts };
 }
 
-async function emit(io: CliIo, out: string | undefined, text: string, what: string): Promise<number> {
+async function emit(io: CommandIo, out: string | undefined, text: string, what: string): Promise<number> {
   if (!out) {
-    io.out(text.trimEnd());
+    io.verbatim(text.trimEnd());
     return 0;
   }
-  const [{ mkdirSync, writeFileSync }, { dirname }] = await Promise.all([
+  const [{ mkdirSync }, { dirname }, { writeFileWhole, WriteRefused }] = await Promise.all([
     import('node:fs'),
     import('node:path'),
+    import('../util/safe-write.js'),
   ]);
   mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, text);
+  // Whole or not at all (a temporary file renamed), never through a link at `out`.
+  await writeFileWhole(out, text).catch((err: unknown) => {
+    throw err instanceof WriteRefused ? new CliError(err.message) : err;
+  });
   io.out(`wrote ${out} (${what})`);
   return 0;
 }

@@ -2,13 +2,15 @@
 // loads only commander and its option parsers: each action imports what it runs, so `--help` and
 // a command that needs no cloud client start without loading the AWS SDK, BigQuery or BullMQ.
 import { Command, CommanderError } from 'commander';
+import { terminalSafe } from '../util/terminal.js';
 import { registerAlerts } from './alerts.js';
 import { registerDoctor } from './doctor.js';
 import { registerEnqueue } from './enqueue.js';
 import { registerEvents } from './events.js';
 import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
 import { registerExport } from './export.js';
-import { CliError, type CliIo, consoleIo, type ProgramState } from './program-state.js';
+import { refuseParentOptions } from './own-options.js';
+import { CliError, type CliIo, commandIo, consoleIo, type ProgramState } from './program-state.js';
 import { registerReplay } from './replay.js';
 import { registerReport } from './report.js';
 import { registerRun } from './run-once.js';
@@ -18,7 +20,9 @@ import { registerStatus } from './status.js';
 import { packageVersion } from './version.js';
 import { registerWorker } from './worker.js';
 
-export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Command {
+export function buildProgram(state: ProgramState, raw: CliIo = consoleIo): Command {
+  // Every command prints through this io: its lines escaped for the terminal, documents as they are.
+  const io = commandIo(raw);
   const program = new Command('visync')
     .description(
       // One paragraph: commander wraps it to the terminal's width.
@@ -33,7 +37,14 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
     .option('--config <path>', 'config file (default: $VISYNC_CONFIG or config/visync.yaml)')
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
-    .configureOutput({ writeOut: (s) => io.out(s.trimEnd()), writeErr: (s) => io.err(s.trimEnd()) });
+    .configureOutput({
+      // Help is our text, many lines, printed as it is.
+      writeOut: (s) => io.verbatim(s.trimEnd()),
+      writeErr: (s) => raw.err(s.trimEnd()),
+      // A parse error in one line (commander puts its "Did you mean" on a second), escaped: it
+      // quotes what was typed. showHelpAfterError's pointer follows on a line of its own.
+      outputError: (s, write) => write(`${terminalSafe(s.trimEnd().split('\n').join(' '))}\n`),
+    });
   registerRun(program, state, io);
   registerReplay(program, state, io);
   registerWorker(program, state, io);
@@ -47,13 +58,15 @@ export function buildProgram(state: ProgramState, io: CliIo = consoleIo): Comman
   registerAlerts(program, state, io);
   registerSimulate(program);
   for (const cmd of program.commands) cmd.exitOverride();
+  refuseParentOptions(program);
   return program;
 }
 
 /** Runs the CLI; resolves with the process exit code (never calls process.exit itself). */
-export async function main(argv: string[], io: CliIo = consoleIo): Promise<number> {
+export async function main(argv: string[], raw: CliIo = consoleIo): Promise<number> {
   const state: ProgramState = { exitCode: 0 };
-  const program = buildProgram(state, io);
+  const program = buildProgram(state, raw);
+  const io = commandIo(raw);
   try {
     await program.parseAsync(argv);
     return state.exitCode;
@@ -78,9 +91,12 @@ export async function main(argv: string[], io: CliIo = consoleIo): Promise<numbe
       if (err instanceof CliError) return err.exitCode;
       return err instanceof ConfigError ? EXIT_CONFIG : err instanceof UnknownAccountError ? EXIT_USAGE : 1;
     }
-    io.err(
-      `visync: unexpected error: ${scrubSecrets(err instanceof Error ? (err.stack ?? err.message) : String(err))}`,
-    );
+    // The message on one line, escaped like any other; the stack's frames on lines of their own.
+    const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    const stack = err instanceof Error ? (err.stack ?? '') : '';
+    const frames = stack.split('\n').filter((l) => /^\s+at /.test(l));
+    io.err(`visync: unexpected error: ${scrubSecrets(message)}`);
+    for (const frame of frames) io.err(scrubSecrets(frame));
     return 1;
   }
 }

@@ -43,3 +43,8 @@ export function chosenAccounts(
     );
   return [account];
 }
+
+/** The line for a --brand no complete run of the accounts has (`visync report`, `visync events`). */
+export function unknownWorkspaceLine(brand: string, accounts: readonly string[]): string {
+  return `visync: unknown workspace ${JSON.stringify(brand)}: no complete run of ${accounts.join(', ')} has it`;
+}

@@ -1,10 +1,30 @@
 // Commander actions cannot return an exit code; they record it here and main() returns it.
 import type { Command } from 'commander';
 import { VisyncError } from '../util/errors.js';
+import { terminalSafe } from '../util/terminal.js';
 
+/** Where the CLI's lines go: stdout and stderr, or a test's arrays. Written to as given. */
 export interface CliIo {
   out: (line: string) => void;
   err: (line: string) => void;
+}
+
+/**
+ * What commands print through. `out` and `err` take one line a person reads: its fields may come
+ * from the API or the store, so each line is escaped for the terminal (src/util/terminal.ts) here,
+ * once for every command. `verbatim` prints a document for a program as it is: JSON (whose strings
+ * JSON.stringify escapes) or generated SQL and YAML.
+ */
+export interface CommandIo extends CliIo {
+  verbatim: (text: string) => void;
+}
+
+export function commandIo(io: CliIo): CommandIo {
+  return {
+    out: (line) => io.out(terminalSafe(line)),
+    err: (line) => io.err(terminalSafe(line)),
+    verbatim: (text) => io.out(text),
+  };
 }
 
 export const consoleIo: CliIo = {

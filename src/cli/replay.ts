@@ -3,11 +3,11 @@ import type { Manifest } from '../runs/manifest.js';
 import { RUN_ID_PATTERN } from '../runs/run-id.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
-import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 type ReplayFlags = { run: string; account?: string; json?: boolean } & LogFlags;
 
-export function registerReplay(program: Command, state: ProgramState, io: CliIo): void {
+export function registerReplay(program: Command, state: ProgramState, io: CommandIo): void {
   addLogOptions(program.command('replay'))
     .summary("rebuild a run's curated files and BigQuery loads from its raw landing (no API calls)")
     .description(
@@ -102,7 +102,7 @@ export function registerReplay(program: Command, state: ProgramState, io: CliIo)
               import('../sinks/layout.js'),
             ]);
             const at = `${store.location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`;
-            io.out(
+            io.verbatim(
               JSON.stringify(
                 {
                   ...runResult(m, at, problemLines(m)),

@@ -4,8 +4,8 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ReportFormat } from '../report/output.js';
 import { EXIT_USAGE } from './exit-codes.js';
-import { chosenAccounts, collect } from './options.js';
-import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { chosenAccounts, collect, unknownWorkspaceLine } from './options.js';
+import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 import { registerReportSend } from './report-send.js';
 
 interface ReportFlags {
@@ -36,7 +36,7 @@ function parseFormats(value: string): ReportFormat[] {
   return [...new Set(list)] as ReportFormat[];
 }
 
-export function registerReport(program: Command, state: ProgramState, io: CliIo): void {
+export function registerReport(program: Command, state: ProgramState, io: CommandIo): void {
   const report = program.command('report');
   registerReportSend(report, state, io);
   report
@@ -123,6 +123,12 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
               EXIT_USAGE,
             );
         }
+        const days = chosen ? period.dayCount(chosen.from, chosen.to) : 0;
+        if (chosen && days > period.MAX_PERIOD_DAYS)
+          throw new CliError(
+            `period ${chosen.from} to ${chosen.to} is ${days} days: a report covers at most ${period.MAX_PERIOD_DAYS} days (about 3 years)`,
+            EXIT_USAGE,
+          );
         const config = loadConfigWithoutKeys(configOption(cmd));
         const accounts = chosenAccounts(config, flags.account);
         const brands = flags.brand ?? [];
@@ -192,14 +198,13 @@ export function registerReport(program: Command, state: ProgramState, io: CliIo)
           await stores.close();
         }
         const unknown = unread.length ? [] : brands.filter((b) => !found.has(b));
-        for (const b of unknown)
-          io.err(
-            `visync: unknown workspace ${JSON.stringify(b)}: no complete run of ${accounts.join(', ')} has it`,
-          );
+        for (const b of unknown) io.err(unknownWorkspaceLine(b, accounts));
         const exit = unknown.length ? EXIT_USAGE : code;
         if (flags.json) {
           const { exitFields } = await import('./json-result.js');
-          io.out(JSON.stringify({ reports: written, formats: flags.format, ...exitFields(exit) }, null, 2));
+          io.verbatim(
+            JSON.stringify({ reports: written, formats: flags.format, ...exitFields(exit) }, null, 2),
+          );
         }
         return exit;
       }),

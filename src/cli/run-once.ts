@@ -14,7 +14,7 @@ import type { ObjectStore } from '../sinks/object-store.js';
 import { shortenedMiddle } from '../util/text.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
-import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 export interface RunOnceFlags extends LogFlags {
   once?: boolean;
@@ -26,7 +26,7 @@ export interface RunOnceFlags extends LogFlags {
   json?: boolean;
 }
 
-export function registerRun(program: Command, state: ProgramState, io: CliIo): void {
+export function registerRun(program: Command, state: ProgramState, io: CommandIo): void {
   addLogOptions(program.command('run'))
     .summary('extract, land, normalise and load now, in this process (Redis not needed)')
     .description(
@@ -149,7 +149,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
               result.unrecorded.has(m.run_id) ? null : await manifestAt(m);
             const results = async (ms: Manifest[]) =>
               Promise.all(ms.map(async (m) => runResult(m, await recorded(m), problemLines(m))));
-            io.out(
+            io.verbatim(
               JSON.stringify(
                 {
                   status: result.status,
@@ -182,7 +182,7 @@ export function registerRun(program: Command, state: ProgramState, io: CliIo): v
 }
 
 /** `--plan`: the config and the manifests in the sink are read; no API, Redis or warehouse is touched. */
-async function printPlan(flags: RunOnceFlags, cmd: Command, io: CliIo): Promise<number> {
+async function printPlan(flags: RunOnceFlags, cmd: Command, io: CommandIo): Promise<number> {
   const [{ loadConfigWithoutKeys }, { planRun }, { ObjectStores }, { renderPlan }] = await Promise.all([
     import('../config/read-config.js'),
     import('../pipeline/plan-run.js'),
@@ -210,7 +210,7 @@ async function printPlan(flags: RunOnceFlags, cmd: Command, io: CliIo): Promise<
             store: groups.length === 1 ? groups[0]!.store : await stores.get(config.sinks),
             accounts: flags.account,
           });
-    if (flags.json) io.out(JSON.stringify(plan, null, 2));
+    if (flags.json) io.verbatim(JSON.stringify(plan, null, 2));
     else for (const line of renderPlan(plan)) io.out(line);
     return 0;
   } catch (err) {

@@ -6,7 +6,7 @@ import { RUN_ID_PATTERN } from '../runs/run-id.js';
 import type { ObjectStores } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
 import { EXIT_USAGE } from './exit-codes.js';
-import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 import { renderRunDetail, runDetail } from './run-detail.js';
 import { terminalWidth } from './terminal-width.js';
 
@@ -15,7 +15,7 @@ interface ShowFlags {
   json?: boolean;
 }
 
-export function registerRunsShow(runs: Command, state: ProgramState, io: CliIo): void {
+export function registerRunsShow(runs: Command, state: ProgramState, io: CommandIo): void {
   runs
     .command('show')
     .summary('one run: status, window, workspaces, loads, drift, requests and times')
@@ -48,7 +48,7 @@ export function registerRunsShow(runs: Command, state: ProgramState, io: CliIo):
         try {
           const { manifest, at } = await findRun(config, stores, runId, flags.account);
           const detail = runDetail(manifest, at);
-          if (flags.json) io.out(JSON.stringify(detail, null, 2));
+          if (flags.json) io.verbatim(JSON.stringify(detail, null, 2));
           else for (const line of renderRunDetail(detail, terminalWidth())) io.out(line);
           return 0;
         } finally {

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { Manifest } from '../runs/manifest.js';
 import { manifestKey } from '../sinks/layout.js';
 import { formatDuration } from './duration.js';
-import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 import { registerRunsShow } from './runs-show.js';
 
 interface RunsFlags {
@@ -14,7 +14,7 @@ interface RunsFlags {
 const DEFAULT_LIMIT = 20;
 const REASON_WIDTH = 80;
 
-export function registerRuns(program: Command, state: ProgramState, io: CliIo): void {
+export function registerRuns(program: Command, state: ProgramState, io: CommandIo): void {
   const runs = program
     .command('runs')
     .summary('run history from the manifests in the object store (no Redis needed)')
@@ -51,7 +51,7 @@ export function registerRuns(program: Command, state: ProgramState, io: CliIo): 
             .sort((a, b) => newestFirst(a, b))
             .slice(0, flags.limit)
             .map(runRow);
-          if (flags.json) io.out(JSON.stringify(rows, null, 2));
+          if (flags.json) io.verbatim(JSON.stringify(rows, null, 2));
           else if (rows.length === 0) {
             const where = groups.map((g) => `${g.store.location.replace(/\/$/, '')}/runs/`).join(', ');
             io.out(`no runs yet: no manifest under ${where}`);

@@ -5,7 +5,7 @@ import { currentPhase } from '../../jobs/run-phase.js';
 import type { FailedRun, StatusReport } from '../../jobs/status.js';
 import { shortened, wrapped } from '../util/text.js';
 import { collect } from './options.js';
-import { type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 import { withoutAccount } from './run-once.js';
 import { terminalWidth } from './terminal-width.js';
 
@@ -14,7 +14,7 @@ interface StatusFlags {
   json?: boolean;
 }
 
-export function registerStatus(program: Command, state: ProgramState, io: CliIo): void {
+export function registerStatus(program: Command, state: ProgramState, io: CommandIo): void {
   program
     .command('status')
     .summary('runs per account and queue counts, from Redis')
@@ -64,7 +64,7 @@ export function registerStatus(program: Command, state: ProgramState, io: CliIo)
             storeFor,
           }),
         ).finally(() => stores.close());
-        if (flags.json) io.out(JSON.stringify(report, null, 2));
+        if (flags.json) io.verbatim(JSON.stringify(report, null, 2));
         else for (const line of renderStatus(report, terminalWidth())) io.out(line);
         return 0;
       }),

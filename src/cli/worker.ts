@@ -3,7 +3,7 @@ import { InvalidArgumentError } from 'commander';
 import type { WorkerHandle } from '../../jobs/worker.js';
 import { EXIT_CONFIG } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
-import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 function positiveInt(value: string): number {
   const n = Number(value);
@@ -11,7 +11,7 @@ function positiveInt(value: string): number {
   return n;
 }
 
-export function registerWorker(program: Command, state: ProgramState, io: CliIo): void {
+export function registerWorker(program: Command, state: ProgramState, io: CommandIo): void {
   addLogOptions(program.command('worker'))
     .summary('work the job queue: nightly schedules, enqueued syncs and backfills')
     .description(

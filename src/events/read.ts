@@ -46,7 +46,18 @@ export async function readEvents(
   account: string,
   f: EventFilter = {},
 ): Promise<BrandEvent[]> {
-  const runs = (await completeRuns(store, account, Date.now()))
+  return (await readAccountEvents(store, account, f)).events;
+}
+
+/** readEvents, and every workspace a complete run of the account landed (to name an unknown one). */
+export async function readAccountEvents(
+  store: ObjectStore,
+  account: string,
+  f: EventFilter = {},
+): Promise<{ events: BrandEvent[]; workspaces: Set<string> }> {
+  const all = await completeRuns(store, account, Date.now());
+  const workspaces = new Set(all.flatMap((r) => r.workspaces));
+  const runs = all
     .filter(
       (r) =>
         (f.since === undefined || r.runDate >= f.since) && (f.runId === undefined || r.runId === f.runId),
@@ -63,7 +74,7 @@ export async function readEvents(
       out.push(e);
     }
   }
-  return out;
+  return { events: out, workspaces };
 }
 
 async function runEvents(store: ObjectStore, run: CompleteRun): Promise<BrandEvent[]> {

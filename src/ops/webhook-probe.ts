@@ -3,6 +3,7 @@
 // URL is a secret (whoever holds it can post to the channel): only its scheme and host are shown.
 import { hostname } from 'node:os';
 import { errorMessage } from '../util/errors.js';
+import { terminalSafe } from '../util/terminal.js';
 import { slackEscape } from './alerts.js';
 
 /** What may be printed of a webhook URL: `https://hooks.slack.com`, never its path or query. */
@@ -61,13 +62,9 @@ export async function postTestAlert(webhook: string, timeoutMs: number): Promise
   }
 }
 
-/** For a terminal: control characters shown as `\xNN`, one line, at most `max` characters. */
+/** One line of at most `max` characters, its control characters escaped (src/util/terminal.ts). */
 export function terminalShort(text: string, max = 200): string {
-  const one = text
-    .trim()
-    .replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) =>
-      c === '\n' ? '\\n' : `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`,
-    );
+  const one = terminalSafe(text.trim());
   return one.length > max ? `${one.slice(0, max)}...` : one;
 }
 

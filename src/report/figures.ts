@@ -10,19 +10,23 @@ function decimals(n: number): number {
   return dot < 0 ? 0 : Math.min(6, s.length - dot - 1);
 }
 
+/** `n` at `places` decimals; a number too large to scale (1e308) has none to round. */
 function round(n: number, places: number): number {
   const f = 10 ** places;
-  return Math.round(n * f) / f;
+  return Number.isFinite(n * f) ? Math.round(n * f) / f : n;
 }
 
 export function num(v: unknown): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : null;
 }
 
-/** a - b at the precision of the more precise operand; null when either is missing. */
+/**
+ * a - b at the precision of the more precise operand; null when either is missing, or when the
+ * difference is no finite number (1e308 - -1e308): a figure no page can show is a missing one.
+ */
 export function delta(a: number | null, b: number | null): number | null {
   if (a === null || b === null) return null;
-  return round(a - b, Math.max(decimals(a), decimals(b)));
+  return num(round(a - b, Math.max(decimals(a), decimals(b))));
 }
 
 /** Mean at one more decimal than the most precise value; null for no values. */
@@ -30,7 +34,10 @@ export function mean(values: readonly (number | null)[]): number | null {
   const xs = values.filter((v): v is number => v !== null);
   if (xs.length === 0) return null;
   const places = Math.min(6, Math.max(...xs.map(decimals)) + 1);
-  return round(xs.reduce((s, x) => s + x, 0) / xs.length, places);
+  const sum = xs.reduce((s, x) => s + x, 0);
+  // Values near the largest number overflow their sum, not their mean: add them divided.
+  const m = Number.isFinite(sum) ? sum / xs.length : xs.reduce((s, x) => s + x / xs.length, 0);
+  return num(round(m, places));
 }
 
 /** Code-unit order (never locale): the same on every machine. */

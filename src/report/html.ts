@@ -1,11 +1,13 @@
 // report.json -> one self-contained HTML page: inline CSS, inline SVG charts each followed by its data
 // table, no script, a Content-Security-Policy that forbids every fetch but inline styles and data:
-// images. Every string from the API goes through hono/html's escaping `html` template and is wrapped
-// in <bdi> so right-to-left text cannot reorder the page around it. Null figures read "n/a".
-import { html, raw } from 'hono/html';
+// images. Every string from the API goes through hono/html's escaping `html` template (a string
+// longer than a page cut, with a note) and is wrapped in <bdi> so right-to-left text cannot reorder
+// the page around it. Null and non-finite figures read "n/a".
+import { html as escapedHtml, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { ReportSection } from '../config/schema.js';
 import { type BarPoint, beginReportCharts, chartSvg, type LinePoint } from './charts.js';
+import { cutNote, cutText } from './cut-text.js';
 import { type Formats, formatsOf } from './format.js';
 import type { Kpi, Report } from './report-shape.js';
 import { DELTA_COLOURS, type ReportStyle } from './style.js';
@@ -24,14 +26,28 @@ export const SECTION_TITLES = [
   'What changed',
 ] as const;
 
+/**
+ * hono/html's escaping `html`, each string longer than a page can hold cut (src/report/cut-text.ts)
+ * with a note saying so: one place for every string of the page.
+ */
+function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
+  return escapedHtml(strings, ...values.map((v) => (typeof v === 'string' ? shown(v) : v)));
+}
+
+function shown(s: string): string | Html {
+  const { head, cut } = cutText(s);
+  return cut ? escapedHtml`${head}<span class="cut">${cutNote(cut)}</span>` : s;
+}
+
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 const NA = 'n/a';
 const TOP_COMPETITORS = 10;
 
 const text = (s: string | null | undefined): Html =>
   s == null ? html`<span class="na">${NA}</span>` : html`<bdi>${s}</bdi>`;
-/** A figure in the page's locale (`f`, src/report/format.ts); null reads "n/a". */
-const fig = (f: Formats, n: number | null | undefined): string => (n == null ? NA : f.number(n));
+/** A figure in the page's locale (`f`, src/report/format.ts); null, and a non-finite one, reads "n/a". */
+const fig = (f: Formats, n: number | null | undefined): string =>
+  n == null || !Number.isFinite(n) ? NA : f.number(n);
 
 function signed(f: Formats, n: number): string {
   return n > 0 ? `+${f.number(n)}` : n < 0 ? `\u2212${f.number(Math.abs(n))}` : '\u00b10';
@@ -132,7 +148,7 @@ function sectionsOf(r: Report, style: ReportStyle, f: Formats, charts: Charts): 
   const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
   return {
     cover: html`<header class="cover">
-${style.logoDataUri ? html`<img class="logo" alt="" src="${style.logoDataUri}">` : ''}
+${style.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${style.logoDataUri}">` : ''}
 ${style.agencyName === null ? '' : html`<p class="agency">${style.agencyName}</p>`}
 <h1>${text(r.cover.client_name)}</h1>
 <p class="domain">${text(r.cover.client_domain)}</p>

@@ -1,10 +1,11 @@
 // Where reports go: under --out DIR as `DIR/account=A/brand=B/period=P/report.{html,json,pdf}`, or into
 // the object store under `reports/` with the same keys and a manifest.json holding each file's
 // SHA-256. The previous period's report.json is read back from the same place for "what changed".
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { reportPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
+import { writeInTree } from '../util/safe-write.js';
 import { MODEL_VERSION, type Report } from './report-shape.js';
 
 export type ReportFormat = 'html' | 'json' | 'pdf';
@@ -37,18 +38,18 @@ function parseReport(bytes: Buffer | undefined): Report | undefined {
   }
 }
 
-/** `--out DIR`: plain files, no manifest. */
+/**
+ * `--out DIR`: plain files, no manifest. Each written whole under a temporary name, then renamed; a
+ * symbolic link inside DIR where a folder or file goes is refused (src/util/safe-write.ts).
+ */
 export function dirTarget(dir: string): ReportTarget {
-  const path = (a: string, b: string, p: string, f: string) =>
-    join(dir, reportPrefix(a, b, p).slice('reports/'.length), f);
+  const folders = (a: string, b: string, p: string) =>
+    reportPrefix(a, b, p).slice('reports/'.length).split('/').filter(Boolean);
+  const path = (a: string, b: string, p: string, f: string) => join(dir, ...folders(a, b, p), f);
   return {
     async write(a, b, p, files) {
-      for (const f of files) {
-        const file = path(a, b, p, `report.${f.format}`);
-        await mkdir(dirname(file), { recursive: true });
-        await writeFile(file, f.body);
-      }
-      return dirname(path(a, b, p, 'x'));
+      for (const f of files) await writeInTree(dir, folders(a, b, p), `report.${f.format}`, f.body);
+      return join(dir, ...folders(a, b, p));
     },
     async read(a, b, p) {
       return parseReport(await readFile(path(a, b, p, 'report.json')).catch(() => undefined));

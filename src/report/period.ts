@@ -16,6 +16,12 @@ export interface Period {
 /** Days of the default period, ending on the date of the account's newest complete run. */
 export const DEFAULT_PERIOD_DAYS = 30;
 
+/**
+ * The longest period a report covers: about three years (docs/commands.md). A report reads every
+ * day of its period and of the one before; `--from 0001-01-01 --to 9999-12-31` ran out of memory.
+ */
+export const MAX_PERIOD_DAYS = 1100;
+
 /** Days from `from` to `to`, both included. */
 export function dayCount(from: string, to: string): number {
   return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;

@@ -1,0 +1,87 @@
+// Files written where a person asked (`visync report --out DIR`, `visync export --out FILE`): never
+// through a symbolic link planted inside the tree, never half-written. Each file goes to a new
+// temporary name in its own folder (O_EXCL, O_NOFOLLOW), then is renamed over its name: a reader
+// sees the old file or the whole new one, and a full disk leaves neither a 0-byte nor a partial file.
+// A symbolic link where a folder or file of the tree should be is refused, not followed or removed:
+// someone put it there, and writing through it would put a report wherever it points.
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+/** Why a file could not be written, in one line: the path and the system's reason. */
+export class WriteRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WriteRefused';
+  }
+}
+
+const reason = (err: unknown): string => {
+  const e = err as NodeJS.ErrnoException;
+  return e.code === 'ENOSPC' ? 'no space left on device' : (e.message ?? String(err));
+};
+
+/** lstat, or undefined for a path that does not exist. */
+async function entry(path: string) {
+  return lstat(path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    throw new WriteRefused(`cannot write ${path}: ${reason(err)}`);
+  });
+}
+
+function refuseLink(path: string): never {
+  throw new WriteRefused(
+    `refusing to write through the symbolic link ${path}: it was not made by visync; remove it or choose another --out`,
+  );
+}
+
+/** The folders `parts` below `root` (which may itself be a link a person chose), none a link. */
+async function ensureFolders(root: string, parts: readonly string[]): Promise<string> {
+  let dir = root;
+  await mkdir(root, { recursive: true });
+  for (const part of parts) {
+    dir = join(dir, part);
+    const st = await entry(dir);
+    if (st?.isSymbolicLink()) refuseLink(dir);
+    if (st && !st.isDirectory()) throw new WriteRefused(`cannot write into ${dir}: it is not a folder`);
+    if (!st)
+      await mkdir(dir).catch((err: NodeJS.ErrnoException) => {
+        if (err.code !== 'EEXIST') throw new WriteRefused(`cannot make ${dir}: ${reason(err)}`);
+      });
+  }
+  return dir;
+}
+
+/** `body` to `file` whole, through a temporary file in the same folder; a link at `file` is refused. */
+export async function writeFileWhole(file: string, body: string | Uint8Array): Promise<void> {
+  if ((await entry(file))?.isSymbolicLink()) refuseLink(file);
+  const temp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+    const handle = await open(temp, flags, 0o644);
+    try {
+      await handle.writeFile(body);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    // rename replaces whatever is at `file` (a link planted since the check included), never follows it.
+    await rename(temp, file);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err instanceof WriteRefused ? err : new WriteRefused(`cannot write ${file}: ${reason(err)}`);
+  }
+}
+
+/** `body` to `root/...folders/name`, the folders made as needed, none of them a link. */
+export async function writeInTree(
+  root: string,
+  folders: readonly string[],
+  name: string,
+  body: string | Uint8Array,
+): Promise<string> {
+  const file = join(await ensureFolders(root, folders), name);
+  await writeFileWhole(file, body);
+  return file;
+}

@@ -156,6 +156,7 @@ describe('visync doctor', () => {
       from: 'reports@agency.example',
       user: 'reports',
       passwordEnv: 'DOCTOR_SMTP_PW',
+      allowInsecure: true,
     };
 
     process.env.DOCTOR_SMTP_PW = 'right-password';

@@ -79,10 +79,11 @@ export async function sendPending(
   };
   try {
     const sends = await readSends(o.store, where.account, where.brandId, where.period);
+    // A `sending` record may be another process's send in progress: decided under the claim.
     const pending = recipients.filter((r) => {
       const s = sends.get(r.toLowerCase());
-      if (!s || (!confirmed(s) && o.resendUnconfirmed)) return true;
-      results.push(confirmed(s) ? { recipient: r, result: 'already sent' } : unconfirmed(r, s.started_at));
+      if (!s || !confirmed(s)) return true;
+      results.push({ recipient: r, result: 'already sent' });
       return false;
     });
     const smtp = due.settings.smtp;

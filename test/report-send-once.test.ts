@@ -1,0 +1,264 @@
+// Each report mail exactly once (docs/reports.md, "Exactly once"), with the real parts: two
+// simulator nights synced into an fs store, drafts made by the worker's delivery code, a local SMTP
+// server read back with mailparser, `visync report send` run through the CLI (in this process, or
+// as real child processes where two at once or a killed one is the point), real Redis for its
+// claims, and a real full disk (a small tmpfs filled the moment the server accepts a mail).
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { loadConfig } from '../src/config/read-config.js';
+import { deliverScheduled } from '../src/report/deliver.js';
+import { reportMessageId } from '../src/report/delivery.js';
+import { logicalRunId } from '../src/runs/run-id.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { startVisync } from './helpers/cli-process.js';
+import * as h from './helpers/harness.js';
+import { type Mailbox, type MailboxOptions, mailbox, mailedTo } from './helpers/mailbox.js';
+import { twoNights } from './helpers/report-nights.js';
+import { waitFor } from './helpers/wait-for.js';
+
+const PASSWORD = 'smtp-pw-9Kd!never-logged';
+const RECIPIENTS = ['cmo@client.example', 'seo@client.example', 'ceo@client.example'];
+const ENV = { VISYNC_TEST_SMTP_PASSWORD: PASSWORD };
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  while (cleanups.length) cleanups.pop()?.();
+  delete process.env.VISYNC_TEST_SMTP_PASSWORD;
+});
+
+/**
+ * acme synced into `dir` for two nights, reports for three recipients under review: true, and the
+ * worker's delivery run once, which leaves a draft per workspace. `top` adds top-level keys (redis).
+ */
+async function drafts(dir: string, box: Mailbox, top: Record<string, unknown> = {}) {
+  const { config: path, last } = await twoNights(dir, ['2026-10-31', '2026-11-01']);
+  const brand = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds[0] as string;
+  const doc = parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
+  doc.reports = {
+    schedule: { period: 'monthly', day: 1 },
+    recipients: RECIPIENTS,
+    review: true,
+    formats: ['html', 'json'],
+    smtp: {
+      host: '127.0.0.1',
+      port: box.port,
+      from: 'reports@northwind.example',
+      user: 'reports',
+      passwordEnv: 'VISYNC_TEST_SMTP_PASSWORD',
+      // This local server has no TLS (test/report-mail-tls.test.ts is about TLS).
+      allowInsecure: true,
+    },
+  };
+  Object.assign(doc, top);
+  writeFileSync(path, stringify(doc));
+  Object.assign(process.env, ENV);
+  const config = loadConfig(path);
+  const made = await deliverScheduled(
+    {
+      config,
+      account: config.accounts[0] as (typeof config.accounts)[number],
+      store: new FsObjectStore(dir),
+      logger: h.memoryLogger('warn').logger,
+    },
+    { runDate: '2026-11-01', runId: logicalRunId('nightly', 'acme', '2026-11-01') },
+  );
+  expect(made.map((w) => w.state)).toEqual(made.map(() => 'draft'));
+  return { path, brand };
+}
+
+const line = (brand: string, recipient: string) => `acme ${brand} 2026-10 ${recipient}: `;
+
+/** A tmpfs of `mb` megabytes (a real disk that fills up), unmounted after the test. */
+function smallDisk(mb: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'visync-full-'));
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${mb}m`, 'tmpfs', dir]);
+  cleanups.push(() => {
+    execFileSync('umount', ['-l', dir]);
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return dir;
+}
+
+/** Fills the disk under `dir` to the last block. */
+function fill(dir: string): void {
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  const path = join(dir, 'filler');
+  try {
+    for (;;) writeFileSync(path, chunk, { flag: 'a' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+  }
+  // The last partial chunk: a byte at a time, until not even one fits.
+  try {
+    for (;;) writeFileSync(path, 'x', { flag: 'a' });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+  }
+}
+
+let mountable: boolean | undefined;
+function canMount(): boolean {
+  if (mountable === undefined) {
+    try {
+      smallDisk(1);
+      mountable = true;
+    } catch {
+      mountable = false;
+    }
+  }
+  return mountable;
+}
+
+describe('report mail exactly once', () => {
+  it.skipIf(!canMount())(
+    'the disk fills as the server accepts the first mail: three `report send`s mail each recipient once, every recipient is tried, one line per problem',
+    async () => {
+      const disk = smallDisk(48);
+      let full = false;
+      const box = await mailbox({
+        onAccept: () => {
+          // The server has the mail; the store is about to record it, on a disk now full.
+          if (!full) fill(disk);
+          full = true;
+        },
+      });
+      const { path, brand } = await drafts(disk, box);
+      const [cmo, seo, ceo] = RECIPIENTS as [string, string, string];
+
+      const first = await h.visyncCli(path, ['report', 'send', '--brand', brand]);
+      expect(first.code).toBe(1);
+      expect(first.err).toEqual([]);
+      // delivery.json may still fit in the block a released claim gave back: said when it did not.
+      expect(first.out.slice(3)).toEqual(
+        first.out.slice(3).map(() => expect.stringMatching(/: delivery\.json not written: .*ENOSPC/)),
+      );
+      expect(first.out.slice(0, 3)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^${line(brand, cmo)}unconfirmed: mailed, but its record could not be written \\(.*ENOSPC.*\\): it stays \`sending\` and is not mailed again; fix the store$`,
+          ),
+        ),
+        expect.stringMatching(new RegExp(`^${line(brand, seo)}failed: not sent: .*ENOSPC.*`)),
+        expect.stringMatching(new RegExp(`^${line(brand, ceo)}failed: not sent: .*ENOSPC.*`)),
+      ]);
+      expect(mailedTo(box)).toEqual([cmo]);
+
+      // Still full: nothing mailed again, each problem said again.
+      const second = await h.visyncCli(path, ['report', 'send', '--brand', brand]);
+      expect(second.code).toBe(1);
+      expect(second.out[0]).toMatch(
+        new RegExp(
+          `^${line(brand, cmo)}unconfirmed: a send began at \\S+ and was never recorded as accepted, so it is not mailed again: check with the recipient, then \`visync report send --resend-unconfirmed\``,
+        ),
+      );
+      expect(second.out.slice(1, 3)).toEqual([
+        expect.stringMatching(new RegExp(`^${line(brand, seo)}failed: not sent: .*ENOSPC`)),
+        expect.stringMatching(new RegExp(`^${line(brand, ceo)}failed: not sent: .*ENOSPC`)),
+      ]);
+      expect(mailedTo(box)).toEqual([cmo]);
+
+      // Space again: the two never mailed go, cmo@ (mailed, unrecorded) does not.
+      rmSync(join(disk, 'filler'));
+      const third = await h.visyncCli(path, ['report', 'send', '--brand', brand]);
+      expect(third.code).toBe(1);
+      expect(third.out.slice(0, 3)).toEqual([
+        expect.stringMatching(new RegExp(`^${line(brand, cmo)}unconfirmed: `)),
+        `${line(brand, seo)}sent`,
+        `${line(brand, ceo)}sent`,
+      ]);
+      expect(mailedTo(box)).toEqual([...RECIPIENTS].sort());
+
+      // The explicit flag mails cmo@ again, under the Message-ID of the first mail.
+      const again = await h.visyncCli(path, ['report', 'send', '--brand', brand, '--resend-unconfirmed']);
+      expect([again.code, again.out]).toEqual([
+        0,
+        [`${line(brand, cmo)}sent`, `${line(brand, seo)}already sent`, `${line(brand, ceo)}already sent`],
+      ]);
+      const toCmo = box.mails.filter((m) => (m.to as { text: string }).text === cmo);
+      expect(toCmo.map((m) => m.messageId)).toEqual([
+        reportMessageId(
+          { account: 'acme', brandId: brand, period: '2026-10' },
+          cmo,
+          'reports@northwind.example',
+        ),
+        reportMessageId(
+          { account: 'acme', brandId: brand, period: '2026-10' },
+          cmo,
+          'reports@northwind.example',
+        ),
+      ]);
+      for (const r of [first, second, third, again]) {
+        const text = [...r.out, ...r.err].join('\n');
+        expect(text).not.toMatch(/\n\s+at |unexpected error/);
+        expect(text).not.toContain(PASSWORD);
+      }
+    },
+    60_000,
+  );
+
+  for (const claims of ['the store', 'Redis'] as const)
+    it(`two \`report send\` processes at once (claims in ${claims}) mail each recipient once`, async () => {
+      // Each acceptance takes a while: the two processes overlap on every recipient.
+      const box = await mailbox({ acceptDelayMs: 700 });
+      const dir = h.tempDir();
+      const redis = { url: inject('redisUrl'), prefix: `rs-${Math.random().toString(36).slice(2, 10)}` };
+      const { path, brand } = await drafts(dir, box, claims === 'Redis' ? { redis } : {});
+      const args = ['--config', path, 'report', 'send', '--brand', brand];
+      const [a, b] = await Promise.all([startVisync(args, ENV).exited, startVisync(args, ENV).exited]);
+      expect([a.code, b.code, a.stderr, b.stderr], a.stdout + b.stdout).toEqual([0, 0, '', '']);
+      expect(mailedTo(box)).toEqual([...RECIPIENTS].sort());
+      // Each recipient is `sent` by exactly one of them; the other saw it claimed or already sent.
+      for (const r of RECIPIENTS) {
+        const said = [a.stdout, b.stdout].map(
+          (out) =>
+            out
+              .split('\n')
+              .find((l) => l.startsWith(line(brand, r)))
+              ?.slice(line(brand, r).length) ?? '',
+        );
+        expect(said.filter((s) => s === 'sent')).toHaveLength(1);
+        expect(said.filter((s) => s !== 'sent')).toEqual([
+          expect.stringMatching(/^(claimed: another process is sending it now|already sent)$/),
+        ]);
+      }
+      // The claims were given back.
+      expect(h.listFiles(dir).filter((k) => k.startsWith('claims/'))).toEqual([]);
+    }, 60_000);
+
+  for (const claims of ['the store', 'Redis'] as const)
+    it(`a \`report send\` killed mid-send (claims in ${claims}): the next one takes its claim over at once`, async () => {
+      // The server never answers the first mail: the first process holds cmo@'s claim until killed.
+      const box = await mailbox({ holdMail: 1 });
+      const dir = h.tempDir();
+      const redis = { url: inject('redisUrl'), prefix: `rk-${Math.random().toString(36).slice(2, 10)}` };
+      const { path, brand } = await drafts(dir, box, claims === 'Redis' ? { redis } : {});
+      const [cmo, seo, ceo] = RECIPIENTS as [string, string, string];
+      const killed = startVisync(['--config', path, 'report', 'send', '--brand', brand], ENV);
+      await waitFor(() => box.dataStarted === 1, {
+        what: () => 'the first mail at the server',
+        timeoutMs: 30_000,
+      });
+      killed.child.kill('SIGKILL');
+      expect((await killed.exited).code).toBeNull();
+
+      // At once, not after the claim's lease: cmo@ is not `claimed` but unconfirmed (its send began).
+      const started = Date.now();
+      const next = await h.visyncCli(path, ['report', 'send', '--brand', brand]);
+      expect(next.out).toEqual([
+        expect.stringMatching(new RegExp(`^${line(brand, cmo)}unconfirmed: a send began at `)),
+        `${line(brand, seo)}sent`,
+        `${line(brand, ceo)}sent`,
+      ]);
+      expect(next.code).toBe(1);
+      expect(Date.now() - started).toBeLessThan(20_000);
+      // cmo@'s mail never completed: checked, it is sent with the flag, once.
+      const resent = await h.visyncCli(path, ['report', 'send', '--brand', brand, '--resend-unconfirmed']);
+      expect(resent.out[0]).toBe(`${line(brand, cmo)}sent`);
+      expect(mailedTo(box)).toEqual([...RECIPIENTS].sort());
+      expect(h.listFiles(dir).filter((k) => k.startsWith('claims/'))).toEqual([]);
+    }, 60_000);
+});

@@ -16,7 +16,7 @@ import { logicalRunId } from '../src/runs/run-id.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { startVisync } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
-import { type Mailbox, type MailboxOptions, mailbox, mailedTo } from './helpers/mailbox.js';
+import { type Mailbox, mailbox, mailedTo } from './helpers/mailbox.js';
 import { twoNights } from './helpers/report-nights.js';
 import { waitFor } from './helpers/wait-for.js';
 

@@ -2,8 +2,7 @@
 // it received (logins, mails, connections) and knobs for the faults a test needs (a refused login,
 // a mail held without an answer, a slow acceptance, a hook run as a mail is accepted). Also a TCP
 // server that accepts and never greets. Everything is closed after the test.
-import { createServer, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { afterEach } from 'vitest';

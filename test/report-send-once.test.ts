@@ -7,8 +7,12 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Job } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import type { JobContext } from '../jobs/context.js';
+import { processReport } from '../jobs/processors/report.js';
 import { loadConfig } from '../src/config/read-config.js';
 import { deliverScheduled } from '../src/report/deliver.js';
 import { reportMessageId } from '../src/report/delivery.js';
@@ -34,14 +38,14 @@ afterEach(() => {
  * acme synced into `dir` for two nights, reports for three recipients under review: true, and the
  * worker's delivery run once, which leaves a draft per workspace. `top` adds top-level keys (redis).
  */
-async function drafts(dir: string, box: Mailbox, top: Record<string, unknown> = {}) {
+async function drafts(dir: string, box: Mailbox, top: Record<string, unknown> = {}, review = true) {
   const { config: path, last } = await twoNights(dir, ['2026-10-31', '2026-11-01']);
   const brand = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds[0] as string;
   const doc = parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   doc.reports = {
     schedule: { period: 'monthly', day: 1 },
     recipients: RECIPIENTS,
-    review: true,
+    review,
     formats: ['html', 'json'],
     smtp: {
       host: '127.0.0.1',
@@ -57,6 +61,7 @@ async function drafts(dir: string, box: Mailbox, top: Record<string, unknown> = 
   writeFileSync(path, stringify(doc));
   Object.assign(process.env, ENV);
   const config = loadConfig(path);
+  if (!review) return { path, brand, config };
   const made = await deliverScheduled(
     {
       config,
@@ -67,7 +72,7 @@ async function drafts(dir: string, box: Mailbox, top: Record<string, unknown> = 
     { runDate: '2026-11-01', runId: logicalRunId('nightly', 'acme', '2026-11-01') },
   );
   expect(made.map((w) => w.state)).toEqual(made.map(() => 'draft'));
-  return { path, brand };
+  return { path, brand, config };
 }
 
 const line = (brand: string, recipient: string) => `acme ${brand} 2026-10 ${recipient}: `;
@@ -196,6 +201,48 @@ describe('report mail exactly once', () => {
         expect(text).not.toMatch(/\n\s+at |unexpected error/);
         expect(text).not.toContain(PASSWORD);
       }
+    },
+    60_000,
+  );
+
+  it.skipIf(!canMount())(
+    "a worker's report job on a disk that fills as the first mail is accepted: tried three times, each recipient mailed once, no claim left",
+    async () => {
+      const disk = smallDisk(48);
+      let full = false;
+      const box = await mailbox({
+        onAccept: () => {
+          if (!full) fill(disk);
+          full = true;
+        },
+      });
+      const prefix = `rw-${Math.random().toString(36).slice(2, 10)}`;
+      const { config } = await drafts(disk, box, { redis: { url: inject('redisUrl'), prefix } }, false);
+      const redis = new Redis(inject('redisUrl'));
+      cleanups.push(() => redis.disconnect());
+      const log = h.memoryLogger('debug');
+      const ctx = {
+        config,
+        redis,
+        logger: log.logger,
+        storeFor: async () => new FsObjectStore(disk),
+      } as unknown as JobContext;
+      // The same night's job, retried (as BullMQ would): the job itself ends, it does not throw.
+      const job = { id: 'report.acme.2026-11-01', data: { account: 'acme', runDate: '2026-11-01' } } as Job;
+      for (const _ of [1, 2, 3]) {
+        const r = await processReport(job, ctx);
+        expect('reports' in r && r.reports.map((x) => x.state)).toEqual(['failed', 'failed']);
+      }
+      // One workspace's cmo@ got the first mail; nothing else went out while the disk was full.
+      expect(box.mails).toHaveLength(1);
+      expect(await redis.keys(`${prefix}:report-send:*`)).toEqual([]);
+      rmSync(join(disk, 'filler'));
+      await processReport(job, ctx);
+      // Both workspaces' three recipients, each once: the unconfirmed one is not mailed again.
+      expect(box.mails).toHaveLength(2 * RECIPIENTS.length);
+      expect(new Set(box.mails.map((m) => m.messageId)).size).toBe(box.mails.length);
+      expect(log.lines.join('')).not.toContain(PASSWORD);
+      expect(log.lines.join('')).toMatch(/report mail unconfirmed/);
     },
     60_000,
   );

@@ -21,6 +21,7 @@ import {
 } from './delivery.js';
 import {
   accountFailure,
+  certainlyNotSent,
   type MailTimeouts,
   mailFailureReason,
   type ReportMail,
@@ -207,6 +208,13 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
   } catch (err) {
     const reason = scrubSecrets(mailFailureReason(s.smtp, err));
     if (accountFailure(err)) await s.session.trip(s.smtp, reason);
+    // Dropped or silent midway: the server may have the mail. Kept `sending`, not mailed again.
+    if (!certainlyNotSent(err))
+      return {
+        recipient,
+        result: 'unconfirmed',
+        reason: `the server never said whether it took the mail (${reason}), so it is not mailed again: ${UNCONFIRMED_FIX}`,
+      };
     try {
       await clearSend(o.store, where, recipient);
     } catch (e) {

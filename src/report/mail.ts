@@ -34,6 +34,30 @@ export function accountFailure(err: unknown): boolean {
   return typeof code === 'string' && ACCOUNT_FAILURES.has(code);
 }
 
+/** Codes that mean the server (or we) refused before it could have taken the mail. */
+const REFUSED_BEFORE = new Set(['EAUTH', 'ENOAUTH', 'ETLS', 'EDNS', 'EENVELOPE', 'EREQUIRETLS', 'ECONFIG']);
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * True when `err` proves the mail was not taken: the server answered with a refusal, the login or
+ * TLS failed, or no conversation began. False for a connection that dropped or fell silent midway,
+ * or a send over its bound: the server may have the whole mail (./deliver-send.ts keeps it
+ * `sending`, not mailed again on its own).
+ */
+export function certainlyNotSent(err: unknown): boolean {
+  if (err instanceof MailConfigError) return true;
+  const e = (err ?? {}) as {
+    code?: unknown;
+    responseCode?: unknown;
+    timeoutType?: unknown;
+    originalCode?: unknown;
+  };
+  if (typeof e.responseCode === 'number') return true;
+  if (typeof e.code === 'string' && REFUSED_BEFORE.has(e.code)) return true;
+  if (e.timeoutType === 'CONNECT_TIMEOUT' || e.timeoutType === 'GREETING_TIMEOUT') return true;
+  return typeof e.originalCode === 'string' && NEVER_CONNECTED.has(e.originalCode);
+}
+
 /** The reason of a mail failure in our words where nodemailer's would not tell what to do. */
 export function mailFailureReason(smtp: SmtpConfig, err: unknown): string {
   const e = err as { code?: string; message?: string } | undefined;

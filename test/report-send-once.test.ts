@@ -21,6 +21,7 @@ import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { startVisync } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
 import { type Mailbox, mailbox, mailedTo } from './helpers/mailbox.js';
+import { freePort } from './helpers/net.js';
 import { twoNights } from './helpers/report-nights.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -246,6 +247,25 @@ describe('report mail exactly once', () => {
     },
     60_000,
   );
+
+  it('redis.url configured and Redis down: nothing mailed, one line per recipient saying why, exit 1', async () => {
+    const box = await mailbox();
+    const dir = h.tempDir();
+    const down = { url: `redis://127.0.0.1:${await freePort()}`, prefix: 'down' };
+    const { path, brand } = await drafts(dir, box, { redis: down });
+    const r = await h.visyncCli(path, ['report', 'send', '--brand', brand]);
+    expect(r.code).toBe(1);
+    expect(r.out).toEqual(
+      RECIPIENTS.map((x) =>
+        expect.stringMatching(
+          new RegExp(
+            `^${line(brand, x)}failed: not sent: the claim could not be taken: Redis at 127\\.0\\.0\\.1:\\d+ is unreachable: .*\\(start redis-server or fix redis\\.url\\)$`,
+          ),
+        ),
+      ),
+    );
+    expect(box.mails).toEqual([]);
+  }, 60_000);
 
   for (const claims of ['the store', 'Redis'] as const)
     it(`two \`report send\` processes at once (claims in ${claims}) mail each recipient once`, async () => {

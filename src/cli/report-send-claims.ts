@@ -28,10 +28,14 @@ export function sendClaimsFor(config: Config): SendClaims {
       import('../../jobs/redis-claims.js'),
     ]);
     const link = commandConnection(url, config.redis.cluster === true);
-    return {
-      claims: redisClaims(link.redis, config.redis.prefix, 'visync report send'),
-      close: () => closeConnection(link.redis),
+    const inner = redisClaims(link.redis, config.redis.prefix, 'visync report send');
+    // Redis gone: each recipient's line says so in the one sentence every command uses.
+    const said = (err: unknown) => link.unreachable(err) ?? err;
+    const claims: Claims = {
+      take: (key, ttl, o) => inner.take(key, ttl, o).catch((err: unknown) => Promise.reject(said(err))),
+      release: (key) => inner.release(key).catch((err: unknown) => Promise.reject(said(err))),
     };
+    return { claims, close: () => closeConnection(link.redis) };
   };
   return {
     async forStore() {

@@ -3,9 +3,7 @@
 // server read back with mailparser, `visync report send` run through the CLI (in this process, or
 // as real child processes where two at once or a killed one is the point), real Redis for its
 // claims, and a real full disk (a small tmpfs filled the moment the server accepts a mail).
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
@@ -18,11 +16,15 @@ import { deliverScheduled } from '../src/report/deliver.js';
 import { reportMessageId } from '../src/report/delivery.js';
 import { logicalRunId } from '../src/runs/run-id.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
+import type { ObjectStore } from '../src/sinks/object-store.js';
+import { S3ObjectStore } from '../src/sinks/s3-store.js';
 import { startVisync } from './helpers/cli-process.js';
+import { canMount, fill, smallDisk } from './helpers/full-disk.js';
 import * as h from './helpers/harness.js';
 import { type Mailbox, mailbox, mailedTo } from './helpers/mailbox.js';
 import { freePort } from './helpers/net.js';
 import { twoNights } from './helpers/report-nights.js';
+import { startS3rver } from './helpers/s3rver.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const PASSWORD = 'smtp-pw-9Kd!never-logged';
@@ -39,7 +41,14 @@ afterEach(() => {
  * acme synced into `dir` for two nights, reports for three recipients under review: true, and the
  * worker's delivery run once, which leaves a draft per workspace. `top` adds top-level keys (redis).
  */
-async function drafts(dir: string, box: Mailbox, top: Record<string, unknown> = {}, review = true) {
+async function drafts(
+  dir: string,
+  box: Mailbox,
+  top: Record<string, unknown> = {},
+  review = true,
+  /** Another store for the synced files (S3): they are copied into it. */
+  other?: ObjectStore,
+) {
   const { config: path, last } = await twoNights(dir, ['2026-10-31', '2026-11-01']);
   const brand = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds[0] as string;
   const doc = parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
@@ -63,11 +72,15 @@ async function drafts(dir: string, box: Mailbox, top: Record<string, unknown> = 
   Object.assign(process.env, ENV);
   const config = loadConfig(path);
   if (!review) return { path, brand, config };
+  const fs = new FsObjectStore(dir);
+  if (other)
+    for (const key of h.listFiles(dir).filter((k) => /^(runs|tables|raw|reports)\//.test(k)))
+      await other.put(key, (await fs.get(key)) as Buffer, { contentType: 'application/octet-stream' });
   const made = await deliverScheduled(
     {
       config,
       account: config.accounts[0] as (typeof config.accounts)[number],
-      store: new FsObjectStore(dir),
+      store: other ?? fs,
       logger: h.memoryLogger('warn').logger,
     },
     { runDate: '2026-11-01', runId: logicalRunId('nightly', 'acme', '2026-11-01') },
@@ -77,47 +90,6 @@ async function drafts(dir: string, box: Mailbox, top: Record<string, unknown> = 
 }
 
 const line = (brand: string, recipient: string) => `acme ${brand} 2026-10 ${recipient}: `;
-
-/** A tmpfs of `mb` megabytes (a real disk that fills up), unmounted after the test. */
-function smallDisk(mb: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'visync-full-'));
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${mb}m`, 'tmpfs', dir]);
-  cleanups.push(() => {
-    execFileSync('umount', ['-l', dir]);
-    rmSync(dir, { recursive: true, force: true });
-  });
-  return dir;
-}
-
-/** Fills the disk under `dir` to the last block. */
-function fill(dir: string): void {
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  const path = join(dir, 'filler');
-  try {
-    for (;;) writeFileSync(path, chunk, { flag: 'a' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-  }
-  // The last partial chunk: a byte at a time, until not even one fits.
-  try {
-    for (;;) writeFileSync(path, 'x', { flag: 'a' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
-  }
-}
-
-let mountable: boolean | undefined;
-function canMount(): boolean {
-  if (mountable === undefined) {
-    try {
-      smallDisk(1);
-      mountable = true;
-    } catch {
-      mountable = false;
-    }
-  }
-  return mountable;
-}
 
 describe('report mail exactly once', () => {
   it.skipIf(!canMount())(
@@ -247,6 +219,62 @@ describe('report mail exactly once', () => {
     },
     60_000,
   );
+
+  it('S3 fails every PutObject from the moment the server accepts the first mail: three `report send`s mail each recipient once', async () => {
+    let failing = false;
+    let tripped = false;
+    const s3 = await startS3rver({ buckets: ['visync'], refuse: (r) => failing && r.method === 'PUT' });
+    cleanups.push(() => void s3.close());
+    const box = await mailbox({
+      onAccept: () => {
+        // Once: the first mail accepted, S3 starts failing writes.
+        if (!tripped) failing = true;
+        tripped = true;
+      },
+    });
+    const sink = { bucket: 'visync', endpoint: s3.endpoint, forcePathStyle: true, maxAttempts: 1 };
+    const store = new S3ObjectStore({ ...sink, prefix: '', region: 'us-east-1', requestTimeoutSeconds: 10 });
+    cleanups.push(() => store.close());
+    const { path, brand } = await drafts(h.tempDir(), box, { sinks: { s3: sink } }, true, store);
+    const [cmo, seo, ceo] = RECIPIENTS as [string, string, string];
+    const send = () => h.visyncCli(path, ['report', 'send', '--brand', brand]);
+    const first = await send();
+    expect(first.code).toBe(1);
+    expect(first.out).toEqual([
+      expect.stringMatching(
+        new RegExp(
+          `^${line(brand, cmo)}unconfirmed: mailed, but its record could not be written \\(s3://visync/reports/.*sends/.*InternalError.*\\): it stays`,
+        ),
+      ),
+      expect.stringMatching(
+        new RegExp(`^${line(brand, seo)}failed: not sent: .*s3://visync/.*InternalError`),
+      ),
+      expect.stringMatching(
+        new RegExp(`^${line(brand, ceo)}failed: not sent: .*s3://visync/.*InternalError`),
+      ),
+      expect.stringMatching(new RegExp(`^acme ${brand} 2026-10: delivery.json not written: s3://visync/`)),
+    ]);
+    // Writes still refused: not even a claim can be taken, so nobody is mailed.
+    const second = await send();
+    expect([second.code, second.out.slice(0, 3)]).toEqual([
+      1,
+      RECIPIENTS.map((r) =>
+        expect.stringMatching(
+          new RegExp(`^${line(brand, r)}failed: not sent: the claim could not be taken: s3://`),
+        ),
+      ),
+    ]);
+    expect(mailedTo(box)).toEqual([cmo]);
+    failing = false;
+    const third = await send();
+    expect(third.out).toEqual([
+      expect.stringMatching(new RegExp(`^${line(brand, cmo)}unconfirmed: `)),
+      `${line(brand, seo)}sent`,
+      `${line(brand, ceo)}sent`,
+    ]);
+    expect(mailedTo(box)).toEqual([...RECIPIENTS].sort());
+    for (const r of [first, second, third]) expect([...r.out, ...r.err].join('\n')).not.toMatch(/\n\s+at /);
+  }, 60_000);
 
   it('redis.url configured and Redis down: nothing mailed, one line per recipient saying why, exit 1', async () => {
     const box = await mailbox();

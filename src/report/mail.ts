@@ -133,7 +133,7 @@ export async function openMailer(
       let timer: NodeJS.Timeout | undefined;
       const over = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
-          // Ends the stuck connection too: the pool opens a fresh one for the next send.
+          // Ends the stuck connection; the breaker (./mail-session.ts) retires this mailer.
           transport.close();
           reject(
             Object.assign(new Error(`the SMTP server did not take the mail within ${sendTimeout / 1000} s`), {

@@ -20,12 +20,23 @@ export const SMTP_TIMEOUTS = {
   sendTimeout: 120_000,
 };
 export type MailTimeouts = typeof SMTP_TIMEOUTS;
+/** Our code for a send over SMTP_TIMEOUTS.sendTimeout. */
+const SEND_TIMEOUT = 'ESENDTIMEOUT';
 
 /**
  * Failures of the server or the account, not of one message: the rest of a delivery would meet the
  * same (./mail-session.ts stops at the first). nodemailer's codes, and ours for a send over its bound.
  */
-const ACCOUNT_FAILURES = new Set(['EAUTH', 'ENOAUTH', 'ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ETLS']);
+const ACCOUNT_FAILURES = new Set([
+  'EAUTH',
+  'ENOAUTH',
+  'ECONNECTION',
+  'ETIMEDOUT',
+  'ESOCKET',
+  'EDNS',
+  'ETLS',
+  SEND_TIMEOUT,
+]);
 
 /** True when `err` says the server or the login failed, not this one message. */
 export function accountFailure(err: unknown): boolean {
@@ -64,7 +75,10 @@ export function mailFailureReason(smtp: SmtpConfig, err: unknown): string {
   const message = e?.message ?? String(err);
   if (e?.code === 'ETLS' && !smtp.secure)
     return `${smtp.host}:${smtp.port} offers no STARTTLS, so the login and the report would cross the network in cleartext: refused (use port 465 with secure: true, or a server with STARTTLS; smtp.allowInsecure: true only for a trusted local relay)`;
-  if (e?.code === 'EAUTH') return `the SMTP login was refused: ${message}`;
+  if (e?.code === 'EAUTH')
+    return `the SMTP login was refused: ${message} (check reports.smtp.user and the password in the variable reports.smtp.passwordEnv names)`;
+  if (e?.code === 'ECONNECTION' || e?.code === 'ESOCKET' || e?.code === 'EDNS' || e?.code === 'ETIMEDOUT')
+    return `${message} (SMTP ${smtp.host}:${smtp.port}: check reports.smtp.host and port, and that the server is up)`;
   return message;
 }
 
@@ -137,7 +151,7 @@ export async function openMailer(
           transport.close();
           reject(
             Object.assign(new Error(`the SMTP server did not take the mail within ${sendTimeout / 1000} s`), {
-              code: 'ETIMEDOUT',
+              code: SEND_TIMEOUT,
             }),
           );
         }, sendTimeout);

@@ -71,6 +71,10 @@ describe('claims in the object store', () => {
       const dead = { ...currentOwner(), pid: await deadPid(), expires_at: lease };
       await store.put(storeClaimKey('report-send:b'), JSON.stringify(dead), json);
       expect(await claims.take('report-send:b', 300, { whileAlive: true })).toBe(true);
+      // This process's pid from an earlier start (a restarted container's pid 1): gone too.
+      const earlier = { ...currentOwner(), started_at: '2026-01-01T00:00:00.000Z', expires_at: lease };
+      await store.put(storeClaimKey('report-send:f'), JSON.stringify(earlier), json);
+      expect(await claims.take('report-send:f', 300, { whileAlive: true })).toBe(true);
       // A once-marker (not whileAlive) of a dead process stays until its lease ends.
       await store.put(storeClaimKey('alert:c'), JSON.stringify(dead), json);
       expect(await claims.take('alert:c', 300)).toBe(false);

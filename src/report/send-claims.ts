@@ -49,6 +49,8 @@ export function sameOwner(a: ClaimOwner, b: ClaimOwner): boolean {
 export function holderGone(held: Partial<ClaimOwner> | undefined, now = Date.now()): boolean {
   if (!held || typeof held.pid !== 'number' || typeof held.host !== 'string') return true;
   if (held.host === HOST_MARK && held.pid !== process.pid && processGone(held.pid)) return true;
+  // This very pid, started at another time: an earlier process (a restarted container's pid 1).
+  if (held.host === HOST_MARK && held.pid === process.pid && held.started_at !== STARTED_AT) return true;
   return held.expires_at !== undefined && Date.parse(held.expires_at) < now;
 }
 

@@ -171,6 +171,10 @@ async function sendOne(o: DeliveryOptions, s: OneSend): Promise<RecipientOutcome
   }
   try {
     return await claimedSend(o, s);
+  } catch (err) {
+    // Its record could not be read (everything after that read answers for itself): not sent,
+    // and the next recipient is tried all the same.
+    return { recipient, result: 'failed', reason: `not sent: ${scrubSecrets(errorMessage(err))}` };
   } finally {
     await o.claims?.release(claim).catch(() => {});
   }

@@ -128,6 +128,7 @@ describe('reports config', () => {
         from: 'reports@northwind.example',
         port: 465,
         secure: true,
+        allowInsecure: false,
         user: 'reports',
         passwordEnv: 'SMTP_PASSWORD',
       },
@@ -221,7 +222,7 @@ describe('reports config', () => {
       config('reports:\n  smtp: { host: smtp.example.com, passwrd: x }\n  schedule: { period: monthly }\n'),
     );
     expect(messageAt(typo, 'reports.smtp.passwrd')).toBe(
-      'unknown key (expected one of: host, from, port, secure, user, passwordEnv)',
+      'unknown key (expected one of: host, from, port, secure, allowInsecure, user, passwordEnv)',
     );
     // Mail needs a sender: the key is named.
     expect(messageAt(typo, 'reports.smtp.from')).toBe(

@@ -128,12 +128,14 @@ describe('visync doctor', () => {
   });
 
   it('reports with recipients: the SMTP server answers and takes the login (PASS), else FAIL naming what to fix', async () => {
+    let authCalls = 0;
     const server = new SMTPServer({
       secure: false,
       allowInsecureAuth: true,
       disabledCommands: ['STARTTLS'],
       logger: false,
       onAuth(auth, _session, cb) {
+        authCalls++;
         if (auth.password === 'right-password') cb(null, { user: auth.username });
         else cb(new Error('535 authentication failed'));
       },
@@ -156,6 +158,7 @@ describe('visync doctor', () => {
       from: 'reports@agency.example',
       user: 'reports',
       passwordEnv: 'DOCTOR_SMTP_PW',
+      allowInsecure: true,
     };
 
     process.env.DOCTOR_SMTP_PW = 'right-password';
@@ -169,6 +172,20 @@ describe('visync doctor', () => {
     );
     expect(c.code).toBe(0);
     expect(c.out.join('\n')).not.toContain('right-password');
+
+    // Without allowInsecure, this server (no STARTTLS) would take the login in cleartext: FAIL, and
+    // no login reached it.
+    const { allowInsecure: _, ...strict } = smtp;
+    const logins = authCalls;
+    const tls = await setup([{ name: 'acme', workspaces: 1 }], reports(strict));
+    const t = await visyncCli(tls.path, ['doctor']);
+    expect(t.code).toBe(1);
+    expect(line(t.out, 'report mail')).toMatch(
+      new RegExp(
+        `^FAIL report mail: SMTP 127\\.0\\.0\\.1:${port} as reports: 127\\.0\\.0\\.1:${port} offers no STARTTLS, so the login and the report would cross the network in cleartext: refused .* -> set reports\\.smtp`,
+      ),
+    );
+    expect(authCalls).toBe(logins);
 
     process.env.DOCTOR_SMTP_PW = 'wrong-password';
     const refused = await visyncCli(ok.path, ['doctor']);

@@ -108,6 +108,8 @@ function reportsBlock(box: Mailbox, extra: Record<string, unknown> = {}) {
       from: 'reports@northwind.example',
       user: 'reports',
       passwordEnv: 'VISYNC_TEST_SMTP_PASSWORD',
+      // This local server has no TLS (test/report-mail-tls.test.ts is about TLS).
+      allowInsecure: true,
     },
     ...extra,
   };

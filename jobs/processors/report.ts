@@ -1,6 +1,6 @@
 // A `report` job (jobs/report-trigger.ts): the account's scheduled reports due after its nightly run
 // of `runDate`, made and delivered by src/report/deliver.ts. Sends and stale alerts are claimed in
-// Redis (SET NX) so two workers never both send; the state of each workspace's newest due report is
+// Redis (SET NX, jobs/redis-claims.ts) so two workers never both send; the state of each workspace's newest due report is
 // kept in a Redis hash that `visync status` reads (jobs/status.ts). The same job sends the account's
 // weekly brand-watch digest when one is due (src/events/digest-send.ts), under the same claims.
 import type { Job } from 'bullmq';
@@ -10,6 +10,7 @@ import { scheduleConfigured } from '../../src/report/style.js';
 import { logicalRunId } from '../../src/runs/run-id.js';
 import { accountOf, type JobContext } from '../context.js';
 import { type ReportJobData, ReportJobSchema } from '../definitions.js';
+import { redisClaims } from '../redis-claims.js';
 import { reportIndexKey, SHOWN_STATES } from '../report-index.js';
 
 export async function processReport(
@@ -26,13 +27,8 @@ export async function processReport(
   const prefix = ctx.config.redis.prefix;
   const index = reportIndexKey(prefix, data.account);
   const store = await ctx.storeFor(data.account);
-  const claims: Claims = {
-    take: async (key, ttl) =>
-      (await ctx.redis.set(`${prefix}:${key}`, String(job.id), 'EX', ttl, 'NX')) === 'OK',
-    release: async (key) => {
-      await ctx.redis.del(`${prefix}:${key}`);
-    },
-  };
+  // Each value names this worker process and job: a worker that died is taken over at once.
+  const claims: Claims = redisClaims(ctx.redis, prefix, String(job.id));
   const outcomes: WorkspaceOutcome[] = scheduleConfigured(ctx.config, account)
     ? await deliverScheduled(
         {

@@ -1,6 +1,8 @@
 // `visync report send`: mails the drafts (review: true) and any recipient not yet sent of the
 // scheduled reports of a period, each send recorded and never repeated (docs/reports.md,
-// "Scheduled reports and delivery"). Needs no Redis: the records in the object store decide.
+// "Scheduled reports and delivery"). Each send is claimed as the workers claim theirs: in Redis
+// when redis.url is configured, else in the object store, so two at once mail a recipient once.
+// Every problem is a line of its own and the exit code 1; nothing stops the other recipients.
 // Registering it loads only commander; the action imports the rest.
 import type { Command } from 'commander';
 import { EXIT_USAGE } from './exit-codes.js';
@@ -11,6 +13,7 @@ interface SendFlags {
   account?: string;
   brand?: string[];
   period?: string;
+  resendUnconfirmed?: boolean;
 }
 
 export function registerReportSend(report: Command, state: ProgramState, io: CliIo): void {
@@ -20,12 +23,18 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
     .description(
       "Sends the scheduled reports of the period (default: each workspace's newest due period) to every " +
         'recipient whose send is not recorded yet: the drafts kept by review: true, and any recipient a ' +
-        'worker could not reach. One line per recipient: sent, already sent, or the failure. ' +
-        'Exit codes: 0 all sent, 1 a send failed or a report was not made, 64 usage error, 78 config error.',
+        'worker could not reach. One line per recipient: sent, already sent, claimed (another process ' +
+        'sends it now), unconfirmed (a send began and was never recorded as accepted: not mailed again ' +
+        'unless --resend-unconfirmed), or the failure. ' +
+        'Exit codes: 0 all sent, 1 a send failed, is unconfirmed or a report was not made, 64 usage error, 78 config error.',
     )
     .option('--account <name>', 'only this account (default: every configured account)')
     .option('--brand <id>', 'only this workspace (repeat for more; default: all)', collect)
     .option('--period <period>', 'YYYY-MM or YYYY-Www (default: the newest due period of each schedule)')
+    .option(
+      '--resend-unconfirmed',
+      'mail again the recipients whose send began but was never recorded as accepted (same Message-ID)',
+    )
     .action(
       exitWith(state, async (_own: SendFlags, cmd: Command) => {
         // `report` has --account, --brand and --period too, and commander gives them to it wherever
@@ -35,9 +44,11 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
           { loadConfigWithoutKeys },
           { ObjectStores },
           { parsePeriod },
-          { sendMadeReports },
+          { sendMadeReports, mailSession },
           { findAccount },
           log,
+          { sendClaimsFor },
+          { errorMessage },
         ] = await Promise.all([
           import('../config/read-config.js'),
           import('../sinks/create-store.js'),
@@ -45,6 +56,8 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
           import('../report/deliver.js'),
           import('../config/account-settings.js'),
           import('./command-logger.js'),
+          import('./report-send-claims.js'),
+          import('../util/errors.js'),
         ]);
         const period = flags.period === undefined ? undefined : parsePeriod(flags.period);
         if (flags.period !== undefined && period?.kind !== 'month' && period?.kind !== 'week')
@@ -58,16 +71,38 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
         // Silent: each recipient's outcome, failures included, is a line of its own below.
         const logger = log.commandLogger({ logLevel: 'silent' });
         const stores = new ObjectStores();
+        // One SMTP session for the whole command: a refused login stops every account's sends to
+        // that server at once, instead of one login per recipient.
+        const mail = mailSession({ config, logger });
+        const claims = sendClaimsFor(config);
+        const resend = flags.resendUnconfirmed === true;
         let code = 0;
         let said = false;
         const found = new Set<string>();
         try {
           for (const name of names) {
-            const store = await stores.forAccount(config, name);
-            const r = await sendMadeReports(
-              { config, account: findAccount(config, name), store, logger },
-              { brands, ...(period ? { period } : {}) },
-            );
+            let r: Awaited<ReturnType<typeof sendMadeReports>>;
+            try {
+              const store = await stores.forAccount(config, name);
+              r = await sendMadeReports(
+                {
+                  config,
+                  account: findAccount(config, name),
+                  store,
+                  logger,
+                  mail,
+                  resendUnconfirmed: resend,
+                  ...(await claims.forStore(store)),
+                },
+                { brands, ...(period ? { period } : {}) },
+              );
+            } catch (err) {
+              // The account's store or runs could not be read: its line, and on to the next.
+              io.out(`${name}: nothing sent: ${errorMessage(err)}; fix it and run visync report send again`);
+              code = 1;
+              said = true;
+              continue;
+            }
             for (const w of r.workspaces) found.add(w);
             for (const w of r.outcomes) {
               const head = `${name} ${w.brandId} ${w.period}`;
@@ -78,11 +113,17 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
               }
               for (const x of w.recipients) {
                 io.out(`${head} ${x.recipient}: ${x.result}${x.reason ? `: ${x.reason}` : ''}`);
-                if (x.result === 'failed') code = 1;
+                if (x.result === 'failed' || x.result === 'unconfirmed') code = 1;
+              }
+              if (w.recordFailure) {
+                io.out(`${head}: ${w.recordFailure}`);
+                code = 1;
               }
             }
           }
         } finally {
+          await mail.close();
+          await claims.close();
           await stores.close();
         }
         if (!said)

@@ -270,8 +270,10 @@ export const SmtpSchema = z
       /** The sender of report e-mails (src/report/mail.ts): required, a server refuses mail without one. */
       from: email,
       port: intBetween(1, 65535).default(587),
-      /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
+      /** TLS from the first byte (port 465); otherwise STARTTLS, required (src/report/mail.ts). */
       secure: bool.default(false),
+      /** Lets the login and the mail go in cleartext when the server offers no STARTTLS: on purpose only. */
+      allowInsecure: bool.default(false),
       user: nonEmptyString('an SMTP user name').optional(),
       /** The variable that holds the password: a password is never written in the config. */
       passwordEnv: envName.optional(),
@@ -282,7 +284,7 @@ export const SmtpSchema = z
         })
         .optional(),
     },
-    { error: expected('a mapping with host, from, port, secure, user and passwordEnv') },
+    { error: expected('a mapping with host, from, port, secure, allowInsecure, user and passwordEnv') },
   )
   .superRefine((s, ctx) => {
     if (s.user !== undefined && s.passwordEnv === undefined) {

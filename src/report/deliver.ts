@@ -6,8 +6,8 @@
 // Every outcome ends recorded in delivery.json; a failure is tried again at the next trigger,
 // and only while its period is the newest due one.
 import type { Logger } from 'pino';
-import type { AccountConfig, Config } from '../config/schema.js';
-import { type ReportAlertFacts, reportAlert, type SendOptions } from '../ops/alerts.js';
+import type { AccountConfig, Config, SmtpConfig } from '../config/schema.js';
+import { type ReportAlertFacts, reportAlert, type SendOptions, sendAlert } from '../ops/alerts.js';
 import { metrics } from '../ops/metrics.js';
 import { brandKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -18,14 +18,20 @@ import { makeReports } from './deliver-make.js';
 import { sendPending } from './deliver-send.js';
 import { base, type Due, notify, outcome, save } from './deliver-steps.js';
 import { type DeliveryRecord, type DeliveryState, readDelivery } from './delivery.js';
+import type { MailTimeouts } from './mail.js';
+import { MailSession, serverName } from './mail-session.js';
 import { type Period, rangePeriod } from './period.js';
 import { duePeriod } from './schedule.js';
 import { covers } from './select.js';
 import { type ReportSettings, reportSettingsFor } from './style.js';
 
-/** Claims across workers (Redis SET NX with a TTL); without one (the CLI) the records alone decide. */
+/**
+ * Claims across processes (./send-claims.ts: Redis SET NX with a TTL, or an object created only if
+ * absent in the store). `whileAlive`: the claim is a lock, taken over at once when its holder is a
+ * process of this host that died; without it a claim is a once-marker kept for its whole TTL.
+ */
 export interface Claims {
-  take(key: string, ttlSeconds: number): Promise<boolean>;
+  take(key: string, ttlSeconds: number, o?: { whileAlive?: boolean }): Promise<boolean>;
   release(key: string): Promise<void>;
 }
 
@@ -41,12 +47,21 @@ export interface DeliveryOptions {
   now?: () => Date;
   /** Webhook delivery bounds (tests use short ones). */
   alertSend?: SendOptions;
+  /** SMTP bounds (src/report/mail.ts; tests use short ones). */
+  mailTimeouts?: MailTimeouts;
+  /** The SMTP connections and breaker of this delivery, shared by several calls (`report send`'s accounts). */
+  mail?: MailSession;
+  /** `visync report send --resend-unconfirmed`: mail again a recipient whose send was never confirmed. */
+  resendUnconfirmed?: boolean;
 }
 
-/** What one recipient's send came to: `sent`, `already sent`, `claimed` (another worker sends it) or the failure. */
+/**
+ * What one recipient's send came to: `sent`, `already sent`, `claimed` (another process sends it
+ * now), `unconfirmed` (a send began and was never recorded as accepted: not mailed again) or `failed`.
+ */
 export interface RecipientOutcome {
   recipient: string;
-  result: 'sent' | 'already sent' | 'claimed' | 'failed';
+  result: 'sent' | 'already sent' | 'claimed' | 'unconfirmed' | 'failed';
   reason?: string;
 }
 
@@ -57,6 +72,8 @@ export interface WorkspaceOutcome {
   reason?: string;
   location?: string;
   recipients: RecipientOutcome[];
+  /** delivery.json could not be written (the sends are recorded on their own). */
+  recordFailure?: string;
 }
 
 /** The stale alert of a period is claimed for longer than the period stays the newest due one. */
@@ -95,9 +112,56 @@ export async function deliverScheduled(
     if (m.state === 'made') toSend.push({ ...m.due, record: m.record });
     else out.push(outcome(m.record));
   }
-  for (const due of toSend) out.push(await sendPending(o, due));
+  await withMail(o, async (mail) => {
+    for (const due of toSend) out.push(await sendPending(o, due, mail));
+  });
   for (const w of out) await o.onState?.(w.brandId, w.period, w.state);
   return out;
+}
+
+/** Runs `fn` with the delivery's mail session (the caller's, or one made and closed here). */
+async function withMail(o: DeliveryOptions, fn: (mail: MailSession) => Promise<void>): Promise<void> {
+  const mail = o.mail ?? mailSession(o);
+  try {
+    await fn(mail);
+  } finally {
+    if (!o.mail) await mail.close();
+  }
+}
+
+/**
+ * A delivery's SMTP connections; a server or login that fails stops for the rest of it with one
+ * `failed` alert (when `failed` is in alerts.on) and one log line.
+ */
+export function mailSession(
+  o: Pick<DeliveryOptions, 'config' | 'logger' | 'env' | 'mailTimeouts' | 'alertSend'> & {
+    account?: AccountConfig;
+  },
+): MailSession {
+  return new MailSession(o.env, o.mailTimeouts, async (smtp: SmtpConfig, reason: string) => {
+    const account = o.account?.name;
+    const where = serverName(smtp);
+    o.logger.error({ smtp: where, err: reason }, 'report mail stopped: no further sends to this server now');
+    const alerts = o.config.alerts;
+    if (!alerts?.on.includes('failed')) return;
+    const text = `visync: report mail through SMTP ${where} stopped${account ? ` for account ${account}` : ''}: ${reason}. The reports not sent are tried again at the next nightly run, or with visync report send.`;
+    const res = await sendAlert(
+      alerts.webhook,
+      {
+        text,
+        attachments: [{ color: 'danger', fields: [{ title: 'reason', value: reason, short: false }] }],
+        visync: {
+          event: 'failed',
+          account: account ?? '',
+          error: reason,
+          failed_workspaces: [],
+          failed_tables: [],
+        },
+      },
+      o.alertSend,
+    );
+    if (!res.ok) o.logger.warn({ err: res.error }, 'report mail alert not delivered');
+  });
 }
 
 /**
@@ -113,6 +177,7 @@ export async function sendMadeReports(
   const runs = await completeRuns(o.store, o.account.name, now().getTime());
   const workspaces = reportableWorkspaces(runs, rangePeriod(today, today));
   const out: WorkspaceOutcome[] = [];
+  const toSend: Due[] = [];
   for (const brandId of want.brands.length ? want.brands.filter((b) => workspaces.includes(b)) : workspaces) {
     const settings = reportSettingsFor(o.config, o.account, brandId);
     if (!settings.schedule && !want.period) continue;
@@ -132,8 +197,11 @@ export async function sendMadeReports(
       });
       continue;
     }
-    out.push(await sendPending(o, { brandId, period, settings, record }));
+    toSend.push({ brandId, period, settings, record });
   }
+  await withMail(o, async (mail) => {
+    for (const due of toSend) out.push(await sendPending(o, due, mail));
+  });
   return { outcomes: out, workspaces };
 }
 

@@ -1,11 +1,15 @@
 // What the delivery of a scheduled report has done, kept beside the report in the object store
 // (docs/reports.md, "Scheduled reports and delivery"):
 //   reports/account=A/brand=B/period=P/delivery.json          state, why, the run that triggered it
-//   reports/account=A/brand=B/period=P/sends/<recipient>.json one per recipient, written once the
-//                                                             server accepted the mail
-// A send is one object of its own, written once and never rewritten, so a worker and `visync report
-// send` recording different recipients never overwrite each other's records; a recorded send is
-// never repeated (design.md section 9: idempotent per account, workspace, period and recipient).
+//   reports/account=A/brand=B/period=P/sends/<recipient>.json one per recipient: `sending` written
+//                                                             before the mail goes to the server,
+//                                                             `sent` once the server accepted it
+// A send is one object of its own, so a worker and `visync report send` recording different
+// recipients never overwrite each other's records. A recorded send, `sent` or `sending`, is never
+// repeated on its own (design.md section 9: idempotent per account, workspace, period and
+// recipient): a `sending` left behind (a crash, or a store that failed after the server took the
+// mail) may have reached the recipient, and only `visync report send --resend-unconfirmed` mails it
+// again, under the same Message-ID (docs/reports.md, "Exactly once").
 import { brandKey, reportPrefix } from '../sinks/layout.js';
 import { type ObjectStore, putJsonObject, readJsonObject } from '../sinks/object-store.js';
 import { sha256Hex } from '../util/hash.js';
@@ -42,8 +46,18 @@ export interface DeliveryRecord {
 export interface SendRecord {
   recipient: string;
   channel: 'email';
-  sent_at: string;
+  /** `sending`: the mail went (or was about to go) to the server; `sent`: it was accepted. Absent: sent (records older than this). */
+  state?: 'sending' | 'sent';
+  /** When the send began (the `sending` record). */
+  started_at?: string;
+  /** When the server accepted it (the `sent` record). */
+  sent_at?: string;
   message_id: string;
+}
+
+/** Whether a send record says the server accepted the mail. */
+export function confirmed(r: SendRecord): boolean {
+  return r.state !== 'sending';
 }
 
 export function deliveryKey(account: string, brandId: string, period: string): string {
@@ -84,12 +98,30 @@ export async function readSends(
   return out;
 }
 
+/** One recipient's send record; undefined when none (or a torn one: nothing readable was written). */
+export function readSend(
+  store: ObjectStore,
+  where: { account: string; brandId: string; period: string },
+  recipient: string,
+): Promise<SendRecord | undefined> {
+  return readJsonObject<SendRecord>(store, sendKey(where.account, where.brandId, where.period, recipient));
+}
+
 export async function recordSend(
   store: ObjectStore,
   where: { account: string; brandId: string; period: string },
   send: SendRecord,
 ): Promise<void> {
   await putJsonObject(store, sendKey(where.account, where.brandId, where.period, send.recipient), send);
+}
+
+/** Removes a `sending` record whose mail the server refused: nothing went out, it is tried again. */
+export async function clearSend(
+  store: ObjectStore,
+  where: { account: string; brandId: string; period: string },
+  recipient: string,
+): Promise<void> {
+  await store.delete(sendKey(where.account, where.brandId, where.period, recipient));
 }
 
 /**

@@ -1,14 +1,86 @@
 // A scheduled report by e-mail (nodemailer over SMTP, docs/reports.md "Scheduled reports and
 // delivery"): one message per recipient, so each send is recorded (and never repeated) on its own.
 // The password comes only from the environment variable `smtp.passwordEnv` names, is registered
-// with the log scrubber, and is never written anywhere. Every wait on the server is bounded.
+// with the log scrubber, and is never written anywhere. Every wait on the server is bounded, a
+// whole send too. The login and the reports cross the network only inside TLS (port 465 with
+// `secure`, or STARTTLS, required), unless `allowInsecure: true` says otherwise on purpose.
 import type { SmtpConfig } from '../config/schema.js';
 import { registerSecret } from '../log.js';
 import { escapeText } from './pdf.js';
 import type { Period } from './period.js';
 
-/** Reaching the server, its greeting, and any silence mid-conversation: never a hang. */
-export const SMTP_TIMEOUTS = { connectionTimeout: 15_000, greetingTimeout: 15_000, socketTimeout: 60_000 };
+/**
+ * Reaching the server, its greeting, any silence mid-conversation, and a whole send (a server that
+ * answers a byte a minute keeps the socket busy but not the send): never a hang.
+ */
+export const SMTP_TIMEOUTS = {
+  connectionTimeout: 15_000,
+  greetingTimeout: 15_000,
+  socketTimeout: 60_000,
+  sendTimeout: 120_000,
+};
+export type MailTimeouts = typeof SMTP_TIMEOUTS;
+/** Our code for a send over SMTP_TIMEOUTS.sendTimeout. */
+const SEND_TIMEOUT = 'ESENDTIMEOUT';
+
+/**
+ * Failures of the server or the account, not of one message: the rest of a delivery would meet the
+ * same (./mail-session.ts stops at the first). nodemailer's codes, and ours for a send over its bound.
+ */
+const ACCOUNT_FAILURES = new Set([
+  'EAUTH',
+  'ENOAUTH',
+  'ECONNECTION',
+  'ETIMEDOUT',
+  'ESOCKET',
+  'EDNS',
+  'ETLS',
+  SEND_TIMEOUT,
+]);
+
+/** True when `err` says the server or the login failed, not this one message. */
+export function accountFailure(err: unknown): boolean {
+  if (err instanceof MailConfigError) return true;
+  const code = (err as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && ACCOUNT_FAILURES.has(code);
+}
+
+/** Codes that mean the server (or we) refused before it could have taken the mail. */
+const REFUSED_BEFORE = new Set(['EAUTH', 'ENOAUTH', 'ETLS', 'EDNS', 'EENVELOPE', 'EREQUIRETLS', 'ECONFIG']);
+const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * True when `err` proves the mail was not taken: the server answered with a refusal, the login or
+ * TLS failed, or no conversation began. False for a connection that dropped or fell silent midway,
+ * or a send over its bound: the server may have the whole mail (./deliver-send.ts keeps it
+ * `sending`, not mailed again on its own).
+ */
+export function certainlyNotSent(err: unknown): boolean {
+  if (err instanceof MailConfigError) return true;
+  const e = (err ?? {}) as {
+    code?: unknown;
+    responseCode?: unknown;
+    timeoutType?: unknown;
+    originalCode?: unknown;
+  };
+  if (typeof e.responseCode === 'number') return true;
+  if (typeof e.code === 'string' && REFUSED_BEFORE.has(e.code)) return true;
+  if (e.timeoutType === 'CONNECT_TIMEOUT' || e.timeoutType === 'GREETING_TIMEOUT') return true;
+  return typeof e.originalCode === 'string' && NEVER_CONNECTED.has(e.originalCode);
+}
+
+/** The reason of a mail failure in our words where nodemailer's would not tell what to do. */
+export function mailFailureReason(smtp: SmtpConfig, err: unknown): string {
+  const e = err as { code?: string; message?: string } | undefined;
+  const message = e?.message ?? String(err);
+  if (e?.code === 'ETLS' && !smtp.secure)
+    return `${smtp.host}:${smtp.port} offers no STARTTLS, so the login and the report would cross the network in cleartext: refused (use port 465 with secure: true, or a server with STARTTLS; smtp.allowInsecure: true only for a trusted local relay)`;
+  if (e?.code === 'EAUTH')
+    return `the SMTP login was refused: ${message} (check reports.smtp.user and the password in the variable reports.smtp.passwordEnv names)`;
+  if (e?.code === 'ECONNECTION' || e?.code === 'ESOCKET' || e?.code === 'EDNS' || e?.code === 'ETIMEDOUT')
+    return `${message} (SMTP ${smtp.host}:${smtp.port}: check reports.smtp.host and port, and that the server is up)`;
+  return message;
+}
 
 /** The SMTP settings cannot be used as they stand (a password variable unset): one line. */
 export class MailConfigError extends Error {
@@ -48,21 +120,47 @@ export interface Mailer {
   close(): void;
 }
 
-/** One transport (its connection reused) for the mails of one delivery. */
-export async function openMailer(smtp: SmtpConfig, env: NodeJS.ProcessEnv = process.env): Promise<Mailer> {
+/** One transport, its one connection kept for the mails of a delivery (one login, not one a mail). */
+export async function openMailer(
+  smtp: SmtpConfig,
+  env: NodeJS.ProcessEnv = process.env,
+  timeouts: MailTimeouts = SMTP_TIMEOUTS,
+): Promise<Mailer> {
   const auth = smtpAuth(smtp, env);
   // Loaded when a report is mailed: nothing else needs nodemailer.
   const { createTransport } = await import('nodemailer');
+  const { sendTimeout, ...waits } = timeouts;
   const transport = createTransport({
     host: smtp.host,
     port: smtp.port,
     secure: smtp.secure,
+    // STARTTLS or no conversation at all: nodemailer otherwise logs in in cleartext when the server
+    // offers no STARTTLS (or a man in the middle strips it from the answer).
+    requireTLS: !smtp.secure && !smtp.allowInsecure,
+    pool: true,
+    maxConnections: 1,
     ...(auth ? { auth } : {}),
-    ...SMTP_TIMEOUTS,
+    ...waits,
   });
   return {
     async send(m) {
-      await transport.sendMail({ ...reportMessage(m), from: smtp.from });
+      let timer: NodeJS.Timeout | undefined;
+      const over = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          // Ends the stuck connection; the breaker (./mail-session.ts) retires this mailer.
+          transport.close();
+          reject(
+            Object.assign(new Error(`the SMTP server did not take the mail within ${sendTimeout / 1000} s`), {
+              code: SEND_TIMEOUT,
+            }),
+          );
+        }, sendTimeout);
+      });
+      try {
+        await Promise.race([transport.sendMail({ ...reportMessage(m), from: smtp.from }), over]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     async verify() {
       await transport.verify();

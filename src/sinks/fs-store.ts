@@ -20,7 +20,7 @@
 // The price: a call blocks the event loop for as long as the disk takes, so this store is meant for
 // a local disk; on a network file system that can stall for seconds, use the S3 sink (README).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { errorMessage } from '../util/errors.js';
@@ -96,6 +96,31 @@ export class FsObjectStore implements ObjectStore {
       throw new Error(`cannot write ${path}: ${errorMessage(err)}`);
     }
     return { key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) };
+  }
+
+  async putIfAbsent(key: string, body: Uint8Array | string, _options: PutOptions): Promise<boolean> {
+    const path = this.#path(key);
+    const folder = dirname(path);
+    await this.#prepare(folder);
+    // Written whole under a temporary name, then linked: link(2) fails on an existing name, so of
+    // two processes exactly one gets the key, and a reader never sees half an object.
+    const tmp = join(folder, tempFileName());
+    try {
+      try {
+        writeFileSync(tmp, body);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        await this.#prepare(folder, true);
+        writeFileSync(tmp, body);
+      }
+      linkSync(tmp, path);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw new Error(`cannot write ${path}: ${errorMessage(err)}`);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
   }
 
   /**

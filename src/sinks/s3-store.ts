@@ -7,6 +7,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   ListObjectsV2Command,
+  PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -138,6 +139,31 @@ export class S3ObjectStore implements ObjectStore {
       throw this.#error('write', fullKey, err);
     }
     return { key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) };
+  }
+
+  async putIfAbsent(key: string, body: Uint8Array | string, options: PutOptions): Promise<boolean> {
+    const fullKey = this.#key(key);
+    // A server that ignores If-None-Match (s3rver, older S3-compatible stores) would overwrite:
+    // an object already there is seen first, so only a put racing another one can slip through
+    // (docs/reports.md: Redis, when configured, holds the claims instead).
+    if ((await this.get(key)) !== undefined) return false;
+    try {
+      await this.#client.send(
+        new PutObjectCommand({
+          Bucket: this.#config.bucket,
+          Key: fullKey,
+          Body: typeof body === 'string' ? Buffer.from(body, 'utf8') : body,
+          ContentType: options.contentType,
+          IfNoneMatch: '*',
+        }),
+      );
+      return true;
+    } catch (err) {
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      // 412: the key exists; 409: a concurrent conditional put to it is in progress.
+      if (status === 412 || status === 409) return false;
+      throw this.#error('write', fullKey, err);
+    }
   }
 
   async get(key: string): Promise<Buffer | undefined> {

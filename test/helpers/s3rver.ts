@@ -44,7 +44,13 @@ function patchDesForS3rver(): void {
   }
 }
 
-export async function startS3rver(options: { buckets?: string[] } = {}): Promise<RunningS3rver> {
+export async function startS3rver(
+  options: {
+    buckets?: string[];
+    /** Requests answered 500 InternalError instead of served (a PutObject the service fails). */
+    refuse?: (req: S3rverRequest) => boolean;
+  } = {},
+): Promise<RunningS3rver> {
   // The store under test uses the SDK's default provider chain, which reads these first.
   process.env.AWS_ACCESS_KEY_ID = S3RVER_ACCESS_KEY;
   process.env.AWS_SECRET_ACCESS_KEY = S3RVER_SECRET_KEY;
@@ -62,7 +68,16 @@ export async function startS3rver(options: { buckets?: string[] } = {}): Promise
     await s3rver.configureBuckets();
     const handle = s3rver.callback();
     const server = createServer((req, res) => {
-      requests.push({ method: req.method ?? '', url: req.url ?? '' });
+      const r = { method: req.method ?? '', url: req.url ?? '' };
+      requests.push(r);
+      if (options.refuse?.(r)) {
+        req.resume();
+        res.writeHead(500, { 'content-type': 'application/xml' });
+        res.end(
+          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>',
+        );
+        return;
+      }
       handle(req, res);
     });
     await new Promise<void>((resolve, reject) => {

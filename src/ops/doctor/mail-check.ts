@@ -1,9 +1,10 @@
 // Scheduled reports are e-mailed (docs/reports.md, "Scheduled reports and delivery"): doctor checks,
 // for every account and workspace that has recipients, that an `smtp` block reaches them, that its
 // password variable is set, and that the server answers and accepts the login, so the first month's
-// reports are not the first time anyone finds out.
+// reports are not the first time anyone finds out. A login that would go in cleartext (no TLS on
+// port 465, no STARTTLS offered) FAILs unless smtp.allowInsecure says so on purpose.
 import type { AccountConfig, Config, SmtpConfig } from '../../config/schema.js';
-import { MailConfigError, openMailer } from '../../report/mail.js';
+import { MailConfigError, mailFailureReason, openMailer } from '../../report/mail.js';
 import { reportSettingsFor } from '../../report/style.js';
 import { errorMessage } from '../../util/errors.js';
 import { type CheckResult, fail, pass } from './check.js';
@@ -57,8 +58,13 @@ export async function checkReportMail(
         mailer.close();
       }
     } catch (err) {
+      const cleartext = (err as { code?: unknown }).code === 'ETLS' && !smtp.secure;
       const detail =
-        err instanceof MailConfigError ? err.message : `SMTP ${at} refused: ${errorMessage(err)}`;
+        err instanceof MailConfigError
+          ? err.message
+          : cleartext
+            ? `SMTP ${at}: ${mailFailureReason(smtp, err)}`
+            : `SMTP ${at} refused: ${errorMessage(err)}`;
       return fail(MAIL_CHECK, detail, MAIL_FIX);
     }
     ok.push(at);

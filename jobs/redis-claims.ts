@@ -1,0 +1,31 @@
+// The claims of report sends and alerts in Redis (src/report/send-claims.ts): SET NX with a lease,
+// the value naming its holder (host, pid, start, job). A holder that died on this host is taken
+// over at once (compare-and-set on the value it left), not when its lease runs out; a claim is
+// given back only by its holder (compare-and-delete). Used by the workers' report jobs and by
+// `visync report send` when redis.url is configured.
+import type { Redis } from 'ioredis';
+import type { Claims } from '../src/report/deliver.js';
+import { currentOwner, holderGone, parseOwner } from '../src/report/send-claims.js';
+import { scripted } from './redis-scripts.js';
+
+export function redisClaims(redis: Redis, prefix: string, by?: string): Claims {
+  const value = JSON.stringify(currentOwner(by));
+  const script = scripted(redis);
+  return {
+    async take(key, ttlSeconds, o) {
+      const k = `${prefix}:${key}`;
+      if ((await redis.set(k, value, 'EX', ttlSeconds, 'NX')) === 'OK') return true;
+      if (!o?.whileAlive) return false;
+      const held = await redis.get(k);
+      // Gone since the SET: free again. A value that is not an owner (a worker older than this:
+      // its job id) is left to its TTL.
+      if (held === null) return (await redis.set(k, value, 'EX', ttlSeconds, 'NX')) === 'OK';
+      const owner = parseOwner(held);
+      if (held === value || !owner || !holderGone(owner)) return false;
+      return (await script.visyncLeaseClaim(k, value, ttlSeconds * 1000, held)) === 1;
+    },
+    async release(key) {
+      await script.visyncReleaseIfHeld(1, `${prefix}:${key}`, value);
+    },
+  };
+}

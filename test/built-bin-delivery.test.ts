@@ -9,10 +9,7 @@
 // - alerts test: one test message.
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { openJobsClient } from '../jobs/jobs-client.js';
 import { parseConfig } from '../src/config/read-config.js';
@@ -22,6 +19,7 @@ import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { type BuiltVisync, builtVisync, NODE22 } from './helpers/built-bin.js';
 import { type CliRun, startProcess, waitForOutput } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
+import { mailbox } from './helpers/mailbox.js';
 import { waitFor } from './helpers/wait-for.js';
 import { RIVAL, scripted, TODAY } from './helpers/watch-nights.js';
 import { receiver } from './helpers/webhook.js';
@@ -97,7 +95,7 @@ describe('the built visync delivers', () => {
 
   it("a built worker's nightly run: the weekly digest once, the report alerts, the report mailed with its PDF", async () => {
     const hook = await receiver([200]);
-    const box = await smtpServer();
+    const box = await mailbox();
     const dir = h.tempDir();
     const data = join(dir, 'data');
     // The store as two earlier nights left it (made by the sources: this is the data, not a delivery):
@@ -125,7 +123,7 @@ describe('the built visync delivers', () => {
           schedule: { period: 'weekly', day: 'monday' },
           recipients: ['cmo@client.example'],
           formats: ['html', 'json', 'pdf'],
-          smtp: { host: '127.0.0.1', port: box.port, from: 'reports@agency.example' },
+          smtp: { host: '127.0.0.1', port: box.port, from: 'reports@agency.example', allowInsecure: true },
         },
       },
     });
@@ -204,31 +202,3 @@ describe('the built visync delivers', () => {
     expect(Date.now() - started).toBeLessThan(3000);
   });
 });
-
-interface Mailbox {
-  port: number;
-  mails: ParsedMail[];
-}
-
-async function smtpServer(): Promise<Mailbox> {
-  const box: Mailbox = { port: 0, mails: [] };
-  const server = new SMTPServer({
-    secure: false,
-    authOptional: true,
-    disabledCommands: ['STARTTLS', 'AUTH'],
-    logger: false,
-    onData(stream, _session, cb) {
-      simpleParser(stream).then(
-        (mail) => {
-          box.mails.push(mail);
-          cb();
-        },
-        (err: Error) => cb(err),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  box.port = (server.server.address() as AddressInfo).port;
-  closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return box;
-}

@@ -3,7 +3,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WEEKDAYS } from '../src/config/schema.js';
-import { isoWeekday, isoWeekOf } from '../src/report/period.js';
+import { isoWeekday, isoWeekOf } from '../src/history/period.js';
 import { duePeriod } from '../src/report/schedule.js';
 import { addDays } from '../src/util/time.js';
 

@@ -5,9 +5,9 @@
 // Redis claim keeps two workers, or a retried job beside a running one, from both sending.
 import type { Logger } from 'pino';
 import type { AccountConfig, Config } from '../config/schema.js';
+import type { Period } from '../history/period.js';
 import { type SendOptions, sendAlert } from '../ops/alerts.js';
 import type { Claims } from '../report/deliver.js';
-import type { Period } from '../report/period.js';
 import { duePeriod } from '../report/schedule.js';
 import { digestMarkerKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';

@@ -7,22 +7,22 @@
 // and only while its period is the newest due one.
 import type { Logger } from 'pino';
 import type { AccountConfig, Config, SmtpConfig } from '../config/schema.js';
+import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
+import { type Period, rangePeriod } from '../history/period.js';
+import { covers } from '../history/select.js';
 import { type ReportAlertFacts, reportAlert, type SendOptions, sendAlert } from '../ops/alerts.js';
 import { metrics } from '../ops/metrics.js';
 import { brandKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { utcDate } from '../util/time.js';
 import { reportableWorkspaces } from './account-data.js';
-import { type CompleteRun, completeRuns } from './complete-runs.js';
 import { makeReports } from './deliver-make.js';
 import { sendPending } from './deliver-send.js';
 import { base, type Due, notify, outcome, save } from './deliver-steps.js';
 import { type DeliveryRecord, type DeliveryState, readDelivery } from './delivery.js';
 import type { MailTimeouts } from './mail.js';
 import { MailSession, serverName } from './mail-session.js';
-import { type Period, rangePeriod } from './period.js';
 import { duePeriod } from './schedule.js';
-import { covers } from './select.js';
 import { type ReportSettings, reportSettingsFor } from './style.js';
 
 /**

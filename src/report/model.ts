@@ -3,11 +3,11 @@
 // report.json bytes. Every field is documented in docs/reports.md. A value that is missing or drifted
 // is null (the HTML says "n/a"), never 0. Pure.
 import type { Row } from '../catalogue/types.js';
+import { type ChangeState, diffStates } from '../history/changes.js';
+import { compareText, delta, mean, num } from '../history/figures.js';
+import { type Period, periodDays } from '../history/period.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
-import { type ChangeState, diffStates } from './changes.js';
-import { compareText, delta, mean, num } from './figures.js';
 import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
-import { type Period, periodDays } from './period.js';
 import {
   type Claim,
   type Conflict,

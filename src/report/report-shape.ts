@@ -1,8 +1,8 @@
 // The shape of report.json (docs/reports.md documents every field): what ./model.ts builds from the
 // curated rows, ./html.ts draws and ./output.ts stores. A value that is missing or drifted is null,
 // never 0.
-import type { Changes } from './changes.js';
-import type { Period } from './period.js';
+import type { Changes } from '../history/changes.js';
+import type { Period } from '../history/period.js';
 import type { Unrecognised } from './unrecognised.js';
 
 export const MODEL_VERSION = 1;

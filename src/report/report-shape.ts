@@ -3,6 +3,7 @@
 // never 0.
 import type { Changes } from '../history/changes.js';
 import type { Period } from '../history/period.js';
+import type { Loss } from '../history/snapshot.js';
 import type { Unrecognised } from './unrecognised.js';
 
 export const MODEL_VERSION = 1;
@@ -29,13 +30,6 @@ export interface EngineScore {
   score: number | null;
   previous: number | null;
   delta: number | null;
-}
-
-export interface Loss {
-  prompt: string | null;
-  engine: string | null;
-  winner_name: string | null;
-  winner_domain: string | null;
 }
 
 export interface Recommendation {

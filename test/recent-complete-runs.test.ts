@@ -2,7 +2,7 @@
 // reading them must cost those runs' dates, not the account's whole history of manifests.
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { completeRuns, recentCompleteRuns } from '../src/report/complete-runs.js';
+import { completeRuns, recentCompleteRuns } from '../src/history/complete-runs.js';
 import { assembleManifest, writeManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { tablePartKey } from '../src/sinks/layout.js';

@@ -1,11 +1,11 @@
 // The report's pure parts: periods, figures at the API's precision, the change computation, and a
 // drifted or unknown field shown as null or listed, never 0 or dropped.
 import { describe, expect, it } from 'vitest';
+import { diffStates } from '../src/history/changes.js';
+import { delta, mean } from '../src/history/figures.js';
+import { parsePeriod, parseRange, previousPeriod } from '../src/history/period.js';
 import type { WorkspaceData } from '../src/report/account-data.js';
-import { diffStates } from '../src/report/changes.js';
-import { delta, mean } from '../src/report/figures.js';
 import { buildReport } from '../src/report/model.js';
-import { parsePeriod, parseRange, previousPeriod } from '../src/report/period.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
 
 describe('report periods', () => {

@@ -3,7 +3,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WEEKDAYS } from '../src/config/schema.js';
-import { isoWeekday, isoWeekOf } from '../src/report/period.js';
+import { digestWeek } from '../src/events/digest-send.js';
+import { isoWeekday, isoWeekOf } from '../src/history/period.js';
 import { duePeriod } from '../src/report/schedule.js';
 import { addDays } from '../src/util/time.js';
 
@@ -65,6 +66,16 @@ describe('duePeriod', () => {
         expect(period).toEqual(isoWeekOf(addDays(isoWeekOf(due).from, -1)));
         expect(isoWeekday(period.from)).toBe(0);
         expect(addDays(period.from, 6)).toBe(period.to);
+      }),
+    );
+  });
+
+  it("a digest's week is a weekly schedule's due period for the same weekday (src/history/period.ts)", () => {
+    fc.assert(
+      fc.property(day, fc.constantFrom(...WEEKDAYS), (runDate, weekday) => {
+        expect(digestWeek(weekday, runDate)).toEqual(
+          duePeriod({ period: 'weekly', day: weekday }, runDate).period,
+        );
       }),
     );
   });

@@ -11,7 +11,7 @@ import type { JobContext } from '../jobs/context.js';
 import { processReport } from '../jobs/processors/report.js';
 import type { Config } from '../src/config/schema.js';
 import { readEvents } from '../src/events/read.js';
-import { isoWeekOf } from '../src/report/period.js';
+import { isoWeekOf } from '../src/history/period.js';
 import { logicalRunId } from '../src/runs/run-id.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { digestMarkerKey } from '../src/sinks/layout.js';

@@ -7,7 +7,7 @@ import { type Digest, digestLines, weeklyDigest } from '../events/digest.js';
 import { digestWeek } from '../events/digest-send.js';
 import { readEvents } from '../events/read.js';
 import { DEFAULT_DIGEST_TOP, digestSettings } from '../events/rules.js';
-import { isoWeekOf, type Period, previousPeriod } from '../report/period.js';
+import { isoWeekOf, type Period, previousPeriod } from '../history/period.js';
 import { ObjectStores } from '../sinks/create-store.js';
 import { utcDate } from '../util/time.js';
 import { type CommandIo, configOption } from './program-state.js';

@@ -3,7 +3,7 @@
 // ranking of workspaces the digest webhook sends (src/events/digest.ts), without sending it.
 import { type Command, InvalidArgumentError } from 'commander';
 import { EVENT_TYPES } from '../catalogue/brand-events.js';
-import { type Period, parsePeriod } from '../report/period.js';
+import { type Period, parsePeriod } from '../history/period.js';
 import { isIsoDate } from '../util/time.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { unknownWorkspaceLine } from './options.js';

@@ -52,7 +52,7 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
         ] = await Promise.all([
           import('../config/read-config.js'),
           import('../sinks/create-store.js'),
-          import('../report/period.js'),
+          import('../history/period.js'),
           import('../report/deliver.js'),
           import('../config/account-settings.js'),
           import('./command-logger.js'),

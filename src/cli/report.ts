@@ -98,14 +98,14 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         ] = await Promise.all([
           import('../config/read-config.js'),
           import('../sinks/create-store.js'),
-          import('../report/period.js'),
+          import('../history/period.js'),
           import('../report/make.js'),
           import('../report/output.js'),
           import('../report/style.js'),
           import('../util/errors.js'),
           import('../config/account-settings.js'),
         ]);
-        let chosen: import('../report/period.js').Period | undefined;
+        let chosen: import('../history/period.js').Period | undefined;
         if (flags.period !== undefined && (flags.from !== undefined || flags.to !== undefined))
           throw new CliError('give either --period or --from and --to, not both', EXIT_USAGE);
         if (flags.period !== undefined) {

@@ -1,12 +1,12 @@
 // The `brand_events` rows of a run, at the end of its curate stage (src/curate/curate-run.ts): each
 // workspace's state in this run against its state in the account's previous complete runs
-// (src/report/complete-runs.ts, the rule of the `_latest` views), read back from their curated
+// (src/history/complete-runs.ts, the rule of the `_latest` views), read back from their curated
 // parts. Per section, the newest older run that landed it for the workspace is compared with;
 // workspaces added or removed only between two runs whose workspace list was whole. Rows depend
 // only on stored data and the run's start, so a replay writes the same rows under the same ids.
 import type { RawEndpoint } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
-import { type CompleteRun, readPart, recentCompleteRuns } from '../report/complete-runs.js';
+import { type CompleteRun, readPart, recentCompleteRuns } from '../history/complete-runs.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';

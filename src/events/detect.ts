@@ -1,8 +1,8 @@
 // What changed for a workspace between two runs, as events: the one change computation of
-// src/report/changes.ts (diffStates, engineMoves) plus the score thresholds of the table. Pure.
+// src/history/changes.ts (diffStates, engineMoves) plus the score thresholds of the table. Pure.
 import type { EventType, Severity } from '../catalogue/brand-events.js';
-import { diffStates, engineMoves } from '../report/changes.js';
-import { compareText } from '../report/figures.js';
+import { diffStates, engineMoves } from '../history/changes.js';
+import { compareText } from '../history/figures.js';
 import type { WatchState } from './state.js';
 
 /** Smallest move recorded: score points, and percentage points of share of voice. */

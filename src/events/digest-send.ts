@@ -4,11 +4,10 @@
 // marker object in the store records the delivery (like the run alert's events-alert.json), and a
 // Redis claim keeps two workers, or a retried job beside a running one, from both sending.
 import type { Logger } from 'pino';
-import type { AccountConfig, Config } from '../config/schema.js';
+import { type AccountConfig, type Config, WEEKDAYS } from '../config/schema.js';
+import { isoWeekOf, lastWeekday, type Period, previousPeriod } from '../history/period.js';
 import { type SendOptions, sendAlert } from '../ops/alerts.js';
-import type { Claims } from '../report/deliver.js';
-import type { Period } from '../report/period.js';
-import { duePeriod } from '../report/schedule.js';
+import type { Claims } from '../sinks/claims.js';
 import { digestMarkerKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
@@ -37,9 +36,13 @@ export interface SendDigestOptions {
   send?: SendOptions;
 }
 
-/** The ISO week a digest on `day` covers after a run of `runDate`: the week before the newest such day. */
+/**
+ * The ISO week a digest on `day` covers after a run of `runDate`: the week before the newest such day
+ * (the due rule of a weekly report schedule).
+ */
 export function digestWeek(day: string, runDate: string): Period {
-  return duePeriod({ period: 'weekly', day }, runDate).period;
+  const weekday = (WEEKDAYS as readonly string[]).indexOf(day);
+  return previousPeriod(isoWeekOf(lastWeekday(runDate, weekday)));
 }
 
 /** Sends the due week's digest unless sent; undefined when the account has none. Never throws. */

@@ -4,8 +4,8 @@
 // same ranking from it, the first with every API string escaped for Slack.
 import type { Severity } from '../catalogue/brand-events.js';
 import type { AccountWatchConfig, WatchConfig } from '../config/schema.js';
+import type { Period } from '../history/period.js';
 import { type AlertPayload, slackEscape } from '../ops/alerts.js';
-import type { Period } from '../report/period.js';
 import { describeEvent } from './describe.js';
 import { type BrandEvent, bySeverityOf } from './read.js';
 import { applyRules, DEFAULT_DIGEST_TOP, quietLine } from './rules.js';

@@ -1,9 +1,9 @@
 // Brand events as stored: the `brand_events` parts of an account's complete runs (the rule of the
-// `_latest` views, src/report/complete-runs.ts), one row per event id. Reads the object store only,
+// `_latest` views, src/history/complete-runs.ts), one row per event id. Reads the object store only,
 // so `visync events` and the run's alert need neither Redis nor a warehouse.
 import { BRAND_EVENTS, type EventType, type Severity } from '../catalogue/brand-events.js';
-import { type CompleteRun, completeRuns, readPart } from '../report/complete-runs.js';
-import { compareText } from '../report/figures.js';
+import { type CompleteRun, completeRuns, readPart } from '../history/complete-runs.js';
+import { compareText } from '../history/figures.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { bySeverity } from './detect.js';

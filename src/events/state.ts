@@ -2,9 +2,9 @@
 // were just curated or read back from the store), and which sections of it the run landed.
 import type { RawEndpoint } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
-import type { ChangeState } from '../report/changes.js';
-import { compareText, num } from '../report/figures.js';
-import { isSuspect, losses } from '../report/model.js';
+import type { ChangeState } from '../history/changes.js';
+import { compareText, num } from '../history/figures.js';
+import { isSuspect, losses } from '../history/snapshot.js';
 
 /** The parts of a workspace compared between runs: each from its own endpoint and tables. */
 export const SECTIONS = {

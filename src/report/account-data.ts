@@ -2,13 +2,8 @@
 // part those reports use, once per account (every workspace's rows come from the same reads). Never
 // the API.
 import type { Row } from '../catalogue/types.js';
-import { parseTablePartKey } from '../sinks/layout.js';
-import type { ObjectStore } from '../sinks/object-store.js';
-import { errorMessage } from '../util/errors.js';
-import { mapSettled } from '../util/pool.js';
-import { RowCompactor } from './compact-rows.js';
-import { type CompleteRun, forEachPartRow } from './complete-runs.js';
-import type { Period } from './period.js';
+import { type CompleteRun, forEachPartRow } from '../history/complete-runs.js';
+import type { Period } from '../history/period.js';
 import {
   covers,
   DAILY_TABLES,
@@ -18,7 +13,12 @@ import {
   SNAPSHOT_TABLES,
   type SnapshotTable,
   snapshotRun,
-} from './select.js';
+} from '../history/select.js';
+import { parseTablePartKey } from '../sinks/layout.js';
+import type { ObjectStore } from '../sinks/object-store.js';
+import { errorMessage } from '../util/errors.js';
+import { mapSettled } from '../util/pool.js';
+import { RowCompactor } from './compact-rows.js';
 
 /** Rows of one snapshot table from one run; absent when no complete run covered the table. */
 export type SnapshotSet = Partial<Record<SnapshotTable, { rows: Row[]; runId: string }>>;

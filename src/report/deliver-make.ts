@@ -2,10 +2,10 @@
 // formats, one Chromium for all of them, and each workspace's outcome recorded (made, draft, or
 // failed with the reason) and alerted.
 
+import type { CompleteRun } from '../history/complete-runs.js';
 import { reportAlert } from '../ops/alerts.js';
 import { metrics } from '../ops/metrics.js';
 import { errorMessage } from '../util/errors.js';
-import type { CompleteRun } from './complete-runs.js';
 import type { DeliveryOptions } from './deliver.js';
 import { base, type Due, formatsOf, notify, save } from './deliver-steps.js';
 import type { DeliveryRecord, DeliveryState } from './delivery.js';

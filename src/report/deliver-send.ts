@@ -1,5 +1,5 @@
 // A made report mailed (./deliver.ts): to every recipient whose send is not recorded, each send
-// claimed (./send-claims.ts) and recorded before and after (./delivery.ts), then the workspace's
+// claimed (src/sinks/claims.ts) and recorded before and after (./delivery.ts), then the workspace's
 // state (sent, made, draft or failed). A failure on one recipient never stops the others; a failed
 // server or login stops its sends for the rest of the delivery (./mail-session.ts).
 import type { SmtpConfig } from '../config/schema.js';

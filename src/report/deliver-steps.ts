@@ -1,12 +1,13 @@
 // What the steps of a scheduled report's delivery share (./deliver.ts, ./deliver-make.ts,
 // ./deliver-send.ts): the due report, its record saved with secrets scrubbed, the outcome a caller
 // sees, and a report alert sent and logged.
+
+import type { Period } from '../history/period.js';
 import { scrubSecrets } from '../log.js';
 import { type ReportAlertFacts, type reportAlert, sendAlert } from '../ops/alerts.js';
 import type { DeliveryOptions, RecipientOutcome, WorkspaceOutcome } from './deliver.js';
 import { type DeliveryRecord, writeDelivery } from './delivery.js';
 import type { ReportFormat } from './output.js';
-import type { Period } from './period.js';
 import type { ReportSettings } from './style.js';
 
 /** A workspace's report of its due period, with the record of it so far. */

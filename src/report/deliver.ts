@@ -7,33 +7,24 @@
 // and only while its period is the newest due one.
 import type { Logger } from 'pino';
 import type { AccountConfig, Config, SmtpConfig } from '../config/schema.js';
+import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
+import { type Period, rangePeriod } from '../history/period.js';
+import { covers } from '../history/select.js';
 import { type ReportAlertFacts, reportAlert, type SendOptions, sendAlert } from '../ops/alerts.js';
 import { metrics } from '../ops/metrics.js';
+import type { Claims } from '../sinks/claims.js';
 import { brandKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { utcDate } from '../util/time.js';
 import { reportableWorkspaces } from './account-data.js';
-import { type CompleteRun, completeRuns } from './complete-runs.js';
 import { makeReports } from './deliver-make.js';
 import { sendPending } from './deliver-send.js';
 import { base, type Due, notify, outcome, save } from './deliver-steps.js';
 import { type DeliveryRecord, type DeliveryState, readDelivery } from './delivery.js';
 import type { MailTimeouts } from './mail.js';
 import { MailSession, serverName } from './mail-session.js';
-import { type Period, rangePeriod } from './period.js';
 import { duePeriod } from './schedule.js';
-import { covers } from './select.js';
 import { type ReportSettings, reportSettingsFor } from './style.js';
-
-/**
- * Claims across processes (./send-claims.ts: Redis SET NX with a TTL, or an object created only if
- * absent in the store). `whileAlive`: the claim is a lock, taken over at once when its holder is a
- * process of this host that died; without it a claim is a once-marker kept for its whole TTL.
- */
-export interface Claims {
-  take(key: string, ttlSeconds: number, o?: { whileAlive?: boolean }): Promise<boolean>;
-  release(key: string): Promise<void>;
-}
 
 export interface DeliveryOptions {
   config: Config;

@@ -5,9 +5,9 @@
 // whole send too. The login and the reports cross the network only inside TLS (port 465 with
 // `secure`, or STARTTLS, required), unless `allowInsecure: true` says otherwise on purpose.
 import type { SmtpConfig } from '../config/schema.js';
+import type { Period } from '../history/period.js';
 import { registerSecret } from '../log.js';
 import { escapeText } from './pdf.js';
-import type { Period } from './period.js';
 
 /**
  * Reaching the server, its greeting, any silence mid-conversation, and a whole send (a server that

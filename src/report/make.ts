@@ -1,13 +1,14 @@
 // One account's reports: its complete runs, the period, each needed curated part read once, one model
 // per workspace, the chosen formats written. "No data" comes back as a ReportProblem line for the CLI
 // to print, and so does a workspace whose PDF Chromium could not print; which workspaces exist comes back too, so the CLI can name a --brand no account has.
+
+import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
+import { defaultPeriod, type Period, previousPeriod } from '../history/period.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { readAccountData, reportableWorkspaces } from './account-data.js';
-import { type CompleteRun, completeRuns } from './complete-runs.js';
 import { buildReport } from './model.js';
 import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
 import { PdfError, PRINTS_AT_ONCE } from './pdf.js';
-import { defaultPeriod, type Period, previousPeriod } from './period.js';
 import type { Report } from './report-shape.js';
 import type { ReportStyle } from './style.js';
 

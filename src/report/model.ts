@@ -3,16 +3,16 @@
 // report.json bytes. Every field is documented in docs/reports.md. A value that is missing or drifted
 // is null (the HTML says "n/a"), never 0. Pure.
 import type { Row } from '../catalogue/types.js';
+import { type ChangeState, diffStates } from '../history/changes.js';
+import { compareText, delta, mean, num } from '../history/figures.js';
+import { type Period, periodDays } from '../history/period.js';
+import { isSuspect, type Loss, losses } from '../history/snapshot.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
-import { type ChangeState, diffStates } from './changes.js';
-import { compareText, delta, mean, num } from './figures.js';
 import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
-import { type Period, periodDays } from './period.js';
 import {
   type Claim,
   type Conflict,
   type Kpi,
-  type Loss,
   MODEL_VERSION,
   type Recommendation,
   type Report,
@@ -30,7 +30,6 @@ const kpi = (value: number | null, previous: number | null): Kpi => ({
   delta: delta(value, previous),
 });
 
-export const isSuspect = (r: Row) => r.flagged === true || r.suspected_false === true;
 const PRIORITY_RANK: Record<string, number> = { high: 0, medium: 1, low: 2 };
 
 /** The buyer-intent window closest to the period's length (the longer one on a tie). */
@@ -63,30 +62,6 @@ function engineMeans(rows: readonly Row[]): Map<string, number | null> {
     else by.set(e, [num(r.score)]);
   }
   return new Map([...by].map(([e, xs]) => [e, mean(xs)]));
-}
-
-export function losses(row: Row | undefined): Loss[] {
-  const list = Array.isArray(row?.losses) ? (row.losses as unknown[]) : [];
-  return list
-    .map((l): Loss => {
-      const o = (l !== null && typeof l === 'object' ? l : {}) as Record<string, unknown>;
-      const w = (o.winner !== null && typeof o.winner === 'object' ? o.winner : {}) as Record<
-        string,
-        unknown
-      >;
-      return {
-        prompt: str(o.prompt),
-        engine: str(o.engine),
-        winner_name: str(w.name),
-        winner_domain: str(w.domain),
-      };
-    })
-    .sort(
-      (a, b) =>
-        compareText(a.winner_name ?? '', b.winner_name ?? '') ||
-        compareText(a.prompt ?? '', b.prompt ?? '') ||
-        compareText(a.engine ?? '', b.engine ?? ''),
-    );
 }
 
 function topCompetitors(ls: readonly Loss[]): { name: string; losses: number }[] {

@@ -1,8 +1,9 @@
 // The shape of report.json (docs/reports.md documents every field): what ./model.ts builds from the
 // curated rows, ./html.ts draws and ./output.ts stores. A value that is missing or drifted is null,
 // never 0.
-import type { Changes } from './changes.js';
-import type { Period } from './period.js';
+import type { Changes } from '../history/changes.js';
+import type { Period } from '../history/period.js';
+import type { Loss } from '../history/snapshot.js';
 import type { Unrecognised } from './unrecognised.js';
 
 export const MODEL_VERSION = 1;
@@ -29,13 +30,6 @@ export interface EngineScore {
   score: number | null;
   previous: number | null;
   delta: number | null;
-}
-
-export interface Loss {
-  prompt: string | null;
-  engine: string | null;
-  winner_name: string | null;
-  winner_domain: string | null;
 }
 
 export interface Recommendation {

@@ -3,8 +3,8 @@
 // weekday, for the ISO week before the one holding it. Pure: the run date is the only clock.
 import type { ReportScheduleConfig } from '../config/schema.js';
 import { WEEKDAYS } from '../config/schema.js';
+import { isoWeekday, isoWeekOf, monthOf, type Period, previousPeriod } from '../history/period.js';
 import { addDays } from '../util/time.js';
-import { isoWeekday, isoWeekOf, monthOf, type Period, previousPeriod } from './period.js';
 
 export interface DuePeriod {
   period: Period;

@@ -2,8 +2,8 @@
 // never drops them silently but lists them, with one example value, under a "shape not recognised"
 // note. Pure.
 import type { Row } from '../catalogue/types.js';
+import { compareText } from '../history/figures.js';
 import { shortened } from '../util/text.js';
-import { compareText } from './figures.js';
 
 export interface Unrecognised {
   table: string;

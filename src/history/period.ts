@@ -78,6 +78,11 @@ export function isoWeekday(date: string): number {
   return (new Date(`${date}T00:00:00Z`).getUTCDay() + 6) % 7;
 }
 
+/** The newest day on or before `date` (`YYYY-MM-DD`) that is `weekday` (0 for Monday to 6 for Sunday). */
+export function lastWeekday(date: string, weekday: number): string {
+  return addDays(date, -((isoWeekday(date) - weekday + 7) % 7));
+}
+
 /** `--period` value -> period; undefined when it is none of the three forms or names no real day. */
 export function parsePeriod(spec: string): Period | undefined {
   let m = /^(\d{4})-(\d{2})$/.exec(spec);

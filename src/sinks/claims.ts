@@ -7,11 +7,21 @@
 // process of this host that no longer runs) is taken over at once; another host's holder only
 // when its lease ran out, which is bounded by a send's own bound (SEND_CLAIM_SECONDS).
 import { hostname } from 'node:os';
-import type { ObjectStore } from '../sinks/object-store.js';
-import { readJsonObject } from '../sinks/object-store.js';
 import { encodeSegment } from '../util/path-segment.js';
 import { HOST_MARK, processGone } from '../util/process-owner.js';
-import type { Claims } from './deliver.js';
+import type { ObjectStore } from './object-store.js';
+import { readJsonObject } from './object-store.js';
+
+/**
+ * Claims across processes (jobs/redis-claims.ts: Redis SET NX with a TTL, or storeClaims below: an
+ * object created only if absent in the store). `whileAlive`: the claim is a lock, taken over at once
+ * when its holder is a process of this host that died; without it a claim is a once-marker kept for
+ * its whole TTL. Report sends and the brand-watch digest take them.
+ */
+export interface Claims {
+  take(key: string, ttlSeconds: number, o?: { whileAlive?: boolean }): Promise<boolean>;
+  release(key: string): Promise<void>;
+}
 
 export interface ClaimOwner {
   /** HOST_MARK: a pid is judged only on its own host. */

@@ -7,7 +7,7 @@
 // and only while its period is the newest due one.
 import type { Logger } from 'pino';
 import type { AccountConfig, Config } from '../config/schema.js';
-import { type ReportAlertFacts, reportAlert, type SendOptions } from '../ops/alerts.js';
+import { AlertBatch, type ReportAlertFacts, reportAlert, type SendOptions } from '../ops/alerts.js';
 import { metrics } from '../ops/metrics.js';
 import { brandKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -41,7 +41,16 @@ export interface DeliveryOptions {
   now?: () => Date;
   /** Webhook delivery bounds (tests use short ones). */
   alertSend?: SendOptions;
+  /** The job's alerts, sent together within one deadline (made by deliverScheduled when absent). */
+  alertBatch?: AlertBatch;
 }
+
+/**
+ * A report job's alerts (a made or stale alert per workspace): four at once, all settled within
+ * two minutes. 500 workspaces to a webhook answering in 1 s take about 125 s; one that never
+ * answers costs the job the deadline once, not each alert's 20 s bound one after another.
+ */
+const JOB_ALERTS = { concurrency: 4, deadlineMs: 120_000 };
 
 /** What one recipient's send came to: `sent`, `already sent`, `claimed` (another worker sends it) or the failure. */
 export interface RecipientOutcome {
@@ -70,9 +79,11 @@ export async function deliverScheduled(
   o: DeliveryOptions,
   trigger: { runDate: string; runId: string },
 ): Promise<WorkspaceOutcome[]> {
+  o = { ...o, alertBatch: o.alertBatch ?? new AlertBatch(o.alertSend, JOB_ALERTS) };
   const now = o.now ?? (() => new Date());
   const runs = await completeRuns(o.store, o.account.name, now().getTime());
   const out: WorkspaceOutcome[] = [];
+  const stales: Promise<WorkspaceOutcome>[] = [];
   const toMake: Due[] = [];
   const toSend: Due[] = [];
   for (const brandId of reportableWorkspaces(runs, rangePeriod(trigger.runDate, trigger.runDate))) {
@@ -85,10 +96,12 @@ export async function deliverScheduled(
     else if (record?.location) toSend.push(due);
     else {
       const stale = staleReason(runs, brandId, period);
-      if (stale) out.push(await markStale(o, due, stale, trigger));
+      // Together: each waits on its alert, and the alerts go out at once (JOB_ALERTS).
+      if (stale) stales.push(markStale(o, due, stale, trigger));
       else toMake.push(due);
     }
   }
+  out.push(...(await Promise.all(stales)));
   // The runs read above serve the reports too: the account's manifests are read once per job.
   const made = await makeReports(o, toMake, trigger, runs);
   for (const m of made) {
@@ -96,6 +109,8 @@ export async function deliverScheduled(
     else out.push(outcome(m.record));
   }
   for (const due of toSend) out.push(await sendPending(o, due));
+  // The made reports' alerts went out beside the mails; the job ends once they settled.
+  await o.alertBatch?.settled();
   for (const w of out) await o.onState?.(w.brandId, w.period, w.state);
   return out;
 }

@@ -12,6 +12,8 @@ export interface StuckServer {
   taken(): number;
   /** Connections or requests held right now. */
   held(): number;
+  /** The most held at once. */
+  peak(): number;
   /** Ends what is held and answers whatever comes next at once. */
   release(): void;
   close(): Promise<void>;
@@ -21,12 +23,14 @@ export interface StuckServer {
 export async function silentSmtp(): Promise<StuckServer> {
   const held = new Set<Socket>();
   let taken = 0;
+  let peak = 0;
   let released = false;
   const server = createServer((socket) => {
     taken++;
     socket.on('error', () => {});
     if (released) return void socket.destroy();
     held.add(socket);
+    peak = Math.max(peak, held.size);
     socket.on('close', () => held.delete(socket));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -34,6 +38,7 @@ export async function silentSmtp(): Promise<StuckServer> {
     port: (server.address() as AddressInfo).port,
     taken: () => taken,
     held: () => held.size,
+    peak: () => peak,
     release() {
       released = true;
       for (const s of held) s.destroy();
@@ -50,12 +55,14 @@ export async function silentSmtp(): Promise<StuckServer> {
 export async function silentWebhook(): Promise<StuckServer & { url: string }> {
   const held = new Set<ServerResponse>();
   let taken = 0;
+  let peak = 0;
   let released = false;
   const server = createHttpServer((req, res) => {
     taken++;
     req.resume();
     if (released) return void res.end('ok');
     held.add(res);
+    peak = Math.max(peak, held.size);
     res.on('close', () => held.delete(res));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -65,6 +72,7 @@ export async function silentWebhook(): Promise<StuckServer & { url: string }> {
     url: `http://127.0.0.1:${port}/hook`,
     taken: () => taken,
     held: () => held.size,
+    peak: () => peak,
     release() {
       released = true;
       for (const res of held) res.end('ok');

@@ -1,8 +1,9 @@
 // Scheduled reports made and delivered (docs/reports.md, "Scheduled reports and delivery"). After a
 // nightly run, each workspace with a schedule gets the report of its newest due period
-// (./schedule.ts): made only when a complete run dated on the period's last day covers the
-// workspace (else `stale`: not made, not sent, one alert), then mailed to every recipient not yet
-// recorded (./delivery.ts), or kept as a draft with `review: true` until `visync report send`.
+// (./schedule.ts): made only when a complete run returned the period's last day for the workspace
+// (one dated on it, or a later one whose window holds it; else `stale`: not made, not sent, one
+// alert), then mailed to every recipient not yet recorded (./delivery.ts), or kept as a draft with
+// `review: true` until `visync report send`.
 // Every outcome ends recorded in delivery.json; a failure is tried again at the next trigger,
 // and only while its period is the newest due one.
 import type { Logger } from 'pino';
@@ -14,13 +15,14 @@ import type { ObjectStore } from '../sinks/object-store.js';
 import { utcDate } from '../util/time.js';
 import { reportableWorkspaces } from './account-data.js';
 import { type CompleteRun, completeRuns } from './complete-runs.js';
+import { handMadeRecord } from './deliver-hand-made.js';
 import { makeReports } from './deliver-make.js';
 import { sendPending } from './deliver-send.js';
 import { base, type Due, notify, outcome, save } from './deliver-steps.js';
 import { type DeliveryRecord, type DeliveryState, readDelivery } from './delivery.js';
 import { type Period, rangePeriod } from './period.js';
 import { duePeriod } from './schedule.js';
-import { covers } from './select.js';
+import { covers, coversLastDay } from './select.js';
 import { type ReportSettings, reportSettingsFor } from './style.js';
 
 /** Claims across workers (Redis SET NX with a TTL); without one (the CLI) the records alone decide. */
@@ -133,7 +135,12 @@ export async function sendMadeReports(
     if (!settings.schedule && !want.period) continue;
     const period =
       want.period ?? duePeriod(settings.schedule as NonNullable<typeof settings.schedule>, today).period;
-    const record = await readDelivery(o.store, o.account.name, brandId, period.label);
+    const found = await readDelivery(o.store, o.account.name, brandId, period.label);
+    // A period asked for by name may have been made by hand (`visync report --period P`).
+    const record =
+      found?.location || !want.period
+        ? found
+        : ((await handMadeRecord(o, { brandId, period, settings, record: found })) ?? found);
     if (!record?.location) {
       const why = record
         ? `${record.state}${record.reason ? `: ${record.reason}` : ''}`
@@ -161,16 +168,25 @@ function finished(r: DeliveryRecord, s: ReportSettings): boolean {
   );
 }
 
-/** Why the period cannot be reported yet; undefined when a complete run of its last day covers the workspace. */
+/**
+ * Why the period cannot be reported yet; undefined once a complete run returned its last day for
+ * the workspace: one dated on that day, or a later one whose window holds it (a stale report is
+ * made at the first trigger after such a run, while the period is still the newest due one).
+ */
 export function staleReason(
   runs: readonly CompleteRun[],
   brandId: string,
   period: Period,
 ): string | undefined {
+  // A later run returned the last day; the period's own runs hold the workspace's state in it.
+  const inPeriod = runs.some(
+    (r) => r.runDate >= period.from && r.runDate <= period.to && covers(r, 'brands', brandId),
+  );
+  if (inPeriod && coversLastDay(runs, brandId, period.to)) return undefined;
   const onLastDay = runs.filter((r) => r.runDate === period.to);
-  if (onLastDay.some((r) => covers(r, 'brands', brandId))) return undefined;
-  if (!onLastDay.length) return `no complete run is dated ${period.to}, the last day of ${period.label}`;
-  return `no complete run dated ${period.to} (the last day of ${period.label}) holds workspace ${brandId}`;
+  if (!onLastDay.length)
+    return `no complete run is dated ${period.to}, the last day of ${period.label}, or returned that day since`;
+  return `no complete run that returned ${period.to} (the last day of ${period.label}) holds workspace ${brandId}`;
 }
 
 async function markStale(

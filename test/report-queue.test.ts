@@ -63,17 +63,15 @@ describe('report queue', () => {
         );
     for (const account of SLOW) await waitForRun(config, logicalRunId('nightly', account, RUN_DATE));
     // Both accounts' report jobs are stuck on the servers now.
-    let last: unknown;
-    await waitFor(
-      async () =>
-        hook.held() >= 2 &&
-        smtp.held() >= 2 &&
-        (last = (await readStatus({ ...c, config })).report_queue).queue.active === 2,
-      {
-        what: () =>
-          `both report jobs stuck; the webhook holds ${hook.held()} requests, the SMTP server ${smtp.held()} connections; ${JSON.stringify(last)}`,
-      },
-    );
+    let last: Record<string, number> = {};
+    const reportJobs = async () => {
+      last = (await readStatus({ ...c, config })).report_queue.queue;
+      return last;
+    };
+    await waitFor(async () => hook.held() >= 2 && smtp.held() >= 2 && (await reportJobs()).active === 2, {
+      what: () =>
+        `both report jobs stuck; the webhook holds ${hook.held()} requests, the SMTP server ${smtp.held()} connections; ${JSON.stringify(last)}`,
+    });
 
     const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'fast' });
     expect((await waitForRun(config, runId)).status).toBe('succeeded');

@@ -22,6 +22,8 @@ export interface JobContext {
   loadBatches: LoadBatches;
   /** Where load-batch jobs go (apart from the shard queues of runs). */
   loadQueue: Queue;
+  /** Where scheduled report jobs go (jobs/report-queue.ts): never behind or ahead of a run's finish. */
+  reportQueue: Queue;
   queues: AccountQueues;
   flow: FlowProducer;
   redis: Redis;

@@ -238,9 +238,9 @@ function formatHostPort(a: ListenAddress): string {
   return a.host.includes(':') ? `[${a.host}]:${a.port}` : `${a.host}:${a.port}`;
 }
 
-/** Every queue of the deployment: the shards, then the load batches' queue. */
+/** Every queue of the deployment: the shards, then the load batches' queue and the reports' queue. */
 function deploymentQueues(w: WorkerHandle): Queue[] {
-  return [...w.context.queues.all(), w.context.loadQueue];
+  return [...w.context.queues.all(), w.context.loadQueue, w.context.reportQueue];
 }
 
 /** The accounts of this worker's config and any other account that has a queue under the prefix. */

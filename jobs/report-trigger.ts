@@ -1,7 +1,8 @@
 // After a nightly run ends (any of the three places a run is recorded: processors/run.ts,
 // finish.ts, load-batch.ts), an account with a report schedule or a weekly brand-watch digest gets a
-// `report` job on the load queue (processors/report.ts). Whatever the run's status: the job itself decides whether the due
-// period is covered, and records a stale report when it is not.
+// `report` job on the report queue (jobs/report-queue.ts, processors/report.ts), so that its mail
+// and webhooks never hold a slot a finish needs. Whatever the run's status: the job itself decides
+// whether the due period is covered, and records a stale report when it is not.
 import type { Logger } from 'pino';
 import { digestSettings } from '../src/events/rules.js';
 import { scheduleConfigured } from '../src/report/style.js';
@@ -10,12 +11,6 @@ import { errorMessage } from '../src/util/errors.js';
 import { accountOf, type JobContext } from './context.js';
 import { JOB, jobIds, type ReportJobData } from './definitions.js';
 import { batchJobOptions } from './load-batches.js';
-
-/**
- * After the finishes and load batches of the night (BullMQ serves the lowest priority first, and a
- * nightly finish is priority 5): a report waits for its data, not the other way round.
- */
-export const REPORT_PRIORITY = 50;
 
 /** Never throws: a report that could not be queued is logged and the next nightly run queues it. */
 export async function queueScheduledReports(
@@ -30,9 +25,9 @@ export async function queueScheduledReports(
   if (!scheduleConfigured(ctx.config, account) && !digest) return;
   const data: ReportJobData = { account: m.account, runDate: m.run_date };
   try {
-    await ctx.loadQueue.add(JOB.report, data, {
+    // Queued once the run is recorded: the report's data is there, whatever else is still running.
+    await ctx.reportQueue.add(JOB.report, data, {
       ...batchJobOptions(ctx.config),
-      priority: REPORT_PRIORITY,
       jobId: jobIds.report(m.account, m.run_date),
     });
   } catch (err) {

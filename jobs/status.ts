@@ -11,6 +11,7 @@ import { LOAD_QUEUE, LoadBatches, loadQueue } from './load-batches.js';
 import type { AccountQueues } from './queues.js';
 import { peekBudget } from './redis-rate-budget.js';
 import { confirmOpenReports, type OpenReport, readOpenReports } from './report-index.js';
+import { REPORT_QUEUE, reportQueue } from './report-queue.js';
 import { withCurrentPhase } from './run-phase.js';
 import { schedulerId } from './schedules.js';
 
@@ -46,6 +47,8 @@ export interface StatusReport {
   queue: Record<string, number>;
   /** The load batches' queue (jobs/load-batches.ts) and the runs ready for a batch not yet claimed. */
   load_batches: { queue_name: string; queue: Record<string, number>; runs_waiting: number };
+  /** The scheduled reports' queue (jobs/report-queue.ts): a delivery waiting on a server shows here. */
+  report_queue: { queue_name: string; queue: Record<string, number> };
 }
 
 export async function readStatus(o: {
@@ -90,19 +93,22 @@ export async function readStatus(o: {
   const queue = await countJobs(o.queues.all());
   // Apart from the runs' queues: a batch job is not a run in flight, and a failed one is news of its own.
   const batchQueue = loadQueue(o.redis, o.config.redis.prefix);
+  const reports = reportQueue(o.redis, o.config.redis.prefix);
   try {
-    const [batchJobs, runsWaiting] = await Promise.all([
+    const [batchJobs, runsWaiting, reportJobs] = await Promise.all([
       countJobs([batchQueue]),
       new LoadBatches(o.redis, o.config.redis.prefix).waitingRuns(),
+      countJobs([reports]),
     ]);
     return {
       config_reload_failed: await readReloadFailure(o.redis, o.config.redis.prefix),
       accounts,
       queue,
       load_batches: { queue_name: LOAD_QUEUE, queue: batchJobs, runs_waiting: runsWaiting },
+      report_queue: { queue_name: REPORT_QUEUE, queue: reportJobs },
     };
   } finally {
-    await batchQueue.close();
+    await Promise.all([batchQueue.close(), reports.close()]);
   }
 }
 

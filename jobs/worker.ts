@@ -1,5 +1,6 @@
-// A visync worker process: one BullMQ worker per queue shard (jobs/queues.ts) and one for the load
-// queue (finish and load-batch jobs, jobs/load-batches.ts), the shared Redis budget, the ledger,
+// A visync worker process: one BullMQ worker per queue shard (jobs/queues.ts), one for the load
+// queue (finish and load-batch jobs, jobs/load-batches.ts) and one for the report queue (scheduled
+// reports and digests, jobs/report-queue.ts), the shared Redis budget, the ledger,
 // and the nightly schedules of its config. Its Redis connections are fixed: the main one (queues,
 // budget, ledger), the workers' shared command connection, and one blocking connection per
 // queue, whatever the number of accounts. Several such processes on several machines share the
@@ -18,6 +19,7 @@ import { RunLedger } from './ledger.js';
 import { LOAD_QUEUE, LoadBatches, loadQueue, startBatch, strandedWarehouses } from './load-batches.js';
 import { AccountQueues, QUEUE_SHARDS, shardQueueName } from './queues.js';
 import { RedisRateBudget } from './redis-rate-budget.js';
+import { REPORT_CONCURRENCY, REPORT_QUEUE, reportQueue } from './report-queue.js';
 import { installLoadSweep, installSchedules, type KeepSchedulesOptions, keepSchedules } from './schedules.js';
 import { type StaleWatchOptions, startStaleWatch } from './stale-watch.js';
 import { CLOSE_MS, StartGuard, settlesWithin } from './start-guard.js';
@@ -48,7 +50,7 @@ export interface Readiness {
 }
 
 export interface WorkerHandle {
-  /** One BullMQ worker per queue shard, each with `concurrency` slots, then the load queue's. */
+  /** One BullMQ worker per queue shard, each with `concurrency` slots, then the load queue's and the report queue's. */
   workers: Worker[];
   context: JobContext;
   schedules: { installed: string[]; removed: string[] };
@@ -82,6 +84,7 @@ interface Shared {
   queues: AccountQueues;
   flow: FlowProducer;
   batchQueue: Queue;
+  reports: Queue;
   stores: ObjectStores;
 }
 
@@ -98,6 +101,8 @@ function createShared(o: WorkerOptions, { main }: Connections): Shared {
   const loaders = new RunLoaders();
   const batchQueue = loadQueue(redis, prefix);
   batchQueue.on('error', ignoreLostConnection(o.logger, 'load queue'));
+  const reports = reportQueue(redis, prefix);
+  reports.on('error', ignoreLostConnection(o.logger, 'report queue'));
   const context: JobContext = {
     config: o.config,
     storeFor: (account) => stores.forAccount(context.config, account),
@@ -106,12 +111,13 @@ function createShared(o: WorkerOptions, { main }: Connections): Shared {
     ledger: new RunLedger(redis, prefix),
     loadBatches: new LoadBatches(redis, prefix),
     loadQueue: batchQueue,
+    reportQueue: reports,
     queues,
     flow,
     redis,
     logger: o.logger,
   };
-  return { context, budget, queues, flow, batchQueue, stores };
+  return { context, budget, queues, flow, batchQueue, reports, stores };
 }
 
 /** Listens for budget pauses and installs the schedules and the load sweep of the config. */
@@ -173,7 +179,7 @@ function jobProcessor(context: JobContext) {
   };
 }
 
-/** Starts one BullMQ worker per queue shard, then the load queue's, into `workers`. */
+/** Starts one BullMQ worker per queue shard, then the load queue's and the report queue's, into `workers`. */
 function startBullWorkers(
   o: WorkerOptions,
   blocking: RedisLink,
@@ -196,7 +202,9 @@ function startBullWorkers(
     workers.push(worker);
   };
   for (let shard = 0; shard < QUEUE_SHARDS; shard++) work(shardQueueName(shard), o.concurrency ?? 2);
+  // The load queue's worker still takes `report` jobs queued there by earlier versions.
   work(LOAD_QUEUE, LOAD_CONCURRENCY);
+  work(REPORT_QUEUE, REPORT_CONCURRENCY);
 }
 
 function logWorkerTrouble(worker: Worker, queue: string, logger: Logger): void {
@@ -249,6 +257,7 @@ async function closeAll(
     Promise.allSettled([
       shared.queues.close(),
       shared.batchQueue.close(),
+      shared.reports.close(),
       shared.flow.close(),
       shared.stores.close(),
     ]),

@@ -16,6 +16,7 @@ import {
   startOpsServer,
 } from '../jobs/ops-server.js';
 import { QUEUE_SHARDS, queueName, shardQueueName } from '../jobs/queues.js';
+import { REPORT_QUEUE } from '../jobs/report-queue.js';
 import { startWorker } from '../jobs/worker.js';
 import type { Config } from '../src/config/schema.js';
 import { readManifest } from '../src/runs/manifest.js';
@@ -264,11 +265,11 @@ describe('worker HTTP endpoint', () => {
     const list = (await (await fetch(`${readOnly.url}/ui/api/queues`)).json()) as {
       queues: { name: string; readOnlyMode: boolean }[];
     };
-    // The shard queues, whatever the number of accounts (acme's is one of them), and the load
-    // batches' queue.
+    // The shard queues, whatever the number of accounts (acme's is one of them), the load
+    // batches' queue and the scheduled reports' queue.
     const shards = Array.from({ length: QUEUE_SHARDS }, (_, i) => [shardQueueName(i), true]);
     expect(list.queues.map((q) => [q.name, q.readOnlyMode]).sort()).toEqual(
-      [...shards, [LOAD_QUEUE, true]].sort(),
+      [...shards, [LOAD_QUEUE, true], [REPORT_QUEUE, true]].sort(),
     );
     for (const action of ['pause', 'clean/failed', 'retry/failed']) {
       const res = await fetch(`${readOnly.url}/ui/api/queues/${queue}/${action}`, { method: 'PUT' });

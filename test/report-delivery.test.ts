@@ -218,8 +218,8 @@ describe('scheduled report delivery', () => {
   it('a period no complete run covers at its end is stale: nothing made or sent, one alert, status shows it', async () => {
     const [box, hook] = [await smtpServer(), await webhook()];
     const dir = h.tempDir();
-    // No run dated 2026-10-31: October is not covered.
-    const { config: path, last } = await twoNights(dir, ['2026-10-30', '2026-11-01']);
+    // No run dated 2026-10-31, and none since that returned it: October is not covered.
+    const { config: path, last } = await twoNights(dir, ['2026-10-20', '2026-10-30']);
     const brands = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds;
     const p = prefix();
     const config = withReports(path, reportsBlock(box), hook, p);
@@ -233,7 +233,9 @@ describe('scheduled report delivery', () => {
     );
     const d = deliveryOf(dir, brands[0] as string, '2026-10');
     expect(d.state).toBe('stale');
-    expect(d.reason).toBe('no complete run is dated 2026-10-31, the last day of 2026-10');
+    expect(d.reason).toBe(
+      'no complete run is dated 2026-10-31, the last day of 2026-10, or returned that day since',
+    );
     expect(hook.bodies.map((b) => [b.visync.event, b.visync.period])).toEqual(
       brands.map(() => ['stale', '2026-10']),
     );

@@ -127,10 +127,12 @@ export function renderStatus(report: StatusReport, width: number): string[] {
         ? `, paused for ${Math.ceil(a.budget.paused_for_ms / 1000)} s (Retry-After)`
         : '';
     lines.push(`  budget: ${a.budget.in_window}/${a.budget.limit} requests in the current window${paused}`);
-    const reports = describeReports(a.reports ?? []);
+    const reports = describeReports(a.account, a.reports ?? []);
     if (reports) lines.push(`  reports: ${reports}`);
   }
   lines.push(`queue: ${describeCounts(report.queue)}`);
+  // Scheduled reports and digests, on a queue of their own (a stuck mail server holds no finish).
+  if (report.report_queue) lines.push(`report queue: ${describeCounts(report.report_queue.queue)}`);
   const batches = report.load_batches;
   lines.push(
     `load batches: ${batches.runs_waiting} ${batches.runs_waiting === 1 ? 'run' : 'runs'} awaiting a batch`,
@@ -149,16 +151,22 @@ function fitted(line: string, width: number): string[] {
   return [first ?? '', ...wrapped(rest.join(' '), width, `${lead}    `)];
 }
 
-/** `1 stale (2026-10), 2 draft (2026-10, 2026-W44)`: counts per state and their periods. */
-function describeReports(open: readonly OpenReport[]): string {
+/** `1 stale (2026-10), 2 draft (2026-10, 2026-W44)`: counts per state and their periods, and what recovers them. */
+function describeReports(account: string, open: readonly OpenReport[]): string {
   const parts: string[] = [];
   for (const state of SHOWN_STATES) {
     const of = open.filter((r) => r.state === state);
     if (of.length)
       parts.push(`${of.length} ${state} (${[...new Set(of.map((r) => r.period))].sort().join(', ')})`);
   }
-  const hint = open.some((r) => r.state === 'draft') ? '; visync report send delivers the drafts' : '';
-  return parts.length ? `${parts.join(', ')}${hint}` : '';
+  const hints = open.some((r) => r.state === 'draft') ? ['visync report send delivers the drafts'] : [];
+  // A stale report is made at the next nightly run after a complete run returned its period's
+  // last day (src/report/deliver.ts); when none will, a person makes it and sends it.
+  for (const period of [...new Set(open.filter((r) => r.state === 'stale').map((r) => r.period))].sort())
+    hints.push(
+      `to send ${period} now: visync report --account ${account} --period ${period}, then visync report send --account ${account} --period ${period}`,
+    );
+  return parts.length ? [parts.join(', '), ...hints].join('; ') : '';
 }
 
 const describeCounts = (counts: Record<string, number>) =>

@@ -40,7 +40,11 @@ export function snapshotRun(
   return runs.find((r) => r.runDate <= date && covers(r, table, brandId));
 }
 
-/** Runs (newest first) that may hold days from `from` to `to` of a daily table for the workspace. */
+/**
+ * Runs that may hold days from `from` to `to` of a daily table for the workspace: those dated in
+ * the range (newest first), then those dated after it whose window reaches back into it (oldest
+ * first).
+ */
 export function dailyRuns(
   runs: readonly CompleteRun[],
   table: DailyTable,
@@ -48,9 +52,30 @@ export function dailyRuns(
   from: string,
   to: string,
 ): CompleteRun[] {
-  // A run's window ends on its run date: one dated before `from` holds no day of the range, and
-  // runs dated after `to` are not read (a report shows what was known at the period's end).
-  return runs.filter((r) => r.runDate >= from && r.runDate <= to && covers(r, table, brandId));
+  // A run's window ends on its run date: one dated before `from` holds no day of the range. The
+  // range's own runs come first (a report shows what was known at the period's end); a later run
+  // only fills the days they lack, as when the run of the period's last day failed and the next
+  // night's run returned that day (newestPerDay keeps each day's first run).
+  const within = runs.filter((r) => r.runDate >= from && r.runDate <= to && covers(r, table, brandId));
+  const after = runs
+    .filter((r) => r.runDate > to && r.windowStart <= to && covers(r, table, brandId))
+    .reverse();
+  return [...within, ...after];
+}
+
+/**
+ * A complete run that returned the period's last day for the workspace: one dated on that day, or
+ * a later one whose window reaches back to it (the next night's run after an outage on the last day).
+ */
+export function coversLastDay(runs: readonly CompleteRun[], brandId: string, lastDay: string): boolean {
+  return runs.some(
+    (r) =>
+      covers(r, 'brands', brandId) &&
+      (r.runDate === lastDay ||
+        (r.runDate > lastDay &&
+          r.windowStart <= lastDay &&
+          DAILY_TABLES.every((t) => covers(r, t, brandId)))),
+  );
 }
 
 /**

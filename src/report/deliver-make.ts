@@ -83,7 +83,12 @@ export async function makeReports(
           draft: d.settings.review,
         };
         const payload = alerts && reportAlert(facts, alerts.on);
-        if (alerts && payload) await notify(o, alerts.webhook, payload, facts);
+        if (alerts && payload) {
+          const sent = notify(o, alerts.webhook, payload, facts);
+          // With the job's batch, the alert goes out beside the next reports and the mails (the
+          // job awaits the batch at its end); without one, before the next report.
+          if (!o.alertBatch) await sent;
+        }
         out.push({ due: d, state, record });
       }
     }

@@ -60,7 +60,9 @@ export async function notify(
   payload: NonNullable<ReturnType<typeof reportAlert>>,
   facts: ReportAlertFacts,
 ): Promise<boolean> {
-  const res = await sendAlert(webhook, payload, o.alertSend);
+  const res = o.alertBatch
+    ? await o.alertBatch.post(webhook, payload)
+    : await sendAlert(webhook, payload, o.alertSend);
   const fields = { brand_id: facts.brandId, period: facts.period, event: payload.visync.event };
   if (res.ok) o.logger.info(fields, 'report alert sent');
   else o.logger.warn({ ...fields, err: res.error }, 'report alert not delivered');

@@ -1,22 +1,31 @@
 // Scheduled reports made and delivered (docs/reports.md, "Scheduled reports and delivery"). After a
 // nightly run, each workspace with a schedule gets the report of its newest due period
-// (./schedule.ts): made only when a complete run dated on the period's last day covers the
-// workspace (else `stale`: not made, not sent, one alert), then mailed to every recipient not yet
-// recorded (./delivery.ts), or kept as a draft with `review: true` until `visync report send`.
+// (./schedule.ts): made only when a complete run returned the period's last day for the workspace
+// (one dated on it, or a later one whose window holds it; else `stale`: not made, not sent, one
+// alert), then mailed to every recipient not yet recorded (./delivery.ts), or kept as a draft with
+// `review: true` until `visync report send`.
 // Every outcome ends recorded in delivery.json; a failure is tried again at the next trigger,
 // and only while its period is the newest due one.
 import type { Logger } from 'pino';
 import type { AccountConfig, Config, SmtpConfig } from '../config/schema.js';
 import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
 import { type Period, rangePeriod } from '../history/period.js';
-import { covers } from '../history/select.js';
-import { type ReportAlertFacts, reportAlert, type SendOptions, sendAlert } from '../ops/alerts.js';
+import { covers, coversLastDay } from '../history/select.js';
+import {
+  AlertBatch,
+  mailStoppedAlert,
+  type ReportAlertFacts,
+  reportAlert,
+  type SendOptions,
+  sendAlert,
+} from '../ops/alerts.js';
 import { metrics } from '../ops/metrics.js';
 import type { Claims } from '../sinks/claims.js';
 import { brandKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { utcDate } from '../util/time.js';
 import { reportableWorkspaces } from './account-data.js';
+import { handMadeRecord } from './deliver-hand-made.js';
 import { makeReports } from './deliver-make.js';
 import { sendPending } from './deliver-send.js';
 import { base, type Due, notify, outcome, save } from './deliver-steps.js';
@@ -44,7 +53,16 @@ export interface DeliveryOptions {
   mail?: MailSession;
   /** `visync report send --resend-unconfirmed`: mail again a recipient whose send was never confirmed. */
   resendUnconfirmed?: boolean;
+  /** The job's alerts, sent together within one deadline (made by deliverScheduled when absent). */
+  alertBatch?: AlertBatch;
 }
+
+/**
+ * A report job's alerts (a made or stale alert per workspace): four at once, all settled within
+ * two minutes. 500 workspaces to a webhook answering in 1 s take about 125 s; one that never
+ * answers costs the job the deadline once, not each alert's 20 s bound one after another.
+ */
+const JOB_ALERTS = { concurrency: 4, deadlineMs: 120_000 };
 
 /**
  * What one recipient's send came to: `sent`, `already sent`, `claimed` (another process sends it
@@ -78,9 +96,11 @@ export async function deliverScheduled(
   o: DeliveryOptions,
   trigger: { runDate: string; runId: string },
 ): Promise<WorkspaceOutcome[]> {
+  o = { ...o, alertBatch: o.alertBatch ?? new AlertBatch(o.alertSend, JOB_ALERTS) };
   const now = o.now ?? (() => new Date());
   const runs = await completeRuns(o.store, o.account.name, now().getTime());
   const out: WorkspaceOutcome[] = [];
+  const stales: Promise<WorkspaceOutcome>[] = [];
   const toMake: Due[] = [];
   const toSend: Due[] = [];
   for (const brandId of reportableWorkspaces(runs, rangePeriod(trigger.runDate, trigger.runDate))) {
@@ -93,10 +113,12 @@ export async function deliverScheduled(
     else if (record?.location) toSend.push(due);
     else {
       const stale = staleReason(runs, brandId, period);
-      if (stale) out.push(await markStale(o, due, stale, trigger));
+      // Together: each waits on its alert, and the alerts go out at once (JOB_ALERTS).
+      if (stale) stales.push(markStale(o, due, stale, trigger));
       else toMake.push(due);
     }
   }
+  out.push(...(await Promise.all(stales)));
   // The runs read above serve the reports too: the account's manifests are read once per job.
   const made = await makeReports(o, toMake, trigger, runs);
   for (const m of made) {
@@ -106,6 +128,8 @@ export async function deliverScheduled(
   await withMail(o, async (mail) => {
     for (const due of toSend) out.push(await sendPending(o, due, mail));
   });
+  // The made reports' alerts went out beside the mails; the job ends once they settled.
+  await o.alertBatch?.settled();
   for (const w of out) await o.onState?.(w.brandId, w.period, w.state);
   return out;
 }
@@ -135,20 +159,9 @@ export function mailSession(
     o.logger.error({ smtp: where, err: reason }, 'report mail stopped: no further sends to this server now');
     const alerts = o.config.alerts;
     if (!alerts?.on.includes('failed')) return;
-    const text = `visync: report mail through SMTP ${where} stopped${account ? ` for account ${account}` : ''}: ${reason}. The reports not sent are tried again at the next nightly run, or with visync report send.`;
     const res = await sendAlert(
       alerts.webhook,
-      {
-        text,
-        attachments: [{ color: 'danger', fields: [{ title: 'reason', value: reason, short: false }] }],
-        visync: {
-          event: 'failed',
-          account: account ?? '',
-          error: reason,
-          failed_workspaces: [],
-          failed_tables: [],
-        },
-      },
+      mailStoppedAlert({ account, server: where, reason }),
       o.alertSend,
     );
     if (!res.ok) o.logger.warn({ err: res.error }, 'report mail alert not delivered');
@@ -174,7 +187,12 @@ export async function sendMadeReports(
     if (!settings.schedule && !want.period) continue;
     const period =
       want.period ?? duePeriod(settings.schedule as NonNullable<typeof settings.schedule>, today).period;
-    const record = await readDelivery(o.store, o.account.name, brandId, period.label);
+    const found = await readDelivery(o.store, o.account.name, brandId, period.label);
+    // A period asked for by name may have been made by hand (`visync report --period P`).
+    const record =
+      found?.location || !want.period
+        ? found
+        : ((await handMadeRecord(o, { brandId, period, settings, record: found })) ?? found);
     if (!record?.location) {
       const why = record
         ? `${record.state}${record.reason ? `: ${record.reason}` : ''}`
@@ -205,16 +223,25 @@ function finished(r: DeliveryRecord, s: ReportSettings): boolean {
   );
 }
 
-/** Why the period cannot be reported yet; undefined when a complete run of its last day covers the workspace. */
+/**
+ * Why the period cannot be reported yet; undefined once a complete run returned its last day for
+ * the workspace: one dated on that day, or a later one whose window holds it (a stale report is
+ * made at the first trigger after such a run, while the period is still the newest due one).
+ */
 export function staleReason(
   runs: readonly CompleteRun[],
   brandId: string,
   period: Period,
 ): string | undefined {
+  // A later run returned the last day; the period's own runs hold the workspace's state in it.
+  const inPeriod = runs.some(
+    (r) => r.runDate >= period.from && r.runDate <= period.to && covers(r, 'brands', brandId),
+  );
+  if (inPeriod && coversLastDay(runs, brandId, period.to)) return undefined;
   const onLastDay = runs.filter((r) => r.runDate === period.to);
-  if (onLastDay.some((r) => covers(r, 'brands', brandId))) return undefined;
-  if (!onLastDay.length) return `no complete run is dated ${period.to}, the last day of ${period.label}`;
-  return `no complete run dated ${period.to} (the last day of ${period.label}) holds workspace ${brandId}`;
+  if (!onLastDay.length)
+    return `no complete run is dated ${period.to}, the last day of ${period.label}, or returned that day since`;
+  return `no complete run that returned ${period.to} (the last day of ${period.label}) holds workspace ${brandId}`;
 }
 
 async function markStale(

@@ -43,10 +43,11 @@ describe('fairness across accounts on shared queues', () => {
       );
     const before = await clients();
     await worker(config);
-    // What the worker process holds, whatever the number of accounts (61 here).
+    // What the worker process holds, whatever the number of accounts (61 here): 9 since report jobs
+    // have a queue of their own, whose worker blocks on one more (docs/deploying.md).
     const held = (await clients()) - before;
     console.log(`worker connections: ${held}`);
-    expect(held).toBeLessThanOrEqual(8);
+    expect(held).toBeLessThanOrEqual(9);
     for (const r of runs) expect((await waitForRun(config, r.runId, 120_000)).status).toBe('succeeded');
 
     const log = [...s.log].sort((a, b) => a.seq - b.seq);

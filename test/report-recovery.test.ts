@@ -62,7 +62,7 @@ async function nights(dir: string, port: number, list: [string, 'ok' | 'outage']
       schedule: { period: 'monthly', day: 1 },
       recipients: RECIPIENTS,
       formats: ['html', 'json'],
-      smtp: { host: '127.0.0.1', port, from: 'reports@agency.example' },
+      smtp: { host: '127.0.0.1', port, from: 'reports@agency.example', allowInsecure: true },
     },
     redis: { url: inject('redisUrl'), prefix },
   };

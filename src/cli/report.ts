@@ -14,14 +14,13 @@ interface ReportFlags {
   period?: string;
   from?: string;
   to?: string;
-  format: ReportFormat[];
+  /** Unset: each workspace's `reports.formats` (top level, account, workspace), else html,json. */
+  format?: ReportFormat[];
   out?: string;
   json?: boolean;
 }
 
 const FORMATS = ['html', 'json', 'pdf'] as const;
-/** Without --format: the HTML and its JSON model (a PDF needs Chromium). */
-const DEFAULT_FORMATS: ReportFormat[] = ['html', 'json'];
 
 function parseFormats(value: string): ReportFormat[] {
   const list = value
@@ -57,10 +56,9 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
     .addOption(
       new Option(
         '--format <list>',
-        'html, json, pdf, or several: html,json,pdf (pdf prints the HTML with Chromium, reports.chromiumPath)',
-      )
-        .argParser(parseFormats)
-        .default([...DEFAULT_FORMATS], 'html,json'),
+        'html, json, pdf, or several: html,json,pdf (pdf prints the HTML with Chromium, reports.chromiumPath); ' +
+          "default: each workspace's reports.formats, else html,json",
+      ).argParser(parseFormats),
     )
     .option('--out <dir>', 'write into this folder instead of the object store')
     .option(
@@ -92,7 +90,7 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
           period,
           make,
           output,
-          { reportSettingsFor, styleOf },
+          { pdfReportsConfigured, reportSettingsFor, styleOf },
           { errorMessage },
           { findAccount },
         ] = await Promise.all([
@@ -141,8 +139,18 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         const unread: string[] = [];
         const settingsOf = (account: string, brandId?: string) =>
           reportSettingsFor(config, findAccount(config, account), brandId);
+        // --format wins; without it each workspace's reports.formats (workspace, account, top level),
+        // else the default html,json (docs/reports.md).
+        const formatsOf = (account: string, brandId?: string): ReportFormat[] =>
+          flags.format ?? settingsOf(account, brandId).formats;
+        const wantsPdf = flags.format
+          ? flags.format.includes('pdf')
+          : pdfReportsConfigured(
+              config,
+              accounts.map((a) => findAccount(config, a)),
+            );
         // One Chromium for the whole run (its path is a top-level setting), loaded only for PDFs.
-        const pdf = flags.format.includes('pdf')
+        const pdf = wantsPdf
           ? await (await import('../report/pdf.js')).PdfSession.open(
               settingsOf(accounts[0] as string).chromiumPath,
             ).catch((err: unknown) => {
@@ -161,7 +169,8 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
                 account,
                 period: chosen,
                 brands,
-                formats: flags.format,
+                formats: formatsOf(account),
+                formatsFor: (brandId) => formatsOf(account, brandId),
                 styleFor: (brandId) => styleOf(settingsOf(account, brandId)),
                 printPdf:
                   pdf &&
@@ -203,7 +212,15 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         if (flags.json) {
           const { exitFields } = await import('./json-result.js');
           io.verbatim(
-            JSON.stringify({ reports: written, formats: flags.format, ...exitFields(exit) }, null, 2),
+            JSON.stringify(
+              {
+                reports: written,
+                formats: flags.format ?? formatsOf(accounts[0] as string),
+                ...exitFields(exit),
+              },
+              null,
+              2,
+            ),
           );
         }
         return exit;

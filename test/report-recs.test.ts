@@ -6,8 +6,162 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { readEvents } from '../src/events/read.js';
+import { diffStates } from '../src/history/changes.js';
+import { changeLines } from '../src/report/change-lines.js';
+import type { Report } from '../src/report/report-shape.js';
+import { allRecommendations } from '../src/simulator/data.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
-import { reportDir, twoNights } from './helpers/report-nights.js';
+import { NIGHTS, openInChromium, reportDir, SPEC, twoNights } from './helpers/report-nights.js';
+
+const readReport = (out: string, brand: string, period: string) =>
+  JSON.parse(readFileSync(join(reportDir(out, brand, period), 'report.json'), 'utf8')) as Report;
+
+describe('recommendations: closed is done or dismissed, apart from no longer listed', () => {
+  it('a report: October\'s open ones the API no longer lists read "no longer listed", not closed; each line says better, worse or neutral', async () => {
+    const { config, last } = await twoNights(h.tempDir());
+    const out = h.tempDir();
+    for (const [period, format] of [
+      ['2026-10', 'json'],
+      ['2026-11', 'html,json'],
+    ] as const) {
+      const r = await h.visyncCli(config, ['report', '--period', period, '--format', format, '--out', out]);
+      expect(r.code, r.err.join('\n')).toBe(0);
+    }
+    const ids = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds;
+    let unlistedSeen = 0;
+    for (const brand of ids) {
+      const october = readReport(out, brand, '2026-10');
+      const w = readReport(out, brand, '2026-11').what_changed;
+      // What the API lists on the second night, whatever the status.
+      const listed = new Map(
+        allRecommendations({ seed: SPEC.seed, account: 'acme', workspaceId: brand }, NIGHTS[1]).map((r) => [
+          r.id,
+          r.status,
+        ]),
+      );
+      const notOpen = october.recommendations.open.filter((r) => listed.get(r.id) !== 'open');
+      expect(w.closed_recommendations.map((r) => r.id).sort()).toEqual(
+        notOpen
+          .filter((r) => listed.has(r.id))
+          .map((r) => r.id)
+          .sort(),
+      );
+      for (const r of w.closed_recommendations) expect(['done', 'dismissed']).toContain(r.status);
+      expect(w.unlisted_recommendations.map((r) => r.id).sort()).toEqual(
+        notOpen
+          .filter((r) => !listed.has(r.id))
+          .map((r) => r.id)
+          .sort(),
+      );
+      unlistedSeen += w.unlisted_recommendations.length;
+      // Every line says whether it is good or bad news.
+      expect(w.lines.length).toBeGreaterThan(0);
+      for (const l of w.lines) expect(['better', 'worse', 'neutral']).toContain(l.direction);
+      for (const l of w.lines.filter((x) => x.change === 'engine_moved'))
+        expect(l.direction).toBe((l.delta ?? 0) > 0 ? 'better' : 'worse');
+      for (const l of w.lines.filter(
+        (x) => x.change === 'recommendation_unlisted' || x.change === 'recommendation_reissued',
+      ))
+        expect(l.direction).toBe('neutral');
+    }
+    expect(unlistedSeen).toBeGreaterThan(0);
+
+    // The page: "no longer listed" apart from closed, and a coloured better/worse on the lines.
+    const brand = ids.find(
+      (b) => readReport(out, b, '2026-11').what_changed.unlisted_recommendations.length,
+    ) as string;
+    const c = await openInChromium(join(reportDir(out, brand, '2026-11'), 'report.html'));
+    try {
+      const rows = await c.page
+        .locator('section:has(h2:text-is("What changed")) tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => ({
+            cells: [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''),
+            colour: getComputedStyle(tr.querySelector('td .delta') as Element).color,
+          })),
+        );
+      const w = readReport(out, brand, '2026-11').what_changed;
+      expect(rows.length).toBe(w.lines.length);
+      const unlisted = rows.filter((r) => /no longer listed/.test(r.cells[1] ?? ''));
+      expect(unlisted.length).toBe(w.lines.filter((l) => l.change === 'recommendation_unlisted').length);
+      for (const r of rows) expect(r.cells[0]).toMatch(/^(\+ better|\u2212 worse|\u00b7 neutral)$/);
+      const colourOf = (word: string) => rows.find((r) => r.cells[0]?.endsWith(word))?.colour;
+      if (colourOf('better')) expect(colourOf('better')).toBe('rgb(26, 127, 55)');
+      if (colourOf('worse')) expect(colourOf('worse')).toBe('rgb(180, 35, 24)');
+      expect(rows.filter((r) => /closed/.test(r.cells[1] ?? '')).length).toBe(
+        w.closed_recommendations.length,
+      );
+    } finally {
+      await c.browser.close();
+    }
+  });
+
+  it('brand watch: a recommendation gone from the list is recommendation_unlisted, never recommendation_closed', async () => {
+    const dir = h.tempDir();
+    const spec = { seed: 7, accounts: [{ name: 'acme', workspaces: 1 }], today: '2026-11-10' };
+    const first = await h.sim(spec);
+    const r1 = await h.runOnceCli(first, dir, []);
+    expect(r1.code, r1.err.join('\n')).toBe(0);
+    const changes = [
+      { kind: 'close-recommendation' as const, account: 'acme', workspace: 0 },
+      { kind: 'unlist-recommendation' as const, account: 'acme', workspace: 0 },
+    ];
+    const second = await h.sim({ ...spec, changes });
+    const r2 = await h.visyncCli(h.configFile(second, dir).path, ['run', '--once', '--log-level', 'silent']);
+    expect(r2.code, r2.err.join('\n')).toBe(0);
+    const id = (first.accounts[0] as { workspaceIds: string[] }).workspaceIds[0] as string;
+    const [done, gone] = allRecommendations({ seed: 7, account: 'acme', workspaceId: id }, spec.today)
+      .filter((r) => r.status === 'open')
+      .map((r) => r.id)
+      .sort();
+    const events = (await readEvents(new FsObjectStore(dir), 'acme')).filter((e) =>
+      e.event_type.startsWith('recommendation_'),
+    );
+    expect(events.map((e) => `${e.event_type} ${e.key}`).sort()).toEqual([
+      `recommendation_closed ${done}`,
+      `recommendation_unlisted ${gone}`,
+    ]);
+  });
+});
+
+describe('what changed lines', () => {
+  it('a title both gone and new under another id is one "reissued" line; done is better, dismissed neutral', () => {
+    const state = (open: string[], closed: { id: string; status: string }[] = []) => ({
+      open_recommendations: open.map((id) => ({
+        id,
+        title: id === 'r9' ? 'Add FAQ schema' : id === 'r1' ? 'Add FAQ schema' : id,
+      })),
+      closed_recommendations: closed.map((c) => ({ ...c, title: c.id })),
+      flags: [],
+      conflicts: [],
+      competitors: ['Bolt'],
+      engines: [{ engine: 'claude', score: 57.36 }],
+    });
+    const lines = changeLines(
+      diffStates(state(['r1', 'r2', 'r3']), {
+        ...state(
+          ['r9'],
+          [
+            { id: 'r2', status: 'done' },
+            { id: 'r3', status: 'dismissed' },
+          ],
+        ),
+        competitors: ['Crux'],
+        engines: [{ engine: 'claude', score: 46.88 }],
+      }),
+    );
+    expect(lines.map((l) => [l.change, l.direction, l.what, l.id, l.note])).toEqual([
+      ['recommendation_closed', 'better', 'r2', 'r2', 'done'],
+      ['recommendation_closed', 'neutral', 'r3', 'r3', 'dismissed'],
+      ['recommendation_reissued', 'neutral', 'Add FAQ schema', 'r9', 'r1'],
+      ['competitor_new', 'worse', 'Crux', null, null],
+      ['competitor_gone', 'better', 'Bolt', null, null],
+      ['engine_moved', 'worse', 'claude', null, null],
+    ]);
+  });
+});
 
 describe('reports.formats', () => {
   it('applies to visync report without --format (workspace over account over top level); --format wins', async () => {

@@ -6,6 +6,7 @@
 import { html as escapedHtml, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { ReportSection } from '../config/schema.js';
+import type { ChangeKind, ChangeLine, Direction } from './change-lines.js';
 import { type BarPoint, beginReportCharts, chartSvg, type LinePoint } from './charts.js';
 import { cutNote, cutText } from './cut-text.js';
 import { type Formats, formatsOf } from './format.js';
@@ -262,25 +263,56 @@ ${unrecognised(r.reputation.unrecognised)}
           ? `Since the synced data of ${day(`${w.since}`)}.`
           : 'Nothing to compare with yet: no earlier report or run.'
     }</p>
-${table(
-  ['change', 'what'],
-  [
-    ...w.new_recommendations.map((x) => [html`new recommendation`, text(x.title ?? x.id)]),
-    ...w.closed_recommendations.map((x) => [html`closed recommendation`, text(x.title ?? x.id)]),
-    ...w.new_flags.map((x) => [html`new suspected false claim (${x.engine})`, text(x.claim ?? x.claim_id)]),
-    ...w.cleared_flags.map((x) => [html`cleared claim (${x.engine})`, text(x.claim ?? x.claim_id)]),
-    ...w.new_conflicts.map((x) => [html`new engine conflict`, text(x.topic ?? x.id)]),
-    ...w.resolved_conflicts.map((x) => [html`resolved engine conflict`, text(x.topic ?? x.id)]),
-    ...w.new_competitors.map((x) => [html`new winning competitor`, text(x)]),
-    ...w.gone_competitors.map((x) => [html`competitor no longer winning`, text(x)]),
-    ...w.engine_movers.map((x) => [
-      html`engine moved`,
-      html`<bdi>${x.engine}</bdi>: ${x.before} \u2192 ${x.after} (${signed(f, x.delta)} pts)`,
-    ]),
-  ],
-)}
+${changeTable(f, w.lines)}
 </section>`,
   };
+}
+
+const CHANGE_LABELS: Record<ChangeKind, string> = {
+  recommendation_new: 'new recommendation',
+  recommendation_closed: 'recommendation closed',
+  recommendation_unlisted: 'recommendation no longer listed (not done or dismissed)',
+  recommendation_reissued: 'recommendation listed again under a new id',
+  flag_new: 'new suspected false claim',
+  flag_cleared: 'cleared claim',
+  conflict_new: 'new engine conflict',
+  conflict_resolved: 'resolved engine conflict',
+  competitor_new: 'new winning competitor',
+  competitor_gone: 'competitor no longer winning',
+  engine_moved: 'engine moved',
+};
+
+/** Good or bad news, as a sign, a word and the fixed delta colour. */
+const NEWS: Record<Direction, { sign: string; word: string; css: string }> = {
+  better: { sign: '+', word: 'better', css: 'up' },
+  worse: { sign: '\u2212', word: 'worse', css: 'down' },
+  neutral: { sign: '\u00b7', word: 'neutral', css: 'flat' },
+};
+
+/** The "what changed" lines; a recommendation title on more than one line shows each line's id. */
+function changeTable(f: Formats, lines: readonly ChangeLine[]): Html {
+  const recs = lines.filter((l) => l.change.startsWith('recommendation_'));
+  const repeated = (l: ChangeLine) =>
+    l.change.startsWith('recommendation_') && recs.filter((x) => x.what === l.what).length > 1;
+  return table(
+    ['news', 'change', 'what'],
+    lines.map((l) => {
+      const n = NEWS[l.direction];
+      // Closed: done or dismissed; a claim: its engine.
+      const noted = ['recommendation_closed', 'flag_new', 'flag_cleared'].includes(l.change);
+      const label =
+        noted && l.note !== null ? `${CHANGE_LABELS[l.change]} (${l.note})` : CHANGE_LABELS[l.change];
+      const what =
+        l.change === 'engine_moved'
+          ? html`<bdi>${l.what}</bdi>: ${fig(f, l.before)} \u2192 ${fig(f, l.after)} (${l.delta === null ? NA : signed(f, l.delta)} pts)`
+          : l.change === 'recommendation_reissued'
+            ? html`<bdi>${l.what}</bdi> <span class="muted">(<bdi>${l.note ?? ''}</bdi> \u2192 <bdi>${l.id ?? ''}</bdi>)</span>`
+            : repeated(l)
+              ? html`<bdi>${l.what}</bdi> <span class="muted">(<bdi>${l.id ?? ''}</bdi>)</span>`
+              : text(l.what);
+      return [html`<span class="delta ${n.css}">${n.sign} ${n.word}</span>`, html`${label}`, what];
+    }),
+  );
 }
 
 /** One line in the page (the rules stay readable here). */

@@ -4,6 +4,7 @@
 import type { Changes } from '../history/changes.js';
 import type { Period } from '../history/period.js';
 import type { Loss } from '../history/snapshot.js';
+import type { ChangeLine } from './change-lines.js';
 import type { Unrecognised } from './unrecognised.js';
 
 export const MODEL_VERSION = 1;
@@ -116,6 +117,8 @@ export interface Report {
     basis: 'previous report' | 'data' | 'none';
     /** The previous report's period label, or the run date of the data compared with; null for none. */
     since: string | null;
+    /** The lines of the page's "what changed", each with whether it is good or bad news. */
+    lines: ChangeLine[];
   } & Changes;
   /** The complete runs whose rows the report used, oldest first. */
   runs: string[];

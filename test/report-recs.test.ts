@@ -216,3 +216,135 @@ describe('reports.formats', () => {
       ]);
   });
 });
+
+describe('one precision rule', () => {
+  it('the page: scores and means at one decimal, share of voice with %, deltas from the unrounded means', async () => {
+    const { config, last } = await twoNights(h.tempDir());
+    const out = h.tempDir();
+    // Ten days against the ten before, both wholly in the second night's 30 days of history.
+    const r = await h.visyncCli(config, [
+      'report',
+      '--from',
+      '2026-11-01',
+      '--to',
+      '2026-11-10',
+      '--format',
+      'html,json',
+      '--out',
+      out,
+    ]);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    const brand = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds[0] as string;
+    const label = '2026-11-01_2026-11-10';
+    const json = readReport(out, brand, label);
+    expect(json.trend.share_of_voice_unit).toBe('percent');
+    const exactMean = (xs: (number | null)[]) => {
+      const v = xs.filter((x): x is number => x !== null);
+      return v.reduce((s, x) => s + x, 0) / v.length;
+    };
+    const s = json.trend.series;
+    const exact = {
+      overall_score_mean:
+        exactMean(s.map((d) => d.overall_score)) - exactMean(s.map((d) => d.previous_overall_score)),
+      share_of_voice:
+        exactMean(s.map((d) => d.share_of_voice)) - exactMean(s.map((d) => d.previous_share_of_voice)),
+    };
+    // report.json: the delta of the unrounded means, not of means rounded first.
+    for (const [k, d] of Object.entries(exact))
+      expect(json.kpis[k as keyof typeof exact].delta).toBeCloseTo(d, 6);
+
+    const sov = json.kpis.share_of_voice;
+    const c = await openInChromium(join(reportDir(out, brand, label), 'report.html'));
+    try {
+      const cards = Object.fromEntries(
+        await c.page.$$eval('.card', (els) =>
+          els.map((e) => [
+            e.querySelector('.label')?.textContent ?? '',
+            {
+              value: e.querySelector('.value')?.textContent ?? '',
+              delta: e.querySelector('.delta')?.textContent ?? '',
+              previous: e.querySelector('.muted')?.textContent ?? '',
+            },
+          ]),
+        ),
+      ) as Record<string, { value: string; delta: string; previous: string }>;
+      const one = (n: number) => (Math.round(Math.abs(n) * 10) / 10).toFixed(1);
+      const sign = (n: number) => (Math.round(n * 10) === 0 ? '\u00b1' : n > 0 ? '+' : '\u2212');
+      for (const name of [
+        'Overall score (period end)',
+        'Overall score (period mean)',
+        'Money-prompt visibility',
+      ]) {
+        expect(cards[name]?.value).toMatch(/^\d+\.\d$/);
+        expect(cards[name]?.previous).toMatch(/^vs \d+\.\d$/);
+      }
+      const mean = json.kpis.overall_score_mean;
+      expect(cards['Overall score (period mean)']?.value).toBe(one(mean.value as number));
+      expect(cards['Overall score (period mean)']?.delta).toMatch(
+        new RegExp(
+          `${sign(exact.overall_score_mean)}${one(exact.overall_score_mean).replace('.', '\\.')} pts$`,
+        ),
+      );
+      expect(cards['Share of voice (mean)']).toEqual({
+        value: `${one(sov.value as number)}%`,
+        previous: `vs ${one(sov.previous as number)}%`,
+        delta: expect.stringMatching(
+          new RegExp(`${sign(exact.share_of_voice)}${one(exact.share_of_voice).replace('.', '\\.')} pp$`),
+        ),
+      });
+      for (const name of ['Open recommendations', 'Suspected false claims', 'Engine conflicts'])
+        expect(cards[name]?.value).toMatch(/^\d+$/);
+      // The daily table and the engines table: one decimal, shares with %.
+      const daily = await c.page.$$eval('table:has(caption) tbody tr', (trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+      );
+      for (const row of daily.filter((x) => x[1] !== 'n/a')) {
+        expect(row[1]).toMatch(/^\d+\.\d$/);
+        expect(row[2]).toMatch(/^\d+\.\d%$/);
+      }
+      const engines = await c.page
+        .locator('section:has(h2:text-is("Engines")) tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+        );
+      expect(engines.length).toBeGreaterThan(0);
+      for (const row of engines) {
+        expect(row[1]).toMatch(/^\d+\.\d$/);
+        expect(row[3]).toMatch(/^(▲ \+|▼ \u2212| \u00b1)\d+\.\d pts$/);
+      }
+    } finally {
+      await c.browser.close();
+    }
+
+    // The same report with the shares sent as fractions reads the same percentages.
+    const fractions: Report = structuredClone(json);
+    fractions.trend.share_of_voice_unit = 'fraction';
+    const k = fractions.kpis.share_of_voice;
+    for (const key of ['value', 'previous', 'delta'] as const)
+      k[key] = k[key] === null ? null : (k[key] as number) / 100;
+    const { renderHtml } = await import('../src/report/html.js');
+    const { DEFAULT_STYLE } = await import('../src/report/style.js');
+    const cardOf = (page: string) =>
+      /Share of voice \(mean\)<\/div><div class="value">([^<]*)<\/div>/.exec(page)?.[1];
+    expect(cardOf(await renderHtml(fractions, DEFAULT_STYLE))).toBe(`${one0(sov.value as number)}%`);
+  });
+
+  it('a mean is compared unrounded, a share of voice all within 0..1 is a fraction, the page rounds half away from zero', async () => {
+    const { delta, mean, shareOfVoiceUnit } = await import('../src/history/figures.js');
+    const { oneDecimal, formatsOf } = await import('../src/report/format.js');
+    // 1.333... - 0.666...: 0.666667, where means rounded first (1.3 and 0.7) gave 0.6.
+    expect(delta(mean([1, 1, 2]), mean([0, 1, 1]))).toBeCloseTo(2 / 3, 6);
+    expect(mean([61, 63.6, null])).toBe(62.3);
+    expect(shareOfVoiceUnit([0.35, 0.2, null, 1])).toBe('fraction');
+    expect(shareOfVoiceUnit([35.2, 0.5])).toBe('percent');
+    expect(shareOfVoiceUnit([null])).toBe('percent');
+    expect([1.45, -1.45, 18.308, 34.97, 53, -0.04].map(oneDecimal)).toEqual([1.5, -1.5, 18.3, 35, 53, 0]);
+    const plain = formatsOf({ locale: null, timeZone: null });
+    expect([18.308, 34.97, 53].map(plain.one)).toEqual(['18.3', '35.0', '53.0']);
+    expect(plain.percent(34.97)).toBe('35.0%');
+    const de = formatsOf({ locale: 'de-DE', timeZone: null });
+    expect([de.one(18.308), de.percent(34.97)]).toEqual(['18,3', '35,0\u00a0%']);
+  });
+});
+
+const one0 = (n: number) => (Math.round(n * 10) / 10).toFixed(1);

@@ -4,7 +4,7 @@
 // is null (the HTML says "n/a"), never 0. Pure.
 import type { Row } from '../catalogue/types.js';
 import { type ChangeState, closedRecommendations, diffStates } from '../history/changes.js';
-import { compareText, delta, mean, num } from '../history/figures.js';
+import { compareText, delta, mean, num, shareOfVoiceUnit } from '../history/figures.js';
 import { type Period, periodDays } from '../history/period.js';
 import { isSuspect, type Loss, losses } from '../history/snapshot.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
@@ -323,6 +323,9 @@ export function buildReport(i: ReportInput): Report {
       days: days.length,
       days_with_data: withData,
       coverage: `${withData} of ${days.length} days`,
+      share_of_voice_unit: shareOfVoiceUnit(
+        series.flatMap((d) => [d.share_of_voice, d.previous_share_of_voice]),
+      ),
       series,
       unrecognised: unrecognisedFields('visibility_daily', [...prev, ...cur], KNOWN.visibility_daily),
     },

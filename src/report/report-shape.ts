@@ -85,6 +85,8 @@ export interface Report {
     days: number;
     days_with_data: number;
     coverage: string;
+    /** `fraction` when every share of voice of both periods is between 0 and 1 (the page shows ×100 %). */
+    share_of_voice_unit: 'percent' | 'fraction';
     series: TrendDay[];
     unrecognised: Unrecognised[];
   };

@@ -323,7 +323,7 @@ function changeTable(f: Formats, lines: readonly ChangeLine[]): Html {
   const recs = lines.filter((l) => l.change.startsWith('recommendation_'));
   const repeated = (l: ChangeLine) =>
     l.change.startsWith('recommendation_') && recs.filter((x) => x.what === l.what).length > 1;
-  return table(
+  return html`<div class="changes">${table(
     ['news', 'change', 'what'],
     lines.map((l) => {
       const n = NEWS[l.direction];
@@ -341,7 +341,7 @@ function changeTable(f: Formats, lines: readonly ChangeLine[]): Html {
               : text(l.what);
       return [html`<span class="delta ${n.css}">${n.sign} ${n.word}</span>`, html`${label}`, what];
     }),
-  );
+  )}</div>`;
 }
 
 /** One line in the page (the rules stay readable here). */
@@ -363,6 +363,7 @@ table{width:100%;border-collapse:collapse;table-layout:fixed;margin:8px 0 16px}
 caption{text-align:left;color:#57606a;padding:4px 0}
 th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}
+.changes th:nth-child(1){width:12%}.changes th:nth-child(2){width:26%}
 .chart{overflow:hidden}.chart svg{max-width:100%;height:auto}
 .drift{border:1px dashed #9a6700;background:#fff8c5;padding:8px;margin:8px 0}
 footer{margin-top:32px;border-top:1px solid #d0d7de}

@@ -14,13 +14,16 @@ interface ReportFlags {
   period?: string;
   from?: string;
   to?: string;
-  /** Unset: each workspace's `reports.formats` (top level, account, workspace), else html,json. */
-  format?: ReportFormat[];
+  /** Not typed (its default): each workspace's `reports.formats` (workspace, account, top level). */
+  format: ReportFormat[];
   out?: string;
   json?: boolean;
 }
 
 const FORMATS = ['html', 'json', 'pdf'] as const;
+
+/** Without --format and without reports.formats: the HTML and its JSON model (a PDF needs Chromium). */
+const DEFAULT_FORMATS: ReportFormat[] = ['html', 'json'];
 
 function parseFormats(value: string): ReportFormat[] {
   const list = value
@@ -58,7 +61,10 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         '--format <list>',
         'html, json, pdf, or several: html,json,pdf (pdf prints the HTML with Chromium, reports.chromiumPath); ' +
           "default: each workspace's reports.formats, else html,json",
-      ).argParser(parseFormats),
+      )
+        .argParser(parseFormats)
+        // Shown in --help; the action tells a typed --format from this default (getOptionValueSource).
+        .default([...DEFAULT_FORMATS], 'html,json'),
     )
     .option('--out <dir>', 'write into this folder instead of the object store')
     .option(
@@ -141,10 +147,11 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
           reportSettingsFor(config, findAccount(config, account), brandId);
         // --format wins; without it each workspace's reports.formats (workspace, account, top level),
         // else the default html,json (docs/reports.md).
+        const typed = cmd.getOptionValueSource('format') === 'default' ? undefined : flags.format;
         const formatsOf = (account: string, brandId?: string): ReportFormat[] =>
-          flags.format ?? settingsOf(account, brandId).formats;
-        const wantsPdf = flags.format
-          ? flags.format.includes('pdf')
+          typed ?? settingsOf(account, brandId).formats;
+        const wantsPdf = typed
+          ? typed.includes('pdf')
           : pdfReportsConfigured(
               config,
               accounts.map((a) => findAccount(config, a)),
@@ -215,7 +222,7 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
             JSON.stringify(
               {
                 reports: written,
-                formats: flags.format ?? formatsOf(accounts[0] as string),
+                formats: typed ?? formatsOf(accounts[0] as string),
                 ...exitFields(exit),
               },
               null,

@@ -181,7 +181,7 @@ describe('visync simulate --changes', () => {
       JSON.stringify([{ kind: 'remove-workspace', account: 'demo', workspace: 0 }, { kind: 'drop' }]),
     );
     expect(() => simulatorOptionsFromFlags({ ...flags, changes: bad })).toThrow(
-      `--changes ${bad}: change 1: kind must be one of engine-drop, false-claim, competitor-win, close-recommendation, remove-workspace`,
+      `--changes ${bad}: change 1: kind must be one of engine-drop, false-claim, competitor-win, close-recommendation, unlist-recommendation, remove-workspace`,
     );
   });
 });

@@ -50,11 +50,16 @@ describe('what changed', () => {
       competitors,
       engines: ['chatgpt', 'gemini', 'claude'].map((engine, i) => ({ engine, score: scores[i] ?? null })),
     });
-    const before = state(['r1', 'r2'], 'gemini', ['Acme', 'Bolt'], [50, 40.5, null]);
-    const after = state(['r2', 'r3'], 'claude', ['Bolt', 'Crux'], [48.5, 45.7, 60]);
+    const before = state(['r1', 'r2', 'r4'], 'gemini', ['Acme', 'Bolt'], [50, 40.5, null]);
+    const after = {
+      ...state(['r2', 'r3'], 'claude', ['Bolt', 'Crux'], [48.5, 45.7, 60]),
+      closed_recommendations: [{ id: 'r1', title: 'R1', status: 'dismissed' }],
+    };
     const c = diffStates(before, after);
     expect(c.new_recommendations.map((r) => r.id)).toEqual(['r3']);
-    expect(c.closed_recommendations.map((r) => r.id)).toEqual(['r1']);
+    // Closed: the API lists it done or dismissed; r4 is simply gone from the list: not closed.
+    expect(c.closed_recommendations).toEqual([{ id: 'r1', title: 'R1', status: 'dismissed' }]);
+    expect(c.unlisted_recommendations).toEqual([{ id: 'r4', title: 'R4' }]);
     expect(c.new_flags).toEqual([{ engine: 'claude', claim_id: 'c1', claim: 'x' }]);
     expect(c.cleared_flags).toEqual([{ engine: 'gemini', claim_id: 'c1', claim: 'x' }]);
     expect([c.new_conflicts, c.resolved_conflicts]).toEqual([[], []]);

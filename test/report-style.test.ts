@@ -61,7 +61,8 @@ describe('visync report per workspace settings', () => {
       expect(blocks).toEqual(['Key figures', 'cover', '']);
       expect(await c.page.$$eval('h2', (els) => els.map((e) => e.textContent))).toEqual(['Key figures']);
 
-      // Numbers with a decimal comma at the API's precision (53.4 -> 53,4; never 53 nor 53,40).
+      // Numbers with a decimal comma at one decimal (53.4 -> 53,4; 53 -> 53,0; 38.192 -> 38,2), the
+      // share of voice with its unit (35,0 %).
       const kpis = [
         ['Overall score (period end)', json.kpis.overall_score_end.value],
         ['Overall score (period mean)', json.kpis.overall_score_mean.value],
@@ -76,7 +77,11 @@ describe('visync report per workspace settings', () => {
       const decimals = kpis.filter(([, v]) => v !== null && !Number.isInteger(v));
       expect(decimals.length).toBeGreaterThan(0);
       for (const [label, value] of kpis)
-        expect(shown[label]).toBe(value === null ? 'n/a' : String(value).replace('.', ','));
+        expect(shown[label]).toBe(
+          value === null
+            ? 'n/a'
+            : `${(Math.round(value * 10) / 10).toFixed(1).replace('.', ',')}${label.startsWith('Share') ? '\u00a0%' : ''}`,
+        );
 
       // Dates as de-DE writes them; the as-of time in Berlin (CET +1 h, or CEST +2 h in summer).
       const cover = (await c.page.textContent('header.cover')) ?? '';

@@ -24,6 +24,7 @@ export const EVENT_TYPES = [
   'competitor_new',
   'recommendation_opened',
   'recommendation_closed',
+  'recommendation_unlisted',
   'workspace_added',
   'workspace_removed',
 ] as const;
@@ -65,7 +66,8 @@ export const BRAND_EVENTS: TableDef = {
       'STRING',
       'score_drop, score_rise (overall score), engine_score_drop, engine_score_rise, share_of_voice_drop, ' +
         'false_claim_new, false_claim_resolved, conflict_new, conflict_resolved, competitor_new (wins a money ' +
-        'prompt), recommendation_opened, recommendation_closed, workspace_added, workspace_removed.',
+        'prompt), recommendation_opened, recommendation_closed (now listed done or dismissed), ' +
+        'recommendation_unlisted (open before, no longer listed), workspace_added, workspace_removed.',
     ),
     required(
       'key',

@@ -14,13 +14,15 @@ interface ReportFlags {
   period?: string;
   from?: string;
   to?: string;
+  /** Not typed (its default): each workspace's `reports.formats` (workspace, account, top level). */
   format: ReportFormat[];
   out?: string;
   json?: boolean;
 }
 
 const FORMATS = ['html', 'json', 'pdf'] as const;
-/** Without --format: the HTML and its JSON model (a PDF needs Chromium). */
+
+/** Without --format and without reports.formats: the HTML and its JSON model (a PDF needs Chromium). */
 const DEFAULT_FORMATS: ReportFormat[] = ['html', 'json'];
 
 function parseFormats(value: string): ReportFormat[] {
@@ -57,9 +59,11 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
     .addOption(
       new Option(
         '--format <list>',
-        'html, json, pdf, or several: html,json,pdf (pdf prints the HTML with Chromium, reports.chromiumPath)',
+        'html, json, pdf, or several: html,json,pdf (pdf prints the HTML with Chromium, reports.chromiumPath); ' +
+          "default: each workspace's reports.formats, else html,json",
       )
         .argParser(parseFormats)
+        // Shown in --help; the action tells a typed --format from this default (getOptionValueSource).
         .default([...DEFAULT_FORMATS], 'html,json'),
     )
     .option('--out <dir>', 'write into this folder instead of the object store')
@@ -92,7 +96,7 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
           period,
           make,
           output,
-          { reportSettingsFor, styleOf },
+          { pdfReportsConfigured, reportSettingsFor, styleOf },
           { errorMessage },
           { findAccount },
         ] = await Promise.all([
@@ -141,8 +145,19 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         const unread: string[] = [];
         const settingsOf = (account: string, brandId?: string) =>
           reportSettingsFor(config, findAccount(config, account), brandId);
+        // --format wins; without it each workspace's reports.formats (workspace, account, top level),
+        // else the default html,json (docs/reports.md).
+        const typed = cmd.getOptionValueSource('format') === 'default' ? undefined : flags.format;
+        const formatsOf = (account: string, brandId?: string): ReportFormat[] =>
+          typed ?? settingsOf(account, brandId).formats;
+        const wantsPdf = typed
+          ? typed.includes('pdf')
+          : pdfReportsConfigured(
+              config,
+              accounts.map((a) => findAccount(config, a)),
+            );
         // One Chromium for the whole run (its path is a top-level setting), loaded only for PDFs.
-        const pdf = flags.format.includes('pdf')
+        const pdf = wantsPdf
           ? await (await import('../report/pdf.js')).PdfSession.open(
               settingsOf(accounts[0] as string).chromiumPath,
             ).catch((err: unknown) => {
@@ -161,7 +176,8 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
                 account,
                 period: chosen,
                 brands,
-                formats: flags.format,
+                formats: formatsOf(account),
+                formatsFor: (brandId) => formatsOf(account, brandId),
                 styleFor: (brandId) => styleOf(settingsOf(account, brandId)),
                 printPdf:
                   pdf &&
@@ -203,7 +219,15 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         if (flags.json) {
           const { exitFields } = await import('./json-result.js');
           io.verbatim(
-            JSON.stringify({ reports: written, formats: flags.format, ...exitFields(exit) }, null, 2),
+            JSON.stringify(
+              {
+                reports: written,
+                formats: typed ?? formatsOf(accounts[0] as string),
+                ...exitFields(exit),
+              },
+              null,
+              2,
+            ),
           );
         }
         return exit;

@@ -14,7 +14,8 @@ const LABELS: Record<BrandEvent['event_type'], string> = {
   conflict_resolved: 'engine conflict resolved',
   competitor_new: 'new competitor winning money prompts',
   recommendation_opened: 'recommendation opened',
-  recommendation_closed: 'recommendation closed',
+  recommendation_closed: 'recommendation closed (done or dismissed)',
+  recommendation_unlisted: 'recommendation no longer listed (not done or dismissed)',
   workspace_added: 'workspace added',
   workspace_removed: 'workspace removed',
 };

@@ -108,7 +108,10 @@ export function detectChanges(before: WatchState, after: WatchState): Change[] {
   for (const name of d.new_competitors)
     out.push(item('competitor_new', name, null, { name, prompts: after.wins.get(name) ?? [] }));
   for (const r of d.new_recommendations) out.push(item('recommendation_opened', r.id, null, r));
-  for (const r of d.closed_recommendations) out.push(item('recommendation_closed', r.id, r, null));
+  // Closed: the API lists it done or dismissed. Gone from the list without either: not closed.
+  for (const r of d.closed_recommendations)
+    out.push(item('recommendation_closed', r.id, { id: r.id, title: r.title }, null));
+  for (const r of d.unlisted_recommendations) out.push(item('recommendation_unlisted', r.id, r, null));
   return out;
 }
 

@@ -2,7 +2,7 @@
 // were just curated or read back from the store), and which sections of it the run landed.
 import type { RawEndpoint } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
-import type { ChangeState } from '../history/changes.js';
+import { type ChangeState, closedRecommendations } from '../history/changes.js';
 import { compareText, num } from '../history/figures.js';
 import { isSuspect, losses } from '../history/snapshot.js';
 
@@ -87,6 +87,7 @@ export class WatchRows {
         .filter((r) => r.status === 'open')
         .map((r) => ({ id: String(r.recommendation_id), title: str(r.title) }))
         .sort((a, b) => compareText(a.id, b.id)),
+      closed_recommendations: closedRecommendations(c.recommendations),
       flags: c.claims
         .filter(isSuspect)
         .map((r) => ({ engine: String(r.engine), claim_id: String(r.claim_id), claim: str(r.claim) }))
@@ -124,6 +125,7 @@ export function restrict(s: WatchState, sections: ReadonlySet<Section>): WatchSt
     share_of_voice: has('scores') ? s.share_of_voice : null,
     engines: has('scores') ? s.engines : [],
     open_recommendations: has('recommendations') ? s.open_recommendations : [],
+    closed_recommendations: has('recommendations') ? (s.closed_recommendations ?? []) : [],
     flags: has('reputation') ? s.flags : [],
     conflicts: has('reputation') ? s.conflicts : [],
     competitors: has('buyer_intent') ? s.competitors : [],

@@ -1,11 +1,16 @@
 // Numbers and dates of the HTML report in the workspace's locale and time zone (Intl). report.json
-// stays locale-free; only the page a person reads is formatted. Without a locale the page prints
-// what the data holds (53.4, 2026-11-01, an ISO time in UTC), as before the setting existed.
+// stays locale-free and unrounded; only the page a person reads is formatted: scores and
+// percentages at one decimal (docs/reports.md, "Precision"). Without a locale: 53.4, 2026-11-01,
+// an ISO time in UTC.
 import type { ReportStyle } from './style.js';
 
 export interface Formats {
   /** A number with the API's precision: 53.4 keeps one decimal, 53 none, in the locale's digits. */
   number: (n: number) => string;
+  /** A score, mean or percentage on the page: one decimal (18.308 -> 18.3, 53 -> 53.0), half away from zero. */
+  one: (n: number) => string;
+  /** A percentage at one decimal with its sign (35.0%, de-DE 35,0 %). */
+  percent: (n: number) => string;
   /** A calendar day (`YYYY-MM-DD`) as the locale writes it; other text unchanged. */
   day: (d: string) => string;
   /** An instant (ISO time) in the locale and time zone, with the zone's name. */
@@ -16,12 +21,25 @@ export interface Formats {
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
+/**
+ * `n` at one decimal, half away from zero as the number reads (1.45 -> 1.5, though its double is
+ * 1.4499...); -0 reads 0. A value too large to scale is returned as it is.
+ */
+export function oneDecimal(n: number): number {
+  const scaled = Math.abs(n) * 10;
+  if (!Number.isFinite(scaled)) return n;
+  const r = (Math.sign(n) * Math.round(Number(scaled.toPrecision(12)))) / 10;
+  return r === 0 ? 0 : r;
+}
+
 /** Decimals as JavaScript prints the value (the shortest that reads back the same number). */
 function decimalsOf(n: number): number | null {
   const s = String(Math.abs(n));
   if (s.includes('e')) return null;
   return s.split('.')[1]?.length ?? 0;
 }
+
+const oneDigit = { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false } as const;
 
 export function formatsOf(style: Pick<ReportStyle, 'locale' | 'timeZone'>): Formats {
   const { locale, timeZone } = style;
@@ -42,6 +60,17 @@ export function formatsOf(style: Pick<ReportStyle, 'locale' | 'timeZone'>): Form
     }
     return f.format(n);
   };
+  const fixed = locale === null ? null : new Intl.NumberFormat(locale, oneDigit);
+  const percents =
+    locale === null ? null : new Intl.NumberFormat(locale, { ...oneDigit, style: 'unit', unit: 'percent' });
+  const one = (n: number): string => {
+    if (!Number.isFinite(n)) return String(n);
+    const r = oneDecimal(n);
+    if (Math.abs(r) >= 1e21) return String(r);
+    return fixed ? fixed.format(r) : r.toFixed(1);
+  };
+  const percent = (n: number): string =>
+    percents && Number.isFinite(n) && Math.abs(n) < 1e21 ? percents.format(oneDecimal(n)) : `${one(n)}%`;
   const days =
     locale === null
       ? null
@@ -76,5 +105,5 @@ export function formatsOf(style: Pick<ReportStyle, 'locale' | 'timeZone'>): Form
     return locale === null ? isoInZone(instants, ms) : instants.format(ms);
   };
   const when = (t: string): string => (DAY.test(t) ? day(t) : instant(t));
-  return { number, day, instant, when };
+  return { number, one, percent, day, instant, when };
 }

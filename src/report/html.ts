@@ -6,9 +6,10 @@
 import { html as escapedHtml, raw } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { ReportSection } from '../config/schema.js';
+import type { ChangeKind, ChangeLine, Direction } from './change-lines.js';
 import { type BarPoint, beginReportCharts, chartSvg, type LinePoint } from './charts.js';
 import { cutNote, cutText } from './cut-text.js';
-import { type Formats, formatsOf } from './format.js';
+import { type Formats, formatsOf, oneDecimal } from './format.js';
 import type { Kpi, Report } from './report-shape.js';
 import { DELTA_COLOURS, type ReportStyle } from './style.js';
 import type { Unrecognised } from './unrecognised.js';
@@ -45,25 +46,49 @@ const TOP_COMPETITORS = 10;
 
 const text = (s: string | null | undefined): Html =>
   s == null ? html`<span class="na">${NA}</span>` : html`<bdi>${s}</bdi>`;
-/** A figure in the page's locale (`f`, src/report/format.ts); null, and a non-finite one, reads "n/a". */
+/**
+ * The page's precision (docs/reports.md, "Precision"): a score, mean or percentage at one decimal
+ * (`fig`), a count whole (`whole`), a share of voice with its unit (`share`); null, and a
+ * non-finite figure, read "n/a". report.json keeps the values unrounded.
+ */
 const fig = (f: Formats, n: number | null | undefined): string =>
+  n == null || !Number.isFinite(n) ? NA : f.one(n);
+const whole = (f: Formats, n: number | null | undefined): string =>
   n == null || !Number.isFinite(n) ? NA : f.number(n);
+/** A share of voice as a percentage: ×100 when the API sends fractions (trend.share_of_voice_unit). */
+const toPercent = (n: number | null | undefined, unit: Report['trend']['share_of_voice_unit']) =>
+  n == null ? null : unit === 'fraction' ? n * 100 : n;
+const share = (f: Formats, n: number | null | undefined, unit: Report['trend']['share_of_voice_unit']) => {
+  const p = toPercent(n, unit);
+  return p === null || !Number.isFinite(p) ? NA : f.percent(p);
+};
 
-function signed(f: Formats, n: number): string {
-  return n > 0 ? `+${f.number(n)}` : n < 0 ? `\u2212${f.number(Math.abs(n))}` : '\u00b10';
+/** A delta as shown: one decimal (a count whole); what rounds to 0.0 reads ±0. */
+function signed(f: Formats, n: number, isWhole = false): string {
+  const r = isWhole ? n : oneDecimal(n);
+  const show = (x: number) => (isWhole ? f.number(x) : f.one(x));
+  return r > 0 ? `+${show(r)}` : r < 0 ? `\u2212${show(Math.abs(r))}` : `\u00b1${show(0)}`;
 }
 
-/** A delta with its fixed colour; `higherIsBetter` false for counts of problems. */
-function deltaCell(f: Formats, d: number | null, unit: string, higherIsBetter = true): Html {
-  if (d === null) return html`<span class="delta na">${NA}</span>`;
-  const better = d === 0 ? 'flat' : d > 0 === higherIsBetter ? 'up' : 'down';
-  const arrow = d > 0 ? '\u25b2' : d < 0 ? '\u25bc' : '';
-  return html`<span class="delta ${better}">${arrow} ${signed(f, d)}${unit}</span>`;
+/** A delta with its fixed colour, taken from the delta as shown; `higherIsBetter` false for counts of problems. */
+function deltaCell(f: Formats, d: number | null, unit: string, higherIsBetter = true, isWhole = false): Html {
+  if (d === null || !Number.isFinite(d)) return html`<span class="delta na">${NA}</span>`;
+  const r = isWhole ? d : oneDecimal(d);
+  const better = r === 0 ? 'flat' : r > 0 === higherIsBetter ? 'up' : 'down';
+  const arrow = r > 0 ? '\u25b2' : r < 0 ? '\u25bc' : '';
+  return html`<span class="delta ${better}">${arrow} ${signed(f, d, isWhole)}${unit}</span>`;
 }
 
-function card(f: Formats, label: string, k: Kpi, unit: string, higherIsBetter = true): Html {
-  return html`<div class="card"><div class="label">${label}</div><div class="value">${fig(f, k.value)}</div>
-<div>${deltaCell(f, k.delta, unit, higherIsBetter)} <span class="muted">vs ${fig(f, k.previous)}</span></div></div>`;
+type Shown = 'score' | 'count' | Report['trend']['share_of_voice_unit'];
+
+function card(f: Formats, label: string, k: Kpi, shown: Shown, higherIsBetter = true): Html {
+  const isWhole = shown === 'count';
+  const show = (n: number | null) =>
+    shown === 'score' ? fig(f, n) : isWhole ? whole(f, n) : share(f, n, shown);
+  const d = shown === 'score' || isWhole ? k.delta : toPercent(k.delta, shown);
+  const unit = shown === 'score' ? ' pts' : isWhole ? '' : ' pp';
+  return html`<div class="card"><div class="label">${label}</div><div class="value">${show(k.value)}</div>
+<div>${deltaCell(f, d, unit, higherIsBetter, isWhole)} <span class="muted">vs ${show(k.previous)}</span></div></div>`;
 }
 
 function table(head: readonly string[], rows: readonly Html[][], caption?: string): Html {
@@ -88,14 +113,18 @@ export async function renderHtml(r: Report, style: ReportStyle): Promise<string>
   beginReportCharts();
   const colours = { primary: style.primaryColour, accent: style.accentColour };
   const line = (key: 'overall_score' | 'share_of_voice'): LinePoint[] =>
-    r.trend.series.flatMap((d) => [
-      { date: d.date, series: 'this period', value: d[key] },
-      {
-        date: d.date,
-        series: 'previous period',
-        value: key === 'overall_score' ? d.previous_overall_score : d.previous_share_of_voice,
-      },
-    ]);
+    r.trend.series.flatMap((d) =>
+      [
+        { date: d.date, series: 'this period', value: d[key] },
+        {
+          date: d.date,
+          series: 'previous period',
+          value: key === 'overall_score' ? d.previous_overall_score : d.previous_share_of_voice,
+        },
+      ].map((p) =>
+        key === 'share_of_voice' ? { ...p, value: toPercent(p.value, r.trend.share_of_voice_unit) } : p,
+      ),
+    );
   const bars = (xs: { label: string; value: number | null }[]): BarPoint[] => xs;
   const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
   const [scoreSvg, sovSvg, enginesSvg, competitorsSvg, claimsSvg] = await Promise.all([
@@ -145,6 +174,7 @@ function sectionsOf(r: Report, style: ReportStyle, f: Formats, charts: Charts): 
   const bi = r.buyer_intent;
   const w = r.what_changed;
   const day = f.day;
+  const sov = r.trend.share_of_voice_unit;
   const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
   return {
     cover: html`<header class="cover">
@@ -156,14 +186,14 @@ ${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}
 <p class="muted">Data as of ${r.cover.data_as_of === null ? NA : f.instant(r.cover.data_as_of)}. Workspace <bdi>${r.brand_id}</bdi>, account <bdi>${r.account}</bdi>.</p>
 </header>`,
     kpis: html`<section><h2>${SECTION_TITLES[0]}</h2><div class="cards">
-${card(f, 'Overall score (period end)', k.overall_score_end, ' pts')}
-${card(f, 'Overall score (period mean)', k.overall_score_mean, ' pts')}
-${card(f, 'Share of voice (mean)', k.share_of_voice, ' pp')}
-${card(f, 'Money-prompt visibility', k.money_visibility, ' pts')}
-${card(f, 'Money/informational gap', k.visibility_gap, ' pts', false)}
-${card(f, 'Open recommendations', k.open_recommendations, '', false)}
-${card(f, 'Suspected false claims', k.suspected_false_claims, '', false)}
-${card(f, 'Engine conflicts', k.engine_conflicts, '', false)}
+${card(f, 'Overall score (period end)', k.overall_score_end, 'score')}
+${card(f, 'Overall score (period mean)', k.overall_score_mean, 'score')}
+${card(f, 'Share of voice (mean)', k.share_of_voice, sov)}
+${card(f, 'Money-prompt visibility', k.money_visibility, 'score')}
+${card(f, 'Money/informational gap', k.visibility_gap, 'score', false)}
+${card(f, 'Open recommendations', k.open_recommendations, 'count', false)}
+${card(f, 'Suspected false claims', k.suspected_false_claims, 'count', false)}
+${card(f, 'Engine conflicts', k.engine_conflicts, 'count', false)}
 </div></section>`,
     trend: html`<section><h2>${SECTION_TITLES[1]}</h2>
 <p class="note">Data on ${r.trend.coverage}; days without data are gaps. The previous period is dashed.</p>
@@ -173,10 +203,10 @@ ${table(
   r.trend.series.map((d) => [
     html`${day(d.date)}`,
     html`${fig(f, d.overall_score)}`,
-    html`${fig(f, d.share_of_voice)}`,
+    html`${share(f, d.share_of_voice, sov)}`,
     html`${day(d.previous_date)}`,
     html`${fig(f, d.previous_overall_score)}`,
-    html`${fig(f, d.previous_share_of_voice)}`,
+    html`${share(f, d.previous_share_of_voice, sov)}`,
   ]),
   'Daily figures',
 )}
@@ -195,8 +225,8 @@ ${table(
 )}
 </section>`,
     'buyer-intent': html`<section><h2>${SECTION_TITLES[3]}</h2>
-<p>Window of ${fig(f, bi.window_days)} days: money prompts ${fig(f, bi.money_visibility)} (${fig(f, bi.money_prompt_count)} prompts),
-informational prompts ${fig(f, bi.informational_visibility)} (${fig(f, bi.informational_prompt_count)} prompts), gap ${fig(f, bi.visibility_gap)}.</p>
+<p>Window of ${whole(f, bi.window_days)} days: money prompts ${fig(f, bi.money_visibility)} (${whole(f, bi.money_prompt_count)} prompts),
+informational prompts ${fig(f, bi.informational_visibility)} (${whole(f, bi.informational_prompt_count)} prompts), gap ${fig(f, bi.visibility_gap)}.</p>
 <h3>Competitors that win most</h3>
 ${svg(competitorsSvg)}
 ${table(
@@ -262,25 +292,56 @@ ${unrecognised(r.reputation.unrecognised)}
           ? `Since the synced data of ${day(`${w.since}`)}.`
           : 'Nothing to compare with yet: no earlier report or run.'
     }</p>
-${table(
-  ['change', 'what'],
-  [
-    ...w.new_recommendations.map((x) => [html`new recommendation`, text(x.title ?? x.id)]),
-    ...w.closed_recommendations.map((x) => [html`closed recommendation`, text(x.title ?? x.id)]),
-    ...w.new_flags.map((x) => [html`new suspected false claim (${x.engine})`, text(x.claim ?? x.claim_id)]),
-    ...w.cleared_flags.map((x) => [html`cleared claim (${x.engine})`, text(x.claim ?? x.claim_id)]),
-    ...w.new_conflicts.map((x) => [html`new engine conflict`, text(x.topic ?? x.id)]),
-    ...w.resolved_conflicts.map((x) => [html`resolved engine conflict`, text(x.topic ?? x.id)]),
-    ...w.new_competitors.map((x) => [html`new winning competitor`, text(x)]),
-    ...w.gone_competitors.map((x) => [html`competitor no longer winning`, text(x)]),
-    ...w.engine_movers.map((x) => [
-      html`engine moved`,
-      html`<bdi>${x.engine}</bdi>: ${x.before} \u2192 ${x.after} (${signed(f, x.delta)} pts)`,
-    ]),
-  ],
-)}
+${changeTable(f, w.lines)}
 </section>`,
   };
+}
+
+const CHANGE_LABELS: Record<ChangeKind, string> = {
+  recommendation_new: 'new recommendation',
+  recommendation_closed: 'recommendation closed',
+  recommendation_unlisted: 'recommendation no longer listed (not done or dismissed)',
+  recommendation_reissued: 'recommendation listed again under a new id',
+  flag_new: 'new suspected false claim',
+  flag_cleared: 'cleared claim',
+  conflict_new: 'new engine conflict',
+  conflict_resolved: 'resolved engine conflict',
+  competitor_new: 'new winning competitor',
+  competitor_gone: 'competitor no longer winning',
+  engine_moved: 'engine moved',
+};
+
+/** Good or bad news, as a sign, a word and the fixed delta colour. */
+const NEWS: Record<Direction, { sign: string; word: string; css: string }> = {
+  better: { sign: '+', word: 'better', css: 'up' },
+  worse: { sign: '\u2212', word: 'worse', css: 'down' },
+  neutral: { sign: '\u00b7', word: 'neutral', css: 'flat' },
+};
+
+/** The "what changed" lines; a recommendation title on more than one line shows each line's id. */
+function changeTable(f: Formats, lines: readonly ChangeLine[]): Html {
+  const recs = lines.filter((l) => l.change.startsWith('recommendation_'));
+  const repeated = (l: ChangeLine) =>
+    l.change.startsWith('recommendation_') && recs.filter((x) => x.what === l.what).length > 1;
+  return html`<div class="changes">${table(
+    ['news', 'change', 'what'],
+    lines.map((l) => {
+      const n = NEWS[l.direction];
+      // Closed: done or dismissed; a claim: its engine.
+      const noted = ['recommendation_closed', 'flag_new', 'flag_cleared'].includes(l.change);
+      const label =
+        noted && l.note !== null ? `${CHANGE_LABELS[l.change]} (${l.note})` : CHANGE_LABELS[l.change];
+      const what =
+        l.change === 'engine_moved'
+          ? html`<bdi>${l.what}</bdi>: ${fig(f, l.before)} \u2192 ${fig(f, l.after)} (${l.delta === null ? NA : signed(f, l.delta)} pts)`
+          : l.change === 'recommendation_reissued'
+            ? html`<bdi>${l.what}</bdi> <span class="muted">(<bdi>${l.note ?? ''}</bdi> \u2192 <bdi>${l.id ?? ''}</bdi>)</span>`
+            : repeated(l)
+              ? html`<bdi>${l.what}</bdi> <span class="muted">(<bdi>${l.id ?? ''}</bdi>)</span>`
+              : text(l.what);
+      return [html`<span class="delta ${n.css}">${n.sign} ${n.word}</span>`, html`${label}`, what];
+    }),
+  )}</div>`;
 }
 
 /** One line in the page (the rules stay readable here). */
@@ -302,6 +363,7 @@ table{width:100%;border-collapse:collapse;table-layout:fixed;margin:8px 0 16px}
 caption{text-align:left;color:#57606a;padding:4px 0}
 th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}
+.changes th:nth-child(1){width:12%}.changes th:nth-child(2){width:26%}
 .chart{overflow:hidden}.chart svg{max-width:100%;height:auto}
 .drift{border:1px dashed #9a6700;background:#fff8c5;padding:8px;margin:8px 0}
 footer{margin-top:32px;border-top:1px solid #d0d7de}

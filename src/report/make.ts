@@ -42,6 +42,8 @@ export interface AccountReportOptions {
   /** Only these workspaces; empty: all. */
   brands: readonly string[];
   formats: readonly ReportFormat[];
+  /** A workspace's own formats (`reports.formats` of its merged settings); unset: `formats` for all. */
+  formatsFor?: ((brandId: string) => readonly ReportFormat[]) | undefined;
   /** The look of one workspace's report (the `reports` config: top level, account, workspace). */
   styleFor: (brandId: string) => ReportStyle;
   /** Prints a workspace's report HTML to PDF (src/report/pdf.ts); needed only for the pdf format. */
@@ -118,10 +120,11 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
     });
     // The PDF is that HTML printed: rendered once for both.
     // html.js loads Vega: only when a page is asked for.
-    const page = o.formats.some((f) => f !== 'json')
+    const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
+    const page = formats.some((f) => f !== 'json')
       ? await (await import('./html.js')).renderHtml(report, style)
       : '';
-    const files = reportFiles(o, report, page, workspace.brandId);
+    const files = reportFiles(o, formats, report, page, workspace.brandId);
     // Awaited in order below; a failure of one still in flight then is not left unheard.
     files.catch(() => undefined);
     pending.push({ brandId: workspace.brandId, files });
@@ -134,12 +137,13 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
 /** A report's files in the order of `formats`, or the problem that kept its PDF from printing. */
 async function reportFiles(
   o: AccountReportOptions,
+  formats: readonly ReportFormat[],
   report: Report,
   page: string,
   brandId: string,
 ): Promise<ReportFile[] | ReportProblem> {
   const files: ReportFile[] = [];
-  for (const format of o.formats) {
+  for (const format of formats) {
     if (format === 'json') files.push({ format, body: `${JSON.stringify(report, null, 2)}\n` });
     else if (format === 'html') files.push({ format, body: page });
     else {

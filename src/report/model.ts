@@ -3,11 +3,12 @@
 // report.json bytes. Every field is documented in docs/reports.md. A value that is missing or drifted
 // is null (the HTML says "n/a"), never 0. Pure.
 import type { Row } from '../catalogue/types.js';
-import { type ChangeState, diffStates } from '../history/changes.js';
-import { compareText, delta, mean, num } from '../history/figures.js';
+import { type ChangeState, closedRecommendations, diffStates } from '../history/changes.js';
+import { compareText, delta, mean, num, shareOfVoiceUnit } from '../history/figures.js';
 import { type Period, periodDays } from '../history/period.js';
 import { isSuspect, type Loss, losses } from '../history/snapshot.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
+import { changeLines } from './change-lines.js';
 import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
 import {
   type Claim,
@@ -116,9 +117,11 @@ function conflicts(rows: Row[] | undefined): Conflict[] {
 /** What a period's state is for "what changed": the same fields whether from data or a report.json. */
 export function changeState(
   r: Pick<Report, 'recommendations' | 'reputation' | 'buyer_intent' | 'engines'>,
+  closed: ChangeState['closed_recommendations'] = [],
 ): ChangeState {
   return {
     open_recommendations: r.recommendations.open.map((x) => ({ id: x.id, title: x.title })),
+    closed_recommendations: closed,
     flags: r.reputation.suspected_false.map((c) => ({
       engine: c.engine,
       claim_id: c.claim_id,
@@ -279,7 +282,7 @@ export function buildReport(i: ReportInput): Report {
   const basis = i.previousReport ? 'previous report' : w.baselineDate ? 'data' : 'none';
   const changes = diffStates(
     changeState(i.previousReport ?? (w.baselineDate ? baseline : now)),
-    changeState(now),
+    changeState(now, closedRecommendations(recsNow)),
   );
 
   return {
@@ -320,6 +323,9 @@ export function buildReport(i: ReportInput): Report {
       days: days.length,
       days_with_data: withData,
       coverage: `${withData} of ${days.length} days`,
+      share_of_voice_unit: shareOfVoiceUnit(
+        series.flatMap((d) => [d.share_of_voice, d.previous_share_of_voice]),
+      ),
       series,
       unrecognised: unrecognisedFields('visibility_daily', [...prev, ...cur], KNOWN.visibility_daily),
     },
@@ -331,6 +337,7 @@ export function buildReport(i: ReportInput): Report {
       basis,
       since: i.previousReport ? i.previousReport.period.label : (w.baselineDate ?? null),
       ...changes,
+      lines: changeLines(changes),
     },
     runs,
   };

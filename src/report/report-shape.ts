@@ -4,6 +4,7 @@
 import type { Changes } from '../history/changes.js';
 import type { Period } from '../history/period.js';
 import type { Loss } from '../history/snapshot.js';
+import type { ChangeLine } from './change-lines.js';
 import type { Unrecognised } from './unrecognised.js';
 
 export const MODEL_VERSION = 1;
@@ -84,6 +85,8 @@ export interface Report {
     days: number;
     days_with_data: number;
     coverage: string;
+    /** `fraction` when every share of voice of both periods is between 0 and 1 (the page shows ×100 %). */
+    share_of_voice_unit: 'percent' | 'fraction';
     series: TrendDay[];
     unrecognised: Unrecognised[];
   };
@@ -116,6 +119,8 @@ export interface Report {
     basis: 'previous report' | 'data' | 'none';
     /** The previous report's period label, or the run date of the data compared with; null for none. */
     since: string | null;
+    /** The lines of the page's "what changed", each with whether it is good or bad news. */
+    lines: ChangeLine[];
   } & Changes;
   /** The complete runs whose rows the report used, oldest first. */
   runs: string[];

@@ -10,6 +10,7 @@ export const DATA_CHANGE_KINDS = [
   'false-claim',
   'competitor-win',
   'close-recommendation',
+  'unlist-recommendation',
   'remove-workspace',
 ] as const;
 export type DataChangeKind = (typeof DATA_CHANGE_KINDS)[number];
@@ -115,10 +116,23 @@ export class DataChanges {
       }
       return b;
     }
-    if (endpoint === 'recommendations' && of('close-recommendation').length) {
+    if (
+      endpoint === 'recommendations' &&
+      (of('close-recommendation').length || of('unlist-recommendation').length)
+    ) {
       const list = structuredClone(body) as { data: Recommendation[]; count: number };
-      const open = list.data.filter((r) => r.status === 'open').sort((a, b) => a.id.localeCompare(b.id))[0];
-      if (open) open.status = 'done';
+      const firstOpen = () =>
+        list.data.filter((r) => r.status === 'open').sort((a, b) => a.id.localeCompare(b.id))[0];
+      for (const _ of of('close-recommendation')) {
+        const open = firstOpen();
+        if (open) open.status = 'done';
+      }
+      // Unlisted: gone from the list without being done or dismissed (not "closed").
+      for (const _ of of('unlist-recommendation')) {
+        const open = firstOpen();
+        if (open) list.data = list.data.filter((r) => r !== open);
+      }
+      list.count = list.data.length;
       return list;
     }
     return body;

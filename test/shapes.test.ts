@@ -4,7 +4,9 @@
 // `payload_changed` event and no invented ones.
 import { describe, expect, it } from 'vitest';
 import { readEvents } from '../src/events/read.js';
+import type { Report } from '../src/report/report-shape.js';
 import type { DataChange } from '../src/simulator/changes.js';
+import { reputation, workspace } from '../src/simulator/data.js';
 import type { Shape } from '../src/simulator/shapes.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
@@ -23,8 +25,30 @@ async function twoShapedNights(dir: string, shapes: [Shape, Shape], changes: Dat
   const second = await h.sim({ seed: SEED, accounts: ACCOUNTS, today: TODAY, shape: shapes[1], changes });
   const r2 = await h.runOnceCli(second, dir, []);
   expect(r2.code, r2.err.join('\n')).toBe(0);
-  return { ids: (first.accounts[0] as { workspaceIds: string[] }).workspaceIds };
+  return {
+    ids: (first.accounts[0] as { workspaceIds: string[] }).workspaceIds,
+    config: h.configFile(second, dir).path,
+  };
 }
+
+/** `visync report` of acme's default period; per workspace id, its report.json and page. */
+async function reports(config: string): Promise<Map<string, { json: Report; page: string }>> {
+  const out = h.tempDir();
+  const r = await h.visyncCli(config, ['report', '--account', 'acme', '--out', out]);
+  expect(r.code, r.err.join('\n')).toBe(0);
+  const by = new Map<string, { json: Report; page: string }>();
+  for (const file of h.listFiles(out).filter((k) => k.endsWith('/report.json'))) {
+    const json = JSON.parse(h.readText(out, file)) as Report;
+    by.set(json.brand_id, { json, page: h.readText(out, file.replace(/report\.json$/, 'report.html')) });
+  }
+  return by;
+}
+
+function fail(what: string): never {
+  throw new Error(what);
+}
+
+const ref = (workspaceId: string) => ({ seed: SEED, account: 'acme', workspaceId });
 
 const summary = (e: { event_type: string; brand_id: string; key: string }) =>
   `${e.event_type} ${e.brand_id} ${e.key}`;
@@ -63,5 +87,52 @@ describe('brand watch on the other record shapes', () => {
     expect(text.out[0]).toMatch(
       /\[medium\] fields sent changed: reputation; added statements; removed engines, flags$/,
     );
+  });
+});
+
+describe('the report on the other record shapes', () => {
+  it('flat claims: the right suspected-false count, the claim in the page, the latest score per engine', async () => {
+    const dir = h.tempDir();
+    const { ids, config } = await twoShapedNights(
+      dir,
+      ['alternative', 'alternative'],
+      [{ kind: 'false-claim', account: 'acme', workspace: 0, engine: 'chatgpt', claim: CLAIM }],
+    );
+    const w0 = ids[0] as string;
+    const served = reputation(ref(w0), TODAY).engines.flatMap((e) => e.claims);
+    const { json, page } = (await reports(config)).get(w0) ?? fail('no report of the first workspace');
+    expect(json.kpis.suspected_false_claims.value).toBe(served.filter((c) => c.suspected_false).length + 1);
+    expect(json.reputation.not_available).toBeNull();
+    expect(json.reputation.suspected_false.map((c) => c.claim)).toContain(CLAIM);
+    expect(json.reputation.claims_per_engine.reduce((n, c) => n + c.claims, 0)).toBe(served.length + 1);
+    expect(page).toContain('The brand &lt;was&gt; discontinued');
+    // The latest score per engine from GET /brands, beside the period mean.
+    const latest = workspace(ref(w0), TODAY).latest_score.model_scores;
+    expect(Object.fromEntries(json.engines.map((e) => [e.engine, e.latest]))).toEqual(latest);
+    expect(page).toContain('<th>latest score</th>');
+  });
+
+  it('a reputation shape not recognised: "not available" with the reason, and the data as sent, escaped', async () => {
+    const dir = h.tempDir();
+    const { ids, config } = await twoShapedNights(
+      dir,
+      ['assumed', 'unknown'],
+      [{ kind: 'false-claim', account: 'acme', workspace: 0, engine: 'chatgpt', claim: CLAIM }],
+    );
+    const { json, page } = (await reports(config)).get(ids[0] as string) ?? fail('no report');
+    expect(json.kpis.suspected_false_claims.value).toBeNull();
+    expect(json.reputation.not_available).toMatchObject({
+      endpoint: 'GET /brands/{id}/reputation',
+      reason: 'engines missing; flags missing; statements not known',
+    });
+    expect(JSON.parse(json.reputation.not_available?.data ?? 'null').statements).toEqual(
+      expect.arrayContaining([expect.objectContaining({ text: CLAIM, likely_false: true })]),
+    );
+    expect(json.what_changed.cleared_flags).toEqual([]);
+    expect(page).not.toContain('Suspected false claims</div><div class="value">0');
+    expect(page).toContain('not available');
+    expect(page).toContain('engines missing; flags missing; statements not known');
+    expect(page).toContain('&quot;text&quot;: &quot;The brand &lt;was&gt; discontinued&quot;');
+    expect(page).not.toContain(CLAIM);
   });
 });

@@ -9,6 +9,7 @@ import type { ReportSection } from '../config/schema.js';
 import { type BarPoint, beginReportCharts, chartSvg, type LinePoint } from './charts.js';
 import { cutNote, cutText } from './cut-text.js';
 import { type Formats, formatsOf } from './format.js';
+import type { NotAvailable } from './not-read.js';
 import type { Kpi, Report } from './report-shape.js';
 import { DELTA_COLOURS, type ReportStyle } from './style.js';
 import type { Unrecognised } from './unrecognised.js';
@@ -41,6 +42,7 @@ function shown(s: string): string | Html {
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 const NA = 'n/a';
+const NOT_AVAILABLE = 'not available';
 const TOP_COMPETITORS = 10;
 
 const text = (s: string | null | undefined): Html =>
@@ -61,7 +63,17 @@ function deltaCell(f: Formats, d: number | null, unit: string, higherIsBetter = 
   return html`<span class="delta ${better}">${arrow} ${signed(f, d)}${unit}</span>`;
 }
 
-function card(f: Formats, label: string, k: Kpi, unit: string, higherIsBetter = true): Html {
+function card(
+  f: Formats,
+  label: string,
+  k: Kpi,
+  unit: string,
+  higherIsBetter = true,
+  missing?: NotAvailable | null,
+): Html {
+  if (missing)
+    return html`<div class="card"><div class="label">${label}</div><div class="value na">${NOT_AVAILABLE}</div>
+<div class="muted">${missing.endpoint}: ${missing.reason}</div></div>`;
   return html`<div class="card"><div class="label">${label}</div><div class="value">${fig(f, k.value)}</div>
 <div>${deltaCell(f, k.delta, unit, higherIsBetter)} <span class="muted">vs ${fig(f, k.previous)}</span></div></div>`;
 }
@@ -80,6 +92,14 @@ ${table(
   ['table', 'field', 'example'],
   list.map((u) => [html`${u.table}`, text(u.field), text(u.example)]),
 )}</div>`;
+}
+
+/** What a section could not read: the reason, and the data as it was sent (escaped). */
+function notRead(what: string, n: NotAvailable | null): Html {
+  if (n === null) return html``;
+  return html`<div class="drift"><p><strong>${what}: ${NOT_AVAILABLE}.</strong> ${n.endpoint} was sent in a shape
+this version of visync does not read (${n.reason}). The data as sent:</p>
+<pre class="as-sent">${n.data}</pre></div>`;
 }
 
 const svg = (s: string): Html => html`<div class="chart">${raw(s)}</div>`;
@@ -162,7 +182,7 @@ ${card(f, 'Share of voice (mean)', k.share_of_voice, ' pp')}
 ${card(f, 'Money-prompt visibility', k.money_visibility, ' pts')}
 ${card(f, 'Money/informational gap', k.visibility_gap, ' pts', false)}
 ${card(f, 'Open recommendations', k.open_recommendations, '', false)}
-${card(f, 'Suspected false claims', k.suspected_false_claims, '', false)}
+${card(f, 'Suspected false claims', k.suspected_false_claims, '', false, r.reputation.not_available)}
 ${card(f, 'Engine conflicts', k.engine_conflicts, '', false)}
 </div></section>`,
     trend: html`<section><h2>${SECTION_TITLES[1]}</h2>
@@ -185,10 +205,11 @@ ${unrecognised(r.trend.unrecognised)}
     engines: html`<section><h2>${SECTION_TITLES[2]}</h2>
 ${svg(enginesSvg)}
 ${table(
-  ['engine', 'score (mean)', 'previous', 'change'],
+  ['engine', 'score (mean)', 'latest score', 'previous', 'change'],
   r.engines.map((e) => [
     text(e.engine),
     html`${fig(f, e.score)}`,
+    e.latest === null ? html`<span class="na">${NOT_AVAILABLE}</span>` : html`${fig(f, e.latest)}`,
     html`${fig(f, e.previous)}`,
     deltaCell(f, e.delta, ' pts'),
   ]),
@@ -204,10 +225,15 @@ ${table(
   competitors.map((c) => [text(c.name), html`${c.losses}`]),
 )}
 <h3>Losses</h3>
-${table(
-  ['prompt', 'engine', 'winner', 'winner domain'],
-  bi.losses.map((l) => [text(l.prompt), text(l.engine), text(l.winner_name), text(l.winner_domain)]),
-)}
+${notRead('Losses', bi.not_available)}
+${
+  bi.not_available
+    ? ''
+    : table(
+        ['prompt', 'engine', 'winner', 'winner domain'],
+        bi.losses.map((l) => [text(l.prompt), text(l.engine), text(l.winner_name), text(l.winner_domain)]),
+      )
+}
 <h3>Why you lose</h3>
 <p>${text(bi.why_you_lose.summary)}</p>
 ${bi.why_you_lose.reasons.length ? html`<ul>${bi.why_you_lose.reasons.map((x) => html`<li>${text(x)}</li>`)}</ul>` : ''}
@@ -236,22 +262,35 @@ ${table(
 ${unrecognised(r.recommendations.unrecognised)}
 </section>`,
     reputation: html`<section><h2>${SECTION_TITLES[5]}</h2>
+${notRead('Claims', r.reputation.not_available)}
 <h3>Suspected false claims</h3>
-${table(
-  ['engine', 'claim', 'reason'],
-  r.reputation.suspected_false.map((c) => [text(c.engine), text(c.claim), text(c.flag_reason)]),
-)}
+${
+  r.reputation.not_available
+    ? html`<p class="na">${NOT_AVAILABLE}</p>`
+    : table(
+        ['engine', 'claim', 'reason'],
+        r.reputation.suspected_false.map((c) => [text(c.engine), text(c.claim), text(c.flag_reason)]),
+      )
+}
 <h3>Conflicts between engines</h3>
 ${table(
   ['topic', 'engines', 'description'],
   r.reputation.conflicts.map((c) => [text(c.topic), text(c.engines.join(', ')), text(c.description)]),
 )}
 <h3>Claims per engine</h3>
-${svg(claimsSvg)}
-${table(
-  ['engine', 'claims', 'suspected false'],
-  r.reputation.claims_per_engine.map((c) => [text(c.engine), html`${c.claims}`, html`${c.suspected_false}`]),
-)}
+${r.reputation.not_available ? html`<p class="na">${NOT_AVAILABLE}</p>` : html`${svg(claimsSvg)}`}
+${
+  r.reputation.not_available
+    ? ''
+    : table(
+        ['engine', 'claims', 'suspected false'],
+        r.reputation.claims_per_engine.map((c) => [
+          text(c.engine),
+          html`${c.claims}`,
+          html`${c.suspected_false}`,
+        ]),
+      )
+}
 ${unrecognised(r.reputation.unrecognised)}
 </section>`,
     changes: html`<section><h2>${SECTION_TITLES[6]}</h2>
@@ -304,6 +343,7 @@ th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-a
 th{background:#f6f8fa}
 .chart{overflow:hidden}.chart svg{max-width:100%;height:auto}
 .drift{border:1px dashed #9a6700;background:#fff8c5;padding:8px;margin:8px 0}
+.as-sent{white-space:pre-wrap;overflow-wrap:anywhere;font-size:11px;max-height:none}
 footer{margin-top:32px;border-top:1px solid #d0d7de}
 @media print{section{break-inside:avoid-page}}
 `

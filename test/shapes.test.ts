@@ -72,16 +72,23 @@ describe('brand watch on the other record shapes', () => {
     expect(JSON.parse(claim?.after ?? '{}').claim).toBe(CLAIM);
   });
 
-  it('a reputation shape not recognised gives payload_changed naming the endpoint and fields, and no resolved claims', async () => {
+  it('shapes not recognised give payload_changed naming the endpoint and fields, and no resolved claims or competitors', async () => {
     const dir = h.tempDir();
     const { ids } = await twoShapedNights(dir, ['assumed', 'unknown']);
     const events = await readEvents(new FsObjectStore(dir), 'acme');
-    // The claims are not gone: they came in a shape not read, so nothing reads as resolved.
-    expect(events.map(summary).sort()).toEqual(ids.map((id) => `payload_changed ${id} reputation`).sort());
-    const e = events[0];
+    // The claims and losses are not gone: they came in a shape not read, so nothing reads as resolved.
+    expect(events.map(summary).sort()).toEqual(
+      ids.flatMap((id) => [`payload_changed ${id} buyer-intent`, `payload_changed ${id} reputation`]).sort(),
+    );
+    const e = events.find((x) => x.event_type === 'payload_changed' && x.key === 'reputation');
     // Only where both nights sent the holding object: the body itself here.
     expect(JSON.parse(e?.after ?? '[]')).toEqual(['statements']);
     expect(JSON.parse(e?.before ?? '[]')).toEqual(['engines', 'flags']);
+    const bi = events.find((x) => x.key === 'buyer-intent');
+    expect([JSON.parse(bi?.before ?? '[]'), JSON.parse(bi?.after ?? '[]')]).toEqual([
+      ['losses'],
+      ['lost_to'],
+    ]);
     expect(e?.severity).toBe('medium');
     const text = await h.visyncCli(h.configFile(await h.sim({ accounts: ACCOUNTS }), dir).path, ['events']);
     expect(text.out[0]).toMatch(
@@ -112,7 +119,7 @@ describe('the report on the other record shapes', () => {
     expect(page).toContain('<th>latest score</th>');
   });
 
-  it('a reputation shape not recognised: "not available" with the reason, and the data as sent, escaped', async () => {
+  it('shapes not recognised: "not available" with the reason, and the data as sent, escaped', async () => {
     const dir = h.tempDir();
     const { ids, config } = await twoShapedNights(
       dir,
@@ -132,7 +139,16 @@ describe('the report on the other record shapes', () => {
     expect(page).not.toContain('Suspected false claims</div><div class="value">0');
     expect(page).toContain('not available');
     expect(page).toContain('engines missing; flags missing; statements not known');
-    expect(page).toContain('&quot;text&quot;: &quot;The brand &lt;was&gt; discontinued&quot;');
+    expect(page).toContain('&quot;text&quot;:&quot;The brand &lt;was&gt; discontinued&quot;');
     expect(page).not.toContain(CLAIM);
+    // The losses too: "not available", their data as sent, no competitor reads as gone.
+    expect(json.buyer_intent.not_available).toMatchObject({
+      endpoint: 'GET /brands/{id}/buyer-intent?days=30',
+      reason: 'losses missing; lost_to not known',
+    });
+    expect(json.buyer_intent.losses).toEqual([]);
+    expect(json.what_changed.gone_competitors).toEqual([]);
+    expect(page).toContain('<strong>Losses: not available.</strong>');
+    expect(page).toContain('&quot;lost_to&quot;');
   });
 });

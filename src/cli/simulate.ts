@@ -273,7 +273,7 @@ export function registerSimulate(program: Command): void {
     .addOption(
       new Option(
         '--shape <shape>',
-        'record shapes served: assumed (default), alternative (other field names and nesting the client recognises), unknown (a reputation snapshot it does not) (docs/simulator.md)',
+        'record shapes served: assumed (default), alternative (other field names and nesting the client recognises), unknown (reputation claims and buyer-intent losses it does not) (docs/simulator.md)',
       ).choices([...SHAPES]),
     )
     .addHelpText(

@@ -10,7 +10,7 @@ export interface NotAvailable {
   endpoint: string;
   /** The drift findings, e.g. `engines missing; flags missing; statements not known`. */
   reason: string;
-  /** The payload as sent, as indented JSON, cut at DATA_MAX characters. */
+  /** The payload as sent, as JSON with one field or list item a line, cut at DATA_MAX characters. */
   data: string;
 }
 
@@ -34,6 +34,18 @@ const WORDS: Record<string, string> = {
   type_change: 'of another type',
   unexpected_shape: 'in another shape',
 };
+
+/** JSON with each top-level field, and each item of a top-level list, on a line of its own. */
+function asSent(value: unknown): string {
+  const one = (v: unknown) => JSON.stringify(v) ?? 'null';
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return one(value);
+  const fields = Object.entries(value as Record<string, unknown>).map(([k, v]) =>
+    Array.isArray(v) && v.length
+      ? `  ${one(k)}: [\n${v.map((x) => `    ${one(x)}`).join(',\n')}\n  ]`
+      : `  ${one(k)}: ${one(v)}`,
+  );
+  return `{\n${fields.join(',\n')}\n}`;
+}
 
 /** Why the row's figures are not available, and its data as sent; undefined when it was read. */
 export function notAvailable(table: string, row: Row | undefined): NotAvailable | undefined {
@@ -59,7 +71,7 @@ export function notAvailable(table: string, row: Row | undefined): NotAvailable 
       ),
     ),
   ];
-  const json = JSON.stringify(row.payload ?? null, null, 2) ?? 'null';
+  const json = asSent(row.payload ?? null);
   return {
     endpoint: `GET /brands/{id}/${endpoint}${endpoint === 'buyer-intent' ? `?days=${days}` : ''}`,
     reason: findings.length ? findings.join('; ') : 'no list this version reads',

@@ -1,9 +1,9 @@
 // The shape knob (the `shape` option, `visync simulate --shape`, docs/simulator.md): the spec shows
 // field names only for the workspace list, so the real API may name or nest the undocumented
 // records otherwise. `assumed` serves our assumptions (data.ts); `alternative` serves the other
-// plausible shapes the normalisers recognise; `unknown` serves a reputation snapshot they do not
-// recognise, so a test sees what a client sees then. Applied after the scripted data changes and
-// before faults; pure apart from structured cloning.
+// plausible shapes the normalisers recognise; `unknown` serves reputation claims and buyer-intent
+// losses they do not recognise, so a test sees what a client sees then. Applied after the scripted
+// data changes and before faults; pure apart from structured cloning.
 import type { RawEndpoint } from '../api/endpoints.js';
 import type { BuyerIntent, ModelScores, Reputation, VisibilityEntry, WorkspaceRecord } from './data.js';
 
@@ -45,6 +45,13 @@ function alternative(endpoint: RawEndpoint, body: unknown): unknown {
 }
 
 function unknown(endpoint: RawEndpoint, body: unknown): unknown {
+  if (endpoint === 'buyer-intent') {
+    const { losses, ...rest } = structuredClone(body) as BuyerIntent;
+    return {
+      ...rest,
+      lost_to: losses.map((l) => ({ query: l.prompt, model: l.engine, rival: l.winner.name })),
+    };
+  }
   if (endpoint !== 'reputation') return body;
   const r = body as Reputation;
   return {

@@ -97,6 +97,34 @@ describe('brand watch on the other record shapes', () => {
   });
 });
 
+describe('payload_changed on a recognised other shape', () => {
+  it('names the fields that moved, and nothing else changes: the same claims and losses read the same', async () => {
+    const dir = h.tempDir();
+    const { ids } = await twoShapedNights(dir, ['assumed', 'alternative']);
+    const events = await readEvents(new FsObjectStore(dir), 'acme');
+    expect(events.map(summary).sort()).toEqual(
+      ids
+        .flatMap((id) => ['brands', 'buyer-intent', 'reputation'].map((e) => `payload_changed ${id} ${e}`))
+        .sort(),
+    );
+    const brands = events.find((x) => x.key === 'brands');
+    expect([JSON.parse(brands?.before ?? '[]'), JSON.parse(brands?.after ?? '[]')]).toEqual([
+      ['latest_score.model_scores (object)'],
+      ['latest_score.model_scores (array)'],
+    ]);
+    const bi = events.find((x) => x.key === 'buyer-intent');
+    expect([JSON.parse(bi?.before ?? '[]'), JSON.parse(bi?.after ?? '[]')]).toEqual([
+      ['losses[].winner (object)'],
+      ['losses[].winner (string)'],
+    ]);
+    const rep = events.find((x) => x.key === 'reputation');
+    expect([JSON.parse(rep?.before ?? '[]'), JSON.parse(rep?.after ?? '[]')]).toEqual([
+      ['engines', 'flags'],
+      ['claims'],
+    ]);
+  });
+});
+
 describe('the report on the other record shapes', () => {
   it('flat claims: the right suspected-false count, the claim in the page, the latest score per engine', async () => {
     const dir = h.tempDir();

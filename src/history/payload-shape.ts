@@ -12,10 +12,17 @@ export interface PayloadShape {
   objects: Set<string>;
   /** Field paths seen: `engines`, `engines[].claims[].id`. */
   fields: Set<string>;
+  /** Per field path, the JSON types of its values (null left out: "no value" is not a shape). */
+  kinds: Map<string, Set<string>>;
 }
 
 export function emptyShape(): PayloadShape {
-  return { objects: new Set(), fields: new Set() };
+  return { objects: new Set(), fields: new Set(), kinds: new Map() };
+}
+
+function kindOf(v: unknown): string | undefined {
+  if (v === null || v === undefined) return undefined;
+  return Array.isArray(v) ? 'array' : typeof v;
 }
 
 /** Adds one payload's fields to `shape`. */
@@ -30,6 +37,12 @@ export function addPayload(shape: PayloadShape, value: unknown, at = '', depth =
   for (const [key, v] of Object.entries(value as Record<string, unknown>)) {
     const path = at ? `${at}.${key}` : key;
     shape.fields.add(path);
+    const kind = kindOf(v);
+    if (kind !== undefined) {
+      const kinds = shape.kinds.get(path) ?? new Set<string>();
+      kinds.add(kind);
+      shape.kinds.set(path, kinds);
+    }
     if (!DATA_KEYED.has(key)) addPayload(shape, v, path, depth + 1);
   }
 }
@@ -41,7 +54,9 @@ const parentOf = (path: string): string => {
 
 /**
  * Fields one shape has and the other lacks, counted only where both runs sent the object that
- * holds the field (an empty list or a null object one night is data, not a change of shape).
+ * holds the field (an empty list or a null object one night is data, not a change of shape); a
+ * field whose values changed type counts as removed with its old type and added with its new one:
+ * `losses[].winner (object)` and `losses[].winner (string)`.
  */
 export function shapeChange(
   before: PayloadShape,
@@ -53,5 +68,13 @@ export function shapeChange(
   const removed = [...before.fields]
     .filter((f) => !after.fields.has(f) && after.objects.has(parentOf(f)))
     .sort();
+  for (const [path, now] of after.kinds) {
+    const was = before.kinds.get(path);
+    if (!was || [...now].some((k) => was.has(k))) continue;
+    added.push(`${path} (${[...now].sort().join(', ')})`);
+    removed.push(`${path} (${[...was].sort().join(', ')})`);
+  }
+  added.sort();
+  removed.sort();
   return added.length || removed.length ? { added, removed } : undefined;
 }

@@ -3,6 +3,7 @@
 // fs store. A recognised other shape gives the same events as ours; one not recognised gives a
 // `payload_changed` event and no invented ones.
 import { describe, expect, it } from 'vitest';
+import { simulatorOptionsFromFlags } from '../src/cli/simulate.js';
 import { readEvents } from '../src/events/read.js';
 import type { Report } from '../src/report/report-shape.js';
 import type { DataChange } from '../src/simulator/changes.js';
@@ -178,5 +179,19 @@ describe('the report on the other record shapes', () => {
     expect(json.what_changed.gone_competitors).toEqual([]);
     expect(page).toContain('<strong>Losses: not available.</strong>');
     expect(page).toContain('&quot;lost_to&quot;');
+  });
+});
+
+describe('visync simulate --shape', () => {
+  it('passes the shape to the simulator; without it, our assumed shapes', () => {
+    const flags = {
+      port: 0,
+      host: '127.0.0.1',
+      limit: 120,
+      windowMs: 60_000,
+      retryAfter: 'seconds' as const,
+    };
+    expect(simulatorOptionsFromFlags({ ...flags, shape: 'alternative' }).shape).toBe('alternative');
+    expect(simulatorOptionsFromFlags(flags).shape).toBeUndefined();
   });
 });

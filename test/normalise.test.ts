@@ -15,6 +15,7 @@ import {
   workspaceDetail,
 } from '../src/simulator/data.js';
 import { type Simulator, startSimulator } from '../src/simulator/index.js';
+import { reshape } from '../src/simulator/shapes.js';
 
 const TODAY = '2026-03-10';
 const REF = { seed: 7, account: 'acme', workspaceId: 'ws_one' };
@@ -480,10 +481,18 @@ describe('reputation and buyer intent', () => {
 
   it('reports nested drift inside losses', () => {
     const b = clone(buyerIntent(REF, TODAY, 30));
-    b.losses = [{ prompt_id: 'p', prompt: 'q', engine: 'chatgpt', winner: 'Acme' as never }];
+    b.losses = [{ prompt_id: 'p', prompt: 'q', engine: 'chatgpt', winner: 7 as never }];
     const result = normaliseRecord(raw('buyer-intent', b, { days: 30 }));
-    expect(result.drift.map((d) => d.detail)).toEqual(['losses[].winner: expected object, got string']);
+    expect(result.drift.map((d) => d.detail)).toEqual([
+      'losses[].winner: expected object {name, domain} or string, got integer',
+    ]);
     expect(rowsOf(result, 'buyer_intent')[0]?.losses).toEqual(b.losses);
+    b.losses = [{ prompt_id: 'p', prompt: 'q', engine: 'chatgpt', winner: { name: 3 } as never }];
+    const nested = normaliseRecord(raw('buyer-intent', b, { days: 30 }));
+    expect(nested.drift.map((d) => d.detail).sort()).toEqual([
+      'losses[].winner.domain',
+      'losses[].winner.name: expected string, got integer',
+    ]);
   });
 });
 
@@ -537,5 +546,97 @@ describe('DriftReport', () => {
 describe('normaliseRecord', () => {
   it('sends brand records to normaliseBrands', () => {
     expect(() => normaliseRecord(raw('brands', { data: [], count: 0 }))).toThrow(/normaliseBrands/);
+  });
+});
+
+// #30 item 4: the other plausible shapes of the undocumented records, as the simulator's shape knob
+// serves them (src/simulator/shapes.ts), give the same rows as our assumed shapes and no drift.
+describe('recognised alternative shapes', () => {
+  const same = (rows: Record<string, unknown>[]) => rows.map(({ payload: _, ...r }) => r);
+
+  it('reads reputation claims as one flat list, each with its engine and boolean, like claims per engine', () => {
+    const body = reputation(REF, TODAY);
+    const assumed = normaliseRecord(raw('reputation', body));
+    const flat = normaliseRecord(raw('reputation', reshape('alternative', 'reputation', body)));
+    expect(flat.drift).toEqual([]);
+    expectWritable(flat.rows);
+    const claims = rowsOf(flat, 'reputation_claims');
+    expect(claims.length).toBeGreaterThan(0);
+    expect(claims.map((r) => [r.engine, r.claim_id, r.claim, r.suspected_false])).toEqual(
+      rowsOf(assumed, 'reputation_claims').map((r) => [r.engine, r.claim_id, r.claim, r.suspected_false]),
+    );
+    expect(rowsOf(flat, 'reputation')[0]).toMatchObject({
+      claim_count: claims.length,
+      engine_count: body.engines.length,
+      flag_count: null,
+    });
+  });
+
+  it('reads suspected-false flags given as a list of claim ids', () => {
+    const body = clone(reputation(REF, TODAY));
+    const claim = body.engines[0]?.claims[0];
+    if (!claim) throw new Error('the generated snapshot has no claim');
+    claim.suspected_false = false;
+    (body as unknown as { flags: unknown[] }).flags = [claim.id];
+    const result = normaliseRecord(raw('reputation', body));
+    expect(result.drift).toEqual([]);
+    const row = rowsOf(result, 'reputation_claims').find((r) => r.claim_id === claim.id);
+    expect(row).toMatchObject({ flagged: true, suspected_false: false, flag_reason: null });
+  });
+
+  it("reads a loss's winner given as a plain string as {name, domain: null}; the payload keeps it as sent", () => {
+    const body = buyerIntent(REF, TODAY, 30);
+    const alt = reshape('alternative', 'buyer-intent', body) as { losses: { winner: unknown }[] };
+    const result = normaliseRecord(raw('buyer-intent', alt, { days: 30 }));
+    expect(result.drift).toEqual([]);
+    const row = rowsOf(result, 'buyer_intent')[0];
+    const losses = row?.losses as { winner: unknown }[];
+    expect(losses.map((l) => l.winner)).toEqual(
+      body.losses.map((l) => ({ name: l.winner.name, domain: null })),
+    );
+    expect(row?.payload).toEqual(alt);
+  });
+
+  it('reads per-engine scores given as a list of {engine, score}, on /brands and the visibility history', () => {
+    const list = brandsList(REF.seed, REF.account, [REF.workspaceId], TODAY);
+    const altList = { ...list, data: list.data.map((w) => reshape('alternative', 'brands', w)) };
+    const detail = workspaceDetail(REF, TODAY);
+    const assumed = normaliseBrands(raw('brands', list), [raw('brand', detail)]);
+    const alt = normaliseBrands(raw('brands', altList), [
+      raw('brand', reshape('alternative', 'brand', detail)),
+    ]);
+    expect(alt.drift).toEqual([]);
+    expect(same(rowsOf(alt, 'brand_engine_scores'))).toEqual(same(rowsOf(assumed, 'brand_engine_scores')));
+    expect(rowsOf(alt, 'brand_engine_scores').length).toBeGreaterThan(0);
+
+    const history = visibility(REF, TODAY, 7);
+    const altHistory = normaliseRecord(raw('visibility', reshape('alternative', 'visibility', history)));
+    expect(altHistory.drift).toEqual([]);
+    expect(same(rowsOf(altHistory, 'visibility_engine_daily'))).toEqual(
+      same(rowsOf(normaliseRecord(raw('visibility', history)), 'visibility_engine_daily')),
+    );
+  });
+
+  it('reports a score list item without an engine, and keeps the rest', () => {
+    const history = clone(visibility(REF, TODAY, 1));
+    (history.data[0] as unknown as { model_scores: unknown }).model_scores = [
+      { engine: 'chatgpt', score: 50 },
+      { name: 'claude', score: 40 },
+    ];
+    const result = normaliseRecord(raw('visibility', history));
+    expect(rowsOf(result, 'visibility_engine_daily').map((r) => r.engine)).toEqual(['chatgpt']);
+    expect(result.drift.map((d) => d.detail)).toEqual(['data[].model_scores[]: expected {engine, score}']);
+  });
+
+  it('an unknown reputation shape is drift, and its claim count is null (not available), never 0', () => {
+    const body = reputation(REF, TODAY);
+    const result = normaliseRecord(raw('reputation', reshape('unknown', 'reputation', body)));
+    expect(rowsOf(result, 'reputation_claims')).toEqual([]);
+    expect(rowsOf(result, 'reputation')[0]).toMatchObject({ claim_count: null, flag_count: null });
+    expect(result.drift.map((d) => `${d.kind} ${d.detail}`).sort()).toEqual([
+      'missing_field engines',
+      'missing_field flags',
+      'unknown_field statements',
+    ]);
   });
 });

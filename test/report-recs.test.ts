@@ -308,9 +308,11 @@ describe('one precision rule', () => {
           trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
         );
       expect(engines.length).toBeGreaterThan(0);
+      // engine, score (mean), latest score, previous, change
       for (const row of engines) {
         expect(row[1]).toMatch(/^\d+\.\d$/);
-        expect(row[3]).toMatch(/^(▲ \+|▼ \u2212| \u00b1)\d+\.\d pts$/);
+        expect(row[2]).toMatch(/^\d+\.\d$/);
+        expect(row[4]).toMatch(/^(▲ \+|▼ \u2212| \u00b1)\d+\.\d pts$/);
       }
     } finally {
       await c.browser.close();

@@ -206,6 +206,46 @@ describe('endpoints', () => {
   });
 });
 
+describe('the shape knob', () => {
+  it('serves the other recognised shapes, and an unknown reputation shape, over HTTP', async () => {
+    const assumed = await sim();
+    const alt = await sim({ shape: 'alternative' });
+    const unknown = await sim({ shape: 'unknown' });
+    const ws = `/brands/${enc(wsOf(assumed))}`;
+    const body = async (s: Simulator, path: string) => (await get(s, path, keyOf(s))).json();
+
+    const scores = (await body(assumed, '/brands')).data[0].latest_score.model_scores as Record<
+      string,
+      number
+    >;
+    expect((await body(alt, '/brands')).data[0].latest_score.model_scores).toEqual(
+      Object.entries(scores).map(([engine, score]) => ({ engine, score })),
+    );
+    expect(Array.isArray((await body(alt, `${ws}/visibility?days=7`)).data[0].model_scores)).toBe(true);
+    const losses = (await body(assumed, `${ws}/buyer-intent?days=30`)).losses as {
+      winner: { name: string };
+    }[];
+    expect(
+      ((await body(alt, `${ws}/buyer-intent?days=30`)).losses as { winner: unknown }[]).map((l) => l.winner),
+    ).toEqual(losses.map((l) => l.winner.name));
+    const rep = await body(assumed, `${ws}/reputation`);
+    const flat = await body(alt, `${ws}/reputation`);
+    expect(Object.keys(flat).sort()).toEqual(['claims', 'conflicts', 'generated_at']);
+    expect(flat.claims).toEqual(
+      rep.engines.flatMap((e: { engine: string; claims: object[] }) =>
+        e.claims.map((c) => ({ engine: e.engine, ...c })),
+      ),
+    );
+    expect(Object.keys(await body(unknown, `${ws}/reputation`)).sort()).toEqual([
+      'conflicts',
+      'generated_at',
+      'statements',
+    ]);
+    // Endpoints without another shape are served as assumed.
+    expect(await body(alt, `${ws}/prompts`)).toEqual(await body(assumed, `${ws}/prompts`));
+  });
+});
+
 describe('determinism', () => {
   it('serves identical bytes from two simulators with the same seed, different data with another seed', async () => {
     const a = await sim({ seed: 42 });
@@ -643,6 +683,7 @@ describe('visync simulate', () => {
       '--plan',
       '--faults',
       '--request-log',
+      '--shape',
     ]) {
       expect(help).toContain(flag);
     }

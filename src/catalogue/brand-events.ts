@@ -27,6 +27,7 @@ export const EVENT_TYPES = [
   'recommendation_unlisted',
   'workspace_added',
   'workspace_removed',
+  'payload_changed',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
@@ -67,13 +68,14 @@ export const BRAND_EVENTS: TableDef = {
       'score_drop, score_rise (overall score), engine_score_drop, engine_score_rise, share_of_voice_drop, ' +
         'false_claim_new, false_claim_resolved, conflict_new, conflict_resolved, competitor_new (wins a money ' +
         'prompt), recommendation_opened, recommendation_closed (now listed done or dismissed), ' +
-        'recommendation_unlisted (open before, no longer listed), workspace_added, workspace_removed.',
+        'recommendation_unlisted (open before, no longer listed), workspace_added, workspace_removed, ' +
+        'payload_changed (the fields an endpoint sends changed: `before` lists the fields gone, `after` those new).',
     ),
     required(
       'key',
       'STRING',
       'What changed: `overall`, `share_of_voice`, the engine, `engine/claim_id`, the conflict id, the ' +
-        'competitor name, the recommendation id, or the workspace id.',
+        'competitor name, the recommendation id, the workspace id, or the endpoint (payload_changed).',
     ),
     nullable(
       'before',
@@ -88,7 +90,8 @@ export const BRAND_EVENTS: TableDef = {
     nullable(
       'magnitude',
       'FLOAT64',
-      'Size of the change: score points or percentage points (after minus before); 1 for a new or gone item.',
+      'Size of the change: score points or percentage points (after minus before); 1 for a new or gone item; ' +
+        'the number of fields added and removed for payload_changed.',
     ),
     required('severity', 'STRING', 'high, medium or low (docs/operations.md, "Brand watch").'),
     required('detected_at', 'TIMESTAMP', 'When the run started (UTC): the same on a replay of the run.'),

@@ -186,7 +186,8 @@ const brandEngineScores = workspaceSnapshot({
     required(
       'engine',
       'STRING',
-      'Answer-engine name, a key of `model_scores` (e.g. chatgpt, perplexity, gemini). ' +
+      'Answer-engine name, a key of `model_scores` (e.g. chatgpt, perplexity, gemini), or the `engine` of an ' +
+        'item when `model_scores` is sent as a list of `{engine, score}` (a recognised shape, docs/simulator.md). ' +
         source('latest_score.model_scores.<engine>', true),
     ),
     nullable(
@@ -196,7 +197,7 @@ const brandEngineScores = workspaceSnapshot({
     ),
     nullable('score_date', 'DATE', 'Day of the latest score. ' + source('latest_score.date', true)),
   ],
-  payload: 'The exploded map entry as `{engine, score}`',
+  payload: 'The exploded map entry (or list item) as `{engine, score}`',
 });
 
 const visibilityDaily = workspaceDaily({
@@ -242,7 +243,8 @@ const visibilityEngineDaily = workspaceDaily({
     required(
       'engine',
       'STRING',
-      'Answer-engine name, a key of `model_scores`. ' + source('data[].model_scores', false),
+      'Answer-engine name, a key of `model_scores` (or the `engine` of a `{engine, score}` list item). ' +
+        source('data[].model_scores', false),
     ),
     nullable(
       'score',
@@ -250,7 +252,7 @@ const visibilityEngineDaily = workspaceDaily({
       'Visibility score on that engine that day. ' + source('data[].model_scores.<engine>', false),
     ),
   ],
-  payload: 'The exploded map entry as `{engine, score}`',
+  payload: 'The exploded map entry (or list item) as `{engine, score}`',
 });
 
 const recommendations = workspaceSnapshot({
@@ -386,7 +388,8 @@ const buyerIntent = workspaceSnapshot({
     nullable(
       'losses',
       'JSON',
-      'Current losses, each `{prompt_id, prompt, engine, winner{name, domain}}`; use JSON_QUERY_ARRAY. ' +
+      'Current losses, each `{prompt_id, prompt, engine, winner{name, domain}}`; use JSON_QUERY_ARRAY. A winner ' +
+        'sent as a plain string (a recognised shape) is held as `{name, domain: null}`; `payload` keeps it as sent. ' +
         source('losses', false),
     ),
     nullable(
@@ -439,7 +442,12 @@ const reputationClaims = workspaceSnapshot({
   sources: ['reputation'],
   naturalKey: ['account', 'brand_id', 'engine', 'claim_id'],
   typed: [
-    required('engine', 'STRING', 'Answer engine making the claim. ' + source('engines[].engine', false)),
+    required(
+      'engine',
+      'STRING',
+      'Answer engine making the claim (`claims[].engine` when the claims come as one flat list). ' +
+        source('engines[].engine', false),
+    ),
     required('claim_id', 'STRING', `Claim id. ${FALLBACK_ID} ` + source('engines[].claims[].id', false)),
     nullable('claim', 'STRING', 'The claim text. ' + source('engines[].claims[].claim', false)),
     nullable(
@@ -455,7 +463,8 @@ const reputationClaims = workspaceSnapshot({
     required(
       'flagged',
       'BOOL',
-      'TRUE when `flags` holds an entry for this claim (same claim id, and same engine when the flag names one). ' +
+      'TRUE when `flags` holds an entry for this claim (same claim id, and same engine when the flag names one; ' +
+        'an entry may also be the claim id alone). ' +
         source('flags[].claim_id', false),
     ),
     nullable(
@@ -464,7 +473,7 @@ const reputationClaims = workspaceSnapshot({
       'Reason given by the first matching flag. ' + source('flags[].reason', false),
     ),
   ],
-  payload: 'The claim object with its engine added as `engine`',
+  payload: 'The claim object with its engine added as `engine` (a flat-list claim as sent)',
 });
 
 const reputationConflicts = workspaceSnapshot({

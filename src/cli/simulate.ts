@@ -6,6 +6,8 @@ import {
   DEFAULT_LIMIT,
   type FaultRule,
   requestLogNdjson,
+  SHAPES,
+  type Shape,
   type Simulator,
   type SimulatorOptions,
   startSimulator,
@@ -30,6 +32,7 @@ export interface SimulateFlags {
   plan?: string;
   faults?: string;
   changes?: string;
+  shape?: Shape;
   today?: string;
   /** Environment variable holding the key of the first account (docker-compose shares it with workers). */
   keyFromEnv?: string;
@@ -121,6 +124,7 @@ export function simulatorOptionsFromFlags(flags: SimulateFlags): SimulatorOption
       ? { changes: readJsonList('--changes', flags.changes, 'change', validateDataChange) }
       : {}),
     ...(flags.today ? { today: flags.today } : {}),
+    ...(flags.shape ? { shape: flags.shape } : {}),
   };
 }
 
@@ -265,6 +269,12 @@ export function registerSimulate(program: Command): void {
     .option(
       '--changes <file.json>',
       'JSON array of scripted data changes: {kind, account, workspace, engine?, points?, claim?, competitor?} (docs/simulator.md)',
+    )
+    .addOption(
+      new Option(
+        '--shape <shape>',
+        'record shapes served: assumed (default), alternative (other field names and nesting the client recognises), unknown (reputation claims and buyer-intent losses it does not) (docs/simulator.md)',
+      ).choices([...SHAPES]),
     )
     .addHelpText(
       'after',

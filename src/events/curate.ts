@@ -12,7 +12,15 @@ import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { sha256Hex } from '../util/hash.js';
 import { type Change, detectChanges, workspaceChanges } from './detect.js';
-import { restrict, SECTION_NAMES, SECTIONS, type Section, WATCHED_TABLES, WatchRows } from './state.js';
+import {
+  readableSections,
+  restrict,
+  SECTION_NAMES,
+  SECTIONS,
+  type Section,
+  WATCHED_TABLES,
+  WatchRows,
+} from './state.js';
 
 /** Older complete runs searched for a workspace's previous state: a week of nightly runs. */
 const LOOKBACK = 7;
@@ -82,7 +90,11 @@ export async function brandEventRows(i: EventsInput): Promise<Row[]> {
     const after = i.current.state(brandId);
     for (const [previous, sections] of against) {
       const before = (await rowsOf(previous)).state(brandId);
-      for (const c of detectChanges(restrict(before, sections), restrict(after, sections)))
+      const readable = readableSections(sections, before, after);
+      for (const c of detectChanges(
+        restrict(before, sections, readable),
+        restrict(after, sections, readable),
+      ))
         push(brandId, previous.runId, c);
     }
   }

@@ -18,6 +18,16 @@ const LABELS: Record<BrandEvent['event_type'], string> = {
   recommendation_unlisted: 'recommendation no longer listed (not done or dismissed)',
   workspace_added: 'workspace added',
   workspace_removed: 'workspace removed',
+  payload_changed: 'fields sent changed',
+};
+
+const list = (text: string | null): string[] => {
+  try {
+    const v = JSON.parse(text ?? '[]') as unknown;
+    return Array.isArray(v) ? v.map(String) : [];
+  } catch {
+    return [];
+  }
 };
 
 function parsed(text: string | null): Record<string, unknown> {
@@ -41,6 +51,10 @@ function detail(e: BrandEvent): string | undefined {
 
 export function describeEvent(e: BrandEvent, esc: (s: string) => string = (s) => s): string {
   const head = `[${e.severity}] ${LABELS[e.event_type] ?? e.event_type}: ${esc(e.key)}`;
+  if (e.event_type === 'payload_changed') {
+    const part = (word: string, xs: string[]) => (xs.length ? [`${word} ${xs.map(esc).join(', ')}`] : []);
+    return [head, ...part('added', list(e.after)), ...part('removed', list(e.before))].join('; ');
+  }
   if (e.before !== null && e.after !== null) {
     const sign = (e.magnitude ?? 0) > 0 ? '+' : '';
     return `${head} ${esc(e.before)} -> ${esc(e.after)} (${sign}${e.magnitude})`;

@@ -3,6 +3,7 @@
 import type { EventType, Severity } from '../catalogue/brand-events.js';
 import { diffStates, engineMoves } from '../history/changes.js';
 import { compareText } from '../history/figures.js';
+import { shapeChange } from '../history/payload-shape.js';
 import type { WatchState } from './state.js';
 
 /** Smallest move recorded: score points, and percentage points of share of voice. */
@@ -53,7 +54,8 @@ export function severityOf(type: EventType, magnitude: number): Severity {
     type === 'engine_score_drop' ||
     type === 'share_of_voice_drop' ||
     type === 'conflict_new' ||
-    type === 'competitor_new'
+    type === 'competitor_new' ||
+    type === 'payload_changed'
   )
     return 'medium';
   return 'low';
@@ -112,6 +114,19 @@ export function detectChanges(before: WatchState, after: WatchState): Change[] {
   for (const r of d.closed_recommendations)
     out.push(item('recommendation_closed', r.id, { id: r.id, title: r.title }, null));
   for (const r of d.unlisted_recommendations) out.push(item('recommendation_unlisted', r.id, r, null));
+  for (const [endpoint, shape] of after.shapes) {
+    const prior = before.shapes.get(endpoint);
+    const c = prior && shapeChange(prior, shape);
+    if (!c) continue;
+    out.push({
+      type: 'payload_changed',
+      key: endpoint,
+      before: json(c.removed),
+      after: json(c.added),
+      magnitude: c.added.length + c.removed.length,
+      severity: severityOf('payload_changed', 1),
+    });
+  }
   return out;
 }
 

@@ -4,13 +4,17 @@ import type { RawEndpoint } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
 import { type ChangeState, closedRecommendations } from '../history/changes.js';
 import { compareText, num } from '../history/figures.js';
+import { addPayload, emptyShape, type PayloadShape } from '../history/payload-shape.js';
 import { isSuspect, losses } from '../history/snapshot.js';
 
 /** The parts of a workspace compared between runs: each from its own endpoint and tables. */
 export const SECTIONS = {
   scores: { endpoints: ['brands'], tables: ['brands', 'brand_engine_scores'] },
   recommendations: { endpoints: ['recommendations'], tables: ['recommendations'] },
-  reputation: { endpoints: ['reputation'], tables: ['reputation_claims', 'reputation_conflicts'] },
+  reputation: {
+    endpoints: ['reputation'],
+    tables: ['reputation', 'reputation_claims', 'reputation_conflicts'],
+  },
   buyer_intent: { endpoints: ['buyer-intent'], tables: ['buyer_intent'] },
 } as const satisfies Record<string, { endpoints: readonly RawEndpoint[]; tables: readonly string[] }>;
 export type Section = keyof typeof SECTIONS;
@@ -22,7 +26,22 @@ export interface WatchState extends ChangeState {
   share_of_voice: number | null;
   /** Per winning competitor, the money prompts it wins (for the event's `after`). */
   wins: Map<string, string[]>;
+  /** Per endpoint of a section, the fields its payloads had (a `payload_changed` event). */
+  shapes: Map<RawEndpoint, PayloadShape>;
+  /**
+   * Sections landed in a shape the normalisers did not recognise (a NULL count on the snapshot's
+   * own row): their contents are unknown, not empty, so they are not compared.
+   */
+  unread: Set<Section>;
 }
+
+/** The rows whose payload is what an endpoint sent (a record, or the whole body). */
+const SHAPE_OF: Record<Section, { table: string; endpoint: RawEndpoint }> = {
+  scores: { table: 'brands', endpoint: 'brands' },
+  recommendations: { table: 'recommendations', endpoint: 'recommendations' },
+  reputation: { table: 'reputation', endpoint: 'reputation' },
+  buyer_intent: { table: 'buyer_intent', endpoint: 'buyer-intent' },
+};
 
 interface Collected {
   brand?: Row;
@@ -31,6 +50,20 @@ interface Collected {
   claims: Row[];
   conflicts: Row[];
   buyerIntent: Row[];
+  reputation: Row[];
+  shapes: Map<RawEndpoint, PayloadShape>;
+}
+
+function collected(): Collected {
+  return {
+    engines: [],
+    recommendations: [],
+    claims: [],
+    conflicts: [],
+    buyerIntent: [],
+    reputation: [],
+    shapes: new Map(),
+  };
 }
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
@@ -46,8 +79,19 @@ export class WatchRows {
     const id = String(row.brand_id);
     let c = this.#by.get(id);
     if (!c) {
-      c = { engines: [], recommendations: [], claims: [], conflicts: [], buyerIntent: [] };
+      c = collected();
       this.#by.set(id, c);
+    }
+    const shaped = SECTION_NAMES.find((s) => SHAPE_OF[s].table === table);
+    if (shaped !== undefined) {
+      const endpoint = SHAPE_OF[shaped].endpoint;
+      const shape = c.shapes.get(endpoint) ?? emptyShape();
+      addPayload(shape, row.payload);
+      c.shapes.set(endpoint, shape);
+    }
+    if (table === 'reputation') {
+      c.reputation.push(row);
+      return;
     }
     if (table === 'brands') {
       c.brand = row;
@@ -69,13 +113,7 @@ export class WatchRows {
   }
 
   state(brandId: string): WatchState {
-    const c = this.#by.get(brandId) ?? {
-      engines: [],
-      recommendations: [],
-      claims: [],
-      conflicts: [],
-      buyerIntent: [],
-    };
+    const c = this.#by.get(brandId) ?? collected();
     const wins = competitorWins(c.buyerIntent);
     return {
       overall: num(c.brand?.overall_score),
@@ -97,6 +135,8 @@ export class WatchRows {
         .sort((a, b) => compareText(a.id, b.id)),
       competitors: [...wins.keys()].sort(compareText),
       wins,
+      shapes: c.shapes,
+      unread: unreadSections(c),
     };
   }
 }
@@ -117,9 +157,35 @@ function competitorWins(rows: readonly Row[]): Map<string, string[]> {
   return wins;
 }
 
-/** The state with only the given sections: what the other run did not land is not compared. */
-export function restrict(s: WatchState, sections: ReadonlySet<Section>): WatchState {
-  const has = (x: Section) => sections.has(x);
+/** Sections whose snapshot row says the body was not read: the reputation claims or the losses. */
+function unreadSections(c: Collected): Set<Section> {
+  const unread = new Set<Section>();
+  if (c.reputation.some((r) => r.claim_count === null || r.claim_count === undefined))
+    unread.add('reputation');
+  if (c.buyerIntent.some((r) => r.loss_count === null || r.loss_count === undefined))
+    unread.add('buyer_intent');
+  return unread;
+}
+
+/** Of the sections both runs landed, those both runs could read (the rest: only their shapes compare). */
+export function readableSections(
+  sections: ReadonlySet<Section>,
+  before: WatchState,
+  after: WatchState,
+): Set<Section> {
+  return new Set([...sections].filter((x) => !before.unread.has(x) && !after.unread.has(x)));
+}
+
+/**
+ * The state with only the given sections: what the other run did not land is not compared; of a
+ * section landed but not `readable` (a shape not recognised), only the shape of its payload is.
+ */
+export function restrict(
+  s: WatchState,
+  sections: ReadonlySet<Section>,
+  readable: ReadonlySet<Section> = sections,
+): WatchState {
+  const has = (x: Section) => readable.has(x);
   return {
     overall: has('scores') ? s.overall : null,
     share_of_voice: has('scores') ? s.share_of_voice : null,
@@ -130,5 +196,13 @@ export function restrict(s: WatchState, sections: ReadonlySet<Section>): WatchSt
     conflicts: has('reputation') ? s.conflicts : [],
     competitors: has('buyer_intent') ? s.competitors : [],
     wins: has('buyer_intent') ? s.wins : new Map(),
+    shapes: new Map(
+      SECTION_NAMES.filter((x) => sections.has(x)).flatMap((x) => {
+        const endpoint = SHAPE_OF[x].endpoint;
+        const shape = s.shapes.get(endpoint);
+        return shape ? [[endpoint, shape] as const] : [];
+      }),
+    ),
+    unread: new Set([...s.unread].filter((x) => sections.has(x))),
   };
 }

@@ -31,7 +31,7 @@ const WORKSPACE_FIELDS = {
     date: f.date,
     overall_score: f.number,
     share_of_voice: f.number,
-    model_scores: f.map,
+    model_scores: f.scores,
   }),
 };
 const WORKSPACE = obj(WORKSPACE_FIELDS);

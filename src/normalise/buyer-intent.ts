@@ -1,10 +1,34 @@
 // GET /brands/{id}/buyer-intent?days=N -> buyer_intent (one row per window per run).
 
-import { f, inspect, list, obj, type Probe, readObject, report } from './drift-spec.js';
+import {
+  child,
+  f,
+  inspect,
+  isRecord,
+  item,
+  type Leaf,
+  type Loc,
+  list,
+  obj,
+  type Probe,
+  readObject,
+  report,
+} from './drift-spec.js';
 import { requireBrandId, snapshotColumns } from './rows.js';
 import type { NormaliseResult, RawRecord } from './types.js';
 
 const PROMPT_GROUP = obj({ count: f.integer, visibility: f.number });
+const WINNER = obj({ name: f.string, domain: f.string });
+
+/**
+ * A loss's winner, in either recognised shape (docs/simulator.md): `{name, domain}` or the name
+ * alone as a string. Its own fields are checked in canonicalLosses.
+ */
+const winnerLeaf: Leaf<unknown> = {
+  kind: 'leaf',
+  label: 'object {name, domain} or string',
+  check: (v) => (typeof v === 'string' || isRecord(v) ? v : undefined),
+};
 
 export const BUYER_INTENT = obj({
   days: f.integer,
@@ -16,7 +40,7 @@ export const BUYER_INTENT = obj({
       prompt_id: f.string,
       prompt: f.string,
       engine: f.string,
-      winner: obj({ name: f.string, domain: f.string }),
+      winner: winnerLeaf,
     }),
   ),
   why_you_lose: obj({ generated_at: f.timestamp, summary: f.string, reasons: f.strings }),
@@ -39,7 +63,7 @@ export function normaliseBuyerIntent(rec: RawRecord): NormaliseResult {
         days: v.days,
       });
     }
-    const losses = (value as { losses?: unknown } | null)?.losses;
+    const losses = canonicalLosses((value as { losses?: unknown } | null)?.losses, probe, loc);
     return {
       table: 'buyer_intent',
       row: {
@@ -60,4 +84,24 @@ export function normaliseBuyerIntent(rec: RawRecord): NormaliseResult {
     };
   });
   return { rows, drift: probe.drift };
+}
+
+/**
+ * The losses with each winner as `{name, domain}` (a winner sent as a plain string is its name, with
+ * a null domain), so the `losses` column, its views, reports and events read one shape; the row's
+ * payload keeps the losses as sent. Anything else is kept as sent (the inspector reported it).
+ */
+function canonicalLosses(raw: unknown, probe: Probe, loc: Loc): unknown {
+  if (!Array.isArray(raw)) return raw;
+  return raw.map((loss, i) => {
+    if (!isRecord(loss)) return loss;
+    const at = child(item(child(loc, 'losses'), i), 'winner');
+    const w = loss.winner;
+    if (typeof w === 'string') return { ...loss, winner: { name: w, domain: null } };
+    if (isRecord(w)) {
+      const v = inspect(WINNER, w, probe, at);
+      return { ...loss, winner: { ...w, name: v?.name ?? null, domain: v?.domain ?? null } };
+    }
+    return loss;
+  });
 }

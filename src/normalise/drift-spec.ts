@@ -25,6 +25,8 @@ export interface Obj<F extends Fields> {
   fields: F;
   /** Object.keys(fields), once. */
   keys: readonly string[];
+  /** Fields whose absence is not drift: a recognised alternative shape leaves them out. */
+  optional: ReadonlySet<string>;
 }
 
 export interface List<S extends Spec> {
@@ -50,8 +52,8 @@ function leaf<T>(label: string, check: (value: unknown) => T | undefined): Leaf<
   return { kind: 'leaf', label, check };
 }
 
-export function obj<F extends Fields>(fields: F): Obj<F> {
-  return { kind: 'object', fields, keys: Object.keys(fields) };
+export function obj<F extends Fields>(fields: F, optional: readonly (keyof F & string)[] = []): Obj<F> {
+  return { kind: 'object', fields, keys: Object.keys(fields), optional: new Set(optional) };
 }
 
 export function list<S extends Spec>(item: S): List<S> {
@@ -84,6 +86,11 @@ export const f = {
   ),
   /** A map keyed by data (engine names): its keys are not fields, so none is "unknown". */
   map: leaf('object', (v) => (isRecord(v) ? v : undefined)),
+  /**
+   * Per-engine values (docs/simulator.md, "Recognised shapes"): a map engine -> score, or a list of
+   * `{engine, score}`; rows.ts explodeScores reads both.
+   */
+  scores: leaf('object or array', (v) => (isRecord(v) || Array.isArray(v) ? (v as unknown) : undefined)),
   array: leaf('array', (v) => (Array.isArray(v) ? (v as unknown[]) : undefined)),
 };
 
@@ -208,7 +215,7 @@ function inspectAny(spec: Spec, value: unknown, probe: Probe, loc: Loc): unknown
   for (const key of spec.keys) {
     const at = child(loc, key);
     if (!Object.hasOwn(value, key)) {
-      report(probe, 'missing_field', at.generic, at);
+      if (!spec.optional.has(key)) report(probe, 'missing_field', at.generic, at);
       out[key] = null;
     } else {
       out[key] = inspectAny(fields[key] as Spec, value[key], probe, at);

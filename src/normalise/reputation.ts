@@ -17,11 +17,27 @@ import { recordId, requireBrandId, snapshotColumns } from './rows.js';
 import type { NormaliseResult, RawRecord, TableRow } from './types.js';
 
 // Sub-lists are plain arrays here and checked item by item below, where their rows are built.
+// Recognised shapes (docs/simulator.md, "Recognised shapes"): claims grouped per engine
+// (`engines[].claims[]`, the simulator's default) or one flat list (`claims[]`, each with its
+// `engine`); suspected-false as a per-claim boolean, a `flags[]` list of `{claim_id, engine, reason}`,
+// or `flags[]` of claim ids. The flat shape may leave out `flags` (the per-claim boolean says it).
 const REPUTATION = obj({ generated_at: f.timestamp, engines: f.array, conflicts: f.array, flags: f.array });
+const REPUTATION_FLAT = obj(
+  { generated_at: f.timestamp, claims: f.array, conflicts: f.array, flags: f.array },
+  ['flags'],
+);
 const ENGINE = obj({ engine: f.string, claims: f.array });
 export const CLAIM = obj({ id: f.string, claim: f.string, sentiment: f.string, suspected_false: f.boolean });
+const FLAT_CLAIM = obj({ engine: f.string, ...CLAIM.fields });
 export const CONFLICT = obj({ id: f.string, topic: f.string, engines: f.strings, description: f.string });
 const FLAG = obj({ claim_id: f.string, engine: f.string, reason: f.string });
+/** Every top-level field of a recognised reputation shape: what the report does not list as unknown. */
+export const REPUTATION_KEYS: readonly string[] = [...new Set([...REPUTATION.keys, ...REPUTATION_FLAT.keys])];
+
+/** The flat shape: a `claims` list at the top and no `engines`. */
+function isFlat(value: unknown): boolean {
+  return isRecord(value) && !Object.hasOwn(value, 'engines') && Array.isArray(value.claims);
+}
 
 interface Flag {
   claimId: string;
@@ -47,11 +63,25 @@ export function normaliseReputation(rec: RawRecord): NormaliseResult {
   const brandId = requireBrandId(rec);
   const probe: Probe = { endpoint: 'reputation', origin: brandId, drift: [] };
   const rows: TableRow[] = [];
-  for (const { value, loc } of readObject(rec.body, probe, REPUTATION.keys)) {
-    const v = inspect(REPUTATION, value, probe, loc);
+  for (const { value, loc } of readObject(rec.body, probe, REPUTATION_KEYS)) {
     const at: Snapshot = { probe, loc, base: snapshotColumns(rec, brandId) };
-    const flags = readFlags(v?.flags, at);
-    const claimCount = pushClaimRows(rows, v?.engines, flags, at);
+    let v: { generated_at: string | null; conflicts: unknown[] | null; flags: unknown[] | null } | null;
+    let read: unknown[] | null | undefined;
+    let claims: { count: number; engines: number };
+    let flags: Flag[];
+    if (isFlat(value)) {
+      const fv = inspect(REPUTATION_FLAT, value, probe, loc);
+      v = fv;
+      read = fv?.claims;
+      flags = readFlags(fv?.flags, at);
+      claims = pushFlatClaimRows(rows, read, flags, at);
+    } else {
+      const gv = inspect(REPUTATION, value, probe, loc);
+      v = gv;
+      read = gv?.engines;
+      flags = readFlags(gv?.flags, at);
+      claims = { count: pushClaimRows(rows, read, flags, at), engines: read?.length ?? 0 };
+    }
     for (const fl of flags) {
       if (!fl.used) report(probe, 'unexpected_shape', 'flags[] entry matches no claim', fl.loc, fl.value);
     }
@@ -62,8 +92,8 @@ export function normaliseReputation(rec: RawRecord): NormaliseResult {
       row: {
         ...at.base,
         generated_at: v?.generated_at ?? null,
-        engine_count: v?.engines ? v.engines.length : null,
-        claim_count: v?.engines ? claimCount : null,
+        engine_count: read ? claims.engines : null,
+        claim_count: read ? claims.count : null,
         flag_count: v?.flags ? v.flags.length : null,
         conflict_count: v?.conflicts ? conflicts.length : null,
         payload: value,
@@ -78,6 +108,10 @@ function readFlags(raw: unknown, at: Snapshot): Flag[] {
   const flags: Flag[] = [];
   asArray(raw).forEach((value, i) => {
     const loc = item(child(at.loc, 'flags'), i);
+    if (typeof value === 'string' && value !== '') {
+      flags.push({ claimId: value, engine: null, reason: null, loc, value, used: false });
+      return;
+    }
     const fv = inspect(FLAG, value, at.probe, loc);
     if (fv?.claim_id) {
       flags.push({ claimId: fv.claim_id, engine: fv.engine, reason: fv.reason, loc, value, used: false });
@@ -119,6 +153,43 @@ function pushClaimRows(rows: TableRow[], engines: unknown, flags: Flag[], at: Sn
     });
   });
   return claimCount;
+}
+
+/** The flat shape: one reputation_claims row per claim, its engine its own; returns counts. */
+function pushFlatClaimRows(
+  rows: TableRow[],
+  claims: unknown,
+  flags: Flag[],
+  at: Snapshot,
+): { count: number; engines: number } {
+  const engines = new Set<string>();
+  const list = asArray(claims);
+  list.forEach((claim, j) => {
+    const cv = inspect(FLAT_CLAIM, claim, at.probe, item(child(at.loc, 'claims'), j));
+    // engine is required: a claim without one gets a stable fallback, as an unnamed engine entry does.
+    const engine = recordId(claim, 'engine');
+    engines.add(engine);
+    const claimId = recordId(claim);
+    const matching = flags.filter(
+      (fl) => fl.claimId === claimId && (fl.engine === null || fl.engine === engine),
+    );
+    for (const fl of matching) fl.used = true;
+    rows.push({
+      table: 'reputation_claims',
+      row: {
+        ...at.base,
+        engine,
+        claim_id: claimId,
+        claim: cv?.claim ?? null,
+        sentiment: cv?.sentiment ?? null,
+        suspected_false: cv?.suspected_false ?? null,
+        flagged: matching.length > 0,
+        flag_reason: matching[0]?.reason ?? null,
+        payload: claim,
+      },
+    });
+  });
+  return { count: list.length, engines: engines.size };
 }
 
 /** The claim as served, with its engine's name added so the payload stands on its own. */

@@ -1,7 +1,16 @@
 // Building blocks every normaliser shares: the common columns and stable ids for records without one.
 import { createHash } from 'node:crypto';
 import type { Row } from '../catalogue/types.js';
-import { child, isRecord, type Loc, type Probe, report, toUtcTimestamp, typeName } from './drift-spec.js';
+import {
+  child,
+  isRecord,
+  item,
+  type Loc,
+  type Probe,
+  report,
+  toUtcTimestamp,
+  typeName,
+} from './drift-spec.js';
 import type { RawRecord } from './types.js';
 
 /** extracted_at in UTC; the raw file's received_at is ours, so an odd value is kept rather than lost. */
@@ -63,20 +72,47 @@ export interface EngineScore {
   payload: { engine: string; score: unknown };
 }
 
+/** A score as sent: a number, else null and a type change (null is "no value", never drift). */
+function scoreOf(score: unknown, probe: Probe, loc: Loc, generic: string): number | null {
+  if (typeof score === 'number') return score;
+  if (score !== null && score !== undefined)
+    report(probe, 'type_change', `${generic}: expected number, got ${typeName(score)}`, loc, score);
+  return null;
+}
+
+const ENGINE_SCORE_KEYS = new Set(['engine', 'score']);
+
 /**
- * Explodes a `model_scores` map (engine -> score) into one entry per engine, in the map's order. A
- * score that is not a number reads as null, with a type change; a map that is not an object gives
- * nothing here (the inspector reports it, and the parent row's payload keeps it).
+ * Explodes per-engine values into one entry per engine, in the order sent. Recognised shapes
+ * (docs/simulator.md): a map engine -> score (`model_scores` as documented for /brands), or a list
+ * of `{engine, score}`. A score that is not a number reads as null, with a type change; a list item
+ * without a string `engine` is reported and left out (the parent row's payload keeps it); anything
+ * else gives nothing here (the inspector reports it, and the parent row's payload keeps it).
  */
-export function explodeScores(map: unknown, probe: Probe, loc: Loc): EngineScore[] {
-  if (!isRecord(map)) return [];
-  return Object.entries(map).map(([engine, score]) => {
-    let value: number | null = null;
-    if (typeof score === 'number') value = score;
-    else if (score !== null) {
-      const at = child(loc, engine);
-      report(probe, 'type_change', `${loc.generic}.*: expected number, got ${typeName(score)}`, at, score);
-    }
+export function explodeScores(scores: unknown, probe: Probe, loc: Loc): EngineScore[] {
+  if (Array.isArray(scores)) {
+    const out: EngineScore[] = [];
+    scores.forEach((entry, i) => {
+      const at = item(loc, i);
+      if (!isRecord(entry) || typeof entry.engine !== 'string') {
+        report(probe, 'unexpected_shape', `${loc.generic}[]: expected {engine, score}`, at, entry);
+        return;
+      }
+      for (const key of Object.keys(entry))
+        if (!ENGINE_SCORE_KEYS.has(key))
+          report(probe, 'unknown_field', child(at, key).generic, child(at, key), entry[key]);
+      const score = scoreOf(entry.score, probe, child(at, 'score'), `${loc.generic}[].score`);
+      out.push({
+        engine: entry.engine,
+        score,
+        payload: { engine: entry.engine, score: entry.score ?? null },
+      });
+    });
+    return out;
+  }
+  if (!isRecord(scores)) return [];
+  return Object.entries(scores).map(([engine, score]) => {
+    const value = scoreOf(score, probe, child(loc, engine), `${loc.generic}.*`);
     return { engine, score: value, payload: { engine, score } };
   });
 }

@@ -8,7 +8,7 @@ export const ENTRY = obj({
   date: f.date,
   overall_score: f.number,
   share_of_voice: f.number,
-  model_scores: f.map,
+  model_scores: f.scores,
   mentions: f.integer,
   prompts_tracked: f.integer,
 });

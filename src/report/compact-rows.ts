@@ -4,8 +4,9 @@
 // the curated table has, every string column shared with the equal strings of other rows (run ids,
 // workspace ids and extraction times repeat on every row), and of its payload only what the model
 // reads there: the fields outside KNOWN_PAYLOAD_KEYS, for the tables whose unrecognised fields a
-// report lists. The model's figures come from the columns, so they are the same either way.
+// report lists (all of it for a snapshot not read, ./not-read.ts). The model's figures come from the columns, so they are the same either way.
 import type { Row } from '../catalogue/types.js';
+import { isNotRead } from './not-read.js';
 import { KNOWN_PAYLOAD_KEYS } from './payload-keys.js';
 
 const KNOWN: Readonly<Record<string, readonly string[]>> = KNOWN_PAYLOAD_KEYS;
@@ -17,7 +18,8 @@ export class RowCompactor {
     const out: Row = {};
     for (const [k, v] of Object.entries(row)) {
       if (k === 'payload') {
-        const rest = unrecognisedPart(v, KNOWN[table]);
+        // A snapshot not read keeps its payload whole: the report shows it as sent (./not-read.ts).
+        const rest = isNotRead(table, row) ? v : unrecognisedPart(v, KNOWN[table]);
         if (rest) out.payload = rest;
       } else out[k] = typeof v === 'string' ? this.intern(v) : v;
     }

@@ -4,17 +4,32 @@
 // longer than a page cut, with a note) and is wrapped in <bdi> so right-to-left text cannot reorder
 // the page around it. Null and non-finite figures read "n/a".
 import { html as escapedHtml, raw } from 'hono/html';
-import type { HtmlEscapedString } from 'hono/utils/html';
 import type { ReportSection } from '../config/schema.js';
 import type { ChangeKind, ChangeLine, Direction } from './change-lines.js';
 import { type BarPoint, beginReportCharts, chartSvg, type LinePoint } from './charts.js';
-import { cutNote, cutText } from './cut-text.js';
-import { type Formats, formatsOf, oneDecimal } from './format.js';
-import type { Kpi, Report } from './report-shape.js';
+import { type Formats, formatsOf } from './format.js';
+import {
+  card,
+  deltaCell,
+  fig,
+  type Html,
+  html,
+  NA,
+  NOT_AVAILABLE,
+  share,
+  signed,
+  table,
+  text,
+  toPercent,
+  whole,
+} from './html-parts.js';
+import type { NotAvailable } from './not-read.js';
+import type { Report } from './report-shape.js';
 import { DELTA_COLOURS, type ReportStyle } from './style.js';
 import type { Unrecognised } from './unrecognised.js';
 
-type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+const TOP_COMPETITORS = 10;
 
 /** Section headings, in page order (the browser test looks for each). */
 export const SECTION_TITLES = [
@@ -27,76 +42,6 @@ export const SECTION_TITLES = [
   'What changed',
 ] as const;
 
-/**
- * hono/html's escaping `html`, each string longer than a page can hold cut (src/report/cut-text.ts)
- * with a note saying so: one place for every string of the page.
- */
-function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  return escapedHtml(strings, ...values.map((v) => (typeof v === 'string' ? shown(v) : v)));
-}
-
-function shown(s: string): string | Html {
-  const { head, cut } = cutText(s);
-  return cut ? escapedHtml`${head}<span class="cut">${cutNote(cut)}</span>` : s;
-}
-
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
-const NA = 'n/a';
-const TOP_COMPETITORS = 10;
-
-const text = (s: string | null | undefined): Html =>
-  s == null ? html`<span class="na">${NA}</span>` : html`<bdi>${s}</bdi>`;
-/**
- * The page's precision (docs/reports.md, "Precision"): a score, mean or percentage at one decimal
- * (`fig`), a count whole (`whole`), a share of voice with its unit (`share`); null, and a
- * non-finite figure, read "n/a". report.json keeps the values unrounded.
- */
-const fig = (f: Formats, n: number | null | undefined): string =>
-  n == null || !Number.isFinite(n) ? NA : f.one(n);
-const whole = (f: Formats, n: number | null | undefined): string =>
-  n == null || !Number.isFinite(n) ? NA : f.number(n);
-/** A share of voice as a percentage: ×100 when the API sends fractions (trend.share_of_voice_unit). */
-const toPercent = (n: number | null | undefined, unit: Report['trend']['share_of_voice_unit']) =>
-  n == null ? null : unit === 'fraction' ? n * 100 : n;
-const share = (f: Formats, n: number | null | undefined, unit: Report['trend']['share_of_voice_unit']) => {
-  const p = toPercent(n, unit);
-  return p === null || !Number.isFinite(p) ? NA : f.percent(p);
-};
-
-/** A delta as shown: one decimal (a count whole); what rounds to 0.0 reads ±0. */
-function signed(f: Formats, n: number, isWhole = false): string {
-  const r = isWhole ? n : oneDecimal(n);
-  const show = (x: number) => (isWhole ? f.number(x) : f.one(x));
-  return r > 0 ? `+${show(r)}` : r < 0 ? `\u2212${show(Math.abs(r))}` : `\u00b1${show(0)}`;
-}
-
-/** A delta with its fixed colour, taken from the delta as shown; `higherIsBetter` false for counts of problems. */
-function deltaCell(f: Formats, d: number | null, unit: string, higherIsBetter = true, isWhole = false): Html {
-  if (d === null || !Number.isFinite(d)) return html`<span class="delta na">${NA}</span>`;
-  const r = isWhole ? d : oneDecimal(d);
-  const better = r === 0 ? 'flat' : r > 0 === higherIsBetter ? 'up' : 'down';
-  const arrow = r > 0 ? '\u25b2' : r < 0 ? '\u25bc' : '';
-  return html`<span class="delta ${better}">${arrow} ${signed(f, d, isWhole)}${unit}</span>`;
-}
-
-type Shown = 'score' | 'count' | Report['trend']['share_of_voice_unit'];
-
-function card(f: Formats, label: string, k: Kpi, shown: Shown, higherIsBetter = true): Html {
-  const isWhole = shown === 'count';
-  const show = (n: number | null) =>
-    shown === 'score' ? fig(f, n) : isWhole ? whole(f, n) : share(f, n, shown);
-  const d = shown === 'score' || isWhole ? k.delta : toPercent(k.delta, shown);
-  const unit = shown === 'score' ? ' pts' : isWhole ? '' : ' pp';
-  return html`<div class="card"><div class="label">${label}</div><div class="value">${show(k.value)}</div>
-<div>${deltaCell(f, d, unit, higherIsBetter, isWhole)} <span class="muted">vs ${show(k.previous)}</span></div></div>`;
-}
-
-function table(head: readonly string[], rows: readonly Html[][], caption?: string): Html {
-  if (rows.length === 0) return html`<p class="muted">None.</p>`;
-  return html`<table>${caption ? html`<caption>${caption}</caption>` : ''}<thead><tr>${head.map((h) => html`<th>${h}</th>`)}</tr></thead>
-<tbody>${rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>`;
-}
-
 function unrecognised(list: readonly Unrecognised[]): Html {
   if (list.length === 0) return html``;
   return html`<div class="drift"><p><strong>Shape not recognised:</strong> the API sent fields this
@@ -105,6 +50,14 @@ ${table(
   ['table', 'field', 'example'],
   list.map((u) => [html`${u.table}`, text(u.field), text(u.example)]),
 )}</div>`;
+}
+
+/** What a section could not read: the reason, and the data as it was sent (escaped). */
+function notRead(what: string, n: NotAvailable | null): Html {
+  if (n === null) return html``;
+  return html`<div class="drift"><p><strong>${what}: ${NOT_AVAILABLE}.</strong> ${n.endpoint} was sent in a shape
+this version of visync does not read (${n.reason}). The data as sent:</p>
+<pre class="as-sent">${n.data}</pre></div>`;
 }
 
 const svg = (s: string): Html => html`<div class="chart">${raw(s)}</div>`;
@@ -192,7 +145,7 @@ ${card(f, 'Share of voice (mean)', k.share_of_voice, sov)}
 ${card(f, 'Money-prompt visibility', k.money_visibility, 'score')}
 ${card(f, 'Money/informational gap', k.visibility_gap, 'score', false)}
 ${card(f, 'Open recommendations', k.open_recommendations, 'count', false)}
-${card(f, 'Suspected false claims', k.suspected_false_claims, 'count', false)}
+${card(f, 'Suspected false claims', k.suspected_false_claims, 'count', false, r.reputation.not_available)}
 ${card(f, 'Engine conflicts', k.engine_conflicts, 'count', false)}
 </div></section>`,
     trend: html`<section><h2>${SECTION_TITLES[1]}</h2>
@@ -215,10 +168,11 @@ ${unrecognised(r.trend.unrecognised)}
     engines: html`<section><h2>${SECTION_TITLES[2]}</h2>
 ${svg(enginesSvg)}
 ${table(
-  ['engine', 'score (mean)', 'previous', 'change'],
+  ['engine', 'score (mean)', 'latest score', 'previous', 'change'],
   r.engines.map((e) => [
     text(e.engine),
     html`${fig(f, e.score)}`,
+    e.latest === null ? html`<span class="na">${NOT_AVAILABLE}</span>` : html`${fig(f, e.latest)}`,
     html`${fig(f, e.previous)}`,
     deltaCell(f, e.delta, ' pts'),
   ]),
@@ -234,10 +188,15 @@ ${table(
   competitors.map((c) => [text(c.name), html`${c.losses}`]),
 )}
 <h3>Losses</h3>
-${table(
-  ['prompt', 'engine', 'winner', 'winner domain'],
-  bi.losses.map((l) => [text(l.prompt), text(l.engine), text(l.winner_name), text(l.winner_domain)]),
-)}
+${notRead('Losses', bi.not_available)}
+${
+  bi.not_available
+    ? ''
+    : table(
+        ['prompt', 'engine', 'winner', 'winner domain'],
+        bi.losses.map((l) => [text(l.prompt), text(l.engine), text(l.winner_name), text(l.winner_domain)]),
+      )
+}
 <h3>Why you lose</h3>
 <p>${text(bi.why_you_lose.summary)}</p>
 ${bi.why_you_lose.reasons.length ? html`<ul>${bi.why_you_lose.reasons.map((x) => html`<li>${text(x)}</li>`)}</ul>` : ''}
@@ -266,22 +225,35 @@ ${table(
 ${unrecognised(r.recommendations.unrecognised)}
 </section>`,
     reputation: html`<section><h2>${SECTION_TITLES[5]}</h2>
+${notRead('Claims', r.reputation.not_available)}
 <h3>Suspected false claims</h3>
-${table(
-  ['engine', 'claim', 'reason'],
-  r.reputation.suspected_false.map((c) => [text(c.engine), text(c.claim), text(c.flag_reason)]),
-)}
+${
+  r.reputation.not_available
+    ? html`<p class="na">${NOT_AVAILABLE}</p>`
+    : table(
+        ['engine', 'claim', 'reason'],
+        r.reputation.suspected_false.map((c) => [text(c.engine), text(c.claim), text(c.flag_reason)]),
+      )
+}
 <h3>Conflicts between engines</h3>
 ${table(
   ['topic', 'engines', 'description'],
   r.reputation.conflicts.map((c) => [text(c.topic), text(c.engines.join(', ')), text(c.description)]),
 )}
 <h3>Claims per engine</h3>
-${svg(claimsSvg)}
-${table(
-  ['engine', 'claims', 'suspected false'],
-  r.reputation.claims_per_engine.map((c) => [text(c.engine), html`${c.claims}`, html`${c.suspected_false}`]),
-)}
+${r.reputation.not_available ? html`<p class="na">${NOT_AVAILABLE}</p>` : html`${svg(claimsSvg)}`}
+${
+  r.reputation.not_available
+    ? ''
+    : table(
+        ['engine', 'claims', 'suspected false'],
+        r.reputation.claims_per_engine.map((c) => [
+          text(c.engine),
+          html`${c.claims}`,
+          html`${c.suspected_false}`,
+        ]),
+      )
+}
 ${unrecognised(r.reputation.unrecognised)}
 </section>`,
     changes: html`<section><h2>${SECTION_TITLES[6]}</h2>
@@ -366,6 +338,7 @@ th{background:#f6f8fa}
 .changes th:nth-child(1){width:12%}.changes th:nth-child(2){width:26%}
 .chart{overflow:hidden}.chart svg{max-width:100%;height:auto}
 .drift{border:1px dashed #9a6700;background:#fff8c5;padding:8px;margin:8px 0}
+.as-sent{white-space:pre-wrap;overflow-wrap:anywhere;font-size:11px;max-height:none}
 footer{margin-top:32px;border-top:1px solid #d0d7de}
 @media print{section{break-inside:avoid-page}}
 `

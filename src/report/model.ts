@@ -3,12 +3,13 @@
 // report.json bytes. Every field is documented in docs/reports.md. A value that is missing or drifted
 // is null (the HTML says "n/a"), never 0. Pure.
 import type { Row } from '../catalogue/types.js';
-import { type ChangeState, closedRecommendations, diffStates } from '../history/changes.js';
+import { type ChangeState, type Changes, closedRecommendations, diffStates } from '../history/changes.js';
 import { compareText, delta, mean, num, shareOfVoiceUnit } from '../history/figures.js';
 import { type Period, periodDays } from '../history/period.js';
 import { isSuspect, type Loss, losses } from '../history/snapshot.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
 import { changeLines } from './change-lines.js';
+import { notAvailable } from './not-read.js';
 import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
 import {
   type Claim,
@@ -150,6 +151,10 @@ function stateSections(
 ): Sections {
   const bi = buyerIntentRow(rowsOf(s, 'buyer_intent'), periodDays(p).length);
   const ls = losses(bi);
+  const latest = new Map(
+    (rowsOf(s, 'brand_engine_scores') ?? []).map((r) => [String(r.engine), num(r.score)]),
+  );
+  const reputationRows = rowsOf(s, 'reputation') ?? [];
   const now = engineMeans(engineRows);
   const before = engineMeans(previousEngineRows);
   const recs = rowsOf(s, 'recommendations') ?? [];
@@ -162,10 +167,10 @@ function stateSections(
     perEngine.set(String(r.engine), e);
   }
   return {
-    engines: [...now.keys()].sort(compareText).map((engine) => {
+    engines: [...new Set([...now.keys(), ...latest.keys()])].sort(compareText).map((engine) => {
       const score = now.get(engine) ?? null;
       const previous = before.get(engine) ?? null;
-      return { engine, score, previous, delta: delta(score, previous) };
+      return { engine, score, latest: latest.get(engine) ?? null, previous, delta: delta(score, previous) };
     }),
     buyer_intent: {
       window_days: num(bi?.window_days),
@@ -183,6 +188,7 @@ function stateSections(
           : [],
         generated_at: str(bi?.why_you_lose_generated_at),
       },
+      not_available: notAvailable('buyer_intent', bi) ?? null,
       unrecognised: unrecognisedFields('buyer_intent', bi ? [bi] : [], KNOWN.buyer_intent),
     },
     recommendations: {
@@ -208,7 +214,9 @@ function stateSections(
       claims_per_engine: [...perEngine]
         .map(([engine, c]) => ({ engine, ...c }))
         .sort((a, b) => compareText(a.engine, b.engine)),
+      not_available: notAvailable('reputation', reputationRows[0]) ?? null,
       unrecognised: [
+        ...unrecognisedFields('reputation', reputationRows, KNOWN.reputation),
         ...unrecognisedFields('reputation_claims', claimRows, KNOWN.reputation_claims),
         ...unrecognisedFields(
           'reputation_conflicts',
@@ -217,6 +225,23 @@ function stateSections(
         ),
       ],
     },
+  };
+}
+
+/** A section not read on either side is not compared: its claims or losses are unknown, not gone. */
+function unreadLeftOut(
+  c: Changes,
+  now: Sections,
+  before: Pick<Report, 'reputation' | 'buyer_intent'>,
+): Changes {
+  const reputation =
+    now.reputation.not_available !== null || (before.reputation.not_available ?? null) !== null;
+  const buyer =
+    now.buyer_intent.not_available !== null || (before.buyer_intent.not_available ?? null) !== null;
+  return {
+    ...c,
+    ...(reputation ? { new_flags: [], cleared_flags: [] } : {}),
+    ...(buyer ? { new_competitors: [], gone_competitors: [] } : {}),
   };
 }
 
@@ -280,9 +305,13 @@ export function buildReport(i: ReportInput): Report {
   const runs = [...new Set(used.map((r) => String(r.run_id)))].sort(compareText);
 
   const basis = i.previousReport ? 'previous report' : w.baselineDate ? 'data' : 'none';
-  const changes = diffStates(
-    changeState(i.previousReport ?? (w.baselineDate ? baseline : now)),
-    changeState(now, closedRecommendations(recsNow)),
+  const changes = unreadLeftOut(
+    diffStates(
+      changeState(i.previousReport ?? (w.baselineDate ? baseline : now)),
+      changeState(now, closedRecommendations(recsNow)),
+    ),
+    now,
+    i.previousReport ?? (w.baselineDate ? baseline : now),
   );
 
   return {
@@ -313,7 +342,11 @@ export function buildReport(i: ReportInput): Report {
         count(rowsOf(w.end, 'recommendations'), (r) => r.status === 'open'),
         count(rowsOf(w.previousEnd, 'recommendations'), (r) => r.status === 'open'),
       ),
-      suspected_false_claims: kpi(count(reputationEnd, isSuspect), count(reputationBefore, isSuspect)),
+      // A snapshot not read is "not available" (null), never a count of 0.
+      suspected_false_claims: kpi(
+        now.reputation.not_available ? null : count(reputationEnd, isSuspect),
+        before.reputation.not_available ? null : count(reputationBefore, isSuspect),
+      ),
       engine_conflicts: kpi(
         count(rowsOf(w.end, 'reputation_conflicts')),
         count(rowsOf(w.previousEnd, 'reputation_conflicts')),

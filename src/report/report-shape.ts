@@ -5,6 +5,7 @@ import type { Changes } from '../history/changes.js';
 import type { Period } from '../history/period.js';
 import type { Loss } from '../history/snapshot.js';
 import type { ChangeLine } from './change-lines.js';
+import type { NotAvailable } from './not-read.js';
 import type { Unrecognised } from './unrecognised.js';
 
 export const MODEL_VERSION = 1;
@@ -28,7 +29,10 @@ export interface TrendDay {
 
 export interface EngineScore {
   engine: string;
+  /** The period mean of the engine's daily scores. */
   score: number | null;
+  /** The engine's latest score from GET /brands (`latest_score.model_scores`) at the period's end. */
+  latest: number | null;
   previous: number | null;
   delta: number | null;
 }
@@ -101,6 +105,8 @@ export interface Report {
     losses: Loss[];
     top_competitors: { name: string; losses: number }[];
     why_you_lose: { summary: string | null; reasons: string[]; generated_at: string | null };
+    /** Set when the losses were sent in a shape not recognised: they read "not available". */
+    not_available: NotAvailable | null;
     unrecognised: Unrecognised[];
   };
   recommendations: {
@@ -112,6 +118,8 @@ export interface Report {
     suspected_false: Claim[];
     conflicts: Conflict[];
     claims_per_engine: { engine: string; claims: number; suspected_false: number }[];
+    /** Set when the claims were sent in a shape not recognised: claim figures read "not available". */
+    not_available: NotAvailable | null;
     unrecognised: Unrecognised[];
   };
   what_changed: {

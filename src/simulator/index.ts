@@ -15,3 +15,5 @@ export type {
   SimulatorOptions,
 } from './server.js';
 export { startSimulator } from './server.js';
+export type { Shape } from './shapes.js';
+export { SHAPES } from './shapes.js';

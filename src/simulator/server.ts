@@ -16,6 +16,7 @@ import { SlidingWindowLimiter, type WindowLimit } from './rate-limit.js';
 import { errorReply, faultStatusReply, ok, type Reply, workspaceReply } from './replies.js';
 import { API_PREFIX, bearerKey, parseQuery, parseRoute, type Route } from './route.js';
 import { pause, sendReply } from './send.js';
+import { reshape, type Shape } from './shapes.js';
 
 export interface SimAccountSpec {
   /** [a-z0-9-] */
@@ -40,6 +41,8 @@ export interface SimulatorOptions {
   faults?: FaultRule[];
   /** Scripted changes of the generated data (src/simulator/changes.ts). */
   changes?: DataChange[];
+  /** Record shapes served (src/simulator/shapes.ts): default 'assumed', our assumptions. */
+  shape?: Shape;
   /** YYYY-MM-DD; default: the current UTC date, read per request. */
   today?: string;
   host?: string;
@@ -328,7 +331,9 @@ class Upstream {
     const ids = account.workspaceIds;
     if (route.endpoint === 'brands') {
       const list = brandsList(this.seed, account.name, this.changes.listed(account.name, ids), today);
-      const data = list.data.map((w) => this.changes.apply(account.name, ids, w.id, 'brands', w));
+      const data = list.data.map((w) =>
+        this.shaped('brands', this.changes.apply(account.name, ids, w.id, 'brands', w)),
+      );
       return ok({ ...list, data });
     }
     const brandId = route.brandId as string;
@@ -337,7 +342,12 @@ class Upstream {
     const ref = { seed: this.seed, account: account.name, workspaceId: brandId };
     const reply = workspaceReply(ref, route.endpoint, query, today);
     if (reply.status !== 200) return reply;
-    return { ...reply, body: this.changes.apply(account.name, ids, brandId, route.endpoint, reply.body) };
+    const changed = this.changes.apply(account.name, ids, brandId, route.endpoint, reply.body);
+    return { ...reply, body: this.shaped(route.endpoint, changed) };
+  }
+
+  private shaped(endpoint: RawEndpoint, body: unknown): unknown {
+    return reshape(this.options.shape ?? 'assumed', endpoint, body);
   }
 
   private meBody(account: AccountState): unknown {

@@ -218,8 +218,8 @@ describe('scheduled report delivery', () => {
   it('a period no complete run covers at its end is stale: nothing made or sent, one alert, status shows it', async () => {
     const [box, hook] = [await smtpServer(), await webhook()];
     const dir = h.tempDir();
-    // No run dated 2026-10-31: October is not covered.
-    const { config: path, last } = await twoNights(dir, ['2026-10-30', '2026-11-01']);
+    // No run dated 2026-10-31 or later (a later run returns the last day too): October is not covered.
+    const { config: path, last } = await twoNights(dir, ['2026-10-29', '2026-10-30']);
     const brands = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds;
     const p = prefix();
     const config = withReports(path, reportsBlock(box), hook, p);

@@ -16,6 +16,8 @@ import { mapSettled } from '../util/pool.js';
 export interface CompleteRun {
   runId: string;
   runDate: string;
+  /** First day of the visibility window the run asked for (sync_runs.window_start; else its date). */
+  windowStart: string;
   startedAt: string;
   /** Endpoints the run called (sync_runs.endpoints). */
   endpoints: string[];
@@ -97,6 +99,7 @@ async function recordedRun(store: ObjectStore, m: Manifest): Promise<CompleteRun
   return {
     runId: m.run_id,
     runDate: m.run_date,
+    windowStart: typeof row.window_start === 'string' ? row.window_start : m.run_date,
     startedAt: m.started_at,
     endpoints: strings(row.endpoints),
     workspaces: strings(row.workspaces_succeeded),

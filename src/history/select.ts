@@ -1,8 +1,8 @@
 // Which complete run's rows a report uses, by the rules of the `_latest` views
 // (src/catalogue/views.ts): a run covers a workspace's table when it landed the workspace, called
 // every source endpoint of the table and did not fail the table. Snapshot tables: the newest covering
-// run dated on or before a day (the state on that day). Daily tables: per day, the newest covering run
-// that returned the day. Pure: it plans, account-data.ts reads.
+// run dated on or before a day (the state on that day); a report's period end: comparison.ts
+// snapshotAtEnd. Daily tables: per day, the newest covering run that returned the day. Pure: it plans, account-data.ts reads.
 import { tableByName } from '../catalogue/index.js';
 import type { Row } from '../catalogue/types.js';
 import type { CompleteRun } from './complete-runs.js';
@@ -48,9 +48,11 @@ export function dailyRuns(
   from: string,
   to: string,
 ): CompleteRun[] {
-  // A run's window ends on its run date: one dated before `from` holds no day of the range, and
-  // runs dated after `to` are not read (a report shows what was known at the period's end).
-  return runs.filter((r) => r.runDate >= from && r.runDate <= to && covers(r, table, brandId));
+  // A run's window ends on its run date: one dated before `from` holds no day of the range. Runs
+  // dated after `to` are read: a report shows what is known when it is made, so the month's report
+  // made on the 1st has the last day that the 1st's run returned.
+  void to;
+  return runs.filter((r) => r.runDate >= from && covers(r, table, brandId));
 }
 
 /**

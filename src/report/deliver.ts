@@ -205,16 +205,20 @@ function finished(r: DeliveryRecord, s: ReportSettings): boolean {
   );
 }
 
-/** Why the period cannot be reported yet; undefined when a complete run of its last day covers the workspace. */
+/**
+ * Why the period cannot be reported yet; undefined when a complete run dated on its last day or
+ * after it (which returns the last day: src/history/comparison.ts, the rule a report reads by)
+ * covers the workspace.
+ */
 export function staleReason(
   runs: readonly CompleteRun[],
   brandId: string,
   period: Period,
 ): string | undefined {
-  const onLastDay = runs.filter((r) => r.runDate === period.to);
-  if (onLastDay.some((r) => covers(r, 'brands', brandId))) return undefined;
-  if (!onLastDay.length) return `no complete run is dated ${period.to}, the last day of ${period.label}`;
-  return `no complete run dated ${period.to} (the last day of ${period.label}) holds workspace ${brandId}`;
+  const fromLastDay = runs.filter((r) => r.runDate >= period.to);
+  if (fromLastDay.some((r) => covers(r, 'brands', brandId))) return undefined;
+  if (!fromLastDay.length) return `no complete run is dated ${period.to}, the last day of ${period.label}`;
+  return `no complete run dated ${period.to} (the last day of ${period.label}) or later holds workspace ${brandId}`;
 }
 
 async function markStale(

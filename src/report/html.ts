@@ -43,6 +43,7 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 const NA = 'n/a';
 const TOP_COMPETITORS = 10;
 
+const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 const text = (s: string | null | undefined): Html =>
   s == null ? html`<span class="na">${NA}</span>` : html`<bdi>${s}</bdi>`;
 /** A figure in the page's locale (`f`, src/report/format.ts); null, and a non-finite one, reads "n/a". */
@@ -61,9 +62,25 @@ function deltaCell(f: Formats, d: number | null, unit: string, higherIsBetter = 
   return html`<span class="delta ${better}">${arrow} ${signed(f, d)}${unit}</span>`;
 }
 
-function card(f: Formats, label: string, k: Kpi, unit: string, higherIsBetter = true): Html {
-  return html`<div class="card"><div class="label">${label}</div><div class="value">${fig(f, k.value)}</div>
-<div>${deltaCell(f, k.delta, unit, higherIsBetter)} <span class="muted">vs ${fig(f, k.previous)}</span></div></div>`;
+/**
+ * A KPI card: its value and, when the previous period compares, the coloured delta; a comparison
+ * that does not stand (too thin, too old) reads "not comparable" with its reason, in grey; a first
+ * report (no earlier period) shows no comparison at all: the section says so once.
+ */
+function card(
+  f: Formats,
+  label: string,
+  k: Kpi,
+  unit: string,
+  earlier: boolean,
+  higherIsBetter = true,
+): Html {
+  const compared = !earlier
+    ? ''
+    : k.comparable
+      ? html`\n<div>${deltaCell(f, k.delta, unit, higherIsBetter)} <span class="muted">vs ${fig(f, k.previous)}</span></div>`
+      : html`\n<div><span class="delta na">not comparable</span> <span class="muted">${k.reason ?? ''}</span></div>`;
+  return html`<div class="card"><div class="label">${label}</div><div class="value">${fig(f, k.value)}</div>${compared}</div>`;
 }
 
 function table(head: readonly string[], rows: readonly Html[][], caption?: string): Html {
@@ -120,7 +137,7 @@ export async function renderHtml(r: Report, style: ReportStyle): Promise<string>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${r.cover.client_name ?? r.brand_id} \u2013 AI visibility report ${r.period.label}</title>
+<title>${r.cover.client_name ?? r.brand_id} \u2013 AI visibility report ${r.period_status.title}</title>
 <style>${raw(css(style))}</style></head>
 <body><main>
 ${style.sections.map((key, i) => html`${i ? '\n\n' : ''}${sections[key]}`)}
@@ -144,6 +161,7 @@ function sectionsOf(r: Report, style: ReportStyle, f: Formats, charts: Charts): 
   const k = r.kpis;
   const bi = r.buyer_intent;
   const w = r.what_changed;
+  const earlier = r.comparison.earlier_period;
   const day = f.day;
   const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
   return {
@@ -152,18 +170,19 @@ ${style.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${style.logoData
 ${style.agencyName === null ? '' : html`<p class="agency">${style.agencyName}</p>`}
 <h1>${text(r.cover.client_name)}</h1>
 <p class="domain">${text(r.cover.client_domain)}</p>
-${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}<p>AI visibility report, ${day(r.period.from)} to ${day(r.period.to)} (${r.period.label}), compared with ${day(r.previous_period.from)} to ${day(r.previous_period.to)}.</p>
+${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}<p>AI visibility report, ${r.period_status.title} (${r.period.label}), ${r.comparison.earlier_period ? html`compared with ${day(r.previous_period.from)} to ${day(r.previous_period.to)}` : html`the first period with data`}.</p>
 <p class="muted">Data as of ${r.cover.data_as_of === null ? NA : f.instant(r.cover.data_as_of)}. Workspace <bdi>${r.brand_id}</bdi>, account <bdi>${r.account}</bdi>.</p>
 </header>`,
-    kpis: html`<section><h2>${SECTION_TITLES[0]}</h2><div class="cards">
-${card(f, 'Overall score (period end)', k.overall_score_end, ' pts')}
-${card(f, 'Overall score (period mean)', k.overall_score_mean, ' pts')}
-${card(f, 'Share of voice (mean)', k.share_of_voice, ' pp')}
-${card(f, 'Money-prompt visibility', k.money_visibility, ' pts')}
-${card(f, 'Money/informational gap', k.visibility_gap, ' pts', false)}
-${card(f, 'Open recommendations', k.open_recommendations, '', false)}
-${card(f, 'Suspected false claims', k.suspected_false_claims, '', false)}
-${card(f, 'Engine conflicts', k.engine_conflicts, '', false)}
+    kpis: html`<section><h2>${SECTION_TITLES[0]}</h2>
+${r.comparison.note === null ? '' : html`<p class="note">${capitalised(r.comparison.note)}.</p>\n`}${r.revisions.map((x) => html`<p class="note">${capitalised(x.note)}.</p>\n`)}<div class="cards">
+${card(f, 'Overall score (period end)', k.overall_score_end, ' pts', earlier)}
+${card(f, 'Overall score (period mean)', k.overall_score_mean, ' pts', earlier)}
+${card(f, 'Share of voice (mean)', k.share_of_voice, ' pp', earlier)}
+${card(f, 'Money-prompt visibility', k.money_visibility, ' pts', earlier)}
+${card(f, 'Money/informational gap', k.visibility_gap, ' pts', earlier, false)}
+${card(f, 'Open recommendations', k.open_recommendations, '', earlier, false)}
+${card(f, 'Suspected false claims', k.suspected_false_claims, '', earlier, false)}
+${card(f, 'Engine conflicts', k.engine_conflicts, '', earlier, false)}
 </div></section>`,
     trend: html`<section><h2>${SECTION_TITLES[1]}</h2>
 <p class="note">Data on ${r.trend.coverage}; days without data are gaps. The previous period is dashed.</p>
@@ -190,7 +209,11 @@ ${table(
     text(e.engine),
     html`${fig(f, e.score)}`,
     html`${fig(f, e.previous)}`,
-    deltaCell(f, e.delta, ' pts'),
+    !earlier
+      ? html``
+      : e.comparable
+        ? deltaCell(f, e.delta, ' pts')
+        : html`<span class="delta na" title="${e.reason ?? ''}">not comparable</span>`,
   ]),
 )}
 </section>`,
@@ -256,11 +279,9 @@ ${unrecognised(r.reputation.unrecognised)}
 </section>`,
     changes: html`<section><h2>${SECTION_TITLES[6]}</h2>
 <p class="muted">${
-      w.basis === 'previous report'
-        ? `Since the report of ${day(`${w.since}`)}.`
-        : w.basis === 'data'
-          ? `Since the synced data of ${day(`${w.since}`)}.`
-          : 'Nothing to compare with yet: no earlier report or run.'
+      w.basis === 'data'
+        ? `Since the synced data of ${day(`${w.since}`)}.`
+        : 'Nothing to compare with yet: no earlier run.'
     }</p>
 ${table(
   ['change', 'what'],

@@ -76,9 +76,9 @@ export function periodTitle(p: Period, end: string, running: boolean): string {
 
 /** What one side of a comparison stands on. */
 export interface Side {
-  /** Daily figures: days with data and days of the period (`days` 0 for a snapshot figure). */
-  days_with_data: number;
-  days: number;
+  /** Daily figures: days with data and days of the period; null for a snapshot figure. */
+  days_with_data: number | null;
+  days: number | null;
   /** Snapshot figures: the run date of the state compared; null for a daily figure or none. */
   snapshot_date: string | null;
 }
@@ -97,29 +97,36 @@ export function dailySide(p: Period, dates: ReadonlySet<string>): Side {
   return { days_with_data: days.filter((d) => dates.has(d)).length, days: days.length, snapshot_date: null };
 }
 
+/** A period in a sentence: its label for a month or week, its days for a range. */
+export function periodWords(p: Period): string {
+  return p.kind === 'range' ? `${longDay(p.from)} to ${longDay(p.to)}` : p.label;
+}
+
 /** The previous side of a daily figure needs data on at least half its days. */
 export function dailyBasis(previous: Period, cur: Side, prev: Side): Basis {
-  const thin = prev.days_with_data * 2 < prev.days;
+  const thin = (prev.days_with_data ?? 0) * 2 < (prev.days ?? 0);
+  const name = periodWords(previous);
   return {
     current: cur,
     previous: prev,
     comparable: !thin,
     reason: thin
       ? prev.days_with_data === 0
-        ? `no data in the previous period (${previous.label})`
-        : `the previous period (${previous.label}) has data on only ${prev.days_with_data} of ${prev.days} days`
+        ? `no data in the previous period (${name})`
+        : `the previous period (${name}) has data on only ${prev.days_with_data} of ${prev.days} days`
       : null,
   };
 }
 
 /** A snapshot figure's previous state must be from within the previous period or just after it. */
 export function snapshotBasis(previous: Period, current: string | null, before: string | null): Basis {
-  const side = (d: string | null): Side => ({ days_with_data: 0, days: 0, snapshot_date: d });
+  const name = periodWords(previous);
+  const side = (d: string | null): Side => ({ days_with_data: null, days: null, snapshot_date: d });
   const reason =
     before === null
-      ? `no state known at the end of the previous period (${previous.label})`
+      ? `no state known at the end of the previous period (${name})`
       : before < previous.from
-        ? `the previous state is from ${longDay(before)}, before the previous period (${previous.label}) began`
+        ? `the previous state is from ${longDay(before)}, before the previous period (${name}) began`
         : current !== null && before >= current
           ? `the previous state is the same run as the current one (${longDay(before)})`
           : null;

@@ -4,7 +4,14 @@
 // is null (the HTML says "n/a"), never 0. Pure.
 import type { Row } from '../catalogue/types.js';
 import { type ChangeState, diffStates } from '../history/changes.js';
-import { buyerIntentRow, dailyBasis, dailySide, periodTitle, snapshotBasis } from '../history/comparison.js';
+import {
+  buyerIntentRow,
+  dailyBasis,
+  dailySide,
+  longDay,
+  periodTitle,
+  snapshotBasis,
+} from '../history/comparison.js';
 import { compareText, delta, mean, num } from '../history/figures.js';
 import { type Period, periodDays } from '../history/period.js';
 import { isSuspect, losses } from '../history/snapshot.js';
@@ -220,7 +227,7 @@ export function buildReport(i: ReportInput): Report {
     (['brands', 'recommendations', 'buyer_intent', 'reputation_claims'] as const).some(
       (t) => snapshot(t).comparable,
     );
-  const noEarlier = `there is no earlier period to compare with: nothing is known for ${i.previous.from} to ${i.previous.to}`;
+  const noEarlier = `there is no earlier period to compare with: nothing is known for ${longDay(i.previous.from)} to ${longDay(i.previous.to)}`;
   const basis = (b: ReturnType<typeof daily>) =>
     earlier ? b : { ...b, comparable: false, reason: noEarlier };
 

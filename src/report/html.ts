@@ -63,6 +63,17 @@ function deltaCell(f: Formats, d: number | null, unit: string, higherIsBetter = 
 }
 
 /**
+ * The period in words: `period_status.title` (`1-28 November 2026, month to date`), or with a
+ * locale its first and last day as the locale writes them, and whether it is still running.
+ */
+function periodText(r: Report, f: Formats): string {
+  const title = r.period_status.title;
+  if (f.day(r.period.from) === r.period.from) return title;
+  const running = title.includes(', ') ? title.slice(title.indexOf(', ')) : '';
+  return `${f.day(r.period.from)} to ${f.day(r.period_status.end)}${running}`;
+}
+
+/**
  * A KPI card: its value and, when the previous period compares, the coloured delta; a comparison
  * that does not stand (too thin, too old) reads "not comparable" with its reason, in grey; a first
  * report (no earlier period) shows no comparison at all: the section says so once.
@@ -137,7 +148,7 @@ export async function renderHtml(r: Report, style: ReportStyle): Promise<string>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${r.cover.client_name ?? r.brand_id} \u2013 AI visibility report ${r.period_status.title}</title>
+<title>${r.cover.client_name ?? r.brand_id} \u2013 AI visibility report ${periodText(r, formatsOf(style))}</title>
 <style>${raw(css(style))}</style></head>
 <body><main>
 ${style.sections.map((key, i) => html`${i ? '\n\n' : ''}${sections[key]}`)}
@@ -170,7 +181,7 @@ ${style.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${style.logoData
 ${style.agencyName === null ? '' : html`<p class="agency">${style.agencyName}</p>`}
 <h1>${text(r.cover.client_name)}</h1>
 <p class="domain">${text(r.cover.client_domain)}</p>
-${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}<p>AI visibility report, ${r.period_status.title} (${r.period.label}), ${r.comparison.earlier_period ? html`compared with ${day(r.previous_period.from)} to ${day(r.previous_period.to)}` : html`the first period with data`}.</p>
+${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}<p>AI visibility report, ${periodText(r, f)} (${r.period.label}), ${r.comparison.earlier_period ? html`compared with ${day(r.previous_period.from)} to ${day(r.previous_period.to)}` : html`the first period with data`}.</p>
 <p class="muted">Data as of ${r.cover.data_as_of === null ? NA : f.instant(r.cover.data_as_of)}. Workspace <bdi>${r.brand_id}</bdi>, account <bdi>${r.account}</bdi>.</p>
 </header>`,
     kpis: html`<section><h2>${SECTION_TITLES[0]}</h2>

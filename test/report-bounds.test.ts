@@ -59,7 +59,12 @@ describe('report period bounds', () => {
 describe('figures that are not finite', () => {
   it('a change of 1e308 to -1e308 reads n/a on the page and null in report.json; the huge means stay right', async () => {
     const { r, page } = await reportOf([-1e308, -1e308, 1e308, 1e308]);
-    expect(r.kpis.overall_score_mean).toMatchObject({ value: 1e308, previous: -1e308, delta: null, comparable: true });
+    expect(r.kpis.overall_score_mean).toMatchObject({
+      value: 1e308,
+      previous: -1e308,
+      delta: null,
+      comparable: true,
+    });
     expect(r.kpis.overall_score_end).toMatchObject({ value: 1e308, previous: -1e308, delta: null });
     const json = JSON.parse(JSON.stringify(r)) as typeof r;
     expect(json.kpis.overall_score_mean.delta).toBeNull();

@@ -116,7 +116,15 @@ describe('report model', () => {
       previous: previousPeriod(period),
       style: DEFAULT_STYLE,
     });
-    expect(r.kpis.overall_score_end).toEqual({ value: 50.5, previous: null, delta: null });
+    expect(r.kpis.overall_score_end).toMatchObject({ value: 50.5, previous: null, delta: null });
+    // Nothing known before the period: said once, no card compares.
+    expect(r.comparison.earlier_period).toBe(false);
+    expect(r.kpis.overall_score_end.comparable).toBe(false);
+    expect(r.kpis.overall_score_end.coverage.current).toEqual({
+      days_with_data: 1,
+      days: 2,
+      snapshot_date: null,
+    });
     expect(r.trend.series.map((d) => d.overall_score)).toEqual([50.5, null]);
     expect(r.trend.coverage).toBe('2 of 2 days');
     expect(r.trend.unrecognised).toEqual([

@@ -85,7 +85,7 @@ describe('visync report per workspace settings', () => {
 
       // Dates as de-DE writes them; the as-of time in Berlin (CET +1 h, or CEST +2 h in summer).
       const cover = (await c.page.textContent('header.cover')) ?? '';
-      expect(cover).toContain('01.11.2026 to 30.11.2026');
+      expect(cover).toContain('01.11.2026 to 10.11.2026, month to date');
       const asOf = Date.parse(json.cover.data_as_of as string);
       const berlin = (hours: number) => {
         const t = new Date(asOf + hours * 3_600_000).toISOString();
@@ -115,7 +115,7 @@ describe('visync report per workspace settings', () => {
     // The other workspace keeps the defaults: every section, the platform named, ISO dates.
     const other = readFileSync(join(reportDir(out, second, '2026-11'), 'report.html'), 'utf8');
     expect(other).toContain('Prepared by visibility-sync.');
-    expect(other).toContain('2026-11-01 to 2026-11-30');
+    expect(other).toContain('AI visibility report, 1-10 November 2026, month to date (2026-11)');
     expect(other).not.toContain(CONTACT);
   });
 });

@@ -204,7 +204,7 @@ describe('visync report', () => {
 });
 
 describe('visync report over reports and drift', () => {
-  it("diffs against the previous period's report.json when it is there", async () => {
+  it("what changed compares the data at the previous period's end, as the KPIs do, whether or not a report.json is there", async () => {
     const dir = h.tempDir();
     const { config, last } = await twoNights(dir);
     const out = h.tempDir();
@@ -220,7 +220,10 @@ describe('visync report over reports and drift', () => {
     const october = read(brand, '2026-10');
     const november = read(brand, '2026-11');
     expect(october.what_changed.basis).toBe('none'); // no September data, no September report
-    expect(november.what_changed).toMatchObject({ basis: 'previous report', since: '2026-10' });
+    // The state at October's end: the newest run within it (none on 1 November), as the KPIs read it.
+    expect(november.what_changed).toMatchObject({ basis: 'data', since: '2026-10-20' });
+    expect(november.kpis.open_recommendations.coverage.previous.snapshot_date).toBe('2026-10-20');
+    expect(november.revisions).toEqual([]); // October read the same data then as now
     // October's open recommendations that November no longer has open are closed (done or
     // dismissed) or no longer listed (test/report-recs.test.ts tells them apart).
     const openNow = new Set(november.recommendations.open.map((r) => r.id));

@@ -172,7 +172,7 @@ describe('the report on the other record shapes', () => {
     expect(page).not.toContain(CLAIM);
     // The losses too: "not available", their data as sent, no competitor reads as gone.
     expect(json.buyer_intent.not_available).toMatchObject({
-      endpoint: 'GET /brands/{id}/buyer-intent?days=30',
+      endpoint: 'GET /brands/{id}/buyer-intent?days=7', // the shortest window: the comparison's one rule
       reason: 'losses missing; lost_to not known',
     });
     expect(json.buyer_intent.losses).toEqual([]);

@@ -3,6 +3,7 @@
 import type { RawEndpoint } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
 import { type ChangeState, closedRecommendations } from '../history/changes.js';
+import { buyerIntentRow } from '../history/comparison.js';
 import { compareText, num } from '../history/figures.js';
 import { addPayload, emptyShape, type PayloadShape } from '../history/payload-shape.js';
 import { isSuspect, losses } from '../history/snapshot.js';
@@ -142,11 +143,11 @@ export class WatchRows {
 }
 
 /**
- * Losses of the shortest buyer-intent window (the most current one): the competitors that win
- * money prompts, each with its prompts.
+ * Losses of the buyer-intent window that reports read too (src/history/comparison.ts
+ * buyerIntentRow): the competitors that win money prompts, each with its prompts.
  */
 function competitorWins(rows: readonly Row[]): Map<string, string[]> {
-  const row = [...rows].sort((a, b) => Number(a.window_days) - Number(b.window_days))[0];
+  const row = buyerIntentRow(rows);
   const wins = new Map<string, string[]>();
   for (const l of losses(row)) {
     if (l.winner_name === null) continue;

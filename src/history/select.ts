@@ -1,8 +1,8 @@
 // Which complete run's rows a report uses, by the rules of the `_latest` views
 // (src/catalogue/views.ts): a run covers a workspace's table when it landed the workspace, called
 // every source endpoint of the table and did not fail the table. Snapshot tables: the newest covering
-// run dated on or before a day (the state on that day). Daily tables: per day, the newest covering run
-// that returned the day. Pure: it plans, account-data.ts reads.
+// run dated on or before a day (the state on that day); a report's period end: comparison.ts
+// snapshotAtEnd. Daily tables: per day, the newest covering run that returned the day. Pure: it plans, account-data.ts reads.
 import { tableByName } from '../catalogue/index.js';
 import type { Row } from '../catalogue/types.js';
 import type { CompleteRun } from './complete-runs.js';
@@ -41,26 +41,21 @@ export function snapshotRun(
 }
 
 /**
- * Runs that may hold days from `from` to `to` of a daily table for the workspace: those dated in
- * the range (newest first), then those dated after it whose window reaches back into it (oldest
- * first).
+ * Runs that may hold days from `from` to `to` of a daily table for the workspace: every complete
+ * run dated on or after `from`, in the order given (newest first), so each day is read from the
+ * newest run known that returned it (newestPerDay).
  */
 export function dailyRuns(
   runs: readonly CompleteRun[],
   table: DailyTable,
   brandId: string,
   from: string,
-  to: string,
+  _to: string,
 ): CompleteRun[] {
-  // A run's window ends on its run date: one dated before `from` holds no day of the range. The
-  // range's own runs come first (a report shows what was known at the period's end); a later run
-  // only fills the days they lack, as when the run of the period's last day failed and the next
-  // night's run returned that day (newestPerDay keeps each day's first run).
-  const within = runs.filter((r) => r.runDate >= from && r.runDate <= to && covers(r, table, brandId));
-  const after = runs
-    .filter((r) => r.runDate > to && r.windowStart <= to && covers(r, table, brandId))
-    .reverse();
-  return [...within, ...after];
+  // A run's window ends on its run date: one dated before `from` holds no day of the range. Runs
+  // dated after `to` are read: a report shows what is known when it is made, so the month's report
+  // made on the 1st has the last day that the 1st's run returned.
+  return runs.filter((r) => r.runDate >= from && covers(r, table, brandId));
 }
 
 /**

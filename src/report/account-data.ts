@@ -2,6 +2,7 @@
 // part those reports use, once per account (every workspace's rows come from the same reads). Never
 // the API.
 import type { Row } from '../catalogue/types.js';
+import { snapshotAtEnd } from '../history/comparison.js';
 import { type CompleteRun, forEachPartRow } from '../history/complete-runs.js';
 import type { Period } from '../history/period.js';
 import {
@@ -12,20 +13,23 @@ import {
   newestPerDay,
   SNAPSHOT_TABLES,
   type SnapshotTable,
-  snapshotRun,
 } from '../history/select.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
 import { mapSettled } from '../util/pool.js';
+import { addDays } from '../util/time.js';
 import { RowCompactor } from './compact-rows.js';
 
 /** Rows of one snapshot table from one run; absent when no complete run covered the table. */
-export type SnapshotSet = Partial<Record<SnapshotTable, { rows: Row[]; runId: string }>>;
+export type SnapshotSet = Partial<Record<SnapshotTable, { rows: Row[]; runId: string; runDate?: string }>>;
 
 export interface WorkspaceData {
   brandId: string;
-  /** State at the period's last day, and at the previous period's last day. */
+  /**
+   * State at the period's end, and at the previous period's end (src/history/comparison.ts
+   * snapshotAtEnd: the first run of the day after, else the newest within or before).
+   */
   end: SnapshotSet;
   previousEnd: SnapshotSet;
   /**
@@ -54,14 +58,15 @@ const READ_CONCURRENCY = 8;
 
 /**
  * Workspaces a report of the period can name: those with a brands snapshot at its end, and, as in
- * the views, only those the account still had then (the newest run up to the period's end that
- * listed every workspace; without one, every workspace seen).
+ * the views, only those the account still had then (the newest run up to the day after the period's
+ * end that listed every workspace; without one, every workspace seen).
  */
 export function reportableWorkspaces(runs: readonly CompleteRun[], period: Period): string[] {
-  const upToEnd = runs.filter((r) => r.runDate <= period.to);
+  const dayAfter = addDays(period.to, 1);
+  const upToEnd = runs.filter((r) => r.runDate <= dayAfter);
   const listing = upToEnd.find((r) => r.listsAllWorkspaces);
   const ids = new Set(listing ? listing.workspaces : upToEnd.flatMap((r) => r.workspaces));
-  return [...ids].filter((w) => snapshotRun(runs, 'brands', w, period.to) !== undefined).sort();
+  return [...ids].filter((w) => snapshotAtEnd(runs, 'brands', w, period) !== undefined).sort();
 }
 
 /**
@@ -83,10 +88,10 @@ export async function readAccountData(
     needed.set(run.runId, set);
   };
   const plans = brandIds.map((brandId) => {
-    const snap = (date: string) =>
+    const snap = (p: Period) =>
       Object.fromEntries(
         SNAPSHOT_TABLES.map((t) => {
-          const run = snapshotRun(runs, t, brandId, date);
+          const run = snapshotAtEnd(runs, t, brandId, p);
           if (run) need(run, t);
           return [t, run];
         }),
@@ -98,12 +103,12 @@ export async function readAccountData(
         return [t, rs];
       }),
     ) as Record<DailyTable, CompleteRun[]>;
-    const end = snap(period.to);
-    const previousEnd = snap(previous.to);
+    const end = snap(period);
+    const previousEnd = snap(previous);
     const baseline = Object.fromEntries(
       SNAPSHOT_TABLES.map((t) => {
         const run =
-          previousEnd[t] ??
+          (previousEnd[t] !== end[t] ? previousEnd[t] : undefined) ??
           [...runs]
             .reverse()
             .find(
@@ -176,7 +181,7 @@ export async function readAccountData(
       const out: SnapshotSet = {};
       for (const t of SNAPSHOT_TABLES) {
         const run = chosen[t];
-        if (run) out[t] = { rows: rowsOf(run, t, p.brandId), runId: run.runId };
+        if (run) out[t] = { rows: rowsOf(run, t, p.brandId), runId: run.runId, runDate: run.runDate };
       }
       return out;
     };

@@ -72,11 +72,18 @@ export function deltaCell(
 
 export type Shown = 'score' | 'count' | Report['trend']['share_of_voice_unit'];
 
+/**
+ * A KPI card: its value and, when the previous period compares, the coloured delta; a comparison
+ * that does not stand (too thin, too old) reads "not comparable" with its reason, in grey; a first
+ * report (no earlier period, `earlier` false) shows no comparison at all: the section says so once.
+ * A figure not read (`missing`) reads "not available" with the endpoint and the reason.
+ */
 export function card(
   f: Formats,
   label: string,
   k: Kpi,
   shown: Shown,
+  earlier: boolean,
   higherIsBetter = true,
   missing?: NotAvailable | null,
 ): Html {
@@ -88,8 +95,12 @@ export function card(
     shown === 'score' ? fig(f, n) : isWhole ? whole(f, n) : share(f, n, shown);
   const d = shown === 'score' || isWhole ? k.delta : toPercent(k.delta, shown);
   const unit = shown === 'score' ? ' pts' : isWhole ? '' : ' pp';
-  return html`<div class="card"><div class="label">${label}</div><div class="value">${show(k.value)}</div>
-<div>${deltaCell(f, d, unit, higherIsBetter, isWhole)} <span class="muted">vs ${show(k.previous)}</span></div></div>`;
+  const compared = !earlier
+    ? ''
+    : k.comparable
+      ? html`\n<div>${deltaCell(f, d, unit, higherIsBetter, isWhole)} <span class="muted">vs ${show(k.previous)}</span></div>`
+      : html`\n<div><span class="delta na">not comparable</span> <span class="muted">${k.reason ?? ''}</span></div>`;
+  return html`<div class="card"><div class="label">${label}</div><div class="value">${show(k.value)}</div>${compared}</div>`;
 }
 
 export function table(head: readonly string[], rows: readonly Html[][], caption?: string): Html {

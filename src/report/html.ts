@@ -42,6 +42,19 @@ export const SECTION_TITLES = [
   'What changed',
 ] as const;
 
+const capitalised = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/**
+ * The period in words: `period_status.title` (`1-28 November 2026, month to date`), or with a
+ * locale its first and last day as the locale writes them, and whether it is still running.
+ */
+function periodText(r: Report, f: Formats): string {
+  const title = r.period_status.title;
+  if (f.day(r.period.from) === r.period.from) return title;
+  const running = title.includes(', ') ? title.slice(title.indexOf(', ')) : '';
+  return `${f.day(r.period.from)} to ${f.day(r.period_status.end)}${running}`;
+}
+
 function unrecognised(list: readonly Unrecognised[]): Html {
   if (list.length === 0) return html``;
   return html`<div class="drift"><p><strong>Shape not recognised:</strong> the API sent fields this
@@ -102,7 +115,7 @@ export async function renderHtml(r: Report, style: ReportStyle): Promise<string>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${r.cover.client_name ?? r.brand_id} \u2013 AI visibility report ${r.period.label}</title>
+<title>${r.cover.client_name ?? r.brand_id} \u2013 AI visibility report ${periodText(r, formatsOf(style))}</title>
 <style>${raw(css(style))}</style></head>
 <body><main>
 ${style.sections.map((key, i) => html`${i ? '\n\n' : ''}${sections[key]}`)}
@@ -126,6 +139,7 @@ function sectionsOf(r: Report, style: ReportStyle, f: Formats, charts: Charts): 
   const k = r.kpis;
   const bi = r.buyer_intent;
   const w = r.what_changed;
+  const earlier = r.comparison.earlier_period;
   const day = f.day;
   const sov = r.trend.share_of_voice_unit;
   const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
@@ -135,18 +149,19 @@ ${style.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${style.logoData
 ${style.agencyName === null ? '' : html`<p class="agency">${style.agencyName}</p>`}
 <h1>${text(r.cover.client_name)}</h1>
 <p class="domain">${text(r.cover.client_domain)}</p>
-${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}<p>AI visibility report, ${day(r.period.from)} to ${day(r.period.to)} (${r.period.label}), compared with ${day(r.previous_period.from)} to ${day(r.previous_period.to)}.</p>
+${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}<p>AI visibility report, ${periodText(r, f)} (${r.period.label}), ${r.comparison.earlier_period ? html`compared with ${day(r.previous_period.from)} to ${day(r.previous_period.to)}` : html`the first period with data`}.</p>
 <p class="muted">Data as of ${r.cover.data_as_of === null ? NA : f.instant(r.cover.data_as_of)}. Workspace <bdi>${r.brand_id}</bdi>, account <bdi>${r.account}</bdi>.</p>
 </header>`,
-    kpis: html`<section><h2>${SECTION_TITLES[0]}</h2><div class="cards">
-${card(f, 'Overall score (period end)', k.overall_score_end, 'score')}
-${card(f, 'Overall score (period mean)', k.overall_score_mean, 'score')}
-${card(f, 'Share of voice (mean)', k.share_of_voice, sov)}
-${card(f, 'Money-prompt visibility', k.money_visibility, 'score')}
-${card(f, 'Money/informational gap', k.visibility_gap, 'score', false)}
-${card(f, 'Open recommendations', k.open_recommendations, 'count', false)}
-${card(f, 'Suspected false claims', k.suspected_false_claims, 'count', false, r.reputation.not_available)}
-${card(f, 'Engine conflicts', k.engine_conflicts, 'count', false)}
+    kpis: html`<section><h2>${SECTION_TITLES[0]}</h2>
+${r.comparison.note === null ? '' : html`<p class="note">${capitalised(r.comparison.note)}.</p>\n`}${r.revisions.map((x) => html`<p class="note">${capitalised(x.note)}.</p>\n`)}<div class="cards">
+${card(f, 'Overall score (period end)', k.overall_score_end, 'score', earlier)}
+${card(f, 'Overall score (period mean)', k.overall_score_mean, 'score', earlier)}
+${card(f, 'Share of voice (mean)', k.share_of_voice, sov, earlier)}
+${card(f, 'Money-prompt visibility', k.money_visibility, 'score', earlier)}
+${card(f, 'Money/informational gap', k.visibility_gap, 'score', earlier, false)}
+${card(f, 'Open recommendations', k.open_recommendations, 'count', earlier, false)}
+${card(f, 'Suspected false claims', k.suspected_false_claims, 'count', earlier, false, r.reputation.not_available)}
+${card(f, 'Engine conflicts', k.engine_conflicts, 'count', earlier, false)}
 </div></section>`,
     trend: html`<section><h2>${SECTION_TITLES[1]}</h2>
 <p class="note">Data on ${r.trend.coverage}; days without data are gaps. The previous period is dashed.</p>
@@ -174,7 +189,11 @@ ${table(
     html`${fig(f, e.score)}`,
     e.latest === null ? html`<span class="na">${NOT_AVAILABLE}</span>` : html`${fig(f, e.latest)}`,
     html`${fig(f, e.previous)}`,
-    deltaCell(f, e.delta, ' pts'),
+    !earlier
+      ? html``
+      : e.comparable
+        ? deltaCell(f, e.delta, ' pts')
+        : html`<span class="delta na" title="${e.reason ?? ''}">not comparable</span>`,
   ]),
 )}
 </section>`,
@@ -258,11 +277,9 @@ ${unrecognised(r.reputation.unrecognised)}
 </section>`,
     changes: html`<section><h2>${SECTION_TITLES[6]}</h2>
 <p class="muted">${
-      w.basis === 'previous report'
-        ? `Since the report of ${day(`${w.since}`)}.`
-        : w.basis === 'data'
-          ? `Since the synced data of ${day(`${w.since}`)}.`
-          : 'Nothing to compare with yet: no earlier report or run.'
+      w.basis === 'data'
+        ? `Since the synced data of ${day(`${w.since}`)}.`
+        : 'Nothing to compare with yet: no earlier run.'
     }</p>
 ${changeTable(f, w.lines)}
 </section>`,

@@ -2,6 +2,7 @@
 // per workspace, the chosen formats written. "No data" comes back as a ReportProblem line for the CLI
 // to print, and so does a workspace whose PDF Chromium could not print; which workspaces exist comes back too, so the CLI can name a --brand no account has.
 
+import { inProgress } from '../history/comparison.js';
 import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
 import { defaultPeriod, type Period, previousPeriod } from '../history/period.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -69,8 +70,10 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
     return out;
   }
   const period = o.period ?? defaultPeriod(newest);
-  const inPeriod = runs.filter((r) => r.runDate >= period.from && r.runDate <= period.to);
-  if (inPeriod.length === 0) {
+  // A run whose visibility window (window_start to its date) reaches into the period holds days of
+  // it: a week's report works whenever complete runs cover the week, whatever their dates.
+  const covering = runs.filter((r) => r.runDate >= period.from && r.windowStart <= period.to);
+  if (covering.length === 0) {
     const oldest = runs.map((r) => r.runDate).sort()[0];
     out.problems.push({
       kind: 'no data',
@@ -116,6 +119,7 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
       period,
       previous,
       style,
+      inProgress: inProgress(runs, period),
       previousReport,
     });
     // The PDF is that HTML printed: rendered once for both.

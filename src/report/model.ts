@@ -4,21 +4,33 @@
 // is null (the HTML says "n/a"), never 0. Pure.
 import type { Row } from '../catalogue/types.js';
 import { type ChangeState, type Changes, closedRecommendations, diffStates } from '../history/changes.js';
+import {
+  buyerIntentRow,
+  dailyBasis,
+  dailySide,
+  longDay,
+  periodTitle,
+  snapshotBasis,
+} from '../history/comparison.js';
 import { compareText, delta, mean, num, shareOfVoiceUnit } from '../history/figures.js';
 import { type Period, periodDays } from '../history/period.js';
-import { isSuspect, type Loss, losses } from '../history/snapshot.js';
+import { isSuspect, losses } from '../history/snapshot.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
 import { changeLines } from './change-lines.js';
+import { kpi, revisions } from './compare.js';
 import { notAvailable } from './not-read.js';
 import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
+import { MODEL_VERSION, type Report } from './report-shape.js';
 import {
-  type Claim,
-  type Conflict,
-  type Kpi,
-  MODEL_VERSION,
-  type Recommendation,
-  type Report,
-} from './report-shape.js';
+  byPriority,
+  claims,
+  conflicts,
+  engineMeans,
+  inPeriod,
+  lastValue,
+  recommendation,
+  topCompetitors,
+} from './section-rows.js';
 import type { ReportStyle } from './style.js';
 import { unrecognisedFields } from './unrecognised.js';
 
@@ -26,94 +38,6 @@ const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 const rowsOf = (s: SnapshotSet, t: keyof SnapshotSet): Row[] | undefined => s[t]?.rows;
 const count = (rows: Row[] | undefined, keep: (r: Row) => boolean = () => true): number | null =>
   rows === undefined ? null : rows.filter(keep).length;
-const kpi = (value: number | null, previous: number | null): Kpi => ({
-  value,
-  previous,
-  delta: delta(value, previous),
-});
-
-const PRIORITY_RANK: Record<string, number> = { high: 0, medium: 1, low: 2 };
-
-/** The buyer-intent window closest to the period's length (the longer one on a tie). */
-function buyerIntentRow(rows: Row[] | undefined, days: number): Row | undefined {
-  return [...(rows ?? [])].sort((a, b) => {
-    const da = Math.abs(Number(a.window_days) - days);
-    const db = Math.abs(Number(b.window_days) - days);
-    return da - db || Number(b.window_days) - Number(a.window_days);
-  })[0];
-}
-
-function inPeriod(rows: readonly Row[], p: Period): Row[] {
-  return rows.filter((r) => String(r.date) >= p.from && String(r.date) <= p.to);
-}
-
-function lastValue(rows: readonly Row[], column: string): number | null {
-  for (let i = rows.length - 1; i >= 0; i--) {
-    const v = num(rows[i]?.[column]);
-    if (v !== null) return v;
-  }
-  return null;
-}
-
-function engineMeans(rows: readonly Row[]): Map<string, number | null> {
-  const by = new Map<string, (number | null)[]>();
-  for (const r of rows) {
-    const e = String(r.engine);
-    const scores = by.get(e);
-    if (scores) scores.push(num(r.score));
-    else by.set(e, [num(r.score)]);
-  }
-  return new Map([...by].map(([e, xs]) => [e, mean(xs)]));
-}
-
-function topCompetitors(ls: readonly Loss[]): { name: string; losses: number }[] {
-  const n = new Map<string, number>();
-  for (const l of ls) if (l.winner_name !== null) n.set(l.winner_name, (n.get(l.winner_name) ?? 0) + 1);
-  return [...n]
-    .map(([name, losses]) => ({ name, losses }))
-    .sort((a, b) => b.losses - a.losses || compareText(a.name, b.name));
-}
-
-function recommendation(r: Row): Recommendation {
-  return {
-    id: String(r.recommendation_id),
-    title: str(r.title),
-    priority: str(r.priority),
-    category: str(r.category),
-    status: str(r.status),
-    impact_score: num(r.impact_score),
-    updated_at: str(r.updated_at),
-  };
-}
-
-function byPriority(a: Recommendation, b: Recommendation): number {
-  const rank = (r: Recommendation) => PRIORITY_RANK[r.priority ?? ''] ?? 3;
-  return rank(a) - rank(b) || (b.impact_score ?? -1) - (a.impact_score ?? -1) || compareText(a.id, b.id);
-}
-
-function claims(rows: Row[] | undefined): Claim[] {
-  return (rows ?? [])
-    .filter(isSuspect)
-    .map((r) => ({
-      engine: String(r.engine),
-      claim_id: String(r.claim_id),
-      claim: str(r.claim),
-      sentiment: str(r.sentiment),
-      flag_reason: str(r.flag_reason),
-    }))
-    .sort((a, b) => compareText(a.engine, b.engine) || compareText(a.claim_id, b.claim_id));
-}
-
-function conflicts(rows: Row[] | undefined): Conflict[] {
-  return (rows ?? [])
-    .map((r) => ({
-      id: String(r.conflict_id),
-      topic: str(r.topic),
-      engines: Array.isArray(r.engines) ? (r.engines as unknown[]).map(String) : [],
-      description: str(r.description),
-    }))
-    .sort((a, b) => compareText(a.id, b.id));
-}
 
 /** What a period's state is for "what changed": the same fields whether from data or a report.json. */
 export function changeState(
@@ -148,8 +72,9 @@ function stateSections(
   previousEngineRows: readonly Row[],
   p: Period,
   allRecs: readonly Row[],
+  previousPeriod: Period,
 ): Sections {
-  const bi = buyerIntentRow(rowsOf(s, 'buyer_intent'), periodDays(p).length);
+  const bi = buyerIntentRow(rowsOf(s, 'buyer_intent'));
   const ls = losses(bi);
   const latest = new Map(
     (rowsOf(s, 'brand_engine_scores') ?? []).map((r) => [String(r.engine), num(r.score)]),
@@ -170,7 +95,22 @@ function stateSections(
     engines: [...new Set([...now.keys(), ...latest.keys()])].sort(compareText).map((engine) => {
       const score = now.get(engine) ?? null;
       const previous = before.get(engine) ?? null;
-      return { engine, score, latest: latest.get(engine) ?? null, previous, delta: delta(score, previous) };
+      const dates = new Set(
+        previousEngineRows
+          .filter((r) => String(r.engine) === engine && num(r.score) !== null)
+          .map((r) => String(r.date)),
+      );
+      const side = dailySide(previousPeriod, dates);
+      const b = dailyBasis(previousPeriod, side, side);
+      return {
+        engine,
+        score,
+        latest: latest.get(engine) ?? null,
+        previous,
+        delta: b.comparable ? delta(score, previous) : null,
+        comparable: b.comparable,
+        reason: b.reason,
+      };
     }),
     buyer_intent: {
       window_days: num(bi?.window_days),
@@ -251,26 +191,40 @@ export interface ReportInput {
   period: Period;
   previous: Period;
   style: ReportStyle;
-  /** The previous period's report.json, when there is one: "what changed" diffs against it. */
+  /**
+   * No complete run is dated after the period's last day (src/history/comparison.ts inProgress):
+   * the period is named "to date" and ends on its newest day with data.
+   */
+  inProgress?: boolean | undefined;
+  /** The previous period's report.json, when there is one: only to say which figures were revised. */
   previousReport?: Report | undefined;
 }
+
+/** Days with a value in `column`. */
+const datesOf = (rows: readonly Row[], column: string) =>
+  new Set(rows.filter((r) => num(r[column]) !== null).map((r) => String(r.date)));
 
 export function buildReport(i: ReportInput): Report {
   const w = i.workspace;
   const vis = w.daily.visibility_daily;
-  const cur = inPeriod(vis, i.period);
+  const withValue = (r: Row) => num(r.overall_score) !== null || num(r.share_of_voice) !== null;
+  const newestDay = inPeriod(vis, i.period).filter(withValue).at(-1)?.date;
+  const end = i.inProgress && typeof newestDay === 'string' ? newestDay : i.period.to;
+  // A period in progress is what it holds so far: 1 to 28 November on the 28th.
+  const current: Period = { ...i.period, to: end };
+  const cur = inPeriod(vis, current);
   const prev = inPeriod(vis, i.previous);
-  const engCur = inPeriod(w.daily.visibility_engine_daily, i.period);
+  const engCur = inPeriod(w.daily.visibility_engine_daily, current);
   const engPrev = inPeriod(w.daily.visibility_engine_daily, i.previous);
   // The previous period's own deltas are never shown: no period before it is read.
   const engPrevPrev: Row[] = [];
   const recsNow = rowsOf(w.end, 'recommendations') ?? [];
   const recsBefore = rowsOf(w.previousEnd, 'recommendations') ?? [];
-  const now = stateSections(w.end, engCur, engPrev, i.period, recsNow);
-  const before = stateSections(w.previousEnd, engPrev, engPrevPrev, i.previous, recsBefore);
-  const baseline = stateSections(w.baseline, engPrev, engPrevPrev, i.previous, []);
+  const now = stateSections(w.end, engCur, engPrev, current, recsNow, i.previous);
+  const before = stateSections(w.previousEnd, engPrev, engPrevPrev, i.previous, recsBefore, i.previous);
+  const baseline = stateSections(w.baseline, engPrev, engPrevPrev, i.previous, [], i.previous);
 
-  const days = periodDays(i.period);
+  const days = periodDays(current);
   const prevDays = periodDays(i.previous);
   const byDay = new Map(vis.map((r) => [String(r.date), r]));
   const series = days.map((date, k) => {
@@ -288,6 +242,24 @@ export function buildReport(i: ReportInput): Report {
   });
   const withData = series.filter((d) => d.overall_score !== null || d.share_of_voice !== null).length;
 
+  // What each comparison stands on (src/history/comparison.ts): days with data, snapshot dates.
+  const daily = (column: string) =>
+    dailyBasis(
+      i.previous,
+      dailySide(current, datesOf(cur, column)),
+      dailySide(i.previous, datesOf(prev, column)),
+    );
+  const snapshot = (t: keyof SnapshotSet) =>
+    snapshotBasis(i.previous, w.end[t]?.runDate ?? null, w.previousEnd[t]?.runDate ?? null);
+  const earlier =
+    prev.some(withValue) ||
+    (['brands', 'recommendations', 'buyer_intent', 'reputation_claims'] as const).some(
+      (t) => snapshot(t).comparable,
+    );
+  const noEarlier = `there is no earlier period to compare with: nothing is known for ${longDay(i.previous.from)} to ${longDay(i.previous.to)}`;
+  const basis = (b: ReturnType<typeof daily>) =>
+    earlier ? b : { ...b, comparable: false, reason: noEarlier };
+
   const brand = rowsOf(w.end, 'brands')?.[0];
   const reputationEnd = rowsOf(w.end, 'reputation_claims');
   const reputationBefore = rowsOf(w.previousEnd, 'reputation_claims');
@@ -304,22 +276,33 @@ export function buildReport(i: ReportInput): Report {
       .at(-1) ?? null;
   const runs = [...new Set(used.map((r) => String(r.run_id)))].sort(compareText);
 
-  const basis = i.previousReport ? 'previous report' : w.baselineDate ? 'data' : 'none';
+  // "What changed" is the same comparison as the KPIs and the engine table: the state at the
+  // previous period's end (or the oldest other run within the period), engines by their means. A
+  // section not read (not available) on either side is left out of it.
+  const fromSections = w.baselineDate ? baseline : now;
+  const from = changeState(fromSections);
+  from.engines = now.engines.map((e) => ({ engine: e.engine, score: e.comparable ? e.previous : null }));
   const changes = unreadLeftOut(
-    diffStates(
-      changeState(i.previousReport ?? (w.baselineDate ? baseline : now)),
-      changeState(now, closedRecommendations(recsNow)),
-    ),
+    diffStates(from, changeState(now, closedRecommendations(recsNow))),
     now,
-    i.previousReport ?? (w.baselineDate ? baseline : now),
+    fromSections,
   );
 
-  return {
+  const report: Omit<Report, 'revisions'> = {
     model_version: MODEL_VERSION,
     account: i.account,
     brand_id: w.brandId,
     period: i.period,
     previous_period: i.previous,
+    period_status: {
+      in_progress: i.inProgress === true,
+      end,
+      title: periodTitle(i.period, end, i.inProgress === true),
+    },
+    comparison: {
+      earlier_period: earlier,
+      note: earlier ? null : noEarlier,
+    },
     cover: {
       client_name: i.style.clientName ?? str(brand?.name),
       client_domain: i.style.clientDomain ?? str(brand?.domain),
@@ -327,29 +310,46 @@ export function buildReport(i: ReportInput): Report {
       data_as_of: asOf,
     },
     kpis: {
-      overall_score_end: kpi(lastValue(cur, 'overall_score'), lastValue(prev, 'overall_score')),
+      overall_score_end: kpi(
+        lastValue(cur, 'overall_score'),
+        lastValue(prev, 'overall_score'),
+        basis(daily('overall_score')),
+      ),
       overall_score_mean: kpi(
         mean(cur.map((r) => num(r.overall_score))),
         mean(prev.map((r) => num(r.overall_score))),
+        basis(daily('overall_score')),
       ),
       share_of_voice: kpi(
         mean(cur.map((r) => num(r.share_of_voice))),
         mean(prev.map((r) => num(r.share_of_voice))),
+        basis(daily('share_of_voice')),
       ),
-      money_visibility: kpi(now.buyer_intent.money_visibility, before.buyer_intent.money_visibility),
-      visibility_gap: kpi(now.buyer_intent.visibility_gap, before.buyer_intent.visibility_gap),
+      money_visibility: kpi(
+        now.buyer_intent.money_visibility,
+        before.buyer_intent.money_visibility,
+        basis(snapshot('buyer_intent')),
+      ),
+      visibility_gap: kpi(
+        now.buyer_intent.visibility_gap,
+        before.buyer_intent.visibility_gap,
+        basis(snapshot('buyer_intent')),
+      ),
       open_recommendations: kpi(
         count(rowsOf(w.end, 'recommendations'), (r) => r.status === 'open'),
         count(rowsOf(w.previousEnd, 'recommendations'), (r) => r.status === 'open'),
+        basis(snapshot('recommendations')),
       ),
       // A snapshot not read is "not available" (null), never a count of 0.
       suspected_false_claims: kpi(
         now.reputation.not_available ? null : count(reputationEnd, isSuspect),
         before.reputation.not_available ? null : count(reputationBefore, isSuspect),
+        basis(snapshot('reputation_claims')),
       ),
       engine_conflicts: kpi(
         count(rowsOf(w.end, 'reputation_conflicts')),
         count(rowsOf(w.previousEnd, 'reputation_conflicts')),
+        basis(snapshot('reputation_conflicts')),
       ),
     },
     trend: {
@@ -367,11 +367,32 @@ export function buildReport(i: ReportInput): Report {
     recommendations: now.recommendations,
     reputation: now.reputation,
     what_changed: {
-      basis,
-      since: i.previousReport ? i.previousReport.period.label : (w.baselineDate ?? null),
+      basis: w.baselineDate ? 'data' : 'none',
+      since: w.baselineDate ?? null,
       ...changes,
       lines: changeLines(changes),
     },
+    runs,
+  };
+  // Key order as documented: revisions after comparison.
+  const { cover, kpis, trend, engines, buyer_intent, recommendations, reputation, what_changed } = report;
+  return {
+    model_version: report.model_version,
+    account: report.account,
+    brand_id: report.brand_id,
+    period: report.period,
+    previous_period: report.previous_period,
+    period_status: report.period_status,
+    comparison: report.comparison,
+    revisions: revisions(report, i.previousReport),
+    cover,
+    kpis,
+    trend,
+    engines,
+    buyer_intent,
+    recommendations,
+    reputation,
+    what_changed,
     runs,
   };
 }

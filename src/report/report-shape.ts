@@ -2,19 +2,44 @@
 // curated rows, ./html.ts draws and ./output.ts stores. A value that is missing or drifted is null,
 // never 0.
 import type { Changes } from '../history/changes.js';
+import type { Side } from '../history/comparison.js';
 import type { Period } from '../history/period.js';
 import type { Loss } from '../history/snapshot.js';
 import type { ChangeLine } from './change-lines.js';
 import type { NotAvailable } from './not-read.js';
 import type { Unrecognised } from './unrecognised.js';
 
-export const MODEL_VERSION = 1;
+/**
+ * 2: each Kpi and engine row says what it stands on (`comparable`, `reason`, `coverage`), and the
+ * report has `period_status`, `comparison` and `revisions`; `what_changed.basis` is never
+ * 'previous report' (docs/reports.md).
+ */
+export const MODEL_VERSION = 2;
 
 export interface Kpi {
   value: number | null;
   previous: number | null;
-  /** value - previous, in points (percentage points for shares); null when either is missing. */
+  /**
+   * value - previous, in points (percentage points for shares); null when either is missing or the
+   * two are not comparable.
+   */
   delta: number | null;
+  /** False: the previous side is too thin or too old to compare with; `reason` says why in words. */
+  comparable: boolean;
+  reason: string | null;
+  /** What each side stands on: days with data (daily figures) or the snapshot's run date. */
+  coverage: { current: Side; previous: Side };
+}
+
+/** A figure of the previous period that the previous report.json stated otherwise. */
+export interface Revision {
+  /** The Kpi key, or `engine:<name>` for an engine's mean. */
+  figure: string;
+  period: string;
+  was: number | null;
+  now: number | null;
+  /** `revised since the last report: October's mean was 45.9, now 45.44`. */
+  note: string;
 }
 
 export interface TrendDay {
@@ -35,6 +60,9 @@ export interface EngineScore {
   latest: number | null;
   previous: number | null;
   delta: number | null;
+  /** False when the previous period's data on the engine is too thin (`reason`); delta is then null. */
+  comparable: boolean;
+  reason: string | null;
 }
 
 export interface Recommendation {
@@ -68,6 +96,18 @@ export interface Report {
   brand_id: string;
   period: Period;
   previous_period: Period;
+  /**
+   * in_progress: no complete run is dated after the period's last day; `end` is then its newest day
+   * with data. `title`: `1-28 November 2026, month to date`.
+   */
+  period_status: { in_progress: boolean; end: string; title: string };
+  /**
+   * earlier_period: false when the previous period has no data at all (a workspace's first report);
+   * `note` then says so once, and no card shows a previous value.
+   */
+  comparison: { earlier_period: boolean; note: string | null };
+  /** Previous-period figures that the previous report.json stated otherwise; the report keeps today's. */
+  revisions: Revision[];
   cover: {
     client_name: string | null;
     client_domain: string | null;
@@ -123,9 +163,13 @@ export interface Report {
     unrecognised: Unrecognised[];
   };
   what_changed: {
-    /** What the state was compared with; 'none': neither a previous report nor an earlier run. */
-    basis: 'previous report' | 'data' | 'none';
-    /** The previous report's period label, or the run date of the data compared with; null for none. */
+    /**
+     * What the state was compared with: 'data', the state at the previous period's end (the same
+     * comparison as the KPIs, src/history/comparison.ts), or the oldest other run within the period;
+     * 'none': no earlier run.
+     */
+    basis: 'data' | 'none';
+    /** The run date of the state compared with; null for none. */
     since: string | null;
     /** The lines of the page's "what changed", each with whether it is good or bad news. */
     lines: ChangeLine[];

@@ -11,6 +11,7 @@ import {
   mkdirSync,
   readdirSync,
   readFileSync,
+  statSync,
   writeFileSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -375,6 +376,9 @@ describe('Chromium as the image runs it: non-root, HOME read-only, only /tmp wri
     const asRoot = process.getuid?.() === 0;
     // As root here, the test runs Chromium as the image's user, as the container does.
     const drop = asRoot ? ['setpriv', `--reuid=${uid}`, `--regid=${uid}`, '--clear-groups'] : [];
+    // The image's user must reach the sources and node_modules: a clone in a private folder (a
+    // fresh `mktemp -d`, as CI makes) is opened for traversal (o+x, no listing) while it runs.
+    const opened = asRoot ? traversable([root, ROOT, dirname(process.execPath)]) : [];
     if (asRoot) {
       chmodSync(root, 0o755);
       chownSync(volume, uid, uid);
@@ -382,17 +386,24 @@ describe('Chromium as the image runs it: non-root, HOME read-only, only /tmp wri
     }
     chmodSync(home, 0o555);
     const command = [...drop, join(ROOT, 'node_modules/.bin/tsx'), script];
-    const r = spawnSync(command[0]!, command.slice(1), {
-      env: {
-        PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
-        HOME: home,
-        TMPDIR: volume,
-        XDG_CONFIG_HOME: onVolume(env.get('XDG_CONFIG_HOME')!),
-        XDG_CACHE_HOME: onVolume(env.get('XDG_CACHE_HOME')!),
-      },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const print = () =>
+      spawnSync(command[0]!, command.slice(1), {
+        env: {
+          PATH: `${dirname(process.execPath)}:/usr/bin:/bin`,
+          HOME: home,
+          TMPDIR: volume,
+          XDG_CONFIG_HOME: onVolume(env.get('XDG_CONFIG_HOME')!),
+          XDG_CACHE_HOME: onVolume(env.get('XDG_CACHE_HOME')!),
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    let r: ReturnType<typeof print>;
+    try {
+      r = print();
+    } finally {
+      for (const [dir, mode] of opened) chmodSync(dir, mode);
+    }
     expect(r.status, `${r.stdout}${r.stderr}`).toBe(0);
     expect(readFileSync(out).subarray(0, 5).toString()).toBe('%PDF-');
     // HOME was never needed; Chromium's crash-report database went where the image's ENV says.
@@ -430,3 +441,17 @@ describe.skipIf(!client)('docker compose config', () => {
     expect(r.status).toBe(0);
   });
 });
+
+/** Adds o+x to every folder above `paths` that lacks it; returns each changed folder with its old mode. */
+function traversable(paths: readonly string[]): [string, number][] {
+  const changed = new Map<string, number>();
+  for (const p of paths)
+    for (let dir = p; dir !== dirname(dir); dir = dirname(dir)) {
+      const mode = statSync(dir).mode & 0o7777;
+      if (!changed.has(dir) && (mode & 0o001) === 0) {
+        changed.set(dir, mode);
+        chmodSync(dir, mode | 0o001);
+      }
+    }
+  return [...changed];
+}

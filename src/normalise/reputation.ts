@@ -120,6 +120,35 @@ function readFlags(raw: unknown, at: Snapshot): Flag[] {
   return flags;
 }
 
+/** A reputation_claims row, with the flags that name its claim joined in (and marked used). */
+function claimRow(
+  at: Snapshot,
+  engine: string,
+  claimId: string,
+  cv: { claim: string | null; sentiment: string | null; suspected_false: boolean | null } | null,
+  flags: Flag[],
+  payload: unknown,
+): TableRow {
+  const matching = flags.filter(
+    (fl) => fl.claimId === claimId && (fl.engine === null || fl.engine === engine),
+  );
+  for (const fl of matching) fl.used = true;
+  return {
+    table: 'reputation_claims',
+    row: {
+      ...at.base,
+      engine,
+      claim_id: claimId,
+      claim: cv?.claim ?? null,
+      sentiment: cv?.sentiment ?? null,
+      suspected_false: cv?.suspected_false ?? null,
+      flagged: matching.length > 0,
+      flag_reason: matching[0]?.reason ?? null,
+      payload,
+    },
+  };
+}
+
 /** One reputation_claims row per claim of every engine; returns how many claims there were. */
 function pushClaimRows(rows: TableRow[], engines: unknown, flags: Flag[], at: Snapshot): number {
   let claimCount = 0;
@@ -131,25 +160,7 @@ function pushClaimRows(rows: TableRow[], engines: unknown, flags: Flag[], at: Sn
     claimCount += claims.length;
     claims.forEach((claim, j) => {
       const cv = inspect(CLAIM, claim, at.probe, item(child(engineLoc, 'claims'), j));
-      const claimId = recordId(claim);
-      const matching = flags.filter(
-        (fl) => fl.claimId === claimId && (fl.engine === null || fl.engine === engine),
-      );
-      for (const fl of matching) fl.used = true;
-      rows.push({
-        table: 'reputation_claims',
-        row: {
-          ...at.base,
-          engine,
-          claim_id: claimId,
-          claim: cv?.claim ?? null,
-          sentiment: cv?.sentiment ?? null,
-          suspected_false: cv?.suspected_false ?? null,
-          flagged: matching.length > 0,
-          flag_reason: matching[0]?.reason ?? null,
-          payload: claimPayload(rawEngine, claim),
-        },
-      });
+      rows.push(claimRow(at, engine, recordId(claim), cv, flags, claimPayload(rawEngine, claim)));
     });
   });
   return claimCount;
@@ -169,25 +180,7 @@ function pushFlatClaimRows(
     // engine is required: a claim without one gets a stable fallback, as an unnamed engine entry does.
     const engine = recordId(claim, 'engine');
     engines.add(engine);
-    const claimId = recordId(claim);
-    const matching = flags.filter(
-      (fl) => fl.claimId === claimId && (fl.engine === null || fl.engine === engine),
-    );
-    for (const fl of matching) fl.used = true;
-    rows.push({
-      table: 'reputation_claims',
-      row: {
-        ...at.base,
-        engine,
-        claim_id: claimId,
-        claim: cv?.claim ?? null,
-        sentiment: cv?.sentiment ?? null,
-        suspected_false: cv?.suspected_false ?? null,
-        flagged: matching.length > 0,
-        flag_reason: matching[0]?.reason ?? null,
-        payload: claim,
-      },
-    });
+    rows.push(claimRow(at, engine, recordId(claim), cv, flags, claim));
   });
   return { count: list.length, engines: engines.size };
 }

@@ -6,8 +6,6 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { expect } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { parseConfig } from '../../src/config/read-config.js';
-import { runInline } from '../../src/pipeline/run-inline.js';
 import { type AccountReportOptions, makeAccountReports } from '../../src/report/make.js';
 import { dirTarget } from '../../src/report/output.js';
 import { DEFAULT_STYLE } from '../../src/report/style.js';
@@ -16,6 +14,7 @@ import type { Simulator } from '../../src/simulator/server.js';
 import { FsObjectStore } from '../../src/sinks/fs-store.js';
 import { brandKey } from '../../src/sinks/layout.js';
 import * as h from './harness.js';
+import { syncNight } from './nights.js';
 
 export const SPEC = { accounts: [{ name: 'acme', workspaces: 2 }], seed: 22 };
 export const NIGHTS = ['2026-10-20', '2026-11-10'] as const;
@@ -31,19 +30,13 @@ export async function twoNights(
   let path = '';
   for (const [i, night] of nights.entries()) {
     const accounts = [{ name: 'acme', workspaces: workspacesPerNight[i] ?? 2 }];
-    const s = await h.sim({ ...SPEC, accounts, today: night, faults });
-    const file = h.configFile(s, dir, { extract: { visibilityDays: 30 } });
-    path = file.path;
-    const config = parseConfig(file.yaml, { source: 'test', env: file.env });
-    const run = await runInline({
-      config,
-      store: new FsObjectStore(dir),
-      logger: h.memoryLogger('warn').logger,
-      runDate: night,
-      retry: h.FAST_RETRY,
+    const run = await syncNight(dir, { ...SPEC, accounts }, night, {
+      faults,
+      config: { extract: { visibilityDays: 30 } },
     });
     expect(run.status).toBe('succeeded');
-    last = s;
+    path = run.config;
+    last = run.sim;
   }
   return { config: path, last: last as Simulator };
 }

@@ -8,8 +8,6 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { type ParsedMail, simpleParser } from 'mailparser';
-import { SMTPServer } from 'smtp-server';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { JobContext } from '../jobs/context.js';
@@ -23,6 +21,7 @@ import { logicalRunId } from '../src/runs/run-id.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
 import { jobsClient, jobsConfig, worker } from './helpers/jobs.js';
+import { type Mailbox, mailbox } from './helpers/mailbox.js';
 import { SPEC, twoNights } from './helpers/report-nights.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -34,41 +33,6 @@ afterEach(async () => {
   while (closers.length) await closers.pop()?.();
   delete process.env.VISYNC_TEST_SMTP_PASSWORD;
 });
-
-interface Mailbox {
-  port: number;
-  mails: ParsedMail[];
-  /** Passwords the server was given at AUTH. */
-  logins: string[];
-}
-
-async function smtpServer(): Promise<Mailbox> {
-  const box: Mailbox = { port: 0, mails: [], logins: [] };
-  const server = new SMTPServer({
-    secure: false,
-    authOptional: true,
-    allowInsecureAuth: true,
-    disabledCommands: ['STARTTLS'],
-    logger: false,
-    onAuth(auth, _session, cb) {
-      box.logins.push(String(auth.password));
-      cb(null, { user: auth.username });
-    },
-    onData(stream, _session, cb) {
-      simpleParser(stream).then(
-        (mail) => {
-          box.mails.push(mail);
-          cb();
-        },
-        (err: Error) => cb(err),
-      );
-    },
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  box.port = (server.server.address() as AddressInfo).port;
-  closers.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return box;
-}
 
 interface Hook {
   url: string;
@@ -161,7 +125,7 @@ const prefix = () => `rd-${Math.random().toString(36).slice(2, 10)}`;
 
 describe('scheduled report delivery', () => {
   it('mails each recipient once with the PDF attached, records the sends, and a second trigger sends nothing', async () => {
-    const [box, hook] = [await smtpServer(), await webhook()];
+    const [box, hook] = [await mailbox(), await webhook()];
     const dir = h.tempDir();
     const { config: path, last } = await twoNights(dir, ['2026-10-31', '2026-11-01']);
     const brands = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds;
@@ -216,7 +180,7 @@ describe('scheduled report delivery', () => {
   });
 
   it('a period no complete run covers at its end is stale: nothing made or sent, one alert, status shows it', async () => {
-    const [box, hook] = [await smtpServer(), await webhook()];
+    const [box, hook] = [await mailbox(), await webhook()];
     const dir = h.tempDir();
     // No run dated 2026-10-31, and none since that returned it: October is not covered.
     const { config: path, last } = await twoNights(dir, ['2026-10-20', '2026-10-30']);
@@ -251,7 +215,7 @@ describe('scheduled report delivery', () => {
   });
 
   it('review: true keeps a draft and sends nothing until `visync report send`, which sends once', async () => {
-    const [box, hook] = [await smtpServer(), await webhook()];
+    const [box, hook] = [await mailbox(), await webhook()];
     const dir = h.tempDir();
     const { config: path, last } = await twoNights(dir, ['2026-10-31', '2026-11-01']);
     const brand = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds[0] as string;
@@ -319,7 +283,7 @@ describe('scheduled report delivery', () => {
   });
 
   it('a nightly run finished by a worker leads to the mail', async () => {
-    const box = await smtpServer();
+    const box = await mailbox();
     const dir = h.tempDir();
     // October's last day synced; the worker's nightly run of 2026-11-01 makes the report due.
     await twoNights(dir, ['2026-10-31']);

@@ -67,7 +67,11 @@ describe('one outcome rule for both drivers', () => {
     const [ledgerRun] = await c.ledger.recent('acme');
     // Some workspace jobs failed as jobs: their workspaces' codes came through their data.
     expect((await c.queues.for('acme').getFailed()).length).toBeGreaterThan(0);
-    expect(ledgerRun).toMatchObject({ status: 'failed', error_code: 'auth_revoked' });
+    expect(ledgerRun).toMatchObject({
+      status: 'failed',
+      error_code: 'auth_revoked',
+      stopped_code: 'auth_revoked',
+    });
     expect(s.log.some((e) => e.status === 401)).toBe(true);
     expectRevoked(await shown(path, ledgerRun!.run_id));
   });

@@ -3,6 +3,7 @@
 // `visync run --once` and with a worker's queued run (`enqueue --wait`), and `visync runs show`
 // prints them alike. Real Redis, the simulator over HTTP with a 401 after some requests.
 import { describe, expect, it } from 'vitest';
+import { problemLines } from '../src/cli/run-once.js';
 import { RUN_ERROR_CODES } from '../src/runs/error-code.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import { runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
@@ -42,6 +43,11 @@ function expectRevoked({ m, lines }: { m: Manifest; lines: string[] }) {
   }
   // No workspace is left with a code that says nothing (the run's stop is known).
   expect(failed.some((w) => w.error_code === 'internal' || w.error_code === 'unknown')).toBe(false);
+  // The stop is said once; a workspace it cut short has no line of its own, by its code.
+  const problems = problemLines(m);
+  expect(problems[0]).toContain(m.error);
+  expect(problems.filter((l) => /not (completed|attempted)/.test(l))).toEqual([]);
+  expect(failed.some((w) => w.error_code === 'not_completed')).toBe(true);
   // runs show prints the run's code and each failed workspace's.
   expect(lines).toContainEqual(expect.stringMatching(/^ {2}code: +auth_revoked$/));
   for (const w of failed) expect(lines).toContainEqual(`  ${w.brand_id}  failed  ${w.error_code}`);

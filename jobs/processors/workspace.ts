@@ -298,7 +298,8 @@ async function extractOpenWorkspaces(
   if (stopped?.ws.stop) {
     const stop = failureOf(stopped.ws.stop);
     await ctx.ledger.stop(data.runId, stop.error, stop.error_code);
-    failed.set(stopped.brandId, stop);
+    // Cut short by its own call, as inline: the run records the stop's code, the workspace not_completed.
+    failed.set(stopped.brandId, endFailure({ halted: stop, attempted: true }));
     return endJob(job, ctx, s, { halted: stop, attempted: false });
   }
   const errors = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));

@@ -80,5 +80,14 @@ describe('one outcome rule for both drivers', () => {
     });
     expect(s.log.some((e) => e.status === 401)).toBe(true);
     expectRevoked(await shown(path, ledgerRun!.run_id));
+    // The failures and codes the jobs kept in their data carry no API key.
+    const keys = await c.redis.keys(`${config.redis.prefix}:*`);
+    const hashes = await Promise.all(
+      keys.map(async (k) =>
+        (await c.redis.type(k)) === 'hash' ? JSON.stringify(await c.redis.hgetall(k)) : '',
+      ),
+    );
+    expect(hashes.join('')).toContain('not_completed');
+    expect(hashes.join('')).not.toContain(s.accounts[0]!.keys[0]!);
   });
 });

@@ -1,6 +1,7 @@
 // Error codes stored beside messages (src/runs/error-code.ts): readers decide on the code, never on
 // the text, and records written before codes were still read (their code is 'unknown').
 import { describe, expect, it } from 'vitest';
+import { WorkspaceJobSchema } from '../jobs/definitions.js';
 import { ApiError, type ApiErrorKind } from '../src/api/errors.js';
 import { BudgetWaitTooLong } from '../src/api/rate-budget.js';
 import { LimitExceeded } from '../src/api/response-body.js';
@@ -120,5 +121,18 @@ describe('error codes', () => {
     });
     // A failure kept in the data of a job queued before codes were: its message, code unknown.
     expect(storedFailure('boom')).toEqual({ error: 'boom', error_code: 'unknown' });
+    const data = WorkspaceJobSchema.parse({
+      account: 'acme',
+      runId: '20260101-sync-aaaa',
+      runDate: '2026-01-01',
+      brandIds: ['w1', 'w2'],
+      plan: { visibilityDays: 7, buyerIntentDays: [] },
+      limit: { requests: 120, windowMs: 60_000 },
+      failed: { w1: 'boom', w2: stop },
+    });
+    expect(Object.values(data.failed).map(storedFailure)).toEqual([
+      { error: 'boom', error_code: 'unknown' },
+      stop,
+    ]);
   });
 });

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Config } from '../src/config/schema.js';
 import { type DriftEntry, DriftEntrySchema, type WorkspaceResult } from '../src/runs/manifest.js';
 import { RUN_KINDS, type RunKind } from '../src/runs/run-id.js';
+import type { Failure } from '../src/runs/workspace-outcome.js';
 import { RUN_ERROR_CODES } from '../src/util/errors.js';
 
 export { RUN_KINDS, type RunKind };
@@ -104,6 +105,12 @@ export const RunJobSchema = z.object({
 });
 export type RunJobData = z.infer<typeof RunJobSchema>;
 
+/** A failure carried in job data: its message and code (src/runs/workspace-outcome.ts). */
+const FailureSchema = z.object({
+  error: z.string(),
+  error_code: z.enum(RUN_ERROR_CODES),
+}) satisfies z.ZodType<Failure>;
+
 const WorkspaceJobFields = z.object({
   account: accountName,
   runId,
@@ -117,8 +124,11 @@ const WorkspaceJobFields = z.object({
   /** Calls already landed, per workspace (ids from callId): a resumed or delayed job does not
    *  repeat them. */
   done: z.record(z.string(), z.array(z.string())).default({}),
-  /** Workspaces that failed for good in an earlier attempt, with the reason: not tried again. */
-  failed: z.record(z.string(), z.string()).default({}),
+  /**
+   * Workspaces that failed for good in an earlier attempt, with the reason and its code (a bare
+   * message in jobs of versions before codes): not tried again.
+   */
+  failed: z.record(z.string(), z.union([z.string(), FailureSchema])).default({}),
   budgetDelays,
 });
 

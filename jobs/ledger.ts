@@ -20,6 +20,7 @@ import {
 import type { Manifest, WorkspaceResult } from '../src/runs/manifest.js';
 import type { RunKind } from '../src/runs/run-id.js';
 import { isFinishedStatus, type RunStatus } from '../src/runs/run-status.js';
+import type { Failure } from '../src/runs/workspace-outcome.js';
 import { manifestKey } from '../src/sinks/layout.js';
 import type { RunErrorCode } from '../src/util/errors.js';
 import { COUNTERS } from './lua/ledger.js';
@@ -64,6 +65,14 @@ export interface LedgerRun {
   rate_limited: number;
   retries: number;
   waited_ms: number;
+}
+
+/** A run's stop as the ledger stored it: its message and code ('unknown' when stored without one). */
+export function stoppedFailure(r: { stopped: string; stopped_code?: string | undefined }): Failure {
+  return {
+    error: r.stopped,
+    error_code: storedCode({ error: r.stopped, error_code: r.stopped_code }) ?? 'unknown',
+  };
 }
 
 function flatten(fields: Partial<Omit<LedgerRun, 'run_id'>>): string[] {
@@ -191,15 +200,25 @@ export class RunLedger {
   }
 
   /** What a workspace job reads before it starts (one command, not the whole record). */
-  async progressOf(runId: string): Promise<{ stopped?: string; started_at?: string }> {
-    const [stopped, started] = await this.#redis.hmget(this.#run(runId), 'stopped', 'started_at');
-    return { stopped: stopped || undefined, started_at: started || undefined };
+  async progressOf(runId: string): Promise<{ stopped?: Failure; started_at?: string }> {
+    const [stopped, code, started] = await this.#redis.hmget(
+      this.#run(runId),
+      'stopped',
+      'stopped_code',
+      'started_at',
+    );
+    return {
+      stopped: stopped ? stoppedFailure({ stopped, stopped_code: code ?? undefined }) : undefined,
+      started_at: started || undefined,
+    };
   }
 
-  /** First stop reason wins; later workspace jobs of the run see it and make no call. */
+  /**
+   * First stop wins, its message and code written together; later workspace jobs of the run see
+   * it and make no call.
+   */
   async stop(runId: string, reason: string, code: RunErrorCode): Promise<void> {
-    if (await this.#redis.hsetnx(this.#run(runId), 'stopped', reason))
-      await this.#redis.hset(this.#run(runId), 'stopped_code', code);
+    await this.#redis.visyncLedgerStop(this.#run(runId), reason, code);
   }
 
   /** Adds to `tx` the run's workspace outcomes exactly as `workspaces` give them. */

@@ -1,6 +1,7 @@
 // Error codes stored beside messages (src/runs/error-code.ts): readers decide on the code, never on
 // the text, and records written before codes were still read (their code is 'unknown').
 import { describe, expect, it } from 'vitest';
+import { WorkspaceJobSchema } from '../jobs/definitions.js';
 import { ApiError, type ApiErrorKind } from '../src/api/errors.js';
 import { BudgetWaitTooLong } from '../src/api/rate-budget.js';
 import { LimitExceeded } from '../src/api/response-body.js';
@@ -9,6 +10,7 @@ import { syncRunsRow } from '../src/normalise/sync-runs.js';
 import { ClockAheadError } from '../src/runs/clock.js';
 import { errorCode, RUN_ERROR_CODES, storedCode } from '../src/runs/error-code.js';
 import { assembleManifest, type Manifest } from '../src/runs/manifest.js';
+import { storedFailure, workspaceOutcome } from '../src/runs/workspace-outcome.js';
 
 const api = (kind: ApiErrorKind, more: Partial<ConstructorParameters<typeof ApiError>[0]> = {}) =>
   new ApiError({ kind, account: 'acme', path: '/brands', ...more });
@@ -97,5 +99,40 @@ describe('error codes', () => {
     expect(storedCode({ error: 'x', error_code: 'some_future_code' })).toBe('unknown');
     // A failure recorded without a code of its own (none given) is internal, never absent.
     expect(manifest({ error: 'boom' }).error_code).toBe('internal');
+  });
+
+  it("one rule gives a workspace's outcome: its own failure, a failure kept with its code, or the stop's halt", () => {
+    expect(workspaceOutcome('w1')).toEqual({ brand_id: 'w1', status: 'succeeded' });
+    expect(workspaceOutcome('w1', { error: api('foreign_workspace') })).toMatchObject({
+      status: 'failed',
+      error_code: 'foreign_workspace',
+    });
+    const stop = { error: 'acme: GET /me -> 401', error_code: 'auth_revoked' as const };
+    expect(workspaceOutcome('w1', { failure: stop })).toEqual({ brand_id: 'w1', status: 'failed', ...stop });
+    expect(workspaceOutcome('w1', { halted: stop, attempted: true })).toEqual({
+      brand_id: 'w1',
+      status: 'failed',
+      error: `not completed: ${stop.error}`,
+      error_code: 'not_completed',
+    });
+    expect(workspaceOutcome('w1', { halted: stop, attempted: false })).toMatchObject({
+      error: `not attempted: ${stop.error}`,
+      error_code: 'not_completed',
+    });
+    // A failure kept in the data of a job queued before codes were: its message, code unknown.
+    expect(storedFailure('boom')).toEqual({ error: 'boom', error_code: 'unknown' });
+    const data = WorkspaceJobSchema.parse({
+      account: 'acme',
+      runId: '20260101-sync-aaaa',
+      runDate: '2026-01-01',
+      brandIds: ['w1', 'w2'],
+      plan: { visibilityDays: 7, buyerIntentDays: [] },
+      limit: { requests: 120, windowMs: 60_000 },
+      failed: { w1: 'boom', w2: stop },
+    });
+    expect(Object.values(data.failed).map(storedFailure)).toEqual([
+      { error: 'boom', error_code: 'unknown' },
+      stop,
+    ]);
   });
 });

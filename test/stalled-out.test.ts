@@ -1,9 +1,9 @@
 // A workspace job that keeps losing its worker (its lock lapses again and again, as when a worker
 // dies mid-job every time it takes the job) is given up by BullMQ once it has stalled more than
 // maxStalledCount (3) times. The run must still end, not stay "running": the job's workspaces
-// fail with the reason and the run is finished like any other, and the ledger (what `visync
-// status` shows) counts the workspace failed as the manifest does, although the lost attempts
-// still at work reported it done.
+// fail with the reason (code internal) and the run is finished like any other, and the ledger
+// (what `visync status` shows) counts the workspace failed as the manifest does, although the
+// lost attempts still at work reported it done.
 import { describe, expect, it } from 'vitest';
 import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
@@ -52,6 +52,8 @@ describe('a job that stalls more than three times', () => {
         brand_id: expect.any(String),
         status: 'failed',
         error: expect.stringMatching(/stalled more than allowable limit/),
+        // Every failed workspace has a code; BullMQ's own reason is none of ours.
+        error_code: 'internal',
       },
     ]);
     expect(run.workspaces_done).toBe(1);

@@ -58,6 +58,14 @@ ${ADD_REQUESTS}for i = 5, #ARGV, 2 do
 end
 return 1`,
   },
+  /** KEYS: run. ARGV: the stop's message and code; the first stop of a run wins, both together. */
+  visyncLedgerStop: {
+    numberOfKeys: 1,
+    lua: `
+if redis.call('HSETNX', KEYS[1], 'stopped', ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'stopped_code', ARGV[2])
+return 1`,
+  },
   /** KEYS: run. ARGV: calls, rate_limited, retries, waited_ms (a zero is not written). */
   visyncLedgerRequests: {
     numberOfKeys: 1,

@@ -14,6 +14,7 @@ import { runScope } from '../../src/runs/last-success.js';
 import { type Manifest, readManifest, requestsFromLanding } from '../../src/runs/manifest.js';
 import type { JobContext } from '../context.js';
 import { type FinishJobData, FinishJobSchema } from '../definitions.js';
+import { stoppedFailure } from '../ledger.js';
 import {
   AWAITING_LOAD_BATCH,
   IDLE_SETTLE_MS,
@@ -76,9 +77,12 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
         },
       }
     : requestsFromLanding(finished.rawFiles);
-  const extract = extractStage(data.startedAt, { error: ledgerRun?.stopped, workspaces }, data.extractedAt);
+  // The account's stop (a revoked key mid-run), with its code: the run records why, as inline.
+  const stop = ledgerRun?.stopped ? stoppedFailure({ ...ledgerRun, stopped: ledgerRun.stopped }) : undefined;
+  const extract = extractStage(data.startedAt, { error: stop?.error, workspaces }, data.extractedAt);
   const assembled = runManifest(c, {
-    error: ledgerRun?.stopped,
+    error: stop?.error,
+    errorCode: stop?.error_code,
     workspaces,
     files: [...finished.rawFiles, ...finished.files],
     loads: finished.loads,

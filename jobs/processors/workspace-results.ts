@@ -1,12 +1,18 @@
 // What the workspace jobs of a run left for its load job: one result per workspace of the run, in
 // the order discovery listed them, and the envelope drift they found. A job reports each of its
 // workspaces; a job that failed for good (ignored by the flow, so it does not block the load)
-// reports none, and its workspaces fail with its reason; a workspace nobody reported is failed.
+// reports none: its workspaces fail with the failures and codes its data kept (processors/
+// workspace.ts, endJob), else with its reason; a workspace nobody reported is failed. Each by
+// the one outcome rule of both drivers (src/runs/workspace-outcome.ts).
 import type { Job } from 'bullmq';
 import type { DriftEntry, WorkspaceResult } from '../../src/runs/manifest.js';
+import { type Failure, storedFailure, workspaceOutcome } from '../../src/runs/workspace-outcome.js';
+import type { JobContext } from '../context.js';
 import {
+  jobIds,
   jobWorkspaces,
   type WorkspaceJobResult,
+  WorkspaceJobSchema,
   type WorkspacesDoneJobData,
   workspaceJobIndex,
 } from '../definitions.js';
@@ -20,6 +26,7 @@ interface OneWorkspaceResult {
 export async function workspaceResults(
   job: Job<WorkspacesDoneJobData>,
   data: WorkspacesDoneJobData,
+  ctx: Pick<JobContext, 'queues'>,
 ): Promise<{ workspaces: WorkspaceResult[]; drift: DriftEntry[] }> {
   const values = (await job.getChildrenValues()) as Record<string, WorkspaceJobResult | OneWorkspaceResult>;
 
@@ -35,13 +42,31 @@ export async function workspaceResults(
     for (const [key, reason] of Object.entries(await job.getIgnoredChildrenFailures())) {
       const i = workspaceJobIndex(key);
       if (i === undefined) continue;
-      for (const brand_id of jobWorkspaces(data, i))
-        if (!byBrand.has(brand_id)) byBrand.set(brand_id, { brand_id, status: 'failed', error: reason });
+      const kept = await keptFailures(ctx, data, i);
+      for (const brand_id of jobWorkspaces(data, i)) {
+        if (byBrand.has(brand_id)) continue;
+        // A failure its data did not keep (a job that stalled out, or queued by an older version).
+        const failure = kept[brand_id] ?? { error: reason, error_code: 'internal' };
+        byBrand.set(brand_id, workspaceOutcome(brand_id, { failure }));
+      }
     }
   }
   const workspaces = data.brandIds.map(
     (brand_id) =>
-      byBrand.get(brand_id) ?? { brand_id, status: 'failed' as const, error: 'no result from its job' },
+      byBrand.get(brand_id) ??
+      workspaceOutcome(brand_id, { failure: { error: 'no result from its job', error_code: 'internal' } }),
   );
   return { workspaces, drift };
+}
+
+/** The failures (with codes) a workspace job that failed for good kept in its data. */
+async function keptFailures(
+  ctx: Pick<JobContext, 'queues'>,
+  data: WorkspacesDoneJobData,
+  index: number,
+): Promise<Record<string, Failure>> {
+  const child = await ctx.queues.for(data.account).getJob(jobIds.workspace(data.runId, index));
+  const parsed = WorkspaceJobSchema.safeParse(child?.data);
+  if (!parsed.success) return {};
+  return Object.fromEntries(Object.entries(parsed.data.failed).map(([b, f]) => [b, storedFailure(f)]));
 }

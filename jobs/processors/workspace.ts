@@ -10,11 +10,18 @@ import { callId, type WorkspaceEndpoint } from '../../src/api/endpoints.js';
 import { BudgetWaitTooLong, Reservation } from '../../src/api/rate-budget.js';
 import { emptyStats, type RequestStats } from '../../src/api/request-stats.js';
 import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
+import type { AccountConfig } from '../../src/config/schema.js';
 import { callLimits, createAccountClient, extractWorkspace } from '../../src/extract/extract-account.js';
 import { workspaceCalls } from '../../src/extract/plan.js';
-import { errorCode } from '../../src/runs/error-code.js';
 import type { DriftEntry, WorkspaceResult } from '../../src/runs/manifest.js';
-import { errorMessage } from '../../src/util/errors.js';
+import {
+  endFailure,
+  type Failure,
+  failureOf,
+  storedFailure,
+  type WorkspaceEnd,
+  workspaceOutcome,
+} from '../../src/runs/workspace-outcome.js';
 import { mapSettled } from '../../src/util/pool.js';
 import { UnrecoverableError } from '../bullmq.js';
 import { accountOf, type JobContext } from '../context.js';
@@ -49,7 +56,7 @@ export async function processWorkspace(
   const s = jobState(WorkspaceJobSchema.parse(job.data));
   const { data } = s;
   const start = await startOrRefuse(job, ctx, s);
-  if (typeof start === 'string') return endJob(ctx, s, start);
+  if ('end' in start) return endJob(job, ctx, s, start.end);
   const { account, startedAt } = start;
 
   const toCall = openWorkspaces(s).reduce(
@@ -86,7 +93,8 @@ interface JobState {
   plan: ReturnType<typeof extractPlan>;
   calls: string[];
   done: Map<string, Set<string>>;
-  failed: Map<string, string>;
+  /** Workspaces failed for good, with their failure (message and code). */
+  failed: Map<string, Failure>;
   stats: RequestStats;
   drift: DriftEntry[];
 }
@@ -106,7 +114,7 @@ function jobState(data: WorkspaceJobData): JobState {
     plan,
     calls: workspaceCalls('', plan).map(callId),
     done: new Map(data.brandIds.map((b) => [b, new Set(data.done[b] ?? [])])),
-    failed: new Map(Object.entries(data.failed)),
+    failed: new Map(Object.entries(data.failed).map(([b, f]) => [b, storedFailure(f)])),
     stats: emptyStats(),
     drift: [],
   };
@@ -128,37 +136,58 @@ const outcomes = (s: JobState) =>
     .map((workspace) => ({ workspace, failed: s.failed.has(workspace) }));
 
 /**
- * The job is over: each workspace has its outcome (those still open fail with `message`). The
- * ledger gets them and the requests in one script. A job none of whose workspaces succeeded,
- * all for one reason, fails as a job (as a job of one workspace did); otherwise it returns
- * each workspace's result for the load job.
+ * The job is over: each workspace has its outcome (those still open end with `end`), by the one
+ * rule of both drivers (src/runs/workspace-outcome.ts). The ledger gets them and the requests in
+ * one script. A job none of whose workspaces succeeded, all for one reason, fails as a job (as a
+ * job of one workspace did), its workspaces' failures and codes kept in its data for the load
+ * job (workspace-results.ts); otherwise it returns each workspace's result for the load job.
  */
-async function endJob(ctx: JobContext, s: JobState, message?: string): Promise<WorkspaceJobResult> {
+async function endJob(
+  job: Job<WorkspaceJobData>,
+  ctx: JobContext,
+  s: JobState,
+  end?: WorkspaceEnd,
+): Promise<WorkspaceJobResult> {
   const { data, failed } = s;
-  if (message !== undefined) for (const b of openWorkspaces(s)) failed.set(b, message);
+  if (end !== undefined) for (const b of openWorkspaces(s)) failed.set(b, endFailure(end));
   await ctx.ledger.workspacesFinished(data.runId, outcomes(s), s.stats);
   const workspaces: WorkspaceResult[] = data.brandIds.map((brand_id) => {
-    const error = failed.get(brand_id);
-    return error === undefined ? { brand_id, status: 'succeeded' } : { brand_id, status: 'failed', error };
+    const failure = failed.get(brand_id);
+    return workspaceOutcome(brand_id, failure && { failure });
   });
-  const reasons = new Set(failed.values());
-  if (failed.size === data.brandIds.length && reasons.size === 1)
+  const reasons = new Set([...failed.values()].map((f) => f.error));
+  if (failed.size === data.brandIds.length && reasons.size === 1) {
+    await job.updateData({ ...s.data, ...progress(s) });
     throw new UnrecoverableError([...reasons][0] as string);
-  for (const [brand_id, error] of failed)
-    ctx.logger.warn({ account: data.account, run_id: data.runId, brand_id, err: error }, 'workspace failed');
+  }
+  for (const [brand_id, f] of failed)
+    ctx.logger.warn(
+      { account: data.account, run_id: data.runId, brand_id, err: f.error, code: f.error_code },
+      'workspace failed',
+    );
   return { workspaces, drift: s.drift };
 }
 
 /** The account and run start to work with, or why the job's open workspaces fail unattempted. */
-async function startOrRefuse(job: Job<WorkspaceJobData>, ctx: JobContext, { data }: JobState) {
+async function startOrRefuse(
+  job: Job<WorkspaceJobData>,
+  ctx: JobContext,
+  { data }: JobState,
+): Promise<{ end: WorkspaceEnd } | { account: AccountConfig; startedAt: Date | string }> {
   const run = await ctx.ledger.progressOf(data.runId);
-  if (run.stopped) return `not attempted: ${run.stopped}`;
+  if (run.stopped) return { end: { halted: run.stopped, attempted: false } };
   const account = accountOf(ctx, data.account);
-  if (!account) return `account ${data.account} is not in this worker's config`;
+  if (!account)
+    return {
+      end: {
+        failure: { error: `account ${data.account} is not in this worker's config`, error_code: 'internal' },
+      },
+    };
   // Budget delays (a long Retry-After, a 429 on every call) end here at the latest.
   const startedAt = run.started_at ?? new Date(job.timestamp);
   const deadline = runDeadline(startedAt, ctx.config.jobs.maxRunHours);
-  if (deadlinePassed(deadline)) return deadlineReason(deadline);
+  if (deadlinePassed(deadline))
+    return { end: { failure: { error: deadlineReason(deadline), error_code: 'deadline_passed' } } };
   return { account, startedAt };
 }
 
@@ -180,7 +209,7 @@ async function stepAsideForJob(
   const limit = budgetDelayLimit(ctx.config.jobs);
   const reason = await stepAsideForBudget(job, token, err, limit, progress(s), resumed);
   s.stats.calls = s.stats.rate_limited = s.stats.retries = s.stats.waited_ms = 0;
-  return endJob(ctx, s, reason);
+  return endJob(job, ctx, s, { failure: { error: reason, error_code: 'budget_wait' } });
 }
 
 /**
@@ -267,10 +296,11 @@ async function extractOpenWorkspaces(
 
   const stopped = ended.find(({ ws }) => ws.stop);
   if (stopped?.ws.stop) {
-    const { message } = stopped.ws.stop;
-    await ctx.ledger.stop(data.runId, message, errorCode(stopped.ws.stop));
-    failed.set(stopped.brandId, message);
-    return endJob(ctx, s, `not attempted: ${message}`);
+    const stop = failureOf(stopped.ws.stop);
+    await ctx.ledger.stop(data.runId, stop.error, stop.error_code);
+    // Cut short by its own call, as inline: the run records the stop's code, the workspace not_completed.
+    failed.set(stopped.brandId, endFailure({ halted: stop, attempted: true }));
+    return endJob(job, ctx, s, { halted: stop, attempted: false });
   }
   const errors = settled.flatMap((r) => (r.status === 'rejected' ? [r.reason as unknown] : []));
   // No budget soon (the account is paused or saturated): free this worker slot for other
@@ -278,7 +308,7 @@ async function extractOpenWorkspaces(
   const noBudget = errors.find((e) => e instanceof BudgetWaitTooLong);
   if (noBudget) return stepAside(noBudget);
   if (errors.length) {
-    if (final) return endJob(ctx, s, errorMessage(errors[0]));
+    if (final) return endJob(job, ctx, s, { error: errors[0] });
     await ctx.ledger.workspacesFinished(data.runId, outcomes(s), s.stats);
     await saver.save();
     throw errors[0];
@@ -291,7 +321,8 @@ async function extractOpenWorkspaces(
     // Server trouble may pass: the job is retried for the calls that failed (landed ones skipped).
     if (!final && ws.failures.every((e) => e.retryable)) retry.push(message);
     else {
-      failed.set(brandId, message);
+      // The first failed call's class gives the workspace its code, as inline.
+      failed.set(brandId, failureOf(new AggregateError(ws.failures, message)));
       saver.changed();
     }
   }
@@ -300,5 +331,5 @@ async function extractOpenWorkspaces(
     await saver.save();
     throw new Error(retry.join('; '));
   }
-  return endJob(ctx, s);
+  return endJob(job, ctx, s);
 }

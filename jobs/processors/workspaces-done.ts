@@ -28,7 +28,7 @@ export async function processWorkspacesDone(
   const data = WorkspacesDoneJobSchema.parse(job.data);
   const log = ctx.logger.child({ account: data.account, run_id: data.runId, job: job.id });
   return endsRunOnLastAttempt(job, ctx, data.runId, log, async () => {
-    const collected = await workspaceResults(job, data);
+    const collected = await workspaceResults(job, data, ctx);
     const finish: FinishJobData = {
       ...data,
       workspaces: collected.workspaces,

@@ -1,6 +1,7 @@
 // `visync runs show`: one run as its manifest records it, for people (lines at most one terminal
 // width, long upstream errors wrapped whole) and for scripts (--json). What the manifest does not
 // record (per-stage times, in manifests written before stages were) is said, not guessed.
+import { storedCode } from '../runs/error-code.js';
 import type { Manifest } from '../runs/manifest.js';
 import { STAGE_NAMES } from '../runs/run-stages.js';
 import { clipped, shortened, wrapped } from '../util/text.js';
@@ -70,13 +71,16 @@ export function renderRunDetail(d: RunDetail, width: number): string[] {
   );
   field('manifest', d.manifest);
   if (d.error) field('error', d.error);
+  const code = storedCode(d);
+  if (code) field('code', code);
   if (d.rate_limited_until) field('paused', `the account may be called again after ${d.rate_limited_until}`);
   if (d.interrupted) field('interrupted', d.interrupted);
 
   const ok = d.workspaces.filter((w) => w.status === 'succeeded').length;
   lines.push(`workspaces: ${ok} of ${d.workspaces.length} succeeded`);
   for (const w of d.workspaces) {
-    lines.push(clipped(`  ${w.brand_id}  ${w.status}`, width));
+    const why = storedCode(w);
+    lines.push(clipped(`  ${w.brand_id}  ${w.status}${why ? `  ${why}` : ''}`, width));
     if (w.error) lines.push(...wrapped(w.error, width, ERROR_INDENT));
   }
 

@@ -18,11 +18,11 @@ import { landRaw } from '../land/raw.js';
 import { DriftReport } from '../normalise/drift.js';
 import { metrics } from '../ops/metrics.js';
 import { ClockAheadError, clockAhead } from '../runs/clock.js';
-import { errorCode } from '../runs/error-code.js';
 import type { DriftEntry, ManifestFile, WorkspaceResult } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
+import { type Failure, failureOf, workspaceOutcome } from '../runs/workspace-outcome.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { errorMessage, type RunErrorCode } from '../util/errors.js';
+import type { RunErrorCode } from '../util/errors.js';
 import { mapSettled } from '../util/pool.js';
 import { type AccountSource, initialLimit } from './account-source.js';
 import { type ExtractPlan, workspaceCalls } from './plan.js';
@@ -282,16 +282,15 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
     'extracting workspaces',
   );
   const outcomes = await extractWorkspaces(ctx, { client, signal, stop, result, limit });
-  result.workspaces = brandIds.map((brand_id, i) => workspaceResult(brand_id, outcomes[i]!));
-  if (stop.signal.aborted) {
-    stopped(result, stop.signal.reason);
-    for (const w of result.workspaces) {
-      if (w.status === 'failed' && w.error === result.error) {
-        w.error = `not completed: ${result.error}`;
-        w.error_code = 'not_completed';
-      }
-    }
-  }
+  const halt = stop.signal.aborted ? stopped(result, stop.signal.reason) : undefined;
+  result.workspaces = brandIds.map((brand_id, i) => {
+    const outcome = outcomes[i]!;
+    if (outcome.status === 'fulfilled') return workspaceOutcome(brand_id);
+    // Cut short by the stop (or the one whose call was the stop): the run records the stop's code.
+    if (halt && isStop(outcome.reason, stop.signal.reason))
+      return workspaceOutcome(brand_id, { halted: halt, attempted: true });
+    return workspaceOutcome(brand_id, { error: outcome.reason });
+  });
   result.drift = foldDrift(result.drift);
   return result;
 }
@@ -358,14 +357,10 @@ async function extractWorkspaces(
   });
 }
 
-function workspaceResult(brand_id: string, outcome: PromiseSettledResult<void>): WorkspaceResult {
-  if (outcome.status === 'fulfilled') return { brand_id, status: 'succeeded' };
-  return {
-    brand_id,
-    status: 'failed',
-    error: errorMessage(outcome.reason),
-    error_code: errorCode(outcome.reason),
-  };
+/** Whether a workspace's failure is the account's stop: the stop itself, or its one failed call. */
+function isStop(reason: unknown, stop: unknown): boolean {
+  if (reason === stop) return true;
+  return reason instanceof AggregateError && reason.errors.length === 1 && reason.errors[0] === stop;
 }
 
 function foldDrift(entries: DriftEntry[]): DriftEntry[] {
@@ -374,9 +369,11 @@ function foldDrift(entries: DriftEntry[]): DriftEntry[] {
   return report.entries();
 }
 
-/** The account as a whole failed with `err`. */
-function stopped(result: ExtractResult, err: unknown): void {
-  result.error = errorMessage(err);
-  result.error_code = errorCode(err);
+/** The account as a whole failed with `err`: its failure, also recorded in `result`. */
+function stopped(result: ExtractResult, err: unknown): Failure {
+  const failure = failureOf(err);
+  result.error = failure.error;
+  result.error_code = failure.error_code;
   if (err instanceof ApiError && err.pausedUntil !== undefined) result.pausedUntil = err.pausedUntil;
+  return failure;
 }

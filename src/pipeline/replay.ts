@@ -15,6 +15,7 @@ import { type PlannedRun, readPlannedRun } from '../runs/planned-run.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import { kindOfRunId } from '../runs/run-id.js';
 import { leaseOwnerGone, readRunLease } from '../runs/run-lease.js';
+import { workspaceOutcome } from '../runs/workspace-outcome.js';
 import { parseManifestKey, parseRawKey, rawAccountPrefix, rawEndpointPrefix } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { VisyncError } from '../util/errors.js';
@@ -190,7 +191,7 @@ function plannedWorkspaces(
 ): WorkspaceResult[] {
   return ids.map((brand_id) => {
     const landed = new Set(calls.get(brand_id));
-    return workspaceOutcome(
+    return landedOutcome(
       brand_id,
       planned.filter((c) => !landed.has(c)),
       cause,
@@ -198,19 +199,15 @@ function plannedWorkspaces(
   });
 }
 
-function workspaceOutcome(
+function landedOutcome(
   brand_id: string,
   missing: readonly string[],
   cause: string | undefined,
 ): WorkspaceResult {
-  if (!missing.length) return { brand_id, status: 'succeeded' };
-  return {
-    brand_id,
-    status: 'failed',
-    // The cause the run recorded (ENOSPC, ...) is kept, not replaced by what the landing shows.
-    error: `the run stopped before ${missing.join(', ')} landed${cause ? ` (${cause})` : ''}`,
-    error_code: 'interrupted',
-  };
+  if (!missing.length) return workspaceOutcome(brand_id);
+  // The cause the run recorded (ENOSPC, ...) is kept, not replaced by what the landing shows.
+  const error = `the run stopped before ${missing.join(', ')} landed${cause ? ` (${cause})` : ''}`;
+  return workspaceOutcome(brand_id, { failure: { error, error_code: 'interrupted' } });
 }
 
 /**

@@ -18,11 +18,11 @@ import { landRaw } from '../land/raw.js';
 import { DriftReport } from '../normalise/drift.js';
 import { metrics } from '../ops/metrics.js';
 import { ClockAheadError, clockAhead } from '../runs/clock.js';
-import { errorCode } from '../runs/error-code.js';
+import { errorCode, storedMessage } from '../runs/error-code.js';
 import type { DriftEntry, ManifestFile, WorkspaceResult } from '../runs/manifest.js';
 import type { RunCoordinates } from '../runs/run-coordinates.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { errorMessage, type RunErrorCode } from '../util/errors.js';
+import type { RunErrorCode } from '../util/errors.js';
 import { mapSettled } from '../util/pool.js';
 import { type AccountSource, initialLimit } from './account-source.js';
 import { type ExtractPlan, workspaceCalls } from './plan.js';
@@ -363,7 +363,7 @@ function workspaceResult(brand_id: string, outcome: PromiseSettledResult<void>):
   return {
     brand_id,
     status: 'failed',
-    error: errorMessage(outcome.reason),
+    error: storedMessage(outcome.reason),
     error_code: errorCode(outcome.reason),
   };
 }
@@ -376,7 +376,7 @@ function foldDrift(entries: DriftEntry[]): DriftEntry[] {
 
 /** The account as a whole failed with `err`. */
 function stopped(result: ExtractResult, err: unknown): void {
-  result.error = errorMessage(err);
+  result.error = storedMessage(err);
   result.error_code = errorCode(err);
   if (err instanceof ApiError && err.pausedUntil !== undefined) result.pausedUntil = err.pausedUntil;
 }

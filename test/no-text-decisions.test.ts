@@ -71,6 +71,48 @@ describe('errors stored without the account, printed with it once', () => {
     } as unknown as Manifest;
     expect(problemLines(m)).toEqual(['acme: workspace w1 failed: beta: a reason that names another account']);
   });
+
+  it('a workspace is left out as cut short by its code or as the stop itself, not for containing its words', () => {
+    const stop = 'GET /api/v1/me -> 401: the API key was refused';
+    const m = {
+      account: 'acme',
+      status: 'failed',
+      error: stop,
+      workspaces: [
+        { brand_id: 'w1', status: 'failed', error: `not completed: ${stop}`, error_code: 'not_completed' },
+        // Recorded without a code, with the account in front (older records): the stop itself.
+        { brand_id: 'w2', status: 'failed', error: `acme: ${stop}` },
+        // Its own failure, whose words end with the stop's: printed.
+        { brand_id: 'w3', status: 'failed', error: `proxy said: ${stop}`, error_code: 'internal' },
+      ],
+      loads: [],
+      drift: [],
+    } as unknown as Manifest;
+    expect(problemLines(m)).toEqual([`acme: ${stop}`, `acme: workspace w3 failed: proxy said: ${stop}`]);
+  });
+});
+
+describe("workspaces cut short by the account's stop, told by identity and code", () => {
+  it('a key revoked mid-run: cut-short workspaces carry not_completed, and the stop is printed once', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 10 }] });
+    s.addFault({ kind: 'status', status: 401, after: 12, times: Number.POSITIVE_INFINITY });
+    const dir = tempDir();
+    const { path } = configFile(s, dir, { extract: { concurrency: 4 } });
+    const c = await visyncCli(path, ['run', '--once', '--log-level', 'silent']);
+    expect(c.code).toBe(1);
+    const runId = /run (\S+)/.exec(c.out.find((l) => l.startsWith('acme: failed'))!)![1]!;
+    const m = JSON.parse(readFileSync(join(dir, manifestKey('acme', runId)), 'utf8')) as Manifest;
+    expect(m.error_code).toBe('auth_revoked');
+    expect(m.error).toMatch(/^GET \S+ -> 401: the API key was refused/);
+    const failed = m.workspaces.filter((w) => w.status === 'failed');
+    expect(failed.length).toBeGreaterThan(0);
+    for (const w of failed) expect(w.error_code).toBeDefined();
+    const cut = failed.filter((w) => w.error_code === 'not_completed');
+    expect(cut.length).toBeGreaterThan(0);
+    for (const w of cut) expect(w.error).toBe(`not completed: ${m.error}`);
+    // The stop once; no workspace line repeats it.
+    expect(c.err.filter((l) => l.includes(m.error!))).toEqual([`visync: acme: ${m.error}`]);
+  });
 });
 
 describe('enqueue --wait: the run error shown once, by its kind', () => {

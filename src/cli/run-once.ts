@@ -338,9 +338,13 @@ export function problemsOf(m: Manifest): Problem[] {
   if (m.error) out.push({ account, of: 'run', text: storedText(account, m.error) });
   const listShort = workspaceListIncomplete(m);
   if (listShort && m.status !== 'succeeded') out.push({ account, of: 'list', text: listShort });
+  const stop = m.error && storedText(account, m.error);
   for (const w of m.workspaces) {
-    // Workspaces cut short by the account's stop say nothing the line above does not.
-    if (w.status === 'failed' && !(m.error && (w.error_code === 'not_completed' || w.error === m.error)))
+    // Workspaces cut short by the account's stop say nothing the line above does not: told by their
+    // code, or (recorded without one) by being the stop's own stored failure.
+    const cutShort =
+      w.error_code === 'not_completed' || (w.error !== undefined && storedText(account, w.error) === stop);
+    if (w.status === 'failed' && !(stop && cutShort))
       out.push({
         account,
         of: 'workspace',

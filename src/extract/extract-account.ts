@@ -284,13 +284,17 @@ export async function extractAccount(ctx: ExtractContext): Promise<ExtractResult
   const outcomes = await extractWorkspaces(ctx, { client, signal, stop, result, limit });
   result.workspaces = brandIds.map((brand_id, i) => workspaceResult(brand_id, outcomes[i]!));
   if (stop.signal.aborted) {
-    stopped(result, stop.signal.reason);
-    for (const w of result.workspaces) {
-      if (w.status === 'failed' && w.error === result.error) {
+    const reason: unknown = stop.signal.reason;
+    stopped(result, reason);
+    // Cut short by the stop: failed with the stop's own error (by identity, not by its words).
+    brandIds.forEach((_, i) => {
+      const outcome = outcomes[i]!;
+      const w = result.workspaces[i]!;
+      if (outcome.status === 'rejected' && failedWith(outcome.reason, reason)) {
         w.error = `not completed: ${result.error}`;
         w.error_code = 'not_completed';
       }
-    }
+    });
   }
   result.drift = foldDrift(result.drift);
   return result;
@@ -356,6 +360,14 @@ async function extractWorkspaces(
     if (ws.failures.length)
       throw new AggregateError(ws.failures, ws.failures.map((e) => e.message).join('; '));
   });
+}
+
+/** Whether `reason` is `err` itself, or a workspace's failed calls that are `err` alone. */
+function failedWith(reason: unknown, err: unknown): boolean {
+  return (
+    reason === err ||
+    (reason instanceof AggregateError && reason.errors.length === 1 && reason.errors[0] === err)
+  );
 }
 
 function workspaceResult(brand_id: string, outcome: PromiseSettledResult<void>): WorkspaceResult {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { problemLines } from '../src/cli/run-once.js';
 import { runRow } from '../src/cli/runs.js';
+import { runAlert } from '../src/ops/alerts.js';
 import type { Manifest } from '../src/runs/manifest.js';
 import { manifestKey } from '../src/sinks/layout.js';
 import { configFile, sim, tempDir, visyncCli } from './helpers/harness.js';
@@ -53,6 +54,11 @@ describe('errors stored without the account, printed with it once', () => {
       'acme: workspace w9 failed: GET /api/v1/brands/w9 -> 400: refused',
     ]);
     expect(runRow(old).reason).toMatch(new RegExp(`^${REFUSED}`));
+    const alert = runAlert(old, ['failed'])!;
+    expect(alert.visync.error).toMatch(new RegExp(`^${REFUSED}`));
+    expect(alert.visync.failed_workspaces).toEqual([
+      { brand_id: 'w9', error: 'GET /api/v1/brands/w9 -> 400: refused' },
+    ]);
     // As a user reads it: `runs` shows the reason once, without the account doubled.
     const runs = await visyncCli(path, ['runs']);
     const text = runs.out.join('\n');

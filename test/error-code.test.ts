@@ -87,8 +87,9 @@ describe('error codes', () => {
       errorCode: 'auth_revoked',
     });
     const recordedAt = '2026-01-01T01:00:00.000Z';
+    // Its error, written with the account in front then, without it (#31 item 3).
     expect(syncRunsRow(old as Manifest, { recordedAt, warehouse: false })).toMatchObject({
-      error: 'acme: GET /me -> 401',
+      error: 'GET /me -> 401',
       error_code: 'unknown',
     });
     expect(syncRunsRow(manifest(), { recordedAt, warehouse: false })).toMatchObject({

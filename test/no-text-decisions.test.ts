@@ -65,6 +65,13 @@ describe('errors stored without the account, printed with it once', () => {
     expect(text).toContain(runId);
     expect(text).not.toContain('acme: acme:');
     expect(text).not.toContain(`acme: ${REFUSED}`);
+    // `runs show` names the account in its heading: the error and the workspace's without it.
+    const show = await visyncCli(path, ['runs', 'show', runId]);
+    expect(show.code).toBe(0);
+    expect(show.out.find((l) => l.trimStart().startsWith('error:'))).toMatch(
+      new RegExp(`^\\s+error:\\s+${REFUSED}`),
+    );
+    expect(show.out.join('\n')).not.toContain('acme: GET');
   });
 
   it('a message that happens to start with another account name keeps it', async () => {

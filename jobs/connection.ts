@@ -14,7 +14,7 @@ import { errorMessage, VisyncError } from '../src/util/errors.js';
 
 // Loaded with require, as BullMQ is (./bullmq.ts): an ESM import of this CommonJS package costs
 // about 100 ms more CPU at every start.
-const { Cluster, Redis } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
+const { Cluster, Redis, ReplyError } = createRequire(import.meta.url)('ioredis') as typeof IORedis;
 type Redis = IORedis.Redis;
 
 /**
@@ -99,6 +99,14 @@ function reasonOf(err: unknown): string {
   return errorMessage(err);
 }
 
+/** Redis's refusals of a login, by the error code its reply starts with (the protocol's, not words). */
+const LOGIN_REFUSED = new Set(['NOAUTH', 'WRONGPASS', 'NOPERM']);
+
+/** The code of a Redis error reply (`WRONGPASS invalid username-password pair` -> WRONGPASS). */
+function replyCode(err: unknown): string | undefined {
+  return err instanceof ReplyError ? (err as Error).message.split(' ', 1)[0] : undefined;
+}
+
 /** The one message for a Redis that cannot be reached, whoever hits it. */
 export class RedisUnreachableError extends VisyncError {
   get code() {
@@ -106,17 +114,21 @@ export class RedisUnreachableError extends VisyncError {
   }
 
   readonly reason: string;
+  /** Redis answered, refusing the user or password of redis.url. */
+  readonly loginRefused: boolean;
   constructor(
     readonly address: string,
     cause: unknown,
   ) {
     const reason = reasonOf(cause);
-    const advice = /NOAUTH|WRONGPASS|NOPERM/.test(reason)
+    const loginRefused = LOGIN_REFUSED.has(replyCode(cause) ?? '');
+    const advice = loginRefused
       ? 'check the user and password in redis.url'
       : 'start redis-server or fix redis.url';
     super(`Redis at ${address} is unreachable: ${reason} (${advice})`);
     this.name = 'RedisUnreachableError';
     this.reason = reason;
+    this.loginRefused = loginRefused;
   }
 }
 

@@ -29,7 +29,7 @@ async function connectRedis(url: string, timeoutMs: number): Promise<RedisReach>
   } catch (err) {
     redis.disconnect();
     const e = new RedisUnreachableError(redisAddress(url), lastError ?? err);
-    return { ok: false, address: e.address, reason: e.reason };
+    return { ok: false, address: e.address, reason: e.reason, loginRefused: e.loginRefused };
   }
 }
 

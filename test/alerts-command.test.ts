@@ -134,6 +134,13 @@ describe('visync alerts test', () => {
     expect(r.err[0]).toMatch(/^visync: alerts test failed: nothing answered within 1 s/);
   });
 
+  it('a host whose name says "timeout" that does not resolve is not reached, not a timeout (#31 item 3)', async () => {
+    const r = await alertsTest('https://timeout.invalid/hook', ['--timeout', '5']);
+    expect(r.code).toBe(1);
+    expect(r.out[0]).toMatch(/^https:\/\/timeout\.invalid: not reached: .*(ENOTFOUND|EAI_AGAIN)/);
+    expect(r.err[0]).toMatch(/could not be reached: check the host name/);
+  });
+
   it('a receiver that is not there, and a config without a webhook', async () => {
     const h = await hook(200);
     const url = h.url;

@@ -351,6 +351,21 @@ describe('visync doctor', () => {
     expect(line(c.out, 'account acme')).toMatch(/^PASS /);
   });
 
+  it("Redis refusing the login: told by the reply's error code, the advice names user and password (#31 item 3)", async () => {
+    const url = new URL(inject('redisUrl'));
+    url.username = `nobody-${randomUUID().slice(0, 8)}`;
+    url.password = 'wrong';
+    const { path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
+      top: { redis: { url: url.toString() } },
+    }));
+    const c = await visyncCli(path, ['doctor']);
+    expect(c.code).toBe(1);
+    expect(line(c.out, 'redis')).toMatch(
+      /^FAIL redis: Redis at 127\.0\.0\.1:\d+ is unreachable: WRONGPASS .* -> fix the user and password in redis\.url$/,
+    );
+    expect(c.out.join('\n')).not.toContain('wrong');
+  });
+
   it('a managed Redis that refuses CONFIG: the policy is read from INFO, persistence is WARN "could not check"', async () => {
     // An ACL user without CONFIG, as managed services hand out; its password must never be printed.
     const admin = new Redis(inject('redisUrl'));

@@ -67,7 +67,8 @@ describe('enqueue --json and status --account', () => {
     );
     expect(at).toBeGreaterThan(0);
     expect(shown[at + 1]).toMatch(
-      /^ {4}workspace nope failed: gamma: GET \/api\/v1\/brands\/nope -> 404: .*\.\.\.$/,
+      // Under its account's heading: the account is not said again (#31 item 3).
+      /^ {4}workspace nope failed: GET \/api\/v1\/brands\/nope -> 404: .*\.\.\.$/,
     );
     expect(shown[at + 2]).toBe(`    all of them whole: visync runs show ${gamma.run_id}`);
     // No shard or queue key in what a user reads.

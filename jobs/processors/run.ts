@@ -13,7 +13,7 @@ import { workspaceCalls } from '../../src/extract/plan.js';
 import { recordRun } from '../../src/pipeline/record-run.js';
 import { type RunContext, type RunStep, runManifest } from '../../src/run/context.js';
 import { NOTHING_TO_CURATE, ranStage } from '../../src/run/stages.js';
-import { errorCode } from '../../src/runs/error-code.js';
+import { errorCode, storedMessage } from '../../src/runs/error-code.js';
 import { lastSucceededRun } from '../../src/runs/history.js';
 import { runScope } from '../../src/runs/last-success.js';
 import { readManifest } from '../../src/runs/manifest.js';
@@ -22,7 +22,7 @@ import { logicalRunId, type RunKind } from '../../src/runs/run-id.js';
 import { isFinishedStatus } from '../../src/runs/run-status.js';
 import { runWindowDays } from '../../src/runs/window.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
-import { errorMessage, type RunErrorCode } from '../../src/util/errors.js';
+import type { RunErrorCode } from '../../src/util/errors.js';
 import { addDays, utcDate } from '../../src/util/time.js';
 import { UnrecoverableError } from '../bullmq.js';
 import { accountOf, type JobContext } from '../context.js';
@@ -226,7 +226,7 @@ async function discoveryFailure({ job, token, ctx, data }: Queued, err: unknown)
   const final =
     (err instanceof ApiError && !err.retryable) || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
   if (!final) throw err;
-  return errorMessage(err);
+  return storedMessage(err);
 }
 
 /** Nothing more will happen for this run: record why, in the manifest and the ledger. */

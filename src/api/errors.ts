@@ -63,6 +63,8 @@ export class ApiError extends VisyncError {
   readonly attempts: number;
   readonly pastDeadline: boolean;
   readonly pausedUntil: number | undefined;
+  /** The message without the account in front: what a manifest or the ledger stores. */
+  readonly text: string;
 
   constructor(d: ApiErrorDetails) {
     const status = d.status === undefined ? '' : ` -> ${d.status}`;
@@ -76,8 +78,10 @@ export class ApiError extends VisyncError {
       d.pausedUntil === undefined
         ? `${detail}${HINTS[d.kind]}${said}`
         : `${d.kind === 'rate_limited' ? 'rate limited: ' : ''}${detail}the account may be called again after ${utcSecond(d.pausedUntil)}`;
-    super(`${d.account}: GET ${d.path}${status}${tries}: ${next}`, { cause: d.cause });
+    const text = `GET ${d.path}${status}${tries}: ${next}`;
+    super(`${d.account}: ${text}`, { cause: d.cause });
     this.name = 'ApiError';
+    this.text = text;
     this.kind = d.kind;
     this.account = d.account;
     this.path = d.path;

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { JobsClient } from '../../jobs/jobs-client.js';
 import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
-import { storedCode } from '../runs/error-code.js';
+import { storedCode, storedText } from '../runs/error-code.js';
 import type { Manifest } from '../runs/manifest.js';
 import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../runs/run-status.js';
 import { errorMessage } from '../util/errors.js';
@@ -17,7 +17,7 @@ import {
   exitWith,
   type ProgramState,
 } from './program-state.js';
-import { withoutAccount } from './run-once.js';
+import { lineOf, type Problem } from './run-once.js';
 
 interface EnqueueFlags {
   account?: string[];
@@ -145,11 +145,11 @@ export function registerEnqueue(program: Command, state: ProgramState, io: Comma
             if (!runs) return json ? json.print({ finished: false }, 1) : 1;
             // Which workspaces (or loads) failed and why, like run --once says it.
             // The account's own store, opened at its first failed or partial run only.
-            const problems = new Map<string, string[]>();
+            const problems = new Map<string, Problem[]>();
             for (const r of runs) {
               problems.set(r.run_id, await runProblems(() => stores.forAccount(config, r.account), r));
-              for (const line of problems.get(r.run_id) ?? [])
-                if (!r.error?.endsWith(line)) io.err(`visync: ${line}`);
+              for (const p of problems.get(r.run_id) ?? [])
+                if (!shownInResultLine(r, p)) io.err(`visync: ${lineOf(p)}`);
             }
             // Combined as run --once combines its accounts, so both exit alike for the same outcome.
             const status = combineRunStatuses(runs.map((r) => r.status).filter(isFinishedStatus));
@@ -170,7 +170,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: Comma
                   },
                   requests: r.calls,
                   manifest: r.manifest_key ?? null,
-                  problems: problems.get(r.run_id) ?? [],
+                  problems: (problems.get(r.run_id) ?? []).map(lineOf),
                 })),
               },
               exitCodeFor(status),
@@ -336,9 +336,17 @@ async function noWorkerNotices(client: Pick<JobsClient, 'queues'>, runs: LedgerR
   });
 }
 
-/** The run in one line, the account named once (a ledger error may start with it too). */
+/**
+ * Whether the run's result line says `p` already: the run's own error when the ledger stores that
+ * same error (a problem's kind and the stored record decide, not what its text ends with).
+ */
+function shownInResultLine(r: LedgerRun, p: Problem): boolean {
+  return p.of === 'run' && r.error !== undefined && storedText(r.account, r.error) === p.text;
+}
+
+/** The run in one line, the account named once (an older ledger error starts with it too). */
 function resultLine(r: LedgerRun): string {
-  const error = r.error ? `: ${withoutAccount(r.account, r.error)}` : '';
+  const error = r.error ? `: ${storedText(r.account, r.error)}` : '';
   return `${r.account}: ${r.run_id} ${r.status}${error}${r.manifest_key ? ` | manifest ${r.manifest_key}` : ''}`;
 }
 

@@ -1,7 +1,7 @@
 // `visync runs show`: one run as its manifest records it, for people (lines at most one terminal
 // width, long upstream errors wrapped whole) and for scripts (--json). What the manifest does not
 // record (per-stage times, in manifests written before stages were) is said, not guessed.
-import { storedCode } from '../runs/error-code.js';
+import { storedCode, storedText } from '../runs/error-code.js';
 import type { Manifest } from '../runs/manifest.js';
 import { STAGE_NAMES } from '../runs/run-stages.js';
 import { clipped, shortened, wrapped } from '../util/text.js';
@@ -70,7 +70,8 @@ export function renderRunDetail(d: RunDetail, width: number): string[] {
     `${d.files.length}${areas.length ? ` (${areas.join(', ')})` : ''}, ${d.files.reduce((n, f) => n + f.bytes, 0)} bytes`,
   );
   field('manifest', d.manifest);
-  if (d.error) field('error', d.error);
+  // The account is named above: an older manifest's error is shown without it in front.
+  if (d.error) field('error', storedText(d.account, d.error));
   const code = storedCode(d);
   if (code) field('code', code);
   if (d.rate_limited_until) field('paused', `the account may be called again after ${d.rate_limited_until}`);
@@ -81,7 +82,7 @@ export function renderRunDetail(d: RunDetail, width: number): string[] {
   for (const w of d.workspaces) {
     const why = storedCode(w);
     lines.push(clipped(`  ${w.brand_id}  ${w.status}${why ? `  ${why}` : ''}`, width));
-    if (w.error) lines.push(...wrapped(w.error, width, ERROR_INDENT));
+    if (w.error) lines.push(...wrapped(storedText(d.account, w.error), width, ERROR_INDENT));
   }
 
   const loaded = d.loads.filter((l) => l.status === 'succeeded');

@@ -4,6 +4,7 @@ import type { BudgetOptions, RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import type { RunPlan } from '../pipeline/plan-run.js';
+import { storedText } from '../runs/error-code.js';
 import { failedLoadsByReason } from '../runs/failed-loads.js';
 import type { LoadResult, Manifest } from '../runs/manifest.js';
 import type { RunRecorder } from '../runs/recorder.js';
@@ -312,40 +313,57 @@ async function sharedWithWorkers(
 /** A failed load's reason in a line: BigQuery's own can run to several hundred characters. */
 const LOAD_ERROR_MAX = 400;
 
+/** One thing that went wrong with a run, its account apart: `lineOf` prints them. */
+export interface Problem {
+  account: string;
+  /** What the line is about: the run's own error, a cut-short list, a workspace, a load, the manifest. */
+  of: 'run' | 'list' | 'workspace' | 'load' | 'manifest';
+  text: string;
+}
+
+/** A problem as printed: the account in front, once. */
+export function lineOf(p: Problem): string {
+  return `${p.account}: ${p.text}`;
+}
+
 /**
- * One line per thing that went wrong: the account's stop reason, a workspace list cut short, each
- * failed workspace, and the failed loads, one line per distinct reason naming its tables (a
- * warehouse that is down fails every table alike). Which workspaces the account's stop cut short
- * is told by their error code (src/runs/error-code.ts), never by their text.
+ * One problem per thing that went wrong: the account's stop reason, a workspace list cut short, each
+ * failed workspace, and the failed loads, one per distinct reason naming its tables (a warehouse that
+ * is down fails every table alike). Which workspaces the account's stop cut short is told by their
+ * error code (src/runs/error-code.ts), never by their text.
  */
-export function problemLines(m: Manifest): string[] {
-  const lines: string[] = [];
-  if (m.error) lines.push(withAccount(m.account, m.error));
+export function problemsOf(m: Manifest): Problem[] {
+  const { account } = m;
+  const out: Problem[] = [];
+  if (m.error) out.push({ account, of: 'run', text: storedText(account, m.error) });
   const listShort = workspaceListIncomplete(m);
-  if (listShort && m.status !== 'succeeded') lines.push(`${m.account}: ${listShort}`);
+  if (listShort && m.status !== 'succeeded') out.push({ account, of: 'list', text: listShort });
+  const stop = m.error && storedText(account, m.error);
   for (const w of m.workspaces) {
-    // Workspaces cut short by the account's stop say nothing the line above does not.
-    if (w.status === 'failed' && !(m.error && (w.error_code === 'not_completed' || w.error === m.error)))
-      lines.push(`${m.account}: workspace ${w.brand_id} failed: ${w.error ?? 'no reason recorded'}`);
+    // Workspaces cut short by the account's stop say nothing the line above does not: told by their
+    // code, or (recorded without one) by being the stop's own stored failure.
+    const cutShort =
+      w.error_code === 'not_completed' || (w.error !== undefined && storedText(account, w.error) === stop);
+    if (w.status === 'failed' && !(stop && cutShort))
+      out.push({
+        account,
+        of: 'workspace',
+        text: `workspace ${w.brand_id} failed: ${w.error ? storedText(account, w.error) : 'no reason recorded'}`,
+      });
   }
   for (const [reason, tables] of failedLoadsByReason(m.loads)) {
     const which =
       tables.length === 1
         ? `load of ${tables[0]} failed`
         : `loads failed for ${tables.length} tables (${tables.join(', ')})`;
-    lines.push(`${m.account}: ${which}: ${shortenedMiddle(reason, LOAD_ERROR_MAX)}`);
+    out.push({ account, of: 'load', text: `${which}: ${shortenedMiddle(reason, LOAD_ERROR_MAX)}` });
   }
-  return lines;
+  return out;
 }
 
-/** `line` with the account in front, once (an ApiError's message starts with it already). */
-export function withAccount(account: string, line: string): string {
-  return line.startsWith(`${account}: `) ? line : `${account}: ${line}`;
-}
-
-/** `line` without the account in front, for a place that names the account already. */
-export function withoutAccount(account: string, line: string): string {
-  return line.startsWith(`${account}: `) ? line.slice(account.length + 2) : line;
+/** One line per thing that went wrong (problemsOf), each starting with the account. */
+export function problemLines(m: Manifest): string[] {
+  return problemsOf(m).map(lineOf);
 }
 
 /**

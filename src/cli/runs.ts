@@ -1,4 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
+import { storedText } from '../runs/error-code.js';
 import type { Manifest } from '../runs/manifest.js';
 import { manifestKey } from '../sinks/layout.js';
 import { formatDuration } from './duration.js';
@@ -90,8 +91,7 @@ export function runRow(m: Manifest): RunRow {
   const failedTables = m.loads
     .filter((l) => l.status === 'failed')
     .map((l) => ({ table: l.table, error: l.error ?? 'failed' }));
-  const unprefixed = (text: string) =>
-    text.startsWith(`${m.account}: `) ? text.slice(m.account.length + 2) : text;
+  const unprefixed = (text: string) => storedText(m.account, text);
   const reasons = [
     ...(m.error ? [unprefixed(m.error)] : []),
     ...summarise(

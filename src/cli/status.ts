@@ -6,7 +6,6 @@ import type { FailedRun, StatusReport } from '../../jobs/status.js';
 import { shortened, wrapped } from '../util/text.js';
 import { collect } from './options.js';
 import { type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
-import { withoutAccount } from './run-once.js';
 import { terminalWidth } from './terminal-width.js';
 
 interface StatusFlags {
@@ -54,7 +53,7 @@ export function registerStatus(program: Command, state: ProgramState, io: Comman
         const storeFor = (account: string) => stores.forAccount(config, account);
         // Grouped under its account already: each reason without the account in front.
         const reasonsOf = async (r: LedgerRun) =>
-          (await runProblems(() => storeFor(r.account), r)).map((l) => withoutAccount(r.account, l));
+          (await runProblems(() => storeFor(r.account), r)).map((p) => p.text);
         const report = await withJobsClient(config, 'visync status', (client) =>
           readStatus({
             ...client,

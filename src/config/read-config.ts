@@ -27,8 +27,12 @@ export function resolveConfigPath(cliPath?: string, env: NodeJS.ProcessEnv = pro
   return DEFAULT_CONFIG_PATH;
 }
 
-/** Says something about the config that is allowed but unwise; `visync: warning: ...` on stderr by default. */
-export type WarningSink = (message: string) => void;
+/**
+ * Says something about the config that is allowed but unwise; `visync: warning: ...` on stderr by
+ * default. `message` names the config file in front; `parts` has the file and the rest apart, for a
+ * reader that names the file already (doctor).
+ */
+export type WarningSink = (message: string, parts: { source: string; text: string }) => void;
 
 const warned = new Set<string>();
 /** Each warning once per process, however often the config is read. */
@@ -191,18 +195,19 @@ const PLAIN_TEXT_FIX =
   'put it in an environment variable (or an untracked .env file) and reference it, e.g. apiKey: ${ACME_API_KEY}, or in a file named by apiKeyFile';
 
 /** One warning per key written as text; for a file of many such accounts, one for them all. */
-function warnPlainTextKeys(source: string, origins: AccountOrigin[], warn: WarningSink): void {
+function warnPlainTextKeys(source: string, origins: AccountOrigin[], sink: WarningSink): void {
+  const warn = (text: string) => sink(`${source}: ${text}`, { source, text });
   if (origins.length <= 3) {
     for (const o of origins) {
       warn(
-        `${source}: ${pathIn(o.where, 'apiKey')}: the API key is written in the config file in plain text; ${PLAIN_TEXT_FIX}`,
+        `${pathIn(o.where, 'apiKey')}: the API key is written in the config file in plain text; ${PLAIN_TEXT_FIX}`,
       );
     }
     return;
   }
   const first = pathIn(origins[0]!.where, 'apiKey');
   warn(
-    `${source}: ${first} and ${origins.length - 1} more: API keys are written in plain text; for each, ${PLAIN_TEXT_FIX}`,
+    `${first} and ${origins.length - 1} more: API keys are written in plain text; for each, ${PLAIN_TEXT_FIX}`,
   );
 }
 

@@ -2,7 +2,7 @@
 // says what the manifest says, so the warehouse and the sink never disagree about a run.
 import { type RawEndpoint, WORKSPACE_ENDPOINTS } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
-import { storedCode } from '../runs/error-code.js';
+import { storedCode, storedText } from '../runs/error-code.js';
 import { runScope } from '../runs/last-success.js';
 import type { Manifest } from '../runs/manifest.js';
 import { workspaceListIncomplete } from '../runs/run-status.js';
@@ -63,7 +63,7 @@ export function syncRunsRow(m: Manifest, o: SyncRunsRowOptions): Row {
       example: d.example ?? null,
       count: d.count ?? null,
     })),
-    error: m.error ?? null,
+    error: m.error === undefined ? null : storedText(m.account, m.error),
     error_code: storedCode(m) ?? null,
     load_batch_id: o.loadBatchId ?? m.loads.find((l) => l.load_batch_id)?.load_batch_id ?? null,
   };
@@ -111,13 +111,17 @@ const sorted = (rows: Record<string, number>) =>
  */
 export function runFailures(m: Manifest): RunFailure[] {
   const out: RunFailure[] = [];
-  if (m.error) out.push({ scope: 'account', id: m.account, reason: m.error });
+  if (m.error) out.push({ scope: 'account', id: m.account, reason: storedText(m.account, m.error) });
   if (m.interrupted) out.push({ scope: 'run', id: m.run_id, reason: m.interrupted });
   const listShort = m.status === 'succeeded' ? undefined : workspaceListIncomplete(m);
   if (listShort) out.push({ scope: 'workspace_list', id: 'brands', reason: listShort });
   for (const w of m.workspaces)
     if (w.status === 'failed')
-      out.push({ scope: 'workspace', id: w.brand_id, reason: w.error ?? 'no reason recorded' });
+      out.push({
+        scope: 'workspace',
+        id: w.brand_id,
+        reason: w.error === undefined ? 'no reason recorded' : storedText(m.account, w.error),
+      });
   for (const l of m.loads)
     if (l.status === 'failed' && l.table !== SELF)
       out.push({ scope: 'table', id: l.table, reason: l.error ?? 'no reason recorded' });

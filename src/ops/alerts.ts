@@ -9,6 +9,7 @@
 // programs, which escape for their own medium.
 import type { AlertsConfig } from '../config/schema.js';
 import { scrubSecrets } from '../log.js';
+import { storedText } from '../runs/error-code.js';
 import type { Manifest } from '../runs/manifest.js';
 import { errorMessage } from '../util/errors.js';
 import { sleep } from '../util/time.js';
@@ -91,12 +92,14 @@ export function runAlert(m: Manifest, on: readonly AlertEvent[]): AlertPayload |
   if (m.status === 'succeeded' || !on.includes(m.status)) return undefined;
   const failedWorkspaces = m.workspaces
     .filter((w) => w.status === 'failed')
-    .map((w) => ({ brand_id: w.brand_id, error: short(w.error ?? 'unknown error') }));
+    .map((w) => ({ brand_id: w.brand_id, error: short(storedText(m.account, w.error ?? 'unknown error')) }));
   const failedTables = m.loads
     .filter((l) => l.status === 'failed')
     .map((l) => ({ table: l.table, error: short(l.error ?? 'unknown error') }));
   const parts = [`visync: run ${m.run_id} of account ${m.account} ended ${m.status}`];
-  if (m.error) parts.push(short(m.error));
+  // The account is named above: an older manifest's error is read without it in front.
+  const error = m.error && short(storedText(m.account, m.error));
+  if (error) parts.push(error);
   if (failedWorkspaces.length)
     parts.push(`${failedWorkspaces.length} of ${m.workspaces.length} workspaces failed`);
   if (failedTables.length) parts.push(`${failedTables.length} table loads failed`);
@@ -127,7 +130,7 @@ export function runAlert(m: Manifest, on: readonly AlertEvent[]): AlertPayload |
       status: m.status,
       kind: m.kind,
       run_date: m.run_date,
-      ...(m.error ? { error: short(m.error) } : {}),
+      ...(error ? { error } : {}),
       failed_workspaces: failedWorkspaces,
       failed_tables: failedTables,
     },

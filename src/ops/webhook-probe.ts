@@ -29,6 +29,14 @@ export function testPayload(now: Date = new Date()) {
   return { text: slackEscape(text), attachments: [], visync: { event: 'test', at: now.toISOString() } };
 }
 
+// undici's own timeouts, by their codes: what a message says (a host named `timeout...`) decides nothing.
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+function isTimeout(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && TIMEOUT_CODES.has(code);
+}
+
 /** POSTs the test message once; never throws. */
 export async function postTestAlert(webhook: string, timeoutMs: number): Promise<TestOutcome> {
   const started = Date.now();
@@ -52,7 +60,7 @@ export async function postTestAlert(webhook: string, timeoutMs: number): Promise
     const body = Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES).toString('utf8');
     return { kind: 'answered', status: res.statusCode, body, ms: Date.now() - started };
   } catch (err) {
-    if (signal.aborted || /timeout/i.test(errorMessage(err))) return { kind: 'timeout', ms: timeoutMs };
+    if (signal.aborted || isTimeout(err)) return { kind: 'timeout', ms: timeoutMs };
     // undici's errors name the socket's trouble, never the URL.
     const cause = (err as { cause?: unknown }).cause;
     return {

@@ -13,7 +13,7 @@ import { type RunContext, type RunStep, runManifest } from '../run/context.js';
 import { endRun } from '../run/end.js';
 import { recordManifest, secondRecord, startedRun, writePlan } from '../run/record.js';
 import { curateAndLoad, extractStage, NOTHING_TO_CURATE, ranStage, SKIPPED } from '../run/stages.js';
-import { errorCode } from '../runs/error-code.js';
+import { errorCode, storedMessage } from '../runs/error-code.js';
 import { runScope } from '../runs/last-success.js';
 import type { Manifest } from '../runs/manifest.js';
 import type { PlannedRun } from '../runs/planned-run.js';
@@ -192,7 +192,7 @@ async function extractAndFinish(s: InlineStep, plan: PlannedRun): Promise<Manife
           load: SKIPPED,
         }
       : { extract: ranStage('failed', s.startedAt, err), ...NOTHING_TO_CURATE };
-    return runManifest(s, { error: errorMessage(err), errorCode: errorCode(err), stages });
+    return runManifest(s, { error: storedMessage(err), errorCode: errorCode(err), stages });
   }
 }
 

@@ -1,7 +1,13 @@
 // The error code a run, a workspace or a load records beside its message (RUN_ERROR_CODES in
 // src/util/errors.ts), derived from the typed error that ended it, never from its text.
 import { ApiError } from '../api/errors.js';
-import { RUN_ERROR_CODES, type RunErrorCode, VisyncError, type VisyncErrorCode } from '../util/errors.js';
+import {
+  errorMessage,
+  RUN_ERROR_CODES,
+  type RunErrorCode,
+  VisyncError,
+  type VisyncErrorCode,
+} from '../util/errors.js';
 
 export { RUN_ERROR_CODES, type RunErrorCode } from '../util/errors.js';
 
@@ -38,6 +44,25 @@ export function errorCode(err: unknown): RunErrorCode {
   const sys = (err as { code?: unknown } | null)?.code;
   if (sys === 'ENOSPC' || sys === 'EDQUOT') return 'disk_full';
   return 'internal';
+}
+
+/**
+ * The message a manifest or the ledger stores for a caught value: without the account in front (the
+ * line printer adds it, src/cli/run-lines.ts); an AggregateError's members joined.
+ */
+export function storedMessage(err: unknown): string {
+  if (err instanceof AggregateError && err.errors.length) return err.errors.map(storedMessage).join('; ');
+  return err instanceof ApiError ? err.text : errorMessage(err);
+}
+
+/**
+ * A stored message as this version stores it: without the account in front. Manifests and ledger
+ * entries written before #31 stored an ApiError's message with `account: ` in front: read back,
+ * that is dropped, so that the printer's own is not doubled. For reading old records only: no
+ * decision is taken on what a message says.
+ */
+export function storedText(account: string, text: string): string {
+  return text.startsWith(`${account}: `) ? text.slice(account.length + 2) : text;
 }
 
 /**

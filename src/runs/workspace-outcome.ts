@@ -4,8 +4,8 @@
 // own (a thrown value, or its failed calls: the first one's class gives the code), or is cut short
 // by the run's stop (a revoked key, a pause it would not wait out): then it records the stop's
 // message and the code `not_completed`, the run itself records the stop's own code.
-import { errorMessage, type RunErrorCode } from '../util/errors.js';
-import { errorCode } from './error-code.js';
+import type { RunErrorCode } from '../util/errors.js';
+import { errorCode, storedMessage } from './error-code.js';
 import type { WorkspaceResult } from './manifest.js';
 
 /** A failure as a run records it, and as job data carries it between processes: message and code. */
@@ -14,9 +14,12 @@ export interface Failure {
   error_code: RunErrorCode;
 }
 
-/** The failure a caught value records (an AggregateError of a workspace's calls: the first's code). */
+/**
+ * The failure a caught value records (an AggregateError of a workspace's calls: the first's code),
+ * its message without the account in front (the line printer adds it: src/runs/error-code.ts).
+ */
 export function failureOf(err: unknown): Failure {
-  return { error: errorMessage(err), error_code: errorCode(err) };
+  return { error: storedMessage(err), error_code: errorCode(err) };
 }
 
 /** Why a workspace did not succeed. */

@@ -15,6 +15,7 @@ import type { S3SinkConfig } from '../config/schema.js';
 import { VisyncError } from '../util/errors.js';
 import { sha256Hex } from '../util/hash.js';
 import { assertSafeKey, type ObjectStore, type PutOptions, type StoredObject } from './object-store.js';
+import { deadlineAgents, isConnectTimeout } from './s3-connect.js';
 
 /** Curated files can be large; parts of this size keep memory bounded and stay above S3's 5 MiB minimum. */
 export const PART_SIZE = 8 * 1024 * 1024;
@@ -47,7 +48,10 @@ export class S3StoreError extends VisyncError {
   }
 }
 
-/** Connecting takes no longer than this, whatever the request timeout. */
+/**
+ * Connecting takes no longer than this, and no longer than half the request timeout: a connect
+ * that never completes then fails as one (unreachable) before the request's own deadline passes.
+ */
 const CONNECT_TIMEOUT_MS = 10_000;
 
 export interface S3ObjectStoreOptions {
@@ -75,6 +79,7 @@ export class S3ObjectStore implements ObjectStore {
   readonly #config: S3SinkConfig;
   readonly #client: S3Client;
   readonly #ownsClient: boolean;
+  readonly #agents: ReturnType<typeof deadlineAgents> | undefined;
   readonly #listPageSize: number | undefined;
 
   constructor(config: S3SinkConfig, options: S3ObjectStoreOptions = {}) {
@@ -82,6 +87,10 @@ export class S3ObjectStore implements ObjectStore {
     this.location = `s3://${config.bucket}/${config.prefix}`;
     this.#listPageSize = options.listPageSize;
     this.#ownsClient = !options.client;
+    // Sockets with a deadline to connect: a connect that times out is a ConnectTimeout, by type.
+    this.#agents = options.client
+      ? undefined
+      : deadlineAgents(Math.min(CONNECT_TIMEOUT_MS, (config.requestTimeoutSeconds * 1000) / 2));
     this.#client =
       options.client ??
       new S3Client({
@@ -94,10 +103,10 @@ export class S3ObjectStore implements ObjectStore {
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
         // Without these a black-holed endpoint, or one that accepts and never answers, hangs the
-        // run instead of failing: a deadline to connect, one for the answer, and one for silence
+        // run instead of failing: a deadline to connect (the agents'), one for the answer, and one for silence
         // mid-transfer; the SDK retries with backoff up to maxAttempts.
         requestHandler: {
-          connectionTimeout: Math.min(CONNECT_TIMEOUT_MS, config.requestTimeoutSeconds * 1000),
+          ...this.#agents,
           requestTimeout: config.requestTimeoutSeconds * 1000,
           throwOnRequestTimeout: true,
           socketTimeout: config.requestTimeoutSeconds * 1000,
@@ -108,7 +117,10 @@ export class S3ObjectStore implements ObjectStore {
 
   /** Releases the sockets of a client this store created. */
   close(): void {
-    if (this.#ownsClient) this.#client.destroy();
+    if (!this.#ownsClient) return;
+    this.#client.destroy();
+    this.#agents?.httpAgent.destroy();
+    this.#agents?.httpsAgent.destroy();
   }
 
   #key(key: string): string {
@@ -279,14 +291,15 @@ export class S3ObjectStore implements ObjectStore {
         'wrong-region',
       );
     }
-    if (isTimeout(err)) {
+    // An answer is told by its error name and status above; the network's failures below have none.
+    if (status === undefined && isTimeout(err)) {
       const { requestTimeoutSeconds, maxAttempts } = this.#config;
       return make(
         `no answer within ${requestTimeoutSeconds} s (sinks.s3.requestTimeoutSeconds) in ${maxAttempts} attempts (sinks.s3.maxAttempts) from ${this.#config.endpoint ?? `AWS S3 in ${this.#config.region}`}: the server or a proxy accepted the request and did not answer; retry later, or check sinks.s3.endpoint and the network`,
         'timeout',
       );
     }
-    const code = networkCode(err);
+    const code = status === undefined ? networkCode(err) : undefined;
     if (code) {
       const target = this.#config.endpoint ?? `AWS S3 in ${this.#config.region}`;
       return make(
@@ -348,8 +361,7 @@ function networkCode(err: unknown): string | undefined {
 
 /** The SDK's request or socket timeout (after its own retries); a connect timeout is 'unreachable'. */
 function isTimeout(err: unknown): boolean {
-  const connecting = err instanceof Error && /did not establish a connection/.test(err.message);
-  return !connecting && (errorName(err) === 'TimeoutError' || networkCode(err) === 'ETIMEDOUT');
+  return !isConnectTimeout(err) && (errorName(err) === 'TimeoutError' || networkCode(err) === 'ETIMEDOUT');
 }
 
 function firstLine(s: string): string {

@@ -13,6 +13,19 @@ import S3rver from 's3rver';
 export const S3RVER_ACCESS_KEY = 'S3RVER';
 export const S3RVER_SECRET_KEY = 'S3RVER';
 
+/** An S3 error answer: its HTTP status, error code (the SDK error's name) and message. */
+export interface S3ErrorAnswer {
+  status: number;
+  code: string;
+  message: string;
+}
+
+const INTERNAL_ERROR: S3ErrorAnswer = {
+  status: 500,
+  code: 'InternalError',
+  message: 'We encountered an internal error. Please try again.',
+};
+
 export interface S3rverRequest {
   method: string;
   url: string;
@@ -47,8 +60,11 @@ function patchDesForS3rver(): void {
 export async function startS3rver(
   options: {
     buckets?: string[];
-    /** Requests answered 500 InternalError instead of served (a PutObject the service fails). */
-    refuse?: (req: S3rverRequest) => boolean;
+    /**
+     * Requests answered 500 InternalError instead of served (a PutObject the service fails), or
+     * with the error answer returned (its HTTP status, S3 error code and message).
+     */
+    refuse?: (req: S3rverRequest) => boolean | S3ErrorAnswer;
   } = {},
 ): Promise<RunningS3rver> {
   // The store under test uses the SDK's default provider chain, which reads these first.
@@ -70,11 +86,13 @@ export async function startS3rver(
     const server = createServer((req, res) => {
       const r = { method: req.method ?? '', url: req.url ?? '' };
       requests.push(r);
-      if (options.refuse?.(r)) {
+      const refused = options.refuse?.(r);
+      if (refused) {
+        const a = refused === true ? INTERNAL_ERROR : refused;
         req.resume();
-        res.writeHead(500, { 'content-type': 'application/xml' });
+        res.writeHead(a.status, { 'content-type': 'application/xml' });
         res.end(
-          '<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>We encountered an internal error. Please try again.</Message></Error>',
+          `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${a.code}</Code><Message>${a.message}</Message></Error>`,
         );
         return;
       }

@@ -22,9 +22,8 @@ export function checkConfig(
   // Warnings (a key written in the file) become this check's WARN instead of stderr lines.
   const warnings: string[] = [];
   try {
-    detailed = loadConfigDetailed(path, env, (message) =>
-      warnings.push(message.startsWith(`${source}: `) ? message.slice(source.length + 2) : message),
-    );
+    // Without the file in front: the check names it already.
+    detailed = loadConfigDetailed(path, env, (_message, parts) => warnings.push(parts.text));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const problems = err.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');

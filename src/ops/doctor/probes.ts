@@ -31,7 +31,12 @@ export interface RedisProbe {
 export type RedisReach =
   | { ok: true; probe: RedisProbe }
   /** `reason` is the same words as every command that cannot reach Redis. */
-  | { ok: false; address: string; reason: string };
+  | {
+      ok: false;
+      address: string;
+      reason: string /** Redis refused the user or password. */;
+      loginRefused: boolean;
+    };
 
 export interface DoctorProbes {
   /** One connection attempt, bounded by `timeoutMs`, never retried. */

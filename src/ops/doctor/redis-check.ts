@@ -23,7 +23,7 @@ export async function connectRedis(
     result: fail(
       'redis',
       `Redis at ${reach.address} is unreachable: ${reach.reason}`,
-      /NOAUTH|WRONGPASS|NOPERM/.test(reach.reason)
+      reach.loginRefused
         ? 'fix the user and password in redis.url'
         : 'start Redis or fix redis.url (run --once works without it)',
     ),

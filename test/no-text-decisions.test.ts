@@ -1,0 +1,149 @@
+// No decision on text (#31 item 3): errors are stored without the account in front (the line
+// printer adds it, once), and what a message says decides nothing: a run's lines and enqueue --wait's
+// are chosen by the problem's kind and the stored record, never by what the text starts or ends with.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { problemLines } from '../src/cli/run-once.js';
+import { runRow } from '../src/cli/runs.js';
+import { runAlert } from '../src/ops/alerts.js';
+import type { Manifest } from '../src/runs/manifest.js';
+import { manifestKey } from '../src/sinks/layout.js';
+import { configFile, sim, tempDir, visyncCli } from './helpers/harness.js';
+import { jobsConfigFile, worker } from './helpers/jobs.js';
+
+const REFUSED = 'GET /api/v1/me -> 401: the API key was refused';
+
+async function revokedRun() {
+  const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
+  s.revokeKey(s.accounts[0]!.keys[0]!);
+  const dir = tempDir();
+  const { path } = configFile(s, dir);
+  const c = await visyncCli(path, ['run', '--once', '--log-level', 'silent']);
+  const line = c.out.find((l) => l.startsWith('acme: failed'))!;
+  const runId = /run (\S+)/.exec(line)![1]!;
+  const file = join(dir, manifestKey('acme', runId));
+  return { s, path, c, runId, file, manifest: () => JSON.parse(readFileSync(file, 'utf8')) as Manifest };
+}
+
+describe('errors stored without the account, printed with it once', () => {
+  it('visync run: the manifest stores the error without the account; the line names it once', async () => {
+    const { c, manifest } = await revokedRun();
+    expect(c.code).toBe(1);
+    const m = manifest();
+    expect(m.error).toMatch(new RegExp(`^${REFUSED}`));
+    expect(m.error_code).toBe('auth_revoked');
+    const reasons = c.err.filter((l) => l.includes(REFUSED));
+    expect(reasons).toEqual([expect.stringMatching(new RegExp(`^visync: acme: ${REFUSED}`))]);
+    expect(c.err.join('\n')).not.toContain('acme: acme:');
+  });
+
+  it('a manifest written before, with the account in front, prints without doubling it', async () => {
+    const { path, runId, file, manifest } = await revokedRun();
+    const m = manifest();
+    const old: Manifest = {
+      ...m,
+      error: `acme: ${m.error}`,
+      workspaces: [
+        { brand_id: 'w9', status: 'failed', error: 'acme: GET /api/v1/brands/w9 -> 400: refused' },
+      ],
+    };
+    writeFileSync(file, JSON.stringify(old));
+    expect(problemLines(old)).toEqual([
+      `acme: ${m.error}`,
+      'acme: workspace w9 failed: GET /api/v1/brands/w9 -> 400: refused',
+    ]);
+    expect(runRow(old).reason).toMatch(new RegExp(`^${REFUSED}`));
+    const alert = runAlert(old, ['failed'])!;
+    expect(alert.visync.error).toMatch(new RegExp(`^${REFUSED}`));
+    expect(alert.visync.failed_workspaces).toEqual([
+      { brand_id: 'w9', error: 'GET /api/v1/brands/w9 -> 400: refused' },
+    ]);
+    // As a user reads it: `runs` shows the reason once, without the account doubled.
+    const runs = await visyncCli(path, ['runs']);
+    const text = runs.out.join('\n');
+    expect(text).toContain(runId);
+    expect(text).not.toContain('acme: acme:');
+    expect(text).not.toContain(`acme: ${REFUSED}`);
+    // `runs show` names the account in its heading: the error and the workspace's without it.
+    const show = await visyncCli(path, ['runs', 'show', runId]);
+    expect(show.code).toBe(0);
+    expect(show.out.find((l) => l.trimStart().startsWith('error:'))).toMatch(
+      new RegExp(`^\\s+error:\\s+${REFUSED}`),
+    );
+    expect(show.out.join('\n')).not.toContain('acme: GET');
+  });
+
+  it('a message that happens to start with another account name keeps it', async () => {
+    const m = {
+      account: 'acme',
+      status: 'partial',
+      workspaces: [{ brand_id: 'w1', status: 'failed', error: 'beta: a reason that names another account' }],
+      loads: [],
+      drift: [],
+    } as unknown as Manifest;
+    expect(problemLines(m)).toEqual(['acme: workspace w1 failed: beta: a reason that names another account']);
+  });
+
+  it('a workspace is left out as cut short by its code or as the stop itself, not for containing its words', () => {
+    const stop = 'GET /api/v1/me -> 401: the API key was refused';
+    const m = {
+      account: 'acme',
+      status: 'failed',
+      error: stop,
+      workspaces: [
+        { brand_id: 'w1', status: 'failed', error: `not completed: ${stop}`, error_code: 'not_completed' },
+        // Recorded without a code, with the account in front (older records): the stop itself.
+        { brand_id: 'w2', status: 'failed', error: `acme: ${stop}` },
+        // Its own failure, whose words end with the stop's: printed.
+        { brand_id: 'w3', status: 'failed', error: `proxy said: ${stop}`, error_code: 'internal' },
+      ],
+      loads: [],
+      drift: [],
+    } as unknown as Manifest;
+    expect(problemLines(m)).toEqual([`acme: ${stop}`, `acme: workspace w3 failed: proxy said: ${stop}`]);
+  });
+});
+
+describe("workspaces cut short by the account's stop, told by identity and code", () => {
+  it('a key revoked mid-run: cut-short workspaces carry not_completed, and the stop is printed once', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 10 }] });
+    s.addFault({ kind: 'status', status: 401, after: 12, times: Number.POSITIVE_INFINITY });
+    const dir = tempDir();
+    const { path } = configFile(s, dir, { extract: { concurrency: 4 } });
+    const c = await visyncCli(path, ['run', '--once', '--log-level', 'silent']);
+    expect(c.code).toBe(1);
+    const runId = /run (\S+)/.exec(c.out.find((l) => l.startsWith('acme: failed'))!)![1]!;
+    const m = JSON.parse(readFileSync(join(dir, manifestKey('acme', runId)), 'utf8')) as Manifest;
+    expect(m.error_code).toBe('auth_revoked');
+    expect(m.error).toMatch(/^GET \S+ -> 401: the API key was refused/);
+    const failed = m.workspaces.filter((w) => w.status === 'failed');
+    expect(failed.length).toBeGreaterThan(0);
+    for (const w of failed) expect(w.error_code).toBeDefined();
+    const cut = failed.filter((w) => w.error_code === 'not_completed');
+    expect(cut.length).toBeGreaterThan(0);
+    for (const w of cut) expect(w.error).toBe(`not completed: ${m.error}`);
+    // The stop once; no workspace line repeats it.
+    expect(c.err.filter((l) => l.includes(m.error!))).toEqual([`visync: acme: ${m.error}`]);
+  });
+});
+
+describe('enqueue --wait: the run error shown once, by its kind', () => {
+  it('a failed queued run: the ledger stores its error without the account; the result line names it once', async () => {
+    const s = await sim({ accounts: [{ name: 'beta', workspaces: 1, plan: 'starter' }] });
+    const { config, path } = jobsConfigFile(s, tempDir(), { top: { jobs: { lockSeconds: 2 } } });
+    await worker(config);
+    const c = await visyncCli(path, ['enqueue', 'sync', '--wait']);
+    expect(c.code).toBe(1);
+    expect(c.out.at(-1)).toMatch(/^beta: \S+ failed: GET \/api\/v1\/me -> 403/);
+    // Said once, in the result line: not again as a problem line on stderr.
+    expect(c.err.filter((l) => l.includes('GET /api/v1/me -> 403'))).toEqual([]);
+    expect([...c.out, ...c.err].join('\n')).not.toContain('beta: beta:');
+
+    const json = await visyncCli(path, ['enqueue', 'sync', '--force', '--wait', '--json']);
+    const doc = JSON.parse(json.out.join('\n'));
+    expect(doc.results[0].error).toMatch(/^GET \/api\/v1\/me -> 403/);
+    expect(doc.results[0].error_code).toBe('no_api_access');
+    expect(doc.results[0].problems).toEqual([expect.stringMatching(/^beta: GET \/api\/v1\/me -> 403/)]);
+  });
+});

@@ -3,9 +3,9 @@
 // up in the worker's config when the job runs, so Redis holds no secret.
 import { z } from 'zod';
 import type { Config } from '../src/config/schema.js';
-import { type DriftEntry, DriftEntrySchema, type WorkspaceResult } from '../src/runs/manifest.js';
-import { RUN_KINDS, type RunKind } from '../src/runs/run-id.js';
-import type { Failure } from '../src/runs/workspace-outcome.js';
+import { type DriftEntry, DriftEntrySchema, type WorkspaceResult } from '../src/records/manifest.js';
+import { RUN_KINDS, type RunKind } from '../src/records/run-id.js';
+import type { Failure } from '../src/records/workspace-outcome.js';
 import { RUN_ERROR_CODES } from '../src/util/errors.js';
 
 export { RUN_KINDS, type RunKind };
@@ -105,7 +105,7 @@ export const RunJobSchema = z.object({
 });
 export type RunJobData = z.infer<typeof RunJobSchema>;
 
-/** A failure carried in job data: its message and code (src/runs/workspace-outcome.ts). */
+/** A failure carried in job data: its message and code (src/records/workspace-outcome.ts). */
 const FailureSchema = z.object({
   error: z.string(),
   error_code: z.enum(RUN_ERROR_CODES),

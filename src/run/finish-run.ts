@@ -11,9 +11,9 @@ import type { TableDef } from '../catalogue/types.js';
 import { type CuratedTable, type CurateResult, curateRun } from '../curate/curate-run.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import { metrics } from '../ops/metrics.js';
-import { failedLoadsByReason } from '../runs/failed-loads.js';
-import type { DriftEntry, LoadResult, ManifestFile } from '../runs/manifest.js';
-import type { RunCoordinates } from '../runs/run-coordinates.js';
+import { failedLoadsByReason } from '../records/failed-loads.js';
+import type { DriftEntry, LoadResult, ManifestFile } from '../records/manifest.js';
+import type { RunCoordinates } from '../records/run-coordinates.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
 

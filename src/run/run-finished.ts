@@ -5,9 +5,9 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import { driftSummary } from '../normalise/drift.js';
-import type { Manifest } from '../runs/manifest.js';
+import { runAlert, type SendOptions, sendAlert } from '../ops/alerts.js';
+import type { Manifest } from '../records/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { runAlert, type SendOptions, sendAlert } from './alerts.js';
 
 export interface RunFinishedOptions {
   config: Pick<Config, 'alerts' | 'watch' | 'accounts'>;

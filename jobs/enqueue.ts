@@ -14,7 +14,7 @@ import type { AccountQueues } from './queues.js';
 
 /** BullMQ keeps finished jobs for a while, and ignores a new job whose id it still holds. */
 async function removeFinishedJobs(queue: Queue, runId: string, workspaces: number): Promise<void> {
-  const ids = [jobIds.run(runId), jobIds.load(runId)];
+  const ids = [jobIds.run(runId), jobIds.workspacesDone(runId)];
   for (let i = 0; i < workspaces; i++) ids.push(jobIds.workspace(runId, i));
   for (const id of ids) await queue.remove(id);
 }

@@ -280,10 +280,10 @@ async function fanOut(s: QueuedStep, discovery: Discovery): Promise<void> {
   const stage = (job: PlannedJob, i: number) => (i === 0 ? 'opened' : job.window > 0 ? 'resumed' : 'started');
   const queue = queueName(run.account);
   await ctx.flow.add({
-    name: JOB.load,
+    name: JOB.workspacesDone,
     queueName: queue,
-    data: loadJobData(s, discovery, per, jobs),
-    opts: { ...jobOptions(ctx.config, data.kind, 'finish'), jobId: jobIds.load(run.runId) },
+    data: workspacesDoneJobData(s, discovery, per, jobs),
+    opts: { ...jobOptions(ctx.config, data.kind, 'finish'), jobId: jobIds.workspacesDone(run.runId) },
     children: jobs.map((job, i) => ({
       name: JOB.workspace,
       queueName: queue,
@@ -300,7 +300,7 @@ async function fanOut(s: QueuedStep, discovery: Discovery): Promise<void> {
 }
 
 /** The load job's data: what the run covers, for its manifest. */
-function loadJobData(
+function workspacesDoneJobData(
   s: QueuedStep,
   discovery: Discovery,
   per: number,

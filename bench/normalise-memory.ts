@@ -62,7 +62,7 @@ async function land(dir: string): Promise<void> {
 }
 
 async function curate(dir: string): Promise<void> {
-  const { finishRun } = await import('../src/pipeline/finish-run.js');
+  const { finishRun } = await import('../src/run/finish-run.js');
   const { FsObjectStore } = await import('../src/sinks/fs-store.js');
   const { silentLogger } = await import('../src/log.js');
   const { readFileSync } = await import('node:fs');

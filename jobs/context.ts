@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ReservableBudget } from '../src/api/rate-budget.js';
 import type { AccountConfig, Config } from '../src/config/schema.js';
-import type { RunLoader } from '../src/pipeline/finish-run.js';
+import type { RunLoader } from '../src/run/finish-run.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import type { RunLedger } from './ledger.js';
 import type { LoadBatches } from './load-batches.js';

@@ -3,9 +3,9 @@
 // up in the worker's config when the job runs, so Redis holds no secret.
 import { z } from 'zod';
 import type { Config } from '../src/config/schema.js';
-import { type DriftEntry, DriftEntrySchema, type WorkspaceResult } from '../src/runs/manifest.js';
-import { RUN_KINDS, type RunKind } from '../src/runs/run-id.js';
-import type { Failure } from '../src/runs/workspace-outcome.js';
+import { type DriftEntry, DriftEntrySchema, type WorkspaceResult } from '../src/records/manifest.js';
+import { RUN_KINDS, type RunKind } from '../src/records/run-id.js';
+import type { Failure } from '../src/records/workspace-outcome.js';
 import { RUN_ERROR_CODES } from '../src/util/errors.js';
 
 export { RUN_KINDS, type RunKind };
@@ -17,10 +17,11 @@ export const JOB = {
   workspace: 'workspace',
   /**
    * The flow's parent, once a run's workspace jobs are done: hands the run to a finish job
-   * (processors/workspaces-done.ts). It loads nothing; the name stays for jobs already queued.
+   * (processors/workspaces-done.ts). It loads nothing: its wire name `load` stays, here only, for
+   * jobs queued by earlier versions.
    */
-  load: 'load',
-  /** Normalises and loads a run (or registers it for a load batch); writes the manifest. */
+  workspacesDone: 'load',
+  /** Curates a run, then loads it into BigQuery (or registers it for a load batch); writes the manifest. */
   finish: 'finish-run',
   /** Loads the finished runs of many accounts into one BigQuery dataset: one load job per table. */
   loadBatch: 'load-batch',
@@ -105,7 +106,7 @@ export const RunJobSchema = z.object({
 });
 export type RunJobData = z.infer<typeof RunJobSchema>;
 
-/** A failure carried in job data: its message and code (src/runs/workspace-outcome.ts). */
+/** A failure carried in job data: its message and code (src/records/workspace-outcome.ts). */
 const FailureSchema = z.object({
   error: z.string(),
   error_code: z.enum(RUN_ERROR_CODES),
@@ -199,7 +200,7 @@ export function planWorkspaceJobs(
   return jobs;
 }
 
-/** The workspaces of job `index` of a run, from its load job's data. */
+/** The workspaces of job `index` of a run, from its workspaces-done job's data. */
 export function jobWorkspaces(data: WorkspacesDoneJobData, index: number): string[] {
   if (data.jobSizes) {
     const start = data.jobSizes.slice(0, index).reduce((n, k) => n + k, 0);
@@ -210,8 +211,8 @@ export function jobWorkspaces(data: WorkspacesDoneJobData, index: number): strin
 }
 
 /**
- * The data of a run's `load` job (JOB.load, a name kept for jobs queued by earlier versions): it
- * loads nothing, it runs once the run's workspaces are done (jobs/processors/workspaces-done.ts).
+ * The data of a run's workspaces-done job (JOB.workspacesDone, wire name `load`): it loads
+ * nothing, it runs once the run's workspaces are done (jobs/processors/workspaces-done.ts).
  */
 export const WorkspacesDoneJobSchema = z.object({
   account: accountName,
@@ -268,7 +269,8 @@ export type ReportJobData = z.infer<typeof ReportJobSchema>;
 // as many workspace jobs as workspaces, so ids up to its workspace count cover every one.
 export const jobIds = {
   run: (runId: string) => runId,
-  load: (runId: string) => `${runId}.load`,
+  /** The workspaces-done job; its id keeps the old `.load` suffix, as its wire name does. */
+  workspacesDone: (runId: string) => `${runId}.load`,
   /**
    * One per try of the run (its start time): a retried load job adds no second one, and a run
    * enqueued again (a new start) is finished again although the first try's job is still kept.

@@ -5,8 +5,8 @@
 // the loads its manifest records), so a partial run is completed rather than duplicated.
 import type { Queue } from 'bullmq';
 import type { Config } from '../src/config/schema.js';
-import { logicalRunId, newRunId } from '../src/runs/run-id.js';
-import { configuredWindowDays } from '../src/runs/window.js';
+import { logicalRunId, newRunId } from '../src/records/run-id.js';
+import { configuredWindowDays } from '../src/records/window.js';
 import { utcDate } from '../src/util/time.js';
 import { JOB, jobIds, jobOptions, type RunJobData, type RunKind } from './definitions.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
@@ -14,7 +14,7 @@ import type { AccountQueues } from './queues.js';
 
 /** BullMQ keeps finished jobs for a while, and ignores a new job whose id it still holds. */
 async function removeFinishedJobs(queue: Queue, runId: string, workspaces: number): Promise<void> {
-  const ids = [jobIds.run(runId), jobIds.load(runId)];
+  const ids = [jobIds.run(runId), jobIds.workspacesDone(runId)];
   for (let i = 0; i < workspaces; i++) ids.push(jobIds.workspace(runId, i));
   for (const id of ids) await queue.remove(id);
 }

@@ -1,7 +1,7 @@
 // The run ledger as a RunRecorder, for `run --once` with Redis configured: its runs show in
 // `visync status` beside the workers' and move the account's last-success mark by the same rule.
-import type { Manifest } from '../src/runs/manifest.js';
-import type { RunRecorder, StartedRun } from '../src/runs/recorder.js';
+import type { Manifest } from '../src/records/manifest.js';
+import type { RunRecorder, StartedRun } from '../src/records/recorder.js';
 import type { RunLedger } from './ledger.js';
 
 export class LedgerRecorder implements RunRecorder {

@@ -10,17 +10,17 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { RequestStats } from '../src/api/request-stats.js';
 import { metrics } from '../src/ops/metrics.js';
-import { storedCode } from '../src/runs/error-code.js';
+import { storedCode } from '../src/records/error-code.js';
 import {
   type CoveredRun,
   manifestCoverage,
   movesLastSuccess,
   type RunScope,
-} from '../src/runs/last-success.js';
-import type { Manifest, WorkspaceResult } from '../src/runs/manifest.js';
-import type { RunKind } from '../src/runs/run-id.js';
-import { isFinishedStatus, type RunStatus } from '../src/runs/run-status.js';
-import type { Failure } from '../src/runs/workspace-outcome.js';
+} from '../src/records/last-success.js';
+import type { Manifest, WorkspaceResult } from '../src/records/manifest.js';
+import type { RunKind } from '../src/records/run-id.js';
+import { isFinishedStatus, type RunStatus } from '../src/records/run-status.js';
+import type { Failure } from '../src/records/workspace-outcome.js';
 import { manifestKey } from '../src/sinks/layout.js';
 import type { RunErrorCode } from '../src/util/errors.js';
 import { COUNTERS } from './lua/ledger.js';
@@ -44,7 +44,7 @@ export interface LedgerRun {
   scope?: RunScope;
   manifest_key?: string;
   error?: string;
-  /** Why `error`, for readers to decide on (src/runs/error-code.ts); absent in older records. */
+  /** Why `error`, for readers to decide on (src/records/error-code.ts); absent in older records. */
   error_code?: RunErrorCode;
   /** Why the account stopped mid-run (bad key, plan): later workspace jobs do not call the API. */
   stopped?: string;

@@ -2,8 +2,8 @@
 // load job per table per batch instead of per run. BigQuery allows 1,500 load jobs per table per
 // day; one per run spends that at about 1,400 accounts a night in a shared dataset.
 //
-// A run's `load` job curates, then registers the run here as ready for its warehouse (with the
-// manifest it assembled, not yet recorded). A `load-batch` job CLAIMS ready runs in one script: the
+// A run's finish-run job (jobs/processors/finish.ts) curates, then registers the run here as ready
+// for its warehouse (with the manifest it assembled, not yet recorded). A `load-batch` job CLAIMS ready runs in one script: the
 // batch record and its members are written before anything is loaded, so a batch job retried or
 // taken over loads exactly the same runs, and a run is never in two batches. Batches start every
 // `load.batchMinutes` (one scheduler sweeping every warehouse with ready runs), at once when
@@ -23,8 +23,8 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { accountSettings, warehouseKey } from '../src/config/account-settings.js';
 import type { Config, SinksConfig } from '../src/config/schema.js';
-import type { BatchTableLoad } from '../src/pipeline/load-batch.js';
-import type { Manifest } from '../src/runs/manifest.js';
+import type { Manifest } from '../src/records/manifest.js';
+import type { BatchTableLoad } from '../src/run/load-batch.js';
 import { Queue } from './bullmq.js';
 import { JOB } from './definitions.js';
 import type { RunLedger } from './ledger.js';

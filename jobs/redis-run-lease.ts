@@ -1,10 +1,10 @@
-// The Redis side of a run --once lease (src/runs/run-lease.ts): `{prefix}:run-lease:{account}:{run}`
+// The Redis side of a run --once lease (src/records/run-lease.ts): `{prefix}:run-lease:{account}:{run}`
 // holds the owner's token with the lease's expiry, set again at each renewal (so a Redis restarted
 // without persistence has it back within a third of the TTL), removed only by its owner. Taking it
 // over from a gone owner is one script, so two processes completing one run cannot both win.
 import type { Redis } from 'ioredis';
-import type { RunCoordinates } from '../src/runs/run-coordinates.js';
-import type { LeaseSignal } from '../src/runs/run-lease.js';
+import type { RunCoordinates } from '../src/records/run-coordinates.js';
+import type { LeaseSignal } from '../src/records/run-lease.js';
 import { scripted } from './redis-scripts.js';
 
 export class RedisLeaseSignal implements LeaseSignal {

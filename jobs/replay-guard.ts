@@ -2,7 +2,7 @@
 // is loaded by that batch; a replay would load it too, with jobs of its own, so its rows would
 // land twice. Only the ledger knows (the run has no manifest until its batch records it).
 import type { Config } from '../src/config/schema.js';
-import type { Manifest } from '../src/runs/manifest.js';
+import type { Manifest } from '../src/records/manifest.js';
 import { closeConnection, commandConnection } from './connection.js';
 import { RunLedger } from './ledger.js';
 import { replayRefusal } from './run-phase.js';

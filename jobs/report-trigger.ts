@@ -5,8 +5,8 @@
 // whether the due period is covered, and records a stale report when it is not.
 import type { Logger } from 'pino';
 import { digestSettings } from '../src/events/rules.js';
+import type { Manifest } from '../src/records/manifest.js';
 import { scheduleConfigured } from '../src/report/style.js';
-import type { Manifest } from '../src/runs/manifest.js';
 import { errorMessage } from '../src/util/errors.js';
 import { accountOf, type JobContext } from './context.js';
 import { JOB, jobIds, type ReportJobData } from './definitions.js';

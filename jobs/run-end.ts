@@ -7,9 +7,9 @@
 // (jobs/ledger-recorder.ts).
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
+import { storedCode } from '../src/records/error-code.js';
+import type { Manifest } from '../src/records/manifest.js';
 import { endRun } from '../src/run/end.js';
-import { storedCode } from '../src/runs/error-code.js';
-import type { Manifest } from '../src/runs/manifest.js';
 import { manifestKey } from '../src/sinks/layout.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import { errorMessage, type RunErrorCode } from '../src/util/errors.js';

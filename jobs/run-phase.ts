@@ -2,7 +2,7 @@
 // done, waiting for a worker to curate it (its finish job, in a queue worked a few jobs at a time
 // per process) or curating, then waiting for, or in, a load batch (jobs/load-batches.ts). Kept
 // apart from the batches' module, which loads BullMQ: `visync status` reads it at every start.
-import { isFinishedStatus } from '../src/runs/run-status.js';
+import { isFinishedStatus } from '../src/records/run-status.js';
 import type { LedgerRun } from './ledger.js';
 
 /** The ledger phase of a run whose workspaces are done, until a worker takes its finish job. */

@@ -2,7 +2,7 @@
 import type { Redis } from 'ioredis';
 import type { Config } from '../src/config/schema.js';
 import { initialLimit } from '../src/extract/account-source.js';
-import { isFinishedStatus } from '../src/runs/run-status.js';
+import { isFinishedStatus } from '../src/records/run-status.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import type { Queue } from './bullmq.js';
 import { type ReloadFailure, readReloadFailure } from './config-reload.js';

@@ -165,7 +165,7 @@ function jobProcessor(context: JobContext) {
         return (await import('./processors/run.js')).processRun(job, token, context);
       case JOB.workspace:
         return (await import('./processors/workspace.js')).processWorkspace(job, token, context);
-      case JOB.load:
+      case JOB.workspacesDone:
         return (await import('./processors/workspaces-done.js')).processWorkspacesDone(job, context);
       case JOB.finish:
         return (await import('./processors/finish.js')).processFinish(job, context);

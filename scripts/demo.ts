@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { loadConfig } from '../src/config/read-config.js';
 import { createLogger } from '../src/log.js';
-import { runInline } from '../src/pipeline/run-inline.js';
+import { runInline } from '../src/run/inline/run-inline.js';
 import { peakInWindow, type SimulatorOptions, startSimulator } from '../src/simulator/index.js';
 import { createObjectStore } from '../src/sinks/create-store.js';
 import { addDays, utcDate } from '../src/util/time.js';

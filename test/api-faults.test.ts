@@ -2,7 +2,7 @@
 // Retry-After longer than the run has left, a huge body, a trickling body, and the upstream's own
 // error text carried into the manifest.
 import { describe, expect, it } from 'vitest';
-import { runInline } from '../src/pipeline/run-inline.js';
+import { runInline } from '../src/run/inline/run-inline.js';
 import type { FaultRule } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import {

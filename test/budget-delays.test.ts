@@ -9,7 +9,7 @@ import { enqueueRun } from '../jobs/enqueue.js';
 import { budgetDelayLimit, stepAsideForBudget } from '../jobs/processors/budget-delays.js';
 import { startWorker } from '../jobs/worker.js';
 import { BudgetWaitTooLong } from '../src/api/rate-budget.js';
-import { readManifest } from '../src/runs/manifest.js';
+import { readManifest } from '../src/records/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { memoryLogger, sim, tempDir } from './helpers/harness.js';
 import { jobsClient, jobsConfig, until, waitForRun, worker } from './helpers/jobs.js';

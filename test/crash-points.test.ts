@@ -3,13 +3,13 @@
 // the crashed run under its own id before it starts a new one; afterwards the sink and BigQuery hold
 // what a clean run holds: every row once, curated files byte for byte what the raw landing gives,
 // and a sync_runs row for each run whose newest recording is the completed run's.
-// The kill comes from the test hook in src/pipeline/crash-points.ts (VISYNC_TEST_CRASH_AT).
+// The kill comes from the test hook in src/run/inline/crash-points.ts (VISYNC_TEST_CRASH_AT).
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { replayRun } from '../src/pipeline/replay.js';
-import { readManifest } from '../src/runs/manifest.js';
+import { readManifest } from '../src/records/manifest.js';
+import { replayRun } from '../src/run/replay.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
 import { runVisync } from './helpers/cli-process.js';

@@ -1,4 +1,4 @@
-// Error codes stored beside messages (src/runs/error-code.ts): readers decide on the code, never on
+// Error codes stored beside messages (src/records/error-code.ts): readers decide on the code, never on
 // the text, and records written before codes were still read (their code is 'unknown').
 import { describe, expect, it } from 'vitest';
 import { WorkspaceJobSchema } from '../jobs/definitions.js';
@@ -7,10 +7,10 @@ import { BudgetWaitTooLong } from '../src/api/rate-budget.js';
 import { LimitExceeded } from '../src/api/response-body.js';
 import { problemLines, summaryLine } from '../src/cli/run-once.js';
 import { syncRunsRow } from '../src/normalise/sync-runs.js';
-import { ClockAheadError } from '../src/runs/clock.js';
-import { errorCode, RUN_ERROR_CODES, storedCode } from '../src/runs/error-code.js';
-import { assembleManifest, type Manifest } from '../src/runs/manifest.js';
-import { storedFailure, workspaceOutcome } from '../src/runs/workspace-outcome.js';
+import { ClockAheadError } from '../src/records/clock.js';
+import { errorCode, RUN_ERROR_CODES, storedCode } from '../src/records/error-code.js';
+import { assembleManifest, type Manifest } from '../src/records/manifest.js';
+import { storedFailure, workspaceOutcome } from '../src/records/workspace-outcome.js';
 
 const api = (kind: ApiErrorKind, more: Partial<ConstructorParameters<typeof ApiError>[0]> = {}) =>
   new ApiError({ kind, account: 'acme', path: '/brands', ...more });

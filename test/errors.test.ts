@@ -9,8 +9,8 @@ import { LimitExceeded } from '../src/api/response-body.js';
 import { CliError } from '../src/cli/program-state.js';
 import { UnknownAccountError } from '../src/config/account-settings.js';
 import { ConfigError } from '../src/config/config-error.js';
-import { BrandRoutingError } from '../src/pipeline/brand-owner.js';
-import { ReplayError } from '../src/pipeline/replay.js';
+import { BrandRoutingError } from '../src/run/brand-owner.js';
+import { ReplayError } from '../src/run/replay.js';
 import { S3StoreError } from '../src/sinks/s3-store.js';
 import { VisyncError } from '../src/util/errors.js';
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { WAREHOUSE_TABLES } from '../src/catalogue/index.js';
 import { athenaType } from '../src/export/column-types.js';
-import type { Manifest } from '../src/runs/manifest.js';
+import type { Manifest } from '../src/records/manifest.js';
 import { manifestKey, parseManifestKey, parseTablePartKey } from '../src/sinks/layout.js';
 import { shortened } from '../src/util/text.js';
 import { configFile, listFiles, readText, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';

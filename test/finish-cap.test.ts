@@ -6,7 +6,7 @@ import { JOB } from '../jobs/definitions.js';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { LOAD_QUEUE, loadQueue } from '../jobs/load-batches.js';
 import { AWAITING_CURATE, CURATING } from '../jobs/run-phase.js';
-import { readManifest } from '../src/runs/manifest.js';
+import { readManifest } from '../src/records/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { sim, tempDir } from './helpers/harness.js';
 import { jobsClient, jobsConfig, jobsConfigFile, until, waitForRun, worker } from './helpers/jobs.js';

@@ -6,7 +6,7 @@ import { jobPriority, kindOfPriority, WorkspaceJobSchema } from '../jobs/definit
 import { enqueueRun } from '../jobs/enqueue.js';
 import { shardOf } from '../jobs/queues.js';
 import { plannedRequestCount } from '../src/extract/plan.js';
-import { readManifest } from '../src/runs/manifest.js';
+import { readManifest } from '../src/records/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { sim, tempDir } from './helpers/harness.js';
 import { jobsClient, jobsConfig, syncToEnd, waitForRun, worker } from './helpers/jobs.js';

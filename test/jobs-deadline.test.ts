@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { peekBudget } from '../jobs/redis-rate-budget.js';
-import { readManifest } from '../src/runs/manifest.js';
+import { readManifest } from '../src/records/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { sim, tempDir } from './helpers/harness.js';
 import { jobsClient, jobsConfig, until, waitForRun, worker } from './helpers/jobs.js';

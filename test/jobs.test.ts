@@ -9,7 +9,7 @@ import { queueName } from '../jobs/queues.js';
 import { installSchedules } from '../jobs/schedules.js';
 import { startWorker } from '../jobs/worker.js';
 import type { Config } from '../src/config/schema.js';
-import { readManifest } from '../src/runs/manifest.js';
+import { readManifest } from '../src/records/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { memoryLogger, sim, tempDir } from './helpers/harness.js';
 import {
@@ -89,7 +89,7 @@ describe('jobs on BullMQ', () => {
     const config = jobsConfig(s, dir);
     const c = jobsClient(config);
     await worker(config);
-    const { logicalRunId } = await import('../src/runs/run-id.js');
+    const { logicalRunId } = await import('../src/records/run-id.js');
     const runId = logicalRunId('nightly', 'acme', '2026-11-10');
     const data = { account: 'acme', kind: 'nightly', runDate: '2026-11-10' };
     // Two jobs for the same logical run (the ids differ, as two scheduler firings' would).
@@ -161,7 +161,7 @@ describe('jobs on BullMQ', () => {
     const c = jobsClient(config);
     await worker(config);
     const nightly = async (runDate: string) => {
-      const { logicalRunId } = await import('../src/runs/run-id.js');
+      const { logicalRunId } = await import('../src/records/run-id.js');
       const runId = logicalRunId('nightly', 'acme', runDate);
       await c.queues
         .for('acme')

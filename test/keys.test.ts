@@ -10,9 +10,9 @@ import { RAW_ENDPOINTS, type WorkspaceEndpoint, workspaceCall } from '../src/api
 import { TABLES } from '../src/catalogue/index.js';
 import { listRawRun } from '../src/curate/raw-run.js';
 import { brandIdOfRequest, landRaw, type RawRequestInfo } from '../src/land/raw.js';
-import { replayRun } from '../src/pipeline/replay.js';
-import { runInline } from '../src/pipeline/run-inline.js';
-import { RUN_ID_PATTERN } from '../src/runs/run-id.js';
+import { RUN_ID_PATTERN } from '../src/records/run-id.js';
+import { runInline } from '../src/run/inline/run-inline.js';
+import { replayRun } from '../src/run/replay.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import {
   brandKey,

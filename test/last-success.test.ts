@@ -5,9 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { type EnqueueRequest, enqueueRun } from '../jobs/enqueue.js';
 import type { LedgerRun } from '../jobs/ledger.js';
-import { runInline } from '../src/pipeline/run-inline.js';
-import { lastSucceededRun } from '../src/runs/history.js';
-import { assembleManifest, type Manifest, readManifest, writeManifest } from '../src/runs/manifest.js';
+import { lastSucceededRun } from '../src/records/history.js';
+import { assembleManifest, type Manifest, readManifest, writeManifest } from '../src/records/manifest.js';
+import { runInline } from '../src/run/inline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { configFor, memoryLogger, sim, tempDir } from './helpers/harness.js';
 import { jobsClient, jobsConfig, waitForRun, worker } from './helpers/jobs.js';

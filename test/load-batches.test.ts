@@ -22,7 +22,7 @@ import { startWorker } from '../jobs/worker.js';
 import type { ConfigError } from '../src/config/config-error.js';
 import { parseConfig } from '../src/config/read-config.js';
 import type { Config } from '../src/config/schema.js';
-import { type Manifest, readManifest } from '../src/runs/manifest.js';
+import { type Manifest, readManifest } from '../src/records/manifest.js';
 import type { FaultRule } from '../src/simulator/faults.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { FakeBigQuery } from './fakes/bigquery-server.js';

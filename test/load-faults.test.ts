@@ -5,9 +5,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runInline } from '../src/pipeline/run-inline.js';
+import { readManifest } from '../src/records/manifest.js';
+import { runInline } from '../src/run/inline/run-inline.js';
 import { createRunLoader } from '../src/run/warehouse.js';
-import { readManifest } from '../src/runs/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore, PutOptions } from '../src/sinks/object-store.js';
 import { S3ObjectStore } from '../src/sinks/s3-store.js';

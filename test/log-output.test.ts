@@ -3,7 +3,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger, registerSecret } from '../src/log.js';
-import { runInline } from '../src/pipeline/run-inline.js';
+import { runInline } from '../src/run/inline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { runVisync } from './helpers/cli-process.js';
 import { configFor, configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';

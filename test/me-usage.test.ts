@@ -4,7 +4,7 @@
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { MemoryRateBudget } from '../src/api/rate-budget.js';
-import { runInline } from '../src/pipeline/run-inline.js';
+import { runInline } from '../src/run/inline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { configFor, memoryLogger, sim, tempDir } from './helpers/harness.js';
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { problemLines } from '../src/cli/run-once.js';
 import { runRow } from '../src/cli/runs.js';
 import { runAlert } from '../src/ops/alerts.js';
-import type { Manifest } from '../src/runs/manifest.js';
+import type { Manifest } from '../src/records/manifest.js';
 import { manifestKey } from '../src/sinks/layout.js';
 import { configFile, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsConfigFile, worker } from './helpers/jobs.js';

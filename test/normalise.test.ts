@@ -4,7 +4,7 @@ import type { RawEndpoint } from '../src/api/endpoints.js';
 import { tableByName, toNdjsonLine } from '../src/catalogue/index.js';
 import { DriftReport, normaliseBrands, normaliseRecord } from '../src/normalise/index.js';
 import type { NormaliseResult, RawRecord, TableRow } from '../src/normalise/types.js';
-import type { DriftEntry } from '../src/runs/manifest.js';
+import type { DriftEntry } from '../src/records/manifest.js';
 import {
   brandsList,
   buyerIntent,

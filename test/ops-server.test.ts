@@ -19,7 +19,7 @@ import { QUEUE_SHARDS, queueName, shardQueueName } from '../jobs/queues.js';
 import { REPORT_QUEUE } from '../jobs/report-queue.js';
 import { startWorker } from '../jobs/worker.js';
 import type { Config } from '../src/config/schema.js';
-import { readManifest } from '../src/runs/manifest.js';
+import { readManifest } from '../src/records/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
 import { runVisync, startVisync, waitForOutput } from './helpers/cli-process.js';
@@ -145,7 +145,8 @@ describe('worker HTTP endpoint', () => {
     // batches' first sweep (at the worker's start, completed), the nightly schedule's next job and
     // the next sweep (delayed). A workspace job covers several workspaces: as many as the run put
     // in one (recorded on its load job).
-    const perJob = (await c.queues.for(name).getJob(jobIds.load(runId)))?.data.workspacesPerJob ?? 1;
+    const perJob =
+      (await c.queues.for(name).getJob(jobIds.workspacesDone(runId)))?.data.workspacesPerJob ?? 1;
     const workspaceJobs = Math.ceil(s.accounts[0]!.workspaceIds.length / perJob);
     expect(sample(text, 'visync_queue_jobs', { state: 'completed' })).toBe(1 + 1 + workspaceJobs + 1 + 1 + 1);
     expect(sample(text, 'visync_queue_jobs', { state: 'failed' })).toBe(0);

@@ -9,8 +9,8 @@ import type { Logger } from 'pino';
 import { describe, expect, inject, it } from 'vitest';
 import { budgetKeys } from '../jobs/redis-rate-budget.js';
 import type { RawEndpoint } from '../src/api/endpoints.js';
-import { runInline } from '../src/pipeline/run-inline.js';
-import type { Manifest } from '../src/runs/manifest.js';
+import type { Manifest } from '../src/records/manifest.js';
+import { runInline } from '../src/run/inline/run-inline.js';
 import type { Simulator } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import {

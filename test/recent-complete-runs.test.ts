@@ -3,7 +3,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { completeRuns, recentCompleteRuns } from '../src/history/complete-runs.js';
-import { assembleManifest, writeManifest } from '../src/runs/manifest.js';
+import { assembleManifest, writeManifest } from '../src/records/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { tablePartKey } from '../src/sinks/layout.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { readStatus } from '../jobs/status.js';
-import { readManifest } from '../src/runs/manifest.js';
+import { readManifest } from '../src/records/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { sim, tempDir } from './helpers/harness.js';
 import { jobsClient, jobsConfig, waitForRun, worker } from './helpers/jobs.js';

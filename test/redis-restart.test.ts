@@ -17,7 +17,7 @@ import { startWorker } from '../jobs/worker.js';
 import { acquireSlot } from '../src/api/rate-budget.js';
 import { waitForRuns } from '../src/cli/enqueue.js';
 import type { Config } from '../src/config/schema.js';
-import { readManifest } from '../src/runs/manifest.js';
+import { readManifest } from '../src/records/manifest.js';
 import { peakInWindow } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { latestKey } from '../src/sinks/layout.js';

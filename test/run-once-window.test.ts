@@ -3,8 +3,8 @@
 // are fetched by the next one, with no Redis. --days still wins. Nights are played through
 // runInline's runDate, so the test never waits for a clock.
 import { describe, expect, it } from 'vitest';
-import { runInline } from '../src/pipeline/run-inline.js';
-import { lastSucceededRun } from '../src/runs/history.js';
+import { lastSucceededRun } from '../src/records/history.js';
+import { runInline } from '../src/run/inline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { configFor, memoryLogger, sim, tempDir } from './helpers/harness.js';
 import { until } from './helpers/jobs.js';

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { WORKSPACE_ENDPOINTS } from '../src/api/endpoints.js';
-import { runInline } from '../src/pipeline/run-inline.js';
+import { runInline } from '../src/run/inline/run-inline.js';
 import { peakInWindow } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { manifestKey } from '../src/sinks/layout.js';

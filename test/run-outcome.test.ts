@@ -1,11 +1,11 @@
-// One outcome rule for both drivers (src/runs/workspace-outcome.ts): a key revoked in the middle of
+// One outcome rule for both drivers (src/records/workspace-outcome.ts): a key revoked in the middle of
 // a run records auth_revoked for the run and a code on every workspace that did not succeed, with
 // `visync run --once` and with a worker's queued run (`enqueue --wait`), and `visync runs show`
 // prints them alike. Real Redis, the simulator over HTTP with a 401 after some requests.
 import { describe, expect, it } from 'vitest';
 import { problemLines } from '../src/cli/run-once.js';
-import { RUN_ERROR_CODES } from '../src/runs/error-code.js';
-import type { Manifest } from '../src/runs/manifest.js';
+import { RUN_ERROR_CODES } from '../src/records/error-code.js';
+import type { Manifest } from '../src/records/manifest.js';
 import { runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsClient, jobsConfigFile, worker } from './helpers/jobs.js';
 

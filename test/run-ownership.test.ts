@@ -1,5 +1,5 @@
 // Who completes a run that has no manifest yet. A run still working looks exactly like a crashed
-// one (raw files, no manifest): only its lease tells them apart (src/runs/run-lease.ts). These
+// one (raw files, no manifest): only its lease tells them apart (src/records/run-lease.ts). These
 // tests run real `visync run --once` processes against the simulator and the BigQuery fake: one
 // held still mid-extraction by a proxy while a second runs, one killed with SIGKILL whose lease
 // says it belongs to another machine, one whose manifest could not be written.
@@ -14,14 +14,14 @@ import { RunLedger } from '../jobs/ledger.js';
 import { LedgerRecorder } from '../jobs/ledger-recorder.js';
 import { RedisLeaseSignal } from '../jobs/redis-run-lease.js';
 import { summaryLine } from '../src/cli/run-once.js';
-import { lastInterruptedRun } from '../src/pipeline/interrupted.js';
-import { replayRun } from '../src/pipeline/replay.js';
-import { runInline } from '../src/pipeline/run-inline.js';
+import { type Manifest, readManifest } from '../src/records/manifest.js';
+import { readPlannedRun } from '../src/records/planned-run.js';
+import { logicalRunId, newRunId } from '../src/records/run-id.js';
+import { type RunLease, readRunLease, takeRunLease } from '../src/records/run-lease.js';
+import { runInline } from '../src/run/inline/run-inline.js';
+import { lastInterruptedRun } from '../src/run/interrupted.js';
+import { replayRun } from '../src/run/replay.js';
 import { createRunLoader } from '../src/run/warehouse.js';
-import { type Manifest, readManifest } from '../src/runs/manifest.js';
-import { readPlannedRun } from '../src/runs/planned-run.js';
-import { logicalRunId, newRunId } from '../src/runs/run-id.js';
-import { type RunLease, readRunLease, takeRunLease } from '../src/runs/run-lease.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { manifestKey, rawKey, runLeaseKey } from '../src/sinks/layout.js';
 import type { PutOptions } from '../src/sinks/object-store.js';

@@ -3,8 +3,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RunPlan } from '../src/pipeline/plan-run.js';
-import { assembleManifest, type Manifest, writeManifest } from '../src/runs/manifest.js';
+import { assembleManifest, type Manifest, writeManifest } from '../src/records/manifest.js';
+import type { RunPlan } from '../src/run/plan-run.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { parseManifestKey } from '../src/sinks/layout.js';
 import { addDays, utcDate } from '../src/util/time.js';

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { problemLines } from '../src/cli/run-once.js';
-import type { Manifest } from '../src/runs/manifest.js';
+import type { Manifest } from '../src/records/manifest.js';
 import { breakWorkspace, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsConfigFile, worker } from './helpers/jobs.js';
 

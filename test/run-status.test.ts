@@ -7,7 +7,7 @@ import {
   FINISHED_RUN_STATUSES,
   isFinishedStatus,
   type RunStatus,
-} from '../src/runs/run-status.js';
+} from '../src/records/run-status.js';
 
 describe('combining run statuses', () => {
   const cases: [RunStatus[], RunStatus][] = [

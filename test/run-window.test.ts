@@ -1,14 +1,14 @@
-// The nightly window rule (src/runs/window.ts): every day since the account's last success plus
+// The nightly window rule (src/records/window.ts): every day since the account's last success plus
 // the overlap, at least the configured window, at most the API's 365 days; and where the last
 // success comes from (the caller's record, else the manifests in the sink).
 import { describe, expect, it } from 'vitest';
-import { assembleManifest, type Manifest, writeManifest } from '../src/runs/manifest.js';
+import { assembleManifest, type Manifest, writeManifest } from '../src/records/manifest.js';
 import {
   accountWindowDays,
   configuredWindowDays,
   daysBetween,
   nightlyWindowDays,
-} from '../src/runs/window.js';
+} from '../src/records/window.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import { tempDir } from './helpers/harness.js';

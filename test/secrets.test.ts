@@ -10,8 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { parseConfig } from '../src/config/read-config.js';
 import { scrubSecrets } from '../src/log.js';
-import { runInline } from '../src/pipeline/run-inline.js';
-import { readManifest } from '../src/runs/manifest.js';
+import { readManifest } from '../src/records/manifest.js';
+import { runInline } from '../src/run/inline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { redactJsonBody } from '../src/util/redact.js';
 import {

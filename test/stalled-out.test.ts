@@ -5,7 +5,7 @@
 // (what `visync status` shows) counts the workspace failed as the manifest does, although the
 // lost attempts still at work reported it done.
 import { describe, expect, it } from 'vitest';
-import { readManifest } from '../src/runs/manifest.js';
+import { readManifest } from '../src/records/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { sim } from './helpers/harness.js';
 import { privateRedisForFile, syncWithShortLocks, until, waitForRun } from './helpers/jobs.js';

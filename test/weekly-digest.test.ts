@@ -12,7 +12,7 @@ import { processReport } from '../jobs/processors/report.js';
 import type { Config } from '../src/config/schema.js';
 import { readEvents } from '../src/events/read.js';
 import { isoWeekOf } from '../src/history/period.js';
-import { logicalRunId } from '../src/runs/run-id.js';
+import { logicalRunId } from '../src/records/run-id.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { digestMarkerKey } from '../src/sinks/layout.js';
 import { addDays } from '../src/util/time.js';

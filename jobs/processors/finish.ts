@@ -7,11 +7,11 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { accountSettings } from '../../src/config/account-settings.js';
-import { recordRun } from '../../src/pipeline/record-run.js';
+import { runScope } from '../../src/records/last-success.js';
+import { type Manifest, readManifest, requestsFromLanding } from '../../src/records/manifest.js';
 import { type RunContext, runManifest } from '../../src/run/context.js';
+import { recordRun } from '../../src/run/record-run.js';
 import { curateAndLoad, extractStage } from '../../src/run/stages.js';
-import { runScope } from '../../src/runs/last-success.js';
-import { type Manifest, readManifest, requestsFromLanding } from '../../src/runs/manifest.js';
 import type { JobContext } from '../context.js';
 import { type FinishJobData, FinishJobSchema } from '../definitions.js';
 import { stoppedFailure } from '../ledger.js';

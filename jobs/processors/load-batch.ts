@@ -4,11 +4,11 @@
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { SYNC_RUNS } from '../../src/catalogue/index.js';
-import { loadBatchTables } from '../../src/pipeline/load-batch.js';
-import { type BatchRecording, recordBatch, recordRun } from '../../src/pipeline/record-run.js';
+import type { LoadResult, Manifest } from '../../src/records/manifest.js';
+import { isFinishedStatus } from '../../src/records/run-status.js';
+import { loadBatchTables } from '../../src/run/load-batch.js';
+import { type BatchRecording, recordBatch, recordRun } from '../../src/run/record-run.js';
 import { loadStage } from '../../src/run/stages.js';
-import type { LoadResult, Manifest } from '../../src/runs/manifest.js';
-import { isFinishedStatus } from '../../src/runs/run-status.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
 import { errorMessage } from '../../src/util/errors.js';
 import type { JobContext } from '../context.js';

@@ -10,17 +10,17 @@ import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-d
 import type { AccountConfig } from '../../src/config/schema.js';
 import { callLimits, type Discovery, discoverWorkspaces } from '../../src/extract/extract-account.js';
 import { workspaceCalls } from '../../src/extract/plan.js';
-import { recordRun } from '../../src/pipeline/record-run.js';
+import { errorCode, storedMessage } from '../../src/records/error-code.js';
+import { lastSucceededRun } from '../../src/records/history.js';
+import { runScope } from '../../src/records/last-success.js';
+import { readManifest } from '../../src/records/manifest.js';
+import type { RunCoordinates } from '../../src/records/run-coordinates.js';
+import { logicalRunId, type RunKind } from '../../src/records/run-id.js';
+import { isFinishedStatus } from '../../src/records/run-status.js';
+import { runWindowDays } from '../../src/records/window.js';
 import { type RunContext, type RunStep, runManifest } from '../../src/run/context.js';
+import { recordRun } from '../../src/run/record-run.js';
 import { NOTHING_TO_CURATE, ranStage } from '../../src/run/stages.js';
-import { errorCode, storedMessage } from '../../src/runs/error-code.js';
-import { lastSucceededRun } from '../../src/runs/history.js';
-import { runScope } from '../../src/runs/last-success.js';
-import { readManifest } from '../../src/runs/manifest.js';
-import type { RunCoordinates } from '../../src/runs/run-coordinates.js';
-import { logicalRunId, type RunKind } from '../../src/runs/run-id.js';
-import { isFinishedStatus } from '../../src/runs/run-status.js';
-import { runWindowDays } from '../../src/runs/window.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
 import type { RunErrorCode } from '../../src/util/errors.js';
 import { addDays, utcDate } from '../../src/util/time.js';
@@ -149,7 +149,7 @@ async function ledgerRecord(
 
 /**
  * Settles the run's context (its start and window kept from an earlier try) and marks it running:
- * the window by the one rule (src/runs/window.ts), the same as `run --once`.
+ * the window by the one rule (src/records/window.ts), the same as `run --once`.
  */
 async function startRun(
   c: Pick<RunContext, 'run' | 'kind' | 'store' | 'log' | 'budget'>,
@@ -280,10 +280,10 @@ async function fanOut(s: QueuedStep, discovery: Discovery): Promise<void> {
   const stage = (job: PlannedJob, i: number) => (i === 0 ? 'opened' : job.window > 0 ? 'resumed' : 'started');
   const queue = queueName(run.account);
   await ctx.flow.add({
-    name: JOB.load,
+    name: JOB.workspacesDone,
     queueName: queue,
-    data: loadJobData(s, discovery, per, jobs),
-    opts: { ...jobOptions(ctx.config, data.kind, 'finish'), jobId: jobIds.load(run.runId) },
+    data: workspacesDoneJobData(s, discovery, per, jobs),
+    opts: { ...jobOptions(ctx.config, data.kind, 'finish'), jobId: jobIds.workspacesDone(run.runId) },
     children: jobs.map((job, i) => ({
       name: JOB.workspace,
       queueName: queue,
@@ -300,7 +300,7 @@ async function fanOut(s: QueuedStep, discovery: Discovery): Promise<void> {
 }
 
 /** The load job's data: what the run covers, for its manifest. */
-function loadJobData(
+function workspacesDoneJobData(
   s: QueuedStep,
   discovery: Discovery,
   per: number,

@@ -3,10 +3,10 @@
 // workspaces; a job that failed for good (ignored by the flow, so it does not block the load)
 // reports none: its workspaces fail with the failures and codes its data kept (processors/
 // workspace.ts, endJob), else with its reason; a workspace nobody reported is failed. Each by
-// the one outcome rule of both drivers (src/runs/workspace-outcome.ts).
+// the one outcome rule of both drivers (src/records/workspace-outcome.ts).
 import type { Job } from 'bullmq';
-import type { DriftEntry, WorkspaceResult } from '../../src/runs/manifest.js';
-import { type Failure, storedFailure, workspaceOutcome } from '../../src/runs/workspace-outcome.js';
+import type { DriftEntry, WorkspaceResult } from '../../src/records/manifest.js';
+import { type Failure, storedFailure, workspaceOutcome } from '../../src/records/workspace-outcome.js';
 import type { JobContext } from '../context.js';
 import {
   jobIds,

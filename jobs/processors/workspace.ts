@@ -13,7 +13,7 @@ import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-d
 import type { AccountConfig } from '../../src/config/schema.js';
 import { callLimits, createAccountClient, extractWorkspace } from '../../src/extract/extract-account.js';
 import { workspaceCalls } from '../../src/extract/plan.js';
-import type { DriftEntry, WorkspaceResult } from '../../src/runs/manifest.js';
+import type { DriftEntry, WorkspaceResult } from '../../src/records/manifest.js';
 import {
   endFailure,
   type Failure,
@@ -21,7 +21,7 @@ import {
   storedFailure,
   type WorkspaceEnd,
   workspaceOutcome,
-} from '../../src/runs/workspace-outcome.js';
+} from '../../src/records/workspace-outcome.js';
 import { mapSettled } from '../../src/util/pool.js';
 import { UnrecoverableError } from '../bullmq.js';
 import { accountOf, type JobContext } from '../context.js';
@@ -137,7 +137,7 @@ const outcomes = (s: JobState) =>
 
 /**
  * The job is over: each workspace has its outcome (those still open end with `end`), by the one
- * rule of both drivers (src/runs/workspace-outcome.ts). The ledger gets them and the requests in
+ * rule of both drivers (src/records/workspace-outcome.ts). The ledger gets them and the requests in
  * one script. A job none of whose workspaces succeeded, all for one reason, fails as a job (as a
  * job of one workspace did), its workspaces' failures and codes kept in its data for the load
  * job (workspace-results.ts); otherwise it returns each workspace's result for the load job.

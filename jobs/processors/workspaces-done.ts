@@ -1,7 +1,8 @@
 // The run's workspaces are done: the parent job of a run's flow in the account's shard queue (its
-// BullMQ name stays `load`, JOB.load, so jobs queued by earlier versions still run). It runs once every
-// workspace job of the run is done (or failed for good), reads what they reported and hands the
-// run to one `finish-run` job in the load queue (processors/finish.ts), then completes. The heavy
+// BullMQ name stays `load`, aliased as JOB.workspacesDone in jobs/definitions.ts, so jobs queued by
+// earlier versions still run). It runs once every workspace job of the run is done (or failed for
+// good), reads what they reported and hands the run to one `finish-run` job in the load queue
+// (processors/finish.ts), then completes. The heavy
 // end of a run (normalise, gzip, record) does not run here: the shard queues take 8 jobs each per
 // process, and the ~30 runs that end together would curate at once, starving the calls of the
 // accounts still extracting. The load queue takes a few at a time (worker.ts). The parent cannot

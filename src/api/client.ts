@@ -81,7 +81,7 @@ export interface ApiResponse {
   findings: EnvelopeFinding[];
   /** How many times the key was replaced in the body (design.md: the one change a raw body gets). */
   redactions: number;
-  /** The server's `Date` header: its clock, to check ours against (src/runs/clock.ts). */
+  /** The server's `Date` header: its clock, to check ours against (src/records/clock.ts). */
   serverDate?: string | undefined;
 }
 

@@ -73,7 +73,7 @@ export class ApiError extends VisyncError {
     // The upstream's own words say what it refused and why; the manifest and the CLI show them.
     const said = d.body?.trim() ? ` (upstream said: ${excerpt(oneLine(d.body), MESSAGE_BODY_CHARS)})` : '';
     // A refused pause says only when the account may be called again: the same line then serves
-    // every later run during the pause (src/pipeline/paused-account.ts).
+    // every later run during the pause (src/run/inline/paused-account.ts).
     const next =
       d.pausedUntil === undefined
         ? `${detail}${HINTS[d.kind]}${said}`

@@ -2,9 +2,9 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { JobsClient } from '../../jobs/jobs-client.js';
 import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
-import { storedCode, storedText } from '../runs/error-code.js';
-import type { Manifest } from '../runs/manifest.js';
-import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../runs/run-status.js';
+import { storedCode, storedText } from '../records/error-code.js';
+import type { Manifest } from '../records/manifest.js';
+import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../records/run-status.js';
 import { errorMessage } from '../util/errors.js';
 import { terminalSafe } from '../util/terminal.js';
 import { sleep } from '../util/time.js';
@@ -88,7 +88,7 @@ export function registerEnqueue(program: Command, state: ProgramState, io: Comma
           import('../config/read-config.js'),
           import('../sinks/create-store.js'),
           import('./run-problems.js'),
-          import('../runs/manifest.js'),
+          import('../records/manifest.js'),
           import('../config/account-settings.js'),
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));

@@ -2,9 +2,9 @@
 // command, logs and progress on stderr): one shape for a run wherever it ran, and the exit code
 // with its meaning, so a script needs neither the text lines nor the exit-code table. Documented in
 // docs/cli-json.md.
-import { type RunErrorCode, storedCode } from '../runs/error-code.js';
-import type { Manifest } from '../runs/manifest.js';
-import type { RunStatus } from '../runs/run-status.js';
+import { type RunErrorCode, storedCode } from '../records/error-code.js';
+import type { Manifest } from '../records/manifest.js';
+import type { RunStatus } from '../records/run-status.js';
 import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
 
 export interface RunResult {

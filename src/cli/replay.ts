@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { Manifest } from '../runs/manifest.js';
-import { RUN_ID_PATTERN } from '../runs/run-id.js';
+import type { Manifest } from '../records/manifest.js';
+import { RUN_ID_PATTERN } from '../records/run-id.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -39,9 +39,9 @@ export function registerReplay(program: Command, state: ProgramState, io: Comman
           { commandLogger },
         ] = await Promise.all([
           import('../config/read-config.js'),
-          import('../pipeline/replay.js'),
+          import('../run/replay.js'),
           import('../run/warehouse.js'),
-          import('../runs/manifest.js'),
+          import('../records/manifest.js'),
           import('../sinks/create-store.js'),
           import('./command-logger.js'),
         ]);

@@ -1,9 +1,9 @@
 // `visync runs show`: one run as its manifest records it, for people (lines at most one terminal
 // width, long upstream errors wrapped whole) and for scripts (--json). What the manifest does not
 // record (per-stage times, in manifests written before stages were) is said, not guessed.
-import { storedCode, storedText } from '../runs/error-code.js';
-import type { Manifest } from '../runs/manifest.js';
-import { STAGE_NAMES } from '../runs/run-stages.js';
+import { storedCode, storedText } from '../records/error-code.js';
+import type { Manifest } from '../records/manifest.js';
+import { STAGE_NAMES } from '../records/run-stages.js';
 import { clipped, shortened, wrapped } from '../util/text.js';
 import { formatDuration } from './duration.js';
 

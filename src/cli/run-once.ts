@@ -3,13 +3,13 @@ import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js
 import type { BudgetOptions, RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
-import type { RunPlan } from '../pipeline/plan-run.js';
-import { storedText } from '../runs/error-code.js';
-import { failedLoadsByReason } from '../runs/failed-loads.js';
-import type { LoadResult, Manifest } from '../runs/manifest.js';
-import type { RunRecorder } from '../runs/recorder.js';
-import type { LeaseSignal } from '../runs/run-lease.js';
-import { workspaceListIncomplete } from '../runs/run-status.js';
+import { storedText } from '../records/error-code.js';
+import { failedLoadsByReason } from '../records/failed-loads.js';
+import type { LoadResult, Manifest } from '../records/manifest.js';
+import type { RunRecorder } from '../records/recorder.js';
+import type { LeaseSignal } from '../records/run-lease.js';
+import { workspaceListIncomplete } from '../records/run-status.js';
+import type { RunPlan } from '../run/plan-run.js';
 import type { ObjectStores } from '../sinks/create-store.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { shortenedMiddle } from '../util/text.js';
@@ -91,11 +91,11 @@ export function registerRun(program: Command, state: ProgramState, io: CommandIo
           import('../api/pause-cap.js'),
           import('../api/rate-budget.js'),
           import('../config/read-config.js'),
-          import('../pipeline/brand-owner.js'),
-          import('../pipeline/crash-points.js'),
-          import('../pipeline/run-inline.js'),
+          import('../run/brand-owner.js'),
+          import('../run/inline/crash-points.js'),
+          import('../run/inline/run-inline.js'),
           import('../run/warehouse.js'),
-          import('../runs/manifest.js'),
+          import('../records/manifest.js'),
           import('../sinks/create-store.js'),
           import('./command-logger.js'),
           import('./progress.js'),
@@ -186,7 +186,7 @@ export function registerRun(program: Command, state: ProgramState, io: CommandIo
 async function printPlan(flags: RunOnceFlags, cmd: Command, io: CommandIo): Promise<number> {
   const [{ loadConfigWithoutKeys }, { planRun }, { ObjectStores }, { renderPlan }] = await Promise.all([
     import('../config/read-config.js'),
-    import('../pipeline/plan-run.js'),
+    import('../run/plan-run.js'),
     import('../sinks/create-store.js'),
     import('./run-plan.js'),
   ]);
@@ -330,7 +330,7 @@ export function lineOf(p: Problem): string {
  * One problem per thing that went wrong: the account's stop reason, a workspace list cut short, each
  * failed workspace, and the failed loads, one per distinct reason naming its tables (a warehouse that
  * is down fails every table alike). Which workspaces the account's stop cut short is told by their
- * error code (src/runs/error-code.ts), never by their text.
+ * error code (src/records/error-code.ts), never by their text.
  */
 export function problemsOf(m: Manifest): Problem[] {
   const { account } = m;

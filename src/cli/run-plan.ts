@@ -1,6 +1,6 @@
 // `run --once --plan` output: per account, the window, the workspaces, a table of the calls and the
 // least time the rate limit allows for them.
-import type { AccountPlan, PlannedCall, RunPlan } from '../pipeline/plan-run.js';
+import type { AccountPlan, PlannedCall, RunPlan } from '../run/plan-run.js';
 import { formatDuration } from './duration.js';
 
 function callText(c: PlannedCall): string {

@@ -1,8 +1,8 @@
 // Why a queued run failed or ended partial, for `enqueue --wait` and `status`: the manifest names
 // each failed workspace and load (the ledger keeps one error at most, and none for a workspace).
 import type { LedgerRun } from '../../jobs/ledger.js';
-import { storedText } from '../runs/error-code.js';
-import { readManifest } from '../runs/manifest.js';
+import { storedText } from '../records/error-code.js';
+import { readManifest } from '../records/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { type Problem, problemsOf } from './run-once.js';
 

@@ -1,8 +1,8 @@
 // `visync runs show RUN_ID`: one run read from its manifest in the sink (no Redis needed).
 import type { Command } from 'commander';
 import type { Config } from '../config/schema.js';
-import type { Manifest } from '../runs/manifest.js';
-import { RUN_ID_PATTERN } from '../runs/run-id.js';
+import type { Manifest } from '../records/manifest.js';
+import { RUN_ID_PATTERN } from '../records/run-id.js';
 import type { ObjectStores } from '../sinks/create-store.js';
 import { manifestKey } from '../sinks/layout.js';
 import { EXIT_USAGE } from './exit-codes.js';
@@ -65,7 +65,7 @@ async function findRun(
   runId: string,
   account: string | undefined,
 ): Promise<{ manifest: Manifest; at: string }> {
-  const { readManifest } = await import('../runs/manifest.js');
+  const { readManifest } = await import('../records/manifest.js');
   const names = account ? [account] : config.accounts.map((a) => a.name);
   const found: { manifest: Manifest; at: string }[] = [];
   const looked: string[] = [];

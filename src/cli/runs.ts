@@ -1,6 +1,6 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import { storedText } from '../runs/error-code.js';
-import type { Manifest } from '../runs/manifest.js';
+import { storedText } from '../records/error-code.js';
+import type { Manifest } from '../records/manifest.js';
 import { manifestKey } from '../sinks/layout.js';
 import { formatDuration } from './duration.js';
 import { type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -33,7 +33,7 @@ export function registerRuns(program: Command, state: ProgramState, io: CommandI
       exitWith(state, async (flags: RunsFlags, cmd: Command) => {
         const [{ loadConfigWithoutKeys }, { listRuns, newestFirst }, { ObjectStores }] = await Promise.all([
           import('../config/read-config.js'),
-          import('../runs/list-runs.js'),
+          import('../records/list-runs.js'),
           import('../sinks/create-store.js'),
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));

@@ -5,12 +5,12 @@
 // of one account at the same time cannot lose each other's sections.
 //
 // "Newer" is decided by, in order: whether the run is dated ahead of today (a run of a clock that
-// was ahead is older than any other, so it never freezes a section: src/runs/clock.ts), the run's
+// was ahead is older than any other, so it never freezes a section: src/records/clock.ts), the run's
 // logical date (run_date), then when the body was received (extracted_at: of two runs of one day,
 // the fresher data wins), then the run id (a fixed tie-break, so the outcome never depends on which
 // run wrote first).
 import type { RawRecord } from '../normalise/types.js';
-import { datedAhead } from '../runs/clock.js';
+import { datedAhead } from '../records/clock.js';
 
 export interface LatestSection {
   run_id: string;

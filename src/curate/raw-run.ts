@@ -4,8 +4,8 @@
 import { callId, RAW_ENDPOINTS, type RawEndpoint } from '../api/endpoints.js';
 import { brandIdOfRequest, parseRawDocument, withRedactions } from '../land/raw.js';
 import type { RawRecord } from '../normalise/types.js';
-import type { ManifestFile } from '../runs/manifest.js';
-import type { RunCoordinates } from '../runs/run-coordinates.js';
+import type { ManifestFile } from '../records/manifest.js';
+import type { RunCoordinates } from '../records/run-coordinates.js';
 import { brandKey, parseRawKey, rawRunPrefix } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { sha256Hex } from '../util/hash.js';

@@ -7,7 +7,7 @@
 import type { RawEndpoint } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
 import { type CompleteRun, readPart, recentCompleteRuns } from '../history/complete-runs.js';
-import type { RunCoordinates } from '../runs/run-coordinates.js';
+import type { RunCoordinates } from '../records/run-coordinates.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { sha256Hex } from '../util/hash.js';

@@ -1,14 +1,14 @@
 // The runs a report may read: complete ones, by the rule of the `_latest` views (docs/tables.md,
 // src/catalogue/views.ts): a manifest whose status is succeeded or partial, with its `sync_runs`
 // row recorded. What each run covered (endpoints, workspaces, failed tables) is read from that row,
-// as the views read it. Runs dated ahead of today (a clock that was ahead, src/runs/clock.ts) are
+// as the views read it. Runs dated ahead of today (a clock that was ahead, src/records/clock.ts) are
 // left out: their date would put them above every real run.
 import { gunzipSync } from 'node:zlib';
 import { SYNC_RUNS } from '../catalogue/sync-runs.js';
 import type { Row } from '../catalogue/types.js';
-import { datedAhead } from '../runs/clock.js';
-import { manifestRunIds } from '../runs/history.js';
-import { type Manifest, readManifest } from '../runs/manifest.js';
+import { datedAhead } from '../records/clock.js';
+import { manifestRunIds } from '../records/history.js';
+import { type Manifest, readManifest } from '../records/manifest.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { mapSettled } from '../util/pool.js';
@@ -58,7 +58,7 @@ export async function completeRuns(store: ObjectStore, account: string, now: num
  * The newest `limit` complete runs that `keep` accepts, newest first, reading manifests one run
  * date at a time from the newest: what a run's curate compares with (src/events/curate.ts) costs
  * the few newest dates, not the account's whole history. Run ids start with their run date
- * (src/runs/run-id.ts); an id that does not is read with the newest date.
+ * (src/records/run-id.ts); an id that does not is read with the newest date.
  */
 export async function recentCompleteRuns(
   store: ObjectStore,

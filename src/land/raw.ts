@@ -3,8 +3,8 @@
 // rather than re-serialised, so its bytes are otherwise exactly what the API sent.
 import type { ApiResponse } from '../api/client.js';
 import type { RawEndpoint } from '../api/endpoints.js';
-import type { ManifestFile } from '../runs/manifest.js';
-import type { RunCoordinates } from '../runs/run-coordinates.js';
+import type { ManifestFile } from '../records/manifest.js';
+import type { RunCoordinates } from '../records/run-coordinates.js';
 import { type RawKeyParts, rawKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { decodeSegment } from '../util/path-segment.js';

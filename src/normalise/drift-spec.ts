@@ -5,7 +5,7 @@
 // It runs for every field of every record a run lands, so it allocates as little as it can: a leaf
 // is a plain type test (zod's safeParse made a result object per value), an object spec keeps its
 // field names, and a place in the body is spelled out only when something is reported there.
-import type { DriftEntry } from '../runs/manifest.js';
+import type { DriftEntry } from '../records/manifest.js';
 import { isIsoDate } from '../util/time.js';
 import type { DriftKind } from './drift.js';
 

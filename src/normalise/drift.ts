@@ -1,6 +1,6 @@
 // Folds drift findings so a manifest says "data[].impact_score changed type 3,650 times" once,
 // with the first place it was seen, instead of listing every record.
-import type { DriftEntry } from '../runs/manifest.js';
+import type { DriftEntry } from '../records/manifest.js';
 
 export type DriftKind =
   | 'unknown_field'
@@ -8,7 +8,7 @@ export type DriftKind =
   | 'type_change'
   | 'count_mismatch'
   | 'unexpected_shape'
-  /** GET /brands listed fewer workspaces than its count: the run is partial (src/runs/manifest.ts). */
+  /** GET /brands listed fewer workspaces than its count: the run is partial (src/records/manifest.ts). */
   | 'list_incomplete';
 
 function keyOf(e: DriftEntry): string {

@@ -2,10 +2,10 @@
 // says what the manifest says, so the warehouse and the sink never disagree about a run.
 import { type RawEndpoint, WORKSPACE_ENDPOINTS } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
-import { storedCode, storedText } from '../runs/error-code.js';
-import { runScope } from '../runs/last-success.js';
-import type { Manifest } from '../runs/manifest.js';
-import { workspaceListIncomplete } from '../runs/run-status.js';
+import { storedCode, storedText } from '../records/error-code.js';
+import { runScope } from '../records/last-success.js';
+import type { Manifest } from '../records/manifest.js';
+import { workspaceListIncomplete } from '../records/run-status.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 
 export interface SyncRunsRowOptions {

@@ -2,7 +2,7 @@
 
 import type { RawEndpoint } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
-import type { DriftEntry } from '../runs/manifest.js';
+import type { DriftEntry } from '../records/manifest.js';
 
 /** One landed raw file, parsed. */
 export interface RawRecord {

@@ -9,8 +9,8 @@
 // programs, which escape for their own medium.
 import type { AlertsConfig } from '../config/schema.js';
 import { scrubSecrets } from '../log.js';
-import { storedText } from '../runs/error-code.js';
-import type { Manifest } from '../runs/manifest.js';
+import { storedText } from '../records/error-code.js';
+import type { Manifest } from '../records/manifest.js';
 import { errorMessage } from '../util/errors.js';
 import { sleep } from '../util/time.js';
 

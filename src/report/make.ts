@@ -51,7 +51,7 @@ export interface AccountReportOptions {
   printPdf?: (html: string, brandId: string) => Promise<Uint8Array>;
   /** The account's complete runs when the caller has read them already (default: read here). */
   runs?: readonly CompleteRun[] | undefined;
-  /** Only to tell which run dates lie ahead of today (src/runs/clock.ts); never in a report. */
+  /** Only to tell which run dates lie ahead of today (src/records/clock.ts); never in a report. */
   now: number;
 }
 

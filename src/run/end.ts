@@ -1,12 +1,12 @@
 // The end of a run, whichever driver ran it (`run --once`, a worker's finish job or load batch, a
 // run job that could not fan out): one completion rule. The run is recorded by then (its manifest,
 // src/run/record.ts); here its end line is logged, its second record (the ledger, when Redis is
-// there) ends, and its drift line and alert go out (src/ops/run-finished.ts). What only queued
+// there) ends, and its drift line and alert go out (src/run/run-finished.ts). What only queued
 // runs do besides (their scheduled reports) is jobs/run-end.ts's.
 import type { Logger } from 'pino';
-import { runFinished } from '../ops/run-finished.js';
-import type { Manifest } from '../runs/manifest.js';
+import type { Manifest } from '../records/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import { runFinished } from './run-finished.js';
 
 export interface RunEnd {
   config: Parameters<typeof runFinished>[0]['config'];

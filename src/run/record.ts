@@ -2,12 +2,12 @@
 // completion should it stop before its manifest), its manifest (and sync_runs row), and the
 // second records beside the manifest (the ledger), whose loss never fails the run.
 import type { Logger } from 'pino';
-import { type RecordRunOptions, recordRun } from '../pipeline/record-run.js';
-import { type Manifest, manifestLocation } from '../runs/manifest.js';
-import { type PlannedRun, writePlannedRun } from '../runs/planned-run.js';
-import type { StartedRun } from '../runs/recorder.js';
+import { type Manifest, manifestLocation } from '../records/manifest.js';
+import { type PlannedRun, writePlannedRun } from '../records/planned-run.js';
+import type { StartedRun } from '../records/recorder.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
+import { type RecordRunOptions, recordRun } from './record-run.js';
 import { ranStage } from './stages.js';
 
 /** What the run sets out to do, from its first manifest: for its completion, should it stop early. */

@@ -1,13 +1,14 @@
 // The stages of a run (extract, curate, load, record) as every driver runs them: `run --once` runs
-// all of them in its process (src/pipeline/run-inline.ts); a queued run extracts in its workspace
+// all of them in its process (src/run/inline/run-inline.ts); a queued run extracts in its workspace
 // jobs, curates (and loads, without load batches) in its finish job and loads in its load batch
 // (jobs/processors/). The drivers decide where a stage runs; how it runs, and how its outcome is
-// recorded in the manifest's `stages` (src/runs/run-stages.ts), is here, once.
-import { type FinishRunOptions, type FinishRunResult, finishRun } from '../pipeline/finish-run.js';
-import type { LoadResult, WorkspaceResult } from '../runs/manifest.js';
-import type { RunStages, StageOutcome, StageRecord } from '../runs/run-stages.js';
+// recorded in the manifest's `stages` (src/records/run-stages.ts), is here, once.
+
+import type { LoadResult, WorkspaceResult } from '../records/manifest.js';
+import type { RunStages, StageOutcome, StageRecord } from '../records/run-stages.js';
 import { errorMessage, VisyncError } from '../util/errors.js';
 import type { RunContext } from './context.js';
+import { type FinishRunOptions, type FinishRunResult, finishRun } from './finish-run.js';
 
 const now = () => new Date().toISOString();
 
@@ -68,7 +69,7 @@ export type CurateAndLoadResult = FinishRunResult & { stages: RunStages };
 
 /**
  * The curate stage and, unless `deferLoads` leaves it to a load batch, the load stage: the run's
- * landing curated and its tables loaded (src/pipeline/finish-run.ts), each stage timed. Without a
+ * landing curated and its tables loaded (src/run/finish-run.ts), each stage timed. Without a
  * warehouse the load stage is skipped.
  */
 export async function curateAndLoad(

@@ -3,8 +3,8 @@
 import { VIEWS, WAREHOUSE_TABLES } from '../catalogue/index.js';
 import { accountSettings, warehouseKey } from '../config/account-settings.js';
 import type { AccountConfig, Config, SinksConfig } from '../config/schema.js';
-import type { RunLoader } from '../pipeline/finish-run.js';
 import type { BigQueryClientOptions } from '../warehouse/index.js';
+import type { RunLoader } from './finish-run.js';
 
 export async function createRunLoader(
   sinks: SinksConfig,

@@ -13,13 +13,13 @@
  * | `config_invalid` | ConfigError (src/config/config-error.ts) | the configuration or an accounts file is wrong |
  * | `unknown_account` | UnknownAccountError (src/config/account-settings.ts) | a command names an account the config lacks |
  * | `s3_store` | S3StoreError (src/sinks/s3-store.ts) | an S3 request failed; `reason` says why |
- * | `brand_routing` | BrandRoutingError (src/pipeline/brand-owner.ts) | `--brand` names a workspace no account (or several) own |
- * | `replay_failed` | ReplayError (src/pipeline/replay.ts) | the run to replay cannot be found or read |
+ * | `brand_routing` | BrandRoutingError (src/run/brand-owner.ts) | `--brand` names a workspace no account (or several) own |
+ * | `replay_failed` | ReplayError (src/run/replay.ts) | the run to replay cannot be found or read |
  * | `cli_failed` | CliError (src/cli/program-state.ts) | a command failed in a way its user can fix |
  * | `redis_unreachable` | RedisUnreachableError (jobs/connection.ts) | Redis cannot be reached |
  * | `ops_endpoint` | EndpointError (jobs/ops-server.ts) | the worker's HTTP endpoint setting cannot work |
  * | `worker_start_aborted` | WorkerStartAborted (jobs/worker.ts) | the worker was stopped before Redis answered |
- * | `clock_ahead` | ClockAheadError (src/runs/clock.ts) | a run is refused: this machine's clock is ahead of the API's |
+ * | `clock_ahead` | ClockAheadError (src/records/clock.ts) | a run is refused: this machine's clock is ahead of the API's |
  */
 export type VisyncErrorCode =
   | 'api_failed'
@@ -48,7 +48,7 @@ export abstract class VisyncError extends Error {
 /**
  * Why a run, a workspace or a load failed, stored beside its message (`error_code` in the manifest,
  * the ledger and `sync_runs`) so that readers decide on it, never on the message. Derived from the
- * typed errors by src/runs/error-code.ts. A code, once shipped, is never renamed or reused.
+ * typed errors by src/records/error-code.ts. A code, once shipped, is never renamed or reused.
  */
 export const RUN_ERROR_CODES = [
   'auth_revoked', // the API refused the key (401)

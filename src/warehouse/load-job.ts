@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createGunzip } from 'node:zlib';
 import type { BigQuery, Job, JobLoadMetadata, JobMetadata, Table } from '@google-cloud/bigquery';
 import type { TableDef } from '../catalogue/types.js';
-import type { LoadResult } from '../runs/manifest.js';
+import type { LoadResult } from '../records/manifest.js';
 import { errorMessage } from '../util/errors.js';
 import { isAlreadyExists, isTransient } from './errors.js';
 import { tableFields } from './schema.js';

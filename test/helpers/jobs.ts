@@ -9,7 +9,7 @@ import type { LedgerRun } from '../../jobs/ledger.js';
 import { startWorker, type WorkerHandle } from '../../jobs/worker.js';
 import { parseConfig } from '../../src/config/read-config.js';
 import type { Config } from '../../src/config/schema.js';
-import { isFinishedStatus } from '../../src/runs/run-status.js';
+import { isFinishedStatus } from '../../src/records/run-status.js';
 import { type ConfigOverrides, configFile, configFor, memoryLogger, tempDir } from './harness.js';
 import { type PrivateRedis, startPrivateRedis } from './redis-server.js';
 import { waitFor } from './wait-for.js';

@@ -10,7 +10,7 @@ import type { AccountConfig } from '../../config/schema.js';
 import { initialLimit } from '../../extract/account-source.js';
 import { createAccountClient } from '../../extract/extract-account.js';
 import { silentLogger } from '../../log.js';
-import { clockAhead } from '../../runs/clock.js';
+import { clockAhead } from '../../records/clock.js';
 import { reasonOf } from '../../util/errors.js';
 import { type CheckResult, fail, pass, seconds, systemCode, warn } from './check.js';
 import { suggestedVariable } from './config-check.js';

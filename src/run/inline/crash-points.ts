@@ -5,9 +5,9 @@
 //   curate         after the first curated part was written
 //   between-loads  after the first table's load job finished
 //   manifest       just before the manifest is written
-import type { LoadResult } from '../runs/manifest.js';
-import { parseManifestKey } from '../sinks/layout.js';
-import type { ObjectStore, PutOptions } from '../sinks/object-store.js';
+import type { LoadResult } from '../../records/manifest.js';
+import { parseManifestKey } from '../../sinks/layout.js';
+import type { ObjectStore, PutOptions } from '../../sinks/object-store.js';
 
 export interface CrashHooks {
   store: ObjectStore;

@@ -1,19 +1,19 @@
-// The options of `run --once` (src/pipeline/run-inline.ts), and how one account sees them: its own
+// The options of `run --once` (src/run/inline/run-inline.ts), and how one account sees them: its own
 // store and loader (src/config/account-settings.ts).
 import type { Logger } from 'pino';
-import type { RetryPolicy } from '../api/client.js';
-import type { WorkspaceEndpoint } from '../api/endpoints.js';
-import type { RateBudget } from '../api/rate-budget.js';
-import type { AccountConfig, Config } from '../config/schema.js';
-import type { KeyLock } from '../curate/key-lock.js';
-import type { ExtractProgress } from '../extract/extract-account.js';
-import type { LoadResult, Manifest } from '../runs/manifest.js';
-import type { RunRecorder } from '../runs/recorder.js';
-import type { RunKind } from '../runs/run-id.js';
-import type { LeaseSignal } from '../runs/run-lease.js';
-import type { RunStatus } from '../runs/run-status.js';
-import type { ObjectStore } from '../sinks/object-store.js';
-import type { RunLoader } from './finish-run.js';
+import type { RetryPolicy } from '../../api/client.js';
+import type { WorkspaceEndpoint } from '../../api/endpoints.js';
+import type { RateBudget } from '../../api/rate-budget.js';
+import type { AccountConfig, Config } from '../../config/schema.js';
+import type { KeyLock } from '../../curate/key-lock.js';
+import type { ExtractProgress } from '../../extract/extract-account.js';
+import type { LoadResult, Manifest } from '../../records/manifest.js';
+import type { RunRecorder } from '../../records/recorder.js';
+import type { RunKind } from '../../records/run-id.js';
+import type { LeaseSignal } from '../../records/run-lease.js';
+import type { RunStatus } from '../../records/run-status.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
+import type { RunLoader } from '../finish-run.js';
 
 /** The object store and warehouse loader of one account (its own prefix, folder or dataset). */
 export interface RunSinks {
@@ -37,7 +37,7 @@ export interface InlineRunOptions {
   endpoints?: readonly WorkspaceEndpoint[];
   /**
    * Visibility window in days (CLI --days). Default: every day since the account's last succeeded
-   * full run, plus extract.overlapDays, at least extract.visibilityDays (src/runs/window.ts), so
+   * full run, plus extract.overlapDays, at least extract.visibilityDays (src/records/window.ts), so
    * nights a cron-driven `run --once` missed are fetched by the next one.
    */
   days?: number;
@@ -58,7 +58,7 @@ export interface InlineRunOptions {
   recorder?: RunRecorder;
   /** After each table's load (the crash-point test hook). */
   onLoaded?: (load: LoadResult) => void;
-  /** The Redis side of each run's lease (src/runs/run-lease.ts), when Redis is configured. */
+  /** The Redis side of each run's lease (src/records/run-lease.ts), when Redis is configured. */
   leaseSignal?: LeaseSignal;
   /** How long a run's lease lasts unrenewed; default jobs.lockSeconds. */
   leaseTtlMs?: number;

@@ -9,7 +9,7 @@ export type RunKind = (typeof RUN_KINDS)[number];
  * 8 hex digits of a logical run (logicalRunId) or 12 of a fresh one (`run --once`, `enqueue
  * --force`): `20261126-sync-09f1a3c47e2b`. A fresh id's hex starts with the second of the day it
  * started (5 hex digits), so fresh ids of one date sort by start time; the other 7 are random. The
- * id says nothing about who runs it: that is the run's lease (src/runs/run-lease.ts).
+ * id says nothing about who runs it: that is the run's lease (src/records/run-lease.ts).
  */
 export function newRunId(kind: RunKind, at: Date = new Date(), runDate: string = utcDate(at)): string {
   const second = Math.floor((at.getTime() - Date.parse(`${utcDate(at)}T00:00:00Z`)) / 1000);

@@ -1,7 +1,7 @@
 // `run --once --plan`: what a run would do, per account, without doing any of it. No API call (the
 // workspace count of `brands: all` comes from the account's last run in the sink) and no write:
 // the store is only listed and read. The calls are the ones extract makes (src/extract/plan.ts),
-// the window the one runInline would use (src/runs/window.ts), the limit the one before GET /me.
+// the window the one runInline would use (src/records/window.ts), the limit the one before GET /me.
 import {
   brandsCall,
   type Call,
@@ -14,9 +14,9 @@ import { UnknownAccountError } from '../config/account-settings.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import { initialLimit } from '../extract/account-source.js';
 import { type ExtractPlan, minimumDurationMs, plannedRequestCount, workspaceCalls } from '../extract/plan.js';
-import { lastSucceededRun, manifestRunIds } from '../runs/history.js';
-import { type Manifest, readManifest } from '../runs/manifest.js';
-import { accountWindowDays } from '../runs/window.js';
+import { lastSucceededRun, manifestRunIds } from '../records/history.js';
+import { type Manifest, readManifest } from '../records/manifest.js';
+import { accountWindowDays } from '../records/window.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
 import { encodeSegment } from '../util/path-segment.js';

@@ -38,7 +38,7 @@ export interface CoveredRun {
  * to its own run date: it succeeded, covered every workspace and endpoint, is not older than the
  * mark (a late backfill must not pull the nightly window back), and its window reaches back to the
  * day after the mark, or is as long as the API allows. Dates ahead of today (`now`: a clock that
- * was ahead, src/runs/clock.ts) never hold the mark.
+ * was ahead, src/records/clock.ts) never hold the mark.
  */
 export function movesLastSuccess(run: CoveredRun, markDate: string | undefined, now = Date.now()): boolean {
   if (run.status !== 'succeeded') return false;

@@ -15,7 +15,7 @@ import { createGzip, gunzipSync } from 'node:zlib';
 import type { Logger } from 'pino';
 import { RUN_TABLES, tableByName } from '../catalogue/index.js';
 import { metrics } from '../ops/metrics.js';
-import type { LoadResult, ManifestFile } from '../runs/manifest.js';
+import type { LoadResult, ManifestFile } from '../records/manifest.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';

@@ -13,7 +13,6 @@ import { SYNC_RUNS, toNdjsonLine } from '../catalogue/index.js';
 import { ndjsonPartBytes, putNdjsonPart } from '../curate/ndjson-part.js';
 import { syncRunsRow } from '../normalise/sync-runs.js';
 import { metrics } from '../ops/metrics.js';
-import { ranStage } from '../run/stages.js';
 import {
   type LoadResult,
   type Manifest,
@@ -21,13 +20,14 @@ import {
   redactionCount,
   runStatus,
   writeManifest,
-} from '../runs/manifest.js';
+} from '../records/manifest.js';
 import { parseTablePartKey, tablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
 import { makeTempDir } from '../util/temp-dir.js';
 import type { RunLoader } from './finish-run.js';
 import type { BatchTableLoad } from './load-batch.js';
+import { ranStage } from './stages.js';
 
 export interface RecordRunOptions {
   store: ObjectStore;

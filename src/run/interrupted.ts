@@ -1,19 +1,19 @@
 // Runs of `run --once` whose process stopped before the manifest (killed, out of memory, machine
 // lost, a sink that could not take the manifest). The raw landing is the record of such a run: its
 // /me file is landed first, so every run that got anywhere has one. "No manifest yet" is also what a
-// run still working looks like, so a run is taken only when its lease (src/runs/run-lease.ts) says
+// run still working looks like, so a run is taken only when its lease (src/records/run-lease.ts) says
 // its owner is gone and that owner was a `run --once`: queued runs are their workers' to complete.
 // `run --once` completes the newest such run of an account (same run id, same keys, same BigQuery
 // job ids, so loads that went through are found by id, not appended again) before its new run.
-import { manifestRunIds } from '../runs/history.js';
-import type { RunCoordinates } from '../runs/run-coordinates.js';
+import { manifestRunIds } from '../records/history.js';
+import type { RunCoordinates } from '../records/run-coordinates.js';
 import {
   type LeaseSignal,
   leaseOwnerGone,
   RUN_ONCE_OWNER,
   type RunLease,
   readRunLease,
-} from '../runs/run-lease.js';
+} from '../records/run-lease.js';
 import { parseRawKey, rawAccountPrefix } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 

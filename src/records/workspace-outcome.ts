@@ -16,7 +16,7 @@ export interface Failure {
 
 /**
  * The failure a caught value records (an AggregateError of a workspace's calls: the first's code),
- * its message without the account in front (the line printer adds it: src/runs/error-code.ts).
+ * its message without the account in front (the line printer adds it: src/records/error-code.ts).
  */
 export function failureOf(err: unknown): Failure {
   return { error: storedMessage(err), error_code: errorCode(err) };

@@ -2,39 +2,39 @@
 // (and manifest) per account, the accounts side by side: extract, curate and load (finishRun),
 // record (src/run/record.ts). An interrupted earlier run of the account is completed first
 // (inline-interrupted.ts).
-import { callId } from '../api/endpoints.js';
-import { maxPauseMs } from '../api/pause-cap.js';
-import { MemoryRateBudget, type RateBudget } from '../api/rate-budget.js';
-import { namesList, UnknownAccountError } from '../config/account-settings.js';
-import type { AccountConfig, Config } from '../config/schema.js';
-import { callLimits, type ExtractProgress, extractAccount } from '../extract/extract-account.js';
-import { type ExtractPlan, workspaceCalls } from '../extract/plan.js';
-import { type RunContext, type RunStep, runManifest } from '../run/context.js';
-import { endRun } from '../run/end.js';
-import { recordManifest, secondRecord, startedRun, writePlan } from '../run/record.js';
-import { curateAndLoad, extractStage, NOTHING_TO_CURATE, ranStage, SKIPPED } from '../run/stages.js';
-import { errorCode, storedMessage } from '../runs/error-code.js';
-import { runScope } from '../runs/last-success.js';
-import type { Manifest } from '../runs/manifest.js';
-import type { PlannedRun } from '../runs/planned-run.js';
-import { newRunId } from '../runs/run-id.js';
-import { takeRunLease } from '../runs/run-lease.js';
-import type { StageRecord } from '../runs/run-stages.js';
-import { combineRunStatuses } from '../runs/run-status.js';
-import { runWindowDays } from '../runs/window.js';
-import { errorMessage } from '../util/errors.js';
-import { utcDate } from '../util/time.js';
-import { completeInterrupted } from './inline-interrupted.js';
+import { callId } from '../../api/endpoints.js';
+import { maxPauseMs } from '../../api/pause-cap.js';
+import { MemoryRateBudget, type RateBudget } from '../../api/rate-budget.js';
+import { namesList, UnknownAccountError } from '../../config/account-settings.js';
+import type { AccountConfig, Config } from '../../config/schema.js';
+import { callLimits, type ExtractProgress, extractAccount } from '../../extract/extract-account.js';
+import { type ExtractPlan, workspaceCalls } from '../../extract/plan.js';
+import { errorCode, storedMessage } from '../../records/error-code.js';
+import { runScope } from '../../records/last-success.js';
+import type { Manifest } from '../../records/manifest.js';
+import type { PlannedRun } from '../../records/planned-run.js';
+import { newRunId } from '../../records/run-id.js';
+import { takeRunLease } from '../../records/run-lease.js';
+import type { StageRecord } from '../../records/run-stages.js';
+import { combineRunStatuses } from '../../records/run-status.js';
+import { runWindowDays } from '../../records/window.js';
+import { errorMessage } from '../../util/errors.js';
+import { utcDate } from '../../util/time.js';
+import { type RunContext, type RunStep, runManifest } from '../context.js';
+import { endRun } from '../end.js';
+import { recordManifest, secondRecord, startedRun, writePlan } from '../record.js';
+import { curateAndLoad, extractStage, NOTHING_TO_CURATE, ranStage, SKIPPED } from '../stages.js';
+import { completeInterrupted } from './interrupted.js';
 import {
   type AccountRunOptions,
   accountOptions,
   type InlineRunOptions,
   type InlineRunResult,
   leaseTtlMs,
-} from './inline-options.js';
+} from './options.js';
 import { type AccountPause, accountPause } from './paused-account.js';
 
-export type { InlineRunOptions, InlineRunResult, RunSinks } from './inline-options.js';
+export type { InlineRunOptions, InlineRunResult, RunSinks } from './options.js';
 
 export function selectAccounts(config: Config, names?: readonly string[]): AccountConfig[] {
   const unknown = (names ?? []).filter((n) => !config.accounts.some((a) => a.name === n));
@@ -247,7 +247,7 @@ async function pauseOf(s: InlineStep): Promise<AccountPause | undefined> {
   }
 }
 
-/** The run's window by the one rule (src/runs/window.ts); the configured one when the sink cannot say. */
+/** The run's window by the one rule (src/records/window.ts); the configured one when the sink cannot say. */
 async function windowDays(c: RunContext, o: AccountRunOptions): Promise<number> {
   try {
     return await runWindowDays({
@@ -259,7 +259,7 @@ async function windowDays(c: RunContext, o: AccountRunOptions): Promise<number> 
       extract: o.config.extract,
     });
   } catch (err) {
-    // Safe: the mark moves only for a run whose window reaches back to it (src/runs/last-success.ts).
+    // Safe: the mark moves only for a run whose window reaches back to it (src/records/last-success.ts).
     c.log.warn(
       { err: errorMessage(err) },
       'could not read the last success from the manifests; using extract.visibilityDays',

@@ -26,7 +26,7 @@ const READ_CONCURRENCY = 8;
 
 /**
  * Order of run history: the run that started last first (run id breaks ties); runs dated ahead
- * of today (a clock that was ahead, src/runs/clock.ts) after all others.
+ * of today (a clock that was ahead, src/records/clock.ts) after all others.
  */
 export function newestFirst(a: Manifest, b: Manifest, now = Date.now()): number {
   return (

@@ -2,7 +2,6 @@
 import type { Logger } from 'pino';
 import type { KeyLock } from '../curate/key-lock.js';
 import { rawRunWorkspaceCalls } from '../curate/raw-run.js';
-import { curateAndLoad } from '../run/stages.js';
 import {
   type LoadResult,
   type Manifest,
@@ -10,17 +9,18 @@ import {
   readManifest,
   runStatus,
   type WorkspaceResult,
-} from '../runs/manifest.js';
-import { type PlannedRun, readPlannedRun } from '../runs/planned-run.js';
-import type { RunCoordinates } from '../runs/run-coordinates.js';
-import { kindOfRunId } from '../runs/run-id.js';
-import { leaseOwnerGone, readRunLease } from '../runs/run-lease.js';
-import { workspaceOutcome } from '../runs/workspace-outcome.js';
+} from '../records/manifest.js';
+import { type PlannedRun, readPlannedRun } from '../records/planned-run.js';
+import type { RunCoordinates } from '../records/run-coordinates.js';
+import { kindOfRunId } from '../records/run-id.js';
+import { leaseOwnerGone, readRunLease } from '../records/run-lease.js';
+import { workspaceOutcome } from '../records/workspace-outcome.js';
 import { parseManifestKey, parseRawKey, rawAccountPrefix, rawEndpointPrefix } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { VisyncError } from '../util/errors.js';
 import type { RunLoader } from './finish-run.js';
 import { recordRun } from './record-run.js';
+import { curateAndLoad } from './stages.js';
 
 export interface ReplayOptions {
   store: ObjectStore;

@@ -1,7 +1,7 @@
 // What a `run --once` run set out to do, written beside its manifest's key when it starts and again
 // once /brands told it its workspaces: its start, window and scope, and the calls each workspace is
 // to make. A run that stops before its manifest is completed from its raw landing; this record is
-// what that landing is measured against (src/pipeline/replay.ts), so a workspace missing a planned
+// what that landing is measured against (src/run/replay.ts), so a workspace missing a planned
 // call is failed even when no other workspace landed that call.
 import { runPlanKey } from '../sinks/layout.js';
 import { type ObjectStore, putJsonObject, readJsonObject } from '../sinks/object-store.js';

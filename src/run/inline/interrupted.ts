@@ -1,15 +1,15 @@
 // `run --once` completes, before its new run, the newest run of the account whose process stopped
-// before its manifest (src/pipeline/interrupted.ts finds it; src/pipeline/replay.ts completes it
+// before its manifest (src/run/interrupted.ts finds it; src/run/replay.ts completes it
 // from its raw landing), under the run's lease so that two processes never complete it at once.
 import type { Logger } from 'pino';
-import { secondRecord } from '../run/record.js';
-import type { Manifest } from '../runs/manifest.js';
-import { kindOfRunId } from '../runs/run-id.js';
-import { takeRunLease } from '../runs/run-lease.js';
-import { errorMessage } from '../util/errors.js';
-import { type AccountRunOptions, leaseTtlMs } from './inline-options.js';
-import { lastInterruptedRun } from './interrupted.js';
-import { replayRun } from './replay.js';
+import type { Manifest } from '../../records/manifest.js';
+import { kindOfRunId } from '../../records/run-id.js';
+import { takeRunLease } from '../../records/run-lease.js';
+import { errorMessage } from '../../util/errors.js';
+import { lastInterruptedRun } from '../interrupted.js';
+import { secondRecord } from '../record.js';
+import { replayRun } from '../replay.js';
+import { type AccountRunOptions, leaseTtlMs } from './options.js';
 
 /** A crashed earlier run of the account, completed from its raw landing (its failure is logged, not fatal). */
 export async function completeInterrupted(

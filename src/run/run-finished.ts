@@ -1,13 +1,13 @@
 // What happens when a run reaches its terminal status, wherever it ran (`run --once`, a worker's
-// load job, a run that failed before it fanned out): a line in the log sums up its schema drift,
-// and the alert for a failed or partial run goes out. One place, so every path that ends a run
+// finish-run or load-batch job, a run that failed before it fanned out): a line in the log sums up
+// its schema drift, and the alert for a failed or partial run goes out. One place, so every path that ends a run
 // logs and alerts the same way.
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
 import { driftSummary } from '../normalise/drift.js';
-import type { Manifest } from '../runs/manifest.js';
+import { runAlert, type SendOptions, sendAlert } from '../ops/alerts.js';
+import type { Manifest } from '../records/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { runAlert, type SendOptions, sendAlert } from './alerts.js';
 
 export interface RunFinishedOptions {
   config: Pick<Config, 'alerts' | 'watch' | 'accounts'>;

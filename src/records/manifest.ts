@@ -19,7 +19,7 @@ export interface WorkspaceResult {
   brand_id: string;
   status: 'succeeded' | 'failed';
   error?: string;
-  /** Why, for readers to decide on (src/runs/error-code.ts); absent before codes were recorded. */
+  /** Why, for readers to decide on (src/records/error-code.ts); absent before codes were recorded. */
   error_code?: RunErrorCode;
 }
 
@@ -35,7 +35,7 @@ export interface LoadResult {
   status: 'succeeded' | 'failed';
   rows: number;
   error?: string;
-  /** Why, for readers to decide on (src/runs/error-code.ts); absent before codes were recorded. */
+  /** Why, for readers to decide on (src/records/error-code.ts); absent before codes were recorded. */
   error_code?: RunErrorCode;
   /** The load batch whose job loaded these rows with other runs' (queued runs into BigQuery). */
   load_batch_id?: string;
@@ -78,7 +78,7 @@ export interface Manifest {
   /** Set when the whole account stopped (bad key, plan, unreachable). */
   error?: string;
   /**
-   * Why `error`, as a code readers decide on (src/runs/error-code.ts), never its text; absent in
+   * Why `error`, as a code readers decide on (src/records/error-code.ts), never its text; absent in
    * manifests written before codes were recorded (read with storedCode: 'unknown').
    */
   error_code?: RunErrorCode;
@@ -111,7 +111,7 @@ export interface Manifest {
    * run is at best partial.
    */
   interrupted?: string;
-  /** How each stage ended and when it ran (src/runs/run-stages.ts); absent in older manifests. */
+  /** How each stage ended and when it ran (src/records/run-stages.ts); absent in older manifests. */
   stages?: RunStages;
 }
 

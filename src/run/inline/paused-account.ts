@@ -1,10 +1,10 @@
 // A run that stopped on a pause it would not wait for records in its manifest when the account may
-// be called again (`rate_limited_until`, src/runs/manifest.ts). Until then a later run of the
+// be called again (`rate_limited_until`, src/records/manifest.ts). Until then a later run of the
 // account ends at once with the same line and calls nothing: without Redis no other process knows
 // of the pause, and with Redis its (capped, expiring) key would only make the run wait for it.
-import { manifestRunIds } from '../runs/history.js';
-import { type Manifest, readManifest } from '../runs/manifest.js';
-import type { ObjectStore } from '../sinks/object-store.js';
+import { manifestRunIds } from '../../records/history.js';
+import { type Manifest, readManifest } from '../../records/manifest.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
 
 /** Manifests read: the newest by id of every run kind (ids of different kinds do not sort by time among themselves). */
 const RECENT = 4;

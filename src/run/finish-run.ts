@@ -1,6 +1,6 @@
-// Normalise + load of one run, shared by `run --once`, `replay` and the jobs' load step: curate
-// the raw landing, then one load job per table. A table whose load already succeeded for this
-// run (replay after a partial failure) is not loaded again.
+// Curate + BigQuery load of one run, shared by the inline driver (`run --once`), `replay` and the
+// queued finish-run job: curate the raw landing, then one BigQuery load job per table. A table
+// whose load already succeeded for this run (replay after a partial failure) is not loaded again.
 //
 // It never throws for a fault of the sink or the warehouse: the data has landed by then, so the run
 // ends partial with each table that was not curated or not loaded, and why (a failed load entry).
@@ -11,9 +11,9 @@ import type { TableDef } from '../catalogue/types.js';
 import { type CuratedTable, type CurateResult, curateRun } from '../curate/curate-run.js';
 import type { KeyLock } from '../curate/key-lock.js';
 import { metrics } from '../ops/metrics.js';
-import { failedLoadsByReason } from '../runs/failed-loads.js';
-import type { DriftEntry, LoadResult, ManifestFile } from '../runs/manifest.js';
-import type { RunCoordinates } from '../runs/run-coordinates.js';
+import { failedLoadsByReason } from '../records/failed-loads.js';
+import type { DriftEntry, LoadResult, ManifestFile } from '../records/manifest.js';
+import type { RunCoordinates } from '../records/run-coordinates.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
 

@@ -13,7 +13,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { RunLedger } from '../jobs/ledger.js';
 import { LedgerRecorder } from '../jobs/ledger-recorder.js';
 import { RedisLeaseSignal } from '../jobs/redis-run-lease.js';
-import { summaryLine } from '../src/cli/run-once.js';
+import { summaryLine } from '../src/cli/run-lines.js';
 import { lastInterruptedRun } from '../src/pipeline/interrupted.js';
 import { replayRun } from '../src/pipeline/replay.js';
 import { runInline } from '../src/pipeline/run-inline.js';

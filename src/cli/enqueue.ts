@@ -17,7 +17,7 @@ import {
   exitWith,
   type ProgramState,
 } from './program-state.js';
-import { lineOf, type Problem } from './run-once.js';
+import { lineOf, type Problem } from './run-lines.js';
 
 interface EnqueueFlags {
   account?: string[];

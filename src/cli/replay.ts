@@ -98,7 +98,7 @@ export function registerReplay(program: Command, state: ProgramState, io: Comman
           if (flags.json) {
             const [{ exitFields, runResult }, { problemLines }, { manifestKey }] = await Promise.all([
               import('./json-result.js'),
-              import('./run-once.js'),
+              import('./run-lines.js'),
               import('../sinks/layout.js'),
             ]);
             const at = `${store.location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`;

@@ -92,7 +92,7 @@ async function enqueueRuns(
     { ObjectStores },
     { runProblems },
     { readManifest },
-    { findAccount },
+    { chosenAccounts },
   ] = await Promise.all([
     import('../../jobs/jobs-client.js'),
     import('../../jobs/connection.js'),
@@ -101,12 +101,11 @@ async function enqueueRuns(
     import('../sinks/create-store.js'),
     import('./run-problems.js'),
     import('../runs/manifest.js'),
-    import('../config/account-settings.js'),
+    import('./accounts.js'),
   ]);
   const config = loadConfigWithoutKeys(configOption(cmd));
-  const accounts = flags.account?.length ? flags.account : config.accounts.map((a) => a.name);
   // Before any is enqueued: an unknown name is a usage error, and no other account's run starts.
-  for (const name of accounts) findAccount(config, name);
+  const accounts = chosenAccounts(config, flags.account).map((a) => a.name);
   const since = new Date();
   const stores = new ObjectStores();
   try {

@@ -79,19 +79,19 @@ async function eventsCommand(flags: EventsFlags, cmd: Command, io: CommandIo): P
   if (flags.digest) return (await import('./events-digest.js')).printDigests(flags, cmd, io);
   const [
     { loadConfigWithoutKeys },
-    { findAccount },
+    { chosenAccounts },
     { readAccountEvents, bySeverityOf },
     { describeEvent },
     { ObjectStores },
   ] = await Promise.all([
     import('../config/read-config.js'),
-    import('../config/account-settings.js'),
+    import('./accounts.js'),
     import('../events/read.js'),
     import('../events/describe.js'),
     import('../sinks/create-store.js'),
   ]);
   const config = loadConfigWithoutKeys(configOption(cmd));
-  if (flags.account) findAccount(config, flags.account);
+  chosenAccounts(config, flags.account);
   const stores = new ObjectStores();
   try {
     const accounts = flags.account ? [flags.account] : config.accounts.map((a) => a.name);

@@ -6,7 +6,7 @@
 // Registering it loads only commander; the action imports the rest.
 import type { Command } from 'commander';
 import { EXIT_USAGE } from './exit-codes.js';
-import { chosenAccounts, collect } from './options.js';
+import { collect } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface SendFlags {
@@ -52,6 +52,7 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
     log,
     { sendClaimsFor },
     { errorMessage },
+    { chosenAccounts },
   ] = await Promise.all([
     import('../config/read-config.js'),
     import('../sinks/create-store.js'),
@@ -61,6 +62,7 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
     import('./command-logger.js'),
     import('./report-send-claims.js'),
     import('../util/errors.js'),
+    import('./accounts.js'),
   ]);
   const period = flags.period === undefined ? undefined : parsePeriod(flags.period);
   if (flags.period !== undefined && period?.kind !== 'month' && period?.kind !== 'week')
@@ -69,7 +71,7 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
       EXIT_USAGE,
     );
   const config = loadConfigWithoutKeys(configOption(cmd));
-  const names = chosenAccounts(config, flags.account);
+  const names = chosenAccounts(config, flags.account).map((a) => a.name);
   const brands = flags.brand ?? [];
   // Silent: each recipient's outcome, failures included, is a line of its own below.
   const logger = log.commandLogger({ logLevel: 'silent' });

@@ -4,7 +4,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ReportFormat } from '../report/output.js';
 import { EXIT_USAGE } from './exit-codes.js';
-import { chosenAccounts, collect, unknownWorkspaceLine } from './options.js';
+import { collect, unknownWorkspaceLine } from './options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 import { registerReportSend } from './report-send.js';
 
@@ -102,6 +102,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
     { pdfReportsConfigured, reportSettingsFor, styleOf },
     { errorMessage },
     { findAccount },
+    { chosenAccounts },
   ] = await Promise.all([
     import('../config/read-config.js'),
     import('../sinks/create-store.js'),
@@ -111,6 +112,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
     import('../report/style.js'),
     import('../util/errors.js'),
     import('../config/account-settings.js'),
+    import('./accounts.js'),
   ]);
   let chosen: import('../history/period.js').Period | undefined;
   if (flags.period !== undefined && (flags.from !== undefined || flags.to !== undefined))
@@ -137,7 +139,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
       EXIT_USAGE,
     );
   const config = loadConfigWithoutKeys(configOption(cmd));
-  const accounts = chosenAccounts(config, flags.account);
+  const accounts = chosenAccounts(config, flags.account).map((a) => a.name);
   const brands = flags.brand ?? [];
   const stores = new ObjectStores();
   let code = 0;

@@ -86,6 +86,7 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
     { ObjectStores },
     { commandLogger, logFormat },
     { RunProgress, wantsProgress },
+    { chosenAccounts },
   ] = await Promise.all([
     import('../api/http-pools.js'),
     import('../api/pause-cap.js'),
@@ -99,6 +100,7 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
     import('../sinks/create-store.js'),
     import('./command-logger.js'),
     import('./progress.js'),
+    import('./accounts.js'),
   ]);
   const config = loadConfig(configOption(cmd));
   const progress = wantsProgress(logFormat(flags)) ? new RunProgress() : undefined;
@@ -118,6 +120,7 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
   const cap = { maxPauseMs: maxPauseMs(config) };
   const shared = await sharedWithWorkers(config, cap);
   try {
+    chosenAccounts(config, flags.account);
     const budget = shared?.budget ?? new MemoryRateBudget(cap);
     // --brand alone runs the account that owns the workspace, not every account.
     const brandsByAccount =
@@ -181,12 +184,14 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
 
 /** `--plan`: the config and the manifests in the sink are read; no API, Redis or warehouse is touched. */
 async function printPlan(flags: RunOnceFlags, cmd: Command, io: CommandIo): Promise<number> {
-  const [{ loadConfigWithoutKeys }, { planRun }, { ObjectStores }, { renderPlan }] = await Promise.all([
-    import('../config/read-config.js'),
-    import('../pipeline/plan-run.js'),
-    import('../sinks/create-store.js'),
-    import('./run-plan.js'),
-  ]);
+  const [{ loadConfigWithoutKeys }, { planRun }, { ObjectStores }, { renderPlan }, { chosenAccounts }] =
+    await Promise.all([
+      import('../config/read-config.js'),
+      import('../pipeline/plan-run.js'),
+      import('../sinks/create-store.js'),
+      import('./run-plan.js'),
+      import('./accounts.js'),
+    ]);
   const config = loadConfigWithoutKeys(configOption(cmd));
   const stores = new ObjectStores();
   const options = {
@@ -196,10 +201,10 @@ async function printPlan(flags: RunOnceFlags, cmd: Command, io: CommandIo): Prom
     days: flags.days,
   };
   try {
+    chosenAccounts(config, flags.account);
     const groups = await accountsByStore(config, flags.account, stores);
     // planRun reads one store. Accounts in several (their own prefix or folder) are planned per
-    // store, except for --brand alone, which picks the owning accounts across the whole config,
-    // and for an unknown --account, which planRun names.
+    // store, except for --brand alone, which picks the owning accounts across the whole config.
     const plan =
       groups.length > 1 && !(flags.brand?.length && !flags.account?.length)
         ? await mergedPlans(groups.map((g) => planRun({ ...options, store: g.store, accounts: g.accounts })))
@@ -225,13 +230,12 @@ async function asCliError(err: unknown): Promise<Error> {
   return new CliError((err as Error).message);
 }
 
-/** The named (or all) accounts grouped by the store holding their manifests; none for an unknown name. */
+/** The named (or all) accounts grouped by the store holding their manifests. */
 async function accountsByStore(
   config: Config,
   names: readonly string[] | undefined,
   stores: ObjectStores,
 ): Promise<{ store: ObjectStore; accounts: string[] }[]> {
-  if (names?.some((n) => !config.accounts.some((a) => a.name === n))) return [];
   const groups = new Map<ObjectStore, string[]>();
   for (const a of config.accounts) {
     if (names?.length && !names.includes(a.name)) continue;

@@ -37,13 +37,13 @@ export function registerRunsShow(runs: Command, state: ProgramState, io: Command
         const flags = cmd.optsWithGlobals() as ShowFlags;
         if (!RUN_ID_PATTERN.test(runId))
           throw new CliError(`runs show: not a run id: ${JSON.stringify(runId)}`, EXIT_USAGE);
-        const [{ loadConfigWithoutKeys }, { ObjectStores }, { findAccount }] = await Promise.all([
+        const [{ loadConfigWithoutKeys }, { ObjectStores }, { chosenAccounts }] = await Promise.all([
           import('../config/read-config.js'),
           import('../sinks/create-store.js'),
-          import('../config/account-settings.js'),
+          import('./accounts.js'),
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
-        if (flags.account) findAccount(config, flags.account);
+        chosenAccounts(config, flags.account);
         const stores = new ObjectStores();
         try {
           const { manifest, at } = await findRun(config, stores, runId, flags.account);

@@ -34,18 +34,18 @@ export function registerStatus(program: Command, state: ProgramState, io: Comman
           { loadConfigWithoutKeys },
           { ObjectStores },
           { runProblems },
-          { findAccount },
+          { chosenAccounts },
         ] = await Promise.all([
           import('../../jobs/jobs-client.js'),
           import('../../jobs/status.js'),
           import('../config/read-config.js'),
           import('../sinks/create-store.js'),
           import('./run-problems.js'),
-          import('../config/account-settings.js'),
+          import('./accounts.js'),
         ]);
         const config = loadConfigWithoutKeys(configOption(cmd));
         // Before Redis is asked: an unknown name is a usage error naming the configured ones.
-        for (const name of flags.account ?? []) findAccount(config, name);
+        chosenAccounts(config, flags.account);
         // Each account's own store (its fs.dir or s3.prefix), opened at its first use only: a failed
         // or partial run's manifest, or an open scheduled report's record (with sinks.s3 that loads
         // the AWS SDK).

@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { JobsClient } from '../../jobs/jobs-client.js';
 import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
-import { storedCode, storedText } from '../runs/error-code.js';
+import { storedCode } from '../runs/error-code.js';
 import type { Manifest } from '../runs/manifest.js';
 import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../runs/run-status.js';
 import { errorMessage } from '../util/errors.js';
@@ -17,7 +17,7 @@ import {
   exitWith,
   type ProgramState,
 } from './program-state.js';
-import { lineOf, type Problem } from './run-lines.js';
+import { lineOf, type Problem, progressLine, resultLine, shownInResultLine } from './run-lines.js';
 
 interface EnqueueFlags {
   account?: string[];
@@ -238,16 +238,6 @@ async function accountsWithoutWorker(
   return accounts.filter((_, i) => counts[i] === 0);
 }
 
-export function progressLine(r: LedgerRun): string {
-  const total = r.workspaces_total;
-  const width = 20;
-  const filled = total ? Math.round((r.workspaces_done / total) * width) : 0;
-  const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
-  const ws = total === undefined ? 'discovering workspaces' : `${r.workspaces_done}/${total} workspaces`;
-  const failed = r.workspaces_failed ? ` (${r.workspaces_failed} failed)` : '';
-  return `${r.account} ${bar} ${ws}${failed} | ${r.calls} requests | ${r.rate_limited} rate-limited | waited ${Math.round(r.waited_ms / 1000)} s | ${r.status}`;
-}
-
 export interface WaitOptions {
   /** Give up after this many seconds (the runs go on). */
   timeoutS?: number;
@@ -343,20 +333,6 @@ async function noWorkerNotices(client: Pick<JobsClient, 'queues'>, runs: LedgerR
     const ids = waiting.filter((r) => r.account === account).map((r) => r.run_id);
     return `visync: no worker is taking account ${account}'s runs (${ids.join(', ')}) yet; start one with visync worker, with the same redis.url and redis.prefix as this config`;
   });
-}
-
-/**
- * Whether the run's result line says `p` already: the run's own error when the ledger stores that
- * same error (a problem's kind and the stored record decide, not what its text ends with).
- */
-function shownInResultLine(r: LedgerRun, p: Problem): boolean {
-  return p.of === 'run' && r.error !== undefined && storedText(r.account, r.error) === p.text;
-}
-
-/** The run in one line, the account named once (an older ledger error starts with it too). */
-function resultLine(r: LedgerRun): string {
-  const error = r.error ? `: ${storedText(r.account, r.error)}` : '';
-  return `${r.account}: ${r.run_id} ${r.status}${error}${r.manifest_key ? ` | manifest ${r.manifest_key}` : ''}`;
 }
 
 /** Progress on stderr: one line redrawn in place for a single run on a terminal, else a line per change. */

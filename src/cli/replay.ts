@@ -119,9 +119,7 @@ async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): P
       );
       return exitCodeFor(m.status);
     }
-    io.out(
-      `${m.account}: replayed run ${m.run_id}: ${m.status} | ${m.files.filter((f) => f.key.startsWith('tables/')).length} curated files | ${m.loads.length} loads${failed.length ? ` (${failed.length} failed: ${failed.map((l) => l.table).join(', ')})` : ''}`,
-    );
+    io.out((await import('./run-lines.js')).replayedLine(m));
     return exitCodeFor(m.status);
   } catch (err) {
     if (err instanceof ReplayError) throw new CliError(err.message);

@@ -1,5 +1,7 @@
 // The lines a run prints, shared by run, enqueue, status and replay: the run in one line
-// (summaryLine) and one line per thing that went wrong (problemsOf, lineOf).
+// (summaryLine; resultLine and progressLine for a queued run; replayedLine) and one line per thing
+// that went wrong (problemsOf, lineOf).
+import type { LedgerRun } from '../../jobs/ledger.js';
 import { storedText } from '../runs/error-code.js';
 import { failedLoadsByReason } from '../runs/failed-loads.js';
 import type { Manifest } from '../runs/manifest.js';
@@ -79,4 +81,35 @@ export function summaryLine(m: Manifest, manifestAt: string | undefined, lead = 
       ? 'manifest not written'
       : `manifest ${manifestAt}`,
   ].join(' | ');
+}
+
+/** A queued run's progress in one line (`enqueue --wait` on stderr). */
+export function progressLine(r: LedgerRun): string {
+  const total = r.workspaces_total;
+  const width = 20;
+  const filled = total ? Math.round((r.workspaces_done / total) * width) : 0;
+  const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+  const ws = total === undefined ? 'discovering workspaces' : `${r.workspaces_done}/${total} workspaces`;
+  const failed = r.workspaces_failed ? ` (${r.workspaces_failed} failed)` : '';
+  return `${r.account} ${bar} ${ws}${failed} | ${r.calls} requests | ${r.rate_limited} rate-limited | waited ${Math.round(r.waited_ms / 1000)} s | ${r.status}`;
+}
+
+/**
+ * Whether the run's result line says `p` already: the run's own error when the ledger stores that
+ * same error (a problem's kind and the stored record decide, not what its text ends with).
+ */
+export function shownInResultLine(r: LedgerRun, p: Problem): boolean {
+  return p.of === 'run' && r.error !== undefined && storedText(r.account, r.error) === p.text;
+}
+
+/** A queued run in one line, the account named once (an older ledger error starts with it too). */
+export function resultLine(r: LedgerRun): string {
+  const error = r.error ? `: ${storedText(r.account, r.error)}` : '';
+  return `${r.account}: ${r.run_id} ${r.status}${error}${r.manifest_key ? ` | manifest ${r.manifest_key}` : ''}`;
+}
+
+/** A replayed run in one line: its status, curated files and loads, the failed loads named. */
+export function replayedLine(m: Manifest): string {
+  const failed = m.loads.filter((l) => l.status === 'failed');
+  return `${m.account}: replayed run ${m.run_id}: ${m.status} | ${m.files.filter((f) => f.key.startsWith('tables/')).length} curated files | ${m.loads.length} loads${failed.length ? ` (${failed.length} failed: ${failed.map((l) => l.table).join(', ')})` : ''}`;
 }

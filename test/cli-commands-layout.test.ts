@@ -1,6 +1,7 @@
 // Thin commands (#31 item 6): each `register*` in src/cli declares its options and hands them to one
 // function; none runs over MAX_REGISTER_LINES lines, counted from `export function register` to its
-// closing brace by a brace scan that skips strings and comments.
+// closing brace by a brace scan that skips strings and comments. And the unknown-account check of
+// the commands lives in one module.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -53,6 +54,15 @@ describe('thin commands (src/cli)', () => {
     expect(
       all.filter((r) => r.lines > MAX_REGISTER_LINES).map((r) => `${r.file}: ${r.name} ${r.lines} lines`),
     ).toEqual([]);
+  });
+
+  it('checks an unknown --account in one place: cli/accounts.ts', () => {
+    const elsewhere = files.filter(
+      (f) =>
+        f !== 'accounts.ts' &&
+        /unknown account|new UnknownAccountError/.test(readFileSync(join(CLI, f), 'utf8')),
+    );
+    expect(elsewhere).toEqual([]);
   });
 
   it('counts a function to its own closing brace, not to braces in strings, comments or parameters', () => {

@@ -5,7 +5,7 @@ import { WorkspaceJobSchema } from '../jobs/definitions.js';
 import { ApiError, type ApiErrorKind } from '../src/api/errors.js';
 import { BudgetWaitTooLong } from '../src/api/rate-budget.js';
 import { LimitExceeded } from '../src/api/response-body.js';
-import { problemLines, summaryLine } from '../src/cli/run-once.js';
+import { problemLines, summaryLine } from '../src/cli/run-lines.js';
 import { syncRunsRow } from '../src/normalise/sync-runs.js';
 import { ClockAheadError } from '../src/records/clock.js';
 import { errorCode, RUN_ERROR_CODES, storedCode } from '../src/records/error-code.js';

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { problemLines } from '../src/cli/run-once.js';
+import { problemLines } from '../src/cli/run-lines.js';
 import { runRow } from '../src/cli/runs.js';
 import { runAlert } from '../src/ops/alerts.js';
 import type { Manifest } from '../src/records/manifest.js';

@@ -3,7 +3,7 @@
 // `visync run --once` and with a worker's queued run (`enqueue --wait`), and `visync runs show`
 // prints them alike. Real Redis, the simulator over HTTP with a 401 after some requests.
 import { describe, expect, it } from 'vitest';
-import { problemLines } from '../src/cli/run-once.js';
+import { problemLines } from '../src/cli/run-lines.js';
 import { RUN_ERROR_CODES } from '../src/records/error-code.js';
 import type { Manifest } from '../src/records/manifest.js';
 import { runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';

@@ -13,7 +13,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { RunLedger } from '../jobs/ledger.js';
 import { LedgerRecorder } from '../jobs/ledger-recorder.js';
 import { RedisLeaseSignal } from '../jobs/redis-run-lease.js';
-import { summaryLine } from '../src/cli/run-once.js';
+import { summaryLine } from '../src/cli/run-lines.js';
 import { type Manifest, readManifest } from '../src/records/manifest.js';
 import { readPlannedRun } from '../src/records/planned-run.js';
 import { logicalRunId, newRunId } from '../src/records/run-id.js';

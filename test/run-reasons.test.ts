@@ -2,7 +2,7 @@
 // workspace with its reason, and `status` shows the reason of each failed or partial run.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { problemLines } from '../src/cli/run-once.js';
+import { problemLines } from '../src/cli/run-lines.js';
 import type { Manifest } from '../src/records/manifest.js';
 import { breakWorkspace, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsConfigFile, worker } from './helpers/jobs.js';

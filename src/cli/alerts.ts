@@ -41,45 +41,46 @@ export function registerAlerts(program: Command, state: ProgramState, io: CliIo)
         '  https://hooks.slack.com answered HTTP 200: ok (183 ms)',
       ].join('\n'),
     )
-    .action(
-      exitWith(state, async (flags: { timeout?: number }, cmd: Command) => {
-        const [{ loadConfigWithoutKeys }, { registerSecret, scrubSecrets }, probe, { closeAllPools }] =
-          await Promise.all([
-            import('../config/read-config.js'),
-            import('../log.js'),
-            import('../ops/webhook-probe.js'),
-            import('../api/http-pools.js'),
-          ]);
-        const config = loadConfigWithoutKeys(configOption(cmd));
-        const webhook = config.alerts?.webhook;
-        if (!webhook)
-          throw new CliError(
-            'no alerts.webhook in the config: add alerts: { webhook: https://hooks.slack.com/services/... } (docs/operations.md, "Failure alerts (webhook)")',
-            EXIT_CONFIG,
-          );
-        // A receiver may quote the URL it was posted to (a 404 page): its path and query are the secret.
-        const url = new URL(webhook);
-        registerSecret(`${url.pathname}${url.search}`);
-        const timeoutMs = (flags.timeout ?? DEFAULT_TIMEOUT_S) * 1000;
-        const origin = probe.webhookOrigin(webhook);
-        try {
-          const outcome = await probe.postTestAlert(webhook, timeoutMs);
-          // The receiver's words, scrubbed (it may echo what it was sent) and made safe for a terminal.
-          const said = (text: string) => probe.terminalShort(scrubSecrets(text));
-          if (outcome.kind === 'answered') {
-            const body = said(outcome.body);
-            io.out(`${origin} answered HTTP ${outcome.status}${body ? `: ${body}` : ''} (${outcome.ms} ms)`);
-          } else if (outcome.kind === 'timeout') io.out(`${origin}: no answer within ${timeoutMs / 1000} s`);
-          else io.out(`${origin}: not reached: ${said(outcome.reason)}`);
-          const advice = probe.testAdvice(outcome, timeoutMs);
-          if (advice === undefined) return 0;
-          io.err(`visync: alerts test failed: ${advice}`);
-          return 1;
-        } finally {
-          await closeAllPools();
-        }
-      }),
+    .action(exitWith(state, (flags: { timeout?: number }, cmd: Command) => alertsCommand(flags, cmd, io)));
+}
+
+/** `visync alerts test`: posts one test message to alerts.webhook and prints what the receiver answered. */
+async function alertsCommand(flags: { timeout?: number }, cmd: Command, io: CliIo): Promise<number> {
+  const [{ loadConfigWithoutKeys }, { registerSecret, scrubSecrets }, probe, { closeAllPools }] =
+    await Promise.all([
+      import('../config/read-config.js'),
+      import('../log.js'),
+      import('../ops/webhook-probe.js'),
+      import('../api/http-pools.js'),
+    ]);
+  const config = loadConfigWithoutKeys(configOption(cmd));
+  const webhook = config.alerts?.webhook;
+  if (!webhook)
+    throw new CliError(
+      'no alerts.webhook in the config: add alerts: { webhook: https://hooks.slack.com/services/... } (docs/operations.md, "Failure alerts (webhook)")',
+      EXIT_CONFIG,
     );
+  // A receiver may quote the URL it was posted to (a 404 page): its path and query are the secret.
+  const url = new URL(webhook);
+  registerSecret(`${url.pathname}${url.search}`);
+  const timeoutMs = (flags.timeout ?? DEFAULT_TIMEOUT_S) * 1000;
+  const origin = probe.webhookOrigin(webhook);
+  try {
+    const outcome = await probe.postTestAlert(webhook, timeoutMs);
+    // The receiver's words, scrubbed (it may echo what it was sent) and made safe for a terminal.
+    const said = (text: string) => probe.terminalShort(scrubSecrets(text));
+    if (outcome.kind === 'answered') {
+      const body = said(outcome.body);
+      io.out(`${origin} answered HTTP ${outcome.status}${body ? `: ${body}` : ''} (${outcome.ms} ms)`);
+    } else if (outcome.kind === 'timeout') io.out(`${origin}: no answer within ${timeoutMs / 1000} s`);
+    else io.out(`${origin}: not reached: ${said(outcome.reason)}`);
+    const advice = probe.testAdvice(outcome, timeoutMs);
+    if (advice === undefined) return 0;
+    io.err(`visync: alerts test failed: ${advice}`);
+    return 1;
+  } finally {
+    await closeAllPools();
+  }
 }
 
 function parseTimeout(value: string): number {

@@ -28,32 +28,33 @@ export function registerDoctor(program: Command, state: ProgramState, io: Comman
     .option('--account <name>', "check only this account's key, store and dataset")
     .option('--json', 'print one JSON array of {check, status, detail, fix?}')
     .option('--timeout <seconds>', 'deadline of each check (default 5)', parseTimeout)
-    .action(
-      exitWith(state, async (flags: DoctorFlags, cmd: Command) => {
-        const [{ closeAllPools }, { scrubSecrets }, { runDoctor }, { doctorProbes }] = await Promise.all([
-          import('../api/http-pools.js'),
-          import('../log.js'),
-          import('../ops/doctor/run-doctor.js'),
-          import('../../jobs/doctor-probes.js'),
-        ]);
-        try {
-          const results = await runDoctor({
-            probes: doctorProbes,
-            configPath: configOption(cmd),
-            account: flags.account,
-            // Absent: the doctor's own default (5 s, as the help says).
-            timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
-          });
-          if (flags.json) io.verbatim(scrubSecrets(JSON.stringify(results, null, 2)));
-          else for (const r of results) io.out(scrubSecrets(renderCheck(r)));
-          // A config that does not load is a config error like in every other command.
-          if (results.some((r) => r.check === 'config' && r.status === 'FAIL')) return EXIT_CONFIG;
-          return results.some((r) => r.status === 'FAIL') ? 1 : 0;
-        } finally {
-          await closeAllPools();
-        }
-      }),
-    );
+    .action(exitWith(state, (flags: DoctorFlags, cmd: Command) => doctorCommand(flags, cmd, io)));
+}
+
+/** `visync doctor`: checks the config, API keys, Redis, the object store and BigQuery. */
+async function doctorCommand(flags: DoctorFlags, cmd: Command, io: CommandIo): Promise<number> {
+  const [{ closeAllPools }, { scrubSecrets }, { runDoctor }, { doctorProbes }] = await Promise.all([
+    import('../api/http-pools.js'),
+    import('../log.js'),
+    import('../ops/doctor/run-doctor.js'),
+    import('../../jobs/doctor-probes.js'),
+  ]);
+  try {
+    const results = await runDoctor({
+      probes: doctorProbes,
+      configPath: configOption(cmd),
+      account: flags.account,
+      // Absent: the doctor's own default (5 s, as the help says).
+      timeoutMs: flags.timeout === undefined ? undefined : flags.timeout * 1000,
+    });
+    if (flags.json) io.verbatim(scrubSecrets(JSON.stringify(results, null, 2)));
+    else for (const r of results) io.out(scrubSecrets(renderCheck(r)));
+    // A config that does not load is a config error like in every other command.
+    if (results.some((r) => r.check === 'config' && r.status === 'FAIL')) return EXIT_CONFIG;
+    return results.some((r) => r.status === 'FAIL') ? 1 : 0;
+  } finally {
+    await closeAllPools();
+  }
 }
 
 export function renderCheck(r: CheckResult): string {

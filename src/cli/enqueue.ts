@@ -2,7 +2,7 @@ import { type Command, InvalidArgumentError } from 'commander';
 import type { JobsClient } from '../../jobs/jobs-client.js';
 import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
-import { storedCode, storedText } from '../records/error-code.js';
+import { storedCode } from '../records/error-code.js';
 import type { Manifest } from '../records/manifest.js';
 import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../records/run-status.js';
 import { errorMessage } from '../util/errors.js';
@@ -17,7 +17,7 @@ import {
   exitWith,
   type ProgramState,
 } from './program-state.js';
-import { lineOf, type Problem } from './run-once.js';
+import { lineOf, type Problem, progressLine, resultLine, shownInResultLine } from './run-lines.js';
 
 interface EnqueueFlags {
   account?: string[];
@@ -71,119 +71,128 @@ export function registerEnqueue(program: Command, state: ProgramState, io: Comma
       '\nExamples:\n  visync enqueue backfill --account acme --days 365 --wait\n  visync enqueue sync --brand brd_123',
     )
     .action(
-      exitWith(state, async (kind: 'sync' | 'backfill', flags: EnqueueFlags, cmd: Command) => {
-        const [
-          { withJobsClient },
-          { RedisUnreachableError },
-          { enqueueRun },
-          { loadConfigWithoutKeys },
-          { ObjectStores },
-          { runProblems },
-          { readManifest },
-          { findAccount },
-        ] = await Promise.all([
-          import('../../jobs/jobs-client.js'),
-          import('../../jobs/connection.js'),
-          import('../../jobs/enqueue.js'),
-          import('../config/read-config.js'),
-          import('../sinks/create-store.js'),
-          import('./run-problems.js'),
-          import('../records/manifest.js'),
-          import('../config/account-settings.js'),
-        ]);
-        const config = loadConfigWithoutKeys(configOption(cmd));
-        const accounts = flags.account?.length ? flags.account : config.accounts.map((a) => a.name);
-        // Before any is enqueued: an unknown name is a usage error, and no other account's run starts.
-        for (const name of accounts) findAccount(config, name);
-        const since = new Date();
-        const stores = new ObjectStores();
-        try {
-          return await withJobsClient(config, 'visync enqueue', async (client) => {
-            const runIds: string[] = [];
-            const accountOf = new Map<string, string>();
-            const enqueued: EnqueuedJson[] = [];
-            for (const account of accounts) {
-              const r = await enqueueRun(client.queues, client.ledger, config, {
-                kind,
-                account,
-                brands: flags.brand,
-                days: flags.days,
-                endpoints: flags.endpoints,
-                force: flags.force,
-              });
-              runIds.push(r.runId);
-              accountOf.set(r.runId, account);
-              enqueued.push({
-                account,
-                run_id: r.runId,
-                kind,
-                enqueued: r.created,
-                ...(r.created ? {} : { existing_status: r.existing?.status ?? 'unknown' }),
-              });
-              if (!flags.json)
-                io.out(
-                  r.created
-                    ? `${account}: enqueued ${kind} ${r.runId}`
-                    : `${account}: ${r.runId} exists already (${r.existing?.status ?? 'unknown'}); not enqueued again (use --force for a new run)`,
-                );
-            }
-            // With --json the result lines join the progress on stderr: stdout holds the document only.
-            const json = flags.json ? await jsonOutput(io, enqueued) : undefined;
-            if (!flags.wait) return json ? json.print({ finished: false }, 0) : 0;
-            const lost: LostRuns = {
-              manifest: async (id) => {
-                const account = accountOf.get(id) as string;
-                return readManifest(await stores.forAccount(config, account), account, id);
-              },
-              enqueueAgain: (id) => enqueueCommand(kind, accountOf.get(id) as string, flags),
-            };
-            const runs = await waitForRuns(client, runIds, json?.io ?? io, {
-              timeoutS: flags.timeout,
-              lost,
-              since,
-            });
-            if (!runs) return json ? json.print({ finished: false }, 1) : 1;
-            // Which workspaces (or loads) failed and why, like run --once says it.
-            // The account's own store, opened at its first failed or partial run only.
-            const problems = new Map<string, Problem[]>();
-            for (const r of runs) {
-              problems.set(r.run_id, await runProblems(() => stores.forAccount(config, r.account), r));
-              for (const p of problems.get(r.run_id) ?? [])
-                if (!shownInResultLine(r, p)) io.err(`visync: ${lineOf(p)}`);
-            }
-            // Combined as run --once combines its accounts, so both exit alike for the same outcome.
-            const status = combineRunStatuses(runs.map((r) => r.status).filter(isFinishedStatus));
-            if (!json) return exitCodeFor(status);
-            return json.print(
-              {
-                finished: true,
-                status,
-                results: runs.map((r) => ({
-                  account: r.account,
-                  run_id: r.run_id,
-                  status: r.status,
-                  ...(r.error ? { error: r.error, error_code: storedCode(r) } : {}),
-                  workspaces: {
-                    done: r.workspaces_done,
-                    failed: r.workspaces_failed,
-                    total: r.workspaces_total,
-                  },
-                  requests: r.calls,
-                  manifest: r.manifest_key ?? null,
-                  problems: (problems.get(r.run_id) ?? []).map(lineOf),
-                })),
-              },
-              exitCodeFor(status),
-            );
-          });
-        } catch (err) {
-          if (err instanceof CliError || err instanceof RedisUnreachableError) throw err;
-          throw new CliError(errorMessage(err));
-        } finally {
-          await stores.close();
-        }
-      }),
+      exitWith(state, (kind: 'sync' | 'backfill', flags: EnqueueFlags, cmd: Command) =>
+        enqueueRuns(kind, flags, cmd, io),
+      ),
     );
+}
+
+/** `visync enqueue`: adds the runs to the queue, prints their ids, and with --wait their outcome. */
+async function enqueueRuns(
+  kind: 'sync' | 'backfill',
+  flags: EnqueueFlags,
+  cmd: Command,
+  io: CommandIo,
+): Promise<number> {
+  const [
+    { withJobsClient },
+    { RedisUnreachableError },
+    { enqueueRun },
+    { loadConfigWithoutKeys },
+    { ObjectStores },
+    { runProblems },
+    { readManifest },
+    { chosenAccounts },
+  ] = await Promise.all([
+    import('../../jobs/jobs-client.js'),
+    import('../../jobs/connection.js'),
+    import('../../jobs/enqueue.js'),
+    import('../config/read-config.js'),
+    import('../sinks/create-store.js'),
+    import('./run-problems.js'),
+    import('../records/manifest.js'),
+    import('./accounts.js'),
+  ]);
+  const config = loadConfigWithoutKeys(configOption(cmd));
+  // Before any is enqueued: an unknown name is a usage error, and no other account's run starts.
+  const accounts = chosenAccounts(config, flags.account).map((a) => a.name);
+  const since = new Date();
+  const stores = new ObjectStores();
+  try {
+    return await withJobsClient(config, 'visync enqueue', async (client) => {
+      const runIds: string[] = [];
+      const accountOf = new Map<string, string>();
+      const enqueued: EnqueuedJson[] = [];
+      for (const account of accounts) {
+        const r = await enqueueRun(client.queues, client.ledger, config, {
+          kind,
+          account,
+          brands: flags.brand,
+          days: flags.days,
+          endpoints: flags.endpoints,
+          force: flags.force,
+        });
+        runIds.push(r.runId);
+        accountOf.set(r.runId, account);
+        enqueued.push({
+          account,
+          run_id: r.runId,
+          kind,
+          enqueued: r.created,
+          ...(r.created ? {} : { existing_status: r.existing?.status ?? 'unknown' }),
+        });
+        if (!flags.json)
+          io.out(
+            r.created
+              ? `${account}: enqueued ${kind} ${r.runId}`
+              : `${account}: ${r.runId} exists already (${r.existing?.status ?? 'unknown'}); not enqueued again (use --force for a new run)`,
+          );
+      }
+      // With --json the result lines join the progress on stderr: stdout holds the document only.
+      const json = flags.json ? await jsonOutput(io, enqueued) : undefined;
+      if (!flags.wait) return json ? json.print({ finished: false }, 0) : 0;
+      const lost: LostRuns = {
+        manifest: async (id) => {
+          const account = accountOf.get(id) as string;
+          return readManifest(await stores.forAccount(config, account), account, id);
+        },
+        enqueueAgain: (id) => enqueueCommand(kind, accountOf.get(id) as string, flags),
+      };
+      const runs = await waitForRuns(client, runIds, json?.io ?? io, {
+        timeoutS: flags.timeout,
+        lost,
+        since,
+      });
+      if (!runs) return json ? json.print({ finished: false }, 1) : 1;
+      // Which workspaces (or loads) failed and why, like run --once says it.
+      // The account's own store, opened at its first failed or partial run only.
+      const problems = new Map<string, Problem[]>();
+      for (const r of runs) {
+        problems.set(r.run_id, await runProblems(() => stores.forAccount(config, r.account), r));
+        for (const p of problems.get(r.run_id) ?? [])
+          if (!shownInResultLine(r, p)) io.err(`visync: ${lineOf(p)}`);
+      }
+      // Combined as run --once combines its accounts, so both exit alike for the same outcome.
+      const status = combineRunStatuses(runs.map((r) => r.status).filter(isFinishedStatus));
+      if (!json) return exitCodeFor(status);
+      return json.print(
+        {
+          finished: true,
+          status,
+          results: runs.map((r) => ({
+            account: r.account,
+            run_id: r.run_id,
+            status: r.status,
+            ...(r.error ? { error: r.error, error_code: storedCode(r) } : {}),
+            workspaces: {
+              done: r.workspaces_done,
+              failed: r.workspaces_failed,
+              total: r.workspaces_total,
+            },
+            requests: r.calls,
+            manifest: r.manifest_key ?? null,
+            problems: (problems.get(r.run_id) ?? []).map(lineOf),
+          })),
+        },
+        exitCodeFor(status),
+      );
+    });
+  } catch (err) {
+    if (err instanceof CliError || err instanceof RedisUnreachableError) throw err;
+    throw new CliError(errorMessage(err));
+  } finally {
+    await stores.close();
+  }
 }
 
 interface EnqueuedJson {
@@ -227,16 +236,6 @@ async function accountsWithoutWorker(
 ): Promise<string[]> {
   const counts = await Promise.all(accounts.map((a) => client.queues.for(a).getWorkersCount()));
   return accounts.filter((_, i) => counts[i] === 0);
-}
-
-export function progressLine(r: LedgerRun): string {
-  const total = r.workspaces_total;
-  const width = 20;
-  const filled = total ? Math.round((r.workspaces_done / total) * width) : 0;
-  const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
-  const ws = total === undefined ? 'discovering workspaces' : `${r.workspaces_done}/${total} workspaces`;
-  const failed = r.workspaces_failed ? ` (${r.workspaces_failed} failed)` : '';
-  return `${r.account} ${bar} ${ws}${failed} | ${r.calls} requests | ${r.rate_limited} rate-limited | waited ${Math.round(r.waited_ms / 1000)} s | ${r.status}`;
 }
 
 export interface WaitOptions {
@@ -334,20 +333,6 @@ async function noWorkerNotices(client: Pick<JobsClient, 'queues'>, runs: LedgerR
     const ids = waiting.filter((r) => r.account === account).map((r) => r.run_id);
     return `visync: no worker is taking account ${account}'s runs (${ids.join(', ')}) yet; start one with visync worker, with the same redis.url and redis.prefix as this config`;
   });
-}
-
-/**
- * Whether the run's result line says `p` already: the run's own error when the ledger stores that
- * same error (a problem's kind and the stored record decide, not what its text ends with).
- */
-function shownInResultLine(r: LedgerRun, p: Problem): boolean {
-  return p.of === 'run' && r.error !== undefined && storedText(r.account, r.error) === p.text;
-}
-
-/** The run in one line, the account named once (an older ledger error starts with it too). */
-function resultLine(r: LedgerRun): string {
-  const error = r.error ? `: ${storedText(r.account, r.error)}` : '';
-  return `${r.account}: ${r.run_id} ${r.status}${error}${r.manifest_key ? ` | manifest ${r.manifest_key}` : ''}`;
 }
 
 /** Progress on stderr: one line redrawn in place for a single run on a terminal, else a line per change. */

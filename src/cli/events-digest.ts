@@ -1,7 +1,6 @@
 // `visync events --digest`: each account's weekly digest (src/events/digest.ts) as text or JSON,
 // from the object store only: the ranking the digest webhook sends, without sending it.
 import type { Command } from 'commander';
-import { findAccount } from '../config/account-settings.js';
 import { loadConfigWithoutKeys } from '../config/read-config.js';
 import { type Digest, digestLines, weeklyDigest } from '../events/digest.js';
 import { digestWeek } from '../events/digest-send.js';
@@ -10,6 +9,7 @@ import { DEFAULT_DIGEST_TOP, digestSettings } from '../events/rules.js';
 import { isoWeekOf, type Period, previousPeriod } from '../history/period.js';
 import { ObjectStores } from '../sinks/create-store.js';
 import { utcDate } from '../util/time.js';
+import { chosenAccounts } from './accounts.js';
 import { type CommandIo, configOption } from './program-state.js';
 
 export async function printDigests(
@@ -18,7 +18,7 @@ export async function printDigests(
   io: CommandIo,
 ): Promise<number> {
   const config = loadConfigWithoutKeys(configOption(cmd));
-  const accounts = flags.account ? [findAccount(config, flags.account)] : config.accounts;
+  const accounts = chosenAccounts(config, flags.account);
   const today = utcDate(new Date());
   const stores = new ObjectStores();
   try {

@@ -70,56 +70,56 @@ export function registerEvents(program: Command, state: ProgramState, io: Comman
       parseWeek,
     )
     .option('--json', 'print JSON for scripts')
-    .action(
-      exitWith(state, async (flags: EventsFlags, cmd: Command) => {
-        checkDigestFlags(flags);
-        if (flags.digest) return (await import('./events-digest.js')).printDigests(flags, cmd, io);
-        const [
-          { loadConfigWithoutKeys },
-          { findAccount },
-          { readAccountEvents, bySeverityOf },
-          { describeEvent },
-          { ObjectStores },
-        ] = await Promise.all([
-          import('../config/read-config.js'),
-          import('../config/account-settings.js'),
-          import('../events/read.js'),
-          import('../events/describe.js'),
-          import('../sinks/create-store.js'),
-        ]);
-        const config = loadConfigWithoutKeys(configOption(cmd));
-        if (flags.account) findAccount(config, flags.account);
-        const stores = new ObjectStores();
-        try {
-          const accounts = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
-          const events = [];
-          let known = false;
-          for (const name of accounts) {
-            const store = await stores.forAccount(config, name);
-            const { events: found, workspaces } = await readAccountEvents(store, name, {
-              brand: flags.brand,
-              since: flags.since,
-              type: flags.type,
-            });
-            known ||= flags.brand !== undefined && workspaces.has(flags.brand);
-            // Per run, the most severe first (the alert's order).
-            const runs = [...new Set(found.map((e) => e.run_id))];
-            for (const run of runs) events.push(...found.filter((e) => e.run_id === run).sort(bySeverityOf));
-          }
-          // As `visync report` answers a --brand no account has: one line, a usage error.
-          if (flags.brand !== undefined && !known) {
-            io.err(unknownWorkspaceLine(flags.brand, accounts));
-            return EXIT_USAGE;
-          }
-          if (flags.json) io.verbatim(JSON.stringify(events, null, 2));
-          else if (!events.length) io.out('no events: no change between complete runs matches');
-          else
-            for (const e of events)
-              io.out(`${e.snapshot_date}  ${e.account}  ${e.brand_id}  ${describeEvent(e)}`);
-          return 0;
-        } finally {
-          await stores.close();
-        }
-      }),
-    );
+    .action(exitWith(state, (flags: EventsFlags, cmd: Command) => eventsCommand(flags, cmd, io)));
+}
+
+/** `visync events`: what changed for each workspace, night by night. */
+async function eventsCommand(flags: EventsFlags, cmd: Command, io: CommandIo): Promise<number> {
+  checkDigestFlags(flags);
+  if (flags.digest) return (await import('./events-digest.js')).printDigests(flags, cmd, io);
+  const [
+    { loadConfigWithoutKeys },
+    { chosenAccounts },
+    { readAccountEvents, bySeverityOf },
+    { describeEvent },
+    { ObjectStores },
+  ] = await Promise.all([
+    import('../config/read-config.js'),
+    import('./accounts.js'),
+    import('../events/read.js'),
+    import('../events/describe.js'),
+    import('../sinks/create-store.js'),
+  ]);
+  const config = loadConfigWithoutKeys(configOption(cmd));
+  chosenAccounts(config, flags.account);
+  const stores = new ObjectStores();
+  try {
+    const accounts = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
+    const events = [];
+    let known = false;
+    for (const name of accounts) {
+      const store = await stores.forAccount(config, name);
+      const { events: found, workspaces } = await readAccountEvents(store, name, {
+        brand: flags.brand,
+        since: flags.since,
+        type: flags.type,
+      });
+      known ||= flags.brand !== undefined && workspaces.has(flags.brand);
+      // Per run, the most severe first (the alert's order).
+      const runs = [...new Set(found.map((e) => e.run_id))];
+      for (const run of runs) events.push(...found.filter((e) => e.run_id === run).sort(bySeverityOf));
+    }
+    // As `visync report` answers a --brand no account has: one line, a usage error.
+    if (flags.brand !== undefined && !known) {
+      io.err(unknownWorkspaceLine(flags.brand, accounts));
+      return EXIT_USAGE;
+    }
+    if (flags.json) io.verbatim(JSON.stringify(events, null, 2));
+    else if (!events.length) io.out('no events: no change between complete runs matches');
+    else
+      for (const e of events) io.out(`${e.snapshot_date}  ${e.account}  ${e.brand_id}  ${describeEvent(e)}`);
+    return 0;
+  } finally {
+    await stores.close();
+  }
 }

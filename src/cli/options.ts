@@ -1,8 +1,6 @@
 // Option parsers shared by commands, so `run --once` and `enqueue` accept and reject the same input.
 import { InvalidArgumentError } from 'commander';
 import { isWorkspaceEndpoint, WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
-import { EXIT_USAGE } from './exit-codes.js';
-import { CliError } from './program-state.js';
 
 export function parseDays(value: string): number {
   const n = Number(value);
@@ -28,21 +26,6 @@ export function parseEndpoints(value: string): WorkspaceEndpoint[] {
 
 /** For repeatable options (`--account a --account b`). */
 export const collect = (value: string, prev: string[] = []) => [...prev, value];
-
-/** The accounts a reporting command covers: `--account` (which the config must have), else all. */
-export function chosenAccounts(
-  config: { accounts: readonly { name: string }[] },
-  account?: string,
-): string[] {
-  const names = config.accounts.map((a) => a.name);
-  if (account === undefined) return names;
-  if (!names.includes(account))
-    throw new CliError(
-      `unknown account ${JSON.stringify(account)}; configured: ${names.join(', ')}`,
-      EXIT_USAGE,
-    );
-  return [account];
-}
 
 /** The line for a --brand no complete run of the accounts has (`visync report`, `visync events`). */
 export function unknownWorkspaceLine(brand: string, accounts: readonly string[]): string {

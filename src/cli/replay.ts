@@ -26,106 +26,105 @@ export function registerReplay(program: Command, state: ProgramState, io: Comman
       'after',
       '\nExamples:\n  visync replay --run 20261121T230508Z-sync-3bb05a\n  visync replay --run 20261121T230508Z-sync-3bb05a --json',
     )
-    .action(
-      exitWith(state, async (flags: ReplayFlags, cmd: Command) => {
-        if (!RUN_ID_PATTERN.test(flags.run))
-          throw new CliError(`--run: not a run id: ${JSON.stringify(flags.run)}`, EXIT_USAGE);
-        const [
-          { loadConfigWithoutKeys },
-          { ReplayError, locateRun, replayRun },
-          { RunLoaders },
-          { exitCodeFor },
-          { ObjectStores },
-          { commandLogger },
-        ] = await Promise.all([
-          import('../config/read-config.js'),
-          import('../run/replay.js'),
-          import('../run/warehouse.js'),
-          import('../records/manifest.js'),
-          import('../sinks/create-store.js'),
-          import('./command-logger.js'),
-        ]);
-        const config = loadConfigWithoutKeys(configOption(cmd));
-        const logger = commandLogger(flags);
-        // Workers may hold the run for a load batch, which loads it: refused rather than loaded twice.
-        const check = config.redis.url
-          ? await (await import('../../jobs/replay-guard.js')).checkReplay(config, flags.run)
-          : undefined;
-        if (check?.ok === false) throw new CliError(check.refusal);
-        const stores = new ObjectStores();
-        try {
-          // Accounts may write to stores of their own: the run is looked for in each distinct one.
-          const names = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
-          const found: {
-            account: string;
-            store: Awaited<ReturnType<typeof stores.forAccount>>;
-            manifest?: Manifest;
-          }[] = [];
-          let notFound: unknown;
-          for (const g of await stores.grouped(config, names)) {
-            try {
-              const at = await locateRun(g.store, flags.run, flags.account);
-              if (g.accounts.includes(at.account))
-                found.push({ account: at.account, store: g.store, manifest: at.manifest });
-            } catch (err) {
-              if (!(err instanceof ReplayError)) throw err;
-              notFound = err;
-            }
-          }
-          if (found.length > 1)
-            throw new ReplayError(
-              `run ${flags.run} exists for several accounts (${found.map((f) => f.account).join(', ')}): pass --account`,
-            );
-          if (!found[0]) throw notFound ?? new ReplayError(`run ${flags.run} not found`);
-          const { account, store, manifest } = found[0];
-          if (check?.ok === 'unchecked') {
-            // Redis did not answer: the manifest decides, before anything is loaded or rewritten.
-            const { uncheckedReplay } = await import('../../jobs/replay-guard.js');
-            const verdict = uncheckedReplay(flags.run, check.reason, manifest);
-            if (!verdict.ok) throw new CliError(verdict.refusal);
-            io.err(`visync: ${verdict.notice}`);
-          }
-          const loader = await new RunLoaders().forAccount(config, account);
-          const m = await replayRun({
-            store,
-            runId: flags.run,
-            logger,
-            account,
-            loader,
-          });
-          const failed = m.loads.filter((l) => l.status === 'failed');
-          for (const l of failed) io.err(`visync: load of ${l.table} failed: ${l.error}`);
-          if (flags.json) {
-            const [{ exitFields, runResult }, { problemLines }, { manifestKey }] = await Promise.all([
-              import('./json-result.js'),
-              import('./run-once.js'),
-              import('../sinks/layout.js'),
-            ]);
-            const at = `${store.location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`;
-            io.verbatim(
-              JSON.stringify(
-                {
-                  ...runResult(m, at, problemLines(m)),
-                  replayed_at: m.replayed_at,
-                  curated_files: m.files.filter((f) => f.key.startsWith('tables/')).length,
-                  ...exitFields(exitCodeFor(m.status)),
-                },
-                null,
-                2,
-              ),
-            );
-            return exitCodeFor(m.status);
-          }
-          io.out(
-            `${m.account}: replayed run ${m.run_id}: ${m.status} | ${m.files.filter((f) => f.key.startsWith('tables/')).length} curated files | ${m.loads.length} loads${failed.length ? ` (${failed.length} failed: ${failed.map((l) => l.table).join(', ')})` : ''}`,
-          );
-          return exitCodeFor(m.status);
-        } catch (err) {
-          if (err instanceof ReplayError) throw new CliError(err.message);
-          throw err;
-        } finally {
-          await stores.close();
-        }
-      }),
-    );
+    .action(exitWith(state, (flags: ReplayFlags, cmd: Command) => replayCommand(flags, cmd, io)));
+}
+
+/** `visync replay`: rebuilds a run's curated files and BigQuery loads from its raw landing. */
+async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): Promise<number> {
+  if (!RUN_ID_PATTERN.test(flags.run))
+    throw new CliError(`--run: not a run id: ${JSON.stringify(flags.run)}`, EXIT_USAGE);
+  const [
+    { loadConfigWithoutKeys },
+    { ReplayError, locateRun, replayRun },
+    { RunLoaders },
+    { exitCodeFor },
+    { ObjectStores },
+    { commandLogger },
+  ] = await Promise.all([
+    import('../config/read-config.js'),
+    import('../run/replay.js'),
+    import('../run/warehouse.js'),
+    import('../records/manifest.js'),
+    import('../sinks/create-store.js'),
+    import('./command-logger.js'),
+  ]);
+  const config = loadConfigWithoutKeys(configOption(cmd));
+  const logger = commandLogger(flags);
+  // Workers may hold the run for a load batch, which loads it: refused rather than loaded twice.
+  const check = config.redis.url
+    ? await (await import('../../jobs/replay-guard.js')).checkReplay(config, flags.run)
+    : undefined;
+  if (check?.ok === false) throw new CliError(check.refusal);
+  const stores = new ObjectStores();
+  try {
+    // Accounts may write to stores of their own: the run is looked for in each distinct one.
+    const names = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
+    const found: {
+      account: string;
+      store: Awaited<ReturnType<typeof stores.forAccount>>;
+      manifest?: Manifest;
+    }[] = [];
+    let notFound: unknown;
+    for (const g of await stores.grouped(config, names)) {
+      try {
+        const at = await locateRun(g.store, flags.run, flags.account);
+        if (g.accounts.includes(at.account))
+          found.push({ account: at.account, store: g.store, manifest: at.manifest });
+      } catch (err) {
+        if (!(err instanceof ReplayError)) throw err;
+        notFound = err;
+      }
+    }
+    if (found.length > 1)
+      throw new ReplayError(
+        `run ${flags.run} exists for several accounts (${found.map((f) => f.account).join(', ')}): pass --account`,
+      );
+    if (!found[0]) throw notFound ?? new ReplayError(`run ${flags.run} not found`);
+    const { account, store, manifest } = found[0];
+    if (check?.ok === 'unchecked') {
+      // Redis did not answer: the manifest decides, before anything is loaded or rewritten.
+      const { uncheckedReplay } = await import('../../jobs/replay-guard.js');
+      const verdict = uncheckedReplay(flags.run, check.reason, manifest);
+      if (!verdict.ok) throw new CliError(verdict.refusal);
+      io.err(`visync: ${verdict.notice}`);
+    }
+    const loader = await new RunLoaders().forAccount(config, account);
+    const m = await replayRun({
+      store,
+      runId: flags.run,
+      logger,
+      account,
+      loader,
+    });
+    const failed = m.loads.filter((l) => l.status === 'failed');
+    for (const l of failed) io.err(`visync: load of ${l.table} failed: ${l.error}`);
+    if (flags.json) {
+      const [{ exitFields, runResult }, { problemLines }, { manifestKey }] = await Promise.all([
+        import('./json-result.js'),
+        import('./run-lines.js'),
+        import('../sinks/layout.js'),
+      ]);
+      const at = `${store.location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`;
+      io.verbatim(
+        JSON.stringify(
+          {
+            ...runResult(m, at, problemLines(m)),
+            replayed_at: m.replayed_at,
+            curated_files: m.files.filter((f) => f.key.startsWith('tables/')).length,
+            ...exitFields(exitCodeFor(m.status)),
+          },
+          null,
+          2,
+        ),
+      );
+      return exitCodeFor(m.status);
+    }
+    io.out((await import('./run-lines.js')).replayedLine(m));
+    return exitCodeFor(m.status);
+  } catch (err) {
+    if (err instanceof ReplayError) throw new CliError(err.message);
+    throw err;
+  } finally {
+    await stores.close();
+  }
 }

@@ -6,7 +6,7 @@
 // Registering it loads only commander; the action imports the rest.
 import type { Command } from 'commander';
 import { EXIT_USAGE } from './exit-codes.js';
-import { chosenAccounts, collect } from './options.js';
+import { collect } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface SendFlags {
@@ -35,105 +35,107 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
       '--resend-unconfirmed',
       'mail again the recipients whose send began but was never recorded as accepted (same Message-ID)',
     )
-    .action(
-      exitWith(state, async (_own: SendFlags, cmd: Command) => {
-        // `report` has --account, --brand and --period too, and commander gives them to it wherever
-        // they stand: read them with the parent's.
-        const flags = cmd.optsWithGlobals<SendFlags>();
-        const [
-          { loadConfigWithoutKeys },
-          { ObjectStores },
-          { parsePeriod },
-          { sendMadeReports, mailSession },
-          { findAccount },
-          log,
-          { sendClaimsFor },
-          { errorMessage },
-        ] = await Promise.all([
-          import('../config/read-config.js'),
-          import('../sinks/create-store.js'),
-          import('../history/period.js'),
-          import('../report/deliver.js'),
-          import('../config/account-settings.js'),
-          import('./command-logger.js'),
-          import('./report-send-claims.js'),
-          import('../util/errors.js'),
-        ]);
-        const period = flags.period === undefined ? undefined : parsePeriod(flags.period);
-        if (flags.period !== undefined && period?.kind !== 'month' && period?.kind !== 'week')
-          throw new CliError(
-            `malformed period ${JSON.stringify(flags.period)}: expected YYYY-MM or YYYY-Www (a scheduled report's period)`,
-            EXIT_USAGE,
-          );
-        const config = loadConfigWithoutKeys(configOption(cmd));
-        const names = chosenAccounts(config, flags.account);
-        const brands = flags.brand ?? [];
-        // Silent: each recipient's outcome, failures included, is a line of its own below.
-        const logger = log.commandLogger({ logLevel: 'silent' });
-        const stores = new ObjectStores();
-        // One SMTP session for the whole command: a refused login stops every account's sends to
-        // that server at once, instead of one login per recipient.
-        const mail = mailSession({ config, logger });
-        const claims = sendClaimsFor(config);
-        const resend = flags.resendUnconfirmed === true;
-        let code = 0;
-        let said = false;
-        const found = new Set<string>();
-        try {
-          for (const name of names) {
-            let r: Awaited<ReturnType<typeof sendMadeReports>>;
-            try {
-              const store = await stores.forAccount(config, name);
-              r = await sendMadeReports(
-                {
-                  config,
-                  account: findAccount(config, name),
-                  store,
-                  logger,
-                  mail,
-                  resendUnconfirmed: resend,
-                  ...(await claims.forStore(store)),
-                },
-                { brands, ...(period ? { period } : {}) },
-              );
-            } catch (err) {
-              // The account's store or runs could not be read: its line, and on to the next.
-              io.out(`${name}: nothing sent: ${errorMessage(err)}; fix it and run visync report send again`);
-              code = 1;
-              said = true;
-              continue;
-            }
-            for (const w of r.workspaces) found.add(w);
-            for (const w of r.outcomes) {
-              const head = `${name} ${w.brandId} ${w.period}`;
-              said = true;
-              if (!w.recipients.length) {
-                io.out(`${head}: ${w.reason ?? `no recipients (${w.state})`}`);
-                if (w.reason) code = 1;
-              }
-              for (const x of w.recipients) {
-                io.out(`${head} ${x.recipient}: ${x.result}${x.reason ? `: ${x.reason}` : ''}`);
-                if (x.result === 'failed' || x.result === 'unconfirmed') code = 1;
-              }
-              if (w.recordFailure) {
-                io.out(`${head}: ${w.recordFailure}`);
-                code = 1;
-              }
-            }
-          }
-        } finally {
-          await mail.close();
-          await claims.close();
-          await stores.close();
-        }
-        if (!said)
-          io.out(
-            'nothing to send: no scheduled report has been made (reports.schedule with recipients: the workers make each one after the nightly run that completes its period, docs/reports.md)',
-          );
-        const unknown = brands.filter((b) => !found.has(b));
-        for (const b of unknown)
-          io.err(`visync: unknown workspace ${JSON.stringify(b)}: no complete run has it`);
-        return unknown.length ? EXIT_USAGE : code;
-      }),
+    .action(exitWith(state, (_own: SendFlags, cmd: Command) => sendCommand(cmd, io)));
+}
+
+/** `visync report send`: e-mails the drafts and unsent scheduled reports of a period to their recipients. */
+async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
+  // `report` has --account, --brand and --period too, and commander gives them to it wherever
+  // they stand: read them with the parent's.
+  const flags = cmd.optsWithGlobals<SendFlags>();
+  const [
+    { loadConfigWithoutKeys },
+    { ObjectStores },
+    { parsePeriod },
+    { sendMadeReports, mailSession },
+    { findAccount },
+    log,
+    { sendClaimsFor },
+    { errorMessage },
+    { chosenAccounts },
+  ] = await Promise.all([
+    import('../config/read-config.js'),
+    import('../sinks/create-store.js'),
+    import('../history/period.js'),
+    import('../report/deliver.js'),
+    import('../config/account-settings.js'),
+    import('./command-logger.js'),
+    import('./report-send-claims.js'),
+    import('../util/errors.js'),
+    import('./accounts.js'),
+  ]);
+  const period = flags.period === undefined ? undefined : parsePeriod(flags.period);
+  if (flags.period !== undefined && period?.kind !== 'month' && period?.kind !== 'week')
+    throw new CliError(
+      `malformed period ${JSON.stringify(flags.period)}: expected YYYY-MM or YYYY-Www (a scheduled report's period)`,
+      EXIT_USAGE,
     );
+  const config = loadConfigWithoutKeys(configOption(cmd));
+  const names = chosenAccounts(config, flags.account).map((a) => a.name);
+  const brands = flags.brand ?? [];
+  // Silent: each recipient's outcome, failures included, is a line of its own below.
+  const logger = log.commandLogger({ logLevel: 'silent' });
+  const stores = new ObjectStores();
+  // One SMTP session for the whole command: a refused login stops every account's sends to
+  // that server at once, instead of one login per recipient.
+  const mail = mailSession({ config, logger });
+  const claims = sendClaimsFor(config);
+  const resend = flags.resendUnconfirmed === true;
+  let code = 0;
+  let said = false;
+  const found = new Set<string>();
+  try {
+    for (const name of names) {
+      let r: Awaited<ReturnType<typeof sendMadeReports>>;
+      try {
+        const store = await stores.forAccount(config, name);
+        r = await sendMadeReports(
+          {
+            config,
+            account: findAccount(config, name),
+            store,
+            logger,
+            mail,
+            resendUnconfirmed: resend,
+            ...(await claims.forStore(store)),
+          },
+          { brands, ...(period ? { period } : {}) },
+        );
+      } catch (err) {
+        // The account's store or runs could not be read: its line, and on to the next.
+        io.out(`${name}: nothing sent: ${errorMessage(err)}; fix it and run visync report send again`);
+        code = 1;
+        said = true;
+        continue;
+      }
+      for (const w of r.workspaces) found.add(w);
+      for (const w of r.outcomes) {
+        const head = `${name} ${w.brandId} ${w.period}`;
+        said = true;
+        if (!w.recipients.length) {
+          io.out(`${head}: ${w.reason ?? `no recipients (${w.state})`}`);
+          if (w.reason) code = 1;
+        }
+        for (const x of w.recipients) {
+          io.out(`${head} ${x.recipient}: ${x.result}${x.reason ? `: ${x.reason}` : ''}`);
+          if (x.result === 'failed' || x.result === 'unconfirmed') code = 1;
+        }
+        if (w.recordFailure) {
+          io.out(`${head}: ${w.recordFailure}`);
+          code = 1;
+        }
+      }
+    }
+  } finally {
+    await mail.close();
+    await claims.close();
+    await stores.close();
+  }
+  if (!said)
+    io.out(
+      'nothing to send: no scheduled report has been made (reports.schedule with recipients: the workers make each one after the nightly run that completes its period, docs/reports.md)',
+    );
+  const unknown = brands.filter((b) => !found.has(b));
+  for (const b of unknown) io.err(`visync: unknown workspace ${JSON.stringify(b)}: no complete run has it`);
+  return unknown.length ? EXIT_USAGE : code;
 }

@@ -4,7 +4,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ReportFormat } from '../report/output.js';
 import { EXIT_USAGE } from './exit-codes.js';
-import { chosenAccounts, collect, unknownWorkspaceLine } from './options.js';
+import { collect, unknownWorkspaceLine } from './options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 import { registerReportSend } from './report-send.js';
 
@@ -88,149 +88,152 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         'drafts (review: true) and any recipient not yet sent (docs/reports.md).',
       ].join('\n'),
     )
-    .action(
-      exitWith(state, async (flags: ReportFlags, cmd: Command) => {
-        const [
-          { loadConfigWithoutKeys },
-          { ObjectStores },
-          period,
-          make,
-          output,
-          { pdfReportsConfigured, reportSettingsFor, styleOf },
-          { errorMessage },
-          { findAccount },
-        ] = await Promise.all([
-          import('../config/read-config.js'),
-          import('../sinks/create-store.js'),
-          import('../history/period.js'),
-          import('../report/make.js'),
-          import('../report/output.js'),
-          import('../report/style.js'),
-          import('../util/errors.js'),
-          import('../config/account-settings.js'),
-        ]);
-        let chosen: import('../history/period.js').Period | undefined;
-        if (flags.period !== undefined && (flags.from !== undefined || flags.to !== undefined))
-          throw new CliError('give either --period or --from and --to, not both', EXIT_USAGE);
-        if (flags.period !== undefined) {
-          chosen = period.parsePeriod(flags.period);
-          if (!chosen)
-            throw new CliError(
-              `malformed period ${JSON.stringify(flags.period)}: expected YYYY-MM, YYYY-Www or YYYY-MM-DD_YYYY-MM-DD`,
-              EXIT_USAGE,
-            );
-        } else if (flags.from !== undefined || flags.to !== undefined) {
-          chosen = flags.from && flags.to ? period.parseRange(flags.from, flags.to) : undefined;
-          if (!chosen)
-            throw new CliError(
-              `malformed period --from ${flags.from ?? '(missing)'} --to ${flags.to ?? '(missing)'}: give both as YYYY-MM-DD, --from not after --to`,
-              EXIT_USAGE,
-            );
-        }
-        const days = chosen ? period.dayCount(chosen.from, chosen.to) : 0;
-        if (chosen && days > period.MAX_PERIOD_DAYS)
-          throw new CliError(
-            `period ${chosen.from} to ${chosen.to} is ${days} days: a report covers at most ${period.MAX_PERIOD_DAYS} days (about 3 years)`,
-            EXIT_USAGE,
-          );
-        const config = loadConfigWithoutKeys(configOption(cmd));
-        const accounts = chosenAccounts(config, flags.account);
-        const brands = flags.brand ?? [];
-        const stores = new ObjectStores();
-        let code = 0;
-        // --json: what was written, printed once at the end (docs/cli-json.md).
-        const written: { account: string; brand_id: string; period: string; location: string }[] = [];
-        const found = new Set<string>();
-        /** Accounts whose store could not be read: a --brand of theirs is not "unknown". */
-        const unread: string[] = [];
-        const settingsOf = (account: string, brandId?: string) =>
-          reportSettingsFor(config, findAccount(config, account), brandId);
-        // --format wins; without it each workspace's reports.formats (workspace, account, top level),
-        // else the default html,json (docs/reports.md).
-        const typed = cmd.getOptionValueSource('format') === 'default' ? undefined : flags.format;
-        const formatsOf = (account: string, brandId?: string): ReportFormat[] =>
-          typed ?? settingsOf(account, brandId).formats;
-        const wantsPdf = typed
-          ? typed.includes('pdf')
-          : pdfReportsConfigured(
-              config,
-              accounts.map((a) => findAccount(config, a)),
-            );
-        // One Chromium for the whole run (its path is a top-level setting), loaded only for PDFs.
-        const pdf = wantsPdf
-          ? await (await import('../report/pdf.js')).PdfSession.open(
-              settingsOf(accounts[0] as string).chromiumPath,
-            ).catch((err: unknown) => {
-              throw new CliError(errorMessage(err));
-            })
-          : undefined;
-        try {
-          for (const account of accounts) {
-            const store = await stores.forAccount(config, account);
-            const target = flags.out ? output.dirTarget(flags.out) : output.storeTarget(store);
-            // A store that cannot be read fails this account in one line; the others still run.
-            const r = await make
-              .makeAccountReports({
-                store,
-                target,
-                account,
-                period: chosen,
-                brands,
-                formats: formatsOf(account),
-                formatsFor: (brandId) => formatsOf(account, brandId),
-                styleFor: (brandId) => styleOf(settingsOf(account, brandId)),
-                printPdf:
-                  pdf &&
-                  ((html, brandId) => {
-                    const s = settingsOf(account, brandId);
-                    return pdf.render(html, {
-                      pageSize: s.pageSize,
-                      ...(s.footer ? { footerText: s.footer } : {}),
-                    });
-                  }),
-                now: Date.now(),
-              })
-              .catch((err: unknown) => {
-                io.err(`visync: account ${account}: ${errorMessage(err)}`);
-                return undefined;
-              });
-            if (!r) {
-              code = 1;
-              unread.push(account);
-              continue;
-            }
-            for (const w of r.workspaces) found.add(w);
-            for (const p of r.problems) {
-              io.err(`visync: ${p.line}`);
-              code = Math.max(code, 1);
-            }
-            for (const m of r.made) {
-              written.push({ account, brand_id: m.brandId, period: m.period, location: m.location });
-              if (!flags.json) io.out(`${account} ${m.brandId} ${m.period}: ${m.location}`);
-            }
-          }
-        } finally {
-          await pdf?.close();
-          await stores.close();
-        }
-        const unknown = unread.length ? [] : brands.filter((b) => !found.has(b));
-        for (const b of unknown) io.err(unknownWorkspaceLine(b, accounts));
-        const exit = unknown.length ? EXIT_USAGE : code;
-        if (flags.json) {
-          const { exitFields } = await import('./json-result.js');
-          io.verbatim(
-            JSON.stringify(
-              {
-                reports: written,
-                formats: typed ?? formatsOf(accounts[0] as string),
-                ...exitFields(exit),
-              },
-              null,
-              2,
-            ),
-          );
-        }
-        return exit;
-      }),
+    .action(exitWith(state, (flags: ReportFlags, cmd: Command) => reportCommand(flags, cmd, io)));
+}
+
+/** `visync report`: reads the complete runs and prints or writes the report. */
+async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): Promise<number> {
+  const [
+    { loadConfigWithoutKeys },
+    { ObjectStores },
+    period,
+    make,
+    output,
+    { pdfReportsConfigured, reportSettingsFor, styleOf },
+    { errorMessage },
+    { findAccount },
+    { chosenAccounts },
+  ] = await Promise.all([
+    import('../config/read-config.js'),
+    import('../sinks/create-store.js'),
+    import('../history/period.js'),
+    import('../report/make.js'),
+    import('../report/output.js'),
+    import('../report/style.js'),
+    import('../util/errors.js'),
+    import('../config/account-settings.js'),
+    import('./accounts.js'),
+  ]);
+  let chosen: import('../history/period.js').Period | undefined;
+  if (flags.period !== undefined && (flags.from !== undefined || flags.to !== undefined))
+    throw new CliError('give either --period or --from and --to, not both', EXIT_USAGE);
+  if (flags.period !== undefined) {
+    chosen = period.parsePeriod(flags.period);
+    if (!chosen)
+      throw new CliError(
+        `malformed period ${JSON.stringify(flags.period)}: expected YYYY-MM, YYYY-Www or YYYY-MM-DD_YYYY-MM-DD`,
+        EXIT_USAGE,
+      );
+  } else if (flags.from !== undefined || flags.to !== undefined) {
+    chosen = flags.from && flags.to ? period.parseRange(flags.from, flags.to) : undefined;
+    if (!chosen)
+      throw new CliError(
+        `malformed period --from ${flags.from ?? '(missing)'} --to ${flags.to ?? '(missing)'}: give both as YYYY-MM-DD, --from not after --to`,
+        EXIT_USAGE,
+      );
+  }
+  const days = chosen ? period.dayCount(chosen.from, chosen.to) : 0;
+  if (chosen && days > period.MAX_PERIOD_DAYS)
+    throw new CliError(
+      `period ${chosen.from} to ${chosen.to} is ${days} days: a report covers at most ${period.MAX_PERIOD_DAYS} days (about 3 years)`,
+      EXIT_USAGE,
     );
+  const config = loadConfigWithoutKeys(configOption(cmd));
+  const accounts = chosenAccounts(config, flags.account).map((a) => a.name);
+  const brands = flags.brand ?? [];
+  const stores = new ObjectStores();
+  let code = 0;
+  // --json: what was written, printed once at the end (docs/cli-json.md).
+  const written: { account: string; brand_id: string; period: string; location: string }[] = [];
+  const found = new Set<string>();
+  /** Accounts whose store could not be read: a --brand of theirs is not "unknown". */
+  const unread: string[] = [];
+  const settingsOf = (account: string, brandId?: string) =>
+    reportSettingsFor(config, findAccount(config, account), brandId);
+  // --format wins; without it each workspace's reports.formats (workspace, account, top level),
+  // else the default html,json (docs/reports.md).
+  const typed = cmd.getOptionValueSource('format') === 'default' ? undefined : flags.format;
+  const formatsOf = (account: string, brandId?: string): ReportFormat[] =>
+    typed ?? settingsOf(account, brandId).formats;
+  const wantsPdf = typed
+    ? typed.includes('pdf')
+    : pdfReportsConfigured(
+        config,
+        accounts.map((a) => findAccount(config, a)),
+      );
+  // One Chromium for the whole run (its path is a top-level setting), loaded only for PDFs.
+  const pdf = wantsPdf
+    ? await (await import('../report/pdf.js')).PdfSession.open(
+        settingsOf(accounts[0] as string).chromiumPath,
+      ).catch((err: unknown) => {
+        throw new CliError(errorMessage(err));
+      })
+    : undefined;
+  try {
+    for (const account of accounts) {
+      const store = await stores.forAccount(config, account);
+      const target = flags.out ? output.dirTarget(flags.out) : output.storeTarget(store);
+      // A store that cannot be read fails this account in one line; the others still run.
+      const r = await make
+        .makeAccountReports({
+          store,
+          target,
+          account,
+          period: chosen,
+          brands,
+          formats: formatsOf(account),
+          formatsFor: (brandId) => formatsOf(account, brandId),
+          styleFor: (brandId) => styleOf(settingsOf(account, brandId)),
+          printPdf:
+            pdf &&
+            ((html, brandId) => {
+              const s = settingsOf(account, brandId);
+              return pdf.render(html, {
+                pageSize: s.pageSize,
+                ...(s.footer ? { footerText: s.footer } : {}),
+              });
+            }),
+          now: Date.now(),
+        })
+        .catch((err: unknown) => {
+          io.err(`visync: account ${account}: ${errorMessage(err)}`);
+          return undefined;
+        });
+      if (!r) {
+        code = 1;
+        unread.push(account);
+        continue;
+      }
+      for (const w of r.workspaces) found.add(w);
+      for (const p of r.problems) {
+        io.err(`visync: ${p.line}`);
+        code = Math.max(code, 1);
+      }
+      for (const m of r.made) {
+        written.push({ account, brand_id: m.brandId, period: m.period, location: m.location });
+        if (!flags.json) io.out(`${account} ${m.brandId} ${m.period}: ${m.location}`);
+      }
+    }
+  } finally {
+    await pdf?.close();
+    await stores.close();
+  }
+  const unknown = unread.length ? [] : brands.filter((b) => !found.has(b));
+  for (const b of unknown) io.err(unknownWorkspaceLine(b, accounts));
+  const exit = unknown.length ? EXIT_USAGE : code;
+  if (flags.json) {
+    const { exitFields } = await import('./json-result.js');
+    io.verbatim(
+      JSON.stringify(
+        {
+          reports: written,
+          formats: typed ?? formatsOf(accounts[0] as string),
+          ...exitFields(exit),
+        },
+        null,
+        2,
+      ),
+    );
+  }
+  return exit;
 }

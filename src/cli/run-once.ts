@@ -3,19 +3,16 @@ import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js
 import type { BudgetOptions, RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import type { KeyLock } from '../curate/key-lock.js';
-import { storedText } from '../records/error-code.js';
-import { failedLoadsByReason } from '../records/failed-loads.js';
 import type { LoadResult, Manifest } from '../records/manifest.js';
 import type { RunRecorder } from '../records/recorder.js';
 import type { LeaseSignal } from '../records/run-lease.js';
-import { workspaceListIncomplete } from '../records/run-status.js';
 import type { RunPlan } from '../run/plan-run.js';
 import type { ObjectStores } from '../sinks/create-store.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { shortenedMiddle } from '../util/text.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { problemLines, summaryLine } from './run-lines.js';
 
 export interface RunOnceFlags extends LogFlags {
   once?: boolean;
@@ -70,126 +67,131 @@ export function registerRun(program: Command, state: ProgramState, io: CommandIo
       'after',
       '\nExamples:\n  visync run\n  visync run --json --log-level warn   (one JSON document on stdout)\n  visync run --account acme --days 30\n  visync run --brand brd_123 --endpoints visibility,prompts\n  visync run --plan                  (what a run would call, and how long at least)\n  visync run --plan --account acme --json',
     )
-    .action(
-      exitWith(state, async (flags: RunOnceFlags, cmd: Command) => {
-        if (flags.plan) return printPlan(flags, cmd, io);
-        const [
-          { closeAllPools },
-          { maxPauseMs },
-          { MemoryRateBudget },
-          { loadConfig },
-          { routeBrands },
-          { crashHooks },
-          { runInline, selectAccounts },
-          { RunLoaders },
-          { exitCodeFor, manifestLocation },
-          { ObjectStores },
-          { commandLogger, logFormat },
-          { RunProgress, wantsProgress },
-        ] = await Promise.all([
-          import('../api/http-pools.js'),
-          import('../api/pause-cap.js'),
-          import('../api/rate-budget.js'),
-          import('../config/read-config.js'),
-          import('../run/brand-owner.js'),
-          import('../run/inline/crash-points.js'),
-          import('../run/inline/run-inline.js'),
-          import('../run/warehouse.js'),
-          import('../records/manifest.js'),
-          import('../sinks/create-store.js'),
-          import('./command-logger.js'),
-          import('./progress.js'),
-        ]);
-        const config = loadConfig(configOption(cmd));
-        const progress = wantsProgress(logFormat(flags)) ? new RunProgress() : undefined;
-        const logger = commandLogger(flags, progress?.logStream);
-        // One store and one loader per distinct sinks: accounts may have their own prefix or dataset.
-        let onLoaded: ((load: LoadResult) => void) | undefined;
-        const stores = new ObjectStores((store) => {
-          const hooks = crashHooks(store);
-          onLoaded ??= hooks.onLoaded;
-          return hooks.store;
-        });
-        const loaders = new RunLoaders();
-        const sinksFor = async (account: AccountConfig) => ({
-          store: await stores.forAccount(config, account),
-          loader: await loaders.forAccount(config, account),
-        });
-        const cap = { maxPauseMs: maxPauseMs(config) };
-        const shared = await sharedWithWorkers(config, cap);
-        try {
-          const budget = shared?.budget ?? new MemoryRateBudget(cap);
-          // --brand alone runs the account that owns the workspace, not every account.
-          const brandsByAccount =
-            flags.brand?.length && !flags.account?.length
-              ? await routeBrands({ accounts: selectAccounts(config), brands: flags.brand, budget, logger })
-              : undefined;
-          const result = await runInline({
-            config,
-            sinksFor,
-            logger,
-            budget,
-            latestLock: shared?.latestLock,
-            recorder: shared?.recorder,
-            leaseSignal: shared?.leaseSignal,
-            onLoaded: (load) => onLoaded?.(load),
-            brandsByAccount,
-            accounts: flags.account,
-            brands: flags.brand,
-            endpoints: flags.endpoints,
-            days: flags.days,
-            onProgress: progress?.update,
-          });
-          progress?.stop();
-          const manifestAt = async (m: Manifest) =>
-            manifestLocation(await stores.forAccount(config, m.account), m.account, m.run_id);
-          const code = exitCodeFor(result.status);
-          if (flags.json) {
-            const { exitFields, runResult } = await import('./json-result.js');
-            const recorded = async (m: Manifest) =>
-              result.unrecorded.has(m.run_id) ? null : await manifestAt(m);
-            const results = async (ms: Manifest[]) =>
-              Promise.all(ms.map(async (m) => runResult(m, await recorded(m), problemLines(m))));
-            io.verbatim(
-              JSON.stringify(
-                {
-                  status: result.status,
-                  ...exitFields(code),
-                  runs: await results(result.manifests),
-                  completed_interrupted_runs: await results(result.completed),
-                },
-                null,
-                2,
-              ),
-            );
-          } else {
-            for (const m of result.completed)
-              io.out(summaryLine(m, await manifestAt(m), 'completed interrupted run: '));
-            for (const m of result.manifests)
-              io.out(summaryLine(m, result.unrecorded.has(m.run_id) ? undefined : await manifestAt(m)));
-          }
-          for (const m of result.manifests) for (const line of problemLines(m)) io.err(`visync: ${line}`);
-          return code;
-        } catch (err) {
-          throw await asCliError(err);
-        } finally {
-          progress?.stop();
-          await shared?.close();
-          await stores.close();
-          await closeAllPools();
-        }
-      }),
-    );
+    .action(exitWith(state, (flags: RunOnceFlags, cmd: Command) => runCommand(flags, cmd, io)));
+}
+
+/** `visync run`: one inline run of the chosen accounts (or, with --plan, what it would call). */
+async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Promise<number> {
+  if (flags.plan) return printPlan(flags, cmd, io);
+  const [
+    { closeAllPools },
+    { maxPauseMs },
+    { MemoryRateBudget },
+    { loadConfig },
+    { routeBrands },
+    { crashHooks },
+    { runInline, selectAccounts },
+    { RunLoaders },
+    { exitCodeFor, manifestLocation },
+    { ObjectStores },
+    { commandLogger, logFormat },
+    { RunProgress, wantsProgress },
+    { chosenAccounts },
+  ] = await Promise.all([
+    import('../api/http-pools.js'),
+    import('../api/pause-cap.js'),
+    import('../api/rate-budget.js'),
+    import('../config/read-config.js'),
+    import('../run/brand-owner.js'),
+    import('../run/inline/crash-points.js'),
+    import('../run/inline/run-inline.js'),
+    import('../run/warehouse.js'),
+    import('../records/manifest.js'),
+    import('../sinks/create-store.js'),
+    import('./command-logger.js'),
+    import('./progress.js'),
+    import('./accounts.js'),
+  ]);
+  const config = loadConfig(configOption(cmd));
+  const progress = wantsProgress(logFormat(flags)) ? new RunProgress() : undefined;
+  const logger = commandLogger(flags, progress?.logStream);
+  // One store and one loader per distinct sinks: accounts may have their own prefix or dataset.
+  let onLoaded: ((load: LoadResult) => void) | undefined;
+  const stores = new ObjectStores((store) => {
+    const hooks = crashHooks(store);
+    onLoaded ??= hooks.onLoaded;
+    return hooks.store;
+  });
+  const loaders = new RunLoaders();
+  const sinksFor = async (account: AccountConfig) => ({
+    store: await stores.forAccount(config, account),
+    loader: await loaders.forAccount(config, account),
+  });
+  const cap = { maxPauseMs: maxPauseMs(config) };
+  const shared = await sharedWithWorkers(config, cap);
+  try {
+    chosenAccounts(config, flags.account);
+    const budget = shared?.budget ?? new MemoryRateBudget(cap);
+    // --brand alone runs the account that owns the workspace, not every account.
+    const brandsByAccount =
+      flags.brand?.length && !flags.account?.length
+        ? await routeBrands({ accounts: selectAccounts(config), brands: flags.brand, budget, logger })
+        : undefined;
+    const result = await runInline({
+      config,
+      sinksFor,
+      logger,
+      budget,
+      latestLock: shared?.latestLock,
+      recorder: shared?.recorder,
+      leaseSignal: shared?.leaseSignal,
+      onLoaded: (load) => onLoaded?.(load),
+      brandsByAccount,
+      accounts: flags.account,
+      brands: flags.brand,
+      endpoints: flags.endpoints,
+      days: flags.days,
+      onProgress: progress?.update,
+    });
+    progress?.stop();
+    const manifestAt = async (m: Manifest) =>
+      manifestLocation(await stores.forAccount(config, m.account), m.account, m.run_id);
+    const code = exitCodeFor(result.status);
+    if (flags.json) {
+      const { exitFields, runResult } = await import('./json-result.js');
+      const recorded = async (m: Manifest) => (result.unrecorded.has(m.run_id) ? null : await manifestAt(m));
+      const results = async (ms: Manifest[]) =>
+        Promise.all(ms.map(async (m) => runResult(m, await recorded(m), problemLines(m))));
+      io.verbatim(
+        JSON.stringify(
+          {
+            status: result.status,
+            ...exitFields(code),
+            runs: await results(result.manifests),
+            completed_interrupted_runs: await results(result.completed),
+          },
+          null,
+          2,
+        ),
+      );
+    } else {
+      for (const m of result.completed)
+        io.out(summaryLine(m, await manifestAt(m), 'completed interrupted run: '));
+      for (const m of result.manifests)
+        io.out(summaryLine(m, result.unrecorded.has(m.run_id) ? undefined : await manifestAt(m)));
+    }
+    for (const m of result.manifests) for (const line of problemLines(m)) io.err(`visync: ${line}`);
+    return code;
+  } catch (err) {
+    throw await asCliError(err);
+  } finally {
+    progress?.stop();
+    await shared?.close();
+    await stores.close();
+    await closeAllPools();
+  }
 }
 
 /** `--plan`: the config and the manifests in the sink are read; no API, Redis or warehouse is touched. */
 async function printPlan(flags: RunOnceFlags, cmd: Command, io: CommandIo): Promise<number> {
-  const [{ loadConfigWithoutKeys }, { planRun }, { ObjectStores }, { renderPlan }] = await Promise.all([
-    import('../config/read-config.js'),
-    import('../run/plan-run.js'),
-    import('../sinks/create-store.js'),
-    import('./run-plan.js'),
-  ]);
+  const [{ loadConfigWithoutKeys }, { planRun }, { ObjectStores }, { renderPlan }, { chosenAccounts }] =
+    await Promise.all([
+      import('../config/read-config.js'),
+      import('../run/plan-run.js'),
+      import('../sinks/create-store.js'),
+      import('./run-plan.js'),
+      import('./accounts.js'),
+    ]);
   const config = loadConfigWithoutKeys(configOption(cmd));
   const stores = new ObjectStores();
   const options = {
@@ -199,10 +201,10 @@ async function printPlan(flags: RunOnceFlags, cmd: Command, io: CommandIo): Prom
     days: flags.days,
   };
   try {
+    chosenAccounts(config, flags.account);
     const groups = await accountsByStore(config, flags.account, stores);
     // planRun reads one store. Accounts in several (their own prefix or folder) are planned per
-    // store, except for --brand alone, which picks the owning accounts across the whole config,
-    // and for an unknown --account, which planRun names.
+    // store, except for --brand alone, which picks the owning accounts across the whole config.
     const plan =
       groups.length > 1 && !(flags.brand?.length && !flags.account?.length)
         ? await mergedPlans(groups.map((g) => planRun({ ...options, store: g.store, accounts: g.accounts })))
@@ -228,13 +230,12 @@ async function asCliError(err: unknown): Promise<Error> {
   return new CliError((err as Error).message);
 }
 
-/** The named (or all) accounts grouped by the store holding their manifests; none for an unknown name. */
+/** The named (or all) accounts grouped by the store holding their manifests. */
 async function accountsByStore(
   config: Config,
   names: readonly string[] | undefined,
   stores: ObjectStores,
 ): Promise<{ store: ObjectStore; accounts: string[] }[]> {
-  if (names?.some((n) => !config.accounts.some((a) => a.name === n))) return [];
   const groups = new Map<ObjectStore, string[]>();
   for (const a of config.accounts) {
     if (names?.length && !names.includes(a.name)) continue;
@@ -308,79 +309,4 @@ async function sharedWithWorkers(
     leaseSignal: new RedisLeaseSignal(link.redis, prefix),
     close: () => closeConnection(link.redis),
   };
-}
-
-/** A failed load's reason in a line: BigQuery's own can run to several hundred characters. */
-const LOAD_ERROR_MAX = 400;
-
-/** One thing that went wrong with a run, its account apart: `lineOf` prints them. */
-export interface Problem {
-  account: string;
-  /** What the line is about: the run's own error, a cut-short list, a workspace, a load, the manifest. */
-  of: 'run' | 'list' | 'workspace' | 'load' | 'manifest';
-  text: string;
-}
-
-/** A problem as printed: the account in front, once. */
-export function lineOf(p: Problem): string {
-  return `${p.account}: ${p.text}`;
-}
-
-/**
- * One problem per thing that went wrong: the account's stop reason, a workspace list cut short, each
- * failed workspace, and the failed loads, one per distinct reason naming its tables (a warehouse that
- * is down fails every table alike). Which workspaces the account's stop cut short is told by their
- * error code (src/records/error-code.ts), never by their text.
- */
-export function problemsOf(m: Manifest): Problem[] {
-  const { account } = m;
-  const out: Problem[] = [];
-  if (m.error) out.push({ account, of: 'run', text: storedText(account, m.error) });
-  const listShort = workspaceListIncomplete(m);
-  if (listShort && m.status !== 'succeeded') out.push({ account, of: 'list', text: listShort });
-  const stop = m.error && storedText(account, m.error);
-  for (const w of m.workspaces) {
-    // Workspaces cut short by the account's stop say nothing the line above does not: told by their
-    // code, or (recorded without one) by being the stop's own stored failure.
-    const cutShort =
-      w.error_code === 'not_completed' || (w.error !== undefined && storedText(account, w.error) === stop);
-    if (w.status === 'failed' && !(stop && cutShort))
-      out.push({
-        account,
-        of: 'workspace',
-        text: `workspace ${w.brand_id} failed: ${w.error ? storedText(account, w.error) : 'no reason recorded'}`,
-      });
-  }
-  for (const [reason, tables] of failedLoadsByReason(m.loads)) {
-    const which =
-      tables.length === 1
-        ? `load of ${tables[0]} failed`
-        : `loads failed for ${tables.length} tables (${tables.join(', ')})`;
-    out.push({ account, of: 'load', text: `${which}: ${shortenedMiddle(reason, LOAD_ERROR_MAX)}` });
-  }
-  return out;
-}
-
-/** One line per thing that went wrong (problemsOf), each starting with the account. */
-export function problemLines(m: Manifest): string[] {
-  return problemsOf(m).map(lineOf);
-}
-
-/**
- * The run in one line, the account named once. `lead` goes before the status (`completed
- * interrupted run: `); a manifest that could not be written (`manifestAt` undefined, or a
- * `run not recorded` error) is not named as if it were there.
- */
-export function summaryLine(m: Manifest, manifestAt: string | undefined, lead = ''): string {
-  const ok = m.workspaces.filter((w) => w.status === 'succeeded').length;
-  return [
-    `${m.account}: ${lead}${m.status}`,
-    `run ${m.run_id}`,
-    `${ok}/${m.workspaces.length} workspaces`,
-    `${m.requests.calls} requests (${m.requests.rate_limited} rate-limited, ${m.requests.retries} retries)`,
-    `${m.files.length} files`,
-    manifestAt === undefined || m.error_code === 'not_recorded'
-      ? 'manifest not written'
-      : `manifest ${manifestAt}`,
-  ].join(' | ');
 }

@@ -4,7 +4,7 @@ import type { LedgerRun } from '../../jobs/ledger.js';
 import { storedText } from '../records/error-code.js';
 import { readManifest } from '../records/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { type Problem, problemsOf } from './run-once.js';
+import { type Problem, problemsOf } from './run-lines.js';
 
 /**
  * The run's problems (print them with lineOf); [] for a run that did not go wrong.

@@ -30,32 +30,33 @@ export function registerRunsShow(runs: Command, state: ProgramState, io: Command
     .option('--account <name>', 'the account of the run (needed only when several accounts have that run id)')
     .option('--json', 'print the run as one JSON document: the manifest plus where it is and sums')
     .addHelpText('after', '\nExample:\n  visync runs show 20261121T230508Z-sync-3bb05a --json')
-    .action(
-      exitWith(state, async (runId: string, _own: ShowFlags, cmd: Command) => {
-        // `runs` parses the options it shares with `show` wherever they stand (commander hands a
-        // subcommand the options its parents know already parsed): read them from both.
-        const flags = cmd.optsWithGlobals() as ShowFlags;
-        if (!RUN_ID_PATTERN.test(runId))
-          throw new CliError(`runs show: not a run id: ${JSON.stringify(runId)}`, EXIT_USAGE);
-        const [{ loadConfigWithoutKeys }, { ObjectStores }, { findAccount }] = await Promise.all([
-          import('../config/read-config.js'),
-          import('../sinks/create-store.js'),
-          import('../config/account-settings.js'),
-        ]);
-        const config = loadConfigWithoutKeys(configOption(cmd));
-        if (flags.account) findAccount(config, flags.account);
-        const stores = new ObjectStores();
-        try {
-          const { manifest, at } = await findRun(config, stores, runId, flags.account);
-          const detail = runDetail(manifest, at);
-          if (flags.json) io.verbatim(JSON.stringify(detail, null, 2));
-          else for (const line of renderRunDetail(detail, terminalWidth())) io.out(line);
-          return 0;
-        } finally {
-          await stores.close();
-        }
-      }),
-    );
+    .action(exitWith(state, (runId: string, _own: ShowFlags, cmd: Command) => showCommand(runId, cmd, io)));
+}
+
+/** `visync runs show`: one run's status, window, workspaces, loads, drift, requests and times. */
+async function showCommand(runId: string, cmd: Command, io: CommandIo): Promise<number> {
+  // `runs` parses the options it shares with `show` wherever they stand (commander hands a
+  // subcommand the options its parents know already parsed): read them from both.
+  const flags = cmd.optsWithGlobals() as ShowFlags;
+  if (!RUN_ID_PATTERN.test(runId))
+    throw new CliError(`runs show: not a run id: ${JSON.stringify(runId)}`, EXIT_USAGE);
+  const [{ loadConfigWithoutKeys }, { ObjectStores }, { chosenAccounts }] = await Promise.all([
+    import('../config/read-config.js'),
+    import('../sinks/create-store.js'),
+    import('./accounts.js'),
+  ]);
+  const config = loadConfigWithoutKeys(configOption(cmd));
+  chosenAccounts(config, flags.account);
+  const stores = new ObjectStores();
+  try {
+    const { manifest, at } = await findRun(config, stores, runId, flags.account);
+    const detail = runDetail(manifest, at);
+    if (flags.json) io.verbatim(JSON.stringify(detail, null, 2));
+    else for (const line of renderRunDetail(detail, terminalWidth())) io.out(line);
+    return 0;
+  } finally {
+    await stores.close();
+  }
 }
 
 /** The run's manifest, read by its key under each account (no listing of the store). */

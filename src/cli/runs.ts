@@ -29,42 +29,43 @@ export function registerRuns(program: Command, state: ProgramState, io: CommandI
     .option('--account <name>', 'only this account')
     .option('--limit <n>', 'at most this many runs', parseLimit, DEFAULT_LIMIT)
     .option('--json', 'print JSON for scripts')
-    .action(
-      exitWith(state, async (flags: RunsFlags, cmd: Command) => {
-        const [{ loadConfigWithoutKeys }, { listRuns, newestFirst }, { ObjectStores }] = await Promise.all([
-          import('../config/read-config.js'),
-          import('../records/list-runs.js'),
-          import('../sinks/create-store.js'),
-        ]);
-        const config = loadConfigWithoutKeys(configOption(cmd));
-        const stores = new ObjectStores();
-        try {
-          const accounts = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
-          // Accounts may write to stores of their own (an s3 prefix or fs folder per client).
-          const groups = await stores.grouped(config, accounts);
-          const histories = await Promise.all(
-            groups.map((g) => listRuns(g.store, { accounts: g.accounts, limit: flags.limit })),
-          );
-          for (const u of histories.flatMap((h) => h.unreadable))
-            io.err(`visync: warning: cannot read ${u.key}: ${u.reason}`);
-          const rows = histories
-            .flatMap((h) => h.manifests)
-            .sort((a, b) => newestFirst(a, b))
-            .slice(0, flags.limit)
-            .map(runRow);
-          if (flags.json) io.verbatim(JSON.stringify(rows, null, 2));
-          else if (rows.length === 0) {
-            const where = groups.map((g) => `${g.store.location.replace(/\/$/, '')}/runs/`).join(', ');
-            io.out(`no runs yet: no manifest under ${where}`);
-          } else for (const line of renderRuns(rows)) io.out(line);
-          return 0;
-        } finally {
-          await stores.close();
-        }
-      }),
-    );
+    .action(exitWith(state, (flags: RunsFlags, cmd: Command) => runsCommand(flags, cmd, io)));
   registerRunsShow(runs, state, io);
   for (const c of runs.commands) c.exitOverride();
+}
+
+/** `visync runs`: run history from the manifests in the object store. */
+async function runsCommand(flags: RunsFlags, cmd: Command, io: CommandIo): Promise<number> {
+  const [{ loadConfigWithoutKeys }, { listRuns, newestFirst }, { ObjectStores }] = await Promise.all([
+    import('../config/read-config.js'),
+    import('../records/list-runs.js'),
+    import('../sinks/create-store.js'),
+  ]);
+  const config = loadConfigWithoutKeys(configOption(cmd));
+  const stores = new ObjectStores();
+  try {
+    const accounts = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
+    // Accounts may write to stores of their own (an s3 prefix or fs folder per client).
+    const groups = await stores.grouped(config, accounts);
+    const histories = await Promise.all(
+      groups.map((g) => listRuns(g.store, { accounts: g.accounts, limit: flags.limit })),
+    );
+    for (const u of histories.flatMap((h) => h.unreadable))
+      io.err(`visync: warning: cannot read ${u.key}: ${u.reason}`);
+    const rows = histories
+      .flatMap((h) => h.manifests)
+      .sort((a, b) => newestFirst(a, b))
+      .slice(0, flags.limit)
+      .map(runRow);
+    if (flags.json) io.verbatim(JSON.stringify(rows, null, 2));
+    else if (rows.length === 0) {
+      const where = groups.map((g) => `${g.store.location.replace(/\/$/, '')}/runs/`).join(', ');
+      io.out(`no runs yet: no manifest under ${where}`);
+    } else for (const line of renderRuns(rows)) io.out(line);
+    return 0;
+  } finally {
+    await stores.close();
+  }
 }
 
 export interface RunRow {

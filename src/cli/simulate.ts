@@ -202,23 +202,9 @@ export async function runSimulate(flags: SimulateFlags, deps: SimulateDeps = {})
   out('simulator stopped');
 }
 
-export function registerSimulate(program: Command): void {
-  program
-    .command('simulate')
-    .summary('serve a local simulator of the upstream visibility API')
-    .description(
-      [
-        'Serves a faithful simulator of the read-only visibility API on loopback, so you can try visync, ' +
-          'run the demo, tests and benchmarks without a real account.',
-        'It answers every endpoint under /api/v1 with deterministic data (same --seed, same bytes) and ' +
-          'behaves like the real service: bearer API keys (401 for unknown or revoked keys), plans (403 ' +
-          'unless agency or concierge), workspace ownership (404 for a foreign workspace), parameter ranges ' +
-          '(400), and the per-account request limit shared by all keys of an account (429 with Retry-After). ' +
-          'Shapes the spec does not show are assumptions, listed at the top of src/simulator/data.ts.',
-        'On start it prints the base URL, each account with its fake API keys, and a config snippet to ' +
-          'paste; it serves until Ctrl-C (SIGINT) or SIGTERM.',
-      ].join('\n\n'),
-    )
+/** The simulator's options: port, data, limits, latency, faults, scripted changes and shapes. */
+function withSimulateOptions(cmd: Command): Command {
+  return cmd
     .addOption(
       new Option('--port <port>', 'port to listen on (0 = any free port)')
         .default(DEFAULT_SIM_PORT)
@@ -275,28 +261,49 @@ export function registerSimulate(program: Command): void {
         '--shape <shape>',
         'record shapes served: assumed (default), alternative (other field names and nesting the client recognises), unknown (reputation claims and buyer-intent losses it does not) (docs/simulator.md)',
       ).choices([...SHAPES]),
-    )
-    .addHelpText(
-      'after',
-      [
-        '',
-        'Fault kinds: status (e.g. 503, or 429 with retryAfter), reset, slow-body (the body in chunks of',
-        'chunkBytes, default a quarter of it, delayMs apart, default 200; chunkBytes 1 trickles),',
-        'huge-body (a valid JSON body of `bytes`, default 200 MiB), malformed-json, wrong-content-type,',
-        'extra-fields, missing-fields, short-list (a list keeps `records` of its records, default half,',
-        'its count still the full number), echo-key (the caller\'s API key in the body, under "key").',
-        'A rule skips its first `after` matching requests, then applies',
-        'to `times` of them (default 1; "Infinity" for every one).',
-        '',
-        'Examples:',
-        '  visync simulate',
-        '  visync simulate --accounts 2 --workspaces 1000 --keys 2',
-        '  visync simulate --limit 120 --window-ms 1000      # a benchmark minute lasts one second',
-        '  visync simulate --plan starter                    # every key gets 403',
-        '  echo \'[{"endpoint":"visibility","kind":"status","status":503,"times":2}]\' > faults.json',
-        '  visync simulate --faults faults.json --latency-ms 20-80',
-      ].join('\n'),
-    )
+    );
+}
+
+/** After the options in `visync simulate --help`: the fault kinds and examples. */
+const SIMULATE_HELP = [
+  '',
+  'Fault kinds: status (e.g. 503, or 429 with retryAfter), reset, slow-body (the body in chunks of',
+  'chunkBytes, default a quarter of it, delayMs apart, default 200; chunkBytes 1 trickles),',
+  'huge-body (a valid JSON body of `bytes`, default 200 MiB), malformed-json, wrong-content-type,',
+  'extra-fields, missing-fields, short-list (a list keeps `records` of its records, default half,',
+  'its count still the full number), echo-key (the caller\'s API key in the body, under "key").',
+  'A rule skips its first `after` matching requests, then applies',
+  'to `times` of them (default 1; "Infinity" for every one).',
+  '',
+  'Examples:',
+  '  visync simulate',
+  '  visync simulate --accounts 2 --workspaces 1000 --keys 2',
+  '  visync simulate --limit 120 --window-ms 1000      # a benchmark minute lasts one second',
+  '  visync simulate --plan starter                    # every key gets 403',
+  '  echo \'[{"endpoint":"visibility","kind":"status","status":503,"times":2}]\' > faults.json',
+  '  visync simulate --faults faults.json --latency-ms 20-80',
+].join('\n');
+
+export function registerSimulate(program: Command): void {
+  withSimulateOptions(
+    program
+      .command('simulate')
+      .summary('serve a local simulator of the upstream visibility API')
+      .description(
+        [
+          'Serves a faithful simulator of the read-only visibility API on loopback, so you can try visync, ' +
+            'run the demo, tests and benchmarks without a real account.',
+          'It answers every endpoint under /api/v1 with deterministic data (same --seed, same bytes) and ' +
+            'behaves like the real service: bearer API keys (401 for unknown or revoked keys), plans (403 ' +
+            'unless agency or concierge), workspace ownership (404 for a foreign workspace), parameter ranges ' +
+            '(400), and the per-account request limit shared by all keys of an account (429 with Retry-After). ' +
+            'Shapes the spec does not show are assumptions, listed at the top of src/simulator/data.ts.',
+          'On start it prints the base URL, each account with its fake API keys, and a config snippet to ' +
+            'paste; it serves until Ctrl-C (SIGINT) or SIGTERM.',
+        ].join('\n\n'),
+      ),
+  )
+    .addHelpText('after', SIMULATE_HELP)
     .action(async (flags: SimulateFlags) => {
       await runSimulate(flags);
     });

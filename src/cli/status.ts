@@ -26,48 +26,49 @@ export function registerStatus(program: Command, state: ProgramState, io: Comman
     )
     .option('--account <name>', 'only this account (repeatable)', collect)
     .option('--json', 'print JSON for scripts')
-    .action(
-      exitWith(state, async (flags: StatusFlags, cmd: Command) => {
-        const [
-          { withJobsClient },
-          { readStatus },
-          { loadConfigWithoutKeys },
-          { ObjectStores },
-          { runProblems },
-          { findAccount },
-        ] = await Promise.all([
-          import('../../jobs/jobs-client.js'),
-          import('../../jobs/status.js'),
-          import('../config/read-config.js'),
-          import('../sinks/create-store.js'),
-          import('./run-problems.js'),
-          import('../config/account-settings.js'),
-        ]);
-        const config = loadConfigWithoutKeys(configOption(cmd));
-        // Before Redis is asked: an unknown name is a usage error naming the configured ones.
-        for (const name of flags.account ?? []) findAccount(config, name);
-        // Each account's own store (its fs.dir or s3.prefix), opened at its first use only: a failed
-        // or partial run's manifest, or an open scheduled report's record (with sinks.s3 that loads
-        // the AWS SDK).
-        const stores = new ObjectStores();
-        const storeFor = (account: string) => stores.forAccount(config, account);
-        // Grouped under its account already: each reason without the account in front.
-        const reasonsOf = async (r: LedgerRun) =>
-          (await runProblems(() => storeFor(r.account), r)).map((p) => p.text);
-        const report = await withJobsClient(config, 'visync status', (client) =>
-          readStatus({
-            ...client,
-            config,
-            reasonsOf,
-            accounts: flags.account,
-            storeFor,
-          }),
-        ).finally(() => stores.close());
-        if (flags.json) io.verbatim(JSON.stringify(report, null, 2));
-        else for (const line of renderStatus(report, terminalWidth())) io.out(line);
-        return 0;
-      }),
-    );
+    .action(exitWith(state, (flags: StatusFlags, cmd: Command) => statusCommand(flags, cmd, io)));
+}
+
+/** `visync status`: runs per account and queue counts, from Redis. */
+async function statusCommand(flags: StatusFlags, cmd: Command, io: CommandIo): Promise<number> {
+  const [
+    { withJobsClient },
+    { readStatus },
+    { loadConfigWithoutKeys },
+    { ObjectStores },
+    { runProblems },
+    { chosenAccounts },
+  ] = await Promise.all([
+    import('../../jobs/jobs-client.js'),
+    import('../../jobs/status.js'),
+    import('../config/read-config.js'),
+    import('../sinks/create-store.js'),
+    import('./run-problems.js'),
+    import('./accounts.js'),
+  ]);
+  const config = loadConfigWithoutKeys(configOption(cmd));
+  // Before Redis is asked: an unknown name is a usage error naming the configured ones.
+  chosenAccounts(config, flags.account);
+  // Each account's own store (its fs.dir or s3.prefix), opened at its first use only: a failed
+  // or partial run's manifest, or an open scheduled report's record (with sinks.s3 that loads
+  // the AWS SDK).
+  const stores = new ObjectStores();
+  const storeFor = (account: string) => stores.forAccount(config, account);
+  // Grouped under its account already: each reason without the account in front.
+  const reasonsOf = async (r: LedgerRun) =>
+    (await runProblems(() => storeFor(r.account), r)).map((p) => p.text);
+  const report = await withJobsClient(config, 'visync status', (client) =>
+    readStatus({
+      ...client,
+      config,
+      reasonsOf,
+      accounts: flags.account,
+      storeFor,
+    }),
+  ).finally(() => stores.close());
+  if (flags.json) io.verbatim(JSON.stringify(report, null, 2));
+  else for (const line of renderStatus(report, terminalWidth())) io.out(line);
+  return 0;
 }
 
 function describeRun(r: LedgerRun): string {

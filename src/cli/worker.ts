@@ -36,105 +36,108 @@ export function registerWorker(program: Command, state: ProgramState, io: Comman
       'address of /metrics, /healthz, /readyz and /ui/, or off (default: worker.listen)',
     )
     .action(
-      exitWith(state, async (flags: { concurrency: number; listen?: string } & LogFlags, cmd: Command) => {
-        // Loaded here, not at the top: `visync --help` and the other commands never load BullMQ.
-        const [
-          { startWorker, WorkerStartAborted },
-          { loadConfigDetailed },
-          { redactUrl },
-          { commandLogger },
-        ] = await Promise.all([
-          import('../../jobs/worker.js'),
-          import('../config/read-config.js'),
-          import('../util/redact.js'),
-          import('./command-logger.js'),
-        ]);
-        const loaded = loadConfigDetailed(configOption(cmd));
-        const { config } = loaded;
-        const logger = commandLogger(flags);
-        // Spool and batch folders that killed workers of this host left in the temporary folder.
-        const { sweepStaleTempDirsOnce } = await import('../util/temp-dir.js');
-        const removed = await sweepStaleTempDirsOnce();
-        if (removed.length)
-          logger.info({ folders: removed }, 'removed temporary folders of stopped processes');
-        // Bound before the workers start: a taken port or missing credentials stop it before any job.
-        const { EndpointError, startWorkerEndpoint } = await import('../../jobs/ops-server.js');
-        const { DEFAULT_LISTEN } = await import('../config/schema.js');
-        const listen = flags.listen ?? config.worker.listen;
-        // A second worker on the same machine finds the default port taken: it works on without an
-        // endpoint and says so. An address the user chose must be served, or the worker stops.
-        const defaulted = flags.listen === undefined && listen === DEFAULT_LISTEN;
-        const endpoint = await startWorkerEndpoint(listen, {
-          readOnly: config.worker.ui.readOnly,
-          logger,
-        }).catch((err: unknown) => {
-          if (err instanceof EndpointError && err.inUse && defaulted) {
-            logger.warn(`${err.message}; this worker runs without its endpoint`);
-            return undefined;
-          }
-          // A taken address is this machine's state; a bad address or missing credentials are config.
-          if (err instanceof EndpointError) throw new CliError(err.message, err.inUse ? 1 : EXIT_CONFIG);
-          throw err;
-        });
-        // Listening from the start: a stop while the worker still waits for Redis ends the wait.
-        const stop = new AbortController();
-        const signalled = new Promise<string>((resolve) => {
-          const on = (signal: string) => () => {
-            stop.abort();
-            resolve(signal);
-          };
-          process.once('SIGTERM', on('SIGTERM'));
-          process.once('SIGINT', on('SIGINT'));
-        });
-        let handle: WorkerHandle;
-        try {
-          handle = await startWorker({ config, logger, concurrency: flags.concurrency, signal: stop.signal });
-        } catch (err) {
-          await endpoint?.close();
-          if (!(err instanceof WorkerStartAborted)) throw err;
-          logger.info({ signal: await signalled }, 'stopped before Redis could be reached');
-          return 0;
-        }
-        await endpoint?.attach(handle);
-        // Accounts added, removed or changed in the config (or its accountsFrom source) take effect
-        // without a restart; an invalid edit is logged and the config in force stays. Watching starts
-        // before the ready line: a file written once a worker says it is ready is always picked up.
-        const [{ watchConfig }, { recordReloadFailure }, { metrics }] = await Promise.all([
-          import('../config/watch.js'),
-          import('../../jobs/config-reload.js'),
-          import('../ops/metrics.js'),
-        ]);
-        const watcher = watchConfig(
-          configOption(cmd),
-          async (next) => {
-            const { removed } = await handle.reconfigure(next);
-            if (removed.length)
-              logger.info({ removed }, 'removed schedules of accounts no longer configured');
-          },
-          {
-            current: loaded,
-            logger,
-            onReloadFailure: async (reason) => {
-              metrics.configReloadFailed(reason !== undefined);
-              await recordReloadFailure(handle.context.redis, config.redis.prefix, reason);
-            },
-          },
-        );
-        // Started with a valid config: an earlier worker's failed reload is over.
-        await recordReloadFailure(handle.context.redis, config.redis.prefix, undefined).catch(() => {});
-        io.out(
-          `visync worker ready: ${redactUrl(config.redis.url ?? '')} prefix ${config.redis.prefix}, concurrency ${flags.concurrency}, ` +
-            `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}, ` +
-            `endpoint ${endpoint ? `${endpoint.url}/ (metrics, healthz, readyz, ui)` : 'off'}`,
-        );
-        const signal = await signalled;
-        watcher.close();
-        const graceMs = config.shutdownGraceSeconds * 1000;
-        logger.info({ signal, grace_ms: graceMs }, 'stopping: no new jobs; waiting for active ones');
-        const { forced } = await handle.close(graceMs);
-        await endpoint?.close();
-        logger.info({ forced }, forced ? 'stopped; unfinished jobs go back to the queue' : 'stopped');
-        return 0;
-      }),
+      exitWith(state, (flags: { concurrency: number; listen?: string } & LogFlags, cmd: Command) =>
+        workerCommand(flags, cmd, io),
+      ),
     );
+}
+
+/** `visync worker`: works the job queue until stopped. */
+async function workerCommand(
+  flags: { concurrency: number; listen?: string } & LogFlags,
+  cmd: Command,
+  io: CommandIo,
+): Promise<number> {
+  // Loaded here, not at the top: `visync --help` and the other commands never load BullMQ.
+  const [{ startWorker, WorkerStartAborted }, { loadConfigDetailed }, { redactUrl }, { commandLogger }] =
+    await Promise.all([
+      import('../../jobs/worker.js'),
+      import('../config/read-config.js'),
+      import('../util/redact.js'),
+      import('./command-logger.js'),
+    ]);
+  const loaded = loadConfigDetailed(configOption(cmd));
+  const { config } = loaded;
+  const logger = commandLogger(flags);
+  // Spool and batch folders that killed workers of this host left in the temporary folder.
+  const { sweepStaleTempDirsOnce } = await import('../util/temp-dir.js');
+  const removed = await sweepStaleTempDirsOnce();
+  if (removed.length) logger.info({ folders: removed }, 'removed temporary folders of stopped processes');
+  // Bound before the workers start: a taken port or missing credentials stop it before any job.
+  const { EndpointError, startWorkerEndpoint } = await import('../../jobs/ops-server.js');
+  const { DEFAULT_LISTEN } = await import('../config/schema.js');
+  const listen = flags.listen ?? config.worker.listen;
+  // A second worker on the same machine finds the default port taken: it works on without an
+  // endpoint and says so. An address the user chose must be served, or the worker stops.
+  const defaulted = flags.listen === undefined && listen === DEFAULT_LISTEN;
+  const endpoint = await startWorkerEndpoint(listen, {
+    readOnly: config.worker.ui.readOnly,
+    logger,
+  }).catch((err: unknown) => {
+    if (err instanceof EndpointError && err.inUse && defaulted) {
+      logger.warn(`${err.message}; this worker runs without its endpoint`);
+      return undefined;
+    }
+    // A taken address is this machine's state; a bad address or missing credentials are config.
+    if (err instanceof EndpointError) throw new CliError(err.message, err.inUse ? 1 : EXIT_CONFIG);
+    throw err;
+  });
+  // Listening from the start: a stop while the worker still waits for Redis ends the wait.
+  const stop = new AbortController();
+  const signalled = new Promise<string>((resolve) => {
+    const on = (signal: string) => () => {
+      stop.abort();
+      resolve(signal);
+    };
+    process.once('SIGTERM', on('SIGTERM'));
+    process.once('SIGINT', on('SIGINT'));
+  });
+  let handle: WorkerHandle;
+  try {
+    handle = await startWorker({ config, logger, concurrency: flags.concurrency, signal: stop.signal });
+  } catch (err) {
+    await endpoint?.close();
+    if (!(err instanceof WorkerStartAborted)) throw err;
+    logger.info({ signal: await signalled }, 'stopped before Redis could be reached');
+    return 0;
+  }
+  await endpoint?.attach(handle);
+  // Accounts added, removed or changed in the config (or its accountsFrom source) take effect
+  // without a restart; an invalid edit is logged and the config in force stays. Watching starts
+  // before the ready line: a file written once a worker says it is ready is always picked up.
+  const [{ watchConfig }, { recordReloadFailure }, { metrics }] = await Promise.all([
+    import('../config/watch.js'),
+    import('../../jobs/config-reload.js'),
+    import('../ops/metrics.js'),
+  ]);
+  const watcher = watchConfig(
+    configOption(cmd),
+    async (next) => {
+      const { removed } = await handle.reconfigure(next);
+      if (removed.length) logger.info({ removed }, 'removed schedules of accounts no longer configured');
+    },
+    {
+      current: loaded,
+      logger,
+      onReloadFailure: async (reason) => {
+        metrics.configReloadFailed(reason !== undefined);
+        await recordReloadFailure(handle.context.redis, config.redis.prefix, reason);
+      },
+    },
+  );
+  // Started with a valid config: an earlier worker's failed reload is over.
+  await recordReloadFailure(handle.context.redis, config.redis.prefix, undefined).catch(() => {});
+  io.out(
+    `visync worker ready: ${redactUrl(config.redis.url ?? '')} prefix ${config.redis.prefix}, concurrency ${flags.concurrency}, ` +
+      `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}, ` +
+      `endpoint ${endpoint ? `${endpoint.url}/ (metrics, healthz, readyz, ui)` : 'off'}`,
+  );
+  const signal = await signalled;
+  watcher.close();
+  const graceMs = config.shutdownGraceSeconds * 1000;
+  logger.info({ signal, grace_ms: graceMs }, 'stopping: no new jobs; waiting for active ones');
+  const { forced } = await handle.close(graceMs);
+  await endpoint?.close();
+  logger.info({ forced }, forced ? 'stopped; unfinished jobs go back to the queue' : 'stopped');
+  return 0;
 }

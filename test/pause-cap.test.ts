@@ -59,7 +59,8 @@ async function refusedTwice(s: Simulator, o: ConfigOverrides) {
   expect(line).not.toMatch(/lower requestsPerMinute/);
   const [m1] = manifests(dir);
   expect(m1?.status).toBe('failed');
-  expect(`visync: ${m1?.error}`).toBe(line);
+  // Stored without the account; the printed line names it once (src/records/error-code.ts).
+  expect(`visync: ${m1?.account}: ${m1?.error}`).toBe(line);
   expect(Date.parse(m1?.rate_limited_until ?? '')).toBe(until);
 
   const calls = s.log.length;

@@ -9,6 +9,7 @@ import { ConfigError, parseConfig } from '../src/config/read-config.js';
 import { type AlertPayload, reportAlert, runAlert, sendAlert, staleAlert } from '../src/ops/alerts.js';
 import type { Manifest } from '../src/records/manifest.js';
 import { runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
+import { partialRunManifest } from './helpers/manifest-fixture.js';
 import { receiver } from './helpers/webhook.js';
 
 const MENTION = '<!channel>';
@@ -16,25 +17,14 @@ const LINK = '<https://evil.example/login|Re-authenticate here>';
 const AMP = 'Smith & <Sons>';
 
 function manifest(): Manifest {
-  return {
-    run_id: 'sync-20261123T020000Z-abcd',
-    account: 'acme',
-    kind: 'nightly',
-    status: 'partial',
-    started_at: '2026-11-23T02:00:00.000Z',
-    finished_at: '2026-11-23T02:10:00.000Z',
-    run_date: '2026-11-23',
-    window: { visibility_days: 7, from: '2026-11-17', to: '2026-11-23', buyer_intent_days: [7] },
+  return partialRunManifest({
     workspaces: [
       { brand_id: MENTION, status: 'failed', error: `HTTP 502: ${LINK}` },
       { brand_id: 'brd_ok', status: 'succeeded' },
     ],
-    files: [],
     loads: [{ table: 'prompts', job_id: 'j2', status: 'failed', rows: 0, error: `denied: ${AMP}` }],
-    requests: { calls: 10, rate_limited: 0, retries: 0, waited_ms: 0 },
-    drift: [],
     error: `upstream said ${LINK} ${MENTION}`,
-  };
+  });
 }
 
 /** The Slack-visible strings of a received alert: its text and every field value. */

@@ -4,52 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { checkStale } from '../jobs/stale-watch.js';
 import { registerSecret } from '../src/log.js';
 import { runAlert, sendAlert, staleAlert } from '../src/ops/alerts.js';
-import type { Manifest } from '../src/records/manifest.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { breakWorkspace, configFor, FAST_RETRY, memoryLogger, sim, tempDir } from './helpers/harness.js';
 import { jobsClient, jobsConfig, syncToEnd, until, worker } from './helpers/jobs.js';
+import { partialRunManifest } from './helpers/manifest-fixture.js';
 import { receiver } from './helpers/webhook.js';
-
-function manifest(over: Partial<Manifest> = {}): Manifest {
-  return {
-    run_id: 'sync-20261123T020000Z-abcd',
-    account: 'acme',
-    kind: 'nightly',
-    status: 'partial',
-    started_at: '2026-11-23T02:00:00.000Z',
-    finished_at: '2026-11-23T02:10:00.000Z',
-    run_date: '2026-11-23',
-    window: { visibility_days: 7, from: '2026-11-17', to: '2026-11-23', buyer_intent_days: [7] },
-    workspaces: [
-      { brand_id: 'brd_1', status: 'succeeded' },
-      {
-        brand_id: 'brd_2',
-        status: 'failed',
-        error: 'HTTP 404: workspace brd_2 is not owned by this account',
-      },
-    ],
-    files: [],
-    loads: [
-      { table: 'brands', job_id: 'j1', status: 'succeeded', rows: 2 },
-      {
-        table: 'prompts',
-        job_id: 'j2',
-        status: 'failed',
-        rows: 0,
-        error: 'Access Denied: dataset visibility',
-      },
-    ],
-    requests: { calls: 10, rate_limited: 0, retries: 0, waited_ms: 0 },
-    drift: [],
-    ...over,
-  };
-}
 
 describe('alerts', () => {
   it('a partial run posts one Slack-compatible alert naming the failed workspace and table with reasons', async () => {
     const r = await receiver([200]);
-    const payload = runAlert(manifest(), ['failed', 'partial', 'stale']);
+    const payload = runAlert(partialRunManifest(), ['failed', 'partial', 'stale']);
     expect(payload).toBeDefined();
     const sent = await sendAlert(r.url, payload!, { baseDelayMs: 1 });
     expect(sent).toEqual({ ok: true, attempts: 1 });
@@ -68,14 +33,16 @@ describe('alerts', () => {
   });
 
   it('sends nothing for a succeeded run or a status the config does not ask for', () => {
-    expect(runAlert(manifest({ status: 'succeeded' }), ['failed', 'partial'])).toBeUndefined();
-    expect(runAlert(manifest({ status: 'partial' }), ['failed'])).toBeUndefined();
-    expect(runAlert(manifest({ status: 'failed' }), ['failed'])?.visync.event).toBe('failed');
+    expect(runAlert(partialRunManifest({ status: 'succeeded' }), ['failed', 'partial'])).toBeUndefined();
+    expect(runAlert(partialRunManifest({ status: 'partial' }), ['failed'])).toBeUndefined();
+    expect(runAlert(partialRunManifest({ status: 'failed' }), ['failed'])?.visync.event).toBe('failed');
   });
 
   it('retries a receiver that answers 503, and gives up on 400 without retrying', async () => {
     const flaky = await receiver([503, 503, 200]);
-    const payload = runAlert(manifest({ status: 'failed', error: 'plan has no API access' }), ['failed'])!;
+    const payload = runAlert(partialRunManifest({ status: 'failed', error: 'plan has no API access' }), [
+      'failed',
+    ])!;
     expect(await sendAlert(flaky.url, payload, { baseDelayMs: 1 })).toEqual({ ok: true, attempts: 3 });
     expect(flaky.bodies).toHaveLength(3);
 
@@ -89,7 +56,10 @@ describe('alerts', () => {
     const r = await receiver([200]);
     const url = r.url;
     await new Promise((res) => r.server.close(res));
-    const res = await sendAlert(url, runAlert(manifest(), ['partial'])!, { attempts: 2, baseDelayMs: 1 });
+    const res = await sendAlert(url, runAlert(partialRunManifest(), ['partial'])!, {
+      attempts: 2,
+      baseDelayMs: 1,
+    });
     expect(res.ok).toBe(false);
     expect(res.attempts).toBe(2);
     expect(res.error).toBeTruthy();
@@ -99,7 +69,7 @@ describe('alerts', () => {
     const key = 'vk_live_alerts_4f"x';
     registerSecret(key);
     const r = await receiver([200]);
-    const m = manifest();
+    const m = partialRunManifest();
     m.workspaces[1] = { brand_id: 'brd_2', status: 'failed', error: `HTTP 401: bad key ${key}` };
     await sendAlert(r.url, runAlert(m, ['partial'])!, { baseDelayMs: 1 });
     const text = JSON.stringify(r.bodies);

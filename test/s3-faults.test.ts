@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { S3ObjectStore, S3StoreError } from '../src/sinks/s3-store.js';
-import { startS3rver, startSilentServer } from './helpers/s3rver.js';
+import { s3rverStore, startS3rver, startSilentServer } from './helpers/s3rver.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -46,18 +46,7 @@ describe('S3 request timeouts', () => {
 // #31 item 3: the store classifies an SDK error by its name and HTTP status, never by its message.
 describe('S3 errors classified by name and status, not by their text', () => {
   async function answeredWith(answer: { status: number; code: string; message: string }) {
-    const s3rver = await startS3rver({ buckets: ['b'], refuse: (r) => r.method === 'PUT' && answer });
-    cleanups.push(() => s3rver.close());
-    const store = new S3ObjectStore({
-      bucket: 'b',
-      prefix: 'p/',
-      region: 'us-east-1',
-      endpoint: s3rver.endpoint,
-      forcePathStyle: true,
-      requestTimeoutSeconds: 5,
-      maxAttempts: 1,
-    });
-    cleanups.push(() => store.close());
+    const store = await s3rverStore(cleanups, 'b', (r) => r.method === 'PUT' && answer);
     return (await store.put('raw/me/x.json', '{}', { contentType: 'application/json' }).then(
       () => undefined,
       (e: unknown) => e,

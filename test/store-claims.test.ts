@@ -7,9 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { currentOwner, storeClaimKey, storeClaims } from '../src/sinks/claims.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
-import { S3ObjectStore } from '../src/sinks/s3-store.js';
 import { tempDir } from './helpers/harness.js';
-import { startS3rver } from './helpers/s3rver.js';
+import { s3rverStore } from './helpers/s3rver.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -18,21 +17,7 @@ afterEach(async () => {
 
 const json = { contentType: 'application/json' };
 
-async function s3Store(): Promise<S3ObjectStore> {
-  const s3rver = await startS3rver({ buckets: ['claims'] });
-  cleanups.push(() => s3rver.close());
-  const store = new S3ObjectStore({
-    bucket: 'claims',
-    prefix: 'p/',
-    region: 'us-east-1',
-    endpoint: s3rver.endpoint,
-    forcePathStyle: true,
-    requestTimeoutSeconds: 5,
-    maxAttempts: 1,
-  });
-  cleanups.push(() => store.close());
-  return store;
-}
+const s3Store = () => s3rverStore(cleanups, 'claims');
 
 /** The pid of a process that ran and is gone. */
 async function deadPid(): Promise<number> {

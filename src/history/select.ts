@@ -41,20 +41,18 @@ export function snapshotRun(
 }
 
 /**
- * Runs that may hold days from `from` to `to` of a daily table for the workspace: every complete
- * run dated on or after `from`, in the order given (newest first), so each day is read from the
- * newest run known that returned it (newestPerDay).
+ * Runs that may hold days from `from` on of a daily table for the workspace: every complete run
+ * dated on or after `from`, in the order given (newest first), so each day is read from the newest
+ * run known that returned it (newestPerDay). No upper bound: a report shows what is known when it
+ * is made, so the month's report made on the 1st has the last day that the 1st's run returned.
  */
 export function dailyRuns(
   runs: readonly CompleteRun[],
   table: DailyTable,
   brandId: string,
   from: string,
-  _to: string,
 ): CompleteRun[] {
-  // A run's window ends on its run date: one dated before `from` holds no day of the range. Runs
-  // dated after `to` are read: a report shows what is known when it is made, so the month's report
-  // made on the 1st has the last day that the 1st's run returned.
+  // A run's window ends on its run date: one dated before `from` holds no day of the range.
   return runs.filter((r) => r.runDate >= from && covers(r, table, brandId));
 }
 

@@ -98,7 +98,7 @@ export async function readAccountData(
       ) as Record<SnapshotTable, CompleteRun | undefined>;
     const daily = Object.fromEntries(
       DAILY_TABLES.map((t) => {
-        const rs = dailyRuns(runs, t, brandId, previous.from, period.to);
+        const rs = dailyRuns(runs, t, brandId, previous.from);
         for (const r of rs) need(r, t);
         return [t, rs];
       }),

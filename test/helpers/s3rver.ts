@@ -8,6 +8,7 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import S3rver from 's3rver';
+import { S3ObjectStore } from '../../src/sinks/s3-store.js';
 
 /** s3rver's built-in account; it verifies request signatures against these. */
 export const S3RVER_ACCESS_KEY = 'S3RVER';
@@ -146,4 +147,28 @@ export async function startSilentServer(): Promise<{
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/**
+ * A running s3rver with `bucket` and the real S3 store on it (prefix `p/`, one attempt, 5 s): both
+ * closed by the caller's cleanups, last in first out.
+ */
+export async function s3rverStore(
+  cleanups: (() => Promise<unknown> | unknown)[],
+  bucket: string,
+  refuse?: (req: S3rverRequest) => boolean | S3ErrorAnswer,
+): Promise<S3ObjectStore> {
+  const s3rver = await startS3rver({ buckets: [bucket], ...(refuse ? { refuse } : {}) });
+  cleanups.push(() => s3rver.close());
+  const store = new S3ObjectStore({
+    bucket,
+    prefix: 'p/',
+    region: 'us-east-1',
+    endpoint: s3rver.endpoint,
+    forcePathStyle: true,
+    requestTimeoutSeconds: 5,
+    maxAttempts: 1,
+  });
+  cleanups.push(() => store.close());
+  return store;
 }

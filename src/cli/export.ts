@@ -154,17 +154,43 @@ async function exportDuckdb(
   cmd: Command,
 ): Promise<number> {
   const config = await configOf(cmd);
-  const [{ resolve }, { WAREHOUSE_TABLES }, { duckdbViewsSql }, { s3Location }] = await Promise.all([
-    import('node:path'),
-    import('../catalogue/index.js'),
-    import('../export/duckdb.js'),
-    import('../export/athena.js'),
-  ]);
+  const [{ resolve }, { WAREHOUSE_TABLES }, { duckdbViewsSql, duckdbCurrentStateViews }, { s3Location }] =
+    await Promise.all([
+      import('node:path'),
+      import('../catalogue/index.js'),
+      import('../export/duckdb.js'),
+      import('../export/athena.js'),
+    ]);
   const { sinks } = await exportScope(config, flags.account, flags.root ? 'none' : 'store');
+  const isS3 = (root: string) => /^s3:\/\//.test(root);
+  // A root given on the command line is written as given (a relative folder stays relative).
   const given = flags.root ?? defaultRoot(sinks, s3Location);
-  const root = /^s3:\/\//.test(given) ? given : resolve(given);
-  const text = duckdbViewsSql({ tables: WAREHOUSE_TABLES, root });
-  return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} views`);
+  const root = flags.root || isS3(given) ? given : resolve(given);
+  const storeSinks: SinksConfig | undefined = !isS3(root)
+    ? { fs: { dir: resolve(root) } }
+    : sinks.s3 && s3Location(sinks.s3.bucket, sinks.s3.prefix) === root
+      ? { s3: sinks.s3 }
+      : undefined;
+  const withFiles = storeSinks ? await listedTables(storeSinks, WAREHOUSE_TABLES) : undefined;
+  const views = duckdbCurrentStateViews();
+  const text = duckdbViewsSql({ tables: WAREHOUSE_TABLES, root, withFiles, views });
+  return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables, ${views.length} views`);
+}
+
+/** The tables with part files in the store, or undefined when it cannot be listed (say, no S3 access). */
+async function listedTables(
+  sinks: SinksConfig,
+  tables: readonly import('../catalogue/index.js').TableDef[],
+): Promise<Set<string> | undefined> {
+  const [{ createObjectStore }, { tablesWithFiles }] = await Promise.all([
+    import('../sinks/create-store.js'),
+    import('../export/tables-with-files.js'),
+  ]);
+  try {
+    return await tablesWithFiles(await createObjectStore(sinks), tables);
+  } catch {
+    return undefined;
+  }
 }
 
 async function configOf(cmd: Command): Promise<Config> {

@@ -113,7 +113,7 @@ describe('visync export athena', () => {
     const ddl = r.out.join('\n');
     const statements = ddl.split('CREATE EXTERNAL TABLE IF NOT EXISTS ').slice(1);
     expect(statements).toHaveLength(WAREHOUSE_TABLES.length);
-    expect(ddl).toMatch(/BigQuery-only/);
+    expect(ddl).toMatch(/Athena runs ONE statement per query/);
     for (const table of WAREHOUSE_TABLES) {
       const stmt = statements.find((st) => st.startsWith(`\`${table.name}\` (`));
       expect(stmt, table.name).toBeDefined();
@@ -133,9 +133,10 @@ describe('visync export athena', () => {
         `'storage.location.template' = 's3://analytics/visync/prod/tables/${table.name}/dt=\${dt}/account=\${account}/'`,
       );
     }
-    // Types as mapped: arrays for REPEATED, strings for TIMESTAMP and JSON, date for DATE.
+    // Types as mapped: arrays for REPEATED, timestamps read by the SerDe's formats, JSON as strings.
     expect(ddl).toContain("`keywords` array<string> COMMENT '");
-    expect(ddl).toContain("`created_at` string COMMENT '");
+    expect(ddl).toContain("`created_at` timestamp COMMENT '");
+    expect(ddl).toContain("WITH SERDEPROPERTIES ('timestamp.formats' = 'yyyy-MM-dd\\'T\\'HH:mm:ss.SSS\\'Z\\'");
     expect(ddl).toContain("`snapshot_date` date COMMENT '");
     expect(ddl).toContain("`payload` string COMMENT '");
     // Quotes in descriptions are escaped, not ending the literal early.
@@ -160,7 +161,7 @@ describe('visync export athena', () => {
     expect(given.out.join('\n')).toContain("LOCATION 's3://lake/raw/tables/brands/'");
     const none = await visyncCli(path, ['export', 'athena']);
     expect(none.code).toBe(1);
-    expect(none.err.join('\n')).toContain('--location s3://bucket/prefix/');
+    expect(none.err.join('\n')).toContain('--root s3://bucket/prefix/');
   });
 });
 

@@ -6,7 +6,14 @@
 import { join, relative } from 'node:path';
 import { DuckDBInstance, type Json } from '@duckdb/node-api';
 import { afterEach, describe, expect, it } from 'vitest';
-import { currentStateViews, DIALECTS, tableByName, VIEWS } from '../src/catalogue/index.js';
+import {
+  currentStateViews,
+  DIALECTS,
+  grainColumns,
+  tableByName,
+  VIEWS,
+  WAREHOUSE_TABLES,
+} from '../src/catalogue/index.js';
 import type { DataChange } from '../src/simulator/changes.js';
 import { openWarehouse } from './helpers/duckdb.js';
 import { listFiles, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
@@ -102,6 +109,24 @@ describe('current-state views rendered for DuckDB, over the store of real runs',
     ).toBe(true);
     // Per snapshot day: two runs of one day are one snapshot, no status change.
     expect(rows.get('recommendation_status_changes')).toEqual([]);
+
+    // docs/tables.md's grains hold: each table unique on its grain (run_id included), each `_latest`
+    // view on its natural key, while without run_id two runs of one day repeat every key.
+    const duck = await exported(dir);
+    const duplicates = async (from: string, cols: readonly string[]) => {
+      const list = cols.map((c) => `"${c}"`).join(', ');
+      const r = await duck.query(
+        `SELECT count(*)::INTEGER AS n FROM (SELECT ${list} FROM "${from}" GROUP BY ALL HAVING count(*) > 1)`,
+      );
+      return r[0]?.n;
+    };
+    for (const t of WAREHOUSE_TABLES) {
+      expect(await duplicates(t.name, grainColumns(t)), `${t.name} grain`).toBe(0);
+      if (VIEWS.some((v) => v.name === `${t.name}_latest`))
+        expect(await duplicates(`${t.name}_latest`, t.naturalKey), `${t.name}_latest`).toBe(0);
+    }
+    const withoutRun = grainColumns(tableByName('visibility_daily')).filter((c) => c !== 'run_id');
+    expect(await duplicates('visibility_daily', withoutRun)).toBeGreaterThan(0);
   });
 
   it('a first night with tables that have no files: the script runs whole, empty typed views', async () => {

@@ -2,7 +2,7 @@
 // visibility_daily in the real layout (tables/visibility_daily/dt=../account=../run=../part-00000.ndjson.gz,
 // rows written by the catalogue's NDJSON writer), then the same day read through the exported view
 // filtered by `dt` (the folder: DuckDB skips the other files) and by `date` only (a data column:
-// every file is opened). Files read come from DuckDB's profiler (EXPLAIN ANALYZE of the scan).
+// every file is opened). Files read come from DuckDB's profiler (EXPLAIN (ANALYZE, FORMAT JSON)).
 //   npm run bench:duckdb [-- --days 365 --window 30 --workspaces 5 --runs 5]
 // Each night's run re-reads a window of days, and each row is filed under its own date, so a day's
 // folder holds one part per run that covered it (docs/storage.md).
@@ -66,11 +66,25 @@ function writeYear(root: string): number {
   return files;
 }
 
-/** `Total Files Read` and `Scanning Files` of the scan in DuckDB's EXPLAIN ANALYZE text. */
-function filesRead(plan: string): string {
-  const scanning = /Scanning Files:\s*(\d+\/\d+)/i.exec(plan)?.[1];
-  const read = /Total Files Read:\s*(\d+)/i.exec(plan)?.[1];
-  return read ? `${read}${scanning ? ` (scanning ${scanning})` : ''}` : 'n/a';
+interface PlanNode {
+  operator_type?: string;
+  extra_info?: Record<string, string>;
+  children?: PlanNode[];
+}
+
+/** Files the scan read, from DuckDB's profiler (EXPLAIN (ANALYZE, FORMAT JSON)). */
+function scanOf(node: PlanNode): { files: string } | undefined {
+  if (node.operator_type === 'TABLE_SCAN') {
+    const info = node.extra_info ?? {};
+    const scanning = info['Scanning Files'];
+    const read = info['Total Files Read'] ?? '?';
+    return { files: scanning ? `${read} (of ${scanning.split('/')[1]})` : read };
+  }
+  for (const c of node.children ?? []) {
+    const found = scanOf(c);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 async function main(): Promise<void> {
@@ -94,8 +108,9 @@ async function main(): Promise<void> {
     console.log('| --- | --- | --- | --- | --- |');
     for (const [name, q] of Object.entries(queries)) {
       const rows = (await db.runAndReadAll(q)).getRowObjectsJson()[0];
-      const plan = (await db.runAndReadAll(`EXPLAIN ANALYZE ${q}`)).getRowObjectsJson();
-      const text = plan.map((r) => Object.values(r).join('\n')).join('\n');
+      const plan = (await db.runAndReadAll(`EXPLAIN (ANALYZE, FORMAT JSON) ${q}`)).getRowObjectsJson();
+      const text = String(plan[0]?.explain_value);
+      const scan = scanOf(JSON.parse(text) as PlanNode);
       const times: number[] = [];
       for (let i = 0; i < RUNS; i++) {
         const t = process.hrtime.bigint();
@@ -105,7 +120,7 @@ async function main(): Promise<void> {
       times.sort((a, b) => a - b);
       const median = times[Math.floor(times.length / 2)] as number;
       console.log(
-        `| \`${name}\` | ${rows?.n} | ${filesRead(text)} | ${median.toFixed(0)} | ${(times[0] as number).toFixed(0)} |`,
+        `| \`${name}\` | ${rows?.n} | ${scan?.files} | ${median.toFixed(0)} | ${(times[0] as number).toFixed(0)} |`,
       );
       if (process.env.BENCH_PLAN) console.log(text);
     }

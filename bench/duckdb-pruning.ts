@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { tableByName, toNdjsonLine, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
+import { tablePartPattern } from '../src/export/column-types.js';
 import { duckdbViewsSql } from '../src/export/duckdb.js';
 import { tablePartKey } from '../src/sinks/layout.js';
 
@@ -77,6 +78,7 @@ function scanOf(node: PlanNode): { files: string } | undefined {
   if (node.operator_type === 'TABLE_SCAN') {
     const info = node.extra_info ?? {};
     const scanning = info['Scanning Files'];
+    if (info.Function === 'GLOB') return { files: 'none (lists them)' };
     const read = info['Total Files Read'] ?? '?';
     return { files: scanning ? `${read} (of ${scanning.split('/')[1]})` : read };
   }
@@ -97,7 +99,13 @@ async function main(): Promise<void> {
     await db.run("SET TimeZone = 'UTC'");
     await db.run(sql);
     const target = day('2025-01-01', Math.floor(DAYS / 2));
+    const glob = join(
+      root,
+      tablePartPattern('visibility_daily', { dt: '*', account: '*', run: '*', part: '*' }),
+    );
     const queries = {
+      // What every query of the view pays before any file is read: listing the table's files.
+      glob: `SELECT count(*) AS n FROM glob('${glob}')`,
       dt: `SELECT count(*) AS n, avg(overall_score) AS score FROM visibility_daily WHERE dt = DATE '${target}'`,
       date: `SELECT count(*) AS n, avg(overall_score) AS score FROM visibility_daily WHERE date = DATE '${target}'`,
     };

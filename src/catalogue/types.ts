@@ -1,5 +1,6 @@
 // One definition per table drives the NDJSON writer, the BigQuery schemas and docs/tables.md.
 import type { RawEndpoint } from '../api/endpoints.js';
+import type { Sql } from './sql-dialect.js';
 
 export type ColumnType = 'STRING' | 'INT64' | 'FLOAT64' | 'BOOL' | 'DATE' | 'TIMESTAMP' | 'JSON';
 export type ColumnMode = 'REQUIRED' | 'NULLABLE' | 'REPEATED';
@@ -14,7 +15,10 @@ export interface ColumnDef {
 export interface TableDef {
   name: string;
   description: string;
-  /** "One row per ...", for the docs. */
+  /**
+   * The columns that are unique together, comma-separated ("One row per ..." in the docs): every
+   * run writes its own rows, so a run table's grain includes `run_id` (tested on real runs).
+   */
   grain: string;
   /** Raw endpoints the rows come from. */
   sources: readonly RawEndpoint[];
@@ -29,7 +33,9 @@ export interface TableDef {
 export interface ViewDef {
   name: string;
   description: string;
-  /** Standard SQL; tables are named `${dataset}.table` with the dataset given (project-qualified or not). */
+  /** The view's SELECT in one engine's SQL (./sql-dialect.ts): the one definition of the view. */
+  render(sql: Sql): string;
+  /** BigQuery standard SQL; tables are named `${dataset}.table` with the dataset given (project-qualified or not). */
   sql(dataset: string): string;
   /** Base tables and the columns the SQL references, checked against the catalogue in tests. */
   references: readonly { table: string; columns: readonly string[] }[];

@@ -70,6 +70,8 @@ const VISIBILITY = brandTable('visibility_daily', 'One row per brand and day', [
 const LATEST: ViewDef = {
   name: 'brands_latest',
   description: 'Newest row per brand',
+  render: (s) =>
+    `SELECT * FROM ${s.table('brands')} QUALIFY ROW_NUMBER() OVER (PARTITION BY account, brand_id ORDER BY run_id DESC) = 1`,
   sql: (ds) =>
     `SELECT * FROM \`${ds}.brands\` QUALIFY ROW_NUMBER() OVER (PARTITION BY account, brand_id ORDER BY run_id DESC) = 1`,
   references: [{ table: 'brands', columns: ['account', 'brand_id', 'run_id'] }],

@@ -1,6 +1,8 @@
 // Change views: what changed for a workspace between consecutive complete runs that covered the
 // table (the runs of `_latest`, in start order), the same comparison as `brand_events`
 // (src/events/detect.ts) over every pair of runs and without its thresholds.
+
+import type { Sql } from './sql-dialect.js';
 import { SYNC_RUNS } from './sync-runs.js';
 import { TABLES } from './tables.js';
 import type { TableDef, ViewDef } from './types.js';
@@ -10,52 +12,65 @@ import {
   landedTable,
   RECORDED_RUN_COLUMNS,
   recordedRuns,
-  table,
+  viewDef,
 } from './view-sql.js';
 
 const tableByName = (name: string): TableDef => TABLES.find((t) => t.name === name) as TableDef;
 
 /** `runs`, then `pairs`: per workspace each run that covered the table, and the covering run before it. */
-function consecutiveRuns(t: TableDef, dataset: string): string {
+function consecutiveRuns(t: TableDef, sql: Sql): string {
   return [
-    `WITH ${recordedRuns(dataset)},`,
+    `WITH ${recordedRuns(sql)},`,
     'pairs AS (',
     '  SELECT runs.account, brand_id, runs.run_id, runs.started_at,',
     '    LAG(runs.run_id) OVER (',
     '      PARTITION BY runs.account, brand_id ORDER BY runs.started_at, runs.run_id',
     '    ) AS previous_run_id',
     '  FROM runs',
-    '  CROSS JOIN UNNEST(runs.workspaces_succeeded) AS brand_id',
-    `  WHERE ${landedTable(t)}`,
+    `  ${sql.crossJoinUnnest('runs.workspaces_succeeded', 'brand_id')}`,
+    `  WHERE ${landedTable(t, sql)}`,
     ')',
   ].join('\n');
 }
+
+/** SQL text, or SQL that depends on the engine. */
+type Expr = string | ((sql: Sql) => string);
+const expr = (e: Expr, sql: Sql) => (typeof e === 'string' ? e : e(sql));
 
 interface ChangeSpec {
   name: string;
   table: string;
   description: string;
   /** Columns that identify an item within a run: `[output name, SQL over alias t]`. */
-  key: [string, string][];
+  key: [string, Expr][];
   /** Other columns shown: `[output name, SQL over alias t]`. */
-  shown: [string, string][];
+  shown: [string, Expr][];
   /** The rows that count (SQL over t), e.g. only flagged claims. */
-  where?: string;
+  where?: Expr;
   /** Extra FROM clause after the table (an UNNEST). */
-  join?: string;
+  join?: Expr;
   columns: readonly string[];
 }
 
 /** `items`: per run the spec's items, one row per key (a replayed load's duplicate rows once). */
-function itemsCte(spec: ChangeSpec, dataset: string): string {
-  const cols = [...spec.key, ...spec.shown].map(([n, e]) => `${e} AS ${n}`).join(', ');
-  const key = spec.key.map(([, e]) => `, ${e}`).join('');
+function itemsCte(spec: ChangeSpec, sql: Sql): string {
+  const items = [...spec.key, ...spec.shown];
+  const cols = items.map(([n, e]) => `${expr(e, sql)} AS ${n}`).join(', ');
+  const key = spec.key.map(([, e]) => `, ${expr(e, sql)}`).join('');
   return [
     'items AS (',
-    `  SELECT t.account, t.brand_id, t.run_id, ${cols}`,
-    `  FROM ${table(dataset, spec.table)} AS t${spec.join ? ` ${spec.join}` : ''}`,
-    `  WHERE ${spec.where ?? 'TRUE'}`,
-    `  QUALIFY ROW_NUMBER() OVER (PARTITION BY t.account, t.brand_id, t.run_id${key} ORDER BY t.extracted_at DESC) = 1`,
+    ...sql.qualified(
+      {
+        select: `t.account, t.brand_id, t.run_id, ${cols}`,
+        columns: ['account', 'brand_id', 'run_id', ...items.map(([n]) => n)],
+        from: [`FROM ${sql.table(spec.table)} AS t${spec.join ? ` ${expr(spec.join, sql)}` : ''}`],
+        where: [spec.where ? expr(spec.where, sql) : 'TRUE'],
+        keep: [
+          `ROW_NUMBER() OVER (PARTITION BY t.account, t.brand_id, t.run_id${key} ORDER BY t.extracted_at DESC)`,
+        ],
+      },
+      '  ',
+    ),
     ')',
   ].join('\n');
 }
@@ -78,16 +93,16 @@ function setChangesView(spec: ChangeSpec): ViewDef {
       `  ON ${SAME_WORKSPACE(missing, 'p')} AND ${missing}.run_id = p.${other} AND ${sameKey(missing, found)}`,
       `WHERE p.previous_run_id IS NOT NULL AND ${missing}.run_id IS NULL`,
     ].join('\n');
-  return {
+  return viewDef({
     name: spec.name,
     description:
       `${spec.description} One row per item that is in a workspace's run and not in the previous run that ` +
       'covered the table (`change` = new), or the reverse (`change` = gone). ' +
       `${COMPLETE_RUNS} ${coverage(t)}`,
-    sql: (dataset) =>
+    render: (sql) =>
       [
-        `${consecutiveRuns(t, dataset)},`,
-        itemsCte(spec, dataset),
+        `${consecutiveRuns(t, sql)},`,
+        itemsCte(spec, sql),
         side('new', 'i', 'b', 'run_id', 'previous_run_id'),
         'UNION ALL',
         side('gone', 'b', 'i', 'previous_run_id', 'run_id'),
@@ -96,7 +111,7 @@ function setChangesView(spec: ChangeSpec): ViewDef {
       { table: spec.table, columns: ['account', 'brand_id', 'run_id', 'extracted_at', ...spec.columns] },
       { table: SYNC_RUNS.name, columns: RECORDED_RUN_COLUMNS },
     ],
-  };
+  });
 }
 
 /** Values that moved between a workspace's consecutive runs: `previous_x`, `x`, `x_delta`. */
@@ -104,15 +119,15 @@ function valueChangesView(spec: Omit<ChangeSpec, 'shown'> & { values: string[] }
   const t = tableByName(spec.table);
   const keys = spec.key.map(([n]) => n);
   const moved = spec.values.map((v) => `b.${v} IS DISTINCT FROM i.${v}`).join(' OR ');
-  return {
+  return viewDef({
     name: spec.name,
     description:
       `${spec.description} One row per item whose value differs from the previous run that covered the ` +
       `table; \`_delta\` is the new value minus the previous one. ${COMPLETE_RUNS} ${coverage(t)}`,
-    sql: (dataset) =>
+    render: (sql) =>
       [
-        `${consecutiveRuns(t, dataset)},`,
-        itemsCte({ ...spec, shown: spec.values.map((v) => [v, `t.${v}`]) }, dataset),
+        `${consecutiveRuns(t, sql)},`,
+        itemsCte({ ...spec, shown: spec.values.map((v) => [v, `t.${v}`]) }, sql),
         'SELECT p.account, p.brand_id, p.run_id, p.previous_run_id, p.started_at,',
         ...keys.map((k) => `  i.${k},`),
         spec.values
@@ -127,7 +142,7 @@ function valueChangesView(spec: Omit<ChangeSpec, 'shown'> & { values: string[] }
       { table: spec.table, columns: ['account', 'brand_id', 'run_id', 'extracted_at', ...spec.columns] },
       { table: SYNC_RUNS.name, columns: RECORDED_RUN_COLUMNS },
     ],
-  };
+  });
 }
 
 export const CHANGE_VIEWS: readonly ViewDef[] = [
@@ -140,7 +155,7 @@ export const CHANGE_VIEWS: readonly ViewDef[] = [
       ['claim_id', 't.claim_id'],
     ],
     shown: [['claim', 't.claim']],
-    where: 't.flagged IS TRUE OR t.suspected_false IS TRUE',
+    where: (sql) => `${sql.isTrue('t.flagged')} OR ${sql.isTrue('t.suspected_false')}`,
     columns: ['engine', 'claim_id', 'claim', 'flagged', 'suspected_false'],
   }),
   setChangesView({
@@ -159,12 +174,12 @@ export const CHANGE_VIEWS: readonly ViewDef[] = [
       'competitor with a `new` row it had no row for in the previous run is a new winning competitor.',
     key: [
       ['window_days', 't.window_days'],
-      ['prompt_id', "JSON_VALUE(loss, '$.prompt_id')"],
-      ['engine', "JSON_VALUE(loss, '$.engine')"],
-      ['competitor', "JSON_VALUE(loss, '$.winner.name')"],
+      ['prompt_id', (sql) => sql.jsonValue('loss', "'$.prompt_id'")],
+      ['engine', (sql) => sql.jsonValue('loss', "'$.engine'")],
+      ['competitor', (sql) => sql.jsonValue('loss', "'$.winner.name'")],
     ],
-    shown: [['prompt', "JSON_VALUE(loss, '$.prompt')"]],
-    join: 'CROSS JOIN UNNEST(JSON_QUERY_ARRAY(t.losses)) AS loss',
+    shown: [['prompt', (sql) => sql.jsonValue('loss', "'$.prompt'")]],
+    join: (sql) => sql.crossJoinJsonArray('t.losses', 'loss'),
     columns: ['window_days', 'losses'],
   }),
   setChangesView({

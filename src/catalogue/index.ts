@@ -64,3 +64,10 @@ export function toNdjsonLine(table: TableDef, row: Row): string {
   }
   return JSON.stringify(out);
 }
+export {
+  type CurrentStateView,
+  currentStateViews,
+  DIALECTS,
+  type Dialect,
+  type TableRef,
+} from './dialect.js';

@@ -1,5 +1,6 @@
 // One definition per table drives the NDJSON writer, the BigQuery schemas and docs/tables.md.
 import type { RawEndpoint } from '../api/endpoints.js';
+import type { Sql } from './sql-dialect.js';
 
 export type ColumnType = 'STRING' | 'INT64' | 'FLOAT64' | 'BOOL' | 'DATE' | 'TIMESTAMP' | 'JSON';
 export type ColumnMode = 'REQUIRED' | 'NULLABLE' | 'REPEATED';
@@ -29,7 +30,9 @@ export interface TableDef {
 export interface ViewDef {
   name: string;
   description: string;
-  /** Standard SQL; tables are named `${dataset}.table` with the dataset given (project-qualified or not). */
+  /** The view's SELECT in one engine's SQL (./sql-dialect.ts): the one definition of the view. */
+  render(sql: Sql): string;
+  /** BigQuery standard SQL; tables are named `${dataset}.table` with the dataset given (project-qualified or not). */
   sql(dataset: string): string;
   /** Base tables and the columns the SQL references, checked against the catalogue in tests. */
   references: readonly { table: string; columns: readonly string[] }[];

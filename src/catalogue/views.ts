@@ -2,12 +2,12 @@
 // with a `sync_runs` row, docs/tables.md), and recommendation status changes derived from daily
 // snapshots (the API itself exposes no transitions).
 //
-// The SQL keeps to what BigQuery and DuckDB both accept where it can (QUALIFY, ARRAY_LENGTH), so
-// the views are tested on DuckDB (test/views.test.ts); `x IN UNNEST(arr)`, `CROSS JOIN UNNEST`
-// and backtick names are mapped for DuckDB by test/helpers/duckdb.ts. BigQuery accepts QUALIFY only
-// in a query with WHERE, GROUP BY or HAVING, hence `WHERE TRUE`. The change views between runs
-// are in ./change-views.ts.
+// Each view is defined once and rendered for BigQuery, DuckDB and Athena through ./sql-dialect.ts
+// (QUALIFY, array membership, UNNEST and JSON spelt per engine). The views run on DuckDB in tests
+// both as rendered for DuckDB and as their BigQuery text mapped by test/helpers/duckdb.ts
+// (test/views.test.ts, test/dialects.test.ts). The change views between runs are in ./change-views.ts.
 import { CHANGE_VIEWS } from './change-views.js';
+import type { Sql } from './sql-dialect.js';
 import { SYNC_RUNS } from './sync-runs.js';
 import { TABLES } from './tables.js';
 import type { TableDef, ViewDef } from './types.js';
@@ -19,7 +19,7 @@ import {
   NEWEST_RUN_FIRST,
   RECORDED_RUN_COLUMNS,
   recordedRuns,
-  table,
+  viewDef,
 } from './view-sql.js';
 
 /**
@@ -28,45 +28,68 @@ import {
  * not), and only one whose GET /brands was whole (a list cut short leaves workspaces out whatever
  * the run's status says; rows recorded before the column existed have it null).
  */
-const ACCOUNT_WORKSPACES = [
-  'workspaces AS (',
-  '  SELECT account, workspaces_succeeded AS brand_ids',
-  '  FROM runs',
-  "  WHERE status = 'succeeded' AND ARRAY_LENGTH(brand_filter) = 0 AND 'brands' IN UNNEST(endpoints)",
-  '    AND workspace_list_incomplete IS NOT TRUE',
-  `  QUALIFY ROW_NUMBER() OVER (PARTITION BY account ORDER BY ${NEWEST_RUN_FIRST}) = 1`,
-  ')',
-].join('\n');
+function accountWorkspaces(sql: Sql): string {
+  return [
+    'workspaces AS (',
+    ...sql.qualified(
+      {
+        select: 'account, workspaces_succeeded AS brand_ids',
+        columns: ['account', 'brand_ids'],
+        from: ['FROM runs'],
+        where: [
+          `status = 'succeeded' AND ${sql.arrayLength('brand_filter')} = 0 AND ${sql.contains('endpoints', "'brands'")}`,
+          `  AND ${sql.isNotTrue('workspace_list_incomplete')}`,
+        ],
+        keep: [`ROW_NUMBER() OVER (PARTITION BY account ORDER BY ${NEWEST_RUN_FIRST})`],
+      },
+      '  ',
+    ),
+    ')',
+  ].join('\n');
+}
+
+/** The view's output columns: the table's (Trino has no QUALIFY, so they are listed, not `t.*`). */
+const columnsOf = (t: TableDef) => t.columns.map((c) => c.name);
 
 /** `{table}_latest` of `accounts`: the newest covering run per account. */
-function accountLatestSql(t: TableDef, dataset: string): string {
+function accountLatestSql(t: TableDef, sql: Sql): string {
   const key = t.naturalKey.map((c) => `t.${c}`).join(', ');
   return [
-    `WITH ${recordedRuns(dataset)},`,
+    `WITH ${recordedRuns(sql)},`,
     'newest AS (',
-    '  SELECT runs.account, runs.run_id',
-    '  FROM runs',
-    `  WHERE runs.error IS NULL AND ${landedTable(t)}`,
-    `  QUALIFY ROW_NUMBER() OVER (PARTITION BY runs.account ORDER BY ${NEWEST_RUN_FIRST}) = 1`,
+    ...sql.qualified(
+      {
+        select: 'runs.account, runs.run_id',
+        columns: ['account', 'run_id'],
+        from: ['FROM runs'],
+        where: [`runs.error IS NULL AND ${landedTable(t, sql)}`],
+        keep: [`ROW_NUMBER() OVER (PARTITION BY runs.account ORDER BY ${NEWEST_RUN_FIRST})`],
+      },
+      '  ',
+    ),
     ')',
-    'SELECT t.*',
-    `FROM ${table(dataset, t.name)} AS t`,
-    'JOIN newest ON newest.account = t.account AND newest.run_id = t.run_id',
-    'WHERE TRUE',
-    `QUALIFY ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY t.extracted_at DESC) = 1`,
+    ...sql.qualified({
+      select: 't.*',
+      columns: columnsOf(t),
+      from: [
+        `FROM ${sql.table(t.name)} AS t`,
+        'JOIN newest ON newest.account = t.account AND newest.run_id = t.run_id',
+      ],
+      keep: [`ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY t.extracted_at DESC)`],
+    }),
   ].join('\n');
 }
 
 /** (run, workspace) pairs whose rows of the table the run landed, for workspaces still in the account. */
-function coveredWorkspaces(t: TableDef): string {
+function coveredWorkspaces(t: TableDef, sql: Sql): string {
   return [
     'covered AS (',
     '  SELECT runs.account, runs.run_id, runs.started_at, brand_id',
     '  FROM runs',
-    '  CROSS JOIN UNNEST(runs.workspaces_succeeded) AS brand_id',
+    `  ${sql.crossJoinUnnest('runs.workspaces_succeeded', 'brand_id')}`,
     '  LEFT JOIN workspaces ON workspaces.account = runs.account',
-    `  WHERE ${landedTable(t)}`,
-    '    AND (workspaces.account IS NULL OR brand_id IN UNNEST(workspaces.brand_ids))',
+    `  WHERE ${landedTable(t, sql)}`,
+    `    AND (workspaces.account IS NULL OR ${sql.contains('workspaces.brand_ids', 'brand_id')})`,
     ')',
   ].join('\n');
 }
@@ -75,24 +98,33 @@ function coveredWorkspaces(t: TableDef): string {
  * Snapshot tables: per workspace the newest covering run, and all of its rows (one per key). A key
  * that run did not return is gone, even if an older run had it.
  */
-function snapshotLatestSql(t: TableDef, dataset: string): string {
+function snapshotLatestSql(t: TableDef, sql: Sql): string {
   const key = t.naturalKey.map((c) => `t.${c}`).join(', ');
   return [
-    `WITH ${recordedRuns(dataset)},`,
-    `${ACCOUNT_WORKSPACES},`,
-    `${coveredWorkspaces(t)},`,
+    `WITH ${recordedRuns(sql)},`,
+    `${accountWorkspaces(sql)},`,
+    `${coveredWorkspaces(t, sql)},`,
     'newest AS (',
-    '  SELECT account, brand_id, run_id',
-    '  FROM covered',
-    '  WHERE TRUE',
-    `  QUALIFY ROW_NUMBER() OVER (PARTITION BY account, brand_id ORDER BY ${NEWEST_RUN_FIRST}) = 1`,
+    ...sql.qualified(
+      {
+        select: 'account, brand_id, run_id',
+        columns: ['account', 'brand_id', 'run_id'],
+        from: ['FROM covered'],
+        keep: [`ROW_NUMBER() OVER (PARTITION BY account, brand_id ORDER BY ${NEWEST_RUN_FIRST})`],
+      },
+      '  ',
+    ),
     ')',
-    'SELECT t.*',
-    `FROM ${table(dataset, t.name)} AS t`,
-    'JOIN newest',
-    '  ON newest.account = t.account AND newest.brand_id = t.brand_id AND newest.run_id = t.run_id',
-    'WHERE TRUE',
-    `QUALIFY ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY t.extracted_at DESC) = 1`,
+    ...sql.qualified({
+      select: 't.*',
+      columns: columnsOf(t),
+      from: [
+        `FROM ${sql.table(t.name)} AS t`,
+        'JOIN newest',
+        '  ON newest.account = t.account AND newest.brand_id = t.brand_id AND newest.run_id = t.run_id',
+      ],
+      keep: [`ROW_NUMBER() OVER (PARTITION BY ${key} ORDER BY t.extracted_at DESC)`],
+    }),
   ].join('\n');
 }
 
@@ -100,23 +132,33 @@ function snapshotLatestSql(t: TableDef, dataset: string): string {
  * Daily tables: each run re-reads only its window, so per workspace and day the newest covering
  * run that returned that day, and all of its rows for the day (one per key).
  */
-function dailyLatestSql(t: TableDef, dataset: string): string {
+function dailyLatestSql(t: TableDef, sql: Sql): string {
   const key = t.naturalKey.map((c) => `t.${c}`).join(', ');
   return [
-    `WITH ${recordedRuns(dataset)},`,
-    `${ACCOUNT_WORKSPACES},`,
-    `${coveredWorkspaces(t)}`,
-    'SELECT t.*',
-    `FROM ${table(dataset, t.name)} AS t`,
-    'JOIN covered',
-    '  ON covered.account = t.account AND covered.brand_id = t.brand_id AND covered.run_id = t.run_id',
-    'WHERE TRUE',
-    'QUALIFY RANK() OVER (',
-    '    PARTITION BY t.account, t.brand_id, t.date ORDER BY covered.started_at DESC, t.run_id DESC',
-    '  ) = 1',
-    '  AND ROW_NUMBER() OVER (',
-    `    PARTITION BY ${key} ORDER BY covered.started_at DESC, t.run_id DESC, t.extracted_at DESC`,
-    '  ) = 1',
+    `WITH ${recordedRuns(sql)},`,
+    `${accountWorkspaces(sql)},`,
+    `${coveredWorkspaces(t, sql)}`,
+    ...sql.qualified({
+      select: 't.*',
+      columns: columnsOf(t),
+      from: [
+        `FROM ${sql.table(t.name)} AS t`,
+        'JOIN covered',
+        '  ON covered.account = t.account AND covered.brand_id = t.brand_id AND covered.run_id = t.run_id',
+      ],
+      keep: [
+        [
+          'RANK() OVER (',
+          '    PARTITION BY t.account, t.brand_id, t.date ORDER BY covered.started_at DESC, t.run_id DESC',
+          '  )',
+        ].join('\n'),
+        [
+          'ROW_NUMBER() OVER (',
+          `    PARTITION BY ${key} ORDER BY covered.started_at DESC, t.run_id DESC, t.extracted_at DESC`,
+          '  )',
+        ].join('\n'),
+      ],
+    }),
   ].join('\n');
 }
 
@@ -148,18 +190,18 @@ function latestView(t: TableDef): ViewDef {
   const columns = [
     ...new Set([...t.naturalKey, ...(isAccountTable(t) ? [] : ['brand_id']), 'run_id', 'extracted_at']),
   ];
-  return {
+  return viewDef({
     name: `${t.name}_latest`,
     description: latestDescription(t),
-    sql: (dataset) => sql(t, dataset),
+    render: (s) => sql(t, s),
     references: [
       { table: t.name, columns },
       { table: SYNC_RUNS.name, columns: RECORDED_RUN_COLUMNS },
     ],
-  };
+  });
 }
 
-const recommendationStatusChanges: ViewDef = {
+const recommendationStatusChanges: ViewDef = viewDef({
   name: 'recommendation_status_changes',
   description:
     'One row per observed status change of a recommendation: `status` on `snapshot_date` differs from ' +
@@ -167,20 +209,31 @@ const recommendationStatusChanges: ViewDef = {
     'per day the newest of them. Days whose status is NULL are skipped. A change is dated by the first ' +
     'snapshot that shows it, so gaps between runs make it later than the real change (see `updated_at` ' +
     'in `recommendations`).',
-  sql: (dataset) =>
+  render: (sql) =>
     [
       'WITH recorded AS (',
-      `  SELECT DISTINCT account, run_id FROM ${table(dataset, SYNC_RUNS.name)}`,
+      `  SELECT DISTINCT account, run_id FROM ${sql.table(SYNC_RUNS.name)}`,
       '),',
       'per_day AS (',
-      '  SELECT r.account, r.brand_id, r.recommendation_id, r.snapshot_date, r.status',
-      `  FROM ${table(dataset, 'recommendations')} AS r`,
-      '  JOIN recorded ON recorded.account = r.account AND recorded.run_id = r.run_id',
-      '  WHERE TRUE',
-      '  QUALIFY ROW_NUMBER() OVER (',
-      '    PARTITION BY r.account, r.brand_id, r.recommendation_id, r.snapshot_date',
-      '    ORDER BY r.extracted_at DESC, r.run_id DESC',
-      '  ) = 1',
+      ...sql.qualified(
+        {
+          select: 'r.account, r.brand_id, r.recommendation_id, r.snapshot_date, r.status',
+          columns: ['account', 'brand_id', 'recommendation_id', 'snapshot_date', 'status'],
+          from: [
+            `FROM ${sql.table('recommendations')} AS r`,
+            'JOIN recorded ON recorded.account = r.account AND recorded.run_id = r.run_id',
+          ],
+          keep: [
+            [
+              'ROW_NUMBER() OVER (',
+              '  PARTITION BY r.account, r.brand_id, r.recommendation_id, r.snapshot_date',
+              '  ORDER BY r.extracted_at DESC, r.run_id DESC',
+              ')',
+            ].join('\n'),
+          ],
+        },
+        '  ',
+      ),
       '),',
       'with_previous AS (',
       '  SELECT account, brand_id, recommendation_id, snapshot_date,',
@@ -210,7 +263,7 @@ const recommendationStatusChanges: ViewDef = {
     },
     { table: SYNC_RUNS.name, columns: ['account', 'run_id'] },
   ],
-};
+});
 
 export const VIEWS: readonly ViewDef[] = [
   ...TABLES.map(latestView),

@@ -124,7 +124,7 @@ async function exportDbt(io: CommandIo, flags: DbtFlags, cmd: Command): Promise<
   const files = dbt.dbtProject({
     target,
     tables: catalogue.WAREHOUSE_TABLES,
-    views: [],
+    views: catalogue.currentStateViews(target, dbt.sourceRef),
     warnAfterHours: config.alerts?.staleAfterHours ?? dbt.DEFAULT_WARN_AFTER_HOURS,
     bigquery: bq && {
       project: bq.projectId,

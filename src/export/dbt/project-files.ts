@@ -32,6 +32,11 @@ function yamlFile(path: string, header: readonly string[], doc: unknown): DbtFil
   };
 }
 
+const FOLDER_HEADER: Record<string, string> = {
+  staging: '# The current state of each table: one row per natural key, tested as such.',
+  changes: '# What changed between runs, from complete runs only.',
+};
+
 const TYPE = { bigquery: bigqueryType, duckdb: duckdbType, athena: athenaType } as const;
 
 export function dbtProjectFiles(o: DbtProjectOptions): DbtFile[] {
@@ -62,11 +67,7 @@ export function dbtProjectFiles(o: DbtProjectOptions): DbtFile[] {
       return [
         yamlFile(
           `models/${folder}/_${folder}.yml`,
-          [
-            folder === 'staging'
-              ? '# The current state of each table: one row per natural key, tested as such.'
-              : '# What changed between runs, from complete runs only.',
-          ],
+          [FOLDER_HEADER[folder] ?? '# Views over the tables, from complete runs only.'],
           modelsDocument(inFolder, typeOf),
         ),
         ...inFolder.map((m) => ({ path: m.path, text: m.sql })),

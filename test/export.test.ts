@@ -2,6 +2,7 @@
 // test/export-dbt.test.ts). The DuckDB views
 // are proven on real data: a `run --once` against the simulator into a local folder, then the
 // generated SQL run in DuckDB must read back every row the run wrote, with the catalogue's types.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
@@ -196,14 +197,15 @@ describe('visync export with per-account sinks', () => {
         bigquery: { projectId: 'analytics-prj', dataset: 'visibility' },
       },
     });
-    const ambiguous = await visyncCli(path, ['export', 'dbt']);
+    const project = join(dir, 'dbt');
+    const ambiguous = await visyncCli(path, ['export', 'dbt', '--out', project]);
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.err.join('\n')).toContain(
       'the accounts use 2 different datasets: export one at a time with --account NAME (e.g. acme, beta)',
     );
-    const dbt = await visyncCli(path, ['export', 'dbt', '--account', 'beta']);
+    const dbt = await visyncCli(path, ['export', 'dbt', '--account', 'beta', '--out', project]);
     expect(dbt.code, dbt.err.join('\n')).toBe(0);
-    expect(parse(dbt.out.join('\n')).sources[0]).toMatchObject({
+    expect(parse(readFileSync(join(project, 'models', 'sources.yml'), 'utf8')).sources[0]).toMatchObject({
       database: 'analytics-prj',
       schema: 'client_beta',
     });

@@ -196,7 +196,11 @@ describe('visync export dbt', () => {
     const source = (yamlOf(athena.project, 'models/sources.yml') as Sources).sources[0]!;
     expect(source).toMatchObject({ database: 'awsdatacatalog', schema: 'visync_raw' });
     const brands = source.tables.find((t) => t.name === 'brands')!;
-    expect(brands.config?.freshness?.filter).toMatch(/^dt >= /);
+    expect(brands.config?.freshness?.filter).toBe(
+      "dt >= date_format(current_date - interval '4' day, '%Y-%m-%d')",
+    );
+    // Athena reads extracted_at as a timestamp (src/export/column-types.ts): no conversion needed.
+    expect(brands.config?.loaded_at_field).toBe('extracted_at');
     expect(readFileSync(join(athena.project, 'models/staging/stg_brands.sql'), 'utf8')).toContain(
       "{{ source('visync', 'brands') }}",
     );

@@ -7,6 +7,11 @@ import { VIEWS } from './views.js';
 
 export const DOCS_DATASET = 'visibility';
 
+/** The columns of a table's grain, in order. */
+export function grainColumns(t: TableDef): string[] {
+  return t.grain.split(',').map((c) => c.trim());
+}
+
 function cell(text: string): string {
   return text.replaceAll('|', '\\|').replaceAll('\n', ' ');
 }
@@ -21,7 +26,7 @@ function renderTable(t: TableDef): string[] {
     '',
     t.description,
     '',
-    `- One row per: ${t.grain}`,
+    `- One row per: ${codeList(grainColumns(t))}${currentGrain(t)}`,
     `- Partitioned by: \`${t.partitionField}\` (DAY)`,
     `- Clustered by: ${codeList(t.clustering)}`,
     `- Natural key: ${codeList(t.naturalKey)}${latestViewOf(t)}`,
@@ -32,6 +37,13 @@ function renderTable(t: TableDef): string[] {
     ...t.columns.map((c) => `| \`${c.name}\` | ${c.type} | ${c.mode} | ${cell(c.description)} |`),
     '',
   ];
+}
+
+/** The grain of the table's `_latest` view, beside the table's own. */
+function currentGrain(t: TableDef): string {
+  const name = `${t.name}_latest`;
+  if (!VIEWS.some((v) => v.name === name)) return '';
+  return ` (every run's rows; the current state, view \`${name}\`: one row per ${codeList(t.naturalKey)})`;
 }
 
 function latestViewOf(t: TableDef): string {

@@ -6,7 +6,7 @@ import type { Row, TableDef, ViewDef } from './types.js';
 import { VIEWS } from './views.js';
 
 export { BRAND_EVENTS, EVENT_TYPES, type EventType, SEVERITIES, type Severity } from './brand-events.js';
-export { DOCS_DATASET, renderTablesDoc } from './docs.js';
+export { DOCS_DATASET, grainColumns, renderTablesDoc } from './docs.js';
 export { SYNC_RUNS } from './sync-runs.js';
 export { TABLES } from './tables.js';
 

@@ -67,7 +67,7 @@ const accounts: TableDef = {
   description:
     'The account behind each API key as returned by `GET /me`: plan, request limits and current usage. ' +
     'The spec documents only the three groups (plan, limits, usage); every field name below is assumed.',
-  grain: 'account, snapshot_date',
+  grain: 'account, snapshot_date, run_id',
   sources: ['me'],
   columns: [
     accountColumn(),
@@ -129,7 +129,7 @@ const brands = workspaceSnapshot({
     'Workspaces (brands) of the account, one snapshot per run: fields of the `GET /brands` list item ' +
     'merged with the `GET /brands/{id}` detail (engine mode, competitor count) and the latest score. ' +
     'A brand seen in only one of the two calls still gets a row (see `in_list`, `has_detail`).',
-  grain: 'account, brand_id, snapshot_date',
+  grain: 'account, brand_id, snapshot_date, run_id',
   sources: ['brands', 'brand'],
   naturalKey: ['account', 'brand_id'],
   typed: [
@@ -179,7 +179,7 @@ const brandEngineScores = workspaceSnapshot({
   description:
     "Per answer engine, the brand's latest visibility score (`latest_score.model_scores` exploded), " +
     'one snapshot per run.',
-  grain: 'account, brand_id, snapshot_date, engine',
+  grain: 'account, brand_id, snapshot_date, engine, run_id',
   sources: ['brands', 'brand'],
   naturalKey: ['account', 'brand_id', 'engine'],
   typed: [
@@ -205,7 +205,7 @@ const visibilityDaily = workspaceDaily({
   description:
     'Daily visibility score history (`GET /brands/{id}/visibility`), one row per day. Each run re-reads ' +
     'its window, so a day appears once per run that covered it; `visibility_daily_latest` keeps the newest.',
-  grain: 'account, brand_id, date',
+  grain: 'account, brand_id, date, run_id',
   sources: ['visibility'],
   naturalKey: ['account', 'brand_id', 'date'],
   typed: [
@@ -236,7 +236,7 @@ const visibilityDaily = workspaceDaily({
 const visibilityEngineDaily = workspaceDaily({
   name: 'visibility_engine_daily',
   description: 'Daily visibility score per answer engine: `model_scores` of each history entry exploded.',
-  grain: 'account, brand_id, date, engine',
+  grain: 'account, brand_id, date, engine, run_id',
   sources: ['visibility'],
   naturalKey: ['account', 'brand_id', 'date', 'engine'],
   typed: [
@@ -261,7 +261,7 @@ const recommendations = workspaceSnapshot({
     'Recommendations of each workspace (`GET /brands/{id}/recommendations?status=all`), one snapshot per ' +
     'run. The API exposes no transitions: compare snapshots (view `recommendation_status_changes`). ' +
     '`recommendations_latest` holds the current set: those the newest complete run returned.',
-  grain: 'account, brand_id, recommendation_id, snapshot_date',
+  grain: 'account, brand_id, recommendation_id, snapshot_date, run_id',
   sources: ['recommendations'],
   naturalKey: ['account', 'brand_id', 'recommendation_id'],
   typed: [
@@ -316,7 +316,7 @@ const prompts = workspaceSnapshot({
   description:
     'Tracked prompts of each workspace (`GET /brands/{id}/prompts`) with their latest ranking, one ' +
     'snapshot per run.',
-  grain: 'account, brand_id, prompt_id, snapshot_date',
+  grain: 'account, brand_id, prompt_id, snapshot_date, run_id',
   sources: ['prompts'],
   naturalKey: ['account', 'brand_id', 'prompt_id'],
   typed: [
@@ -354,7 +354,7 @@ const buyerIntent = workspaceSnapshot({
     'Buying-intent lens (`GET /brands/{id}/buyer-intent?days=N`): visibility on money prompts versus ' +
     'informational prompts, current losses with the winning competitor, and the why-you-lose analysis. ' +
     'One row per configured window per run.',
-  grain: 'account, brand_id, window_days, snapshot_date',
+  grain: 'account, brand_id, window_days, snapshot_date, run_id',
   sources: ['buyer-intent'],
   naturalKey: ['account', 'brand_id', 'window_days'],
   typed: [
@@ -416,7 +416,7 @@ const reputation = workspaceSnapshot({
   description:
     'AI reputation snapshot (`GET /brands/{id}/reputation`) with derived counts; claims and conflicts ' +
     'are exploded into `reputation_claims` and `reputation_conflicts`.',
-  grain: 'account, brand_id, snapshot_date',
+  grain: 'account, brand_id, snapshot_date, run_id',
   sources: ['reputation'],
   naturalKey: ['account', 'brand_id'],
   typed: [
@@ -438,7 +438,7 @@ const reputationClaims = workspaceSnapshot({
   description:
     'Factual claims answer engines make about the brand, from the reputation snapshot, with the flag ' +
     'for suspected false claims joined in.',
-  grain: 'account, brand_id, engine, claim_id, snapshot_date',
+  grain: 'account, brand_id, engine, claim_id, snapshot_date, run_id',
   sources: ['reputation'],
   naturalKey: ['account', 'brand_id', 'engine', 'claim_id'],
   typed: [
@@ -479,7 +479,7 @@ const reputationClaims = workspaceSnapshot({
 const reputationConflicts = workspaceSnapshot({
   name: 'reputation_conflicts',
   description: 'Topics on which answer engines contradict each other, from the reputation snapshot.',
-  grain: 'account, brand_id, conflict_id, snapshot_date',
+  grain: 'account, brand_id, conflict_id, snapshot_date, run_id',
   sources: ['reputation'],
   naturalKey: ['account', 'brand_id', 'conflict_id'],
   typed: [

@@ -15,7 +15,10 @@ export interface ColumnDef {
 export interface TableDef {
   name: string;
   description: string;
-  /** "One row per ...", for the docs. */
+  /**
+   * The columns that are unique together, comma-separated ("One row per ..." in the docs): every
+   * run writes its own rows, so a run table's grain includes `run_id` (tested on real runs).
+   */
   grain: string;
   /** Raw endpoints the rows come from. */
   sources: readonly RawEndpoint[];

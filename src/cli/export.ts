@@ -1,5 +1,6 @@
 // `visync export dbt|athena|duckdb`: schema files for the engines data engineers already use, all
-// generated from the table catalogue (src/catalogue) and the config. Reads no data and calls nothing:
+// generated from the table catalogue (src/catalogue) and the config. Calls no API and reads no rows
+// (`duckdb` lists the store to know which tables have files yet):
 // each subcommand loads the config and one generator.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Config, SinksConfig } from '../config/schema.js';
@@ -32,7 +33,7 @@ export function registerExport(program: Command, state: ProgramState, io: Comman
         '',
         'Examples:',
         '  visync export dbt --out visync_dbt && cd visync_dbt && dbt build --profiles-dir .',
-        '  visync export athena --location s3://analytics/visync/ > visync-athena.sql',
+        '  visync export athena --root s3://analytics/visync/ --split athena/',
         '  visync export duckdb --root ./data > views.sql && duckdb visync.duckdb < views.sql',
       ].join('\n'),
     );
@@ -121,6 +122,16 @@ async function exportDbt(io: CommandIo, flags: DbtFlags, cmd: Command): Promise<
   // dbt runs from the project folder: a relative root stays relative, from there.
   const root =
     /^s3:\/\//.test(given) || isAbsolute(given) ? given : relative(resolve(flags.out), resolve(given)) || '.';
+  // The store is listed for DuckDB: a table without part files reads as empty (docs/dbt.md).
+  const storeSinks: SinksConfig | undefined = !/^s3:\/\//.test(given)
+    ? { fs: { dir: resolve(given) } }
+    : sinks.s3 && s3Location(sinks.s3.bucket, sinks.s3.prefix) === given
+      ? { s3: sinks.s3 }
+      : undefined;
+  const withFiles =
+    target === 'duckdb' && storeSinks
+      ? await listedTables(storeSinks, catalogue.WAREHOUSE_TABLES)
+      : undefined;
   const files = dbt.dbtProject({
     target,
     tables: catalogue.WAREHOUSE_TABLES,
@@ -133,10 +144,7 @@ async function exportDbt(io: CommandIo, flags: DbtFlags, cmd: Command): Promise<
       requirePartitionFilter: bq.requirePartitionFilter ?? false,
     },
     root,
-    withFiles:
-      target === 'duckdb' && !/^s3:\/\//.test(given)
-        ? dbt.tablesWithFiles(given, catalogue.WAREHOUSE_TABLES)
-        : undefined,
+    withFiles,
     athenaSchema: flags.database,
     region: sinks.s3?.region,
   });
@@ -156,42 +164,55 @@ async function exportDbt(io: CommandIo, flags: DbtFlags, cmd: Command): Promise<
 
 function registerAthena(exp: Command, state: ProgramState, io: CommandIo): void {
   exportCommand(exp, 'athena', {
-    summary: 'Athena CREATE EXTERNAL TABLE DDL over the S3 layout',
+    summary: 'Athena tables and current-state views over the S3 layout',
     description:
       'One CREATE EXTERNAL TABLE per table over s3://bucket/prefix/tables/{table}/ (default: sinks.s3), ' +
-      'OpenX JSON SerDe, partitioned by dt and account with partition projection (dt: dates; account: ' +
-      'the configured accounts). The header of the output says how runs, timestamps and JSON read.',
-    help: '\nExamples:\n  visync export athena --out visync-athena.sql\n  visync export athena --location s3://analytics/visync/',
+      'OpenX JSON SerDe with typed timestamps, partitioned by dt and account with partition projection ' +
+      '(dt: dates; account: the configured accounts), then the `_latest` and change views in Trino SQL. ' +
+      'Athena runs one statement per query: the statements are numbered in the order to run, one file ' +
+      'each with --split DIR. The header of the output says how runs, timestamps and JSON read.',
+    help: '\nExamples:\n  visync export athena --split athena/\n  visync export athena --root s3://analytics/visync/ --out visync-athena.sql',
   })
     .option(
-      '--location <s3url>',
+      '--root <s3url>',
       'object store root (default: s3://{sinks.s3.bucket}/{sinks.s3.prefix})',
       parseS3Url,
     )
-    .action(
-      exitWith(state, (flags: OutFlags & { location?: string }, cmd: Command) =>
-        exportAthena(io, flags, cmd),
-      ),
-    );
+    .option('--location <s3url>', 'the same as --root', parseS3Url)
+    .option('--split <dir>', 'write one file per statement into DIR, numbered in the order to run')
+    .action(exitWith(state, (flags: AthenaFlags, cmd: Command) => exportAthena(io, flags, cmd)));
 }
 
-async function exportAthena(
-  io: CommandIo,
-  flags: OutFlags & { location?: string },
-  cmd: Command,
-): Promise<number> {
+type AthenaFlags = OutFlags & { root?: string; location?: string; split?: string };
+
+async function exportAthena(io: CommandIo, flags: AthenaFlags, cmd: Command): Promise<number> {
   const config = await configOf(cmd);
-  const [{ WAREHOUSE_TABLES }, { athenaDdl, s3Location }] = await Promise.all([
+  const [{ WAREHOUSE_TABLES }, { athenaDdl, athenaFiles, s3Location }] = await Promise.all([
     import('../catalogue/index.js'),
     import('../export/athena.js'),
   ]);
-  const scope = await exportScope(config, flags.account, flags.location ? 'none' : 's3');
+  const given = flags.root ?? flags.location;
+  const scope = await exportScope(config, flags.account, given ? 'none' : 's3');
   const s3 = scope.sinks.s3;
-  const location = flags.location ?? (s3 ? s3Location(s3.bucket, s3.prefix) : undefined);
+  const location = given ?? (s3 ? s3Location(s3.bucket, s3.prefix) : undefined);
   if (!location)
-    throw new CliError('no sinks.s3 in the config: give the S3 root with --location s3://bucket/prefix/');
-  const text = athenaDdl({ tables: WAREHOUSE_TABLES, location, accounts: scope.accounts });
-  return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables`);
+    throw new CliError('no sinks.s3 in the config: give the S3 root with --root s3://bucket/prefix/');
+  const options = { tables: WAREHOUSE_TABLES, location, accounts: scope.accounts };
+  if (flags.split) {
+    if (flags.out) throw new CliError('give --out or --split, not both');
+    const files = athenaFiles(options);
+    for (const f of files)
+      await emit(io, `${flags.split.replace(/\/+$/, '')}/${f.file}`, f.sql, 'statement', true);
+    io.out(`wrote ${files.length} statements to ${flags.split} (run them in the order of their numbers)`);
+    return 0;
+  }
+  const text = athenaDdl(options);
+  return emit(
+    io,
+    flags.out,
+    text,
+    `${WAREHOUSE_TABLES.length} tables and their views, statement by statement`,
+  );
 }
 
 function registerDuckdb(exp: Command, state: ProgramState, io: CommandIo): void {
@@ -218,17 +239,43 @@ async function exportDuckdb(
   cmd: Command,
 ): Promise<number> {
   const config = await configOf(cmd);
-  const [{ resolve }, { WAREHOUSE_TABLES }, { duckdbViewsSql }, { s3Location }] = await Promise.all([
-    import('node:path'),
-    import('../catalogue/index.js'),
-    import('../export/duckdb.js'),
-    import('../export/athena.js'),
-  ]);
+  const [{ resolve }, { WAREHOUSE_TABLES }, { duckdbViewsSql, duckdbCurrentStateViews }, { s3Location }] =
+    await Promise.all([
+      import('node:path'),
+      import('../catalogue/index.js'),
+      import('../export/duckdb.js'),
+      import('../export/athena.js'),
+    ]);
   const { sinks } = await exportScope(config, flags.account, flags.root ? 'none' : 'store');
+  const isS3 = (root: string) => /^s3:\/\//.test(root);
+  // A root given on the command line is written as given (a relative folder stays relative).
   const given = flags.root ?? defaultRoot(sinks, s3Location);
-  const root = /^s3:\/\//.test(given) ? given : resolve(given);
-  const text = duckdbViewsSql({ tables: WAREHOUSE_TABLES, root });
-  return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} views`);
+  const root = flags.root || isS3(given) ? given : resolve(given);
+  const storeSinks: SinksConfig | undefined = !isS3(root)
+    ? { fs: { dir: resolve(root) } }
+    : sinks.s3 && s3Location(sinks.s3.bucket, sinks.s3.prefix) === root
+      ? { s3: sinks.s3 }
+      : undefined;
+  const withFiles = storeSinks ? await listedTables(storeSinks, WAREHOUSE_TABLES) : undefined;
+  const views = duckdbCurrentStateViews();
+  const text = duckdbViewsSql({ tables: WAREHOUSE_TABLES, root, withFiles, views });
+  return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables, ${views.length} views`);
+}
+
+/** The tables with part files in the store, or undefined when it cannot be listed (say, no S3 access). */
+async function listedTables(
+  sinks: SinksConfig,
+  tables: readonly import('../catalogue/index.js').TableDef[],
+): Promise<Set<string> | undefined> {
+  const [{ createObjectStore }, { tablesWithFiles }] = await Promise.all([
+    import('../sinks/create-store.js'),
+    import('../export/tables-with-files.js'),
+  ]);
+  try {
+    return await tablesWithFiles(await createObjectStore(sinks), tables);
+  } catch {
+    return undefined;
+  }
 }
 
 async function configOf(cmd: Command): Promise<Config> {
@@ -275,7 +322,13 @@ async function exportScope(
   return { sinks: accountSettings(config, accounts[0] as string).sinks, accounts };
 }
 
-async function emit(io: CommandIo, out: string | undefined, text: string, what: string): Promise<number> {
+async function emit(
+  io: CommandIo,
+  out: string | undefined,
+  text: string,
+  what: string,
+  quiet = false,
+): Promise<number> {
   if (!out) {
     io.verbatim(text.trimEnd());
     return 0;
@@ -290,7 +343,7 @@ async function emit(io: CommandIo, out: string | undefined, text: string, what: 
   await writeFileWhole(out, text).catch((err: unknown) => {
     throw err instanceof WriteRefused ? new CliError(err.message) : err;
   });
-  io.out(`wrote ${out} (${what})`);
+  if (!quiet) io.out(`wrote ${out} (${what})`);
   return 0;
 }
 

@@ -3,7 +3,7 @@
 import type { ColumnDef, ColumnType } from '../catalogue/index.js';
 import { tablePartKey } from '../sinks/layout.js';
 
-/** Athena (Hive DDL over the OpenX JSON SerDe): what the column is declared as. */
+/** Athena (Hive DDL over the OpenX JSON SerDe, src/export/athena.ts): what the column is declared as. */
 const ATHENA: Record<ColumnType, string> = {
   STRING: 'string',
   INT64: 'bigint',
@@ -11,11 +11,8 @@ const ATHENA: Record<ColumnType, string> = {
   BOOL: 'boolean',
   // Athena documents DATE as read from `YYYY-MM-DD` text: what we write.
   DATE: 'date',
-  // Athena documents TIMESTAMP text as `YYYY-MM-DD HH:MM:SS.SSS` (a space, no zone), and the OpenX
-  // SerDe's own ISO rule (rcongiu/Hive-JSON-Serde, ParsePrimitiveUtils) takes `...THH:mm:ss'Z'`
-  // without a fraction, while we write toISOString() (always `.SSSZ`). Declared string, read with
-  // from_iso8601_timestamp() (the header of the generated DDL says so).
-  TIMESTAMP: 'string',
+  // Read with the SerDe's timestamp.formats (src/export/athena.ts): visync writes ISO-8601 in UTC.
+  TIMESTAMP: 'timestamp',
   // The SerDe hands a nested object or array declared string back as its JSON text: json_extract reads it.
   JSON: 'string',
 };

@@ -1,7 +1,6 @@
 // The data tests of the dbt project (docs/dbt.md): what the catalogue says of every row, written as
-// dbt tests so `dbt build` fails on data that breaks it. A row's key: the table's natural key and
-// the run that wrote it (every run writes a whole snapshot, so without run_id a key repeats once
-// per run); sync_runs also records a run again when it is completed later, hence recorded_at.
+// dbt tests so `dbt build` fails on data that breaks it. A row's key is the table's grain
+// (docs/tables.md): every run writes a whole snapshot, so a run table's grain includes run_id.
 import { BRAND_EVENTS, EVENT_TYPES, SEVERITIES, SYNC_RUNS, type TableDef } from '../../catalogue/index.js';
 import { RUN_KINDS } from '../../records/run-id.js';
 import { FINISHED_RUN_STATUSES } from '../../records/run-status.js';
@@ -10,10 +9,9 @@ import { RUN_ERROR_CODES } from '../../util/errors.js';
 /** The generic test of a key of several columns (tests/generic/visync_unique_key.sql): no package needed. */
 export const UNIQUE_KEY_TEST = 'visync_unique_key';
 
-/** The columns that identify one row of a base table: its natural key and run_id (docs/tables.md). */
+/** The columns that identify one row of a base table: its grain (docs/tables.md). */
 export function rowKey(table: TableDef): string[] {
-  const extra = table.name === SYNC_RUNS.name ? ['run_id', 'recorded_at'] : ['run_id'];
-  return [...new Set([...table.naturalKey, ...extra])];
+  return table.grain.split(',').map((c) => c.trim());
 }
 
 /** The values a column takes, where the catalogue knows them all. */

@@ -11,7 +11,6 @@ export { rowKey, UNIQUE_KEY_TEST } from './data-tests.js';
 export { sourceRef } from './models.js';
 export type { DbtFile } from './project-files.js';
 export { DBT_TARGETS, type DbtTarget, duckdbReadJson, loadedAtField, SOURCE_NAME } from './sources.js';
-export { tablesWithFiles } from './tables-with-files.js';
 
 /** Default warn threshold: one nightly late by a few hours (alerts.staleAfterHours has the same default). */
 export const DEFAULT_WARN_AFTER_HOURS = 30;

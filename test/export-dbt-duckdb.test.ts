@@ -2,12 +2,14 @@
 // installed here: test/helpers/dbt-compile.ts compiles the project as dbt does): every staging
 // model built in real DuckDB over the store real runs wrote, and every data test passing, on the
 // demo's data (`npm run demo`, two workspaces) and on two runs of one day.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TABLES, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
 import { rowKey } from '../src/export/dbt/index.js';
 import { utcDate } from '../src/util/time.js';
+import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import { startProcess } from './helpers/cli-process.js';
 import { dbtBuild, loadDbtProject } from './helpers/dbt-compile.js';
 import * as h from './helpers/harness.js';
@@ -118,6 +120,45 @@ describe('visync export dbt on DuckDB over the object store', () => {
       expect(newest, f.table).not.toBeNull();
     }
   });
+
+  it('through the built bin, with only a relative local folder: exit 0, ./visync_dbt written, the root relative to it', async () => {
+    const dir = h.tempDir();
+    const night = utcDate(new Date());
+    mkdirSync(join(dir, 'data'));
+    const synced = await syncNight(
+      join(dir, 'data'),
+      { accounts: [{ name: 'acme', workspaces: 1 }], seed: 5 },
+      night,
+    );
+    expect(synced.status).toBe('succeeded');
+    const built = builtVisync();
+    writeFileSync(
+      join(dir, 'visync.yaml'),
+      [
+        'accounts:',
+        '  - name: acme',
+        '    apiKey: ${ACME_KEY}',
+        '    baseUrl: https://api.example/api/v1',
+        'sinks:',
+        '  fs: { dir: ./data }',
+        '',
+      ].join('\n'),
+    );
+    const r = await startProcess(NODE22, [built.bin, '--config', 'visync.yaml', 'export', 'dbt'], {
+      cwd: dir,
+      env: { ACME_KEY: 'test-key-1234' },
+    }).exited;
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('wrote a dbt project for duckdb in visync_dbt');
+    expect(r.stdout).toContain('dbt build --profiles-dir .');
+    const project = loadDbtProject(join(dir, 'visync_dbt'));
+    expect(project.sources.get('visync.brands')!.config!.external_location).toMatch(
+      /^read_json\('\.\.\/data\/tables\/brands\/dt=\*/,
+    );
+    const { failures } = await dbtBuild(await duckdbIn(join(dir, 'visync_dbt')), project);
+    expect(failures).toEqual([]);
+  }, 90_000);
 
   it("the demo's data (two nights, `npm run demo` with two workspaces): every model builds, every data test passes", async () => {
     const dir = h.tempDir();

@@ -119,7 +119,7 @@ describe('visync export dbt on DuckDB over the object store', () => {
       const newest = (await c.runAndReadAll(f.sql)).getRowObjectsJson()[0]!.max_loaded_at;
       expect(newest, f.table).not.toBeNull();
     }
-  });
+  }, 180_000);
 
   it('through the built bin, with only a relative local folder: exit 0, ./visync_dbt written, the root relative to it', async () => {
     const dir = h.tempDir();

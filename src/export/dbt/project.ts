@@ -15,7 +15,6 @@ export function dbtProjectDocument(): Record<string, unknown> {
     'config-version': 2,
     profile: PROFILE_NAME,
     'model-paths': ['models'],
-    'macro-paths': ['macros'],
     'test-paths': ['tests'],
     'clean-targets': ['target', 'dbt_packages'],
     models: {

@@ -59,7 +59,9 @@ describe('visync export athena', () => {
     // Types as mapped: arrays for REPEATED, timestamps read by the SerDe's formats, JSON as strings.
     expect(ddl).toContain("`keywords` array<string> COMMENT '");
     expect(ddl).toContain("`created_at` timestamp COMMENT '");
-    expect(ddl).toContain("WITH SERDEPROPERTIES ('timestamp.formats' = 'yyyy-MM-dd\\'T\\'HH:mm:ss.SSS\\'Z\\'");
+    expect(ddl).toContain(
+      "WITH SERDEPROPERTIES ('timestamp.formats' = 'yyyy-MM-dd\\'T\\'HH:mm:ss.SSS\\'Z\\'",
+    );
     expect(ddl).toContain("`snapshot_date` date COMMENT '");
     expect(ddl).toContain("`payload` string COMMENT '");
     // Quotes in descriptions are escaped, not ending the literal early.

@@ -82,6 +82,7 @@ function registerDbt(exp: Command, state: ProgramState, io: CommandIo): void {
       'visync_dbt',
     )
     .option('--root <path|s3url>', 'duckdb: the object store root (default: the configured sink)')
+    .option('--list', 'duckdb: also list an S3 store (the configured sinks.s3) for tables with no files yet')
     .option('--database <name>', 'athena: the Glue database holding the visync tables', 'visync')
     .option(...ACCOUNT_OPTION)
     .addHelpText(
@@ -98,6 +99,7 @@ interface DbtFlags {
   target?: 'bigquery' | 'duckdb' | 'athena';
   out: string;
   root?: string;
+  list?: boolean;
   database: string;
   account?: string;
 }
@@ -122,10 +124,11 @@ async function exportDbt(io: CommandIo, flags: DbtFlags, cmd: Command): Promise<
   // dbt runs from the project folder: a relative root stays relative, from there.
   const root =
     /^s3:\/\//.test(given) || isAbsolute(given) ? given : relative(resolve(flags.out), resolve(given)) || '.';
-  // The store is listed for DuckDB: a table without part files reads as empty (docs/dbt.md).
+  // The store is listed for DuckDB: a table without part files reads as empty (docs/dbt.md). S3
+  // only with --list, as for `export duckdb`: that loads the S3 client and needs read access.
   const storeSinks: SinksConfig | undefined = !/^s3:\/\//.test(given)
     ? { fs: { dir: resolve(given) } }
-    : sinks.s3 && s3Location(sinks.s3.bucket, sinks.s3.prefix) === given
+    : flags.list && sinks.s3 && s3Location(sinks.s3.bucket, sinks.s3.prefix) === given
       ? { s3: sinks.s3 }
       : undefined;
   const withFiles =
@@ -217,27 +220,29 @@ async function exportAthena(io: CommandIo, flags: AthenaFlags, cmd: Command): Pr
 
 function registerDuckdb(exp: Command, state: ProgramState, io: CommandIo): void {
   exportCommand(exp, 'duckdb', {
-    summary: 'DuckDB views over the local folder or S3',
+    summary: 'DuckDB views over the local folder or S3, with the current-state views',
     description:
       'One CREATE VIEW per table reading tables/{table}/ with read_json (newline-delimited, gzip, hive ' +
-      'partitions) and every column typed from the catalogue. Default root: sinks.fs.dir (made absolute) ' +
-      'or s3://{sinks.s3.bucket}/{sinks.s3.prefix}.',
+      'partitions: dt and run are columns) and every column typed from the catalogue, then the `_latest` ' +
+      'and change views. A table with no part files yet (the store is listed) is an empty typed view, so ' +
+      'the script runs whole. Default root: sinks.fs.dir (made absolute) or ' +
+      's3://{sinks.s3.bucket}/{sinks.s3.prefix}; a --root is written as given.',
     help: '\nExamples:\n  visync export duckdb --root ./data > views.sql\n  duckdb visync.duckdb < views.sql\n  duckdb visync.duckdb -c "SELECT account, count(*) FROM brands GROUP BY 1"',
   })
     .option(
       '--root <path|s3url>',
       'object store root: a folder or s3://bucket/prefix (default: the configured sink)',
     )
-    .action(
-      exitWith(state, (flags: OutFlags & { root?: string }, cmd: Command) => exportDuckdb(io, flags, cmd)),
-    );
+    .option(
+      '--list',
+      'also list an S3 store (the configured sinks.s3) for tables with no files yet; a folder is always listed',
+    )
+    .action(exitWith(state, (flags: DuckdbFlags, cmd: Command) => exportDuckdb(io, flags, cmd)));
 }
 
-async function exportDuckdb(
-  io: CommandIo,
-  flags: OutFlags & { root?: string },
-  cmd: Command,
-): Promise<number> {
+type DuckdbFlags = OutFlags & { root?: string; list?: boolean };
+
+async function exportDuckdb(io: CommandIo, flags: DuckdbFlags, cmd: Command): Promise<number> {
   const config = await configOf(cmd);
   const [{ resolve }, { WAREHOUSE_TABLES }, { duckdbViewsSql, duckdbCurrentStateViews }, { s3Location }] =
     await Promise.all([
@@ -251,9 +256,10 @@ async function exportDuckdb(
   // A root given on the command line is written as given (a relative folder stays relative).
   const given = flags.root ?? defaultRoot(sinks, s3Location);
   const root = flags.root || isS3(given) ? given : resolve(given);
+  // An S3 store is listed only when asked (--list): that loads the S3 client and needs read access.
   const storeSinks: SinksConfig | undefined = !isS3(root)
     ? { fs: { dir: resolve(root) } }
-    : sinks.s3 && s3Location(sinks.s3.bucket, sinks.s3.prefix) === root
+    : flags.list && sinks.s3 && s3Location(sinks.s3.bucket, sinks.s3.prefix) === root
       ? { s3: sinks.s3 }
       : undefined;
   const withFiles = storeSinks ? await listedTables(storeSinks, WAREHOUSE_TABLES) : undefined;

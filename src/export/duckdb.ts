@@ -57,7 +57,10 @@ export function duckdbViewsSql(o: DuckdbExportOptions): string {
     '-- Every run is read, complete or not. For the current state read the `_latest` views (complete runs',
     '-- only, the newest per workspace), for what moved between runs the change views (docs/tables.md).',
     ...(o.withFiles === undefined
-      ? ['-- The store was not listed: a table with no part files yet fails with "No files found".']
+      ? [
+          '-- The store was not listed (an s3:// root without --list): a table with no part files yet fails',
+          '-- with "No files found" and stops the script there; `visync export duckdb --list` makes it an empty view.',
+        ]
       : empty.length
         ? [
             `-- No part files yet (when this was generated) for: ${empty.join(', ')}. Their views are empty,`,

@@ -4,13 +4,17 @@
 // tests run: test/export-dbt-duckdb.test.ts.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { BRAND_EVENTS, EVENT_TYPES, TABLES, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
 import { rowKey } from '../src/export/dbt/index.js';
+import { createObjectStore } from '../src/sinks/create-store.js';
+import { tablePartKey } from '../src/sinks/layout.js';
 import { projectFiles } from './helpers/dbt-compile.js';
 import { configFile, sim, tempDir, visyncCli } from './helpers/harness.js';
+import { startS3rver } from './helpers/s3rver.js';
 
 const SCHEMAS = join(import.meta.dirname, 'fixtures', 'dbt-jsonschema');
 const ajv = new Ajv({ strict: false, allErrors: true });
@@ -211,5 +215,49 @@ describe('visync export dbt', () => {
     const wrong = await exportDbt(undefined, ['--target', 'snowflake']);
     expect(wrong.code).not.toBe(0);
     expect(wrong.err.join('\n')).toContain('bigquery, duckdb, athena');
+  });
+
+  it('DuckDB over S3: with --list the configured prefix is listed, a table without files reads as empty; httpfs in the profile', async () => {
+    const s3rver = await startS3rver({ buckets: ['lake'] });
+    const s3 = {
+      bucket: 'lake',
+      prefix: 'visync/',
+      region: 'eu-west-1',
+      endpoint: s3rver.endpoint,
+      forcePathStyle: true,
+    };
+    const store = await createObjectStore({ s3: { ...s3, requestTimeoutSeconds: 10, maxAttempts: 1 } });
+    try {
+      const key = tablePartKey({
+        table: 'brands',
+        partitionDate: '2026-11-20',
+        account: 'acme',
+        runId: 'r1',
+        part: 0,
+      });
+      await store.put(key, gzipSync('{}\n'), {
+        contentType: 'application/x-ndjson',
+        contentEncoding: 'gzip',
+      });
+      const listed = await exportDbt({ s3 }, ['--list']);
+      expect(listed.code, listed.err.join('\n')).toBe(0);
+      const tables = (yamlOf(listed.project, 'models/sources.yml') as Sources).sources[0]!.tables;
+      const at = (name: string) => tables.find((t) => t.name === name)!.config!.external_location!;
+      expect(at('brands')).toMatch(/^read_json\('s3:\/\/lake\/visync\/tables\/brands\/dt=\*/);
+      expect(at('brand_events')).toMatch(/^\(SELECT CAST\(NULL AS /);
+      const prod = yamlOf(listed.project, 'profiles.yml').visync.outputs.prod;
+      expect(prod).toMatchObject({
+        extensions: ['httpfs'],
+        secrets: [{ type: 's3', provider: 'credential_chain', region: 'eu-west-1' }],
+      });
+
+      // Without --list the S3 client is not loaded: every table is read.
+      const unlisted = await exportDbt({ s3 });
+      const all = (yamlOf(unlisted.project, 'models/sources.yml') as Sources).sources[0]!.tables;
+      expect(all.find((t) => t.name === 'brand_events')!.config!.external_location).toMatch(/^read_json\(/);
+    } finally {
+      (store as { close?: () => void }).close?.();
+      await s3rver.close();
+    }
   });
 });

@@ -2,7 +2,7 @@
 // visibility_daily in the real layout (tables/visibility_daily/dt=../account=../run=../part-00000.ndjson.gz,
 // rows written by the catalogue's NDJSON writer), then the same day read through the exported view
 // filtered by `dt` (the folder: DuckDB skips the other files) and by `date` only (a data column:
-// every file is opened). Files read come from DuckDB's profiler (EXPLAIN ANALYZE of the scan).
+// every file is opened). Files read come from DuckDB's profiler (EXPLAIN (ANALYZE, FORMAT JSON)).
 //   npm run bench:duckdb [-- --days 365 --window 30 --workspaces 5 --runs 5]
 // Each night's run re-reads a window of days, and each row is filed under its own date, so a day's
 // folder holds one part per run that covered it (docs/storage.md).
@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { tableByName, toNdjsonLine, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
+import { tablePartPattern } from '../src/export/column-types.js';
 import { duckdbViewsSql } from '../src/export/duckdb.js';
 import { tablePartKey } from '../src/sinks/layout.js';
 
@@ -66,11 +67,26 @@ function writeYear(root: string): number {
   return files;
 }
 
-/** `Total Files Read` and `Scanning Files` of the scan in DuckDB's EXPLAIN ANALYZE text. */
-function filesRead(plan: string): string {
-  const scanning = /Scanning Files:\s*(\d+\/\d+)/i.exec(plan)?.[1];
-  const read = /Total Files Read:\s*(\d+)/i.exec(plan)?.[1];
-  return read ? `${read}${scanning ? ` (scanning ${scanning})` : ''}` : 'n/a';
+interface PlanNode {
+  operator_type?: string;
+  extra_info?: Record<string, string>;
+  children?: PlanNode[];
+}
+
+/** Files the scan read, from DuckDB's profiler (EXPLAIN (ANALYZE, FORMAT JSON)). */
+function scanOf(node: PlanNode): { files: string } | undefined {
+  if (node.operator_type === 'TABLE_SCAN') {
+    const info = node.extra_info ?? {};
+    const scanning = info['Scanning Files'];
+    if (info.Function === 'GLOB') return { files: 'none (lists them)' };
+    const read = info['Total Files Read'] ?? '?';
+    return { files: scanning ? `${read} (of ${scanning.split('/')[1]})` : read };
+  }
+  for (const c of node.children ?? []) {
+    const found = scanOf(c);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 async function main(): Promise<void> {
@@ -83,7 +99,13 @@ async function main(): Promise<void> {
     await db.run("SET TimeZone = 'UTC'");
     await db.run(sql);
     const target = day('2025-01-01', Math.floor(DAYS / 2));
+    const glob = join(
+      root,
+      tablePartPattern('visibility_daily', { dt: '*', account: '*', run: '*', part: '*' }),
+    );
     const queries = {
+      // What every query of the view pays before any file is read: listing the table's files.
+      glob: `SELECT count(*) AS n FROM glob('${glob}')`,
       dt: `SELECT count(*) AS n, avg(overall_score) AS score FROM visibility_daily WHERE dt = DATE '${target}'`,
       date: `SELECT count(*) AS n, avg(overall_score) AS score FROM visibility_daily WHERE date = DATE '${target}'`,
     };
@@ -94,8 +116,9 @@ async function main(): Promise<void> {
     console.log('| --- | --- | --- | --- | --- |');
     for (const [name, q] of Object.entries(queries)) {
       const rows = (await db.runAndReadAll(q)).getRowObjectsJson()[0];
-      const plan = (await db.runAndReadAll(`EXPLAIN ANALYZE ${q}`)).getRowObjectsJson();
-      const text = plan.map((r) => Object.values(r).join('\n')).join('\n');
+      const plan = (await db.runAndReadAll(`EXPLAIN (ANALYZE, FORMAT JSON) ${q}`)).getRowObjectsJson();
+      const text = String(plan[0]?.explain_value);
+      const scan = scanOf(JSON.parse(text) as PlanNode);
       const times: number[] = [];
       for (let i = 0; i < RUNS; i++) {
         const t = process.hrtime.bigint();
@@ -105,7 +128,7 @@ async function main(): Promise<void> {
       times.sort((a, b) => a - b);
       const median = times[Math.floor(times.length / 2)] as number;
       console.log(
-        `| \`${name}\` | ${rows?.n} | ${filesRead(text)} | ${median.toFixed(0)} | ${(times[0] as number).toFixed(0)} |`,
+        `| \`${name}\` | ${rows?.n} | ${scan?.files} | ${median.toFixed(0)} | ${(times[0] as number).toFixed(0)} |`,
       );
       if (process.env.BENCH_PLAN) console.log(text);
     }

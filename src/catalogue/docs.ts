@@ -90,7 +90,9 @@ export function renderTablesDoc(dataset: string = DOCS_DATASET): string {
     ...renderTable(SYNC_RUNS),
     '## Views',
     '',
-    `SQL shown for dataset \`${dataset}\`.`,
+    `BigQuery SQL shown for dataset \`${dataset}\`. Each view is defined once and rendered for BigQuery, DuckDB and`,
+    'Athena (Trino SQL): `visync export duckdb` and `visync export athena` create the same views over the object',
+    'store (docs/pipeline.md "Reading the object store with other engines").',
     '',
     ...VIEWS.flatMap((v) => renderView(v, dataset)),
   ];

@@ -605,9 +605,9 @@ describe('commands that never call the API run without the keys', () => {
           'sinks: { fs: { dir: ./data }, bigquery: { projectId: p, dataset: vis } }',
         ),
       );
-      const exported = await visyncCli(path, ['export', 'dbt']);
+      const exported = await visyncCli(path, ['export', 'dbt', '--out', join(dir, 'dbt')]);
       expect(exported.code, exported.err.join('\n')).toBe(0);
-      expect(exported.out.join('\n')).toContain('name: sync_runs');
+      expect(readFileSync(join(dir, 'dbt', 'models', 'sources.yml'), 'utf8')).toContain('name: sync_runs');
       const run = await visyncCli(path, ['run', '--once']);
       expect(run.code).toBe(78);
       expect(run.err.join('\n')).toMatch(/environment variable ACME_KEY_NOT_HERE is not set/);

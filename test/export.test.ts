@@ -1,4 +1,5 @@
-// `visync export dbt|athena|duckdb`: what a data engineer gets from each command. The DuckDB views
+// `visync export athena|duckdb`: what a data engineer gets from each command (dbt:
+// test/export-dbt.test.ts). The DuckDB views
 // are proven on real data: a `run --once` against the simulator into a local folder, then the
 // generated SQL run in DuckDB must read back every row the run wrote, with the catalogue's types.
 import { readFileSync } from 'node:fs';
@@ -13,26 +14,6 @@ import { manifestKey, parseManifestKey, parseTablePartKey } from '../src/sinks/l
 import { shortened } from '../src/util/text.js';
 import { configFile, listFiles, readText, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 
-interface DbtColumn {
-  name: string;
-  description: string;
-  data_type: string;
-}
-interface DbtTable {
-  name: string;
-  description: string;
-  config?: {
-    loaded_at_field: string;
-    freshness: Record<'warn_after' | 'error_after', { count: number; period: string }>;
-  };
-  columns?: DbtColumn[];
-}
-
-const warehouseSinks = (dir: string) => ({
-  fs: { dir },
-  bigquery: { projectId: 'analytics-prj', dataset: 'visibility' },
-});
-
 /** Two accounts of one workspace each: what the schema exports need (they read no data). */
 const twoAccounts = () =>
   sim({
@@ -42,64 +23,6 @@ const twoAccounts = () =>
     ],
     seed: 3,
   });
-
-describe('visync export dbt', () => {
-  it('writes a sources file that lists every table and column with descriptions, types and freshness', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 3 });
-    const dir = tempDir();
-    const { path } = configFile(s, dir, { sinks: warehouseSinks(join(dir, 'data')) });
-    const out = join(dir, 'models', 'sources.yml');
-    const r = await visyncCli(path, ['export', 'dbt', '--out', out]);
-    expect(r.code, r.err.join('\n')).toBe(0);
-    expect(r.out.join('\n')).toContain(out);
-
-    const doc = parse(readFileSync(out, 'utf8')) as {
-      version: number;
-      sources: { name: string; database: string; schema: string; tables: DbtTable[] }[];
-    };
-    expect(doc.version).toBe(2);
-    expect(doc.sources).toHaveLength(1);
-    const source = doc.sources[0]!;
-    expect(source).toMatchObject({ database: 'analytics-prj', schema: 'visibility' });
-    for (const table of WAREHOUSE_TABLES) {
-      const entry = source.tables.find((t) => t.name === table.name);
-      expect(entry, table.name).toBeDefined();
-      expect(entry!.description).toBe(table.description);
-      expect(entry!.columns!.map((c) => c.name)).toEqual(table.columns.map((c) => c.name));
-      for (const c of entry!.columns!) expect(c.description, `${table.name}.${c.name}`).not.toBe('');
-      // A night without changes adds no brand_events: its age says nothing of the sync's.
-      if (table.name === 'brand_events') {
-        expect(entry!.config?.loaded_at_field).toBeUndefined();
-        continue;
-      }
-      const field = table.name === 'sync_runs' ? 'recorded_at' : 'extracted_at';
-      expect(entry!.config?.loaded_at_field, table.name).toBe(field);
-      expect(entry!.columns!.find((c) => c.name === field)?.data_type).toBe('TIMESTAMP');
-      // Default staleAfterHours is 30: a nightly may be a few hours late before dbt warns.
-      expect(entry!.config?.freshness).toEqual({
-        warn_after: { count: 30, period: 'hour' },
-        error_after: { count: 54, period: 'hour' },
-      });
-    }
-    const brands = source.tables.find((t) => t.name === 'brands')!;
-    expect(brands.columns!.find((c) => c.name === 'keywords')?.data_type).toBe('ARRAY<STRING>');
-    expect(s.log).toEqual([]); // no API call
-  });
-
-  it('without --out prints to stdout; without a BigQuery sink it says what is missing', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 3 });
-    const dir = tempDir();
-    const withBq = configFile(s, dir, { sinks: warehouseSinks(join(dir, 'data')) });
-    const printed = await visyncCli(withBq.path, ['export', 'dbt']);
-    expect(printed.code).toBe(0);
-    expect(parse(printed.out.join('\n')).sources[0].name).toBe('visync');
-
-    const plain = configFile(s, tempDir());
-    const r = await visyncCli(plain.path, ['export', 'dbt']);
-    expect(r.code).toBe(1);
-    expect(r.err.join('\n')).toContain('no sinks.bigquery in the config');
-  });
-});
 
 describe('visync export athena', () => {
   it('writes one CREATE EXTERNAL TABLE per table over the configured S3 sink, partitions projected', async () => {
@@ -275,14 +198,15 @@ describe('visync export with per-account sinks', () => {
         bigquery: { projectId: 'analytics-prj', dataset: 'visibility' },
       },
     });
-    const ambiguous = await visyncCli(path, ['export', 'dbt']);
+    const project = join(dir, 'dbt');
+    const ambiguous = await visyncCli(path, ['export', 'dbt', '--out', project]);
     expect(ambiguous.code).toBe(1);
     expect(ambiguous.err.join('\n')).toContain(
       'the accounts use 2 different datasets: export one at a time with --account NAME (e.g. acme, beta)',
     );
-    const dbt = await visyncCli(path, ['export', 'dbt', '--account', 'beta']);
+    const dbt = await visyncCli(path, ['export', 'dbt', '--account', 'beta', '--out', project]);
     expect(dbt.code, dbt.err.join('\n')).toBe(0);
-    expect(parse(dbt.out.join('\n')).sources[0]).toMatchObject({
+    expect(parse(readFileSync(join(project, 'models', 'sources.yml'), 'utf8')).sources[0]).toMatchObject({
       database: 'analytics-prj',
       schema: 'client_beta',
     });

@@ -102,7 +102,9 @@ describe('start-up imports', () => {
       ].join('\n'),
     );
     for (const engine of ['athena', 'duckdb', 'dbt']) {
-      const r = await packagesLoadedBy(['--config', config, 'export', engine], {
+      // dbt writes a project folder: into the test's folder, not the working directory.
+      const out = engine === 'dbt' ? ['--out', join(dir, 'dbt-project')] : [];
+      const r = await packagesLoadedBy(['--config', config, 'export', engine, ...out], {
         EXPORT_TEST_KEY: 'test-key-1234',
       });
       expect(r.code, r.stderr).toBe(0);

@@ -2,7 +2,7 @@
 // generated from the table catalogue (src/catalogue) and the config. Calls no API and reads no rows
 // (`duckdb` lists the store to know which tables have files yet):
 // each subcommand loads the config and one generator.
-import { type Command, InvalidArgumentError } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Config, SinksConfig } from '../config/schema.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
@@ -19,20 +19,20 @@ const ACCOUNT_OPTION = [
 export function registerExport(program: Command, state: ProgramState, io: CommandIo): void {
   const exp = program
     .command('export')
-    .summary('write dbt sources, Athena DDL or DuckDB views for the synced tables')
+    .summary('write a dbt project, Athena DDL or DuckDB views for the synced tables')
     .description(
       'Writes the schema of every synced table, from the table catalogue (docs/tables.md) and the config, ' +
-        'for the engine you read the data with: `dbt` (sources.yml for the BigQuery dataset, with ' +
-        'descriptions and freshness), `athena` (CREATE EXTERNAL TABLE over the S3 layout, partition ' +
+        'for the engine you read the data with: `dbt` (a dbt project: sources with data tests and freshness, ' +
+        'staging models of the current state; BigQuery, DuckDB or Athena), `athena` (CREATE EXTERNAL TABLE over the S3 layout, partition ' +
         'projection, no MSCK REPAIR) or `duckdb` (views over the local folder or S3). Reads no data and ' +
-        'calls no API. Without --out the result goes to stdout.',
+        'calls no API. Without --out the result goes to stdout (dbt: into ./visync_dbt).',
     )
     .addHelpText(
       'after',
       [
         '',
         'Examples:',
-        '  visync export dbt --out models/staging/visync/sources.yml',
+        '  visync export dbt --out visync_dbt && cd visync_dbt && dbt build --profiles-dir .',
         '  visync export athena --root s3://analytics/visync/ --split athena/',
         '  visync export duckdb --root ./data > views.sql && duckdb visync.duckdb < views.sql',
       ].join('\n'),
@@ -58,37 +58,111 @@ function exportCommand(
 }
 
 function registerDbt(exp: Command, state: ProgramState, io: CommandIo): void {
-  exportCommand(exp, 'dbt', {
-    summary: 'dbt sources.yml for the BigQuery dataset (sinks.bigquery)',
-    description:
-      'A dbt sources file (version 2): one source `visync` with database = sinks.bigquery.projectId and ' +
-      'schema = sinks.bigquery.dataset; every table and view with its description, every column with ' +
-      'its description and BigQuery data_type; freshness on extracted_at (sync_runs: recorded_at), ' +
-      'warn after alerts.staleAfterHours (default 30) hours and error a day later.',
-    help: '\nExample:\n  visync export dbt --out models/staging/visync/sources.yml\n  dbt source freshness',
-  }).action(exitWith(state, (flags: OutFlags, cmd: Command) => exportDbt(io, flags, cmd)));
+  exp
+    .command('dbt')
+    .summary('a dbt project over the synced tables: sources, staging models of the current state, data tests')
+    .description(
+      'Writes a dbt project into --out (default ./visync_dbt): dbt_project.yml, an example profiles.yml for ' +
+        "the target's adapter, models/sources.yml (every table and column with descriptions, types, data " +
+        'tests and freshness), one staging model per table giving its current state (stg_{table}), the ' +
+        'change views as models, and the generic test they use. Targets: bigquery (the dataset of ' +
+        'sinks.bigquery; the default when it is configured), duckdb (the object store read with ' +
+        'read_json: --root or the configured fs folder or S3 prefix; the default otherwise), athena ' +
+        '(the tables of `visync export athena`, in the Glue database --database).',
+    )
+    .addOption(
+      new Option(
+        '--target <engine>',
+        'the engine dbt runs on (default: bigquery with sinks.bigquery, else duckdb)',
+      ).choices(DBT_TARGET_CHOICES),
+    )
+    .option(
+      '--out <dir>',
+      'the project folder (made if missing; its generated files are replaced)',
+      'visync_dbt',
+    )
+    .option('--root <path|s3url>', 'duckdb: the object store root (default: the configured sink)')
+    .option('--list', 'duckdb: also list an S3 store (the configured sinks.s3) for tables with no files yet')
+    .option('--database <name>', 'athena: the Glue database holding the visync tables', 'visync')
+    .option(...ACCOUNT_OPTION)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  visync export dbt --out visync_dbt\n  cd visync_dbt && dbt build --profiles-dir .\n' +
+        '  visync export dbt --target athena --database visync --out visync_dbt',
+    )
+    .action(exitWith(state, (flags: DbtFlags, cmd: Command) => exportDbt(io, flags, cmd)));
 }
 
-async function exportDbt(io: CommandIo, flags: OutFlags, cmd: Command): Promise<number> {
+const DBT_TARGET_CHOICES = ['bigquery', 'duckdb', 'athena'];
+
+interface DbtFlags {
+  target?: 'bigquery' | 'duckdb' | 'athena';
+  out: string;
+  root?: string;
+  list?: boolean;
+  database: string;
+  account?: string;
+}
+
+async function exportDbt(io: CommandIo, flags: DbtFlags, cmd: Command): Promise<number> {
   const config = await configOf(cmd);
-  const { sinks } = await exportScope(config, flags.account, 'bigquery');
-  const bq = sinks.bigquery;
-  if (!bq)
-    throw new CliError(
-      'no sinks.bigquery in the config: dbt sources describe the BigQuery dataset visync loads',
-    );
-  const [{ WAREHOUSE_TABLES, VIEWS }, { dbtSourcesYaml, DEFAULT_WARN_AFTER_HOURS }] = await Promise.all([
+  const [{ resolve, relative, isAbsolute }, catalogue, dbt, { s3Location }] = await Promise.all([
+    import('node:path'),
     import('../catalogue/index.js'),
-    import('../export/dbt.js'),
+    import('../export/dbt/index.js'),
+    import('../export/athena.js'),
   ]);
-  const text = dbtSourcesYaml({
-    tables: WAREHOUSE_TABLES,
-    views: VIEWS,
-    project: bq.projectId,
-    dataset: bq.dataset,
-    warnAfterHours: config.alerts?.staleAfterHours ?? DEFAULT_WARN_AFTER_HOURS,
+  const target = flags.target ?? (config.sinks.bigquery ? 'bigquery' : 'duckdb');
+  const shared = target === 'bigquery' ? 'bigquery' : target === 'duckdb' && !flags.root ? 'store' : 'none';
+  const { sinks } = await exportScope(config, flags.account, shared);
+  const bq = sinks.bigquery;
+  if (target === 'bigquery' && !bq)
+    throw new CliError(
+      'no sinks.bigquery in the config: --target bigquery describes the BigQuery dataset visync loads (or use --target duckdb)',
+    );
+  const given = flags.root ?? defaultRoot(sinks, s3Location);
+  // dbt runs from the project folder: a relative root stays relative, from there.
+  const root =
+    /^s3:\/\//.test(given) || isAbsolute(given) ? given : relative(resolve(flags.out), resolve(given)) || '.';
+  // The store is listed for DuckDB: a table without part files reads as empty (docs/dbt.md). S3
+  // only with --list, as for `export duckdb`: that loads the S3 client and needs read access.
+  const storeSinks: SinksConfig | undefined = !/^s3:\/\//.test(given)
+    ? { fs: { dir: resolve(given) } }
+    : flags.list && sinks.s3 && s3Location(sinks.s3.bucket, sinks.s3.prefix) === given
+      ? { s3: sinks.s3 }
+      : undefined;
+  const withFiles =
+    target === 'duckdb' && storeSinks
+      ? await listedTables(storeSinks, catalogue.WAREHOUSE_TABLES)
+      : undefined;
+  const files = dbt.dbtProject({
+    target,
+    tables: catalogue.WAREHOUSE_TABLES,
+    views: catalogue.currentStateViews(target, dbt.sourceRef),
+    warnAfterHours: config.alerts?.staleAfterHours ?? dbt.DEFAULT_WARN_AFTER_HOURS,
+    bigquery: bq && {
+      project: bq.projectId,
+      dataset: bq.dataset,
+      location: bq.location,
+      requirePartitionFilter: bq.requirePartitionFilter ?? false,
+    },
+    root,
+    withFiles,
+    athenaSchema: flags.database,
+    region: sinks.s3?.region,
   });
-  return emit(io, flags.out, text, `${WAREHOUSE_TABLES.length} tables, ${VIEWS.length} views`);
+  const { writeInTree, WriteRefused } = await import('../util/safe-write.js');
+  for (const f of files) {
+    const parts = f.path.split('/');
+    await writeInTree(flags.out, parts.slice(0, -1), parts.at(-1) as string, f.text).catch((err: unknown) => {
+      throw err instanceof WriteRefused ? new CliError(err.message) : err;
+    });
+  }
+  io.out(`wrote a dbt project for ${target} in ${flags.out} (${files.length} files):`);
+  for (const f of files) io.out(`  ${f.path}`);
+  io.out('next, in that folder:');
+  for (const line of [`cd ${flags.out}`, ...dbt.nextCommands(target)]) io.out(`  ${line}`);
+  return 0;
 }
 
 function registerAthena(exp: Command, state: ProgramState, io: CommandIo): void {

@@ -12,6 +12,8 @@ export interface CurrentStateView {
   description: string;
   /** A SELECT statement in the dialect; base tables named by `ref`. */
   sql: string;
+  /** The columns that make a row unique, where the view has a grain (docs/tables.md). */
+  key?: readonly string[];
 }
 
 /**
@@ -20,5 +22,10 @@ export interface CurrentStateView {
  */
 export function currentStateViews(dialect: Dialect, ref: TableRef): CurrentStateView[] {
   const sql = sqlFor(dialect, ref);
-  return VIEWS.map((v) => ({ name: v.name, description: v.description, sql: v.render(sql) }));
+  return VIEWS.map((v) => ({
+    name: v.name,
+    description: v.description,
+    sql: v.render(sql),
+    ...(v.key ? { key: v.key } : {}),
+  }));
 }

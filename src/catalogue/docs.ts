@@ -42,8 +42,9 @@ function renderTable(t: TableDef): string[] {
 /** The grain of the table's `_latest` view, beside the table's own. */
 function currentGrain(t: TableDef): string {
   const name = `${t.name}_latest`;
-  if (!VIEWS.some((v) => v.name === name)) return '';
-  return ` (every run's rows; the current state, view \`${name}\`: one row per ${codeList(t.naturalKey)})`;
+  const view = VIEWS.find((v) => v.name === name);
+  if (!view) return '';
+  return ` (every run's rows; view \`${name}\`: one row per ${codeList(view.key ?? t.naturalKey)})`;
 }
 
 function latestViewOf(t: TableDef): string {

@@ -39,6 +39,8 @@ export interface ViewDef {
   sql(dataset: string): string;
   /** Base tables and the columns the SQL references, checked against the catalogue in tests. */
   references: readonly { table: string; columns: readonly string[] }[];
+  /** The columns that make a row of the view unique (its grain), where the view has one. */
+  key?: readonly string[];
 }
 
 /** One row as written to NDJSON: column name -> JSON value (DATE as YYYY-MM-DD, TIMESTAMP as ISO). */

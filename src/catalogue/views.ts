@@ -6,6 +6,8 @@
 // (QUALIFY, array membership, UNNEST and JSON spelt per engine). The views run on DuckDB in tests
 // both as rendered for DuckDB and as their BigQuery text mapped by test/helpers/duckdb.ts
 // (test/views.test.ts, test/dialects.test.ts). The change views between runs are in ./change-views.ts.
+
+import { BRAND_EVENTS } from './brand-events.js';
 import { CHANGE_VIEWS } from './change-views.js';
 import type { Sql } from './sql-dialect.js';
 import { SYNC_RUNS } from './sync-runs.js';
@@ -193,6 +195,7 @@ function latestView(t: TableDef): ViewDef {
   return viewDef({
     name: `${t.name}_latest`,
     description: latestDescription(t),
+    key: t.naturalKey,
     render: (s) => sql(t, s),
     references: [
       { table: t.name, columns },
@@ -265,8 +268,67 @@ const recommendationStatusChanges: ViewDef = viewDef({
   ],
 });
 
+/**
+ * `sync_runs_latest`: each run once, as its newest row says. A replay or the completion of an
+ * interrupted run records the run again with a later `recorded_at`; readers that count runs or
+ * ask whether a run completed want the newest row only (docs/tables.md).
+ */
+const syncRunsLatest: ViewDef = viewDef({
+  name: `${SYNC_RUNS.name}_latest`,
+  key: ['account', 'run_id'],
+  description:
+    'Each run once: per `account` and `run_id`, the `sync_runs` row with the newest `recorded_at` ' +
+    '(a replay or the completion of an interrupted run records the run again). A run without a row ' +
+    'did not complete and is not here. The completeness every other view reads.',
+  render: (sql) =>
+    sql
+      .qualified({
+        select: 'r.*',
+        columns: SYNC_RUNS.columns.map((c) => c.name),
+        from: [`FROM ${sql.table(SYNC_RUNS.name)} AS r`],
+        keep: ['ROW_NUMBER() OVER (PARTITION BY r.account, r.run_id ORDER BY r.recorded_at DESC)'],
+      })
+      .join('\n'),
+  references: [{ table: SYNC_RUNS.name, columns: SYNC_RUNS.columns.map((c) => c.name) }],
+});
+
+/**
+ * `brand_events_latest`: the events of complete runs, each once. Events are written with the run's
+ * other tables, so a run that crashed before recording itself has events but no `sync_runs` row;
+ * a replay or a retried load writes the same `event_id` again.
+ */
+const brandEventsLatest: ViewDef = viewDef({
+  name: `${BRAND_EVENTS.name}_latest`,
+  key: ['event_id'],
+  description:
+    'The `brand_events` of runs with a `sync_runs` row (complete runs), one row per `event_id` ' +
+    '(a replay or a retried load writes the same event again). Events are history, not a state: ' +
+    "every complete run's events stay; filter on `snapshot_date` for a night.",
+  render: (sql) =>
+    [
+      'WITH recorded AS (',
+      `  SELECT DISTINCT account, run_id FROM ${sql.table(SYNC_RUNS.name)}`,
+      ')',
+      ...sql.qualified({
+        select: 'e.*',
+        columns: BRAND_EVENTS.columns.map((c) => c.name),
+        from: [
+          `FROM ${sql.table(BRAND_EVENTS.name)} AS e`,
+          'JOIN recorded ON recorded.account = e.account AND recorded.run_id = e.run_id',
+        ],
+        keep: ['ROW_NUMBER() OVER (PARTITION BY e.event_id ORDER BY e.run_id DESC)'],
+      }),
+    ].join('\n'),
+  references: [
+    { table: BRAND_EVENTS.name, columns: BRAND_EVENTS.columns.map((c) => c.name) },
+    { table: SYNC_RUNS.name, columns: ['account', 'run_id'] },
+  ],
+});
+
 export const VIEWS: readonly ViewDef[] = [
   ...TABLES.map(latestView),
+  brandEventsLatest,
+  syncRunsLatest,
   recommendationStatusChanges,
   ...CHANGE_VIEWS,
 ];

@@ -11,6 +11,8 @@ export interface RenderedView {
   name: string;
   description: string;
   sql: string;
+  /** One row per these columns (the view's grain), where it has one. */
+  key?: readonly string[];
 }
 
 export interface DbtModel {
@@ -21,6 +23,8 @@ export interface DbtModel {
   sql: string;
   /** The table whose current state the model is, for staging models. */
   table?: TableDef;
+  /** One row per these columns (the view's grain), where it has one. */
+  key?: readonly string[];
 }
 
 /** How a model names a base table: what dbt compiles to the table (or, with dbt-duckdb, its files). */
@@ -50,6 +54,7 @@ export function dbtModels(tables: readonly TableDef[], views: readonly RenderedV
       description: v.description,
       sql: `${[...header, v.sql.trimEnd()].join('\n')}\n`,
       ...(table ? { table } : {}),
+      ...(v.key ? { key: v.key } : {}),
     };
   });
 }
@@ -67,7 +72,7 @@ export function modelsDocument(
     models: models.map((m) => {
       const t = m.table;
       if (!t) return { name: m.name, description: m.description };
-      const key = t.naturalKey;
+      const key = m.key ?? t.naturalKey;
       const tests = tableTests(key);
       return {
         name: m.name,

@@ -34,7 +34,7 @@ export async function processLoadBatch(job: Job, ctx: JobContext): Promise<Recor
   const data = LoadBatchJobSchema.parse(job.data);
   if ('sweep' in data) {
     const waiting = await ctx.loadBatches.waiting();
-    for (const w of waiting) await startBatch(ctx.loadQueue, ctx.config, w.warehouse, w.gen);
+    for (const w of waiting) await startBatch(ctx.finishQueue, ctx.config, w.warehouse, w.gen);
     return { started: waiting.length };
   }
   const claim = await ctx.loadBatches.claim(data.warehouse, data.gen, ctx.config.load.batchRuns);
@@ -57,9 +57,9 @@ export async function processLoadBatch(job: Job, ctx: JobContext): Promise<Recor
   if (
     claim.remaining >= ctx.config.load.batchRuns ||
     (claim.remaining > 0 &&
-      ((await noRunInFlight(ctx.queues, ctx.loadQueue)) || (await strandsRuns(ctx, data.warehouse))))
+      ((await noRunInFlight(ctx.queues, ctx.finishQueue)) || (await strandsRuns(ctx, data.warehouse))))
   )
-    await startBatch(ctx.loadQueue, ctx.config, data.warehouse, data.gen + 1);
+    await startBatch(ctx.finishQueue, ctx.config, data.warehouse, data.gen + 1);
   return { batch: claim.id, runs: claim.members.length };
 }
 

@@ -1,6 +1,6 @@
 // The `run` job: settle the run's id and window, discover the account's workspaces (/me, /brands,
-// landed), then add the run's flow: workspace jobs of a few workspaces each under a `load` parent
-// that runs when every child is done (a child that fails for good is ignored, not blocking).
+// landed), then add the run's flow: workspace jobs of a few workspaces each under a workspaces-done
+// parent (JOB.workspacesDone) that runs when every child is done (a child that fails for good is ignored, not blocking).
 import type { Job } from 'bullmq';
 import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
 import { ApiError } from '../../src/api/errors.js';
@@ -249,7 +249,7 @@ async function endRun(s: QueuedStep, message: string, code: RunErrorCode): Promi
 }
 
 /**
- * The run's flow: its load job, whose children are workspace jobs of a few workspaces each.
+ * The run's flow: its workspaces-done job, whose children are workspace jobs of a few workspaces each.
  * The run's first job is served before the other jobs of started runs, and those before the runs
  * not yet started (definitions.ts, STAGE): each account's calls come in a short burst. A job
  * whose first call falls in a later window of the account's budget waits (delayed) until that
@@ -299,7 +299,7 @@ async function fanOut(s: QueuedStep, discovery: Discovery): Promise<void> {
   });
 }
 
-/** The load job's data: what the run covers, for its manifest. */
+/** The workspaces-done job's data: what the run covers, for its manifest. */
 function workspacesDoneJobData(
   s: QueuedStep,
   discovery: Discovery,

@@ -133,7 +133,13 @@ describe('load batches (queued runs into BigQuery)', () => {
     );
     // Under the queue counts: the runs that wait and the finish queue (the runs' finish jobs and the
     // load batches), not named by its key; its counts go on below when they pass 100 columns.
-    expect(status.out.join('\n').replace(/\n {4}/g, ' ').split('\n').slice(-2)).toEqual([
+    expect(
+      status.out
+        .join('\n')
+        .replace(/\n {4}/g, ' ')
+        .split('\n')
+        .slice(-2),
+    ).toEqual([
       'load batches: 2 runs awaiting a batch',
       expect.stringMatching(
         /^finish queue: waiting \d+, prioritized \d+, active \d+, delayed \d+, waiting-children \d+, completed \d+, failed 0$/,

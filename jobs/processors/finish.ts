@@ -2,7 +2,7 @@
 // (processors/workspaces-done.ts) hands it the run once every workspace job is done (or failed for
 // good). It curates the raw landing (normalise, gzip), loads each table into BigQuery once when the
 // account's warehouse takes runs one at a time, and records the run (its sync_runs row, then the
-// manifest, last); its end is jobs/run-end.ts's. With load batches it loads nothing itself: the
+// manifest, last); it ends through src/run/end.ts. With load batches it loads nothing itself: the
 // run waits, curated, for a load batch of its warehouse (jobs/load-batches.ts), which loads and
 // records it with other runs.
 import type { Job } from 'bullmq';
@@ -11,11 +11,13 @@ import { accountSettings } from '../../src/config/account-settings.js';
 import { runScope } from '../../src/records/last-success.js';
 import { type Manifest, readManifest, requestsFromLanding } from '../../src/records/manifest.js';
 import { type RunContext, runManifest } from '../../src/run/context.js';
+import { endRun } from '../../src/run/end.js';
 import { recordRun } from '../../src/run/record-run.js';
 import { curateAndLoad, extractStage } from '../../src/run/stages.js';
 import type { JobContext } from '../context.js';
 import { type FinishJobData, FinishJobSchema } from '../definitions.js';
 import { stoppedFailure } from '../ledger.js';
+import { unrecordedOnLastAttempt, withLedgerAndReports } from '../ledger-end.js';
 import {
   AWAITING_LOAD_BATCH,
   IDLE_SETTLE_MS,
@@ -25,13 +27,12 @@ import {
   warehouseId,
 } from '../load-batches.js';
 import { RedisKeyLock } from '../redis-key-lock.js';
-import { endQueuedRun, endsRunOnLastAttempt } from '../run-end.js';
 import { CURATING } from '../run-phase.js';
 
 export async function processFinish(job: Job<FinishJobData>, ctx: JobContext): Promise<{ status: string }> {
   const data = FinishJobSchema.parse(job.data);
   const log = ctx.logger.child({ account: data.account, run_id: data.runId, job: job.id });
-  return endsRunOnLastAttempt(job, ctx, data.runId, log, () => finishRun(data, ctx, log));
+  return unrecordedOnLastAttempt(job, ctx, data.runId, log, () => finishRun(data, ctx, log));
 }
 
 async function finishRun(data: FinishJobData, ctx: JobContext, log: Logger): Promise<{ status: string }> {
@@ -97,7 +98,7 @@ async function finishRun(data: FinishJobData, ctx: JobContext, log: Logger): Pro
     return { status: AWAITING_LOAD_BATCH };
   }
   const manifest = await recordRun({ store, manifest: finishedRun, logger: log, loader });
-  await endQueuedRun(ctx, manifest, log, { store });
+  await endRun(withLedgerAndReports(ctx, manifest, log, { store }));
   return { status: manifest.status };
 }
 

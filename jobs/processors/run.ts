@@ -19,6 +19,7 @@ import { logicalRunId, type RunKind } from '../../src/records/run-id.js';
 import { isFinishedStatus } from '../../src/records/run-status.js';
 import { runWindowDays } from '../../src/records/window.js';
 import { type RunContext, type RunStep, runManifest } from '../../src/run/context.js';
+import { endRun } from '../../src/run/end.js';
 import { recordRun } from '../../src/run/record-run.js';
 import { NOTHING_TO_CURATE, ranStage } from '../../src/run/stages.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
@@ -40,8 +41,8 @@ import {
   workspacesPerJob,
 } from '../definitions.js';
 import type { LedgerRun } from '../ledger.js';
+import { withLedgerAndReports } from '../ledger-end.js';
 import { queueName } from '../queues.js';
-import { endQueuedRun } from '../run-end.js';
 import { dueAt } from '../schedules.js';
 import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
 
@@ -107,7 +108,7 @@ export async function processRun(
   const s: QueuedStep = { ...c, driver: { job, token, ctx, data, account, stats: emptyStats() } };
   // A run job back from budget delays past its deadline calls nothing.
   const deadline = runDeadline(s.startedAt, ctx.config.jobs.maxRunHours);
-  if (deadlinePassed(deadline)) return endRun(s, deadlineReason(deadline), 'deadline_passed');
+  if (deadlinePassed(deadline)) return failRun(s, deadlineReason(deadline), 'deadline_passed');
   const discovery = await discover(s);
   await fanOut(s, discovery);
   await job.updateProgress({ workspaces: discovery.brandIds.length });
@@ -206,7 +207,7 @@ async function discover(s: QueuedStep): Promise<Discovery> {
     });
   } catch (err) {
     await ctx.ledger.addRequests(run.runId, stats);
-    return endRun(s, await discoveryFailure(s.driver, err), errorCode(err));
+    return failRun(s, await discoveryFailure(s.driver, err), errorCode(err));
   }
   await ctx.ledger.addRequests(run.runId, stats);
   await ctx.ledger.update(run.runId, { workspaces_total: discovery.brandIds.length });
@@ -229,8 +230,8 @@ async function discoveryFailure({ job, token, ctx, data }: Queued, err: unknown)
   return storedMessage(err);
 }
 
-/** Nothing more will happen for this run: record why, in the manifest and the ledger. */
-async function endRun(s: QueuedStep, message: string, code: RunErrorCode): Promise<never> {
+/** The run fails before its flow (deadline passed, discovery failed): recorded with why, and ended. */
+async function failRun(s: QueuedStep, message: string, code: RunErrorCode): Promise<never> {
   const { ctx } = s.driver;
   const { run, store, log } = s;
   const extract = ranStage('failed', s.startedAt, message);
@@ -244,7 +245,9 @@ async function endRun(s: QueuedStep, message: string, code: RunErrorCode): Promi
   const loader = await ctx.loaderFor(run.account);
   const recorded = await recordRun({ store, manifest, logger: log, loader });
   log.error({ err: message }, 'run failed');
-  await endQueuedRun(ctx, recorded, log, { error: message, errorCode: code, workspaces: false, store });
+  await endRun(
+    withLedgerAndReports(ctx, recorded, log, { error: message, errorCode: code, workspaces: false, store }),
+  );
   throw new UnrecoverableError(message);
 }
 

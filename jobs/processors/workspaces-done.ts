@@ -17,8 +17,8 @@ import {
   type WorkspacesDoneJobData,
   WorkspacesDoneJobSchema,
 } from '../definitions.js';
+import { unrecordedOnLastAttempt } from '../ledger-end.js';
 import { setPhase } from '../load-batches.js';
-import { endsRunOnLastAttempt } from '../run-end.js';
 import { AWAITING_CURATE } from '../run-phase.js';
 import { workspaceResults } from './workspace-results.js';
 
@@ -28,7 +28,7 @@ export async function processWorkspacesDone(
 ): Promise<{ finish: string }> {
   const data = WorkspacesDoneJobSchema.parse(job.data);
   const log = ctx.logger.child({ account: data.account, run_id: data.runId, job: job.id });
-  return endsRunOnLastAttempt(job, ctx, data.runId, log, async () => {
+  return unrecordedOnLastAttempt(job, ctx, data.runId, log, async () => {
     const collected = await workspaceResults(job, data, ctx);
     const finish: FinishJobData = {
       ...data,

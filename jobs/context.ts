@@ -20,8 +20,8 @@ export interface JobContext {
   ledger: RunLedger;
   /** Runs curated and waiting for a load batch of their warehouse, and the batches. */
   loadBatches: LoadBatches;
-  /** Where load-batch jobs go (apart from the shard queues of runs). */
-  loadQueue: Queue;
+  /** The finish queue (jobs/finish-queue.ts): runs' finish jobs and load-batch jobs, apart from the shard queues. */
+  finishQueue: Queue;
   /** Where scheduled report jobs go (jobs/report-queue.ts): never behind or ahead of a run's finish. */
   reportQueue: Queue;
   queues: AccountQueues;

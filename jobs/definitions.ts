@@ -43,8 +43,9 @@ export const PRIORITY: Record<RunKind, number> = { nightly: 1, sync: 6, backfill
  *   calls come together rather than spread over every other account's start;
  * - `started`: the other workspace jobs of a started run;
  * - `new`: a run job, whose account has not started;
- * - `finish`: a run's load, once its workspaces are done: after new runs, so every account
- *   starts (and its window runs) as early as it can, and loads fill the waits for windows.
+ * - `finish`: a run's finish job (curate and record), once its workspaces are done: after new
+ *   runs, so every account starts (and its window runs) as early as it can, and finishes fill the
+ *   waits for windows.
  * Every stage of a kind stays ahead of the next kind (PRIORITY leaves room for them).
  */
 export const STAGE = { resumed: 0, opened: 1, started: 2, new: 3, finish: 4 } as const;
@@ -243,8 +244,8 @@ const WorkspaceResultSchema = z.object({
 }) satisfies z.ZodType<WorkspaceResult>;
 
 /**
- * A run to finish: its load job's data, with what its workspace jobs reported (their drift merged
- * into `drift`). The load job reads them off its children: they stay with the flow in the shard
+ * A run to finish: its workspaces-done job's data, with what its workspace jobs reported (their
+ * drift merged into `drift`). The workspaces-done job reads them off its children: they stay with the flow in the shard
  * queue, and the finish job runs in another.
  */
 export const FinishJobSchema = WorkspacesDoneJobSchema.extend({
@@ -254,7 +255,7 @@ export const FinishJobSchema = WorkspacesDoneJobSchema.extend({
 });
 export type FinishJobData = z.infer<typeof FinishJobSchema>;
 
-/** Returned by a workspace job; the load job reads it back from its children. */
+/** Returned by a workspace job; the workspaces-done job reads it back from its children. */
 export interface WorkspaceJobResult {
   /** One per workspace of the job, in its order. */
   workspaces: WorkspaceResult[];

@@ -25,7 +25,7 @@ import { accountSettings, warehouseKey } from '../src/config/account-settings.js
 import type { Config, SinksConfig } from '../src/config/schema.js';
 import type { Manifest } from '../src/records/manifest.js';
 import type { BatchTableLoad } from '../src/run/load-batch.js';
-import { Queue } from './bullmq.js';
+import type { Queue } from './bullmq.js';
 import { JOB } from './definitions.js';
 import type { RunLedger } from './ledger.js';
 import type { AccountQueues } from './queues.js';
@@ -33,15 +33,6 @@ import { type ScriptedRedis, scripted } from './redis-scripts.js';
 
 export { AWAITING_LOAD_BATCH } from './run-phase.js';
 
-/**
- * The queue of the heavy end of runs, apart from the shards: finish jobs (a run's curate and
- * record, processors/finish.ts) and load-batch jobs. Every worker works it a few jobs at a time
- * (worker.ts), so the runs that end together do not all curate at once in one process.
- * Finish jobs carry a priority and wait in its `prioritized` set; load-batch jobs carry none and
- * wait in its `wait` list, which BullMQ serves first: a batch, which ends runs, is not held back
- * behind the finishes of a busy night.
- */
-export const LOAD_QUEUE = '{visync-loads}';
 export const SWEEP_SCHEDULER = 'load-batch-sweep';
 /** How long a finished batch and its runs' marks stay (a retried job finds them done). */
 const KEEP_SECONDS = 7 * 86_400;
@@ -108,7 +99,7 @@ export class LoadBatches {
     return `${this.#base}:warehouses`;
   }
 
-  /** Whether this try of the run is in a batch already (its load job retried): nothing to do. */
+  /** Whether this try of the run is in a batch already (its finish job retried): nothing to do. */
   async claimed(runId: string, attempt: string): Promise<boolean> {
     const [a, batch] = await this.#redis.hmget(this.#run(runId), 'attempt', 'batch');
     return a === attempt && batch !== null;
@@ -260,11 +251,6 @@ export async function strandedWarehouses(
   return out;
 }
 
-/** The queue of load-batch jobs (on the main connection: it holds no connection of its own). */
-export function loadQueue(redis: Redis, prefix: string): Queue {
-  return new Queue(LOAD_QUEUE, { connection: redis, prefix });
-}
-
 /** Options of a batch job: retried like a run's jobs, kept like them. */
 export function batchJobOptions(config: Config) {
   return {
@@ -302,17 +288,17 @@ export async function startBatch(
 }
 
 /**
- * Whether no run is in flight anywhere: no run or workspace job waiting or running, no load
- * parent waiting for its workspaces or to run, no finish job waiting. Active load and finish jobs
- * (which register their runs and check in turn) and delayed jobs (nightly schedules, jobs
+ * Whether no run is in flight anywhere: no run or workspace job waiting or running, no run's
+ * workspaces-done parent waiting for its workspaces or to run, no finish job waiting in
+ * `finishes` (the finish queue). Active workspaces-done and finish jobs (which register their runs and check in turn) and delayed jobs (nightly schedules, jobs
  * stepping aside for budget, jobs waiting to be retried) do not count.
  */
-export async function noRunInFlight(queues: AccountQueues, loads: Queue): Promise<boolean> {
+export async function noRunInFlight(queues: AccountQueues, finishes: Queue): Promise<boolean> {
   const shards = queues.all();
   const counts = await Promise.all([
     ...shards.map((q) => q.getJobCounts('waiting-children', 'waiting', 'prioritized')),
-    // Finish jobs only: load-batch jobs wait in `waiting` (LOAD_QUEUE).
-    loads.getJobCounts('prioritized'),
+    // Finish jobs only: load-batch jobs wait in `waiting` (the finish queue, jobs/finish-queue.ts).
+    finishes.getJobCounts('prioritized'),
   ]);
   if (counts.some((c) => Object.values(c).some((n) => n > 0))) return false;
   const active = (await Promise.all(shards.map((q) => q.getActive()))).flat();

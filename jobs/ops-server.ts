@@ -240,7 +240,7 @@ function formatHostPort(a: ListenAddress): string {
 
 /** Every queue of the deployment: the shards, then the load batches' queue and the reports' queue. */
 function deploymentQueues(w: WorkerHandle): Queue[] {
-  return [...w.context.queues.all(), w.context.loadQueue, w.context.reportQueue];
+  return [...w.context.queues.all(), w.context.finishQueue, w.context.reportQueue];
 }
 
 /** The accounts of this worker's config and any other account that has a queue under the prefix. */

@@ -1,6 +1,6 @@
 // The queue of scheduled report jobs (jobs/report-trigger.ts, processors/report.ts), apart from the
-// load queue. A report job waits on mail servers and webhooks, which may take minutes to give up
-// (an SMTP server that never greets, a webhook that never answers); on the load queue it held one
+// finish queue (jobs/finish-queue.ts). A report job waits on mail servers and webhooks, which may take minutes to give up
+// (an SMTP server that never greets, a webhook that never answers); on the finish queue it held one
 // of its two slots, and two such jobs held back every account's finish. Here it holds only a slot
 // of its own queue: a stuck delivery delays other reports, never a run.
 import type { Redis } from 'ioredis';

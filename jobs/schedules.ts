@@ -131,7 +131,7 @@ export interface KeepSchedulesOptions {
   redis: Redis;
   queues: AccountQueues;
   /** The load-batch queue, whose sweep is put back too. */
-  loadQueue?: Queue;
+  finishQueue?: Queue;
   config: Config;
   logger: Logger;
   /** Also checks this often, for a Redis flushed without dropping the connection (default 60 s). */
@@ -149,8 +149,8 @@ export function keepSchedules(o: KeepSchedulesOptions): () => void {
     if (busy) return;
     busy = true;
     try {
-      if (o.loadQueue && o.config.sinks.bigquery && !(await o.loadQueue.getJobScheduler(SWEEP_SCHEDULER)))
-        await installLoadSweep(o.loadQueue, o.config);
+      if (o.finishQueue && o.config.sinks.bigquery && !(await o.finishQueue.getJobScheduler(SWEEP_SCHEDULER)))
+        await installLoadSweep(o.finishQueue, o.config);
       const missing = await missingSchedules(o.queues, o.config);
       if (!missing.length) return;
       await installSchedules(o.queues, o.config);

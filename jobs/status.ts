@@ -6,8 +6,9 @@ import { isFinishedStatus } from '../src/records/run-status.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import type { Queue } from './bullmq.js';
 import { type ReloadFailure, readReloadFailure } from './config-reload.js';
+import { FINISH_QUEUE, finishQueue } from './finish-queue.js';
 import type { LedgerRun, RunLedger } from './ledger.js';
-import { LOAD_QUEUE, LoadBatches, loadQueue } from './load-batches.js';
+import { LoadBatches } from './load-batches.js';
 import type { AccountQueues } from './queues.js';
 import { peekBudget } from './redis-rate-budget.js';
 import { confirmOpenReports, type OpenReport, readOpenReports } from './report-index.js';
@@ -45,7 +46,10 @@ export interface StatusReport {
   accounts: AccountStatus[];
   /** Totals over the queues (accounts share them: jobs/queues.ts), counted once each. */
   queue: Record<string, number>;
-  /** The load batches' queue (jobs/load-batches.ts) and the runs ready for a batch not yet claimed. */
+  /** The finish queue (jobs/finish-queue.ts): the runs' finish jobs and the load batches. */
+  finish_queue: { queue_name: string; queue: Record<string, number> };
+  /** The runs ready for a load batch not yet claimed; `queue_name` and `queue` repeat finish_queue's
+   *  (what clients read before finish_queue; docs/cli-json.md). */
   load_batches: { queue_name: string; queue: Record<string, number>; runs_waiting: number };
   /** The scheduled reports' queue (jobs/report-queue.ts): a delivery waiting on a server shows here. */
   report_queue: { queue_name: string; queue: Record<string, number> };
@@ -91,12 +95,13 @@ export async function readStatus(o: {
     });
   }
   const queue = await countJobs(o.queues.all());
-  // Apart from the runs' queues: a batch job is not a run in flight, and a failed one is news of its own.
-  const batchQueue = loadQueue(o.redis, o.config.redis.prefix);
+  // Apart from the runs' queues: a run's finish and a load batch are not a run extracting, and a
+  // failed batch is news of its own.
+  const finishes = finishQueue(o.redis, o.config.redis.prefix);
   const reports = reportQueue(o.redis, o.config.redis.prefix);
   try {
-    const [batchJobs, runsWaiting, reportJobs] = await Promise.all([
-      countJobs([batchQueue]),
+    const [finishJobs, runsWaiting, reportJobs] = await Promise.all([
+      countJobs([finishes]),
       new LoadBatches(o.redis, o.config.redis.prefix).waitingRuns(),
       countJobs([reports]),
     ]);
@@ -104,11 +109,13 @@ export async function readStatus(o: {
       config_reload_failed: await readReloadFailure(o.redis, o.config.redis.prefix),
       accounts,
       queue,
-      load_batches: { queue_name: LOAD_QUEUE, queue: batchJobs, runs_waiting: runsWaiting },
+      finish_queue: { queue_name: FINISH_QUEUE, queue: finishJobs },
+      // queue_name and queue: the finish queue again, under the name clients read before it had its own.
+      load_batches: { queue_name: FINISH_QUEUE, queue: finishJobs, runs_waiting: runsWaiting },
       report_queue: { queue_name: REPORT_QUEUE, queue: reportJobs },
     };
   } finally {
-    await Promise.all([batchQueue.close(), reports.close()]);
+    await Promise.all([finishes.close(), reports.close()]);
   }
 }
 

@@ -15,8 +15,9 @@ import { DelayedError, FlowProducer, type Queue, Worker } from './bullmq.js';
 import { type Backoff, isConnectionError, type RedisLink } from './connection.js';
 import type { JobContext } from './context.js';
 import { JOB } from './definitions.js';
+import { FINISH_QUEUE, finishQueue } from './finish-queue.js';
 import { RunLedger } from './ledger.js';
-import { LOAD_QUEUE, LoadBatches, loadQueue, startBatch, strandedWarehouses } from './load-batches.js';
+import { LoadBatches, startBatch, strandedWarehouses } from './load-batches.js';
 import { AccountQueues, QUEUE_SHARDS, shardQueueName } from './queues.js';
 import { RedisRateBudget } from './redis-rate-budget.js';
 import { REPORT_CONCURRENCY, REPORT_QUEUE, reportQueue } from './report-queue.js';
@@ -50,7 +51,7 @@ export interface Readiness {
 }
 
 export interface WorkerHandle {
-  /** One BullMQ worker per queue shard, each with `concurrency` slots, then the load queue's and the report queue's. */
+  /** One BullMQ worker per queue shard, each with `concurrency` slots, then the finish queue's and the report queue's. */
   workers: Worker[];
   context: JobContext;
   schedules: { installed: string[]; removed: string[] };
@@ -67,7 +68,7 @@ export interface WorkerHandle {
 }
 
 /**
- * Jobs of the load queue one process works at once: finish jobs (normalise, gzip, record) and
+ * Jobs of the finish queue (jobs/finish-queue.ts) one process works at once: finish jobs (normalise, gzip, record) and
  * load batches. The event loop is one thread, and the calls of the accounts still extracting
  * share it: with every run that ends together curating at once (up to 32, as many as the shard
  * slots) their calls slowed to 60-100 ms for 5-7 s and the accounts missed their windows. Two,
@@ -75,7 +76,7 @@ export interface WorkerHandle {
  * computes, and a second keeps that time busy; a load batch (waiting on BigQuery) then leaves
  * one for finishes. A fleet finishes more runs at once by having more processes, each taking two.
  */
-const LOAD_CONCURRENCY = 2;
+const FINISH_CONCURRENCY = 2;
 
 /** What the jobs share, and the parts of it a stop closes. */
 interface Shared {
@@ -83,7 +84,7 @@ interface Shared {
   budget: RedisRateBudget;
   queues: AccountQueues;
   flow: FlowProducer;
-  batchQueue: Queue;
+  finishes: Queue;
   reports: Queue;
   stores: ObjectStores;
 }
@@ -99,8 +100,8 @@ function createShared(o: WorkerOptions, { main }: Connections): Shared {
   // One store per distinct prefix or folder, one loader per dataset, shared by the accounts using them.
   const stores = new ObjectStores();
   const loaders = new RunLoaders();
-  const batchQueue = loadQueue(redis, prefix);
-  batchQueue.on('error', ignoreLostConnection(o.logger, 'load queue'));
+  const finishes = finishQueue(redis, prefix);
+  finishes.on('error', ignoreLostConnection(o.logger, 'finish queue'));
   const reports = reportQueue(redis, prefix);
   reports.on('error', ignoreLostConnection(o.logger, 'report queue'));
   const context: JobContext = {
@@ -110,26 +111,26 @@ function createShared(o: WorkerOptions, { main }: Connections): Shared {
     budget,
     ledger: new RunLedger(redis, prefix),
     loadBatches: new LoadBatches(redis, prefix),
-    loadQueue: batchQueue,
+    finishQueue: finishes,
     reportQueue: reports,
     queues,
     flow,
     redis,
     logger: o.logger,
   };
-  return { context, budget, queues, flow, batchQueue, reports, stores };
+  return { context, budget, queues, flow, finishes, reports, stores };
 }
 
 /** Listens for budget pauses and installs the schedules and the load sweep of the config. */
 async function installAtStart(
   o: WorkerOptions,
   pauses: RedisLink,
-  { budget, queues, batchQueue }: Shared,
+  { budget, queues, finishes }: Shared,
   aborted: Promise<never>,
 ): Promise<WorkerHandle['schedules']> {
   await Promise.race([budget.listen(pauses.redis), aborted]);
   const schedules = await Promise.race([installSchedules(queues, o.config), aborted]);
-  await Promise.race([installLoadSweep(batchQueue, o.config), aborted]);
+  await Promise.race([installLoadSweep(finishes, o.config), aborted]);
   return schedules;
 }
 
@@ -140,10 +141,10 @@ interface Watches {
   stop(): void;
 }
 
-function startWatches(o: WorkerOptions, { context, queues, batchQueue }: Shared): Watches {
+function startWatches(o: WorkerOptions, { context, queues, finishes }: Shared): Watches {
   const redis = context.redis;
   // Redis may lose the schedules (a restart without persistence): put them back when it returns.
-  const keeping = { redis, queues, loadQueue: batchQueue, config: o.config, logger: o.logger };
+  const keeping = { redis, queues, finishQueue: finishes, config: o.config, logger: o.logger };
   const stopKeepingSchedules = keepSchedules(keeping);
   const staleWatching = { config: o.config, redis, ledger: context.ledger, logger: o.logger };
   const staleWatch = startStaleWatch(staleWatching);
@@ -179,7 +180,7 @@ function jobProcessor(context: JobContext) {
   };
 }
 
-/** Starts one BullMQ worker per queue shard, then the load queue's and the report queue's, into `workers`. */
+/** Starts one BullMQ worker per queue shard, then the finish queue's and the report queue's, into `workers`. */
 function startBullWorkers(
   o: WorkerOptions,
   blocking: RedisLink,
@@ -202,8 +203,8 @@ function startBullWorkers(
     workers.push(worker);
   };
   for (let shard = 0; shard < QUEUE_SHARDS; shard++) work(shardQueueName(shard), o.concurrency ?? 2);
-  // The load queue's worker still takes `report` jobs queued there by earlier versions.
-  work(LOAD_QUEUE, LOAD_CONCURRENCY);
+  // The finish queue's worker still takes `report` jobs queued there by earlier versions.
+  work(FINISH_QUEUE, FINISH_CONCURRENCY);
   work(REPORT_QUEUE, REPORT_CONCURRENCY);
 }
 
@@ -230,13 +231,13 @@ function logWorkerTrouble(worker: Worker, queue: string, logger: Logger): void {
 type Stranded = Awaited<ReturnType<typeof strandedWarehouses>>;
 
 /** Starts the batch of each warehouse whose waiting runs `config` strands, which ends them. */
-async function endStranded(found: Stranded, config: Config, { context, batchQueue }: Shared): Promise<void> {
+async function endStranded(found: Stranded, config: Config, { context, finishes }: Shared): Promise<void> {
   if (!found.length) return;
   context.logger.warn(
     { warehouses: found.map((w) => w.warehouse) },
     'runs wait for a load batch into a BigQuery dataset the config no longer loads them into: their batch ends them (not loaded; visync replay --run ID loads each once its warehouse is configured)',
   );
-  for (const w of found) await startBatch(batchQueue, config, w.warehouse, w.gen);
+  for (const w of found) await startBatch(finishes, config, w.warehouse, w.gen);
 }
 
 /** Stops taking jobs, lets active ones finish within graceMs, then drops everything, each wait bounded. */
@@ -256,7 +257,7 @@ async function closeAll(
   await settlesWithin(
     Promise.allSettled([
       shared.queues.close(),
-      shared.batchQueue.close(),
+      shared.finishes.close(),
       shared.reports.close(),
       shared.flow.close(),
       shared.stores.close(),
@@ -275,7 +276,7 @@ function workerHandle(
   schedules: WorkerHandle['schedules'],
   watches: Watches,
 ): WorkerHandle {
-  const { context, queues, batchQueue } = shared;
+  const { context, queues, finishes } = shared;
   let closing = false;
   return {
     workers,
@@ -293,7 +294,7 @@ function workerHandle(
       watches.keeping.config = config;
       watches.staleWatching.config = config;
       const found = await strandedWarehouses(context.loadBatches, config);
-      await installLoadSweep(batchQueue, config);
+      await installLoadSweep(finishes, config);
       await endStranded(found, config, shared);
       return installSchedules(queues, config);
     },

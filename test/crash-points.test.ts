@@ -2,13 +2,15 @@
 // during curate, between two load jobs, just before the manifest). The next `run --once` completes
 // the crashed run under its own id before it starts a new one; afterwards the sink and BigQuery hold
 // what a clean run holds: every row once, curated files byte for byte what the raw landing gives,
-// and a sync_runs row for each run whose newest recording is the completed run's.
+// and a sync_runs row for each run whose newest recording is the completed run's. Completing a
+// crashed run is a replay of what landed (src/run/inline/interrupted.ts calls src/run/replay.ts):
+// `replayRun` of a copy of the crashed run's landing gives the same tables and the same manifest.
 // The kill comes from the test hook in src/run/inline/crash-points.ts (VISYNC_TEST_CRASH_AT).
 import { cpSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readManifest } from '../src/records/manifest.js';
+import { type Manifest, readManifest } from '../src/records/manifest.js';
 import { replayRun } from '../src/run/replay.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
@@ -35,6 +37,25 @@ const POINTS = ['raw:5', 'curate', 'between-loads', 'manifest'] as const;
 /** Rows of BigQuery table `table` that a run loaded. */
 const rowsOfRun = (bq: FakeBigQuery, table: string, runId: string) =>
   bq.table('p', 'vis', table) ? bq.rows('p', 'vis', table).filter((r) => r.run_id === runId).length : 0;
+
+/** What a run's manifest says of it, apart from when it was recorded and loaded (times, job ids). */
+function outcomeOf(m: Manifest) {
+  return {
+    run_id: m.run_id,
+    kind: m.kind,
+    status: m.status,
+    started_at: m.started_at,
+    run_date: m.run_date,
+    window: m.window,
+    error: m.error,
+    error_code: m.error_code,
+    workspaces: m.workspaces,
+    requests: m.requests,
+    // The sync_runs part is the run's record, written when it is recorded.
+    files: m.files.filter((f) => !f.key.startsWith('tables/sync_runs/')),
+    interrupted: m.interrupted?.replace(/ at \S+ /, ' at T '),
+  };
+}
 
 describe('run --once killed with SIGKILL', () => {
   it('at each crash point, the next run --once completes the crashed run: each row once, identical curated bytes', async () => {
@@ -68,6 +89,14 @@ describe('run --once killed with SIGKILL', () => {
         files.find((f) => f.startsWith('raw/me/'))!,
       )![1]!;
 
+      // The crashed run's landing as it was left (raw files, its plan and lease), in a store of its
+      // own: replayed there below, it must give what the completion gives.
+      const clean = tempDir();
+      for (const f of files.filter((f) => f.includes(`/run=${crashedRun}/`))) {
+        mkdirSync(join(clean, f, '..'), { recursive: true });
+        cpSync(join(dir, f), join(clean, f));
+      }
+
       Object.assign(process.env, env);
       const c = await visyncCli(path, ['run', '--once', '--log-level', 'silent']);
       expect(c.code, point).toBe(0);
@@ -87,20 +116,13 @@ describe('run --once killed with SIGKILL', () => {
         point,
       ).toBe(true);
 
-      // A clean curate of the crashed run's raw landing, in a store of its own, gives the same bytes.
-      const clean = tempDir();
-      const rawOfRun = listFiles(dir).filter(
-        (f) => f.startsWith('raw/') && f.includes(`/run=${crashedRun}/`),
-      );
-      for (const f of rawOfRun) {
-        mkdirSync(join(clean, f, '..'), { recursive: true });
-        cpSync(join(dir, f), join(clean, f));
-      }
-      await replayRun({
+      // A replay of the crashed run's landing, in its own store, gives the same bytes and manifest.
+      const replayed = await replayRun({
         store: new FsObjectStore(clean),
         runId: crashedRun,
         logger: memoryLogger('silent').logger,
       });
+      expect(outcomeOf(replayed), point).toEqual(outcomeOf(completed));
       // The sync_runs part is the run's record, not curated from raw: its times differ by design.
       const curatedOf = (d: string) =>
         listFiles(d).filter(

@@ -1,6 +1,6 @@
 // Error codes stored beside messages (src/records/error-code.ts): readers decide on the code, never on
 // the text, and records written before codes were still read (their code is 'unknown').
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { WorkspaceJobSchema } from '../jobs/definitions.js';
 import { ApiError, type ApiErrorKind } from '../src/api/errors.js';
 import { BudgetWaitTooLong } from '../src/api/rate-budget.js';
@@ -11,6 +11,7 @@ import { ClockAheadError } from '../src/records/clock.js';
 import { errorCode, RUN_ERROR_CODES, storedCode } from '../src/records/error-code.js';
 import { assembleManifest, type Manifest } from '../src/records/manifest.js';
 import { storedFailure, workspaceOutcome } from '../src/records/workspace-outcome.js';
+import { bothDrivers, DRIVERS, type DriverRun } from './helpers/driver-runs.js';
 
 const api = (kind: ApiErrorKind, more: Partial<ConstructorParameters<typeof ApiError>[0]> = {}) =>
   new ApiError({ kind, account: 'acme', path: '/brands', ...more });
@@ -32,6 +33,12 @@ function manifest(p: Partial<Parameters<typeof assembleManifest>[0]> = {}): Mani
 }
 
 describe('error codes', () => {
+  // Manifests written by both drivers, a key revoked mid-run.
+  let revoked: Record<(typeof DRIVERS)[number], DriverRun>;
+  beforeAll(async () => {
+    revoked = await bothDrivers('revoked');
+  }, 120_000);
+
   it('each failure gets the code of its class and kind, whatever its message says', () => {
     expect(errorCode(api('bad_key'))).toBe('auth_revoked');
     expect(errorCode(api('no_api_access'))).toBe('no_api_access');
@@ -56,24 +63,27 @@ describe('error codes', () => {
     expect(RUN_ERROR_CODES).toContain(errorCode(new Error('x')));
   });
 
-  it('a run stopped by its account lists the stop once, not each workspace it cut short', () => {
-    const stop = `acme: GET /me -> 401: the API key was refused`;
-    const m = manifest({
-      error: stop,
-      errorCode: 'auth_revoked',
-      workspaces: [
-        { brand_id: 'w1', status: 'failed', error: `not completed: ${stop}`, error_code: 'not_completed' },
-        {
-          brand_id: 'w2',
-          status: 'failed',
-          error: 'acme: GET /brands/w2 -> 404',
-          error_code: 'foreign_workspace',
-        },
-      ],
-    });
-    // Written before #31 with the account in front: printed with it once.
-    expect(problemLines(m)).toEqual([stop, 'acme: workspace w2 failed: GET /brands/w2 -> 404']);
-  });
+  it.each(DRIVERS)(
+    'a run stopped by its account (%s) lists the stop once, not each workspace it cut short',
+    (driver) => {
+      const m = revoked[driver].manifest;
+      expect(m.error_code).toBe('auth_revoked');
+      const cut = m.workspaces.filter((w) => w.error_code === 'not_completed');
+      expect(cut.length).toBeGreaterThan(0);
+      const lines = problemLines(m);
+      expect(lines[0]).toBe(`acme: ${m.error}`);
+      // The others: workspaces that failed of their own (a call of theirs refused), none cut short.
+      const own = m.workspaces.filter((w) => w.status === 'failed' && w.error_code !== 'not_completed');
+      expect(lines.slice(1)).toEqual(own.map((w) => `acme: workspace ${w.brand_id} failed: ${w.error}`));
+      // The same run as written before #31, with the account in front of each error: the same lines.
+      const before: Manifest = {
+        ...m,
+        error: `acme: ${m.error}`,
+        workspaces: m.workspaces.map((w) => (w.error ? { ...w, error: `acme: ${w.error}` } : w)),
+      };
+      expect(problemLines(before)).toEqual(lines);
+    },
+  );
 
   it('a run whose manifest could not be written says so in its summary, by its code', () => {
     const m: Manifest = { ...manifest(), status: 'failed', error: 'disk gone', error_code: 'not_recorded' };

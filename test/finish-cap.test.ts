@@ -1,10 +1,10 @@
-// Runs that end together do not all curate at once in one worker process: their load jobs hand
-// them to finish jobs in the load queue, which a process works two at a time, without polling.
+// Runs that end together do not all curate at once in one worker process: their workspaces-done
+// jobs hand them to finish jobs in the finish queue (jobs/finish-queue.ts), which a process works two at a time, without polling.
 import { QueueEvents } from 'bullmq';
 import { describe, expect, inject, it } from 'vitest';
 import { JOB } from '../jobs/definitions.js';
 import { enqueueRun } from '../jobs/enqueue.js';
-import { LOAD_QUEUE, loadQueue } from '../jobs/load-batches.js';
+import { FINISH_QUEUE, finishQueue } from '../jobs/finish-queue.js';
 import { AWAITING_CURATE, CURATING } from '../jobs/run-phase.js';
 import { readManifest } from '../src/records/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
@@ -20,14 +20,14 @@ describe('finishing runs', () => {
     const config = jobsConfig(s, dir);
     // Slots for every run's jobs at once in the shard queues.
     const h = await worker(config, 8);
-    const loads = h.workers.find((w) => w.name === LOAD_QUEUE)!;
+    const finishes = h.workers.find((w) => w.name === FINISH_QUEUE)!;
     // Held until every run is ready to finish, so that they all contend for the cap.
-    await loads.pause();
+    await finishes.pause();
     const c = jobsClient(config);
     const runIds: string[] = [];
     for (const account of accounts)
       runIds.push((await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account })).runId);
-    const queue = h.context.loadQueue;
+    const queue = h.context.finishQueue;
     await until(
       'every run handed to a finish job',
       async () => (await queue.getJobCounts('prioritized')).prioritized === accounts.length,
@@ -40,7 +40,7 @@ describe('finishing runs', () => {
     }
 
     // From the start of the queue's event stream: every job's moves, in the order Redis made them.
-    const events = new QueueEvents(LOAD_QUEUE, {
+    const events = new QueueEvents(FINISH_QUEUE, {
       connection: { url: inject('redisUrl') },
       prefix: config.redis.prefix,
       lastEventId: '0',
@@ -62,7 +62,7 @@ describe('finishing runs', () => {
     });
     try {
       await events.waitUntilReady();
-      loads.resume();
+      finishes.resume();
       for (const id of runIds) expect((await waitForRun(config, id)).status).toBe('succeeded');
       await until('every finish job seen completed', async () => finished.length === accounts.length);
     } finally {
@@ -93,7 +93,7 @@ describe('finishing runs', () => {
     expect((await a.exited).signal).toBe('SIGKILL');
     const queue = c.queues.for('acme');
     const finish = (await queue.getJob(`${runId}.load`))!.returnvalue.finish as string;
-    const q = loadQueue(c.redis, config.redis.prefix);
+    const q = finishQueue(c.redis, config.redis.prefix);
     try {
       // Still held by the dead worker until its lock lapses.
       expect(await q.getJobState(finish)).toBe('active');

@@ -3,12 +3,13 @@
 // are chosen by the problem's kind and the stored record, never by what the text starts or ends with.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { problemLines } from '../src/cli/run-lines.js';
 import { runRow } from '../src/cli/runs.js';
 import { runAlert } from '../src/ops/alerts.js';
 import type { Manifest } from '../src/records/manifest.js';
 import { manifestKey } from '../src/sinks/layout.js';
+import { bothDrivers, DRIVERS, type DriverRun } from './helpers/driver-runs.js';
 import { configFile, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsConfigFile, worker } from './helpers/jobs.js';
 
@@ -27,6 +28,13 @@ async function revokedRun() {
 }
 
 describe('errors stored without the account, printed with it once', () => {
+  // Manifests written by both drivers: a key revoked mid-run, and a workspace every call of which fails.
+  let revoked: Record<(typeof DRIVERS)[number], DriverRun>;
+  let workspace: Record<(typeof DRIVERS)[number], DriverRun>;
+  beforeAll(async () => {
+    [revoked, workspace] = await Promise.all([bothDrivers('revoked'), bothDrivers('workspace')]);
+  }, 120_000);
+
   it('visync run: the manifest stores the error without the account; the line names it once', async () => {
     const { c, manifest } = await revokedRun();
     expect(c.code).toBe(1);
@@ -74,35 +82,54 @@ describe('errors stored without the account, printed with it once', () => {
     expect(show.out.join('\n')).not.toContain('acme: GET');
   });
 
-  it('a message that happens to start with another account name keeps it', async () => {
-    const m = {
-      account: 'acme',
-      status: 'partial',
-      workspaces: [{ brand_id: 'w1', status: 'failed', error: 'beta: a reason that names another account' }],
-      loads: [],
-      drift: [],
-    } as unknown as Manifest;
-    expect(problemLines(m)).toEqual(['acme: workspace w1 failed: beta: a reason that names another account']);
+  it.each(DRIVERS)('a message that happens to start with another account name keeps it (%s)', (driver) => {
+    const m = workspace[driver].manifest;
+    const [broken, ...others] = m.workspaces.filter((w) => w.status === 'failed');
+    expect(others).toEqual([]);
+    // The workspace's reason as a server might word it, naming another account first.
+    const named: Manifest = {
+      ...m,
+      workspaces: m.workspaces.map((w) => (w === broken ? { ...w, error: `beta: ${w.error}` } : w)),
+    };
+    expect(problemLines(named)).toEqual([
+      `acme: workspace ${broken!.brand_id} failed: beta: ${broken!.error}`,
+    ]);
   });
 
-  it('a workspace is left out as cut short by its code or as the stop itself, not for containing its words', () => {
-    const stop = 'GET /api/v1/me -> 401: the API key was refused';
-    const m = {
-      account: 'acme',
-      status: 'failed',
-      error: stop,
-      workspaces: [
-        { brand_id: 'w1', status: 'failed', error: `not completed: ${stop}`, error_code: 'not_completed' },
-        // Recorded without a code, with the account in front (older records): the stop itself.
-        { brand_id: 'w2', status: 'failed', error: `acme: ${stop}` },
-        // Its own failure, whose words end with the stop's: printed.
-        { brand_id: 'w3', status: 'failed', error: `proxy said: ${stop}`, error_code: 'internal' },
-      ],
-      loads: [],
-      drift: [],
-    } as unknown as Manifest;
-    expect(problemLines(m)).toEqual([`acme: ${stop}`, `acme: workspace w3 failed: proxy said: ${stop}`]);
-  });
+  it.each(DRIVERS)(
+    'a workspace is left out as cut short by its code or as the stop itself, not for containing its words (%s)',
+    (driver) => {
+      const m = revoked[driver].manifest;
+      const stop = m.error!;
+      const lines = problemLines(m);
+      const cut = m.workspaces.filter((w) => w.error_code === 'not_completed');
+      expect(cut.length).toBeGreaterThanOrEqual(2);
+      const [older, own] = cut.slice(-2) as [(typeof cut)[0], (typeof cut)[0]];
+      const mixed: Manifest = {
+        ...m,
+        workspaces: m.workspaces.map((w) =>
+          // Recorded without a code, with the account in front (older records): the stop itself.
+          w === older
+            ? { brand_id: w.brand_id, status: 'failed', error: `acme: ${stop}` }
+            : // Its own failure, whose words end with the stop's: printed.
+              w === own
+              ? {
+                  brand_id: w.brand_id,
+                  status: 'failed',
+                  error: `proxy said: ${stop}`,
+                  error_code: 'internal',
+                }
+              : w,
+        ),
+      };
+      const mixedLines = problemLines(mixed);
+      expect(mixedLines).toHaveLength(lines.length + 1);
+      expect(mixedLines).toEqual(
+        expect.arrayContaining([...lines, `acme: workspace ${own.brand_id} failed: proxy said: ${stop}`]),
+      );
+      expect(mixedLines.filter((l) => l.includes(older.brand_id))).toEqual([]);
+    },
+  );
 });
 
 describe("workspaces cut short by the account's stop, told by identity and code", () => {

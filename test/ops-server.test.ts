@@ -6,7 +6,8 @@ import { createServer } from 'node:net';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { jobIds } from '../jobs/definitions.js';
 import { enqueueRun } from '../jobs/enqueue.js';
-import { batchJobId, LOAD_QUEUE, loadQueue, warehouseId } from '../jobs/load-batches.js';
+import { FINISH_QUEUE, finishQueue } from '../jobs/finish-queue.js';
+import { batchJobId, warehouseId } from '../jobs/load-batches.js';
 import {
   type Credentials,
   EndpointError,
@@ -96,7 +97,7 @@ describe('worker HTTP endpoint', () => {
     expect(run.status).toBe('succeeded');
     // The batch that loaded the run ends it in the ledger, then its job completes; the run's finish
     // job, in the same queue, is then no longer active either.
-    const batches = loadQueue(c.redis, config.redis.prefix);
+    const batches = finishQueue(c.redis, config.redis.prefix);
     closers.push(() => batches.close());
     const batchJob = batchJobId(warehouseId(config.sinks)!, 0);
     await until('the load batch completed and its queue idle', async () => {
@@ -270,7 +271,7 @@ describe('worker HTTP endpoint', () => {
     // batches' queue and the scheduled reports' queue.
     const shards = Array.from({ length: QUEUE_SHARDS }, (_, i) => [shardQueueName(i), true]);
     expect(list.queues.map((q) => [q.name, q.readOnlyMode]).sort()).toEqual(
-      [...shards, [LOAD_QUEUE, true], [REPORT_QUEUE, true]].sort(),
+      [...shards, [FINISH_QUEUE, true], [REPORT_QUEUE, true]].sort(),
     );
     for (const action of ['pause', 'clean/failed', 'retry/failed']) {
       const res = await fetch(`${readOnly.url}/ui/api/queues/${queue}/${action}`, { method: 'PUT' });

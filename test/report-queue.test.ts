@@ -50,7 +50,7 @@ describe('report queue', () => {
         jobs: { lockSeconds: 30, maxBudgetWaitSeconds: 1 },
       },
     });
-    // Two slots on the load queue, as in production: two stuck report jobs there held them both.
+    // Two slots on the finish queue, as in production: two stuck report jobs there held them both.
     await worker(config, 2);
     const c = jobsClient(config);
     for (const account of SLOW)

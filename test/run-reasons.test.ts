@@ -1,9 +1,9 @@
 // Why a queued run failed or ended partial, where a user looks: `enqueue --wait` names each failed
 // workspace with its reason, and `status` shows the reason of each failed or partial run.
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { problemLines } from '../src/cli/run-lines.js';
-import type { Manifest } from '../src/records/manifest.js';
+import { bothDrivers, DRIVERS, type DriverRun } from './helpers/driver-runs.js';
 import { breakWorkspace, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsConfigFile, worker } from './helpers/jobs.js';
 
@@ -41,26 +41,24 @@ describe('reasons of failed and partial runs', () => {
     expect(run.reasons).toEqual([expect.stringMatching(new RegExp(`^workspace ${broken} failed: .*400`))]);
   });
 
-  it('failed loads: one line per distinct reason naming its tables; a long reason keeps its start and its end', () => {
-    const long = `load batch lb-1 failed: ${'BigQuery said something long. '.repeat(40)}; visync replay --run r1 loads them`;
-    const failed = (table: string, error: string) => ({
-      table,
-      job_id: '',
-      status: 'failed' as const,
-      rows: 0,
-      error,
-    });
-    const lines = problemLines({
-      account: 'acme',
-      workspaces: [],
-      loads: [failed('brands', long), failed('prompts', 'quota exceeded'), failed('accounts', long)],
-      drift: [],
-    } as unknown as Manifest);
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(
-      /^acme: loads failed for 2 tables \(brands, accounts\): load batch lb-1 failed: BigQuery said .* \.\.\. .*; visync replay --run r1 loads them$/,
-    );
-    expect(lines[0]!.length).toBeLessThan(500);
-    expect(lines[1]).toBe('acme: load of prompts failed: quota exceeded');
-  });
+  // Manifests written by both drivers, BigQuery failing three tables' loads (two with one long reason).
+  let tables: Record<(typeof DRIVERS)[number], DriverRun>;
+  beforeAll(async () => {
+    tables = await bothDrivers('tables');
+  }, 120_000);
+
+  it.each(DRIVERS)(
+    'failed loads (%s): one line per distinct reason naming its tables; a long reason keeps its start and its end',
+    (driver) => {
+      const m = tables[driver].manifest;
+      expect(m.status).toBe('partial');
+      const lines = problemLines(m);
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(
+        /^acme: loads failed for 2 tables \((accounts, brands|brands, accounts)\): Access Denied: BigQuery said .* \.\.\. .*the end$/,
+      );
+      expect(lines[0]!.length).toBeLessThan(500);
+      expect(lines[1]).toBe('acme: load of prompts failed: quota exceeded');
+    },
+  );
 });

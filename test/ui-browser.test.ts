@@ -5,7 +5,8 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { type Browser, chromium } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
-import { batchJobId, LOAD_QUEUE, loadQueue, warehouseId } from '../jobs/load-batches.js';
+import { FINISH_QUEUE, finishQueue } from '../jobs/finish-queue.js';
+import { batchJobId, warehouseId } from '../jobs/load-batches.js';
 import { startOpsServer } from '../jobs/ops-server.js';
 import { queueName } from '../jobs/queues.js';
 import { fakeBigQuery, memoryLogger, sim, tempDir } from './helpers/harness.js';
@@ -60,7 +61,7 @@ describe('queue board in a browser', () => {
     const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind: 'sync', account: 'acme' });
     expect((await waitForRun(config, runId)).status).toBe('succeeded');
     // The batch that loaded the run ends it in the ledger, then its job completes.
-    const batches = loadQueue(c.redis, config.redis.prefix);
+    const batches = finishQueue(c.redis, config.redis.prefix);
     closers.push(() => batches.close());
     const batchJob = batchJobId(warehouseId(config.sinks)!, 0);
     await until(
@@ -78,7 +79,7 @@ describe('queue board in a browser', () => {
     mkdirSync(SHOTS, { recursive: true });
 
     await page.goto(`${server.url}/ui/`);
-    for (const queue of [queueName('acme'), queueName('globex'), LOAD_QUEUE])
+    for (const queue of [queueName('acme'), queueName('globex'), FINISH_QUEUE])
       await page.getByText(queue).first().waitFor();
     expect(await page.title()).toBe('visync');
     await page.screenshot({ path: `${SHOTS}ui-board.png`, fullPage: true });
@@ -90,7 +91,7 @@ describe('queue board in a browser', () => {
     await page.screenshot({ path: `${SHOTS}ui-queue-completed.png` });
 
     // The batch that loaded the run, in the load batches' queue.
-    await page.goto(`${server.url}/ui/queue/${LOAD_QUEUE}?status=completed`);
+    await page.goto(`${server.url}/ui/queue/${FINISH_QUEUE}?status=completed`);
     await page.getByText(batchJob).first().waitFor();
     await page.screenshot({ path: `${SHOTS}ui-load-batches-completed.png` });
     expect(errors).toEqual([]);

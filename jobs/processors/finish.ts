@@ -1,20 +1,23 @@
-// The `finish-run` job, in the load queue (jobs/load-batches.ts, LOAD_QUEUE): a run's parent job
+// The `finish-run` job, in the finish queue (jobs/finish-queue.ts): a run's workspaces-done job
 // (processors/workspaces-done.ts) hands it the run once every workspace job is done (or failed for
-// good). It normalises the raw landing, loads each table once, and records the run (its sync_runs
-// row, then the manifest, last); its end is jobs/run-end.ts's. Into BigQuery it loads nothing
-// itself: the run waits, curated, for a load batch of its warehouse (jobs/load-batches.ts), which
-// loads and records it with other runs.
+// good). It curates the raw landing (normalise, gzip), loads each table into BigQuery once when the
+// account's warehouse takes runs one at a time, and records the run (its sync_runs row, then the
+// manifest, last); it ends through src/run/end.ts. With load batches it loads nothing itself: the
+// run waits, curated, for a load batch of its warehouse (jobs/load-batches.ts), which loads and
+// records it with other runs.
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { accountSettings } from '../../src/config/account-settings.js';
 import { runScope } from '../../src/records/last-success.js';
 import { type Manifest, readManifest, requestsFromLanding } from '../../src/records/manifest.js';
 import { type RunContext, runManifest } from '../../src/run/context.js';
+import { endRun } from '../../src/run/end.js';
 import { recordRun } from '../../src/run/record-run.js';
 import { curateAndLoad, extractStage } from '../../src/run/stages.js';
 import type { JobContext } from '../context.js';
 import { type FinishJobData, FinishJobSchema } from '../definitions.js';
 import { stoppedFailure } from '../ledger.js';
+import { unrecordedOnLastAttempt, withLedgerAndReports } from '../ledger-end.js';
 import {
   AWAITING_LOAD_BATCH,
   IDLE_SETTLE_MS,
@@ -24,21 +27,20 @@ import {
   warehouseId,
 } from '../load-batches.js';
 import { RedisKeyLock } from '../redis-key-lock.js';
-import { endQueuedRun, endsRunOnLastAttempt } from '../run-end.js';
 import { CURATING } from '../run-phase.js';
 
 export async function processFinish(job: Job<FinishJobData>, ctx: JobContext): Promise<{ status: string }> {
   const data = FinishJobSchema.parse(job.data);
   const log = ctx.logger.child({ account: data.account, run_id: data.runId, job: job.id });
-  return endsRunOnLastAttempt(job, ctx, data.runId, log, () => loadAndRecord(data, ctx, log));
+  return unrecordedOnLastAttempt(job, ctx, data.runId, log, () => finishRun(data, ctx, log));
 }
 
-async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger): Promise<{ status: string }> {
+async function finishRun(data: FinishJobData, ctx: JobContext, log: Logger): Promise<{ status: string }> {
   const { workspaces, drift } = data;
 
   const run = { account: data.account, runId: data.runId, runDate: data.runDate };
-  // A load retried after a crash: loads recorded by a manifest already written are not redone;
-  // the others are found by their job ids (409) rather than appended twice.
+  // A finish retried after a crash: BigQuery loads recorded by a manifest already written are not
+  // redone; the others are found by their job ids (409) rather than appended twice.
   const store = await ctx.storeFor(data.account);
   const loader = await ctx.loaderFor(data.account);
   const batched = loader?.loadBatch !== undefined;
@@ -96,7 +98,7 @@ async function loadAndRecord(data: FinishJobData, ctx: JobContext, log: Logger):
     return { status: AWAITING_LOAD_BATCH };
   }
   const manifest = await recordRun({ store, manifest: finishedRun, logger: log, loader });
-  await endQueuedRun(ctx, manifest, log, { store });
+  await endRun(withLedgerAndReports(ctx, manifest, log, { store }));
   return { status: manifest.status };
 }
 
@@ -125,10 +127,10 @@ async function awaitBatch(
     'run awaits a load batch',
   );
   if (registered.pending >= ctx.config.load.batchRuns) {
-    await startBatch(ctx.loadQueue, ctx.config, warehouse, registered.gen);
-  } else if (await noRunInFlight(ctx.queues, ctx.loadQueue)) {
+    await startBatch(ctx.finishQueue, ctx.config, warehouse, registered.gen);
+  } else if (await noRunInFlight(ctx.queues, ctx.finishQueue)) {
     // Every warehouse with waiting runs: a run of another dataset may have finished just before.
     for (const w of await ctx.loadBatches.waiting())
-      await startBatch(ctx.loadQueue, ctx.config, w.warehouse, w.gen, IDLE_SETTLE_MS);
+      await startBatch(ctx.finishQueue, ctx.config, w.warehouse, w.gen, IDLE_SETTLE_MS);
   }
 }

@@ -6,12 +6,14 @@ import type { Logger } from 'pino';
 import { SYNC_RUNS } from '../../src/catalogue/index.js';
 import type { LoadResult, Manifest } from '../../src/records/manifest.js';
 import { isFinishedStatus } from '../../src/records/run-status.js';
+import { endRun } from '../../src/run/end.js';
 import { loadBatchTables } from '../../src/run/load-batch.js';
 import { type BatchRecording, recordBatch, recordRun } from '../../src/run/record-run.js';
 import { loadStage } from '../../src/run/stages.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
 import { errorMessage } from '../../src/util/errors.js';
 import type { JobContext } from '../context.js';
+import { failedLoadsText, withLedgerAndReports } from '../ledger-end.js';
 import {
   type Claim,
   LoadBatchJobSchema,
@@ -21,7 +23,6 @@ import {
   startBatch,
   warehouseGone,
 } from '../load-batches.js';
-import { endQueuedRun, failedLoadsText } from '../run-end.js';
 import { loadingInBatch } from '../run-phase.js';
 
 interface Member {
@@ -34,7 +35,7 @@ export async function processLoadBatch(job: Job, ctx: JobContext): Promise<Recor
   const data = LoadBatchJobSchema.parse(job.data);
   if ('sweep' in data) {
     const waiting = await ctx.loadBatches.waiting();
-    for (const w of waiting) await startBatch(ctx.loadQueue, ctx.config, w.warehouse, w.gen);
+    for (const w of waiting) await startBatch(ctx.finishQueue, ctx.config, w.warehouse, w.gen);
     return { started: waiting.length };
   }
   const claim = await ctx.loadBatches.claim(data.warehouse, data.gen, ctx.config.load.batchRuns);
@@ -57,9 +58,9 @@ export async function processLoadBatch(job: Job, ctx: JobContext): Promise<Recor
   if (
     claim.remaining >= ctx.config.load.batchRuns ||
     (claim.remaining > 0 &&
-      ((await noRunInFlight(ctx.queues, ctx.loadQueue)) || (await strandsRuns(ctx, data.warehouse))))
+      ((await noRunInFlight(ctx.queues, ctx.finishQueue)) || (await strandsRuns(ctx, data.warehouse))))
   )
-    await startBatch(ctx.loadQueue, ctx.config, data.warehouse, data.gen + 1);
+    await startBatch(ctx.finishQueue, ctx.config, data.warehouse, data.gen + 1);
   return { batch: claim.id, runs: claim.members.length };
 }
 
@@ -148,7 +149,7 @@ async function loadBatch(claim: Claim, warehouse: string, ctx: JobContext, log: 
   for (const [i, m] of members.entries()) {
     const r = recorded[i]!;
     if (r instanceof Error) unrecorded.push(`${m.runId}: ${r.message}`);
-    else await endRun(ctx, m.runId, r, log, claim.id);
+    else await endMember(ctx, m.runId, r, log, claim.id);
   }
   // A manifest that could not be written: the job is tried again (what is done stays done).
   if (unrecorded.length) throw new Error(`run not recorded: ${unrecorded.join('; ')}`);
@@ -166,7 +167,8 @@ function finishedManifest(p: PendingRun, loads: LoadResult[], at: string, loadSt
 
 const replayHint = (runId: string) => `visync replay --run ${runId} loads the run's failed tables`;
 
-async function endRun(
+/** A run of the batch ends (src/run/end.ts), and is marked done in the batch (a retry skips it). */
+async function endMember(
   ctx: JobContext,
   runId: string,
   m: Manifest,
@@ -175,11 +177,12 @@ async function endRun(
   batchError?: string,
 ): Promise<void> {
   const failedLoads = failedLoadsText(m);
-  await endQueuedRun(ctx, m, log.child({ account: m.account, run_id: runId }), {
+  const end = withLedgerAndReports(ctx, m, log.child({ account: m.account, run_id: runId }), {
     error: m.error ?? batchError ?? (failedLoads && `${failedLoads}; ${replayHint(runId)}`),
     fields: { phase: `loaded in batch ${batchId}`, phase_at: new Date().toISOString() },
     store: await ctx.storeFor(m.account),
   });
+  await endRun(end);
   await ctx.loadBatches.runDone(runId);
 }
 
@@ -217,7 +220,7 @@ async function endNotLoaded(
       logger: log,
       notLoaded: reason.notLoaded,
     });
-    await endRun(ctx, m.runId, manifest, log, batchId, reason.notLoaded);
+    await endMember(ctx, m.runId, manifest, log, batchId, reason.notLoaded);
   } catch (err) {
     const ledgerRun = await ctx.ledger.get(m.runId);
     if (ledgerRun)

@@ -1,6 +1,6 @@
 // The `run` job: settle the run's id and window, discover the account's workspaces (/me, /brands,
-// landed), then add the run's flow: workspace jobs of a few workspaces each under a `load` parent
-// that runs when every child is done (a child that fails for good is ignored, not blocking).
+// landed), then add the run's flow: workspace jobs of a few workspaces each under a workspaces-done
+// parent (JOB.workspacesDone) that runs when every child is done (a child that fails for good is ignored, not blocking).
 import type { Job } from 'bullmq';
 import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
 import { ApiError } from '../../src/api/errors.js';
@@ -19,6 +19,7 @@ import { logicalRunId, type RunKind } from '../../src/records/run-id.js';
 import { isFinishedStatus } from '../../src/records/run-status.js';
 import { runWindowDays } from '../../src/records/window.js';
 import { type RunContext, type RunStep, runManifest } from '../../src/run/context.js';
+import { endRun } from '../../src/run/end.js';
 import { recordRun } from '../../src/run/record-run.js';
 import { NOTHING_TO_CURATE, ranStage } from '../../src/run/stages.js';
 import type { ObjectStore } from '../../src/sinks/object-store.js';
@@ -40,8 +41,8 @@ import {
   workspacesPerJob,
 } from '../definitions.js';
 import type { LedgerRun } from '../ledger.js';
+import { withLedgerAndReports } from '../ledger-end.js';
 import { queueName } from '../queues.js';
-import { endQueuedRun } from '../run-end.js';
 import { dueAt } from '../schedules.js';
 import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
 
@@ -107,7 +108,7 @@ export async function processRun(
   const s: QueuedStep = { ...c, driver: { job, token, ctx, data, account, stats: emptyStats() } };
   // A run job back from budget delays past its deadline calls nothing.
   const deadline = runDeadline(s.startedAt, ctx.config.jobs.maxRunHours);
-  if (deadlinePassed(deadline)) return endRun(s, deadlineReason(deadline), 'deadline_passed');
+  if (deadlinePassed(deadline)) return failRun(s, deadlineReason(deadline), 'deadline_passed');
   const discovery = await discover(s);
   await fanOut(s, discovery);
   await job.updateProgress({ workspaces: discovery.brandIds.length });
@@ -206,7 +207,7 @@ async function discover(s: QueuedStep): Promise<Discovery> {
     });
   } catch (err) {
     await ctx.ledger.addRequests(run.runId, stats);
-    return endRun(s, await discoveryFailure(s.driver, err), errorCode(err));
+    return failRun(s, await discoveryFailure(s.driver, err), errorCode(err));
   }
   await ctx.ledger.addRequests(run.runId, stats);
   await ctx.ledger.update(run.runId, { workspaces_total: discovery.brandIds.length });
@@ -229,8 +230,8 @@ async function discoveryFailure({ job, token, ctx, data }: Queued, err: unknown)
   return storedMessage(err);
 }
 
-/** Nothing more will happen for this run: record why, in the manifest and the ledger. */
-async function endRun(s: QueuedStep, message: string, code: RunErrorCode): Promise<never> {
+/** The run fails before its flow (deadline passed, discovery failed): recorded with why, and ended. */
+async function failRun(s: QueuedStep, message: string, code: RunErrorCode): Promise<never> {
   const { ctx } = s.driver;
   const { run, store, log } = s;
   const extract = ranStage('failed', s.startedAt, message);
@@ -244,12 +245,14 @@ async function endRun(s: QueuedStep, message: string, code: RunErrorCode): Promi
   const loader = await ctx.loaderFor(run.account);
   const recorded = await recordRun({ store, manifest, logger: log, loader });
   log.error({ err: message }, 'run failed');
-  await endQueuedRun(ctx, recorded, log, { error: message, errorCode: code, workspaces: false, store });
+  await endRun(
+    withLedgerAndReports(ctx, recorded, log, { error: message, errorCode: code, workspaces: false, store }),
+  );
   throw new UnrecoverableError(message);
 }
 
 /**
- * The run's flow: its load job, whose children are workspace jobs of a few workspaces each.
+ * The run's flow: its workspaces-done job, whose children are workspace jobs of a few workspaces each.
  * The run's first job is served before the other jobs of started runs, and those before the runs
  * not yet started (definitions.ts, STAGE): each account's calls come in a short burst. A job
  * whose first call falls in a later window of the account's budget waits (delayed) until that
@@ -299,7 +302,7 @@ async function fanOut(s: QueuedStep, discovery: Discovery): Promise<void> {
   });
 }
 
-/** The load job's data: what the run covers, for its manifest. */
+/** The workspaces-done job's data: what the run covers, for its manifest. */
 function workspacesDoneJobData(
   s: QueuedStep,
   discovery: Discovery,

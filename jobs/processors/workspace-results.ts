@@ -1,6 +1,6 @@
-// What the workspace jobs of a run left for its load job: one result per workspace of the run, in
+// What the workspace jobs of a run left for its workspaces-done job: one result per workspace of the run, in
 // the order discovery listed them, and the envelope drift they found. A job reports each of its
-// workspaces; a job that failed for good (ignored by the flow, so it does not block the load)
+// workspaces; a job that failed for good (ignored by the flow, so it does not block the parent)
 // reports none: its workspaces fail with the failures and codes its data kept (processors/
 // workspace.ts, endJob), else with its reason; a workspace nobody reported is failed. Each by
 // the one outcome rule of both drivers (src/records/workspace-outcome.ts).

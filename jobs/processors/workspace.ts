@@ -139,8 +139,8 @@ const outcomes = (s: JobState) =>
  * The job is over: each workspace has its outcome (those still open end with `end`), by the one
  * rule of both drivers (src/records/workspace-outcome.ts). The ledger gets them and the requests in
  * one script. A job none of whose workspaces succeeded, all for one reason, fails as a job (as a
- * job of one workspace did), its workspaces' failures and codes kept in its data for the load
- * job (workspace-results.ts); otherwise it returns each workspace's result for the load job.
+ * job of one workspace did), its workspaces' failures and codes kept in its data for the
+ * workspaces-done job (workspace-results.ts); otherwise it returns each workspace's result for it.
  */
 async function endJob(
   job: Job<WorkspaceJobData>,

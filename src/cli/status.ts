@@ -137,8 +137,8 @@ export function renderStatus(report: StatusReport, width: number): string[] {
   lines.push(
     `load batches: ${batches.runs_waiting} ${batches.runs_waiting === 1 ? 'run' : 'runs'} awaiting a batch`,
   );
-  // The load queue holds the runs' finish jobs as well as the batches (docs/operations.md).
-  lines.push(`load queue: ${describeCounts(batches.queue)}`);
+  // The runs' finish jobs (curate and record) and the load batches, on one queue (docs/operations.md).
+  lines.push(`finish queue: ${describeCounts(report.finish_queue.queue)}`);
   // Every line within the width; the failed runs' lines above say where their whole reasons are.
   return lines.flatMap((l) => fitted(l, width));
 }

@@ -1,8 +1,9 @@
 // The end of a run, whichever driver ran it (`run --once`, a worker's finish job or load batch, a
 // run job that could not fan out): one completion rule. The run is recorded by then (its manifest,
 // src/run/record.ts); here its end line is logged, its second record (the ledger, when Redis is
-// there) ends, and its drift line and alert go out (src/run/run-finished.ts). What only queued
-// runs do besides (their scheduled reports) is jobs/run-end.ts's.
+// there) ends, and its drift line and alert go out (src/run/run-finished.ts). The queued driver
+// calls it too, with what only queued runs do (the ledger in Redis, their scheduled reports) from
+// jobs/ledger-end.ts.
 import type { Logger } from 'pino';
 import type { Manifest } from '../records/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -21,6 +22,8 @@ export interface RunEnd {
    * not (an alert never holds a worker slot; its delivery is bounded and logs its own outcome).
    */
   awaitAlert: boolean;
+  /** What follows the end (a worker queues the run's scheduled reports). */
+  afterwards?: () => Promise<void>;
 }
 
 export async function endRun(o: RunEnd): Promise<void> {
@@ -33,4 +36,5 @@ export async function endRun(o: RunEnd): Promise<void> {
   const alert = runFinished({ config: o.config, logger: o.log, manifest: m, store: o.store });
   if (o.awaitAlert) await alert;
   else void alert;
+  await o.afterwards?.();
 }

@@ -10,7 +10,6 @@ import {
   type WorkspaceEndpoint,
 } from '../api/endpoints.js';
 import type { RateLimit } from '../api/rate-budget.js';
-import { UnknownAccountError } from '../config/account-settings.js';
 import type { AccountConfig, Config } from '../config/schema.js';
 import { initialLimit } from '../extract/account-source.js';
 import { type ExtractPlan, minimumDurationMs, plannedRequestCount, workspaceCalls } from '../extract/plan.js';
@@ -106,11 +105,6 @@ async function chooseAccounts(
   o: PlanOptions,
   notes: string[],
 ): Promise<{ accounts: AccountConfig[]; brandsByAccount?: Map<string, string[]> }> {
-  const unknown = (o.accounts ?? []).filter((n) => !o.config.accounts.some((a) => a.name === n));
-  if (unknown.length)
-    throw new UnknownAccountError(
-      `unknown account ${unknown.join(', ')}: the config has ${o.config.accounts.map((a) => a.name).join(', ')}`,
-    );
   const named = o.config.accounts.filter((a) => !o.accounts?.length || o.accounts.includes(a.name));
   if (!o.brands?.length || o.accounts?.length) return { accounts: named };
   // A real run asks GET /brands of each `brands: all` account for an unlisted workspace; the plan

@@ -29,7 +29,7 @@ export interface InlineRunOptions {
   sinksFor?: (account: AccountConfig) => Promise<RunSinks>;
   logger: Logger;
   kind?: RunKind;
-  /** Only these accounts (CLI --account). */
+  /** Only these accounts (CLI --account, checked there: src/cli/accounts.ts). */
   accounts?: readonly string[];
   brands?: readonly string[];
   /** Workspaces per account (CLI --brand routed to the accounts that own them); wins over `brands`. */

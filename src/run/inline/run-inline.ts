@@ -5,7 +5,6 @@
 import { callId } from '../../api/endpoints.js';
 import { maxPauseMs } from '../../api/pause-cap.js';
 import { MemoryRateBudget, type RateBudget } from '../../api/rate-budget.js';
-import { namesList, UnknownAccountError } from '../../config/account-settings.js';
 import type { AccountConfig, Config } from '../../config/schema.js';
 import { callLimits, type ExtractProgress, extractAccount } from '../../extract/extract-account.js';
 import { type ExtractPlan, workspaceCalls } from '../../extract/plan.js';
@@ -36,12 +35,9 @@ import { type AccountPause, accountPause } from './paused-account.js';
 
 export type { InlineRunOptions, InlineRunResult, RunSinks } from './options.js';
 
+/** The configured accounts among `names` (all without any): the names were checked by the command
+ *  that took them (src/cli/accounts.ts, the one check of an unknown --account). */
 export function selectAccounts(config: Config, names?: readonly string[]): AccountConfig[] {
-  const unknown = (names ?? []).filter((n) => !config.accounts.some((a) => a.name === n));
-  if (unknown.length)
-    throw new UnknownAccountError(
-      `unknown account ${unknown.join(', ')}: the config has ${namesList(config)}`,
-    );
   return config.accounts.filter((a) => !names?.length || names.includes(a.name));
 }
 

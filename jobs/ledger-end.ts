@@ -1,15 +1,14 @@
-// The end of a queued run, wherever its last stage ran (its run job that could not fan out, its
-// finish job, its load batch): the one completion rule of every run (src/run/end.ts: end line,
-// ledger, drift line and alert), with the ledger's terminal record (or the manifest put back when
-// Redis lost the run), and then what only queued runs do: their scheduled reports. And, for a run
-// that could not be recorded at all, the ledger saying so on the job's last attempt. `run --once`
-// ends its runs through the same src/run/end.ts, its ledger being its RunRecorder
-// (jobs/ledger-recorder.ts).
+// What a queued run's end adds to the end of every run (src/run/end.ts, endRun, which the queued
+// driver calls wherever its last stage ran: its run job that could not fan out, its finish job,
+// its load batch): the ledger's terminal record in Redis (or the manifest put back when Redis lost
+// the run), and then its scheduled reports queued. And, for a run that could not be recorded at
+// all, the ledger saying so on the job's last attempt. `run --once` ends its runs through the same
+// endRun, its ledger being its RunRecorder (jobs/ledger-recorder.ts).
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
 import { storedCode } from '../src/records/error-code.js';
 import type { Manifest } from '../src/records/manifest.js';
-import { endRun } from '../src/run/end.js';
+import type { RunEnd } from '../src/run/end.js';
 import { manifestKey } from '../src/sinks/layout.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import { errorMessage, type RunErrorCode } from '../src/util/errors.js';
@@ -24,7 +23,7 @@ export function failedLoadsText(m: Manifest): string | undefined {
   return failed.length ? failed.join('; ') : undefined;
 }
 
-export interface QueuedRunEnd {
+export interface LedgerEnd {
   /** The ledger's error; default the manifest's, else its failed loads. */
   error?: string | undefined;
   /** The code of `error` when it is given (else the manifest's, or load_failed for its failed loads). */
@@ -37,21 +36,24 @@ export interface QueuedRunEnd {
   workspaces?: boolean;
 }
 
-/** The recorded run ends: in the ledger, in the alert, in the reports it schedules. */
-export async function endQueuedRun(ctx: JobContext, m: Manifest, log: Logger, o: QueuedRunEnd = {}) {
-  await endRun({
+/**
+ * The recorded run's end as a worker ends it (for src/run/end.ts's endRun): the ledger's terminal
+ * record, the alert not awaited (it never holds a worker slot), then its scheduled reports queued.
+ */
+export function withLedgerAndReports(ctx: JobContext, m: Manifest, log: Logger, o: LedgerEnd = {}): RunEnd {
+  return {
     config: ctx.config,
     log,
     manifest: m,
     store: o.store,
     ledger: () => finishInLedger(ctx, m, o),
     awaitAlert: false,
-  });
-  await queueScheduledReports(ctx, m, log);
+    afterwards: () => queueScheduledReports(ctx, m, log),
+  };
 }
 
 /** The ledger's terminal record of the run; a run Redis lost is put back, as its manifest records it. */
-async function finishInLedger(ctx: JobContext, m: Manifest, o: QueuedRunEnd): Promise<void> {
+async function finishInLedger(ctx: JobContext, m: Manifest, o: LedgerEnd): Promise<void> {
   const ledgerRun = await ctx.ledger.get(m.run_id);
   if (!ledgerRun) return ctx.ledger.restore(m);
   const error = o.error ?? m.error ?? failedLoadsText(m);
@@ -77,8 +79,8 @@ async function finishInLedger(ctx: JobContext, m: Manifest, o: QueuedRunEnd): Pr
   );
 }
 
-/** The run could not be recorded at all: the ledger says so (nobody waits for it forever). */
-export async function endUnrecorded(ctx: JobContext, runId: string, error: string): Promise<void> {
+/** The run could not be recorded at all: the ledger ends it failed, saying so (nobody waits for it forever). */
+export async function unrecordedInLedger(ctx: JobContext, runId: string, error: string): Promise<void> {
   const ledgerRun = await ctx.ledger.get(runId);
   if (ledgerRun) await ctx.ledger.finish(ledgerRun, 'failed', { error, error_code: 'not_recorded' });
 }
@@ -88,7 +90,7 @@ export async function endUnrecorded(ctx: JobContext, runId: string, error: strin
  * recorded at all (faults of the sink and the warehouse end in a partial manifest instead): on the
  * job's last attempt the ledger says so, so nobody waits forever and the run can be enqueued again.
  */
-export async function endsRunOnLastAttempt<T>(
+export async function unrecordedOnLastAttempt<T>(
   job: Job,
   ctx: JobContext,
   runId: string,
@@ -101,7 +103,7 @@ export async function endsRunOnLastAttempt<T>(
     const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
     const message = errorMessage(err);
     if (final) {
-      await endUnrecorded(ctx, runId, `run not recorded: ${message}`);
+      await unrecordedInLedger(ctx, runId, `run not recorded: ${message}`);
       log.error({ err: message }, 'run failed: not recorded');
       throw new UnrecoverableError(message);
     }

@@ -119,6 +119,7 @@ describe('the report in each catalogue language', () => {
         // Engine names are products (Google AI Overviews), the same in every language.
         const own = await c.page.evaluate((products) => {
           for (const e of document.querySelectorAll('bdi, svg')) e.remove();
+          // biome-ignore lint/performance/useDomNodeTextContent: the text as laid out, cells apart
           let text = `${document.title}\n${document.body.innerText}`;
           for (const p of products) text = text.replaceAll(p, ' ');
           return text;
@@ -182,6 +183,16 @@ describe('the report in each catalogue language', () => {
     expect(page).toContain('<html lang="en">');
     expect(page).toContain('<h2>Key figures</h2>');
     expect(page).toContain('<td>2026/10/12</td>');
+  });
+
+  it("the API's texts keep their words, the client named as the agency names it (clientName)", async () => {
+    const to = h.tempDir();
+    await render({ locale: 'de-DE', clientName: 'Ravane GmbH' }, to);
+    const page = pageOf(to);
+    expect(page).toContain('<h1><bdi>Ravane GmbH</bdi></h1>');
+    // The fixture's claims and conflicts name the brand; English, as the API sent them.
+    expect(page).toContain('<bdi>Ravane GmbH costs $48 per month.</bdi>');
+    expect(page).not.toContain('Ravane Cloud');
   });
 
   it('reports.engineNames renames an engine in tables, charts and changes', async () => {

@@ -103,8 +103,13 @@ export function card(
   return html`<div class="card"><div class="label">${label}</div><div class="value">${show(k.value)}</div>${compared}</div>`;
 }
 
+/** Rows a table may have and still be kept whole on one printed page. */
+export const SHORT_TABLE_ROWS = 10;
+
 export function table(head: readonly string[], rows: readonly Html[][], caption?: string): Html {
   if (rows.length === 0) return html`<p class="muted">None.</p>`;
-  return html`<table>${caption ? html`<caption>${caption}</caption>` : ''}<thead><tr>${head.map((h) => html`<th>${h}</th>`)}</tr></thead>
+  // A short table is kept on one page in print (./html.ts, PRINT_CSS); a long one flows on.
+  const short = rows.length <= SHORT_TABLE_ROWS;
+  return html`<table${short ? html` class="short"` : ''}>${caption ? html`<caption>${caption}</caption>` : ''}<thead><tr>${head.map((h) => html`<th>${h}</th>`)}</tr></thead>
 <tbody>${rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>`;
 }

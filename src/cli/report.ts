@@ -191,6 +191,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
               return pdf.render(html, {
                 pageSize: s.pageSize,
                 ...pdfFooter(styleOf(s)),
+                locale: s.locale ?? null,
               });
             }),
           now: Date.now(),

@@ -125,6 +125,7 @@ async function makeGroup(
             return session.render(html, {
               pageSize: s.pageSize,
               ...pdfFooter(styleOf(s)),
+              locale: s.locale ?? null,
             });
           },
         }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/read-config.js';
 import type { AccountConfig } from '../src/config/schema.js';
 import { renderHtml } from '../src/report/html.js';
+import { translator } from '../src/report/i18n/translate.js';
 import { makeAccountReports } from '../src/report/make.js';
 import { PdfSession } from '../src/report/pdf.js';
 import type { Report } from '../src/report/report-shape.js';
@@ -80,7 +81,8 @@ beforeAll(async () => {
         reports.map(async (r, i) => {
           const pdf = await session.render(await renderHtml(r, style), {
             pageSize: 'A4',
-            footerText: FOOTER,
+            ...pdfFooter(style),
+            locale,
           });
           if (locale === 'de-DE' && i === 0) germanPdf = pdf;
           return pdfPages(pdf);
@@ -120,7 +122,9 @@ describe('report PDF pages', () => {
     for (const pages of printed.get(locale) ?? [])
       pages.forEach((p, n) => {
         expect(p.text.split(FOOTER).length - 1, `page ${n + 1}`).toBe(1);
-        expect(p.footer).toContain(`Page ${n + 1} of ${pages.length}`);
+        expect(p.footer).toContain(
+          translator(locale).t('pdf:footer.page', { page: n + 1, pages: pages.length }),
+        );
         // The closing line rides in the running footer, once a page; never a page of its own.
         expect(p.footer.split('Prepared by Northwind Digital.').length - 1).toBe(1);
         expect(p.bodyLines.length).toBeGreaterThan(0);

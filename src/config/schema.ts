@@ -308,7 +308,9 @@ export const ReportMailSchema = z.strictObject(
   {
     /** The sender's display name: `Northwind Digital <reports@northwind.example>`. */
     fromName: shortText('a display name for the sender', 120)
-      .regex(/^[^\r\n<>"]+$/, { error: 'expected a display name without line breaks, quotes or angle brackets' })
+      .regex(/^[^\r\n<>"]+$/, {
+        error: 'expected a display name without line breaks, quotes or angle brackets',
+      })
       .optional(),
     replyTo: email.optional(),
     /** In copy, visibly: on every recipient's mail, delivered once (with the first recipient's). */

@@ -45,7 +45,11 @@ function stable(text: string, report: Report): string {
   report.runs.forEach((id, i) => {
     t = t.replaceAll(id, `RUN-${i + 1}`);
   });
-  if (report.cover.data_as_of) t = t.replaceAll(report.cover.data_as_of, 'EXTRACTED_AT');
+  if (report.cover.data_as_of) {
+    t = t.replaceAll(report.cover.data_as_of, 'EXTRACTED_AT');
+    // The cover names the day of that time (UTC, no locale).
+    t = t.replace(`Data as of ${report.cover.data_as_of.slice(0, 10)}.`, 'Data as of EXTRACTED_DAY.');
+  }
   return t;
 }
 

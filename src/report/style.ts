@@ -15,6 +15,7 @@ import type {
 } from '../config/schema.js';
 import { REPORT_SECTIONS } from '../config/schema.js';
 import { textColourOnWhite } from '../util/contrast.js';
+import { translator } from './i18n/translate.js';
 import { DEFAULT_CHROMIUM_PATH, type PageSize } from './pdf.js';
 
 export interface ReportSettings {
@@ -38,6 +39,10 @@ export interface ReportSettings {
   sections: ReportSection[];
   /** Never name the upstream platform in the report. */
   hidePlatformName: boolean;
+  /** Engine id -> display name, over the defaults (src/report/i18n/engines.ts). */
+  engineNames?: Record<string, string>;
+  /** Close the page with the workspace id, account, run ids and data time (off: a client never sees them). */
+  dataDetails: boolean;
   formats: ReportFormat[];
   chromiumPath: string;
   /** When the workers make and send the report; none: only `visync report` makes it. */
@@ -57,6 +62,7 @@ export function defaultReportSettings(): ReportSettings {
     pageSize: 'A4',
     sections: [...REPORT_SECTIONS],
     hidePlatformName: false,
+    dataDetails: false,
     formats: ['html', 'json'],
     chromiumPath: DEFAULT_CHROMIUM_PATH,
     recipients: [],
@@ -69,12 +75,15 @@ type Level = Omit<WorkspaceReportsConfig, 'chromiumPath'> & { chromiumPath?: str
 
 function overlay(base: ReportSettings, level: Level | undefined): ReportSettings {
   if (!level) return base;
-  const { colors, mail, workspaces: _w, ...rest } = level;
+  const { colors, mail, engineNames, workspaces: _w, ...rest } = level;
   const set = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
   const mailSet = Object.fromEntries(Object.entries(mail ?? {}).filter(([, v]) => v !== undefined));
+  const names =
+    engineNames || base.engineNames ? { engineNames: { ...base.engineNames, ...engineNames } } : {};
   return {
     ...base,
     ...set,
+    ...names,
     colors: { ...base.colors, ...colors },
     mail: { ...base.mail, ...mailSet },
   } as ReportSettings;
@@ -134,6 +143,10 @@ export interface ReportStyle {
   timeZone: string | null;
   /** The sections of the HTML (and so of the PDF and its outline), in this order. */
   sections: readonly ReportSection[];
+  /** Engine id -> display name over the defaults (src/report/i18n/engines.ts). */
+  engineNames: Readonly<Record<string, string>>;
+  /** Show the closing "Data details" section (workspace id, account, runs, data time). */
+  dataDetails: boolean;
 }
 
 /** The look a report takes from its settings; no agency named: `visibility-sync`, or no name at all
@@ -153,6 +166,8 @@ export function styleOf(s: ReportSettings): ReportStyle {
     locale: s.locale ?? null,
     timeZone: s.timeZone ?? null,
     sections: s.sections,
+    engineNames: s.engineNames ?? {},
+    dataDetails: s.dataDetails,
   };
 }
 
@@ -163,7 +178,10 @@ export function styleOf(s: ReportSettings): ReportStyle {
  * a last page; in the running footer it never does (docs/reports-pdf.md, "Page breaks").
  */
 export function pdfFooter(style: ReportStyle): { footerText?: string } {
-  const closing = style.agencyName === null ? null : `Prepared by ${style.agencyName}.`;
+  const closing =
+    style.agencyName === null
+      ? null
+      : translator(style.locale).t('page:footer.prepared', { agency: style.agencyName });
   const line = [style.footer, closing].filter((x) => x !== null).join(' \u00b7 ');
   return line === '' ? {} : { footerText: line };
 }

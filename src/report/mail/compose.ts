@@ -4,6 +4,7 @@
 // and its change, in the locale's number format. A figure that is missing is said to be missing
 // (never 0); docs/reports.md, "The e-mail".
 import type { Period } from '../../history/period.js';
+import { periodName } from '../i18n/period-name.js';
 import { translator } from '../i18n/translate.js';
 import { escapeText } from '../pdf.js';
 
@@ -37,27 +38,15 @@ export interface ComposedMail {
 
 const fullLocale = (locale: string | null) => locale ?? 'en-US';
 
-/** The period as the locale says it: `November 2026`, `KW 47 2026`, `1.–28. November 2026`. */
+/**
+ * The period as the page names it (../i18n/period-name.ts): `November 2026`, `1.–28. November 2026`;
+ * a week in the sentence's own case from the mail catalogue (`KW 47 2026`, `week 47 of 2026`).
+ */
 export function periodWords(period: Period, locale: string | null): string {
   const { t } = translator(locale);
-  const at = (day: string) => new Date(`${day}T12:00:00Z`);
-  if (period.kind === 'month')
-    return new Intl.DateTimeFormat(fullLocale(locale), {
-      month: 'long',
-      year: 'numeric',
-      timeZone: 'UTC',
-    }).format(at(period.from));
-  if (period.kind === 'week') {
-    const [year, week] = period.label.split('-W') as [string, string];
-    return t('mail:period.week', { week: Number(week), year });
-  }
-  const days = new Intl.DateTimeFormat(fullLocale(locale), {
-    day: 'numeric',
-    month: 'long',
-    year: 'numeric',
-    timeZone: 'UTC',
-  });
-  return days.formatRange(at(period.from), at(period.to));
+  if (period.kind !== 'week') return periodName(period, t, locale);
+  const [year, week] = period.label.split('-W') as [string, string];
+  return t('mail:period.week', { week: Number(week), year });
 }
 
 /** The headline lines: the score and its change, each said when it is missing. */

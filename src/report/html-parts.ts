@@ -117,7 +117,7 @@ export function card(f: Formats, k: Kpi, o: CardOptions): Html {
 
 /** A table with its column heads (catalogue keys `page:col.<key>`); no rows: "None." in the locale. */
 /** Rows a table may have and still be kept whole on one printed page. */
-export const SHORT_TABLE_ROWS = 10;
+export const SHORT_TABLE_ROWS = 5;
 
 export function table(f: Formats, head: readonly string[], rows: readonly Html[][], caption?: string): Html {
   if (rows.length === 0) return html`<p class="muted">${f.t('page:none')}</p>`;

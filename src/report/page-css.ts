@@ -7,9 +7,12 @@ import { DELTA_COLOURS, type ReportStyle } from './style.js';
  * small blocks (a card, a chart, a table row, a short table) are never cut, long sections flow on;
  * the footer line and the closing "Prepared by" are printed by Chromium at the foot of every page
  * (./style.ts, pdfFooter), so the page's own <footer> is left out: Chromium cannot keep a block
- * with the end of a table before it, and the closing line stood alone on a last page.
+ * with the end of a table before it, and the closing line stood alone on a last page. The page's
+ * own padding goes too (the PDF's margins frame it): a report ending at a page's foot got a blank
+ * page for its last 24 px.
  */
 const PRINT_CSS = `
+main{padding:0}
 h1,h2,h3,caption{break-after:avoid-page}
 .card,.chart,tr,table.short,.drift p{break-inside:avoid-page}
 thead{display:table-header-group}

@@ -122,7 +122,7 @@ describe('visync report per workspace settings', () => {
     const other = readFileSync(join(reportDir(out, second, '2026-11'), 'report.html'), 'utf8');
     expect(other).toContain('Prepared by visibility-sync.');
     expect(other).toContain(
-      'AI visibility report, 1 – 10 November 2026, month to date. Compared with October 2026.',
+      'AI visibility report, 1\u2009–\u200910 November 2026, month to date. Compared with October 2026.',
     );
     expect(other).not.toContain(CONTACT);
   });

@@ -42,9 +42,18 @@ function dataDetails(r: Report, f: Formats): Html {
 </section>`;
 }
 
-export async function renderHtml(r: Report, style: ReportStyle): Promise<string> {
+/**
+ * The page. `brandName`: the brand's name in the data; with `clientName` set, the API's texts that
+ * name the brand name the client as the agency does (docs/reports.md, "Language").
+ */
+export async function renderHtml(
+  r: Report,
+  style: ReportStyle,
+  o: { brandName?: string | null } = {},
+): Promise<string> {
   beginReportCharts();
-  const f = formatsOf(style);
+  const rename = style.clientName && o.brandName ? { from: o.brandName, to: style.clientName } : null;
+  const f = formatsOf(style, rename);
   const colours = { primary: style.primaryColour, accent: style.accentColour };
   const series = { current: f.t('charts:series.this'), previous: f.t('charts:series.previous') };
   const line = (key: 'overall_score' | 'share_of_voice'): LinePoint[] =>

@@ -126,7 +126,7 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
     // html.js loads Vega: only when a page is asked for.
     const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
     const page = formats.some((f) => f !== 'json')
-      ? await (await import('./html.js')).renderHtml(report, style)
+      ? await (await import('./html.js')).renderHtml(report, style, { brandName: brandNameOf(workspace) })
       : '';
     const files = reportFiles(o, formats, report, page, workspace.brandId);
     // Awaited in order below; a failure of one still in flight then is not left unheard.
@@ -164,4 +164,12 @@ async function reportFiles(
     }
   }
   return files;
+}
+
+/** The brand's name in the data (its brands row at the period's end), for the client name override. */
+function brandNameOf(workspace: {
+  end: { brands?: { rows: readonly Record<string, unknown>[] } };
+}): string | null {
+  const name = workspace.end.brands?.rows[0]?.name;
+  return typeof name === 'string' ? name : null;
 }

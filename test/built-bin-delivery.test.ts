@@ -124,6 +124,9 @@ describe('the built visync delivers', () => {
           recipients: ['cmo@client.example'],
           formats: ['html', 'json', 'pdf'],
           smtp: { host: '127.0.0.1', port: box.port, from: 'reports@agency.example', allowInsecure: true },
+          // The client's language and the agency's addressing, through the built bin.
+          locale: 'de-DE',
+          mail: { fromName: 'Agency Digital', replyTo: 'am@agency.example', bcc: ['archive@agency.example'] },
         },
       },
     });
@@ -176,9 +179,19 @@ describe('the built visync delivers', () => {
     for (const b of hook.bodies as Body[])
       if (b.visync.event === 'report') expect(b.visync).toMatchObject({ period: '2026-W46' });
     expect(box.mails).toHaveLength(workspaces);
+    // The bcc rides with the (only) recipient's mail, once per workspace, never as a header.
+    expect(box.envelopes).toEqual(box.mails.map(() => ['cmo@client.example', 'archive@agency.example']));
     for (const mail of box.mails) {
-      expect(mail.subject).toMatch(/AI visibility report 2026-W46$/);
+      expect(mail.headers.has('bcc')).toBe(false);
+      expect(mail.subject).toMatch(
+        /: Wöchentlicher KI-Sichtbarkeitsbericht, KW 46 2026( \u2013 Gesamtwert \d+,\d( \([+-]\d+,\d\))?)?$/,
+      );
+      expect(mail.text).toContain('anbei erhalten Sie den wöchentlichen KI-Sichtbarkeitsbericht von ');
+      expect(mail.html).toContain('<html lang="de-DE">');
+      expect(mail.from?.value).toEqual([{ name: 'Agency Digital', address: 'reports@agency.example' }]);
+      expect(mail.replyTo?.text).toBe('am@agency.example');
       const pdf = mail.attachments.find((a) => a.contentType === 'application/pdf');
+      expect(pdf?.filename).toMatch(/^[a-z0-9-]+-2026-W46\.pdf$/);
       expect(pdf?.content.subarray(0, 5).toString()).toBe('%PDF-');
       expect(pdf!.content.length).toBeGreaterThan(10_000);
     }

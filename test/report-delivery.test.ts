@@ -143,10 +143,12 @@ describe('scheduled report delivery', () => {
     // Exactly one mail per recipient and workspace, with the subject, the PDF and a fixed Message-ID.
     expect(box.mails).toHaveLength(RECIPIENTS.length * brands.length);
     for (const mail of box.mails) {
-      expect(mail.subject).toMatch(/^.+: AI visibility report 2026-10$/);
+      expect(mail.subject).toMatch(
+        /^.+: AI visibility report for October 2026( \u2013 score \d+\.\d( \([+-]\d+\.\d\))?)?$/,
+      );
       expect(mail.from?.text).toBe('reports@northwind.example');
       expect(mail.attachments.map((a) => [a.filename, a.contentType])).toEqual([
-        ['report-2026-10.pdf', 'application/pdf'],
+        [expect.stringMatching(/^[a-z0-9-]+-2026-10\.pdf$/), 'application/pdf'],
       ]);
       expect(mail.attachments[0]?.content.subarray(0, 5).toString()).toBe('%PDF-');
       // The agency name is text in the HTML body, never markup.
@@ -239,7 +241,7 @@ describe('scheduled report delivery', () => {
     expect([send.code, send.err]).toEqual([0, []]);
     expect(send.out).toEqual([`acme ${brand} 2026-10 ${RECIPIENTS[0]}: sent`]);
     expect(box.mails).toHaveLength(1);
-    expect(box.mails[0]?.attachments[0]?.filename).toBe('report-2026-10.html');
+    expect(box.mails[0]?.attachments[0]?.filename).toMatch(/^[a-z0-9-]+-2026-10\.html$/);
     expect(deliveryOf(dir, brand, '2026-10').state).toBe('sent');
     // `visync status` no longer counts the sent draft (the Redis index still holds it until the
     // next report job; the record in the store says sent).
@@ -308,7 +310,7 @@ describe('scheduled report delivery', () => {
       what: () => `a mail per workspace; ${box.mails.length} so far`,
       timeoutMs: 60_000,
     });
-    expect(box.mails.map((m) => m.subject?.endsWith('AI visibility report 2026-10'))).toEqual(
+    expect(box.mails.map((m) => m.subject?.includes('AI visibility report for October 2026'))).toEqual(
       box.mails.map(() => true),
     );
     expect(logs.lines.join('')).not.toContain(PASSWORD);

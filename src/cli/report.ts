@@ -99,7 +99,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
     period,
     make,
     output,
-    { pdfReportsConfigured, reportSettingsFor, styleOf },
+    { pdfFooter, pdfReportsConfigured, reportSettingsFor, styleOf },
     { errorMessage },
     { findAccount },
     { chosenAccounts },
@@ -190,7 +190,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
               const s = settingsOf(account, brandId);
               return pdf.render(html, {
                 pageSize: s.pageSize,
-                ...(s.footer ? { footerText: s.footer } : {}),
+                ...pdfFooter(styleOf(s)),
                 locale: s.locale ?? null,
               });
             }),

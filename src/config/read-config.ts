@@ -1,12 +1,14 @@
 // The config: read (./yaml-text.ts), ${NAME} references filled in (./interpolate.ts), account keys
 // prepared (./account-keys.ts), validated against ./schema.ts with zod issues in our words
 // (./issues.ts), accountsFrom read, and the keys registered with the log scrubber.
+
 import { dirname, resolve } from 'node:path';
 import type { z } from 'zod';
 import { MIN_SECRET_LENGTH, registerSecret } from '../log.js';
 import { redactSecrets } from '../util/redact.js';
 import { type AccountContext, type ApiKeysNeed, prepareAccount, UNUSED_KEY } from './account-keys.js';
 import { type RawAccount, readAccountsFrom } from './accounts-from.js';
+import { lowContrastColours } from './colour-warnings.js';
 import { ConfigError, type ConfigIssue } from './config-error.js';
 import { envLookup, interpolateEnv, isPlainTextKey, keyVariable } from './interpolate.js';
 import { describeIssues, fallbackMessage } from './issues.js';
@@ -183,6 +185,8 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
     ...(accountsFrom !== undefined ? { accountsFrom } : {}),
     accounts: accounts.map((a) => a.account),
   };
+  for (const text of lowContrastColours(config))
+    (opts.onWarning ?? warnOnStderr)(`${source}: ${text}`, { source, text });
   return {
     config,
     origins: new Map(accounts.map((a) => [a.account.name, a.origin])),

@@ -296,6 +296,31 @@ export const SmtpSchema = z
     }
   });
 
+// How a report's e-mail is addressed (src/report/mail.ts): who it is from by name, where replies go,
+// who is in copy. A level's block overrides only the keys it sets (src/report/style.ts).
+const emailList = (what: string) =>
+  z.array(email, { error: expected(`a list of e-mail addresses (${what})`) }).superRefine((v, ctx) => {
+    if (new Set(v.map((a) => a.toLowerCase())).size !== v.length)
+      ctx.addIssue({ code: 'custom', message: `${what} addresses must be unique` });
+  });
+
+export const ReportMailSchema = z.strictObject(
+  {
+    /** The sender's display name: `Northwind Digital <reports@northwind.example>`. */
+    fromName: shortText('a display name for the sender', 120)
+      .regex(/^[^\r\n<>"]+$/, {
+        error: 'expected a display name without line breaks, quotes or angle brackets',
+      })
+      .optional(),
+    replyTo: email.optional(),
+    /** In copy, visibly: on every recipient's mail, delivered once (with the first recipient's). */
+    cc: emailList('cc').optional(),
+    /** In blind copy: delivered once, with the first recipient's mail, never shown. */
+    bcc: emailList('bcc').optional(),
+  },
+  { error: expected('a mapping with fromName, replyTo, cc and bcc') },
+);
+
 // Every key optional: a level says only what it changes; src/report/style.ts merges the levels
 // (top level <- account <- workspace) and fills the defaults.
 const reportSettingsShape = {
@@ -338,6 +363,7 @@ const reportSettingsShape = {
     .optional(),
   review: bool.optional(),
   smtp: z.preprocess(nullAsUndefined, SmtpSchema.optional()),
+  mail: z.preprocess(nullAsUndefined, ReportMailSchema.optional()),
 };
 
 const WORKSPACES_AT_TOP =
@@ -777,5 +803,6 @@ export type AccountReportsConfig = z.output<typeof AccountReportsSchema>;
 export type WorkspaceReportsConfig = z.output<typeof WorkspaceReportsSchema>;
 export type ReportScheduleConfig = z.output<typeof ReportScheduleSchema>;
 export type SmtpConfig = z.output<typeof SmtpSchema>;
+export type ReportMailConfig = z.output<typeof ReportMailSchema>;
 export type ReportSection = (typeof REPORT_SECTIONS)[number];
 export type ReportFormat = (typeof REPORT_FORMATS)[number];

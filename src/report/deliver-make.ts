@@ -12,7 +12,7 @@ import type { DeliveryRecord, DeliveryState } from './delivery.js';
 import { makeAccountReports } from './make.js';
 import { type ReportFormat, storeTarget } from './output.js';
 import type { PdfSession } from './pdf.js';
-import { reportSettingsFor, styleOf } from './style.js';
+import { pdfFooter, reportSettingsFor, styleOf } from './style.js';
 
 export interface Made {
   due: Due;
@@ -124,7 +124,7 @@ async function makeGroup(
             const s = (byBrand.get(b) as Due).settings;
             return session.render(html, {
               pageSize: s.pageSize,
-              ...(s.footer ? { footerText: s.footer } : {}),
+              ...pdfFooter(styleOf(s)),
               locale: s.locale ?? null,
             });
           },

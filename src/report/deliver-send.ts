@@ -19,6 +19,7 @@ import {
   recordSend,
   reportMessageId,
 } from './delivery.js';
+import { attachmentName, type Headline } from './mail/compose.js';
 import {
   accountFailure,
   certainlyNotSent,
@@ -39,21 +40,43 @@ export function sendClaimSeconds(t: MailTimeouts = SMTP_TIMEOUTS): number {
 export const UNCONFIRMED_FIX =
   'check with the recipient, then `visync report send --resend-unconfirmed` mails it again under the same Message-ID';
 
-/** The attachment: the PDF when PDFs are made, else the HTML page (else the JSON model). */
-async function attachmentOf(o: DeliveryOptions, due: Due): Promise<ReportMail['attachment']> {
+/** What the mail says of the report: the client's name and the headline figures (report.json). */
+interface Facts {
+  clientName: string;
+  headline: Headline;
+}
+
+async function factsOf(o: DeliveryOptions, due: Due): Promise<Facts> {
+  const report = await storeTarget(o.store).read(o.account.name, due.brandId, due.period.label);
+  const score = report?.kpis.overall_score_end;
+  return {
+    clientName: due.settings.clientName ?? report?.cover.client_name ?? due.brandId,
+    headline: {
+      score: score?.value ?? null,
+      delta: score?.delta ?? null,
+      earlier: report?.comparison.earlier_period ?? false,
+      comparable: score?.comparable ?? false,
+    },
+  };
+}
+
+/** The attachment, `<client>-<period>.<ext>`: the PDF when PDFs are made, else the HTML page (else the JSON model). */
+async function attachmentOf(
+  o: DeliveryOptions,
+  due: Due,
+  clientName: string,
+): Promise<ReportMail['attachment']> {
   const prefix = reportPrefix(o.account.name, due.brandId, due.period.label);
   const formats = formatsOf(due.settings);
   const format = formats.includes('pdf') ? 'pdf' : formats.includes('html') ? 'html' : 'json';
   const content = await o.store.get(`${prefix}report.${format}`);
   if (!content) throw new Error(`report.${format} is missing from ${prefix}`);
   const types = { pdf: 'application/pdf', html: 'text/html; charset=utf-8', json: 'application/json' };
-  return { filename: `report-${due.period.label}.${format}`, content, contentType: types[format] };
-}
-
-async function clientNameOf(o: DeliveryOptions, due: Due): Promise<string> {
-  if (due.settings.clientName) return due.settings.clientName;
-  const report = await storeTarget(o.store).read(o.account.name, due.brandId, due.period.label);
-  return report?.cover.client_name ?? due.brandId;
+  return {
+    filename: attachmentName(clientName, due.period.label, format),
+    content,
+    contentType: types[format],
+  };
 }
 
 function unconfirmed(recipient: string, startedAt: string | undefined): RecipientOutcome {
@@ -91,10 +114,10 @@ export async function sendPending(
     if (pending.length && !smtp)
       failAll('recipients are set but reports.smtp is not: configure host and from');
     else if (pending.length && smtp) {
-      const attachment = await attachmentOf(o, due);
-      const clientName = await clientNameOf(o, due);
+      const facts = await factsOf(o, due);
+      const attachment = await attachmentOf(o, due, facts.clientName);
       for (const recipient of pending)
-        results.push(await sendOne(o, { session, smtp, where, recipient, attachment, clientName, due }));
+        results.push(await sendOne(o, { session, smtp, where, recipient, attachment, facts, due }));
     }
   } catch (err) {
     // The records or the report could not be read: nothing was sent to whoever is left.
@@ -149,7 +172,7 @@ interface OneSend {
   where: { account: string; brandId: string; period: string };
   recipient: string;
   attachment: ReportMail['attachment'];
-  clientName: string;
+  facts: Facts;
   due: Due;
 }
 
@@ -200,13 +223,22 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
   }
   try {
     const mailer = await s.session.mailer(s.smtp);
+    const settings = s.due.settings;
     await mailer.send({
       to: recipient,
       messageId,
-      clientName: s.clientName,
-      period: s.due.period,
-      agency: s.due.settings.agency,
-      contact: s.due.settings.contact,
+      words: {
+        clientName: s.facts.clientName,
+        period: s.due.period,
+        locale: settings.locale ?? null,
+        headline: s.facts.headline,
+        fileName: s.attachment.filename,
+        agency: settings.agency,
+        contact: settings.contact,
+      },
+      addressing: settings.mail,
+      // The copies ride with the first recipient's mail, so they arrive once (./mail.ts).
+      withCopies: recipient === settings.recipients[0],
       attachment: s.attachment,
     });
   } catch (err) {

@@ -119,8 +119,13 @@ export function card(f: Formats, k: Kpi, o: CardOptions): Html {
 }
 
 /** A table with its column heads (catalogue keys `page:col.<key>`); no rows: "None." in the locale. */
+/** Rows a table may have and still be kept whole on one printed page. */
+export const SHORT_TABLE_ROWS = 5;
+
 export function table(f: Formats, head: readonly string[], rows: readonly Html[][], caption?: string): Html {
   if (rows.length === 0) return html`<p class="muted">${f.t('page:none')}</p>`;
-  return html`<table>${caption ? html`<caption>${caption}</caption>` : ''}<thead><tr>${head.map((h) => html`<th>${f.t(`page:col.${h}`)}</th>`)}</tr></thead>
+  // A short table is kept on one page in print (./page-css.ts); a long one flows on.
+  const short = rows.length <= SHORT_TABLE_ROWS;
+  return html`<table${short ? html` class="short"` : ''}>${caption ? html`<caption>${caption}</caption>` : ''}<thead><tr>${head.map((h) => html`<th>${f.t(`page:col.${h}`)}</th>`)}</tr></thead>
 <tbody>${rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>`;
 }

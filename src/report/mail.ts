@@ -4,10 +4,9 @@
 // with the log scrubber, and is never written anywhere. Every wait on the server is bounded, a
 // whole send too. The login and the reports cross the network only inside TLS (port 465 with
 // `secure`, or STARTTLS, required), unless `allowInsecure: true` says otherwise on purpose.
-import type { SmtpConfig } from '../config/schema.js';
-import type { Period } from '../history/period.js';
+import type { ReportMailConfig, SmtpConfig } from '../config/schema.js';
 import { registerSecret } from '../log.js';
-import { escapeText } from './pdf.js';
+import { composeMail, type MailWords } from './mail/compose.js';
 
 /**
  * Reaching the server, its greeting, any silence mid-conversation, and a whole send (a server that
@@ -105,10 +104,15 @@ export function smtpAuth(
 export interface ReportMail {
   to: string;
   messageId: string;
-  clientName: string;
-  period: Period;
-  agency?: string | undefined;
-  contact?: string | undefined;
+  /** The subject's and body's words (./mail/compose.ts). */
+  words: MailWords;
+  /** `reports.mail` of the workspace: sender name, reply-to, cc and bcc. */
+  addressing: ReportMailConfig;
+  /**
+   * Whether cc and bcc get this message: each recipient's mail is sent and recorded on its own
+   * (./delivery.ts), so the copies ride with one of them, the first recipient's, and arrive once.
+   */
+  withCopies: boolean;
   attachment: { filename: string; content: Buffer; contentType: string };
 }
 
@@ -157,7 +161,7 @@ export async function openMailer(
         }, sendTimeout);
       });
       try {
-        await Promise.race([transport.sendMail({ ...reportMessage(m), from: smtp.from }), over]);
+        await Promise.race([transport.sendMail(reportMessage(m, smtp.from)), over]);
       } finally {
         clearTimeout(timer);
       }
@@ -169,24 +173,25 @@ export async function openMailer(
   };
 }
 
-/** Subject, text and HTML body (every configured or API string escaped), attachment. */
-export function reportMessage(m: ReportMail) {
-  const subject = `${m.clientName}: AI visibility report ${m.period.label}`;
-  const lines = [
-    'Hello,',
-    '',
-    `attached is the AI visibility report of ${m.clientName} for ${m.period.label} (${m.period.from} to ${m.period.to}).`,
-    '',
-    ...(m.agency ? [m.agency] : []),
-    ...(m.contact ? [m.contact] : []),
-  ];
-  const html = `<!doctype html><html><body>${lines
-    .map((l) => (l === '' ? '' : `<p>${escapeText(l)}</p>`))
-    .join('')}</body></html>`;
+/**
+ * The message nodemailer sends: subject, text and HTML parts, the attachment, the sender with its
+ * display name, Reply-To, and Cc shown on every recipient's mail. The envelope says who gets this
+ * copy: its recipient, plus cc and bcc only on the mail that carries the copies (Bcc is never a
+ * header).
+ */
+export function reportMessage(m: ReportMail, from: string) {
+  const { subject, text, html } = composeMail(m.words);
+  const a = m.addressing;
+  const cc = a.cc ?? [];
+  const copies = m.withCopies ? [...cc, ...(a.bcc ?? [])] : [];
   return {
+    from: a.fromName ? { name: a.fromName, address: from } : from,
     to: m.to,
+    ...(cc.length ? { cc } : {}),
+    ...(a.replyTo ? { replyTo: a.replyTo } : {}),
+    envelope: { from, to: [m.to, ...copies] },
     subject,
-    text: `${lines.join('\n')}\n`,
+    text,
     html,
     messageId: m.messageId,
     attachments: [m.attachment],

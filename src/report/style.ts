@@ -7,12 +7,15 @@ import type {
   AccountConfig,
   Config,
   ReportFormat,
+  ReportMailConfig,
   ReportScheduleConfig,
   ReportSection,
   SmtpConfig,
   WorkspaceReportsConfig,
 } from '../config/schema.js';
 import { REPORT_SECTIONS } from '../config/schema.js';
+import { textColourOnWhite } from '../util/contrast.js';
+import { translator } from './i18n/translate.js';
 import { DEFAULT_CHROMIUM_PATH, type PageSize } from './pdf.js';
 
 export interface ReportSettings {
@@ -48,6 +51,8 @@ export interface ReportSettings {
   /** Keep made reports as drafts until `visync report send`. */
   review: boolean;
   smtp?: SmtpConfig;
+  /** Sender name, reply-to, cc and bcc of the report's e-mail (each level overrides the keys it sets). */
+  mail: ReportMailConfig;
 }
 
 /** A fresh copy each time: callers may change theirs. */
@@ -62,6 +67,7 @@ export function defaultReportSettings(): ReportSettings {
     chromiumPath: DEFAULT_CHROMIUM_PATH,
     recipients: [],
     review: false,
+    mail: {},
   };
 }
 
@@ -69,11 +75,18 @@ type Level = Omit<WorkspaceReportsConfig, 'chromiumPath'> & { chromiumPath?: str
 
 function overlay(base: ReportSettings, level: Level | undefined): ReportSettings {
   if (!level) return base;
-  const { colors, engineNames, workspaces: _w, ...rest } = level;
+  const { colors, mail, engineNames, workspaces: _w, ...rest } = level;
   const set = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  const mailSet = Object.fromEntries(Object.entries(mail ?? {}).filter(([, v]) => v !== undefined));
   const names =
     engineNames || base.engineNames ? { engineNames: { ...base.engineNames, ...engineNames } } : {};
-  return { ...base, ...set, ...names, colors: { ...base.colors, ...colors } } as ReportSettings;
+  return {
+    ...base,
+    ...set,
+    ...names,
+    colors: { ...base.colors, ...colors },
+    mail: { ...base.mail, ...mailSet },
+  } as ReportSettings;
 }
 
 /** The merged, defaulted settings of one workspace's report (without a workspace: the account's). */
@@ -110,6 +123,10 @@ export interface ReportStyle {
   primaryColour: string;
   /** Second series, highlights (`#rrggbb`). */
   accentColour: string;
+  /** The colours for text on the white page: each its own colour at WCAG AA (4.5:1), else a darker
+   * shade of its hue (src/util/contrast.ts); fills and chart lines keep the agency's colours. */
+  primaryText: string;
+  accentText: string;
   /** An embedded image (`data:image/png;base64,...`), never a remote URL; null: no logo. */
   logoDataUri: string | null;
   /** At most 200 characters; null: none. */
@@ -139,6 +156,8 @@ export function styleOf(s: ReportSettings): ReportStyle {
     agencyName: s.agency ?? (s.hidePlatformName ? null : 'visibility-sync'),
     primaryColour: s.colors.primary,
     accentColour: s.colors.accent,
+    primaryText: textColourOnWhite(s.colors.primary),
+    accentText: textColourOnWhite(s.colors.accent),
     logoDataUri: s.logo ?? null,
     footer: s.footer ?? null,
     clientName: s.clientName ?? null,
@@ -150,6 +169,21 @@ export function styleOf(s: ReportSettings): ReportStyle {
     engineNames: s.engineNames ?? {},
     dataDetails: s.dataDetails,
   };
+}
+
+/**
+ * The line Chromium prints at the foot of every PDF page: the agency's footer, then the closing
+ * "Prepared by". In print the page's own <footer> is left out (./html.ts, PRINT_CSS): Chromium
+ * cannot keep a block with the end of a table before it, so the closing line could stand alone on
+ * a last page; in the running footer it never does (docs/reports-pdf.md, "Page breaks").
+ */
+export function pdfFooter(style: ReportStyle): { footerText?: string } {
+  const closing =
+    style.agencyName === null
+      ? null
+      : translator(style.locale).t('page:footer.prepared', { agency: style.agencyName });
+  const line = [style.footer, closing].filter((x) => x !== null).join(' \u00b7 ');
+  return line === '' ? {} : { footerText: line };
 }
 
 export const DEFAULT_STYLE: ReportStyle = styleOf(defaultReportSettings());

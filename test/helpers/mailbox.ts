@@ -15,6 +15,8 @@ afterEach(async () => {
 export interface Mailbox {
   port: number;
   mails: ParsedMail[];
+  /** Each accepted mail's envelope recipients (RCPT TO), in the order of `mails`. */
+  envelopes: string[][];
   /** Passwords the server was given at AUTH, accepted or not. */
   logins: string[];
   connections: number;
@@ -35,7 +37,7 @@ export interface MailboxOptions {
 
 /** A server without TLS that takes AUTH in cleartext (allowInsecureAuth): what a client sends is up to the client. */
 export async function mailbox(o: MailboxOptions = {}): Promise<Mailbox> {
-  const box: Mailbox = { port: 0, mails: [], logins: [], connections: 0, dataStarted: 0 };
+  const box: Mailbox = { port: 0, mails: [], envelopes: [], logins: [], connections: 0, dataStarted: 0 };
   const server = new SMTPServer({
     secure: false,
     authOptional: true,
@@ -53,7 +55,7 @@ export async function mailbox(o: MailboxOptions = {}): Promise<Mailbox> {
       if (o.refuseLogin) cb(new Error('535 5.7.8 authentication failed'));
       else cb(null, { user: auth.username });
     },
-    onData(stream, _session, cb) {
+    onData(stream, session, cb) {
       const n = ++box.dataStarted;
       simpleParser(stream).then(
         async (mail) => {
@@ -61,6 +63,7 @@ export async function mailbox(o: MailboxOptions = {}): Promise<Mailbox> {
           if (o.acceptDelayMs) await new Promise((r) => setTimeout(r, o.acceptDelayMs));
           await o.onAccept?.(mail);
           box.mails.push(mail);
+          box.envelopes.push(session.envelope.rcptTo.map((a) => a.address));
           cb();
         },
         (err: Error) => cb(err),

@@ -1,0 +1,121 @@
+// The words of a report's e-mail in the client's language (the `mail` catalogue area, src/report/i18n/):
+// a subject and a body per kind of period (a month, an ISO week, a range of days) naming the client,
+// the period as the locale says it and two headline figures, the overall score at the period's end
+// and its change, in the locale's number format. A figure that is missing is said to be missing
+// (never 0); docs/reports.md, "The e-mail".
+import type { Period } from '../../history/period.js';
+import { periodName } from '../i18n/period-name.js';
+import { translator } from '../i18n/translate.js';
+import { escapeText } from '../pdf.js';
+
+/** The two figures the mail leads with, from report.json (kpis.overall_score_end). */
+export interface Headline {
+  score: number | null;
+  delta: number | null;
+  /** False: the report has no earlier period to compare with (the first one). */
+  earlier: boolean;
+  /** False: an earlier period exists but does not compare (too thin, too old). */
+  comparable: boolean;
+}
+
+export interface MailWords {
+  clientName: string;
+  period: Period;
+  /** BCP 47; null: English words, numbers as en-US writes them. */
+  locale: string | null;
+  headline: Headline;
+  /** The attachment's file name, said in the body. */
+  fileName: string;
+  agency?: string | undefined;
+  contact?: string | undefined;
+}
+
+export interface ComposedMail {
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const fullLocale = (locale: string | null) => locale ?? 'en-US';
+
+/**
+ * The period as the page names it (../i18n/period-name.ts): `November 2026`, `1.–28. November 2026`;
+ * a week in the sentence's own case from the mail catalogue (`KW 47 2026`, `week 47 of 2026`).
+ */
+export function periodWords(period: Period, locale: string | null): string {
+  const { t } = translator(locale);
+  if (period.kind !== 'week') return periodName(period, t, locale);
+  const [year, week] = period.label.split('-W') as [string, string];
+  return t('mail:period.week', { week: Number(week), year });
+}
+
+/** The headline lines: the score and its change, each said when it is missing. */
+function headlineLines(w: MailWords): { score: string; change: string; short: string | null } {
+  const { t } = translator(w.locale);
+  const one = new Intl.NumberFormat(fullLocale(w.locale), {
+    minimumFractionDigits: 1,
+    maximumFractionDigits: 1,
+  });
+  const signed = new Intl.NumberFormat(fullLocale(w.locale), {
+    minimumFractionDigits: 1,
+    maximumFractionDigits: 1,
+    signDisplay: 'exceptZero',
+  });
+  const h = w.headline;
+  const has = (n: number | null): n is number => n !== null && Number.isFinite(n);
+  const score = has(h.score) ? one.format(h.score) : null;
+  const delta = h.earlier && h.comparable && has(h.delta) ? signed.format(h.delta) : null;
+  const change =
+    delta !== null
+      ? t('mail:headline.change', { change: t('mail:points', { value: delta }) })
+      : !h.earlier
+        ? t('mail:headline.changeFirst')
+        : t('mail:headline.changeNotComparable');
+  return {
+    score: score === null ? t('mail:headline.scoreMissing') : t('mail:headline.score', { score }),
+    change,
+    short:
+      score === null
+        ? null
+        : delta === null
+          ? t('mail:subject.score', { score })
+          : t('mail:subject.scoreChange', { score, change: delta }),
+  };
+}
+
+/** Subject, plain text and HTML (every configured or API string escaped) of one report's e-mail. */
+export function composeMail(w: MailWords): ComposedMail {
+  const { t } = translator(w.locale);
+  const params = { client: w.clientName, period: periodWords(w.period, w.locale) };
+  const figures = headlineLines(w);
+  const subject = [t(`mail:subject.${w.period.kind}`, params), figures.short]
+    .filter(Boolean)
+    .join(' \u2013 ');
+  const paragraphs: string[][] = [
+    [t('mail:greeting')],
+    [t(`mail:intro.${w.period.kind}`, params)],
+    [figures.score, figures.change],
+    [t('mail:attachment', { file: w.fileName })],
+    [t('mail:closing'), ...(w.agency ? [w.agency] : []), ...(w.contact ? [w.contact] : [])],
+  ];
+  const text = `${paragraphs.map((p) => p.join('\n')).join('\n\n')}\n`;
+  const lang = translator(w.locale).htmlLang;
+  const html = `<!doctype html><html lang="${escapeText(lang)}"><head><meta charset="utf-8"><title>${escapeText(subject)}</title></head><body>${paragraphs
+    .map((p) => `<p>${p.map(escapeText).join('<br>')}</p>`)
+    .join('')}</body></html>`;
+  return { subject, text, html };
+}
+
+/** `acme-gmbh-2026-11.pdf`: the client's name as a safe file name (ASCII letters, digits, dashes), then the period. */
+export function attachmentName(clientName: string, period: string, ext: string): string {
+  const slug = clientName
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .replace(/ß/g, 'ss')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return `${slug || 'report'}-${period}.${ext}`;
+}

@@ -110,6 +110,7 @@ function stateSections(
         delta: b.comparable ? delta(score, previous) : null,
         comparable: b.comparable,
         reason: b.reason,
+        coverage: { current: b.current, previous: b.previous },
       };
     }),
     buyer_intent: {

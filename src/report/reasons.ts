@@ -26,14 +26,11 @@ export function kpiReason(f: Formats, k: Kpi, previous: Period): string | null {
   return f.t('page:reason.same_run', { day: f.day(before) });
 }
 
-/**
- * Why an engine's previous mean does not compare. The engine row keeps only the English reason
- * (src/history/comparison.ts `dailyBasis`), whose two forms carry the days it counted.
- */
+/** Why an engine's previous mean does not compare, from the days it counted (never its English text). */
 export function engineReason(f: Formats, e: EngineScore, previous: Period): string | null {
-  if (e.comparable || e.reason === null) return null;
-  const m = /data on only (\d+) of (\d+) days/.exec(e.reason);
-  return m ? thinOrEmpty(f, previous, Number(m[1]), Number(m[2])) : thinOrEmpty(f, previous, 0, 0);
+  if (e.comparable) return null;
+  const side = e.coverage.previous;
+  return thinOrEmpty(f, previous, side.days_with_data ?? 0, side.days ?? 0);
 }
 
 /** The note on the key figures of a first report: nothing is known of the period before. */

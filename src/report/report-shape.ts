@@ -63,6 +63,8 @@ export interface EngineScore {
   /** False when the previous period's data on the engine is too thin (`reason`); delta is then null. */
   comparable: boolean;
   reason: string | null;
+  /** The days with data the comparison stands on (the page words `reason` from these). */
+  coverage: { current: Side; previous: Side };
 }
 
 export interface Recommendation {

@@ -7,7 +7,7 @@ import { reportAlert } from '../ops/alerts.js';
 import { metrics } from '../ops/metrics.js';
 import { errorMessage } from '../util/errors.js';
 import type { DeliveryOptions } from './deliver.js';
-import { base, type Due, formatsOf, notify, save } from './deliver-steps.js';
+import { base, type Due, firstToAlert, formatsOf, notify, save } from './deliver-steps.js';
 import type { DeliveryRecord, DeliveryState } from './delivery.js';
 import { makeAccountReports } from './make.js';
 import { type ReportFormat, storeTarget } from './output.js';
@@ -83,7 +83,11 @@ export async function makeReports(
           draft: d.settings.review,
         };
         const payload = alerts && reportAlert(facts, alerts.on);
-        if (alerts && payload) {
+        if (
+          alerts &&
+          payload &&
+          (await firstToAlert(o, d.settings.review ? 'report-draft' : 'report-made', facts))
+        ) {
           const sent = notify(o, alerts.webhook, payload, facts);
           // With the job's batch, the alert goes out beside the next reports and the mails (the
           // job awaits the batch at its end); without one, before the next report.

@@ -5,6 +5,7 @@
 import type { Period } from '../history/period.js';
 import { scrubSecrets } from '../log.js';
 import { type ReportAlertFacts, type reportAlert, sendAlert } from '../ops/alerts.js';
+import { brandKey } from '../sinks/layout.js';
 import type { DeliveryOptions, RecipientOutcome, WorkspaceOutcome } from './deliver.js';
 import { type DeliveryRecord, writeDelivery } from './delivery.js';
 import type { ReportFormat } from './output.js';
@@ -52,6 +53,26 @@ export function base(o: DeliveryOptions, due: Due, trigger?: { runDate: string; 
     ...(trigger ? { run_id: trigger.runId } : due.record?.run_id ? { run_id: due.record.run_id } : {}),
     recipients: [...due.settings.recipients],
   };
+}
+
+/** An alert of a period is claimed for longer than the period stays the newest due one. */
+const ALERT_ONCE_SECONDS = 60 * 86_400;
+
+/**
+ * Whether this process is the one to send the `kind` alert of a workspace's period: once per
+ * account, workspace and period across workers (with claims). A report job that runs twice (its
+ * lock lost on a loaded machine, so BullMQ hands it out again) finds the claim taken.
+ */
+export async function firstToAlert(
+  o: Pick<DeliveryOptions, 'claims'>,
+  kind: 'report-stale' | 'report-made' | 'report-draft',
+  facts: Pick<ReportAlertFacts, 'account' | 'brandId' | 'period'>,
+): Promise<boolean> {
+  if (!o.claims) return true;
+  return o.claims.take(
+    `alerts:${kind}:${facts.account}:${brandKey(facts.brandId)}:${facts.period}`,
+    ALERT_ONCE_SECONDS,
+  );
 }
 
 export async function notify(

@@ -21,14 +21,13 @@ import {
 } from '../ops/alerts.js';
 import { metrics } from '../ops/metrics.js';
 import type { Claims } from '../sinks/claims.js';
-import { brandKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { utcDate } from '../util/time.js';
 import { reportableWorkspaces } from './account-data.js';
 import { handMadeRecord } from './deliver-hand-made.js';
 import { makeReports } from './deliver-make.js';
 import { sendPending } from './deliver-send.js';
-import { base, type Due, notify, outcome, save } from './deliver-steps.js';
+import { base, type Due, firstToAlert, notify, outcome, save } from './deliver-steps.js';
 import { type DeliveryRecord, type DeliveryState, readDelivery } from './delivery.js';
 import type { MailTimeouts } from './mail.js';
 import { MailSession, serverName } from './mail-session.js';
@@ -84,9 +83,6 @@ export interface WorkspaceOutcome {
   /** delivery.json could not be written (the sends are recorded on their own). */
   recordFailure?: string;
 }
-
-/** The stale alert of a period is claimed for longer than the period stays the newest due one. */
-const STALE_ALERT_SECONDS = 60 * 86_400;
 
 /**
  * The due reports of the account's scheduled workspaces, after the nightly run of `trigger.runDate`:
@@ -275,7 +271,6 @@ async function alertOnce(o: DeliveryOptions, facts: ReportAlertFacts): Promise<b
   const alerts = o.config.alerts;
   const payload = alerts && reportAlert(facts, alerts.on);
   if (!alerts || !payload) return false;
-  const key = `alerts:report-stale:${facts.account}:${brandKey(facts.brandId)}:${facts.period}`;
-  if (o.claims && !(await o.claims.take(key, STALE_ALERT_SECONDS))) return true;
+  if (!(await firstToAlert(o, 'report-stale', facts))) return true;
   return notify(o, alerts.webhook, payload, facts);
 }

@@ -28,7 +28,13 @@ export function shown(s: string): string | Html {
  * direction; a missing one reads "n/a" in the locale.
  */
 export const text = (f: Formats, s: string | null | undefined): Html =>
-  s == null ? html`<span class="na">${f.na}</span>` : html`<bdi>${f.api(s)}</bdi>`;
+  s == null ? html`<span class="na">${f.na}</span>` : html`<bdi>${shownIn(f, f.api(s))}</bdi>`;
+
+/** `shown`, its note in the page's language: the API's strings are the ones that run long. */
+function shownIn(f: Formats, s: string): string | Html {
+  const { head, cut } = cutText(s);
+  return cut ? escapedHtml`${head}<span class="cut">${f.t('page:cut', { n: f.number(cut) })}</span>` : s;
+}
 /**
  * The page's precision (docs/reports.md, "Precision"): a score, mean or percentage at one decimal
  * (`fig`), a count whole (`whole`), a share of voice with its unit (`share`); null, and a

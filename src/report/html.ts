@@ -26,6 +26,7 @@ import {
 import type { NotAvailable } from './not-read.js';
 import type { Report } from './report-shape.js';
 import { DELTA_COLOURS, type ReportStyle } from './style.js';
+import { summarySection } from './summary/section.js';
 import type { Unrecognised } from './unrecognised.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
@@ -75,7 +76,12 @@ this version of visync does not read (${n.reason}). The data as sent:</p>
 
 const svg = (s: string): Html => html`<div class="chart">${raw(s)}</div>`;
 
-export async function renderHtml(r: Report, style: ReportStyle): Promise<string> {
+/** `notes`: the account manager's Markdown for this workspace and period (./summary/notes.ts). */
+export async function renderHtml(
+  r: Report,
+  style: ReportStyle,
+  notes: string | null = null,
+): Promise<string> {
   beginReportCharts();
   const colours = { primary: style.primaryColour, accent: style.accentColour };
   const line = (key: 'overall_score' | 'share_of_voice'): LinePoint[] =>
@@ -111,6 +117,8 @@ export async function renderHtml(r: Report, style: ReportStyle): Promise<string>
     competitorsSvg,
     claimsSvg,
   });
+  // At the top of every report: under the cover, or first when the cover is not shown.
+  const summary = summarySection(r, style, notes);
   const page = html`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
@@ -118,7 +126,7 @@ export async function renderHtml(r: Report, style: ReportStyle): Promise<string>
 <title>${r.cover.client_name ?? r.brand_id} \u2013 AI visibility report ${periodText(r, formatsOf(style))}</title>
 <style>${raw(css(style))}</style></head>
 <body><main>
-${style.sections.map((key, i) => html`${i ? '\n\n' : ''}${sections[key]}`)}
+${style.sections.includes('cover') ? '' : html`${summary}\n\n`}${style.sections.map((key, i) => html`${i ? '\n\n' : ''}${sections[key]}${key === 'cover' ? html`\n\n${summary}` : ''}`)}
 <footer>${style.footer ? html`<p>${style.footer}</p>` : ''}${style.agencyName === null ? '' : html`<p class="muted">Prepared by ${style.agencyName}.</p>`}</footer>
 </main></body></html>
 `;

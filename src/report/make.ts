@@ -12,6 +12,7 @@ import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
 import { PdfError, PRINTS_AT_ONCE } from './pdf.js';
 import type { Report } from './report-shape.js';
 import type { ReportStyle } from './style.js';
+import { readNotes } from './summary/notes.js';
 
 export interface ReportProblem {
   /** pdf: that workspace's PDF could not be printed; nothing of it was written, the others were. */
@@ -126,7 +127,11 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
     // html.js loads Vega: only when a page is asked for.
     const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
     const page = formats.some((f) => f !== 'json')
-      ? await (await import('./html.js')).renderHtml(report, style)
+      ? await (await import('./html.js')).renderHtml(
+          report,
+          style,
+          await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label),
+        )
       : '';
     const files = reportFiles(o, formats, report, page, workspace.brandId);
     // Awaited in order below; a failure of one still in flight then is not left unheard.

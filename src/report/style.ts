@@ -34,6 +34,8 @@ export interface ReportSettings {
   pageSize: PageSize;
   /** The sections shown, in this order. */
   sections: ReportSection[];
+  /** The folder of the account manager's notes (docs/reports.md), resolved against the config's folder. */
+  notesDir?: string;
   /** Never name the upstream platform in the report. */
   hidePlatformName: boolean;
   formats: ReportFormat[];
@@ -119,6 +121,8 @@ export interface ReportStyle {
   timeZone: string | null;
   /** The sections of the HTML (and so of the PDF and its outline), in this order. */
   sections: readonly ReportSection[];
+  /** Where the account manager's notes are read from (src/report/summary/notes.ts); null: none. */
+  notesDir?: string | null;
 }
 
 /** The look a report takes from its settings; no agency named: `visibility-sync`, or no name at all
@@ -136,6 +140,7 @@ export function styleOf(s: ReportSettings): ReportStyle {
     locale: s.locale ?? null,
     timeZone: s.timeZone ?? null,
     sections: s.sections,
+    notesDir: s.notesDir ?? null,
   };
 }
 

@@ -191,6 +191,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
               return pdf.render(html, {
                 pageSize: s.pageSize,
                 ...(s.footer ? { footerText: s.footer } : {}),
+                locale: s.locale ?? null,
               });
             }),
           now: Date.now(),

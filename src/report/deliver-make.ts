@@ -125,6 +125,7 @@ async function makeGroup(
             return session.render(html, {
               pageSize: s.pageSize,
               ...(s.footer ? { footerText: s.footer } : {}),
+              locale: s.locale ?? null,
             });
           },
         }

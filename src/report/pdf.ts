@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { reasonOf } from '../util/errors.js';
+import { translator } from './i18n/translate.js';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -15,6 +16,8 @@ export interface PdfOptions {
   pageSize: PageSize;
   /** A line printed at the foot of every page, left of "Page N of M" (escaped here). */
   footerText?: string;
+  /** The report's locale: "Page N of M" in its language (src/report/i18n/); unset: English. */
+  locale?: string | null;
   /** Called with each request the page tried to make (all are refused). */
   onBlockedRequest?: (url: string) => void;
   /** The most one PDF may take (default 60 s); then PdfError, and the session goes on. */
@@ -44,9 +47,15 @@ const FOOTER_STYLE =
   'width:100%;margin:0 14mm;font:8px sans-serif;color:#555;display:flex;justify-content:space-between;align-items:flex-end;gap:4mm';
 const FOOTER_TEXT_STYLE = 'flex:1;overflow-wrap:anywhere;unicode-bidi:plaintext';
 
-/** Chromium fills `pageNumber` and `totalPages` spans; the rest is ours and must be escaped. */
-export function footerTemplate(footerText = ''): string {
-  return `<div style="${FOOTER_STYLE}"><span style="${FOOTER_TEXT_STYLE}">${escapeText(footerText)}</span><span style="white-space:nowrap">Page <span class="pageNumber"></span> of <span class="totalPages"></span></span></div>`;
+/**
+ * Chromium fills `pageNumber` and `totalPages` spans; the rest is ours and must be escaped. The
+ * page count reads in the locale's language ("Seite 1 von 6"); the spans go in after escaping.
+ */
+export function footerTemplate(footerText = '', locale: string | null = null): string {
+  const pages = escapeText(translator(locale).t('pdf:footer.page', { page: '\u0001', pages: '\u0002' }))
+    .replace('\u0001', '<span class="pageNumber"></span>')
+    .replace('\u0002', '<span class="totalPages"></span>');
+  return `<div style="${FOOTER_STYLE}"><span style="${FOOTER_TEXT_STYLE}">${escapeText(footerText)}</span><span style="white-space:nowrap">${pages}</span></div>`;
 }
 
 /** Text for HTML: markup characters as entities (also the report e-mail's body, src/report/mail.ts). */
@@ -176,7 +185,7 @@ export class PdfSession {
         displayHeaderFooter: true,
         // An empty header: Chromium's default prints the date and the title.
         headerTemplate: '<span></span>',
-        footerTemplate: footerTemplate(o.footerText),
+        footerTemplate: footerTemplate(o.footerText, o.locale ?? null),
         margin: MARGIN,
         tagged: true,
         outline: true,

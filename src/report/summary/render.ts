@@ -4,13 +4,8 @@
 // private-use token per parameter), so its text is escaped here, once, whatever the translator wrote.
 import { type Formats, oneDecimal } from '../format.js';
 import { type Html, html, signed, text } from '../html-parts.js';
+import type { Translate } from '../i18n/translate.js';
 import type { Param, Sentence } from './sentences.js';
-
-/** A catalogue lookup: `summary:key` with `{{name}}` parameters and `count` for the plural form. */
-export type Translate = (
-  key: `${'summary' | 'overview' | 'competitors'}:${string}`,
-  params?: Record<string, unknown>,
-) => string;
 
 export interface SummaryWords {
   t: Translate;

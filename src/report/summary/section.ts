@@ -3,9 +3,9 @@
 import { raw } from 'hono/html';
 import { formatsOf } from '../format.js';
 import { type Html, html } from '../html-parts.js';
+import { translator } from '../i18n/translate.js';
 import type { Report } from '../report-shape.js';
 import type { ReportStyle } from '../style.js';
-import { translator } from '../words-interim.js';
 import { notesHtml } from './notes.js';
 import { summaryHtml } from './render.js';
 import { summarySentences } from './sentences.js';

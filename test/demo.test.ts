@@ -29,7 +29,7 @@ describe('npm run demo', () => {
 
     const html = readFileSync(path as string, 'utf8');
     const headings = [...html.matchAll(/<h2>([^<]*)<\/h2>/g)].map((m) => m[1]);
-    expect(headings).toEqual([...SECTION_TITLES]);
+    expect(headings).toEqual(['Summary', ...SECTION_TITLES]);
     // The earlier night gives the report a previous period: deltas and changes, not "no earlier data".
     const report = JSON.parse(readFileSync(join(path as string, '..', 'report.json'), 'utf8')) as Report;
     expect(report.kpis.overall_score_mean.delta).not.toBeNull();

@@ -100,7 +100,8 @@ describe('visync report', () => {
     const c = await openInChromium(join(folder, 'report.html'));
     try {
       const headings = await c.page.locator('h2').allTextContents();
-      expect(headings).toEqual([...SECTION_TITLES]);
+      // The summary first (src/report/summary/), then the sections.
+      expect(headings).toEqual(['Summary', ...SECTION_TITLES]);
       expect(c.requests()).toBe(0);
       await c.page.screenshot({ path: join(tempDirForShots(), 'report.png'), fullPage: true });
       if (process.env.REPORT_SHOTS) writeFileSync(join(process.env.REPORT_SHOTS, 'report.html'), htmlText);

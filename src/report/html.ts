@@ -7,6 +7,7 @@ import { html as escapedHtml, raw } from 'hono/html';
 import type { ReportSection } from '../config/schema.js';
 import type { ChangeKind, ChangeLine, Direction } from './change-lines.js';
 import { type BarPoint, beginReportCharts, chartSvg, type LinePoint } from './charts.js';
+import { moneyCompetitorsSection } from './competitors/section.js';
 import { type Formats, formatsOf } from './format.js';
 import {
   card,
@@ -30,7 +31,6 @@ import { summarySection } from './summary/section.js';
 import type { Unrecognised } from './unrecognised.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
-const TOP_COMPETITORS = 10;
 
 /** Section headings, in page order (the browser test looks for each). */
 export const SECTION_TITLES = [
@@ -98,12 +98,10 @@ export async function renderHtml(
       ),
     );
   const bars = (xs: { label: string; value: number | null }[]): BarPoint[] => xs;
-  const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
-  const [scoreSvg, sovSvg, enginesSvg, competitorsSvg, claimsSvg] = await Promise.all([
+  const [scoreSvg, sovSvg, enginesSvg, claimsSvg] = await Promise.all([
     chartSvg('score', line('overall_score'), colours),
     chartSvg('share_of_voice', line('share_of_voice'), colours),
     chartSvg('engines', bars(r.engines.map((e) => ({ label: e.engine, value: e.score }))), colours),
-    chartSvg('competitors', bars(competitors.map((c) => ({ label: c.name, value: c.losses }))), colours),
     chartSvg(
       'claims',
       bars(r.reputation.claims_per_engine.map((c) => ({ label: c.engine, value: c.claims }))),
@@ -114,7 +112,6 @@ export async function renderHtml(
     scoreSvg,
     sovSvg,
     enginesSvg,
-    competitorsSvg,
     claimsSvg,
   });
   // At the top of every report: under the cover, or first when the cover is not shown.
@@ -137,20 +134,18 @@ interface Charts {
   scoreSvg: string;
   sovSvg: string;
   enginesSvg: string;
-  competitorsSvg: string;
   claimsSvg: string;
 }
 
 /** Each section's block; the page shows those of style.sections in that order. */
 function sectionsOf(r: Report, style: ReportStyle, f: Formats, charts: Charts): Record<ReportSection, Html> {
-  const { scoreSvg, sovSvg, enginesSvg, competitorsSvg, claimsSvg } = charts;
+  const { scoreSvg, sovSvg, enginesSvg, claimsSvg } = charts;
   const k = r.kpis;
   const bi = r.buyer_intent;
   const w = r.what_changed;
   const earlier = r.comparison.earlier_period;
   const day = f.day;
   const sov = r.trend.share_of_voice_unit;
-  const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
   return {
     cover: html`<header class="cover">
 ${style.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${style.logoDataUri}">` : ''}
@@ -208,12 +203,7 @@ ${table(
     'buyer-intent': html`<section><h2>${SECTION_TITLES[3]}</h2>
 <p>Window of ${whole(f, bi.window_days)} days: money prompts ${fig(f, bi.money_visibility)} (${whole(f, bi.money_prompt_count)} prompts),
 informational prompts ${fig(f, bi.informational_visibility)} (${whole(f, bi.informational_prompt_count)} prompts), gap ${fig(f, bi.visibility_gap)}.</p>
-<h3>Competitors that win most</h3>
-${svg(competitorsSvg)}
-${table(
-  ['competitor', 'money prompts won'],
-  competitors.map((c) => [text(c.name), html`${c.losses}`]),
-)}
+${moneyCompetitorsSection(r, style)}
 <h3>Losses</h3>
 ${notRead('Losses', bi.not_available)}
 ${

@@ -89,7 +89,8 @@ describe('one comparison, computed once', () => {
     await report(dir, out, month('2026-11', '2026-11-01', '2026-11-30'));
     const { json: november, html } = read(out, brand, '2026-11');
     expect(november.period_status.title).toBe('1-10 November 2026, month to date');
-    expect(html).toContain('1-10 November 2026, month to date');
+    // Intl's range writes thin spaces around the dash.
+    expect(html).toContain('AI visibility report, 1\u2009–\u200910 November 2026, month to date.');
     expect(november.kpis.overall_score_mean.coverage.previous).toEqual({
       days_with_data: 31,
       days: 31,
@@ -113,7 +114,9 @@ describe('one comparison, computed once', () => {
       now,
       note: `revised since the last report: October's mean was ${was}, now ${now}`,
     });
-    expect(html).toContain(`Revised since the last report: October&#39;s mean was ${was}, now ${now}.`);
+    expect(html).toContain(
+      `Revised since the last report: Overall score (period mean) for October 2026 was ${was}, now ${now}.`,
+    );
   });
 
   it('`visync events` and "what changed" agree on the same days (one buyer-intent window)', async () => {
@@ -179,7 +182,7 @@ describe('every comparison says what it stands on', () => {
     expect(json.kpis.open_recommendations.coverage.previous.snapshot_date).toBe('2026-09-30');
     expect(json.comparison.earlier_period).toBe(true);
     expect(html).toContain(
-      `<span class="delta na">not comparable</span> <span class="muted">the previous period (2026-09) has data on only ${n} of 30 days</span>`,
+      `<span class="delta na">not comparable</span> <span class="muted">the previous period (September 2026) has data on only ${n} of 30 days</span>`,
     );
   });
 

@@ -58,16 +58,16 @@ describe('visync report per workspace settings', () => {
       const blocks = await c.page.$$eval('main > *', (els) =>
         els.map((e) => e.querySelector('h2')?.textContent ?? e.className ?? e.tagName),
       );
-      expect(blocks).toEqual(['Key figures', 'cover', '']);
-      expect(await c.page.$$eval('h2', (els) => els.map((e) => e.textContent))).toEqual(['Key figures']);
+      expect(blocks).toEqual(['Kennzahlen', 'cover', '']);
+      expect(await c.page.$$eval('h2', (els) => els.map((e) => e.textContent))).toEqual(['Kennzahlen']);
 
       // Numbers with a decimal comma at one decimal (53.4 -> 53,4; 53 -> 53,0; 38.192 -> 38,2), the
       // share of voice with its unit (35,0 %).
       const kpis = [
-        ['Overall score (period end)', json.kpis.overall_score_end.value],
-        ['Overall score (period mean)', json.kpis.overall_score_mean.value],
-        ['Share of voice (mean)', json.kpis.share_of_voice.value],
-        ['Money-prompt visibility', json.kpis.money_visibility.value],
+        ['Gesamtwert (Ende des Zeitraums)', json.kpis.overall_score_end.value],
+        ['Gesamtwert (Mittel des Zeitraums)', json.kpis.overall_score_mean.value],
+        ['Share of Voice (Mittel)', json.kpis.share_of_voice.value],
+        ['Sichtbarkeit bei Kauf-Prompts', json.kpis.money_visibility.value],
       ] as const;
       const shown = await c.page.$$eval('.card', (els) =>
         Object.fromEntries(
@@ -79,19 +79,24 @@ describe('visync report per workspace settings', () => {
       for (const [label, value] of kpis)
         expect(shown[label]).toBe(
           value === null
-            ? 'n/a'
+            ? 'k. A.'
             : `${(Math.round(value * 10) / 10).toFixed(1).replace('.', ',')}${label.startsWith('Share') ? '\u00a0%' : ''}`,
         );
 
-      // Dates as de-DE writes them; the as-of time in Berlin (CET +1 h, or CEST +2 h in summer).
+      // The period named once as de-DE says it; the day of the data in Berlin (CET +1 h, or CEST +2 h
+      // in summer), no raw timestamp, no workspace id or account.
       const cover = (await c.page.textContent('header.cover')) ?? '';
-      expect(cover).toContain('01.11.2026 to 10.11.2026, month to date');
+      expect(cover).toContain(
+        'KI-Sichtbarkeitsbericht, 1.–10. November 2026, Monat bis heute. Verglichen mit Oktober 2026.',
+      );
       const asOf = Date.parse(json.cover.data_as_of as string);
       const berlin = (hours: number) => {
         const t = new Date(asOf + hours * 3_600_000).toISOString();
-        return `${t.slice(8, 10)}.${t.slice(5, 7)}.${t.slice(0, 4)}, ${t.slice(11, 16)} ${hours === 1 ? 'MEZ' : 'MESZ'}`;
+        return `${t.slice(8, 10)}.${t.slice(5, 7)}.${t.slice(0, 4)}`;
       };
-      expect([berlin(1), berlin(2)].filter((t) => cover.includes(`Data as of ${t}.`))).toHaveLength(1);
+      expect([berlin(1), berlin(2)].some((t) => cover.includes(`Datenstand: ${t}.`))).toBe(true);
+      expect(cover).not.toContain(first);
+      expect(cover).not.toContain('acme');
 
       expect(await c.page.$$eval('.cover .contact', (els) => els.map((e) => e.textContent))).toEqual([
         CONTACT,
@@ -108,14 +113,17 @@ describe('visync report per workspace settings', () => {
     const text = execFileSync('pdftotext', ['-layout', join(folder, 'report.pdf'), '-'], {
       encoding: 'utf8',
     });
-    expect(text.indexOf('Key figures')).toBeGreaterThanOrEqual(0);
-    expect(text.indexOf('Key figures')).toBeLessThan(text.indexOf(CONTACT));
+    expect(text.indexOf('Kennzahlen')).toBeGreaterThanOrEqual(0);
+    expect(text.indexOf('Kennzahlen')).toBeLessThan(text.indexOf(CONTACT));
+    expect(text).toMatch(/Seite 1 von \d+/);
     expect(text).not.toMatch(/visibility-sync|visync|Trend|Reputation/i);
 
     // The other workspace keeps the defaults: every section, the platform named, ISO dates.
     const other = readFileSync(join(reportDir(out, second, '2026-11'), 'report.html'), 'utf8');
     expect(other).toContain('Prepared by visibility-sync.');
-    expect(other).toContain('AI visibility report, 1-10 November 2026, month to date (2026-11)');
+    expect(other).toContain(
+      'AI visibility report, 1\u2009–\u200910 November 2026, month to date. Compared with October 2026.',
+    );
     expect(other).not.toContain(CONTACT);
   });
 });
@@ -141,7 +149,7 @@ describe('visync report PDF failures', () => {
 });
 
 describe('report number and date formats', () => {
-  it("keep the API's precision in the locale's digits, and print the data as it is without a locale", () => {
+  it("keep the API's precision in the locale's digits, and print the data as it is without a locale (times in UTC)", () => {
     const de = formatsOf({ locale: 'de-DE', timeZone: 'Europe/Berlin' });
     expect([53.4, 53, 38.192, -2.25, 1234.5, 0].map(de.number)).toEqual([
       '53,4',
@@ -157,7 +165,8 @@ describe('report number and date formats', () => {
     const plain = formatsOf({ locale: null, timeZone: null });
     expect([53.4, 53, 38.192, 1234.5].map(plain.number)).toEqual(['53.4', '53', '38.192', '1234.5']);
     expect(plain.day('2026-11-01')).toBe('2026-11-01');
-    expect(plain.instant('2026-11-10T03:04:05.123Z')).toBe('2026-11-10T03:04:05.123Z');
+    // No raw timestamp on a page: a time without a zone reads in UTC, in ISO order.
+    expect(plain.instant('2026-11-10T03:04:05.123Z')).toBe('2026-11-10 03:04 UTC');
     // A zone alone moves the time and names the zone.
     expect(formatsOf({ locale: null, timeZone: 'Europe/Berlin' }).instant('2026-11-10T03:04:05Z')).toBe(
       '2026-11-10 04:04 GMT+1',

@@ -40,8 +40,8 @@ describe('executive summary', () => {
     ]);
     const text = await said(r);
     expect(text).toContain('The overall visibility score fell from 53.4 to 47.5 (\u22125.9 points).');
-    expect(text).toContain('The biggest engine move was on chatgpt: from 60.0 to 48.5 (\u221211.5 points).');
-    expect(text).toContain('1 new suspected false claim appeared, on claude.');
+    expect(text).toContain('The biggest engine move was on ChatGPT: from 60.0 to 48.5 (\u221211.5 points).');
+    expect(text).toContain('1 new suspected false claim appeared, on Claude.');
     expect(text).toContain(
       'Visibility on money prompts fell from 42.0 to 35.0 (\u22127.0 points); Acme wins the most of them, 2 prompts.',
     );
@@ -56,11 +56,11 @@ describe('executive summary', () => {
     expect(one).not.toBe(other);
     // The engine mover follows the engines' figures.
     expect(await said(report({ engines: { chatgpt: 60, gemini: 30 } }))).toContain(
-      'The biggest engine move was on gemini: from 40.0 to 30.0 (\u221210.0 points).',
+      'The biggest engine move was on Gemini: from 40.0 to 30.0 (\u221210.0 points).',
     );
     // Two new claims on two engines: the plural, both named in one list.
     expect(await said(report({ flags: ['claude', 'gemini'] }))).toContain(
-      '2 new suspected false claims appeared, on claude and gemini.',
+      '2 new suspected false claims appeared, on Claude and Gemini.',
     );
     // The next step is the top open recommendation, whichever it is.
     expect(await said(report({ open: ['Rewrite the FAQ'] }))).toContain(
@@ -119,7 +119,7 @@ describe('executive summary', () => {
     );
     expect(
       await said(report({ flags: ['claude', 'gemini'] }), { ...DEFAULT_STYLE, locale: 'fr-FR' }),
-    ).toContain('2 nouvelles affirmations présumées fausses sont apparues, sur claude et gemini.');
+    ).toContain('2 nouvelles affirmations présumées fausses sont apparues, sur Claude et Gemini.');
   });
 
   it('escapes what the API names', async () => {

@@ -45,7 +45,11 @@ function stable(text: string, report: Report): string {
   report.runs.forEach((id, i) => {
     t = t.replaceAll(id, `RUN-${i + 1}`);
   });
-  if (report.cover.data_as_of) t = t.replaceAll(report.cover.data_as_of, 'EXTRACTED_AT');
+  if (report.cover.data_as_of) {
+    t = t.replaceAll(report.cover.data_as_of, 'EXTRACTED_AT');
+    // The cover names the day of that time (UTC, no locale).
+    t = t.replace(`Data as of ${report.cover.data_as_of.slice(0, 10)}.`, 'Data as of EXTRACTED_DAY.');
+  }
   return t;
 }
 
@@ -86,11 +90,13 @@ describe('visync report', () => {
     expect(readFileSync(join(reportDir(again, brand, period), 'report.json'), 'utf8')).toBe(json);
     expect((await h.visyncCli(config, ['report', '--brand', brand])).code).toBe(0);
     const stored = h.listFiles(dir).filter((k) => k.startsWith('reports/'));
-    expect(stored.sort()).toEqual(
-      ['manifest.json', 'report.html', 'report.json'].map(
+    // The report's folder, and the account's overview of the period beside it (src/report/overview/).
+    expect(stored.sort()).toEqual([
+      ...['manifest.json', 'report.html', 'report.json'].map(
         (f) => `reports/account=acme/brand=${brandKey(brand)}/period=${period}/${f}`,
       ),
-    );
+      ...['manifest.json', 'overview.html'].map((f) => `reports/account=acme/period=${period}/${f}`),
+    ]);
     const manifest = JSON.parse(readFileSync(join(dir, stored[0] as string), 'utf8')) as {
       files: { sha256: string }[];
     };
@@ -355,8 +361,16 @@ describe('what visync report reads', () => {
         parseConfig(readFileSync(join(dir, 'visync.yaml'), 'utf8'), { source: 't', env: process.env }).sinks,
       );
       const keys = (await store.list('reports/')).sort();
-      expect(keys.filter((k) => k.endsWith('/manifest.json'))).toHaveLength(2);
-      for (const key of keys.filter((k) => k.endsWith('/manifest.json'))) {
+      const manifests = keys.filter((k) => k.endsWith('/manifest.json'));
+      expect(manifests).toHaveLength(3);
+      // The overview's folder holds overview.html and its own manifest.
+      const overview = manifests.filter((k) => !k.includes('/brand='));
+      expect(overview).toHaveLength(1);
+      const listed = JSON.parse(String(await store.get(overview[0] as string))) as {
+        files: { key: string }[];
+      };
+      expect(listed.files.map((f) => f.key.split('/').at(-1))).toEqual(['overview.html']);
+      for (const key of manifests.filter((k) => k.includes('/brand='))) {
         const m = JSON.parse(String(await store.get(key))) as { files: { key: string; sha256: string }[] };
         expect(m.files.map((f) => f.key.slice(key.length - 'manifest.json'.length))).toEqual([
           'report.html',

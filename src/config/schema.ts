@@ -319,6 +319,14 @@ const reportSettingsShape = {
   pageSize: z.enum(PAGE_SIZES, { error: expected(`one of ${PAGE_SIZES.join(', ')}`) }).optional(),
   sections: uniqueList(REPORT_SECTIONS, 'report sections').optional(),
   hidePlatformName: bool.optional(),
+  /** Engine id -> the name the report prints (src/report/i18n/engines.ts has the defaults). */
+  engineNames: z
+    .record(nonEmptyString('an engine id'), shortText('an engine display name', 60), {
+      error: expected('a mapping of engine id to display name'),
+    })
+    .optional(),
+  /** A closing "Data details" section with the workspace id, account, runs and data time. */
+  dataDetails: bool.optional(),
   formats: uniqueList(REPORT_FORMATS, 'report formats').optional(),
   schedule: z.preprocess(nullAsUndefined, ReportScheduleSchema.optional()),
   recipients: z

@@ -1,10 +1,15 @@
 // Static SVG charts: Vega-Lite specs compiled and parsed once, a new Vega View per report with its
 // data set by name, rendered with `renderer: 'none'` (no browser, no canvas). Ids in the SVG repeat
 // because resetSVGDefIds() runs before each report (beginReportCharts), so the same data gives the
-// same bytes. Dates are UTC (a `utc` scale), never this machine's zone.
+// same bytes. Dates are UTC (a `utc` scale), never this machine's zone. Axis titles and series
+// names are the locale's words (catalogue area `charts`); axis numbers and month names follow the
+// locale through Vega's own locale support (./i18n/chart-locales.ts), never English months on a
+// page in another language.
 
-import { logger, None, parse, type Runtime, resetSVGDefIds, View } from 'vega';
+import { logger, None, parse, type Runtime, resetSVGDefIds, View, type ViewOptions } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { chartLocale } from './i18n/chart-locales.js';
+import { type Translate, translator } from './i18n/translate.js';
 
 export interface LinePoint {
   date: string;
@@ -20,7 +25,12 @@ export interface BarPoint {
 const WIDTH = 640;
 const LABEL_LIMIT = 180;
 
-function lineSpec(title: string, colours: [string, string]): TopLevelSpec {
+function lineSpec(
+  title: string,
+  colours: [string, string],
+  series: [string, string],
+  dayFormat: string,
+): TopLevelSpec {
   return {
     width: WIDTH,
     height: 180,
@@ -31,20 +41,20 @@ function lineSpec(title: string, colours: [string, string]): TopLevelSpec {
         field: 'date',
         type: 'temporal',
         scale: { type: 'utc' },
-        axis: { title: null, format: '%d %b' },
+        axis: { title: null, format: dayFormat },
       },
       y: { field: 'value', type: 'quantitative', axis: { title }, scale: { zero: false } },
       color: {
         field: 'series',
         type: 'nominal',
-        scale: { domain: ['this period', 'previous period'], range: colours },
+        scale: { domain: series, range: colours },
         legend: { orient: 'top', title: null },
       },
       strokeDash: {
         field: 'series',
         type: 'nominal',
         scale: {
-          domain: ['this period', 'previous period'],
+          domain: series,
           range: [
             [1, 0],
             [4, 3],
@@ -78,23 +88,26 @@ function barSpec(title: string, colour: string, counts = false): TopLevelSpec {
 
 export type ChartName = 'score' | 'share_of_voice' | 'engines' | 'competitors' | 'claims';
 
-/** Parsed specs per colour pair: parsing is most of a chart's cost (docs/reports.md). */
+/** Parsed specs per colour pair and language: parsing is most of a chart's cost (docs/reports.md). */
 const parsed = new Map<string, Runtime>();
 
-function runtime(name: ChartName, primary: string, accent: string): Runtime {
-  const key = `${name}|${primary}|${accent}`;
+function runtime(name: ChartName, primary: string, accent: string, lang: string, t: Translate): Runtime {
+  const key = `${name}|${primary}|${accent}|${lang}`;
   let rt = parsed.get(key);
   if (!rt) {
+    const series: [string, string] = [t('charts:series.this'), t('charts:series.previous')];
+    // German writes the day with a full stop ("01. Nov"); the others as English does.
+    const day = lang === 'de' ? '%d. %b' : '%d %b';
     const spec =
       name === 'score'
-        ? lineSpec('overall score', [primary, '#8c959f'])
+        ? lineSpec(t('charts:axis.overall_score'), [primary, '#8c959f'], series, day)
         : name === 'share_of_voice'
-          ? lineSpec('share of voice', [accent, '#8c959f'])
+          ? lineSpec(t('charts:axis.share_of_voice'), [accent, '#8c959f'], series, day)
           : name === 'engines'
-            ? barSpec('score (period mean)', primary)
+            ? barSpec(t('charts:axis.score_mean'), primary)
             : name === 'competitors'
-              ? barSpec('money prompts won', accent, true)
-              : barSpec('claims', primary, true);
+              ? barSpec(t('charts:axis.money_prompts_won'), accent, true)
+              : barSpec(t('charts:axis.claims'), primary, true);
     // Compiler notes (merged legends) would go to stderr of every `visync report`: the specs are ours.
     rt = parse(compile(spec, { logger: logger(None) }).spec);
     parsed.set(key, rt);
@@ -107,12 +120,20 @@ export function beginReportCharts(): void {
   resetSVGDefIds();
 }
 
+/** A line chart's points carry the series name in the locale's words (`charts:series.this`). */
 export async function chartSvg(
   name: ChartName,
   values: readonly (LinePoint | BarPoint)[],
-  colours: { primary: string; accent: string },
+  o: { colours: { primary: string; accent: string }; locale: string | null },
 ): Promise<string> {
-  const view = new View(runtime(name, colours.primary, colours.accent), { renderer: 'none' });
+  const { lang, t } = translator(o.locale);
+  const locale = chartLocale(o.locale);
+  const view = new View(runtime(name, o.colours.primary, o.colours.accent, lang, t), {
+    renderer: 'none',
+    // Vega reads `{number, time}` definitions here (vega-view's View constructor); its typings
+    // name the formatters it builds from them.
+    ...(locale ? { locale: locale as unknown as ViewOptions['locale'] } : {}),
+  });
   view.data(
     'points',
     values.map((v) => ({ ...v })),

@@ -1,7 +1,13 @@
 // Numbers and dates of the HTML report in the workspace's locale and time zone (Intl). report.json
 // stays locale-free and unrounded; only the page a person reads is formatted: scores and
 // percentages at one decimal (docs/reports.md, "Precision"). Without a locale: 53.4, 2026-11-01,
-// an ISO time in UTC.
+// 2026-11-01 05:24 UTC. The words around them come from the locale's catalogue (src/report/i18n/):
+// `t`, the "n/a" mark, engine display names and the period's name travel with the number formats so
+// every part of the page takes one object.
+import type { Period } from '../history/period.js';
+import { engineName } from './i18n/engines.js';
+import { periodName } from './i18n/period-name.js';
+import { type Translate, translator } from './i18n/translate.js';
 import type { ReportStyle } from './style.js';
 
 export interface Formats {
@@ -17,6 +23,16 @@ export interface Formats {
   instant: (t: string) => string;
   /** A day or an instant, whichever the text is. */
   when: (t: string) => string;
+  /** The page's words in the locale's language (English without a catalogue). */
+  t: Translate;
+  /** `<html lang>`: the locale when its language has a catalogue, else `en`. */
+  htmlLang: string;
+  /** What a missing figure reads ("n/a", "k. A."). */
+  na: string;
+  /** An engine id's display name (`ai_overviews` -> "Google AI Overviews", or `reports.engineNames`). */
+  engine: (id: string) => string;
+  /** A period named as the locale says it (src/report/i18n/period-name.ts). */
+  period: (p: Period, end?: string, running?: boolean) => string;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -41,8 +57,12 @@ function decimalsOf(n: number): number | null {
 
 const oneDigit = { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false } as const;
 
-export function formatsOf(style: Pick<ReportStyle, 'locale' | 'timeZone'>): Formats {
+export function formatsOf(
+  style: Pick<ReportStyle, 'locale' | 'timeZone'> & Partial<Pick<ReportStyle, 'engineNames'>>,
+): Formats {
   const { locale, timeZone } = style;
+  const words = translator(locale);
+  const names = style.engineNames ?? {};
   const numbers = new Map<number, Intl.NumberFormat>();
   const number = (n: number): string => {
     const digits = decimalsOf(n);
@@ -81,19 +101,17 @@ export function formatsOf(style: Pick<ReportStyle, 'locale' | 'timeZone'>): Form
           timeZone: 'UTC',
         });
   const day = (d: string): string => (days && DAY.test(d) ? days.format(new Date(`${d}T00:00:00Z`)) : d);
-  const instants =
-    locale === null && timeZone === null
-      ? null
-      : new Intl.DateTimeFormat(locale ?? 'en-US', {
-          year: 'numeric',
-          month: '2-digit',
-          day: '2-digit',
-          hour: '2-digit',
-          minute: '2-digit',
-          hourCycle: locale === null ? 'h23' : undefined,
-          timeZone: timeZone ?? 'UTC',
-          timeZoneName: 'short',
-        });
+  // Always formatted: a raw ISO timestamp is not for a client (docs/reports.md, "Language").
+  const instants = new Intl.DateTimeFormat(locale ?? 'en-US', {
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: locale === null ? 'h23' : undefined,
+    timeZone: timeZone ?? 'UTC',
+    timeZoneName: 'short',
+  });
   /** A zone without a locale: the ISO order the page's days keep (2026-11-10 04:04 GMT+1). */
   const isoInZone = (f: Intl.DateTimeFormat, ms: number): string => {
     const part = Object.fromEntries(f.formatToParts(ms).map((p) => [p.type, p.value]));
@@ -101,9 +119,21 @@ export function formatsOf(style: Pick<ReportStyle, 'locale' | 'timeZone'>): Form
   };
   const instant = (t: string): string => {
     const ms = Date.parse(t);
-    if (!instants || !Number.isFinite(ms)) return t;
+    if (!Number.isFinite(ms)) return t;
     return locale === null ? isoInZone(instants, ms) : instants.format(ms);
   };
   const when = (t: string): string => (DAY.test(t) ? day(t) : instant(t));
-  return { number, one, percent, day, instant, when };
+  return {
+    number,
+    one,
+    percent,
+    day,
+    instant,
+    when,
+    t: words.t,
+    htmlLang: words.htmlLang,
+    na: words.t('page:na'),
+    engine: (id) => engineName(id, names),
+    period: (p, end, running) => periodName(p, words.t, locale, end, running),
+  };
 }

@@ -1,5 +1,6 @@
 // The pieces of the report page (./html.ts): hono/html's escaping template with the long-string cut,
-// and the page's precision for figures, deltas and KPI cards (docs/reports.md, "Precision").
+// and the page's precision for figures, deltas and KPI cards (docs/reports.md, "Precision"), each
+// in the locale's number formats and words (`Formats`, ./format.ts).
 import { html as escapedHtml } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import { cutNote, cutText } from './cut-text.js';
@@ -22,20 +23,18 @@ export function shown(s: string): string | Html {
   return cut ? escapedHtml`${head}<span class="cut">${cutNote(cut)}</span>` : s;
 }
 
-export const NA = 'n/a';
-export const NOT_AVAILABLE = 'not available';
-
-export const text = (s: string | null | undefined): Html =>
-  s == null ? html`<span class="na">${NA}</span>` : html`<bdi>${s}</bdi>`;
+/** A string from the API as sent, isolated for direction; a missing one reads "n/a" in the locale. */
+export const text = (f: Formats, s: string | null | undefined): Html =>
+  s == null ? html`<span class="na">${f.na}</span>` : html`<bdi>${s}</bdi>`;
 /**
  * The page's precision (docs/reports.md, "Precision"): a score, mean or percentage at one decimal
  * (`fig`), a count whole (`whole`), a share of voice with its unit (`share`); null, and a
  * non-finite figure, read "n/a". report.json keeps the values unrounded.
  */
 export const fig = (f: Formats, n: number | null | undefined): string =>
-  n == null || !Number.isFinite(n) ? NA : f.one(n);
+  n == null || !Number.isFinite(n) ? f.na : f.one(n);
 export const whole = (f: Formats, n: number | null | undefined): string =>
-  n == null || !Number.isFinite(n) ? NA : f.number(n);
+  n == null || !Number.isFinite(n) ? f.na : f.number(n);
 /** A share of voice as a percentage: ×100 when the API sends fractions (trend.share_of_voice_unit). */
 export const toPercent = (n: number | null | undefined, unit: Report['trend']['share_of_voice_unit']) =>
   n == null ? null : unit === 'fraction' ? n * 100 : n;
@@ -45,7 +44,7 @@ export const share = (
   unit: Report['trend']['share_of_voice_unit'],
 ) => {
   const p = toPercent(n, unit);
-  return p === null || !Number.isFinite(p) ? NA : f.percent(p);
+  return p === null || !Number.isFinite(p) ? f.na : f.percent(p);
 };
 
 /** A delta as shown: one decimal (a count whole); what rounds to 0.0 reads ±0. */
@@ -55,19 +54,28 @@ export function signed(f: Formats, n: number, isWhole = false): string {
   return r > 0 ? `+${show(r)}` : r < 0 ? `\u2212${show(Math.abs(r))}` : `\u00b1${show(0)}`;
 }
 
+/** A delta's unit: score points, percentage points of a share, or none (a count). */
+export type Unit = 'pts' | 'pp' | null;
+
+/** A signed delta with its unit in the locale's words ("+1,5 Pkt."). */
+export function signedWithUnit(f: Formats, n: number, unit: Unit, isWhole = false): string {
+  const value = signed(f, n, isWhole);
+  return unit === null ? value : f.t(`page:unit.${unit}`, { value });
+}
+
 /** A delta with its fixed colour, taken from the delta as shown; `higherIsBetter` false for counts of problems. */
 export function deltaCell(
   f: Formats,
   d: number | null,
-  unit: string,
+  unit: Unit,
   higherIsBetter = true,
   isWhole = false,
 ): Html {
-  if (d === null || !Number.isFinite(d)) return html`<span class="delta na">${NA}</span>`;
+  if (d === null || !Number.isFinite(d)) return html`<span class="delta na">${f.na}</span>`;
   const r = isWhole ? d : oneDecimal(d);
   const better = r === 0 ? 'flat' : r > 0 === higherIsBetter ? 'up' : 'down';
   const arrow = r > 0 ? '\u25b2' : r < 0 ? '\u25bc' : '';
-  return html`<span class="delta ${better}">${arrow} ${signed(f, d, isWhole)}${unit}</span>`;
+  return html`<span class="delta ${better}">${arrow} ${signedWithUnit(f, d, unit, isWhole)}</span>`;
 }
 
 export type Shown = 'score' | 'count' | Report['trend']['share_of_voice_unit'];
@@ -78,33 +86,38 @@ export type Shown = 'score' | 'count' | Report['trend']['share_of_voice_unit'];
  * report (no earlier period, `earlier` false) shows no comparison at all: the section says so once.
  * A figure not read (`missing`) reads "not available" with the endpoint and the reason.
  */
-export function card(
-  f: Formats,
-  label: string,
-  k: Kpi,
-  shown: Shown,
-  earlier: boolean,
-  higherIsBetter = true,
-  missing?: NotAvailable | null,
-): Html {
+export interface CardOptions {
+  label: string;
+  shown: Shown;
+  /** The section compares with an earlier period at all. */
+  earlier: boolean;
+  higherIsBetter?: boolean;
+  /** Why the comparison does not stand, in the locale's words (./reasons.ts). */
+  reason: string | null;
+  missing?: NotAvailable | null;
+}
+
+export function card(f: Formats, k: Kpi, o: CardOptions): Html {
+  const { label, shown, earlier, higherIsBetter = true, missing } = o;
   if (missing)
-    return html`<div class="card"><div class="label">${label}</div><div class="value na">${NOT_AVAILABLE}</div>
+    return html`<div class="card"><div class="label">${label}</div><div class="value na">${f.t('page:not_available')}</div>
 <div class="muted">${missing.endpoint}: ${missing.reason}</div></div>`;
   const isWhole = shown === 'count';
   const show = (n: number | null) =>
     shown === 'score' ? fig(f, n) : isWhole ? whole(f, n) : share(f, n, shown);
   const d = shown === 'score' || isWhole ? k.delta : toPercent(k.delta, shown);
-  const unit = shown === 'score' ? ' pts' : isWhole ? '' : ' pp';
+  const unit: Unit = shown === 'score' ? 'pts' : isWhole ? null : 'pp';
   const compared = !earlier
     ? ''
     : k.comparable
-      ? html`\n<div>${deltaCell(f, d, unit, higherIsBetter, isWhole)} <span class="muted">vs ${show(k.previous)}</span></div>`
-      : html`\n<div><span class="delta na">not comparable</span> <span class="muted">${k.reason ?? ''}</span></div>`;
+      ? html`\n<div>${deltaCell(f, d, unit, higherIsBetter, isWhole)} <span class="muted">${f.t('page:card.previous', { value: show(k.previous) })}</span></div>`
+      : html`\n<div><span class="delta na">${f.t('page:not_comparable')}</span> <span class="muted">${o.reason ?? ''}</span></div>`;
   return html`<div class="card"><div class="label">${label}</div><div class="value">${show(k.value)}</div>${compared}</div>`;
 }
 
-export function table(head: readonly string[], rows: readonly Html[][], caption?: string): Html {
-  if (rows.length === 0) return html`<p class="muted">None.</p>`;
-  return html`<table>${caption ? html`<caption>${caption}</caption>` : ''}<thead><tr>${head.map((h) => html`<th>${h}</th>`)}</tr></thead>
+/** A table with its column heads (catalogue keys `page:col.<key>`); no rows: "None." in the locale. */
+export function table(f: Formats, head: readonly string[], rows: readonly Html[][], caption?: string): Html {
+  if (rows.length === 0) return html`<p class="muted">${f.t('page:none')}</p>`;
+  return html`<table>${caption ? html`<caption>${caption}</caption>` : ''}<thead><tr>${head.map((h) => html`<th>${f.t(`page:col.${h}`)}</th>`)}</tr></thead>
 <tbody>${rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody></table>`;
 }

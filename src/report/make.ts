@@ -150,7 +150,9 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
     if (pending.length > PRINTS_AT_ONCE) await settleOldest();
   }
   while (pending.length) await settleOldest();
-  if (o.overview && out.made.length > 0)
+  // Beside pages only: a JSON-only run (a data export) writes no overview page.
+  const pages = out.made.some((m) => (o.formatsFor?.(m.brandId) ?? o.formats).some((f) => f !== 'json'));
+  if (o.overview && pages)
     out.overview = await writeOverview({
       ...{ store: o.store, target: o.target, account: o.account, runs, period, previous },
       ...{ workspaces: available, made: slim, overview: o.overview },

@@ -38,6 +38,10 @@ export interface ReportSettings {
   notesDir?: string;
   /** Never name the upstream platform in the report. */
   hidePlatformName: boolean;
+  /** Engine id -> display name, over the defaults (src/report/i18n/engines.ts). */
+  engineNames?: Record<string, string>;
+  /** Close the page with the workspace id, account, run ids and data time (off: a client never sees them). */
+  dataDetails: boolean;
   formats: ReportFormat[];
   chromiumPath: string;
   /** When the workers make and send the report; none: only `visync report` makes it. */
@@ -55,6 +59,7 @@ export function defaultReportSettings(): ReportSettings {
     pageSize: 'A4',
     sections: [...REPORT_SECTIONS],
     hidePlatformName: false,
+    dataDetails: false,
     formats: ['html', 'json'],
     chromiumPath: DEFAULT_CHROMIUM_PATH,
     recipients: [],
@@ -66,9 +71,11 @@ type Level = Omit<WorkspaceReportsConfig, 'chromiumPath'> & { chromiumPath?: str
 
 function overlay(base: ReportSettings, level: Level | undefined): ReportSettings {
   if (!level) return base;
-  const { colors, workspaces: _w, ...rest } = level;
+  const { colors, engineNames, workspaces: _w, ...rest } = level;
   const set = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
-  return { ...base, ...set, colors: { ...base.colors, ...colors } } as ReportSettings;
+  const names =
+    engineNames || base.engineNames ? { engineNames: { ...base.engineNames, ...engineNames } } : {};
+  return { ...base, ...set, ...names, colors: { ...base.colors, ...colors } } as ReportSettings;
 }
 
 /** The merged, defaulted settings of one workspace's report (without a workspace: the account's). */
@@ -123,6 +130,10 @@ export interface ReportStyle {
   sections: readonly ReportSection[];
   /** Where the account manager's notes are read from (src/report/summary/notes.ts); null: none. */
   notesDir?: string | null;
+  /** Engine id -> display name over the defaults (src/report/i18n/engines.ts). */
+  engineNames: Readonly<Record<string, string>>;
+  /** Show the closing "Data details" section (workspace id, account, runs, data time). */
+  dataDetails: boolean;
 }
 
 /** The look a report takes from its settings; no agency named: `visibility-sync`, or no name at all
@@ -141,6 +152,8 @@ export function styleOf(s: ReportSettings): ReportStyle {
     timeZone: s.timeZone ?? null,
     sections: s.sections,
     notesDir: s.notesDir ?? null,
+    engineNames: s.engineNames ?? {},
+    dataDetails: s.dataDetails,
   };
 }
 

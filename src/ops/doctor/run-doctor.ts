@@ -25,6 +25,7 @@ import { checkReportMail, MAIL_CHECK, MAIL_FIX, mailDeliveries } from './mail-ch
 import { checkObjectStore } from './object-store-check.js';
 import type { DoctorProbes } from './probes.js';
 import { checkRedis, connectRedis } from './redis-check.js';
+import { checkReportLanguages } from './report-language-check.js';
 import { checkWebhook, WEBHOOK_CHECK, WEBHOOK_FIX } from './webhook-check.js';
 
 export const DEFAULT_CHECK_TIMEOUT_MS = 5000;
@@ -47,7 +48,7 @@ export async function runDoctor(o: DoctorOptions): Promise<CheckResult[]> {
   const { config, keyVars } = loaded;
 
   const accounts = config.accounts.filter((a) => o.account === undefined || a.name === o.account);
-  const results: CheckResult[] = [configResult];
+  const results: CheckResult[] = [configResult, ...checkReportLanguages(config, accounts)];
   if (accounts.length === 0) {
     results.push(fail(`account ${o.account}`, 'not in the config', `use one of: ${namesList(config)}`));
   }

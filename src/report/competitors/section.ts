@@ -6,7 +6,7 @@ import { raw } from 'hono/html';
 import { logger, None, parse, type Runtime, View } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
 import { formatsOf } from '../format.js';
-import { type Html, html, table, text } from '../html-parts.js';
+import { type Html, html, text } from '../html-parts.js';
 import { type Translate, translator } from '../i18n/translate.js';
 import type { Report } from '../report-shape.js';
 import type { ReportStyle } from '../style.js';
@@ -83,13 +83,10 @@ export async function moneyCompetitorsSection(r: Report, style: ReportStyle): Pr
   return html`${title}
 <p class="note">${t(before ? 'competitors:note' : 'competitors:note_now_only')}</p>
 ${before ? '' : html`<p class="note">${t(`competitors:previous_${m.previous_missing}`)}</p>\n`}<div class="chart">${raw(svg)}</div>
-${table(
-  [t('competitors:col_competitor'), now, ...(before ? [was] : [])],
-  shown.map((c) => [
-    text(c.name),
-    html`${f.number(c.won)}`,
-    ...(before ? [html`${c.previous_won === null ? '' : f.number(c.previous_won)}`] : []),
-  ]),
-)}
+<table><thead><tr><th>${t('competitors:col_competitor')}</th><th>${now}</th>${before ? html`<th>${was}</th>` : ''}</tr></thead>
+<tbody>${shown.map(
+    (c) =>
+      html`<tr><td>${text(f, c.name)}</td><td>${f.number(c.won)}</td>${before ? html`<td>${c.previous_won === null ? f.na : f.number(c.previous_won)}</td>` : ''}</tr>`,
+  )}</tbody></table>
 ${count('more', more)}${count('unnamed', m.unnamed)}`;
 }

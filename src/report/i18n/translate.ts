@@ -66,8 +66,9 @@ export function translator(locale: string | null): Translator {
   const lang = found ?? 'en';
   const i = instance(lang);
   const t: Translate = (key, params) => {
-    // With `count`, the key is a plural stem: it exists when its form does (`x_one`, `x_other`).
-    if (!i.exists(key, params ?? {})) throw new Error(`report message ${key} is in no catalogue`);
+    // With `count`, i18next looks for the plural forms (`days_one` ...), not the bare key.
+    if (!i.exists(key, params as Parameters<i18n['exists']>[1]))
+      throw new Error(`report message ${key} is in no catalogue`);
     // The key is checked above; i18next's typed overloads want literal keys, ours are built.
     return (i.t as unknown as (k: string, o: Record<string, unknown>) => string)(key, params ?? {});
   };

@@ -26,7 +26,10 @@ async function trendSvg(o: OverviewPage, series: [string, string]): Promise<stri
     { date: d.date, series: series[1], value: d.previous },
   ]);
   beginReportCharts();
-  return chartSvg('score', points, { primary: o.style.primaryColour, accent: o.style.accentColour });
+  return chartSvg('score', points, {
+    colours: { primary: o.style.primaryColour, accent: o.style.accentColour },
+    locale: o.style.locale,
+  });
 }
 
 export async function renderOverview(o: OverviewPage): Promise<string> {
@@ -36,7 +39,7 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
   const missing = html`<span class="na">${t('overview:missing')}</span>`;
   const range = (p: Period) => t('overview:period', { from: f.day(p.from), to: f.day(p.to) });
   const hasTrend = o.trend.some((d) => d.score !== null);
-  const svg = hasTrend ? await trendSvg(o, ['this period', 'previous period']) : '';
+  const svg = hasTrend ? await trendSvg(o, [t('charts:series.this'), t('charts:series.previous')]) : '';
   const events = (r: OverviewRow) => {
     if (r.events === null) return html`<span class="na">${t('overview:events_missing')}</span>`;
     const parts = (['high', 'medium', 'low'] as const)

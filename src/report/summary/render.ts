@@ -12,14 +12,12 @@ export interface SummaryWords {
   f: Formats;
   /** The locale lists are joined in (`ChatGPT, Gemini and Claude`); null: English. */
   locale: string | null;
-  /** An engine's display name (src/report/i18n); the id as it is by default. */
-  engineName?: (id: string) => string;
 }
 
 const TOKEN = /\uE000(\d+)\uE001/g;
 
 function param(p: Param, w: SummaryWords): Html {
-  const name = w.engineName ?? ((id: string) => id);
+  const name = w.f.engine;
   switch (p.kind) {
     case 'score':
       return html`${w.f.one(p.value)}`;
@@ -32,7 +30,7 @@ function param(p: Param, w: SummaryWords): Html {
     case 'engines':
       return html`<bdi>${new Intl.ListFormat(w.locale ?? 'en', { type: 'conjunction' }).format(p.value.map(name))}</bdi>`;
     case 'text':
-      return text(p.value);
+      return text(w.f, p.value);
   }
 }
 

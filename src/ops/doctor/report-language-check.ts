@@ -1,0 +1,33 @@
+// The language of each configured report: a locale whose language has no catalogue still formats
+// numbers and dates its way, but every word stays English (docs/reports.md, "Language").
+import type { AccountConfig, Config } from '../../config/schema.js';
+import { LANGUAGES } from '../../report/i18n/catalogues/index.js';
+import { catalogueLanguage } from '../../report/i18n/translate.js';
+import { reportSettingsFor } from '../../report/style.js';
+import { type CheckResult, pass, warn } from './check.js';
+
+export const REPORT_LANGUAGE_CHECK = 'report language';
+
+/** One line about the report locales of these accounts and their workspaces; none when no locale is set. */
+export function checkReportLanguages(config: Config, accounts: readonly AccountConfig[]): CheckResult[] {
+  const where = new Map<string, string[]>();
+  for (const a of accounts)
+    for (const ws of [undefined, ...Object.keys(a.reports?.workspaces ?? {})]) {
+      const locale = reportSettingsFor(config, a, ws).locale;
+      if (locale === undefined) continue;
+      const at = ws === undefined ? `account ${a.name}` : `account ${a.name} workspace ${ws}`;
+      where.set(locale, [...(where.get(locale) ?? []), at]);
+    }
+  if (where.size === 0) return [];
+  const without = [...where].filter(([locale]) => catalogueLanguage(locale) === null);
+  if (without.length === 0)
+    return [pass(REPORT_LANGUAGE_CHECK, `reports in ${[...where.keys()].sort().join(', ')}`)];
+  const list = without.map(([locale, at]) => `${locale} (${at.join(', ')})`).join('; ');
+  return [
+    warn(
+      REPORT_LANGUAGE_CHECK,
+      `no catalogue for ${list}: numbers and dates as the locale writes them, every word in English`,
+      `use a locale in ${LANGUAGES.join(', ')} for translated reports, or keep English words`,
+    ),
+  ];
+}

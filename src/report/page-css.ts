@@ -1,0 +1,33 @@
+// The report page's style sheet, inline in its <head> (./html.ts): the agency's colours, the fixed
+// delta colours, and print rules.
+import { DELTA_COLOURS, type ReportStyle } from './style.js';
+
+/** One line in the page (the rules stay readable here). */
+export function css(s: ReportStyle): string {
+  return `
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#fff;overflow-wrap:anywhere;word-break:break-word}
+main{max-width:960px;margin:0 auto;padding:24px}
+h1,h2,h3{color:${s.primaryColour};margin:.8em 0 .3em}
+h1{font-size:28px}h2{font-size:20px;border-bottom:2px solid ${s.primaryColour};padding-bottom:4px}h3{font-size:16px}
+.cover{border-left:6px solid ${s.accentColour};padding-left:16px}
+.agency{font-weight:600;color:${s.accentColour};margin:0}.logo{max-height:48px;max-width:200px}
+.muted,.note{color:#57606a}.na{color:#57606a;font-style:italic}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:12px}
+.card{border:1px solid #d0d7de;border-radius:6px;padding:10px 12px;min-width:0}
+.card .label{color:#57606a;font-size:12px}.card .value{font-size:24px;font-weight:600}
+.delta{font-weight:600}.delta.up{color:${DELTA_COLOURS.up}}.delta.down{color:${DELTA_COLOURS.down}}.delta.flat{color:${DELTA_COLOURS.flat}}
+table{width:100%;border-collapse:collapse;table-layout:fixed;margin:8px 0 16px}
+caption{text-align:left;color:#57606a;padding:4px 0}
+th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}
+th{background:#f6f8fa}
+.changes th:nth-child(1){width:12%}.changes th:nth-child(2){width:26%}
+.chart{overflow:hidden}.chart svg{max-width:100%;height:auto}
+.drift{border:1px dashed #9a6700;background:#fff8c5;padding:8px;margin:8px 0}
+.as-sent{white-space:pre-wrap;overflow-wrap:anywhere;font-size:11px;max-height:none}
+footer{margin-top:32px;border-top:1px solid #d0d7de}
+@media print{section{break-inside:avoid-page}}
+`
+    .trim()
+    .replaceAll('\n', '');
+}

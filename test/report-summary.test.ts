@@ -148,6 +148,9 @@ describe("the account manager's notes", () => {
       '# Heads up\n\nWe **fixed** the FAQ. <script>alert(1)</script>\n\n[site](javascript:alert(1)) [ours](https://agency.example/) ![x](https://tracker.example/p.png)';
     const page = (await summarySection(report(), DEFAULT_STYLE, notes)).toString();
     expect(page).toContain('<strong>fixed</strong>');
+    // The notes' headings stay under the summary's: never a section heading of the page.
+    expect(page).toContain('<h4>Heads up</h4>');
+    expect(page).not.toMatch(/<h[12]>Heads up/);
     expect(page).not.toContain('<script>');
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     // A javascript: link stays text; a web link is a link.

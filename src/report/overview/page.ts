@@ -5,7 +5,7 @@ import { html as escapedHtml, raw } from 'hono/html';
 import type { Period } from '../../history/period.js';
 import { beginReportCharts, chartSvg, type LinePoint } from '../charts.js';
 import { formatsOf } from '../format.js';
-import { type Html, html, share, signed } from '../html-parts.js';
+import { html, share, signed } from '../html-parts.js';
 import { translator } from '../i18n/translate.js';
 import { DELTA_COLOURS, type ReportStyle } from '../style.js';
 import type { OverviewRow, PortfolioDay } from './rows.js';

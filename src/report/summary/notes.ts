@@ -40,6 +40,17 @@ export async function readNotes(
 // nothing: an image would be a request, or a hole under the page's Content-Security-Policy).
 const md = new MarkdownIt({ html: false, linkify: false, typographer: false }).disable('image');
 
+// The notes sit under the summary's own heading: their headings start at <h4>, so they never
+// join the page's sections (<h2>) or the PDF's outline as one of them.
+md.renderer.rules.heading_open = (tokens, i) => {
+  const level = Math.min(6, Number((tokens[i]?.tag ?? 'h1').slice(1)) + 3);
+  return `<h${level}>`;
+};
+md.renderer.rules.heading_close = (tokens, i) => {
+  const level = Math.min(6, Number((tokens[i]?.tag ?? 'h1').slice(1)) + 3);
+  return `</h${level}>\n`;
+};
+
 /** The notes as HTML (escaped by markdown-it). */
 export function notesHtml(markdown: string): string {
   return md.render(markdown);

@@ -5,14 +5,16 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { CATALOGUES, LANGUAGES, type Language } from '../src/report/i18n/catalogues/index.js';
 import { makeAccountReports } from '../src/report/make.js';
 import { dirTarget } from '../src/report/output.js';
 import { PdfSession } from '../src/report/pdf.js';
 import { DEFAULT_STYLE, type ReportStyle } from '../src/report/style.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import * as h from './helpers/harness.js';
 import { openInChromium, reportDir, twoNights } from './helpers/report-nights.js';
 
@@ -67,6 +69,7 @@ const PRODUCTS = ['Google AI Overviews', 'ChatGPT', 'Claude', 'Gemini', 'Perplex
 
 let dir = '';
 let out = '';
+let config = '';
 let first = '';
 
 function render(style: Partial<ReportStyle>, to: string) {
@@ -97,7 +100,9 @@ describe('the report in each catalogue language', () => {
 
   beforeAll(async () => {
     dir = keptDir();
-    const { last } = await twoNights(dir);
+    const nights = await twoNights(dir);
+    const { last } = nights;
+    config = nights.config;
     first = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds[0] as string;
     out = keptDir();
     for (const lang of LANGUAGES) {
@@ -119,6 +124,7 @@ describe('the report in each catalogue language', () => {
         // Engine names are products (Google AI Overviews), the same in every language.
         const own = await c.page.evaluate((products) => {
           for (const e of document.querySelectorAll('bdi, svg')) e.remove();
+          // biome-ignore lint/performance/useDomNodeTextContent: the text as laid out, cells apart
           let text = `${document.title}\n${document.body.innerText}`;
           for (const p of products) text = text.replaceAll(p, ' ');
           return text;
@@ -184,6 +190,16 @@ describe('the report in each catalogue language', () => {
     expect(page).toContain('<td>2026/10/12</td>');
   });
 
+  it("the API's texts keep their words, the client named as the agency names it (clientName)", async () => {
+    const to = h.tempDir();
+    await render({ locale: 'de-DE', clientName: 'Ravane GmbH' }, to);
+    const page = pageOf(to);
+    expect(page).toContain('<h1><bdi>Ravane GmbH</bdi></h1>');
+    // The fixture's claims and conflicts name the brand; English, as the API sent them.
+    expect(page).toContain('<bdi>Ravane GmbH costs $48 per month.</bdi>');
+    expect(page).not.toContain('Ravane Cloud');
+  });
+
   it('reports.engineNames renames an engine in tables, charts and changes', async () => {
     const to = h.tempDir();
     await render(
@@ -214,5 +230,38 @@ describe('the report in each catalogue language', () => {
     } finally {
       await session.close();
     }
+  }, 120_000);
+
+  it('through the built bin: `visync report` with reports.locale de-DE writes the German page and PDF', () => {
+    const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
+    doc.reports = { locale: 'de-DE' };
+    const german = join(dirname(config), 'visync-de.yaml');
+    writeFileSync(german, stringify(doc));
+    const to = keptDir();
+    execFileSync(
+      NODE22,
+      [
+        builtVisync().bin,
+        '--config',
+        german,
+        'report',
+        '--brand',
+        first,
+        '--format',
+        'html,pdf',
+        '--out',
+        to,
+      ],
+      { encoding: 'utf8', cwd: dirname(config) },
+    );
+    const folder = reportDir(to, first, PERIOD);
+    const page = readFileSync(join(folder, 'report.html'), 'utf8');
+    expect(page).toContain('<html lang="de-DE">');
+    expect(page).toContain('<h2>Kennzahlen</h2>');
+    expect(page).toMatch(/>\d{2}\. Okt<\/text>/);
+    const text = execFileSync('pdftotext', ['-layout', join(folder, 'report.pdf'), '-'], {
+      encoding: 'utf8',
+    });
+    expect(text).toMatch(/Seite 1 von \d+/);
   }, 120_000);
 });

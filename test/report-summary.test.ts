@@ -168,7 +168,7 @@ describe("the account manager's notes", () => {
     mkdirSync(join(dir, 'acme', 'ws%2F1'), { recursive: true });
     writeFileSync(join(dir, 'acme', 'ws%2F1', '2026-11.md'), 'Hello <b>there</b>');
     expect(await readNotes(dir, 'acme', 'ws/1', '2026-11')).toBe('Hello <b>there</b>');
-    const without = await renderHtml(report(), DEFAULT_STYLE, null);
+    const without = await renderHtml(report(), DEFAULT_STYLE, { notes: null });
     expect(without).toContain('<section class="summary">');
     expect(without).not.toContain('class="notes"');
   });

@@ -33,6 +33,14 @@ export interface Formats {
   engine: (id: string) => string;
   /** A period named as the locale says it (src/report/i18n/period-name.ts). */
   period: (p: Period, end?: string, running?: boolean) => string;
+  /** A string from the API with the client's name as the agency set it (`clientName`) where it names the brand. */
+  api: (s: string) => string;
+}
+
+/** The brand's name in the data, and the name the agency gave the client (`reports.clientName`). */
+export interface ClientRename {
+  from: string;
+  to: string;
 }
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
@@ -59,6 +67,7 @@ const oneDigit = { minimumFractionDigits: 1, maximumFractionDigits: 1, useGroupi
 
 export function formatsOf(
   style: Pick<ReportStyle, 'locale' | 'timeZone'> & Partial<Pick<ReportStyle, 'engineNames'>>,
+  rename: ClientRename | null = null,
 ): Formats {
   const { locale, timeZone } = style;
   const words = translator(locale);
@@ -135,5 +144,7 @@ export function formatsOf(
     na: words.t('page:na'),
     engine: (id) => engineName(id, names),
     period: (p, end, running) => periodName(p, words.t, locale, end, running),
+    api: (s) =>
+      rename && rename.from !== '' && rename.from !== rename.to ? s.replaceAll(rename.from, rename.to) : s,
   };
 }

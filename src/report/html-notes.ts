@@ -66,9 +66,9 @@ export function changeTable(f: Formats, lines: readonly ChangeLine[]): Html {
         l.change === 'engine_moved'
           ? html`<bdi>${f.engine(l.what)}</bdi>: ${fig(f, l.before)} \u2192 ${fig(f, l.after)} (${l.delta === null ? f.na : signedWithUnit(f, l.delta, 'pts')})`
           : l.change === 'recommendation_reissued'
-            ? html`<bdi>${l.what}</bdi> <span class="muted">(<bdi>${l.note ?? ''}</bdi> \u2192 <bdi>${l.id ?? ''}</bdi>)</span>`
+            ? html`<bdi>${f.api(l.what)}</bdi> <span class="muted">(<bdi>${l.note ?? ''}</bdi> \u2192 <bdi>${l.id ?? ''}</bdi>)</span>`
             : repeated(l)
-              ? html`<bdi>${l.what}</bdi> <span class="muted">(<bdi>${l.id ?? ''}</bdi>)</span>`
+              ? html`<bdi>${f.api(l.what)}</bdi> <span class="muted">(<bdi>${l.id ?? ''}</bdi>)</span>`
               : text(f, l.what);
       return [
         html`<span class="delta ${n.css}">${n.sign} ${f.t(`page:news.${l.direction}`)}</span>`,

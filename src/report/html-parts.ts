@@ -23,9 +23,12 @@ export function shown(s: string): string | Html {
   return cut ? escapedHtml`${head}<span class="cut">${cutNote(cut)}</span>` : s;
 }
 
-/** A string from the API as sent, isolated for direction; a missing one reads "n/a" in the locale. */
+/**
+ * A string from the API in its own words (the client's name as the agency set it), isolated for
+ * direction; a missing one reads "n/a" in the locale.
+ */
 export const text = (f: Formats, s: string | null | undefined): Html =>
-  s == null ? html`<span class="na">${f.na}</span>` : html`<bdi>${s}</bdi>`;
+  s == null ? html`<span class="na">${f.na}</span>` : html`<bdi>${f.api(s)}</bdi>`;
 /**
  * The page's precision (docs/reports.md, "Precision"): a score, mean or percentage at one decimal
  * (`fig`), a count whole (`whole`), a share of voice with its unit (`share`); null, and a

@@ -98,7 +98,7 @@ export function sectionsOf(
     cover: html`<header class="cover">
 ${style.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${style.logoDataUri}">` : ''}
 ${style.agencyName === null ? '' : html`<p class="agency">${style.agencyName}</p>`}
-<h1>${text(f, r.cover.client_name)}</h1>
+<h1>${r.cover.client_name === null ? text(f, null) : html`<bdi>${r.cover.client_name}</bdi>`}</h1>
 <p class="domain">${text(f, r.cover.client_domain)}</p>
 ${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}<p>${t('page:cover.report', { period: periodOf(f, r) })}. ${compared}</p>
 <p class="muted">${t('page:cover.as_of', { day: r.cover.data_as_of === null ? f.na : dayOf(f, r.cover.data_as_of, style.timeZone) })}</p>

@@ -43,14 +43,19 @@ function dataDetails(r: Report, f: Formats): Html {
 </section>`;
 }
 
-/** `notes`: the account manager's Markdown for this workspace and period (./summary/notes.ts). */
+/**
+ * The page. `brandName`: the brand's name in the data; with `clientName` set, the API's texts that
+ * name the brand name the client as the agency does (docs/reports.md, "Language"). `notes`: the
+ * account manager's Markdown for this workspace and period (./summary/notes.ts).
+ */
 export async function renderHtml(
   r: Report,
   style: ReportStyle,
-  notes: string | null = null,
+  o: { brandName?: string | null; notes?: string | null } = {},
 ): Promise<string> {
   beginReportCharts();
-  const f = formatsOf(style);
+  const rename = style.clientName && o.brandName ? { from: o.brandName, to: style.clientName } : null;
+  const f = formatsOf(style, rename);
   const colours = { primary: style.primaryColour, accent: style.accentColour };
   const series = { current: f.t('charts:series.this'), previous: f.t('charts:series.previous') };
   const line = (key: 'overall_score' | 'share_of_voice'): LinePoint[] =>
@@ -84,7 +89,7 @@ export async function renderHtml(
   const sections = sectionsOf(r, style, f, { scoreSvg, sovSvg, enginesSvg, claimsSvg });
   const client = r.cover.client_name ?? r.brand_id;
   // At the top of every report: under the cover, or first when the cover is not shown.
-  const summary = summarySection(r, style, notes);
+  const summary = summarySection(r, style, o.notes ?? null);
   const page = html`<!DOCTYPE html>
 <html lang="${f.htmlLang}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">

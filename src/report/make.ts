@@ -136,11 +136,10 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
     // html.js loads Vega: only when a page is asked for.
     const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
     const page = formats.some((f) => f !== 'json')
-      ? await (await import('./html.js')).renderHtml(
-          report,
-          style,
-          await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label),
-        )
+      ? await (await import('./html.js')).renderHtml(report, style, {
+          brandName: brandNameOf(workspace),
+          notes: await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label),
+        })
       : '';
     const files = reportFiles(o, formats, report, page, workspace.brandId);
     // Awaited in order below; a failure of one still in flight then is not left unheard.
@@ -187,4 +186,12 @@ async function reportFiles(
     }
   }
   return files;
+}
+
+/** The brand's name in the data (its brands row at the period's end), for the client name override. */
+function brandNameOf(workspace: {
+  end: { brands?: { rows: readonly Record<string, unknown>[] } };
+}): string | null {
+  const name = workspace.end.brands?.rows[0]?.name;
+  return typeof name === 'string' ? name : null;
 }

@@ -21,7 +21,7 @@ table{width:100%;border-collapse:collapse;table-layout:fixed;margin:8px 0 16px}
 caption{text-align:left;color:#57606a;padding:4px 0}
 th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}
-.changes th:nth-child(1){width:12%}.changes th:nth-child(2){width:26%}
+.changes th:nth-child(1){width:15%}.changes th:nth-child(2){width:26%}
 .chart{overflow:hidden}.chart svg{max-width:100%;height:auto}
 .drift{border:1px dashed #9a6700;background:#fff8c5;padding:8px;margin:8px 0}
 .as-sent{white-space:pre-wrap;overflow-wrap:anywhere;font-size:11px;max-height:none}

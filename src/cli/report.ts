@@ -200,7 +200,11 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
             style: styleOf(settingsOf(account)),
             print:
               pdf && formatsOf(account).includes('pdf')
-                ? (html: string) => pdf.render(html, { pageSize: settingsOf(account).pageSize })
+                ? (html: string) =>
+                    pdf.render(html, {
+                      pageSize: settingsOf(account).pageSize,
+                      locale: settingsOf(account).locale ?? null,
+                    })
                 : undefined,
           },
         })

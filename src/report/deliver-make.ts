@@ -135,7 +135,10 @@ async function makeGroup(
       style: styleOf(reportSettingsFor(o.config, o.account)),
       print: session
         ? (html: string) =>
-            session.render(html, { pageSize: reportSettingsFor(o.config, o.account).pageSize })
+            session.render(html, {
+              pageSize: reportSettingsFor(o.config, o.account).pageSize,
+              locale: reportSettingsFor(o.config, o.account).locale ?? null,
+            })
         : undefined,
     },
   });

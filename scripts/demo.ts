@@ -4,7 +4,8 @@
 // it, and syncs two nights: one 30 days ago (the simulator's `today` and the run date set back, so
 // the client reports have a previous period to compare with), then tonight's `run --once` through
 // the real CLI. It prints what tonight's run did, writes every workspace's client report with
-// `visync report` (html and json, into the data folder's store) and prints where one is.
+// `visync report` (html and json, into the data folder's store) and prints where one is, and
+// where the account's overview of all of them is.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { main } from '../src/cli/main.js';
@@ -104,11 +105,18 @@ const reportCode = await main(['node', 'visync', '--config', configPath, 'report
   out: (line) => made.push(line),
   err: (line) => process.stderr.write(`${line}\n`),
 });
-const oneFolder = made[0]?.split(': ').at(-1);
+// The account's overview line (`demo overview <period>: <path>`) is printed apart from the reports.
+const overview = made
+  .find((line) => line.startsWith('demo overview '))
+  ?.split(': ')
+  .at(-1);
+const reports = made.filter((line) => !line.startsWith('demo overview '));
+const oneFolder = reports[0]?.split(': ').at(-1);
 console.log(
   [
-    `reports: ${made.length} (html and json per workspace, the last 30 days against the 30 before) in ${dataDir}/reports`,
+    `reports: ${reports.length} (html and json per workspace, the last 30 days against the 30 before) in ${dataDir}/reports`,
     oneFolder ? `open one: ${oneFolder.replace(/\/?$/, '/')}report.html` : 'no report written',
+    overview ? `agency overview: ${overview}` : 'no overview written',
     `total seconds: ${((Date.now() - started) / 1000).toFixed(1)}`,
   ].join('\n'),
 );

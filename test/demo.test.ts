@@ -26,10 +26,14 @@ describe('npm run demo', () => {
     const path = /^open one: (.+\/report\.html)$/m.exec(stdout)?.[1];
     expect(path?.startsWith(join(dir, 'reports', 'account=demo'))).toBe(true);
     expect(existsSync(path as string)).toBe(true);
+    // The account's overview beside the reports (src/report/overview/), its path printed.
+    const overview = /^agency overview: (.+\/overview\.html)$/m.exec(stdout)?.[1];
+    expect(overview?.startsWith(join(dir, 'reports', 'account=demo', 'period='))).toBe(true);
+    expect(existsSync(overview as string)).toBe(true);
 
     const html = readFileSync(path as string, 'utf8');
     const headings = [...html.matchAll(/<h2>([^<]*)<\/h2>/g)].map((m) => m[1]);
-    expect(headings).toEqual([...SECTION_TITLES]);
+    expect(headings).toEqual(['Summary', ...SECTION_TITLES]);
     // The earlier night gives the report a previous period: deltas and changes, not "no earlier data".
     const report = JSON.parse(readFileSync(join(path as string, '..', 'report.json'), 'utf8')) as Report;
     expect(report.kpis.overall_score_mean.delta).not.toBeNull();

@@ -27,8 +27,8 @@ const LOCALE: Record<Language, string> = {
   nl: 'nl-NL',
   pt: 'pt-PT',
 };
-/** The areas this page is made of (the others belong to the e-mail, summary and overview). */
-const PAGE_AREAS = ['page', 'charts', 'pdf'] as const;
+/** The areas this page is made of (the others belong to the e-mail and the overview). */
+const PAGE_AREAS = ['page', 'charts', 'pdf', 'summary', 'competitors'] as const;
 const PERIOD = '2026-10-12_2026-11-10';
 
 /** The words of a catalogue's texts, placeholders left out, lower-cased. */

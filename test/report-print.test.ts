@@ -57,6 +57,8 @@ beforeAll(async () => {
         for (const f of files) bodies.push(JSON.parse(String(f.body)) as Report);
         return '';
       },
+      // The overview's pages are checked in test/report-overview.test.ts.
+      writeOverview: async () => '',
       read: async () => undefined,
     },
     account: 'demo',

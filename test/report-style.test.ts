@@ -54,12 +54,16 @@ describe('visync report per workspace settings', () => {
 
     const c = await openInChromium(join(folder, 'report.html'));
     try {
-      // The page's blocks in order: the key figures, then the cover; no other section.
+      // The page's blocks in order: the key figures, then the cover with the summary under it
+      // (src/report/summary/); no other section.
       const blocks = await c.page.$$eval('main > *', (els) =>
         els.map((e) => e.querySelector('h2')?.textContent ?? e.className ?? e.tagName),
       );
-      expect(blocks).toEqual(['Kennzahlen', 'cover', '']);
-      expect(await c.page.$$eval('h2', (els) => els.map((e) => e.textContent))).toEqual(['Kennzahlen']);
+      expect(blocks).toEqual(['Kennzahlen', 'cover', 'Zusammenfassung', '']);
+      expect(await c.page.$$eval('h2', (els) => els.map((e) => e.textContent))).toEqual([
+        'Kennzahlen',
+        'Zusammenfassung',
+      ]);
 
       // Numbers with a decimal comma at one decimal (53.4 -> 53,4; 53 -> 53,0; 38.192 -> 38,2), the
       // share of voice with its unit (35,0 %).

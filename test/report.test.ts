@@ -90,11 +90,13 @@ describe('visync report', () => {
     expect(readFileSync(join(reportDir(again, brand, period), 'report.json'), 'utf8')).toBe(json);
     expect((await h.visyncCli(config, ['report', '--brand', brand])).code).toBe(0);
     const stored = h.listFiles(dir).filter((k) => k.startsWith('reports/'));
-    expect(stored.sort()).toEqual(
-      ['manifest.json', 'report.html', 'report.json'].map(
+    // The report's folder, and the account's overview of the period beside it (src/report/overview/).
+    expect(stored.sort()).toEqual([
+      ...['manifest.json', 'report.html', 'report.json'].map(
         (f) => `reports/account=acme/brand=${brandKey(brand)}/period=${period}/${f}`,
       ),
-    );
+      ...['manifest.json', 'overview.html'].map((f) => `reports/account=acme/period=${period}/${f}`),
+    ]);
     const manifest = JSON.parse(readFileSync(join(dir, stored[0] as string), 'utf8')) as {
       files: { sha256: string }[];
     };
@@ -104,7 +106,8 @@ describe('visync report', () => {
     const c = await openInChromium(join(folder, 'report.html'));
     try {
       const headings = await c.page.locator('h2').allTextContents();
-      expect(headings).toEqual([...SECTION_TITLES]);
+      // The summary first (src/report/summary/), then the sections.
+      expect(headings).toEqual(['Summary', ...SECTION_TITLES]);
       expect(c.requests()).toBe(0);
       await c.page.screenshot({ path: join(tempDirForShots(), 'report.png'), fullPage: true });
       if (process.env.REPORT_SHOTS) writeFileSync(join(process.env.REPORT_SHOTS, 'report.html'), htmlText);
@@ -358,8 +361,16 @@ describe('what visync report reads', () => {
         parseConfig(readFileSync(join(dir, 'visync.yaml'), 'utf8'), { source: 't', env: process.env }).sinks,
       );
       const keys = (await store.list('reports/')).sort();
-      expect(keys.filter((k) => k.endsWith('/manifest.json'))).toHaveLength(2);
-      for (const key of keys.filter((k) => k.endsWith('/manifest.json'))) {
+      const manifests = keys.filter((k) => k.endsWith('/manifest.json'));
+      expect(manifests).toHaveLength(3);
+      // The overview's folder holds overview.html and its own manifest.
+      const overview = manifests.filter((k) => !k.includes('/brand='));
+      expect(overview).toHaveLength(1);
+      const listed = JSON.parse(String(await store.get(overview[0] as string))) as {
+        files: { key: string }[];
+      };
+      expect(listed.files.map((f) => f.key.split('/').at(-1))).toEqual(['overview.html']);
+      for (const key of manifests.filter((k) => k.includes('/brand='))) {
         const m = JSON.parse(String(await store.get(key))) as { files: { key: string; sha256: string }[] };
         expect(m.files.map((f) => f.key.slice(key.length - 'manifest.json'.length))).toEqual([
           'report.html',

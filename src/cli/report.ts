@@ -195,6 +195,18 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
               });
             }),
           now: Date.now(),
+          // The account's overview beside its reports, in the account's look and locale.
+          overview: {
+            style: styleOf(settingsOf(account)),
+            print:
+              pdf && formatsOf(account).includes('pdf')
+                ? (html: string) =>
+                    pdf.render(html, {
+                      pageSize: settingsOf(account).pageSize,
+                      locale: settingsOf(account).locale ?? null,
+                    })
+                : undefined,
+          },
         })
         .catch((err: unknown) => {
           io.err(`visync: account ${account}: ${errorMessage(err)}`);
@@ -214,6 +226,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
         written.push({ account, brand_id: m.brandId, period: m.period, location: m.location });
         if (!flags.json) io.out(`${account} ${m.brandId} ${m.period}: ${m.location}`);
       }
+      if (r.overview && !flags.json) io.out(`${account} overview ${r.made[0]?.period}: ${r.overview}`);
     }
   } finally {
     await pdf?.close();

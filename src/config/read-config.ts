@@ -133,6 +133,7 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
   const accounts: { account: AccountConfig; origin: AccountOrigin; raw: unknown }[] = [];
   if (parsed.success) {
     ctx.logos.embed(parsed.data.reports, baseDir, 'reports.logo', issues);
+    resolveNotesDir(parsed.data.reports, baseDir);
     (parsed.data.accounts ?? []).forEach((account, i) => {
       const raw = (rawAccounts as unknown[])[i];
       embedAccountLogos(account, baseDir, `accounts.${i}.`, issues, ctx.logos);
@@ -226,8 +227,16 @@ function embedAccountLogos(
   const reports = account.reports;
   if (!reports) return;
   logos.embed(reports, dir, `${prefix}reports.logo`, issues);
-  for (const [id, ws] of Object.entries(reports.workspaces ?? {}))
+  resolveNotesDir(reports, dir);
+  for (const [id, ws] of Object.entries(reports.workspaces ?? {})) {
     logos.embed(ws, dir, `${prefix}reports.workspaces.${id}.logo`, issues);
+    resolveNotesDir(ws, dir);
+  }
+}
+
+/** `reports.notesDir` relative to the folder of the file that names it, as a logo's path is. */
+function resolveNotesDir(block: { notesDir?: string } | undefined, dir: string): void {
+  if (block?.notesDir !== undefined) block.notesDir = resolve(dir, block.notesDir);
 }
 
 /** `accounts.0.apiKey` for an account in the config file, `accountsFrom: a.yaml: apiKey` for one outside. */

@@ -364,6 +364,11 @@ const reportSettingsShape = {
   review: bool.optional(),
   smtp: z.preprocess(nullAsUndefined, SmtpSchema.optional()),
   mail: z.preprocess(nullAsUndefined, ReportMailSchema.optional()),
+  /**
+   * The account manager's notes: `<notesDir>/<account>/<brand_key>/<period>.md` under each report's
+   * summary (docs/reports.md); relative to the config file's folder.
+   */
+  notesDir: nonEmptyString("the folder of the account manager's notes").optional(),
 };
 
 const WORKSPACES_AT_TOP =

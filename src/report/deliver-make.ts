@@ -135,5 +135,15 @@ async function makeGroup(
         }
       : {}),
     now: (o.now?.() ?? new Date()).getTime(),
+    overview: {
+      style: styleOf(reportSettingsFor(o.config, o.account)),
+      print: session
+        ? (html: string) =>
+            session.render(html, {
+              pageSize: reportSettingsFor(o.config, o.account).pageSize,
+              locale: reportSettingsFor(o.config, o.account).locale ?? null,
+            })
+        : undefined,
+    },
   });
 }

@@ -2,6 +2,7 @@
 // (`Formats`); the API's own strings keep their words, engine ids read as display names.
 import { html as escapedHtml, raw } from 'hono/html';
 import type { ReportSection } from '../config/schema.js';
+import { moneyCompetitorsSection } from './competitors/section.js';
 import type { Formats } from './format.js';
 import { changeTable, enumWord, notRead, unrecognised } from './html-notes.js';
 import { card, deltaCell, fig, type Html, html, share, table, text, whole } from './html-parts.js';
@@ -15,7 +16,6 @@ export interface Charts {
   scoreSvg: string;
   sovSvg: string;
   enginesSvg: string;
-  competitorsSvg: string;
   claimsSvg: string;
 }
 
@@ -67,7 +67,7 @@ export function sectionsOf(
   f: Formats,
   charts: Charts,
 ): Record<ReportSection, Html> {
-  const { scoreSvg, sovSvg, enginesSvg, competitorsSvg, claimsSvg } = charts;
+  const { scoreSvg, sovSvg, enginesSvg, claimsSvg } = charts;
   const k = r.kpis;
   const bi = r.buyer_intent;
   const w = r.what_changed;
@@ -75,7 +75,6 @@ export function sectionsOf(
   const day = f.day;
   const t = f.t;
   const sov = r.trend.share_of_voice_unit;
-  const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
   const previous = r.previous_period;
   const kpiCard = (
     key: keyof Report['kpis'],
@@ -160,13 +159,7 @@ ${table(
       infoPrompts: prompts(f, bi.informational_prompt_count),
       gap: fig(f, bi.visibility_gap),
     })}</p>
-<h3>${t('page:buyer.competitors')}</h3>
-${svg(competitorsSvg)}
-${table(
-  f,
-  ['competitor', 'money_prompts_won'],
-  competitors.map((c) => [text(f, c.name), html`${f.number(c.losses)}`]),
-)}
+${moneyCompetitorsSection(r, style)}
 <h3>${t('page:buyer.losses')}</h3>
 ${notRead(f, t('page:buyer.losses'), bi.not_available)}
 ${

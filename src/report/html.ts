@@ -8,11 +8,12 @@ import { raw } from 'hono/html';
 import { beginReportCharts, chartSvg, type LinePoint } from './charts.js';
 import { type Formats, formatsOf } from './format.js';
 import { type Html, html, toPercent } from './html-parts.js';
-import { periodOf, SECTION_KEYS, sectionsOf, TOP_COMPETITORS } from './html-sections.js';
+import { periodOf, SECTION_KEYS, sectionsOf } from './html-sections.js';
 import { translator } from './i18n/translate.js';
 import { css } from './page-css.js';
 import type { Report } from './report-shape.js';
 import type { ReportStyle } from './style.js';
+import { summarySection } from './summary/section.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
@@ -44,12 +45,13 @@ function dataDetails(r: Report, f: Formats): Html {
 
 /**
  * The page. `brandName`: the brand's name in the data; with `clientName` set, the API's texts that
- * name the brand name the client as the agency does (docs/reports.md, "Language").
+ * name the brand name the client as the agency does (docs/reports.md, "Language"). `notes`: the
+ * account manager's Markdown for this workspace and period (./summary/notes.ts).
  */
 export async function renderHtml(
   r: Report,
   style: ReportStyle,
-  o: { brandName?: string | null } = {},
+  o: { brandName?: string | null; notes?: string | null } = {},
 ): Promise<string> {
   beginReportCharts();
   const rename = style.clientName && o.brandName ? { from: o.brandName, to: style.clientName } : null;
@@ -69,9 +71,8 @@ export async function renderHtml(
         key === 'share_of_voice' ? { ...p, value: toPercent(p.value, r.trend.share_of_voice_unit) } : p,
       ),
     );
-  const competitors = r.buyer_intent.top_competitors.slice(0, TOP_COMPETITORS);
   const chart = { colours, locale: style.locale };
-  const [scoreSvg, sovSvg, enginesSvg, competitorsSvg, claimsSvg] = await Promise.all([
+  const [scoreSvg, sovSvg, enginesSvg, claimsSvg] = await Promise.all([
     chartSvg('score', line('overall_score'), chart),
     chartSvg('share_of_voice', line('share_of_voice'), chart),
     chartSvg(
@@ -80,18 +81,15 @@ export async function renderHtml(
       chart,
     ),
     chartSvg(
-      'competitors',
-      competitors.map((c) => ({ label: c.name, value: c.losses })),
-      chart,
-    ),
-    chartSvg(
       'claims',
       r.reputation.claims_per_engine.map((c) => ({ label: f.engine(c.engine), value: c.claims })),
       chart,
     ),
   ]);
-  const sections = sectionsOf(r, style, f, { scoreSvg, sovSvg, enginesSvg, competitorsSvg, claimsSvg });
+  const sections = sectionsOf(r, style, f, { scoreSvg, sovSvg, enginesSvg, claimsSvg });
   const client = r.cover.client_name ?? r.brand_id;
+  // At the top of every report: under the cover, or first when the cover is not shown.
+  const summary = summarySection(r, style, o.notes ?? null);
   const page = html`<!DOCTYPE html>
 <html lang="${f.htmlLang}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
@@ -99,7 +97,7 @@ export async function renderHtml(
 <title>${f.t('page:title', { client, period: periodOf(f, r) })}</title>
 <style>${raw(css(style))}</style></head>
 <body><main>
-${style.sections.map((key, i) => html`${i ? '\n\n' : ''}${sections[key]}`)}
+${style.sections.includes('cover') ? '' : html`${summary}\n\n`}${style.sections.map((key, i) => html`${i ? '\n\n' : ''}${sections[key]}${key === 'cover' ? html`\n\n${summary}` : ''}`)}
 ${style.dataDetails ? html`\n${dataDetails(r, f)}\n` : ''}<footer>${style.footer ? html`<p>${style.footer}</p>` : ''}${style.agencyName === null ? '' : html`<p class="muted">${f.t('page:footer.prepared', { agency: style.agencyName })}</p>`}</footer>
 </main></body></html>
 `;

@@ -9,9 +9,12 @@ import type { ObjectStore } from '../sinks/object-store.js';
 import { readAccountData, reportableWorkspaces } from './account-data.js';
 import { buildReport } from './model.js';
 import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
+import { type OverviewOptions, writeOverview } from './overview/make.js';
+import { type OverviewReport, overviewPart } from './overview/rows.js';
 import { PdfError, PRINTS_AT_ONCE } from './pdf.js';
 import type { Report } from './report-shape.js';
 import type { ReportStyle } from './style.js';
+import { readNotes } from './summary/notes.js';
 
 export interface ReportProblem {
   /** pdf: that workspace's PDF could not be printed; nothing of it was written, the others were. */
@@ -32,6 +35,8 @@ export interface AccountReports {
   workspaces: string[];
   partsRead: number;
   partsTotal: number;
+  /** Where the account's overview of the period went, when one was written. */
+  overview?: string;
 }
 
 export interface AccountReportOptions {
@@ -53,6 +58,8 @@ export interface AccountReportOptions {
   runs?: readonly CompleteRun[] | undefined;
   /** Only to tell which run dates lie ahead of today (src/records/clock.ts); never in a report. */
   now: number;
+  /** Write the account's overview of the period beside the reports (src/report/overview/); unset: none. */
+  overview?: OverviewOptions | undefined;
 }
 
 export async function makeAccountReports(o: AccountReportOptions): Promise<AccountReports> {
@@ -99,12 +106,15 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   // A workspace's PDF prints while the next one's report is made, and PRINTS_AT_ONCE print at once
   // (as many as the PdfSession does); files are written, and problems told, in workspace order.
   const pending: { brandId: string; files: Promise<ReportFile[] | ReportProblem> }[] = [];
+  /** What the overview needs of each report made; one whose files were not written is dropped. */
+  const slim = new Map<string, OverviewReport>();
   const settleOldest = async () => {
     const oldest = pending.shift();
     if (!oldest) return;
     const files = await oldest.files;
     if (!Array.isArray(files)) {
       out.problems.push(files);
+      slim.delete(oldest.brandId);
       return;
     }
     const location = await o.target.write(o.account, oldest.brandId, period.label, files);
@@ -126,15 +136,27 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
     // html.js loads Vega: only when a page is asked for.
     const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
     const page = formats.some((f) => f !== 'json')
-      ? await (await import('./html.js')).renderHtml(report, style, { brandName: brandNameOf(workspace) })
+      ? await (await import('./html.js')).renderHtml(report, style, {
+          brandName: brandNameOf(workspace),
+          notes: await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label),
+        })
       : '';
     const files = reportFiles(o, formats, report, page, workspace.brandId);
     // Awaited in order below; a failure of one still in flight then is not left unheard.
     files.catch(() => undefined);
     pending.push({ brandId: workspace.brandId, files });
+    slim.set(workspace.brandId, overviewPart(report));
     if (pending.length > PRINTS_AT_ONCE) await settleOldest();
   }
   while (pending.length) await settleOldest();
+  // Beside pages only: a JSON-only run (a data export) writes no overview page.
+  const pages = out.made.some((m) => (o.formatsFor?.(m.brandId) ?? o.formats).some((f) => f !== 'json'));
+  if (o.overview && pages)
+    out.overview = await writeOverview({
+      ...{ store: o.store, target: o.target, account: o.account, runs, period, previous },
+      ...{ workspaces: available, made: slim, overview: o.overview },
+      formatsFor: (b) => o.formatsFor?.(b) ?? o.formats,
+    });
   return out;
 }
 

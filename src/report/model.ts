@@ -18,6 +18,7 @@ import { isSuspect, losses } from '../history/snapshot.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
 import { changeLines } from './change-lines.js';
 import { kpi, revisions } from './compare.js';
+import { moneyCompetitors } from './competitors/money-competitors.js';
 import { notAvailable } from './not-read.js';
 import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
 import { MODEL_VERSION, type Report } from './report-shape.js';
@@ -242,7 +243,6 @@ export function buildReport(i: ReportInput): Report {
     };
   });
   const withData = series.filter((d) => d.overall_score !== null || d.share_of_voice !== null).length;
-
   // What each comparison stands on (src/history/comparison.ts): days with data, snapshot dates.
   const daily = (column: string) =>
     dailyBasis(
@@ -365,6 +365,7 @@ export function buildReport(i: ReportInput): Report {
     },
     engines: now.engines,
     buyer_intent: now.buyer_intent,
+    money_competitors: moneyCompetitors(w.end, w.previousEnd, snapshot('buyer_intent').comparable),
     recommendations: now.recommendations,
     reputation: now.reputation,
     what_changed: {
@@ -391,6 +392,7 @@ export function buildReport(i: ReportInput): Report {
     trend,
     engines,
     buyer_intent,
+    money_competitors: report.money_competitors,
     recommendations,
     reputation,
     what_changed,

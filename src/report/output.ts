@@ -3,7 +3,7 @@
 // SHA-256. The previous period's report.json is read back from the same place for "what changed".
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { reportPrefix } from '../sinks/layout.js';
+import { overviewPrefix, reportPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { writeInTree } from '../util/safe-write.js';
 import { MODEL_VERSION, type Report } from './report-shape.js';
@@ -24,6 +24,8 @@ const CONTENT_TYPES: Record<ReportFormat, string> = {
 export interface ReportTarget {
   /** Writes a report's files; returns where they went (a path or a store location). */
   write(account: string, brandId: string, period: string, files: readonly ReportFile[]): Promise<string>;
+  /** The account's overview of a period (`overview.html`, `overview.pdf`); returns where it went. */
+  writeOverview(account: string, period: string, files: readonly ReportFile[]): Promise<string>;
   /** A report.json written before, or undefined (missing, unreadable or another model version). */
   read(account: string, brandId: string, period: string): Promise<Report | undefined>;
 }
@@ -51,6 +53,11 @@ export function dirTarget(dir: string): ReportTarget {
       for (const f of files) await writeInTree(dir, folders(a, b, p), `report.${f.format}`, f.body);
       return join(dir, ...folders(a, b, p));
     },
+    async writeOverview(a, p, files) {
+      const at = overviewPrefix(a, p).slice('reports/'.length).split('/').filter(Boolean);
+      for (const f of files) await writeInTree(dir, at, `overview.${f.format}`, f.body);
+      return join(dir, ...at, 'overview.html');
+    },
     async read(a, b, p) {
       return parseReport(await readFile(path(a, b, p, 'report.json')).catch(() => undefined));
     },
@@ -59,19 +66,22 @@ export function dirTarget(dir: string): ReportTarget {
 
 /** The object store: the files, then manifest.json with their SHA-256 (written last). */
 export function storeTarget(store: ObjectStore): ReportTarget {
+  const put = async (prefix: string, name: string, files: readonly ReportFile[]) => {
+    const stored: StoredObject[] = [];
+    for (const f of files)
+      stored.push(
+        await store.put(`${prefix}${name}.${f.format}`, f.body, { contentType: CONTENT_TYPES[f.format] }),
+      );
+    const manifest = { files: stored.map((s) => ({ key: s.key, bytes: s.bytes, sha256: s.sha256 })) };
+    await store.put(`${prefix}manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`, {
+      contentType: 'application/json',
+    });
+    return `${store.location.replace(/\/$/, '')}/${prefix}`;
+  };
   return {
-    async write(a, b, p, files) {
-      const prefix = reportPrefix(a, b, p);
-      const stored: StoredObject[] = [];
-      for (const f of files)
-        stored.push(
-          await store.put(`${prefix}report.${f.format}`, f.body, { contentType: CONTENT_TYPES[f.format] }),
-        );
-      const manifest = { files: stored.map((s) => ({ key: s.key, bytes: s.bytes, sha256: s.sha256 })) };
-      await store.put(`${prefix}manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`, {
-        contentType: 'application/json',
-      });
-      return `${store.location.replace(/\/$/, '')}/${prefix}`;
+    write: (a, b, p, files) => put(reportPrefix(a, b, p), 'report', files),
+    async writeOverview(a, p, files) {
+      return `${await put(overviewPrefix(a, p), 'overview', files)}overview.html`;
     },
     async read(a, b, p) {
       return parseReport(await store.get(`${reportPrefix(a, b, p)}report.json`));

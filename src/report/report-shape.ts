@@ -6,6 +6,7 @@ import type { Side } from '../history/comparison.js';
 import type { Period } from '../history/period.js';
 import type { Loss } from '../history/snapshot.js';
 import type { ChangeLine } from './change-lines.js';
+import type { MoneyCompetitors } from './competitors/money-competitors.js';
 import type { NotAvailable } from './not-read.js';
 import type { Unrecognised } from './unrecognised.js';
 
@@ -151,6 +152,8 @@ export interface Report {
     not_available: NotAvailable | null;
     unrecognised: Unrecognised[];
   };
+  /** Who wins the money prompts, this period's end against the previous period's (docs/reports.md). */
+  money_competitors: MoneyCompetitors;
   recommendations: {
     open: Recommendation[];
     closed_in_period: Recommendation[];

@@ -37,6 +37,8 @@ export interface ReportSettings {
   pageSize: PageSize;
   /** The sections shown, in this order. */
   sections: ReportSection[];
+  /** The folder of the account manager's notes (docs/reports.md), resolved against the config's folder. */
+  notesDir?: string;
   /** Never name the upstream platform in the report. */
   hidePlatformName: boolean;
   /** Engine id -> display name, over the defaults (src/report/i18n/engines.ts). */
@@ -143,6 +145,8 @@ export interface ReportStyle {
   timeZone: string | null;
   /** The sections of the HTML (and so of the PDF and its outline), in this order. */
   sections: readonly ReportSection[];
+  /** Where the account manager's notes are read from (src/report/summary/notes.ts); null: none. */
+  notesDir?: string | null;
   /** Engine id -> display name over the defaults (src/report/i18n/engines.ts). */
   engineNames: Readonly<Record<string, string>>;
   /** Show the closing "Data details" section (workspace id, account, runs, data time). */
@@ -166,6 +170,7 @@ export function styleOf(s: ReportSettings): ReportStyle {
     locale: s.locale ?? null,
     timeZone: s.timeZone ?? null,
     sections: s.sections,
+    notesDir: s.notesDir ?? null,
     engineNames: s.engineNames ?? {},
     dataDetails: s.dataDetails,
   };

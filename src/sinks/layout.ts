@@ -230,6 +230,11 @@ function fieldValue(segment: string | undefined, name: string): string | undefin
   return segment?.startsWith(name) && segment.length > name.length ? segment.slice(name.length) : undefined;
 }
 
+/** The agency overview's folder, beside the workspaces' reports: `reports/account={account}/period={period}/`. */
+export function overviewPrefix(account: string, period: string): string {
+  return `reports/account=${account}/period=${period}/`;
+}
+
 /** A client report's folder: `reports/account={account}/brand={brand_key}/period={period}/` (docs/reports.md). */
 export function reportPrefix(account: string, brandId: string, period: string): string {
   return `reports/account=${account}/brand=${brandKey(brandId)}/period=${period}/`;

@@ -1,0 +1,56 @@
+// One account's overview of a period, written beside its workspaces' reports (./rows.ts, ./page.ts):
+// the reports made in this call, the others' report.json read back from the same place, the period's
+// brand events, then overview.html (and overview.pdf when the reports have PDFs).
+import type { CompleteRun } from '../../history/complete-runs.js';
+import type { Period } from '../../history/period.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
+import type { ReportFile, ReportFormat, ReportTarget } from '../output.js';
+import type { ReportStyle } from '../style.js';
+import { periodEvents } from './events.js';
+import { renderOverview } from './page.js';
+import { type OverviewReport, overviewRows, portfolioTrend, reportHref } from './rows.js';
+
+export interface OverviewOptions {
+  /** The account's look and locale (its `reports` settings without a workspace's). */
+  style: ReportStyle;
+  /** Prints the overview to PDF with the account's page settings; unset: no overview.pdf. */
+  print?: ((html: string) => Promise<Uint8Array>) | undefined;
+}
+
+export interface OverviewInput {
+  store: ObjectStore;
+  target: ReportTarget;
+  account: string;
+  runs: readonly CompleteRun[];
+  period: Period;
+  previous: Period;
+  /** Every workspace a report of the period can be made for, one row each. */
+  workspaces: readonly string[];
+  /** The reports written in this call, by workspace id. */
+  made: ReadonlyMap<string, OverviewReport>;
+  formatsFor: (brandId: string) => readonly ReportFormat[];
+  overview: OverviewOptions;
+}
+
+/** Writes the overview; returns where overview.html went. */
+export async function writeOverview(i: OverviewInput): Promise<string> {
+  const items = [];
+  for (const brandId of i.workspaces) {
+    const report = i.made.get(brandId) ?? (await i.target.read(i.account, brandId, i.period.label));
+    const formats = i.formatsFor(brandId);
+    const ext = formats.includes('html') ? 'html' : formats.includes('pdf') ? 'pdf' : null;
+    items.push({ brandId, report, href: ext === null ? null : reportHref(brandId, i.period.label, ext) });
+  }
+  const rows = overviewRows(items, await periodEvents(i.store, i.runs, i.period));
+  const reports = items.map((x) => x.report).filter((r): r is OverviewReport => r !== undefined);
+  const page = await renderOverview({
+    period: i.period,
+    previous: i.previous,
+    rows,
+    trend: portfolioTrend(reports),
+    style: i.overview.style,
+  });
+  const files: ReportFile[] = [{ format: 'html', body: page }];
+  if (i.overview.print) files.push({ format: 'pdf', body: await i.overview.print(page) });
+  return i.target.writeOverview(i.account, i.period.label, files);
+}

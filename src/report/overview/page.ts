@@ -1,0 +1,113 @@
+// The agency overview as one self-contained HTML page (docs/reports.md, "Agency overview"): the same
+// Content-Security-Policy, white label and locale as the workspace reports, every word from the
+// `overview` catalogue area, every client name escaped, each report linked relative to the page.
+import { html as escapedHtml, raw } from 'hono/html';
+import type { Period } from '../../history/period.js';
+import { beginReportCharts, chartSvg, type LinePoint } from '../charts.js';
+import { formatsOf } from '../format.js';
+import { html, share, signed } from '../html-parts.js';
+import { translator } from '../i18n/translate.js';
+import { DELTA_COLOURS, type ReportStyle } from '../style.js';
+import type { OverviewRow, PortfolioDay } from './rows.js';
+
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+export interface OverviewPage {
+  period: Period;
+  previous: Period;
+  rows: readonly OverviewRow[];
+  trend: readonly PortfolioDay[];
+  style: ReportStyle;
+}
+
+async function trendSvg(o: OverviewPage, series: [string, string]): Promise<string> {
+  const points: LinePoint[] = o.trend.flatMap((d) => [
+    { date: d.date, series: series[0], value: d.score },
+    { date: d.date, series: series[1], value: d.previous },
+  ]);
+  beginReportCharts();
+  return chartSvg('score', points, {
+    colours: { primary: o.style.primaryColour, accent: o.style.accentColour },
+    locale: o.style.locale,
+  });
+}
+
+export async function renderOverview(o: OverviewPage): Promise<string> {
+  const { t, htmlLang } = translator(o.style.locale);
+  const f = formatsOf(o.style);
+  const s = o.style;
+  const missing = html`<span class="na">${t('overview:missing')}</span>`;
+  const range = (p: Period) => t('overview:period', { from: f.day(p.from), to: f.day(p.to) });
+  const hasTrend = o.trend.some((d) => d.score !== null);
+  const svg = hasTrend ? await trendSvg(o, [t('charts:series.this'), t('charts:series.previous')]) : '';
+  const events = (r: OverviewRow) => {
+    if (r.events === null) return html`<span class="na">${t('overview:events_missing')}</span>`;
+    const parts = (['high', 'medium', 'low'] as const)
+      .filter((k) => (r.events?.[k] ?? 0) > 0)
+      .map((k) => {
+        const n = r.events?.[k] ?? 0;
+        return html`<span class="sev ${k}">${t(`overview:events_${k}`, { count: n, n: f.number(n) })}</span>`;
+      });
+    return parts.length
+      ? html`${parts.map((p, i) => html`${i ? ', ' : ''}${p}`)}`
+      : html`${t('overview:events_none')}`;
+  };
+  const change = (r: OverviewRow) => {
+    if (!r.reported || r.score === null) return missing;
+    if (r.delta === null) return html`<span class="na">${t('overview:not_comparable')}</span>`;
+    const d = signed(f, r.delta);
+    const cls = d.startsWith('+') ? 'up' : d.startsWith('\u2212') ? 'down' : 'flat';
+    return html`<span class="delta ${cls}">${d}</span>`;
+  };
+  const row = (
+    r: OverviewRow,
+  ) => html`<tr><td>${r.client === null ? html`<span class="na">${t('overview:unnamed')}</span>` : html`<bdi>${r.client}</bdi>`}</td>
+<td>${r.score === null ? missing : f.one(r.score)}</td><td>${change(r)}</td>
+<td>${r.share === null ? missing : share(f, r.share, r.shareUnit)}</td><td>${events(r)}</td>
+<td>${r.href === null ? html`<span class="na">${t('overview:no_report')}</span>` : escapedHtml`<a href="${r.href}">${t('overview:open_report')}</a>`}</td></tr>`;
+  const page = html`<!DOCTYPE html>
+<html lang="${htmlLang}"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${s.agencyName === null ? '' : `${s.agencyName} \u2013 `}${t('overview:title')} \u2013 ${range(o.period)}</title>
+<style>${raw(css(s))}</style></head>
+<body><main>
+<header class="cover">
+${s.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${s.logoDataUri}">` : ''}
+${s.agencyName === null ? '' : html`<p class="agency">${s.agencyName}</p>`}
+<h1>${t('overview:title')}</h1>
+<p>${range(o.period)}, ${t('overview:compared', { from: f.day(o.previous.from), to: f.day(o.previous.to) })}. ${t('overview:clients', { count: o.rows.length, n: f.number(o.rows.length) })}.</p>
+</header>
+<section><h2>${t('overview:clients_title')}</h2>
+<table class="clients"><thead><tr><th>${t('overview:col_client')}</th><th>${t('overview:col_score')}</th><th>${t('overview:col_delta')}</th><th>${t('overview:col_share')}</th><th>${t('overview:col_events')}</th><th>${t('overview:col_report')}</th></tr></thead>
+<tbody>${o.rows.map(row)}</tbody></table>
+</section>
+<section><h2>${t('overview:trend_title')}</h2>
+${hasTrend ? html`<p class="note">${t('overview:trend_note')}</p>\n<div class="chart">${raw(svg)}</div>` : html`<p class="na">${t('overview:trend_missing')}</p>`}
+</section>
+${s.agencyName === null ? '' : html`<footer><p class="muted">${t('overview:prepared_by', { agency: s.agencyName })}</p></footer>`}
+</main></body></html>
+`;
+  return (await page).toString();
+}
+
+function css(s: ReportStyle): string {
+  return `
+*{box-sizing:border-box}
+body{margin:0;font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1f2328;background:#fff;overflow-wrap:anywhere}
+main{max-width:960px;margin:0 auto;padding:24px}
+h1,h2{color:${s.primaryColour};margin:.8em 0 .3em}h1{font-size:28px}
+h2{font-size:20px;border-bottom:2px solid ${s.primaryColour};padding-bottom:4px}
+.cover{border-left:6px solid ${s.accentColour};padding-left:16px}
+.agency{font-weight:600;color:${s.accentColour};margin:0}.logo{max-height:48px;max-width:200px}
+.muted,.note{color:#57606a}.na{color:#57606a;font-style:italic}
+table{width:100%;border-collapse:collapse;margin:8px 0 16px}
+th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}th{background:#f6f8fa}
+.delta{font-weight:600}.delta.up{color:${DELTA_COLOURS.up}}.delta.down{color:${DELTA_COLOURS.down}}.delta.flat{color:${DELTA_COLOURS.flat}}
+.sev.high{color:${DELTA_COLOURS.down};font-weight:600}
+.chart svg{max-width:100%;height:auto}
+tr{break-inside:avoid}
+`
+    .trim()
+    .replaceAll('\n', '');
+}

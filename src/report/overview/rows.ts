@@ -1,0 +1,105 @@
+// The agency overview's figures (docs/reports.md, "Agency overview"): one row per workspace of the
+// account from its report of the period (score at the period's end, its change, share of voice), the
+// period's brand events by severity and the relative link to its report, largest drop first; and the
+// portfolio's score trend, each day the mean of the clients with a score that day. A figure that is
+// missing stays null (the page says "missing"), never 0. Pure.
+import { compareText, mean } from '../../history/figures.js';
+import { brandKey } from '../../sinks/layout.js';
+import type { Report } from '../report-shape.js';
+import type { SeverityCounts } from './events.js';
+
+/** What the overview reads of a report: kept for every workspace made, so only this much. */
+export type OverviewReport = Pick<Report, 'cover' | 'kpis' | 'comparison' | 'trend'>;
+
+export const overviewPart = ({ cover, kpis, comparison, trend }: Report): OverviewReport => ({
+  cover,
+  kpis,
+  comparison,
+  trend,
+});
+
+export interface OverviewRow {
+  brandId: string;
+  /** The client's name as its report shows it; null: the data names none. */
+  client: string | null;
+  /** False: no report of the period was found for the workspace (every figure null). */
+  reported: boolean;
+  score: number | null;
+  /** Null when missing or not comparable (`comparable` says which). */
+  delta: number | null;
+  comparable: boolean;
+  share: number | null;
+  shareUnit: Report['trend']['share_of_voice_unit'];
+  /** Null: not known (no complete run dated within the period). */
+  events: SeverityCounts | null;
+  /** Relative to the overview's folder; null when no report page was written. */
+  href: string | null;
+}
+
+/**
+ * From `reports/account=A/period=P/` to `reports/account=A/brand=B/period=P/report.<ext>`: each
+ * folder name percent-encoded once more, so a `%` of the stored name (src/sinks/layout.ts brandKey)
+ * is a `%` of the file name, not an escape.
+ */
+export function reportHref(brandId: string, period: string, ext: 'html' | 'pdf'): string {
+  const seg = (s: string) => encodeURIComponent(s);
+  return `../${seg(`brand=${brandKey(brandId)}`)}/${seg(`period=${period}`)}/report.${ext}`;
+}
+
+export interface OverviewItem {
+  brandId: string;
+  report: OverviewReport | undefined;
+  href: string | null;
+}
+
+export function overviewRows(
+  items: readonly OverviewItem[],
+  events: ReadonlyMap<string, SeverityCounts> | null,
+): OverviewRow[] {
+  const rows = items.map((i): OverviewRow => {
+    const r = i.report;
+    const k = r?.kpis.overall_score_end;
+    const comparable = (r?.comparison.earlier_period ?? false) && (k?.comparable ?? false);
+    return {
+      brandId: i.brandId,
+      client: r?.cover.client_name ?? null,
+      reported: r !== undefined,
+      score: k?.value ?? null,
+      delta: comparable ? (k?.delta ?? null) : null,
+      comparable,
+      share: r?.kpis.share_of_voice.value ?? null,
+      shareUnit: r?.trend.share_of_voice_unit ?? 'percent',
+      events: events === null ? null : (events.get(i.brandId) ?? { high: 0, medium: 0, low: 0 }),
+      href: r === undefined ? null : i.href,
+    };
+  });
+  // Largest drop first; a row without a change after every row with one, a workspace without a
+  // report last; then by name and id.
+  return rows.sort(
+    (a, b) =>
+      (a.delta ?? Number.POSITIVE_INFINITY) - (b.delta ?? Number.POSITIVE_INFINITY) ||
+      Number(a.reported === false) - Number(b.reported === false) ||
+      compareText(a.client ?? '', b.client ?? '') ||
+      compareText(a.brandId, b.brandId),
+  );
+}
+
+export interface PortfolioDay {
+  date: string;
+  score: number | null;
+  previous: number | null;
+}
+
+/** Each day of the period: the mean overall score of the reports with one that day, and of the previous period's same day. */
+export function portfolioTrend(reports: readonly OverviewReport[]): PortfolioDay[] {
+  const now = new Map<string, (number | null)[]>();
+  const before = new Map<string, (number | null)[]>();
+  for (const r of reports)
+    for (const d of r.trend.series) {
+      now.set(d.date, [...(now.get(d.date) ?? []), d.overall_score]);
+      before.set(d.date, [...(before.get(d.date) ?? []), d.previous_overall_score]);
+    }
+  return [...now.keys()]
+    .sort(compareText)
+    .map((date) => ({ date, score: mean(now.get(date) ?? []), previous: mean(before.get(date) ?? []) }));
+}

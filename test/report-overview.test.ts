@@ -1,0 +1,139 @@
+// The agency overview (src/report/overview/): per account and period, overview.html beside the
+// workspaces' reports, one row per workspace with a link that resolves from the overview's folder,
+// largest drop first, missing figures said to be missing; overview.pdf through the built bin.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { renderOverview } from '../src/report/overview/page.js';
+import { overviewRows, portfolioTrend, reportHref } from '../src/report/overview/rows.js';
+import type { Report } from '../src/report/report-shape.js';
+import { DEFAULT_STYLE } from '../src/report/style.js';
+import { builtVisync, NODE22 } from './helpers/built-bin.js';
+import { startProcess } from './helpers/cli-process.js';
+import * as h from './helpers/harness.js';
+import { NIGHTS, twoNights } from './helpers/report-nights.js';
+import { PERIOD, PREVIOUS, report } from './helpers/report-workspace.js';
+
+const WORKSPACES = 3;
+
+describe('agency overview', () => {
+  it('lists every workspace once, largest drop first, each link opening its report (headless Chromium)', async () => {
+    const { config, last } = await twoNights(h.tempDir(), NIGHTS, [], [WORKSPACES, WORKSPACES]);
+    const ids = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds;
+    const out = h.tempDir();
+    const r = await h.visyncCli(config, [
+      'report',
+      '--period',
+      '2026-11',
+      '--format',
+      'html,json',
+      '--out',
+      out,
+    ]);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    const file = join(out, 'account=acme', 'period=2026-11', 'overview.html');
+    expect(r.out).toContain(`acme overview 2026-11: ${file}`);
+    expect(r.out).toHaveLength(WORKSPACES + 1);
+
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+    try {
+      const context = await browser.newContext({ javaScriptEnabled: false });
+      const page = await context.newPage();
+      await page.goto(pathToFileURL(file).href);
+      const rows = page.locator('table.clients tbody tr');
+      expect(await rows.count()).toBe(WORKSPACES);
+      const hrefs = await page
+        .locator('table.clients a')
+        .evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+      expect(new Set(hrefs).size).toBe(WORKSPACES);
+      // Each link, as the browser resolves it from the overview's folder, is a report written.
+      const opened: { client: string; delta: number | null }[] = [];
+      for (const href of hrefs) {
+        const path = fileURLToPath(href);
+        expect(existsSync(path), path).toBe(true);
+        const json = JSON.parse(readFileSync(join(path, '..', 'report.json'), 'utf8')) as Report;
+        expect(ids).toContain(json.brand_id);
+        const target = await context.newPage();
+        await target.goto(href);
+        expect(await target.locator('h1').textContent()).toBe(json.cover.client_name);
+        await target.close();
+        opened.push({ client: json.cover.client_name ?? '', delta: json.kpis.overall_score_end.delta });
+      }
+      // The links in page order: largest drop first.
+      const deltas = opened.map((o) => o.delta ?? Number.POSITIVE_INFINITY);
+      expect(deltas).toEqual([...deltas].sort((a, b) => a - b));
+      const names = (await page.locator('table.clients tbody tr td:first-child').allTextContents()).map((s) =>
+        s.trim(),
+      );
+      expect(names).toEqual(opened.map((o) => o.client));
+      // The portfolio trend is drawn, and the page fetched nothing.
+      expect(await page.locator('.chart svg').count()).toBe(1);
+      await page.screenshot({ path: join(h.tempDir(), 'overview.png'), fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  }, 240_000);
+
+  it('says a missing figure is missing, a workspace without a report has no link, and sorts by drop', async () => {
+    const drop = report({ scores: [50, 50, 50, 40] });
+    const rise = report({ scores: [50, 50, 50, 60] });
+    const first = report({}, { scores: [null, null, null, null] });
+    const rows = overviewRows(
+      [
+        { brandId: 'up', report: rise, href: reportHref('up', PERIOD.label, 'html') },
+        { brandId: 'gone', report: undefined, href: reportHref('gone', PERIOD.label, 'html') },
+        { brandId: 'new', report: first, href: reportHref('new', PERIOD.label, 'html') },
+        { brandId: 'down/1', report: drop, href: reportHref('down/1', PERIOD.label, 'html') },
+      ],
+      new Map([['down/1', { high: 1, medium: 2, low: 0 }]]),
+    );
+    expect(rows.map((r) => r.brandId)).toEqual(['down/1', 'up', 'new', 'gone']);
+    // A `%` of the stored folder name is escaped once more in the link.
+    expect(rows[0]?.href).toBe('../brand%3Ddown%252F1/period%3D2026-10-05_2026-10-08/report.html');
+    expect(rows[3]).toMatchObject({ reported: false, score: null, delta: null, href: null });
+    const page = await renderOverview({
+      period: PERIOD,
+      previous: PREVIOUS,
+      rows,
+      trend: portfolioTrend([drop, rise, first]),
+      style: DEFAULT_STYLE,
+    });
+    const text = page.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    expect(text).toContain('1 high , 2 medium');
+    expect(text).toContain('not comparable');
+    expect(text).toContain('no report for this period');
+    expect(text).toContain('missing');
+    expect(text).not.toMatch(/\bNaN\b|undefined|null/);
+    const de = await renderOverview({
+      period: PERIOD,
+      previous: PREVIOUS,
+      rows,
+      trend: [],
+      style: { ...DEFAULT_STYLE, locale: 'de-DE' },
+    });
+    expect(de).toContain('<html lang="de-DE">');
+    expect(de).toContain('kein Bericht für diesen Zeitraum');
+    expect(de).toContain('Kein Kunde hat in diesem Zeitraum einen Wert');
+    expect(de).not.toContain('<svg');
+  });
+
+  it('writes overview.pdf through the built bin when the reports have PDFs', async () => {
+    const built = builtVisync();
+    const { config } = await twoNights(h.tempDir(), NIGHTS, [], [2, 2]);
+    const out = h.tempDir();
+    const run = await startProcess(
+      NODE22,
+      [built.bin, '--config', config, 'report', '--period', '2026-11', '--format', 'html,pdf', '--out', out],
+      { env: {}, guardMs: 180_000 },
+    ).exited;
+    expect(run.code, run.stderr).toBe(0);
+    const pdf = join(out, 'account=acme', 'period=2026-11', 'overview.pdf');
+    expect(existsSync(pdf)).toBe(true);
+    const text = execFileSync('pdftotext', ['-layout', pdf, '-']).toString();
+    expect(text).toContain('AI visibility overview');
+    expect(text).toContain('Clients, largest drop first');
+  }, 240_000);
+});

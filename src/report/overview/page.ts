@@ -37,7 +37,6 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
   const f = formatsOf(o.style);
   const s = o.style;
   const missing = html`<span class="na">${t('overview:missing')}</span>`;
-  const range = (p: Period) => t('overview:period', { from: f.day(p.from), to: f.day(p.to) });
   const hasTrend = o.trend.some((d) => d.score !== null);
   const svg = hasTrend ? await trendSvg(o, [t('charts:series.this'), t('charts:series.previous')]) : '';
   const events = (r: OverviewRow) => {
@@ -69,14 +68,14 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
 <html lang="${htmlLang}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${s.agencyName === null ? '' : `${s.agencyName} \u2013 `}${t('overview:title')} \u2013 ${range(o.period)}</title>
+<title>${s.agencyName === null ? '' : `${s.agencyName} \u2013 `}${t('overview:title')} \u2013 ${f.period(o.period)}</title>
 <style>${raw(css(s))}</style></head>
 <body><main>
 <header class="cover">
 ${s.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${s.logoDataUri}">` : ''}
 ${s.agencyName === null ? '' : html`<p class="agency">${s.agencyName}</p>`}
 <h1>${t('overview:title')}</h1>
-<p>${range(o.period)}, ${t('overview:compared', { from: f.day(o.previous.from), to: f.day(o.previous.to) })}. ${t('overview:clients', { count: o.rows.length, n: f.number(o.rows.length) })}.</p>
+<p>${f.period(o.period)}. ${t('page:cover.compared', { previous: f.period(o.previous) })} ${t('overview:clients', { count: o.rows.length, n: f.number(o.rows.length) })}.</p>
 </header>
 <section><h2>${t('overview:clients_title')}</h2>
 <table class="clients"><thead><tr><th>${t('overview:col_client')}</th><th>${t('overview:col_score')}</th><th>${t('overview:col_delta')}</th><th>${t('overview:col_share')}</th><th>${t('overview:col_events')}</th><th>${t('overview:col_report')}</th></tr></thead>

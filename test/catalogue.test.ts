@@ -132,6 +132,8 @@ describe('views', () => {
   it('give every table a _latest view, plus recommendation_status_changes and the change views', () => {
     expect(VIEWS.map((v) => v.name)).toEqual([
       ...TABLES.map((t) => `${t.name}_latest`),
+      'brand_events_latest',
+      'sync_runs_latest',
       'recommendation_status_changes',
       'reputation_flag_changes',
       'reputation_conflict_changes',

@@ -289,7 +289,7 @@ const syncRunsLatest: ViewDef = viewDef({
         keep: ['ROW_NUMBER() OVER (PARTITION BY r.account, r.run_id ORDER BY r.recorded_at DESC)'],
       })
       .join('\n'),
-  references: [{ table: SYNC_RUNS.name, columns: SYNC_RUNS.columns.map((c) => c.name) }],
+  references: [{ table: SYNC_RUNS.name, columns: ['account', 'run_id', 'recorded_at'] }],
 });
 
 /**
@@ -320,7 +320,7 @@ const brandEventsLatest: ViewDef = viewDef({
       }),
     ].join('\n'),
   references: [
-    { table: BRAND_EVENTS.name, columns: BRAND_EVENTS.columns.map((c) => c.name) },
+    { table: BRAND_EVENTS.name, columns: ['account', 'run_id', 'event_id'] },
     { table: SYNC_RUNS.name, columns: ['account', 'run_id'] },
   ],
 });

@@ -1,7 +1,6 @@
 // The report model: one workspace, one period, every figure from the curated rows (account-data.ts)
 // and nothing else: no clock, no random ids, keys in a fixed order, so the same rows give the same
-// report.json bytes. Every field is documented in docs/reports.md. A value that is missing or drifted
-// is null (the HTML says "n/a"), never 0. Pure.
+// report.json bytes (fields: docs/reports.md). A missing or drifted value is null, never 0. Pure.
 import type { Row } from '../catalogue/types.js';
 import { type ChangeState, type Changes, closedRecommendations, diffStates } from '../history/changes.js';
 import {

@@ -7,7 +7,6 @@ import type { ObjectStore } from '../../sinks/object-store.js';
 import type { ReportFile, ReportFormat, ReportTarget } from '../output.js';
 import type { ReportStyle } from '../style.js';
 import { periodEvents } from './events.js';
-import { renderOverview } from './page.js';
 import { type OverviewReport, overviewRows, portfolioTrend, reportHref } from './rows.js';
 
 export interface OverviewOptions {
@@ -43,6 +42,8 @@ export async function writeOverview(i: OverviewInput): Promise<string> {
   }
   const rows = overviewRows(items, await periodEvents(i.store, i.runs, i.period));
   const reports = items.map((x) => x.report).filter((r): r is OverviewReport => r !== undefined);
+  // Vega loads with the page only when there is an overview to render (test/startup-imports.test.ts).
+  const { renderOverview } = await import('./page.js');
   const page = await renderOverview({
     period: i.period,
     previous: i.previous,

@@ -85,10 +85,22 @@ function timedCli(args: string[], env: Record<string, string>) {
     output: string;
   }>((resolve, reject) => {
     const started = performance.now();
-    const child = spawn('/usr/bin/time', ['-f', 'BENCH-TIME %U %S %M', process.execPath, BIN, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      '/usr/bin/time',
+      [
+        '-f',
+        'BENCH-TIME %U %S %M',
+        process.execPath,
+        // BENCH_CPU_PROF=DIR: a V8 CPU profile of each step, to see where a report's time goes.
+        ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+        BIN,
+        ...args,
+      ],
+      {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let output = '';
     const keep = (d: Buffer) => {
       output = (output + d.toString()).slice(-100_000);

@@ -65,10 +65,25 @@ function decimalsOf(n: number): number | null {
 
 const oneDigit = { minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false } as const;
 
-export function formatsOf(
-  style: Pick<ReportStyle, 'locale' | 'timeZone'> & Partial<Pick<ReportStyle, 'engineNames'>>,
-  rename: ClientRename | null = null,
-): Formats {
+type FormatStyle = Pick<ReportStyle, 'locale' | 'timeZone'> & Partial<Pick<ReportStyle, 'engineNames'>>;
+
+// Formats are pure, and the Intl formatters behind them cost far more to make than to use: one per
+// locale, zone, engine names and client name, however many sections of however many reports ask.
+const made = new Map<string, Formats>();
+
+export function formatsOf(style: FormatStyle, rename: ClientRename | null = null): Formats {
+  const key = JSON.stringify([style.locale, style.timeZone, style.engineNames ?? {}, rename]);
+  let f = made.get(key);
+  if (!f) {
+    f = buildFormats(style, rename);
+    // A long-running worker meets only the configured workspaces' styles; the cap keeps it bounded.
+    if (made.size >= 1000) made.clear();
+    made.set(key, f);
+  }
+  return f;
+}
+
+function buildFormats(style: FormatStyle, rename: ClientRename | null): Formats {
   const { locale, timeZone } = style;
   const words = translator(locale);
   const names = style.engineNames ?? {};

@@ -7,12 +7,21 @@ import type { Translate } from './translate.js';
 
 const utc = (day: string) => new Date(`${day}T00:00:00Z`);
 
+// Built once per locale: an Intl formatter costs far more to make than to use, and a report names
+// periods many times (bench:report, docs/benchmarks.md).
+const formatters = new Map<string, { days: Intl.DateTimeFormat; month: Intl.DateTimeFormat }>();
+
 function dates(locale: string | null) {
   const tag = locale ?? 'en-GB';
-  return {
-    days: new Intl.DateTimeFormat(tag, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }),
-    month: new Intl.DateTimeFormat(tag, { month: 'long', year: 'numeric', timeZone: 'UTC' }),
-  };
+  let f = formatters.get(tag);
+  if (!f) {
+    f = {
+      days: new Intl.DateTimeFormat(tag, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }),
+      month: new Intl.DateTimeFormat(tag, { month: 'long', year: 'numeric', timeZone: 'UTC' }),
+    };
+    formatters.set(tag, f);
+  }
+  return f;
 }
 
 /** Days from `from` to `to` as one range in the locale (`29 October – 28 November 2026`). */

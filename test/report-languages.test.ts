@@ -224,8 +224,8 @@ describe('the report in each catalogue language', () => {
       for (let n = 1; n <= pages; n++) expect(text).toContain(`Seite ${n} von ${pages}`);
       expect(text).not.toMatch(/Page \d+ of/);
       expect(Buffer.from(pdf).toString('latin1')).toMatch(/\/Lang \((de-DE|de)\)/);
-      // The picture in README.md and docs/reports.md: REPORT_SHOTS=DIR keeps this PDF
-      // (pdftoppm -png -r 60 -f 1 -l 1 DIR/report-de.pdf docs/images/report-de-first-page).
+      // REPORT_SHOTS=DIR keeps this PDF to look at (the picture in README.md is made from the
+      // demo's data through the bin, docs/reports.md "Language").
       if (process.env.REPORT_SHOTS) writeFileSync(join(process.env.REPORT_SHOTS, 'report-de.pdf'), pdf);
     } finally {
       await session.close();

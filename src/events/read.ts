@@ -1,10 +1,9 @@
 // Brand events as stored: the `brand_events` parts of an account's complete runs (the rule of the
 // `_latest` views, src/history/complete-runs.ts), one row per event id. Reads the object store only,
 // so `visync events` and the run's alert need neither Redis nor a warehouse.
-import { BRAND_EVENTS, type EventType, type Severity } from '../catalogue/brand-events.js';
-import { type CompleteRun, completeRuns, readPart } from '../history/complete-runs.js';
-import { compareText } from '../history/figures.js';
-import { parseTablePartKey } from '../sinks/layout.js';
+import type { EventType, Severity } from '../catalogue/brand-events.js';
+import { completeRuns } from '../history/complete-runs.js';
+import { eventRows } from '../history/run-events.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { bySeverity } from './detect.js';
 
@@ -63,25 +62,9 @@ export async function readAccountEvents(
         (f.since === undefined || r.runDate >= f.since) && (f.runId === undefined || r.runId === f.runId),
     )
     .reverse();
-  const seen = new Set<string>();
-  const out: BrandEvent[] = [];
-  for (const run of runs) {
-    for (const e of await runEvents(store, run)) {
-      if (seen.has(e.event_id)) continue;
-      if (f.brand !== undefined && e.brand_id !== f.brand) continue;
-      if (f.type !== undefined && e.event_type !== f.type) continue;
-      seen.add(e.event_id);
-      out.push(e);
-    }
-  }
-  return { events: out, workspaces };
-}
-
-async function runEvents(store: ObjectStore, run: CompleteRun): Promise<BrandEvent[]> {
-  const keys = run.partKeys
-    .filter((k) => parseTablePartKey(k)?.table === BRAND_EVENTS.name)
-    .sort(compareText);
-  const rows: BrandEvent[] = [];
-  for (const key of keys) rows.push(...((await readPart(store, key)) as unknown as BrandEvent[]));
-  return rows;
+  const events = ((await eventRows(store, runs)) as unknown as BrandEvent[]).filter(
+    (e) =>
+      (f.brand === undefined || e.brand_id === f.brand) && (f.type === undefined || e.event_type === f.type),
+  );
+  return { events, workspaces };
 }

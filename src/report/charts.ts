@@ -86,33 +86,54 @@ function barSpec(title: string, colour: string, counts = false): TopLevelSpec {
   };
 }
 
-export type ChartName = 'score' | 'share_of_voice' | 'engines' | 'competitors' | 'claims';
+export type ChartName = 'score' | 'share_of_voice' | 'engines' | 'claims';
 
-/** Parsed specs per colour pair and language: parsing is most of a chart's cost (docs/reports.md). */
+function specOf(name: ChartName, primary: string, accent: string, lang: string, t: Translate): TopLevelSpec {
+  const series: [string, string] = [t('charts:series.this'), t('charts:series.previous')];
+  // German writes the day with a full stop ("01. Nov"); the others as English does.
+  const day = lang === 'de' ? '%d. %b' : '%d %b';
+  return name === 'score'
+    ? lineSpec(t('charts:axis.overall_score'), [primary, '#8c959f'], series, day)
+    : name === 'share_of_voice'
+      ? lineSpec(t('charts:axis.share_of_voice'), [accent, '#8c959f'], series, day)
+      : name === 'engines'
+        ? barSpec(t('charts:axis.score_mean'), primary)
+        : barSpec(t('charts:axis.claims'), primary, true);
+}
+
+/** Parsed specs by key: parsing is most of a chart's cost (docs/reports.md). */
 const parsed = new Map<string, Runtime>();
 
-function runtime(name: ChartName, primary: string, accent: string, lang: string, t: Translate): Runtime {
-  const key = `${name}|${primary}|${accent}|${lang}`;
+/**
+ * The SVG of the Vega-Lite spec `spec()` over `points`, with the locale's number and time formats;
+ * the spec is compiled and parsed once per `key` (which must name everything the spec depends on).
+ * Every chart of a report and of the overview is drawn here.
+ */
+export async function specSvg(
+  key: string,
+  spec: () => TopLevelSpec,
+  localeTag: string | null,
+  points: readonly object[],
+): Promise<string> {
   let rt = parsed.get(key);
   if (!rt) {
-    const series: [string, string] = [t('charts:series.this'), t('charts:series.previous')];
-    // German writes the day with a full stop ("01. Nov"); the others as English does.
-    const day = lang === 'de' ? '%d. %b' : '%d %b';
-    const spec =
-      name === 'score'
-        ? lineSpec(t('charts:axis.overall_score'), [primary, '#8c959f'], series, day)
-        : name === 'share_of_voice'
-          ? lineSpec(t('charts:axis.share_of_voice'), [accent, '#8c959f'], series, day)
-          : name === 'engines'
-            ? barSpec(t('charts:axis.score_mean'), primary)
-            : name === 'competitors'
-              ? barSpec(t('charts:axis.money_prompts_won'), accent, true)
-              : barSpec(t('charts:axis.claims'), primary, true);
     // Compiler notes (merged legends) would go to stderr of every `visync report`: the specs are ours.
-    rt = parse(compile(spec, { logger: logger(None) }).spec);
+    rt = parse(compile(spec(), { logger: logger(None) }).spec);
     parsed.set(key, rt);
   }
-  return rt;
+  const locale = chartLocale(localeTag);
+  const view = new View(rt, {
+    renderer: 'none',
+    // Vega reads `{number, time}` definitions here (vega-view's View constructor); its typings
+    // name the formatters it builds from them.
+    ...(locale ? { locale: locale as unknown as ViewOptions['locale'] } : {}),
+  });
+  view.data('points', points as object[]);
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
 }
 
 /** Call once before a report's charts, so SVG ids start over and repeat. */
@@ -127,20 +148,11 @@ export async function chartSvg(
   o: { colours: { primary: string; accent: string }; locale: string | null },
 ): Promise<string> {
   const { lang, t } = translator(o.locale);
-  const locale = chartLocale(o.locale);
-  const view = new View(runtime(name, o.colours.primary, o.colours.accent, lang, t), {
-    renderer: 'none',
-    // Vega reads `{number, time}` definitions here (vega-view's View constructor); its typings
-    // name the formatters it builds from them.
-    ...(locale ? { locale: locale as unknown as ViewOptions['locale'] } : {}),
-  });
-  view.data(
-    'points',
+  const { primary, accent } = o.colours;
+  return specSvg(
+    `${name}|${primary}|${accent}|${lang}`,
+    () => specOf(name, primary, accent, lang, t),
+    o.locale,
     values.map((v) => ({ ...v })),
   );
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
 }

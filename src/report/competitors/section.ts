@@ -3,8 +3,8 @@
 // grouped bar chart followed by its table. Where the data has no such counts the section says why in
 // the report's language; it never draws an empty chart.
 import { raw } from 'hono/html';
-import { logger, None, parse, type Runtime, View } from 'vega';
-import { compile, type TopLevelSpec } from 'vega-lite';
+import type { TopLevelSpec } from 'vega-lite';
+import { specSvg } from '../charts.js';
 import { formatsOf } from '../format.js';
 import { type Html, html, text } from '../html-parts.js';
 import { type Translate, translator } from '../i18n/translate.js';
@@ -36,30 +36,17 @@ function spec(axis: string, series: string[], colour: string): TopLevelSpec {
   };
 }
 
-/** Parsed once per language and colour: parsing is most of a chart's cost (docs/reports.md). */
-const parsed = new Map<string, Runtime>();
-
 /** `series`: this period's name, and the previous period's when it has counts (else no legend entry). */
-async function chart(
+function chart(
   t: Translate,
+  locale: string | null,
   colour: string,
   series: string[],
   points: { label: string; series: string; value: number }[],
 ): Promise<string> {
   const axis = t('competitors:axis');
-  const key = `${axis}|${series.join('|')}|${colour}`;
-  let rt = parsed.get(key);
-  if (!rt) {
-    rt = parse(compile(spec(axis, series, colour), { logger: logger(None) }).spec);
-    parsed.set(key, rt);
-  }
-  const view = new View(rt, { renderer: 'none' });
-  view.data('points', points);
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
+  const key = `competitors|${axis}|${series.join('|')}|${colour}`;
+  return specSvg(key, () => spec(axis, series, colour), locale, points);
 }
 
 export async function moneyCompetitorsSection(r: Report, style: ReportStyle): Promise<Html> {
@@ -76,7 +63,7 @@ export async function moneyCompetitorsSection(r: Report, style: ReportStyle): Pr
     { label: c.name, series: now, value: c.won },
     ...(before ? [{ label: c.name, series: was, value: c.previous_won ?? 0 }] : []),
   ]);
-  const svg = await chart(t, style.accentColour, before ? [now, was] : [now], points);
+  const svg = await chart(t, style.locale, style.accentColour, before ? [now, was] : [now], points);
   const more = m.competitors.length - shown.length;
   const count = (key: 'unnamed' | 'more', n: number) =>
     n > 0 ? html`<p class="muted">${t(`competitors:${key}`, { count: n, n: f.number(n) })}</p>` : '';

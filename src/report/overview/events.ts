@@ -1,11 +1,10 @@
 // The period's brand events per workspace and severity, for the agency overview: the `brand_events`
 // parts of the account's complete runs dated within the period (an event's snapshot_date is its
-// run's date), each event id once, read through src/history like every other curated part.
+// run's date), each event id once (src/history/run-events.ts, as `visync events` reads them).
 import { SEVERITIES, type Severity } from '../../catalogue/brand-events.js';
 import type { CompleteRun } from '../../history/complete-runs.js';
-import { forEachPartRow } from '../../history/complete-runs.js';
 import type { Period } from '../../history/period.js';
-import { parseTablePartKey } from '../../sinks/layout.js';
+import { eventRows } from '../../history/run-events.js';
 import type { ObjectStore } from '../../sinks/object-store.js';
 
 export type SeverityCounts = Record<Severity, number>;
@@ -21,19 +20,14 @@ export async function periodEvents(
 ): Promise<Map<string, SeverityCounts> | null> {
   const within = runs.filter((r) => r.runDate >= period.from && r.runDate <= period.to);
   if (within.length === 0) return null;
-  const seen = new Set<string>();
   const out = new Map<string, SeverityCounts>();
-  for (const run of within)
-    for (const key of run.partKeys.filter((k) => parseTablePartKey(k)?.table === 'brand_events').sort())
-      await forEachPartRow(store, key, (row) => {
-        const id = String(row.event_id);
-        const severity = row.severity as Severity;
-        if (seen.has(id) || !SEVERITIES.includes(severity)) return;
-        seen.add(id);
-        const brand = String(row.brand_id);
-        const counts = out.get(brand) ?? { high: 0, medium: 0, low: 0 };
-        counts[severity] += 1;
-        out.set(brand, counts);
-      });
+  for (const row of await eventRows(store, within)) {
+    const severity = row.severity as Severity;
+    if (!SEVERITIES.includes(severity)) continue;
+    const brand = String(row.brand_id);
+    const counts = out.get(brand) ?? { high: 0, medium: 0, low: 0 };
+    counts[severity] += 1;
+    out.set(brand, counts);
+  }
   return out;
 }

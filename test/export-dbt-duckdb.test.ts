@@ -49,6 +49,18 @@ function expectKeyTests(names: string[], ran: number): void {
       expect(names).toContain(`source visync.${t.name}.${col.name}: not_null`);
 }
 
+/** Builds every model and runs every data test in DuckDB; all pass, the key tests among them. */
+async function buildPasses(out: string, project: ReturnType<typeof loadDbtProject>) {
+  const c = await duckdbIn(out);
+  const { failures, ran } = await dbtBuild(c, project);
+  expect(failures).toEqual([]);
+  expectKeyTests(
+    project.tests.map((t) => t.name),
+    ran,
+  );
+  return c;
+}
+
 const count = async (c: Awaited<ReturnType<typeof duckdbIn>>, sql: string) =>
   Number((await c.runAndReadAll(sql)).getRows()[0]![0]);
 
@@ -84,13 +96,7 @@ describe('visync export dbt on DuckDB over the object store', () => {
     const brands = project.sources.get('visync.brands')!.config!.external_location!;
     expect(brands).toContain("read_json('../tables/brands/dt=*/account=*/run=*/part-*.ndjson.gz'");
 
-    const c = await duckdbIn(out);
-    const { failures, ran } = await dbtBuild(c, project);
-    expect(failures).toEqual([]);
-    expectKeyTests(
-      project.tests.map((t) => t.name),
-      ran,
-    );
+    const c = await buildPasses(out, project);
 
     // Two snapshots of the day in the base table, one current state in the staging model.
     const src = (t: string) => project.sources.get(`visync.${t}`)!.config!.external_location!;
@@ -177,13 +183,7 @@ describe('visync export dbt on DuckDB over the object store', () => {
     expect(project.sources.get('visync.brands')!.config!.external_location).toContain(
       `read_json('${dir}/tables/`,
     );
-    const c = await duckdbIn(out);
-    const { failures, ran } = await dbtBuild(c, project);
-    expect(failures).toEqual([]);
-    expectKeyTests(
-      project.tests.map((t) => t.name),
-      ran,
-    );
+    const c = await buildPasses(out, project);
     expect(await count(c, 'select count(*) from stg_brands')).toBe(2);
     for (const t of WAREHOUSE_TABLES)
       expect(project.sources.get(`visync.${t.name}`)?.config?.external_location, t.name).toMatch(

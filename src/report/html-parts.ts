@@ -18,9 +18,10 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return escapedHtml(strings, ...values.map((v) => (typeof v === 'string' ? shown(v) : v)));
 }
 
-export function shown(s: string): string | Html {
+/** `s`, or its head and a note saying how much was cut (`note`: in the page's words, else English). */
+export function shown(s: string, note: (cut: number) => string = cutNote): string | Html {
   const { head, cut } = cutText(s);
-  return cut ? escapedHtml`${head}<span class="cut">${cutNote(cut)}</span>` : s;
+  return cut ? escapedHtml`${head}<span class="cut">${note(cut)}</span>` : s;
 }
 
 /**
@@ -28,13 +29,9 @@ export function shown(s: string): string | Html {
  * direction; a missing one reads "n/a" in the locale.
  */
 export const text = (f: Formats, s: string | null | undefined): Html =>
-  s == null ? html`<span class="na">${f.na}</span>` : html`<bdi>${shownIn(f, f.api(s))}</bdi>`;
-
-/** `shown`, its note in the page's language: the API's strings are the ones that run long. */
-function shownIn(f: Formats, s: string): string | Html {
-  const { head, cut } = cutText(s);
-  return cut ? escapedHtml`${head}<span class="cut">${f.t('page:cut', { n: f.number(cut) })}</span>` : s;
-}
+  s == null
+    ? html`<span class="na">${f.na}</span>`
+    : html`<bdi>${shown(f.api(s), (n) => f.t('page:cut', { n: f.number(n) }))}</bdi>`;
 /**
  * The page's precision (docs/reports.md, "Precision"): a score, mean or percentage at one decimal
  * (`fig`), a count whole (`whole`), a share of voice with its unit (`share`); null, and a

@@ -1,12 +1,138 @@
+// The suite in three tiers (vitest projects), so the loop while editing runs in about a minute:
+//   unit         no server, no process, no network: pure normalisers, models, SQL text, config,
+//                i18n, and checks that read the repository's own files
+//   integration  real parts in this process: Redis, s3rver, the fake BigQuery, the simulator, an
+//                SMTP server, BullMQ queues and workers
+//   e2e          across a boundary: a spawned visync (the built bin), Chromium, npm pack and other
+//                Node lines, DuckDB and dbt, the README's commands
+// `npm test` runs all three; `npm run test:fast` runs unit and integration. A new file goes to
+// integration unless it is named below; docs/development.md says how to choose.
 import { defineConfig } from 'vitest/config';
+
+const files = (names: string[]) => names.map((n) => `test/${n}.test.ts`);
+
+const UNIT = files([
+  'api-retry-decision',
+  'bench-scale',
+  'catalogue',
+  'cli-commands-layout',
+  'code-layout',
+  'config',
+  'config-reports',
+  'config-scale',
+  'config-watch',
+  'errors',
+  'history-comparison',
+  'install',
+  'layout',
+  'ops-docs',
+  'rate-budget',
+  'readme-dependencies',
+  'recent-complete-runs',
+  'report-catalogues',
+  'report-competitors',
+  'report-language-config',
+  'report-model',
+  'report-schedule',
+  'report-summary',
+  'reservation-settle',
+  'retry-after',
+  'run-phase',
+  'run-status',
+  'run-window',
+  'spool',
+  'tier-times',
+  'workspace-job-plan',
+]);
+
+const E2E = files([
+  // the built bin and the package as users get it
+  'built-bin-delivery',
+  'built-bin-export',
+  'dist-imports',
+  'package',
+  'node-versions',
+  'demo',
+  'readme-connect',
+  'startup-imports',
+  // a spawned visync: exit codes, signals, what reaches a terminal
+  'cli',
+  'cli-options',
+  'crash-points',
+  'doctor-cleanup',
+  'doctor-webhook',
+  'enqueue-no-worker',
+  'example-config',
+  'jobs',
+  'load-batches',
+  'log-output',
+  'nightly-date',
+  'ops-server',
+  'progress-bar',
+  'redis-cluster',
+  'redis-down',
+  'redis-rate-budget',
+  'redis-restart',
+  'budget-delays',
+  'report-json',
+  'report-send-once',
+  'run-ownership',
+  'runs-show',
+  's3-faults',
+  'secrets',
+  'status-cli',
+  'store-claims',
+  'terminal-output',
+  'worker-reload',
+  'worker-shutdown',
+  // Chromium and poppler
+  'deploy',
+  'docker-files',
+  'doctor',
+  'report',
+  'report-bounds',
+  'report-languages',
+  'report-overview',
+  'report-pdf',
+  'report-print',
+  'report-recs',
+  'report-style',
+  'ui-browser',
+  // DuckDB and dbt
+  'brand-events',
+  'dialects',
+  'duckdb-dialect',
+  'export',
+  'export-dbt',
+  'export-dbt-duckdb',
+  'report-out-safety',
+  'views',
+  'views-e2e',
+]);
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/setup/global-redis.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: keep files parallel but bounded so rate-limit tests are not starved of CPU.
     maxWorkers: 2,
+    reporters: ['default', './test/setup/tier-times.ts'],
+    projects: [
+      {
+        extends: true,
+        // Modules shared between the files of a worker: pure code, imported once per worker.
+        test: { name: 'unit', include: UNIT, isolate: false, setupFiles: ['test/setup/cleanups.ts'] },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/**/*.test.ts'],
+          exclude: [...UNIT, ...E2E],
+          globalSetup: ['test/setup/global-redis.ts'],
+        },
+      },
+      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: ['test/setup/global-redis.ts'] } },
+    ],
   },
 });

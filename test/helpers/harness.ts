@@ -16,9 +16,13 @@ import { type FakeBigQuery, startFakeBigQuery } from '../fakes/bigquery-server.j
 import { writeConfig } from './worker-process.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
+/** Closes what the test opened (also registered per file by test/setup/cleanups.ts). */
+export async function runCleanups(): Promise<void> {
   while (cleanups.length) await cleanups.pop()?.();
-});
+}
+// Registered when this module is first imported; a tier that shares modules between files
+// (isolate: false) registers it again per file through its setup file.
+afterEach(runCleanups);
 
 export async function sim(options: SimulatorOptions): Promise<Simulator> {
   const s = await startSimulator(options);

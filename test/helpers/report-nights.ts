@@ -137,9 +137,16 @@ export async function reportNovemberWith(
     first: string,
     second: string,
   ) => { top?: Record<string, unknown>; account?: Record<string, unknown> },
+  /** The test's own copy of nights synced once for its file (`twoNightsOnce(...).copy`); else synced here. */
+  nights?: () => NightsCopy,
 ): Promise<{ out: string; first: string; second: string }> {
-  const { config, last } = await twoNights(h.tempDir());
-  const [first, second] = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds as [string, string];
+  const { config, brands } = nights
+    ? nights()
+    : await twoNights(h.tempDir()).then(({ config, last }) => ({
+        config,
+        brands: (last.accounts[0] as { workspaceIds: string[] }).workspaceIds,
+      }));
+  const [first, second] = brands as [string, string];
   const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown> & {
     accounts: Record<string, unknown>[];
   };

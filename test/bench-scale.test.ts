@@ -1,6 +1,6 @@
 // The pure parts of bench/scale.ts and its file-system probes: the sliding-window bound, the rate ratio of an account, and
 // how a scenario's observations become the figures of bench/results/scale.json and its table.
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -192,9 +192,24 @@ describe('the data folder probes', () => {
 
   it('measures the cost of a landed file and leaves the files for the end of the bench', () =>
     withFolder(async (dir) => {
-      expect(fileCostUs(dir, 20)).toBeGreaterThan(0);
+      const files = 200;
+      // This process's CPU around the call: the figure is that CPU (in microseconds, what
+      // process.cpuUsage counts) divided by the files made, less only the folder's creation.
+      const before = process.cpuUsage();
+      const us = fileCostUs(dir, files);
+      const used = process.cpuUsage(before);
+      const around = used.user + used.system;
+      expect(Number.isInteger(us)).toBe(true);
+      expect(us).toBeGreaterThan(0);
+      // Per file, not for all of them (nor in ms or ns): us x files is the CPU of the loop, which
+      // the CPU around the call holds (plus rounding to whole microseconds) and mostly is.
+      expect(us * files).toBeLessThanOrEqual(around + files / 2);
+      expect(us * files).toBeGreaterThanOrEqual(around / 2);
+      // What was measured: each file written (3 KB), renamed into place, and left there.
       const [folder] = readdirSync(dir);
-      expect(readdirSync(join(dir, folder as string))).toHaveLength(20);
+      const made = readdirSync(join(dir, folder as string)).sort();
+      expect(made).toEqual(Array.from({ length: files }, (_, i) => `f${i}.json`).sort());
+      expect(statSync(join(dir, folder as string, 'f0.json')).size).toBe(3000);
     }));
 
   it('does not wait when a file is cheap to create', () =>

@@ -1,10 +1,12 @@
 // The latest/ lock across processes: a run takes the bundles of a batch of workspaces together,
 // and two runs of one account never write one bundle at once, whatever order they ask in.
 import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { RedisKeyLock } from '../jobs/redis-key-lock.js';
 import { sleep } from '../src/util/time.js';
 import { redisClientsPerTest } from './helpers/redis-clients.js';
+import { waitFor } from './helpers/wait-for.js';
 
 const connect = redisClientsPerTest();
 
@@ -56,9 +58,9 @@ describe('RedisKeyLock', () => {
     const prefix = `t-${randomUUID().slice(0, 8)}`;
     // A holder that died while holding ws-2: its lock stays until its expiry, 300 ms.
     await redis.set(`${prefix}:lock:{latest/account=acme}/brand=ws-2.json`, 'dead', 'PX', 300);
-    const started = Date.now();
+    const started = performance.now();
     await new RedisKeyLock(redis, prefix).runAll([key(1), key(2)], async () => {});
-    expect(Date.now() - started).toBeGreaterThanOrEqual(250);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250);
     // Nothing is left behind by the batch that ran.
     expect(await redis.keys(`${prefix}:*`)).toEqual([]);
 
@@ -70,21 +72,56 @@ describe('RedisKeyLock', () => {
 
   it('a holder working longer than the expiry keeps its keys until it is done', async () => {
     const prefix = `t-${randomUUID().slice(0, 8)}`;
+    // The scripts each connection sends: a's after it took its keys are its renewals, b's are its tries.
+    const scripts = (redis: Redis) => {
+      const sent = { count: 0 };
+      const send = redis.sendCommand.bind(redis);
+      redis.sendCommand = (command, stream) => {
+        if (command.name === 'evalsha' || command.name === 'eval') sent.count++;
+        return send(command, stream);
+      };
+      return sent;
+    };
+    const [ra, rb] = [connect(), connect()];
+    const [fromA, fromB] = [scripts(ra), scripts(rb)];
     const [a, b] = [
-      new RedisKeyLock(connect(), prefix, { ttlMs: 300 }),
-      new RedisKeyLock(connect(), prefix, { ttlMs: 300, waitMs: 10_000 }),
+      new RedisKeyLock(ra, prefix, { ttlMs: 300 }),
+      new RedisKeyLock(rb, prefix, { ttlMs: 300, waitMs: 10_000 }),
     ];
     const order: string[] = [];
+    let took = () => {};
+    const aTook = new Promise<void>((r) => {
+      took = r;
+    });
+    let finish = () => {};
+    const aMayFinish = new Promise<void>((r) => {
+      finish = r;
+    });
     const slow = a.runAll([key(1), key(2)], async () => {
       order.push('a takes');
-      await sleep(1000);
+      took();
+      await aMayFinish;
       order.push('a done');
     });
-    await sleep(50);
-    await b.runAll([key(2)], async () => {
+    // b asks only once a holds its keys.
+    await aTook;
+    const aTaking = fromA.count;
+    const waiting = b.runAll([key(2)], async () => {
       order.push('b takes');
     });
-    await slow;
+    // a is held past its first expiry: renewed every ttl/3 from the moment it took the keys, so
+    // its fourth renewal comes after the lock would have lapsed without them.
+    await waitFor(() => fromA.count - aTaking >= 4 || order.includes('b takes'), {
+      what: () => `a's renewals (${fromA.count - aTaking})`,
+    });
+    // Then b tries again and is refused: a try sent after another means the one before was answered.
+    const tried = fromB.count;
+    await waitFor(() => fromB.count >= tried + 2 || order.includes('b takes'), {
+      what: () => `b's tries (${fromB.count - tried})`,
+    });
+    expect(order).toEqual(['a takes']);
+    finish();
+    await Promise.all([slow, waiting]);
     expect(order).toEqual(['a takes', 'a done', 'b takes']);
   });
 

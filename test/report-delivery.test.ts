@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { JobContext } from '../jobs/context.js';
 import { processReport } from '../jobs/processors/report.js';
@@ -30,6 +30,7 @@ const RECIPIENTS = ['cmo@client.example', 'seo@client.example'];
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   while (closers.length) await closers.pop()?.();
   delete process.env.VISYNC_TEST_SMTP_PASSWORD;
 });
@@ -227,6 +228,11 @@ describe('scheduled report delivery', () => {
       hook,
       prefix(),
     );
+    // `report send` without --period takes each workspace's newest due period on today's date:
+    // today is set (the morning after the nightly run of 2026-11-01, monthly on day 1: October),
+    // not the day the suite runs. Only Date moves; it keeps running from there (timers are real).
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    vi.setSystemTime(new Date('2026-11-02T07:00:00Z'));
     // Before the worker made the report, `report send` names each workspace's missing report.
     const early = await h.visyncCli(path, ['report', 'send', '--brand', brand]);
     expect([early.code, early.out]).toEqual([

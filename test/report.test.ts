@@ -8,7 +8,7 @@
 // EXTRACTED_AT before comparing; everything else is compared byte for byte. To regenerate after an
 // intended change: UPDATE_GOLDEN=1 npx vitest run test/report.test.ts (and review the diff).
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -35,6 +35,7 @@ import {
   reportNovemberWith,
   SPEC,
   twoNights,
+  twoNightsOnce,
 } from './helpers/report-nights.js';
 import { startS3rver } from './helpers/s3rver.js';
 
@@ -53,23 +54,36 @@ function stable(text: string, report: Report): string {
   return t;
 }
 
+/**
+ * `actual` compared with the committed golden file. With UPDATE_GOLDEN set, a golden that differs is
+ * rewritten and the test still fails: review the diff, then run again without UPDATE_GOLDEN.
+ */
 function golden(name: string, actual: string): void {
   const file = join(GOLDEN, name);
-  if (process.env.UPDATE_GOLDEN) writeFileSync(file, actual);
-  expect(actual).toBe(readFileSync(file, 'utf8'));
+  const committed = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  if (process.env.UPDATE_GOLDEN && actual !== committed) {
+    writeFileSync(file, actual);
+    expect.fail(
+      `test/golden/${name} rewritten (UPDATE_GOLDEN): review its diff (git diff test/golden), then run again without UPDATE_GOLDEN`,
+    );
+  }
+  expect(actual).toBe(committed);
 }
+
+// The default two nights synced once for the file; each test reads and writes its own copy.
+const nights = twoNightsOnce();
 
 describe('visync report', () => {
   it('writes golden report.json and report.html from two synced nights, asks the API nothing, same bytes twice', async () => {
-    const dir = h.tempDir();
-    const { config, last } = await twoNights(dir);
-    const calls = last.log.length;
+    const { dir, config, brands } = nights.copy();
+    // The simulator the nights were synced from is still up: it counts any request.
+    const calls = nights.sim().log.length;
     const out = h.tempDir();
     const r = await h.visyncCli(config, ['report', '--account', 'acme', '--out', out]);
     expect(r.err).toEqual([]);
     expect(r.code).toBe(0);
-    expect(last.log.length).toBe(calls); // no request during `visync report`
-    const brand = last.accounts[0]?.workspaceIds[0] as string;
+    expect(nights.sim().log.length).toBe(calls); // no request during `visync report`
+    const brand = brands[0] as string;
     const period = '2026-10-12_2026-11-10';
     const folder = reportDir(out, brand, period);
     const json = readFileSync(join(folder, 'report.json'), 'utf8');
@@ -117,8 +131,7 @@ describe('visync report', () => {
   });
 
   it('one line and a usage or no-data exit code for a malformed period, an unknown workspace, an uncovered period, a format', async () => {
-    const dir = h.tempDir();
-    const { config } = await twoNights(dir);
+    const { config } = nights.copy();
     const out = h.tempDir();
     const bad = await h.visyncCli(config, ['report', '--period', '2026-13', '--out', out]);
     expect([bad.code, bad.err]).toEqual([
@@ -141,9 +154,8 @@ describe('visync report', () => {
   });
 
   it('shows hostile strings from the API as text, and nothing overflows the page', async () => {
-    const dir = h.tempDir();
-    const { config, last } = await twoNights(dir);
-    const brand = last.accounts[0]?.workspaceIds[0] as string;
+    const { dir, config, brands } = nights.copy();
+    const brand = brands[0] as string;
     const hostile = [
       '<script>document.title="pwned"</script><img src=x onerror=alert(1)>',
       '"quoted" \'single\' & <b>bold</b>',
@@ -212,8 +224,7 @@ describe('visync report', () => {
 
 describe('visync report over reports and drift', () => {
   it("what changed compares the data at the previous period's end, as the KPIs do, whether or not a report.json is there", async () => {
-    const dir = h.tempDir();
-    const { config, last } = await twoNights(dir);
+    const { config, brands } = nights.copy();
     const out = h.tempDir();
     expect(
       (await h.visyncCli(config, ['report', '--period', '2026-10', '--format', 'json', '--out', out])).code,
@@ -223,7 +234,7 @@ describe('visync report over reports and drift', () => {
     ).toBe(0);
     const read = (brand: string, period: string) =>
       JSON.parse(readFileSync(join(reportDir(out, brand, period), 'report.json'), 'utf8')) as Report;
-    const brand = last.accounts[0]?.workspaceIds[0] as string;
+    const brand = brands[0] as string;
     const october = read(brand, '2026-10');
     const november = read(brand, '2026-11');
     expect(october.what_changed.basis).toBe('none'); // no September data, no September report
@@ -272,15 +283,18 @@ describe('visync report over reports and drift', () => {
 
 describe("visync report in the agency's colours", () => {
   it('takes the reports block: agency, colours and footer from the top level, the client name from the workspace; the PDF too', async () => {
-    const { out, first, second } = await reportNovemberWith((first) => ({
-      top: {
-        agency: 'Northwind <Agency> & "Co"',
-        colors: { primary: '#112233' },
-        footer: 'Confidential: prepared for the client',
-        pageSize: 'Letter',
-      },
-      account: { workspaces: { [first]: { clientName: 'Acme Widgets' } } },
-    }));
+    const { out, first, second } = await reportNovemberWith(
+      (first) => ({
+        top: {
+          agency: 'Northwind <Agency> & "Co"',
+          colors: { primary: '#112233' },
+          footer: 'Confidential: prepared for the client',
+          pageSize: 'Letter',
+        },
+        account: { workspaces: { [first]: { clientName: 'Acme Widgets' } } },
+      }),
+      nights.copy,
+    );
     const read = (brand: string) => ({
       json: JSON.parse(readFileSync(join(reportDir(out, brand, '2026-11'), 'report.json'), 'utf8')) as Report,
       html: readFileSync(join(reportDir(out, brand, '2026-11'), 'report.html'), 'utf8'),
@@ -330,8 +344,7 @@ describe('what visync report reads', () => {
   });
 
   it('reads no run whose sync_runs row was not recorded', async () => {
-    const dir = h.tempDir();
-    const { config } = await twoNights(dir);
+    const { dir, config } = nights.copy();
     // The second night's manifest without its sync_runs part: a run the warehouse never recorded.
     const key = h.listFiles(dir).find((k) => k.startsWith('runs/') && k.includes('run=20261110'));
     const m = JSON.parse(readFileSync(join(dir, key as string), 'utf8')) as { files: { key: string }[] };
@@ -385,8 +398,7 @@ describe('what visync report reads', () => {
   });
 
   it('a curated part missing from a complete run: one line naming it and the replay that rebuilds it', async () => {
-    const dir = h.tempDir();
-    const { config } = await twoNights(dir);
+    const { dir, config } = nights.copy();
     const part = h
       .listFiles(dir)
       .find((k) => k.startsWith('tables/visibility_daily/') && k.includes('run=20261110'));

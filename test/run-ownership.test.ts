@@ -17,7 +17,7 @@ import { summaryLine } from '../src/cli/run-lines.js';
 import { type Manifest, readManifest } from '../src/records/manifest.js';
 import { readPlannedRun } from '../src/records/planned-run.js';
 import { logicalRunId, newRunId } from '../src/records/run-id.js';
-import { type RunLease, readRunLease, takeRunLease } from '../src/records/run-lease.js';
+import { type LeaseSignal, type RunLease, readRunLease, takeRunLease } from '../src/records/run-lease.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import { lastInterruptedRun } from '../src/run/interrupted.js';
 import { replayRun } from '../src/run/replay.js';
@@ -344,7 +344,34 @@ describe('a lease taken over while its first owner still runs', () => {
       const store = new FsObjectStore(tempDir());
       const run = { account: 'acme', runId: newRunId('sync'), runDate: '2026-11-26' };
       const base = { store, run, kind: 'sync' as const, startedAt: new Date().toISOString(), signal };
-      const first = (await takeRunLease({ ...base, ttlMs: 300, logger: memoryLogger('silent').logger }))!;
+      // The first owner frozen (a process stopped past its TTL): its renewals wait at this gate
+      // until the takeover is done, then go on through its real renewal path; the first answered
+      // is seen here.
+      let wake: () => void = () => {};
+      const frozen = new Promise<void>((r) => {
+        wake = r;
+      });
+      let renewed: (ok: boolean) => void = () => {};
+      const renewalAfterTakeover = new Promise<boolean>((r) => {
+        renewed = r;
+      });
+      const watched: LeaseSignal = {
+        claim: (...a) => signal.claim(...a),
+        held: (...a) => signal.held(...a),
+        release: (...a) => signal.release(...a),
+        renew: async (...a) => {
+          await frozen;
+          const ok = await signal.renew(...a);
+          renewed(ok);
+          return ok;
+        },
+      };
+      const first = (await takeRunLease({
+        ...base,
+        signal: watched,
+        ttlMs: 300,
+        logger: memoryLogger('silent').logger,
+      }))!;
       // The first owner's Redis lease lapses (a process frozen past its TTL), then a completer takes over.
       await redis.del(...(await redis.keys(`${prefix}:*`)));
       const previous = await readRunLease(store, run);
@@ -356,8 +383,11 @@ describe('a lease taken over while its first owner still runs', () => {
       }))!;
       const owner = (await readRunLease(store, run))!.holder.token;
       expect(owner).not.toBe(previous!.holder.token);
-      // Several of the first owner's renewal periods pass, then it ends.
-      await new Promise((r) => setTimeout(r, 400));
+      // The first owner wakes: its renewal (its timer, every ttl/3) is refused, and release() waits
+      // for a renewal in flight, so whatever that renewal would write to lease.json is written
+      // before the check below.
+      wake();
+      expect(await renewalAfterTakeover).toBe(false);
       await first.release({ recorded: true });
       expect((await readRunLease(store, run))?.holder.token).toBe(owner);
       await second.release({ recorded: true });

@@ -24,6 +24,24 @@ export async function runCleanups(): Promise<void> {
 // (isolate: false) registers it again per file through its setup file.
 afterEach(runCleanups);
 
+/**
+ * What `make` starts (simulators, folders, keys in process.env) kept past the test it runs in, for
+ * a fixture a file builds once in its beforeAll: `close` ends them (in its afterAll).
+ */
+export async function outlivingTests<T>(
+  make: () => Promise<T>,
+): Promise<{ value: T; close: () => Promise<void> }> {
+  const mark = cleanups.length;
+  const value = await make();
+  const mine = cleanups.splice(mark);
+  return {
+    value,
+    close: async () => {
+      while (mine.length) await mine.pop()?.();
+    },
+  };
+}
+
 export async function sim(options: SimulatorOptions): Promise<Simulator> {
   const s = await startSimulator(options);
   cleanups.push(() => s.close());

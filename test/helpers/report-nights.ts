@@ -1,10 +1,10 @@
 // For report tests: a simulator account synced on two nights (the simulator's `today` and
 // the run date moved on, so recommendations, claims and scores change between them), and
 // the written page opened in Chromium.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { type AccountReportOptions, makeAccountReports } from '../../src/report/make.js';
 import { dirTarget } from '../../src/report/output.js';
@@ -39,6 +39,60 @@ export async function twoNights(
     last = run.sim;
   }
   return { config: path, last: last as Simulator };
+}
+
+export interface NightsCopy {
+  /** The test's own folder: the synced store and its visync.yaml (sinks.fs.dir pointing here). */
+  dir: string;
+  config: string;
+  /** acme's workspace ids on the last night. */
+  brands: string[];
+}
+
+/**
+ * `twoNights` synced once for a test file (call at its top level: beforeAll syncs, afterAll closes
+ * the simulator), and each test's own copy of the result, so each test owns what it writes. The
+ * last night's simulator stays up until the file ends (`sim()`: a test can count its requests).
+ */
+export function twoNightsOnce(nights: readonly string[] = NIGHTS): {
+  copy: (dir?: string) => NightsCopy;
+  sim: () => Simulator;
+} {
+  let built: { dir: string; brands: string[]; sim: Simulator; env: Record<string, string> } | undefined;
+  let close = async () => {};
+  beforeAll(async () => {
+    const held = await h.outlivingTests(async () => {
+      const dir = h.tempDir();
+      const { config, last } = await twoNights(dir, nights);
+      // The keys the config names (${SIM_ACME_KEY}), given back to each copy's test.
+      const env: Record<string, string> = {};
+      for (const [, name] of readFileSync(config, 'utf8').matchAll(/\$\{(\w+)\}/g))
+        env[name as string] = process.env[name as string] as string;
+      const brands = [...(last.accounts[0] as { workspaceIds: string[] }).workspaceIds];
+      return { dir, brands, sim: last, env };
+    });
+    built = held.value;
+    close = held.close;
+  });
+  afterAll(() => close());
+  const got = () => {
+    if (!built) throw new Error('twoNightsOnce: call it at the top level of a test file');
+    return built;
+  };
+  return {
+    sim: () => got().sim,
+    copy: (dir = h.tempDir()) => {
+      const b = got();
+      cpSync(b.dir, dir, { recursive: true });
+      const config = join(dir, 'visync.yaml');
+      const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
+      doc.sinks = { fs: { dir } };
+      writeFileSync(config, stringify(doc));
+      // Another test may have removed them (h.configFile's cleanup).
+      Object.assign(process.env, b.env);
+      return { dir, config, brands: [...b.brands] };
+    },
+  };
 }
 
 /** acme's JSON and PDF reports of the default period from the nights in `dir`, into `out`. */
@@ -83,9 +137,16 @@ export async function reportNovemberWith(
     first: string,
     second: string,
   ) => { top?: Record<string, unknown>; account?: Record<string, unknown> },
+  /** The test's own copy of nights synced once for its file (`twoNightsOnce(...).copy`); else synced here. */
+  nights?: () => NightsCopy,
 ): Promise<{ out: string; first: string; second: string }> {
-  const { config, last } = await twoNights(h.tempDir());
-  const [first, second] = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds as [string, string];
+  const { config, brands } = nights
+    ? nights()
+    : await twoNights(h.tempDir()).then(({ config, last }) => ({
+        config,
+        brands: (last.accounts[0] as { workspaceIds: string[] }).workspaceIds,
+      }));
+  const [first, second] = brands as [string, string];
   const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown> & {
     accounts: Record<string, unknown>[];
   };

@@ -24,7 +24,7 @@ import { canMount, fill, smallDisk } from './helpers/full-disk.js';
 import * as h from './helpers/harness.js';
 import { type Mailbox, mailbox, mailedTo } from './helpers/mailbox.js';
 import { freePort } from './helpers/net.js';
-import { twoNights } from './helpers/report-nights.js';
+import { twoNightsOnce } from './helpers/report-nights.js';
 import { startS3rver } from './helpers/s3rver.js';
 import { waitFor } from './helpers/wait-for.js';
 
@@ -38,6 +38,9 @@ afterEach(() => {
   delete process.env.VISYNC_TEST_SMTP_PASSWORD;
 });
 
+// acme's two nights, synced once for the file; each test drafts from its own copy.
+const nights = twoNightsOnce(['2026-10-31', '2026-11-01']);
+
 /**
  * acme synced into `dir` for two nights, reports for three recipients under review: true, and the
  * worker's delivery run once, which leaves a draft per workspace. `top` adds top-level keys (redis).
@@ -50,8 +53,8 @@ async function drafts(
   /** Another store for the synced files (S3): they are copied into it. */
   other?: ObjectStore,
 ) {
-  const { config: path, last } = await twoNights(dir, ['2026-10-31', '2026-11-01']);
-  const brand = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds[0] as string;
+  const { config: path, brands } = nights.copy(dir);
+  const brand = brands[0] as string;
   const doc = parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
   doc.reports = {
     schedule: { period: 'monthly', day: 1 },

@@ -22,7 +22,7 @@ import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
 import { jobsClient, jobsConfig, worker } from './helpers/jobs.js';
 import { type Mailbox, mailbox } from './helpers/mailbox.js';
-import { SPEC, twoNights } from './helpers/report-nights.js';
+import { SPEC, twoNights, twoNightsOnce } from './helpers/report-nights.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const PASSWORD = 'smtp-pw-7Qx!never-logged';
@@ -124,12 +124,13 @@ function recordsText(dir: string): string {
 
 const prefix = () => `rd-${Math.random().toString(36).slice(2, 10)}`;
 
+// acme synced on 31 October and 1 November once for the file; a test takes its own copy.
+const endOfOctober = twoNightsOnce(['2026-10-31', '2026-11-01']);
+
 describe('scheduled report delivery', () => {
   it('mails each recipient once with the PDF attached, records the sends, and a second trigger sends nothing', async () => {
     const [box, hook] = [await mailbox(), await webhook()];
-    const dir = h.tempDir();
-    const { config: path, last } = await twoNights(dir, ['2026-10-31', '2026-11-01']);
-    const brands = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds;
+    const { dir, config: path, brands } = endOfOctober.copy();
     const config = withReports(path, reportsBlock(box), hook, prefix());
 
     const first = await runProcessor(config, dir, '2026-11-01');
@@ -219,9 +220,8 @@ describe('scheduled report delivery', () => {
 
   it('review: true keeps a draft and sends nothing until `visync report send`, which sends once', async () => {
     const [box, hook] = [await mailbox(), await webhook()];
-    const dir = h.tempDir();
-    const { config: path, last } = await twoNights(dir, ['2026-10-31', '2026-11-01']);
-    const brand = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds[0] as string;
+    const { dir, config: path, brands } = endOfOctober.copy();
+    const brand = brands[0] as string;
     const config = withReports(
       path,
       reportsBlock(box, { review: true, formats: ['html', 'json'], recipients: [RECIPIENTS[0]] }),
@@ -263,7 +263,7 @@ describe('scheduled report delivery', () => {
 
     // The password variable unset: one line naming it, exit 1, nothing sent.
     delete process.env.VISYNC_TEST_SMTP_PASSWORD;
-    const other = (last.accounts[0] as { workspaceIds: string[] }).workspaceIds[1] as string;
+    const other = brands[1] as string;
     const unset = await h.visyncCli(path, ['report', 'send', '--brand', other]);
     expect(unset.code).toBe(1);
     expect(unset.out).toEqual([

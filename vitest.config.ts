@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/setup/global-redis.ts'],
+    globalSetup: ['test/setup/global-redis.ts', 'test/setup/global-bundle.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: keep files parallel but bounded so rate-limit tests are not starved of CPU.

@@ -5,7 +5,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { renderOverview } from '../src/report/overview/page.js';
 import { overviewRows, portfolioTrend, reportHref } from '../src/report/overview/rows.js';
@@ -16,6 +15,7 @@ import { startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
 import { NIGHTS, twoNights } from './helpers/report-nights.js';
 import { PERIOD, PREVIOUS, report } from './helpers/report-workspace.js';
+import { chromiumBrowser } from './helpers/shared-chromium.js';
 
 const WORKSPACES = 3;
 
@@ -38,7 +38,7 @@ describe('agency overview', () => {
     expect(r.out).toContain(`acme overview 2026-11: ${file}`);
     expect(r.out).toHaveLength(WORKSPACES + 1);
 
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+    const browser = await chromiumBrowser(); // the run's shared one; close() ends only this connection
     try {
       const context = await browser.newContext({ javaScriptEnabled: false });
       const page = await context.newPage();

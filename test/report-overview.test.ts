@@ -127,7 +127,9 @@ describe('agency overview', () => {
     const run = await startProcess(
       NODE22,
       [built.bin, '--config', config, 'report', '--period', '2026-11', '--format', 'html,pdf', '--out', out],
-      { env: {}, guardMs: 180_000 },
+      // Its own Chromium, as users run the bin (the default chromiumPath started through the bundle),
+      // not the test run's shared one: an empty VISYNC_CHROMIUM_ENDPOINT is unset.
+      { env: { VISYNC_CHROMIUM_ENDPOINT: '' }, guardMs: 180_000 },
     ).exited;
     expect(run.code, run.stderr).toBe(0);
     const pdf = join(out, 'account=acme', 'period=2026-11', 'overview.pdf');

@@ -135,7 +135,21 @@ export default defineConfig({
           globalSetup: ['test/setup/global-redis.ts'],
         },
       },
-      { extends: true, test: { name: 'e2e', include: E2E, globalSetup: ['test/setup/global-redis.ts'] } },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: E2E,
+          // Paid once per run: the bundle every spawned visync runs, and one Chromium for every page
+          // and PDF (a test that proves a launch starts its own).
+          globalSetup: [
+            'test/setup/global-redis.ts',
+            'test/setup/global-bundle.ts',
+            'test/setup/global-chromium.ts',
+          ],
+          setupFiles: ['test/setup/chromium-env.ts'],
+        },
+      },
     ],
   },
 });

@@ -111,12 +111,27 @@ describe('visync doctor', () => {
     const { path } = await setup([{ name: 'acme', workspaces: 1 }], () => ({
       accounts: { acme: { reports: { workspaces: { ws_1: { formats: ['html', 'pdf'] } } } } },
     }));
-    const c = await visyncCli(path, ['doctor']);
+    // A real start of /usr/bin/chromium: without the run's shared browser (test/setup/chromium-env.ts).
+    const shared = process.env.VISYNC_CHROMIUM_ENDPOINT;
+    delete process.env.VISYNC_CHROMIUM_ENDPOINT;
+    const c = await visyncCli(path, ['doctor']).finally(() => {
+      if (shared) process.env.VISYNC_CHROMIUM_ENDPOINT = shared;
+    });
     expect(c.code).toBe(0);
     expect(line(c.out, 'chromium')).toMatch(
       /^PASS chromium: Chromium \d+\.\d+\.\d+\.\d+ at \/usr\/bin\/chromium starts \(PDF reports\)$/,
     );
+    // With VISYNC_CHROMIUM_ENDPOINT (Chromium as a service of its own): that browser answers; its
+    // endpoint's secret path is not printed.
+    if (shared) {
+      const viaEndpoint = await visyncCli(path, ['doctor']);
+      expect(viaEndpoint.code).toBe(0);
+      expect(line(viaEndpoint.out, 'chromium')).toMatch(
+        /^PASS chromium: Chromium \d+\.\d+\.\d+\.\d+ at VISYNC_CHROMIUM_ENDPOINT ws:\/\/[\w.:[\]]+ answers \(PDF reports\)$/,
+      );
+    }
 
+    // A configured path is started even with VISYNC_CHROMIUM_ENDPOINT set (as it is here).
     const missing = await setup([{ name: 'acme', workspaces: 1 }], () => ({
       top: { reports: { formats: ['pdf'], chromiumPath: '/nonexistent/chromium' } },
     }));
@@ -427,6 +442,7 @@ describe('visync doctor', () => {
       s3.requests.every((r) => !r.url.includes('_doctor') || r.url.startsWith('/lake/visync/_doctor/')),
     ).toBe(true);
 
+    // A configured path is started even with VISYNC_CHROMIUM_ENDPOINT set (as it is here).
     const missing = await setup([{ name: 'acme', workspaces: 1 }], () => ({ sinks: s3sink('no-such') }));
     const m = await visyncCli(missing.path, ['doctor']);
     expect(m.code).toBe(1);

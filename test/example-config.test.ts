@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/read-config.js';
-import { DEV_BIN } from './helpers/cli-bin.js';
+import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import { startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
 
@@ -39,7 +39,7 @@ describe('config/visync.example.yaml', () => {
 
     // Only the bin and the folder: the child's environment holds no REDIS_URL, and it finds
     // config/visync.yaml by the default location.
-    const run = startProcess(process.execPath, [DEV_BIN, 'run', '--log-format', 'json'], {
+    const run = startProcess(NODE22, [builtVisync().bin, 'run', '--log-format', 'json'], {
       cwd: dir,
       env: envWithoutRedis({ ACME_API_KEY: key }),
       guardMs: 90_000,
@@ -49,7 +49,7 @@ describe('config/visync.example.yaml', () => {
     expect(code).toBe(0);
 
     // The files land in ./data, as the example's sinks.fs says, and the run is recorded there.
-    const runs = spawnSync(process.execPath, [DEV_BIN, 'runs', '--json'], {
+    const runs = spawnSync(NODE22, [builtVisync().bin, 'runs', '--json'], {
       cwd: dir,
       env: envWithoutRedis({ ACME_API_KEY: 'unused' }),
       encoding: 'utf8',

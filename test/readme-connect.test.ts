@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEV_BIN } from './helpers/cli-bin.js';
+import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import * as h from './helpers/harness.js';
 
 const ROOT = join(import.meta.dirname, '..');
@@ -62,10 +62,11 @@ describe('README: Connect your account', () => {
     const dir = h.tempDir();
     mkdirSync(join(dir, 'config'));
     copyFileSync(join(ROOT, 'config', 'visync.example.yaml'), join(dir, 'config', 'visync.example.yaml'));
-    // `npx visync` in a clone runs this package's bin; here a local bin that runs the sources.
+    // `npx visync` in a clone runs this package's bin/visync.js; here a local bin that runs this test
+    // run's build of it (test/setup/global-bundle.ts).
     mkdirSync(join(dir, 'node_modules', '.bin'), { recursive: true });
     const shim = join(dir, 'node_modules', '.bin', 'visync');
-    writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${DEV_BIN}" "$@"\n`);
+    writeFileSync(shim, `#!/bin/sh\nexec "${NODE22}" "${builtVisync().bin}" "$@"\n`);
     chmodSync(shim, 0o755);
     writeFileSync(join(dir, 'package.json'), '{"name":"newcomer","private":true}\n');
 

@@ -5,7 +5,6 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { renderOverview } from '../src/report/overview/page.js';
 import { overviewRows, portfolioTrend, reportHref } from '../src/report/overview/rows.js';
@@ -16,6 +15,7 @@ import { startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
 import { NIGHTS, twoNights } from './helpers/report-nights.js';
 import { PERIOD, PREVIOUS, report } from './helpers/report-workspace.js';
+import { chromiumBrowser } from './helpers/shared-chromium.js';
 
 const WORKSPACES = 3;
 
@@ -38,7 +38,7 @@ describe('agency overview', () => {
     expect(r.out).toContain(`acme overview 2026-11: ${file}`);
     expect(r.out).toHaveLength(WORKSPACES + 1);
 
-    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+    const browser = await chromiumBrowser(); // the run's shared one; close() ends only this connection
     try {
       const context = await browser.newContext({ javaScriptEnabled: false });
       const page = await context.newPage();
@@ -127,7 +127,9 @@ describe('agency overview', () => {
     const run = await startProcess(
       NODE22,
       [built.bin, '--config', config, 'report', '--period', '2026-11', '--format', 'html,pdf', '--out', out],
-      { env: {}, guardMs: 180_000 },
+      // Its own Chromium, as users run the bin (the default chromiumPath started through the bundle),
+      // not the test run's shared one: an empty VISYNC_CHROMIUM_ENDPOINT is unset.
+      { env: { VISYNC_CHROMIUM_ENDPOINT: '' }, guardMs: 180_000 },
     ).exited;
     expect(run.code, run.stderr).toBe(0);
     const pdf = join(out, 'account=acme', 'period=2026-11', 'overview.pdf');

@@ -109,7 +109,9 @@ describe('report PDF', () => {
       session.render(SAMPLE.replace('53.4', '53.5'), o),
     ]);
     const again = await session.render(SAMPLE, o);
-    const second = await renderPdf(SAMPLE, o);
+    // A browser of its own, not the run's shared one the session is on (an empty endpoint: none).
+    const own = await PdfSession.open(undefined, '');
+    const second = await own.render(SAMPLE, o).finally(() => own.close());
     expect(first.toString('latin1')).toMatch(/\/CreationDate \(D:\d{14}/);
     expect(withoutPdfDates(first).equals(withoutPdfDates(second))).toBe(true);
     expect(withoutPdfDates(again).equals(withoutPdfDates(second))).toBe(true);
@@ -178,5 +180,28 @@ describe('report PDF', () => {
     const printed = gone.render(SAMPLE, { pageSize: 'A4' });
     await expect(printed).rejects.toThrow(PdfError);
     await expect(printed).rejects.toThrow(/^could not print the PDF: [^\n]+$/);
+  });
+
+  it('VISYNC_CHROMIUM_ENDPOINT: connects to that browser, and closing a session leaves it running for the next', async () => {
+    const endpoint = process.env.VISYNC_CHROMIUM_ENDPOINT;
+    expect(endpoint, 'the shared browser of test/setup/global-chromium.ts').toBeDefined();
+    const first = await PdfSession.open(undefined, endpoint);
+    expect(first.where).toMatch(/^VISYNC_CHROMIUM_ENDPOINT ws:\/\/[^/]+$/); // the secret path not shown
+    const a = await first.render(SAMPLE, { pageSize: 'A4' });
+    await first.close();
+    const second = await PdfSession.open(undefined, endpoint);
+    try {
+      // Same bytes from a later session on the same browser: each session is a context of its own.
+      const b = await second.render(SAMPLE, { pageSize: 'A4' });
+      expect(withoutPdfDates(b).equals(withoutPdfDates(a))).toBe(true);
+    } finally {
+      await second.close();
+    }
+    // An endpoint where nothing answers: one line naming it.
+    const nobody = PdfSession.open(undefined, 'ws://127.0.0.1:1/secret');
+    await expect(nobody).rejects.toThrow(
+      /^Chromium at VISYNC_CHROMIUM_ENDPOINT ws:\/\/127\.0\.0\.1:1 did not answer \(.+\): /,
+    );
+    await expect(nobody.catch((err: Error) => err.message)).resolves.not.toContain('secret');
   });
 });

@@ -1,6 +1,8 @@
 // Start-up cost: a command loads only what it uses. `--help` and a command on the local disk must
 // not load the AWS SDK, BigQuery, BullMQ or Redis (each costs 100-300 ms and tens of MB at every
-// start). A resolve hook preloaded into the child records every module it loads.
+// start). A resolve hook preloaded into the child records every module it loads. It runs the sources
+// (bin/visync-dev.js, tsx), not the bundle the other CLI tests run: the bundle inlines zod, undici,
+// commander and Vega, so only the sources show which of those a command loads.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

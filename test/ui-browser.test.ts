@@ -2,7 +2,7 @@
 // playwright-core) opens the worker's /ui/ after a run into BigQuery finished (the fake BigQuery),
 // and saves screenshots under test-results/.
 import { existsSync, mkdirSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { FINISH_QUEUE, finishQueue } from '../jobs/finish-queue.js';
@@ -11,6 +11,7 @@ import { startOpsServer } from '../jobs/ops-server.js';
 import { queueName } from '../jobs/queues.js';
 import { fakeBigQuery, memoryLogger, sim, tempDir } from './helpers/harness.js';
 import { jobsClient, jobsConfig, until, waitForRun, worker } from './helpers/jobs.js';
+import { chromiumBrowser } from './helpers/shared-chromium.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = new URL('../test-results/', import.meta.url).pathname;
@@ -27,10 +28,8 @@ async function launch(): Promise<Browser> {
       `${CHROMIUM} is missing: the browser test needs Debian's chromium (apt-get install -y chromium)`,
     );
   }
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
+  // The run's shared browser (test/setup/global-chromium.ts): close() ends only this connection.
+  const browser = await chromiumBrowser();
   closers.push(() => browser.close());
   return browser;
 }

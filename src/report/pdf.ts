@@ -1,7 +1,11 @@
 // A report's PDF: its self-contained HTML printed by Chromium (Debian's `chromium`, driven by
 // playwright-core). One browser serves a whole `visync report` run, each report in a renderer process
 // of its own; pages have JavaScript off and every network request refused (the report itself is
-// served by the page's route), so the PDF shows exactly what the HTML holds.
+// served by the page's route), so the PDF shows exactly what the HTML holds. With
+// VISYNC_CHROMIUM_ENDPOINT set (a playwright browser server's ws:// endpoint: Chromium run as a
+// service of its own, or the one browser a test run shares) and reports.chromiumPath left at its
+// default, a session connects to that browser instead of starting one, and closing the session
+// closes only its own context and connection.
 // docs/reports-pdf.md says what is and is not deterministic about the bytes.
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -104,25 +108,42 @@ export class PdfSession {
     private readonly context: BrowserContext,
     /** The browser's version, e.g. `156.0.7520.0`. */
     readonly version: string,
+    /** Where the browser is: its path, or `VISYNC_CHROMIUM_ENDPOINT ws://host:port` (no path). */
+    readonly where: string,
   ) {}
 
-  static async open(chromiumPath: string = DEFAULT_CHROMIUM_PATH): Promise<PdfSession> {
-    if (!existsSync(chromiumPath)) throw new ChromiumLaunchError(`Chromium not found at ${chromiumPath}`);
+  /**
+   * Starts the Chromium at `chromiumPath`; connects to `endpoint` instead (by default
+   * VISYNC_CHROMIUM_ENDPOINT) when it is set and `chromiumPath` is the default: a path configured
+   * on purpose is always the one started.
+   */
+  static async open(
+    chromiumPath: string = DEFAULT_CHROMIUM_PATH,
+    endpoint: string | undefined = process.env.VISYNC_CHROMIUM_ENDPOINT,
+  ): Promise<PdfSession> {
+    const connect = Boolean(endpoint) && chromiumPath === DEFAULT_CHROMIUM_PATH;
+    if (!connect && !existsSync(chromiumPath))
+      throw new ChromiumLaunchError(`Chromium not found at ${chromiumPath}`);
     // Imported here so commands that make no PDF never load playwright-core.
     const { chromium } = await import('playwright-core');
+    const where = connect ? `${ENDPOINT_VAR} ${endpointOrigin(endpoint as string)}` : chromiumPath;
     let browser: Browser;
     try {
-      browser = await chromium.launch({
-        executablePath: chromiumPath,
-        args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-        timeout: CHROMIUM_START_TIMEOUT_MS,
-      });
+      browser = connect
+        ? await chromium.connect(endpoint as string, { timeout: CHROMIUM_START_TIMEOUT_MS })
+        : await chromium.launch({
+            executablePath: chromiumPath,
+            args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+            timeout: CHROMIUM_START_TIMEOUT_MS,
+          });
     } catch (err) {
-      throw new ChromiumLaunchError(`Chromium at ${chromiumPath} did not start (${reasonOf(err)})`);
+      throw new ChromiumLaunchError(
+        `Chromium at ${where} did not ${connect ? 'answer' : 'start'} (${reasonOf(err)})`,
+      );
     }
     try {
       const context = await browser.newContext({ javaScriptEnabled: false, serviceWorkers: 'block' });
-      return new PdfSession(browser, context, browser.version());
+      return new PdfSession(browser, context, browser.version(), where);
     } catch (err) {
       await browser.close();
       throw err;
@@ -212,8 +233,22 @@ export class PdfSession {
     }
   }
 
+  /** Closes the browser it started; of a browser it connected to, only its context and connection. */
   async close(): Promise<void> {
+    await this.context.close().catch(() => undefined);
     await this.browser.close();
+  }
+}
+
+const ENDPOINT_VAR = 'VISYNC_CHROMIUM_ENDPOINT';
+
+/** `ws://host:port` of an endpoint: its path is the browser server's secret, never printed. */
+function endpointOrigin(endpoint: string): string {
+  try {
+    const u = new URL(endpoint);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return 'an endpoint that is not a URL';
   }
 }
 

@@ -1,11 +1,13 @@
 // One `visync` command run as a child process through the bin, like a user types it: for what only
-// a real process shows (that it exits at all, what reaches stderr, the exit code).
+// a real process shows (that it exits at all, what reaches stderr, the exit code). The bin is this
+// run's bundle (test/setup/global-bundle.ts) on the Node 22 of node_modules.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach } from 'vitest';
-import { DEV_BIN } from './cli-bin.js';
+import { builtVisync, NODE22 } from './built-bin.js';
 import { waitFor } from './wait-for.js';
 
-export const BIN = DEV_BIN;
+/** bin/visync.js of this run's bundle: run it with NODE22. */
+export const BIN = builtVisync().bin;
 
 const running = new Set<() => void>();
 afterEach(() => {
@@ -29,7 +31,7 @@ export interface CliProcess {
 
 /** Starts `visync ARGS`; the caller may signal it before it exits. */
 export function startVisync(args: string[], env: Record<string, string> = {}, guardMs = 45_000): CliProcess {
-  return startProcess(process.execPath, [BIN, ...args], { env, guardMs });
+  return startProcess(NODE22, [BIN, ...args], { env, guardMs });
 }
 
 /** Starts any command (an installed `visync`, say) with its output collected, killed after the test. */

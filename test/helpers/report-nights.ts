@@ -3,7 +3,6 @@
 // the written page opened in Chromium.
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { type AccountReportOptions, makeAccountReports } from '../../src/report/make.js';
@@ -15,6 +14,7 @@ import { FsObjectStore } from '../../src/sinks/fs-store.js';
 import { brandKey } from '../../src/sinks/layout.js';
 import * as h from './harness.js';
 import { syncNight } from './nights.js';
+import { chromiumBrowser } from './shared-chromium.js';
 
 export const SPEC = { accounts: [{ name: 'acme', workspaces: 2 }], seed: 22 };
 export const NIGHTS = ['2026-10-20', '2026-11-10'] as const;
@@ -113,9 +113,12 @@ export function reportDir(out: string, brandId: string, period: string): string 
   return join(out, 'account=acme', `brand=${brandKey(brandId)}`, `period=${period}`);
 }
 
-/** The page in headless Chromium with JavaScript off and every request refused (and counted). */
+/**
+ * The page in headless Chromium with JavaScript off and every request refused (and counted): a
+ * context of the run's shared browser; `browser.close()` closes only this connection and context.
+ */
 export async function openInChromium(file: string) {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const browser = await chromiumBrowser();
   const context = await browser.newContext({
     javaScriptEnabled: false,
     viewport: { width: 1024, height: 800 },

@@ -1,9 +1,10 @@
-// Real `visync worker` processes for tests: spawned through the bin, like a user starts them.
+// Real `visync worker` processes for tests: spawned through the bin (this run's bundle, on Node 22),
+// like a user starts them.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { DEV_BIN as BIN } from './cli-bin.js';
+import { builtVisync, NODE22 } from './built-bin.js';
 import { waitFor } from './wait-for.js';
 
 const children: ChildProcess[] = [];
@@ -30,8 +31,17 @@ export async function spawnWorker(
   concurrency = 4,
 ): Promise<WorkerProcess> {
   const child = spawn(
-    process.execPath,
-    [BIN, '--config', configPath, 'worker', '--concurrency', String(concurrency), '--log-level', 'warn'],
+    NODE22,
+    [
+      builtVisync().bin,
+      '--config',
+      configPath,
+      'worker',
+      '--concurrency',
+      String(concurrency),
+      '--log-level',
+      'warn',
+    ],
     {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

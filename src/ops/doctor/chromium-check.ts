@@ -1,4 +1,5 @@
-// PDF reports need a browser: doctor starts the configured Chromium once and closes it again.
+// PDF reports need a browser: doctor starts the configured Chromium once and closes it again (or,
+// with VISYNC_CHROMIUM_ENDPOINT and the default path, connects to that browser: src/report/pdf.ts).
 import { CHROMIUM_FIX, ChromiumLaunchError, PdfSession } from '../../report/pdf.js';
 import { type CheckResult, fail, pass } from './check.js';
 
@@ -13,7 +14,8 @@ export async function checkChromium(path: string): Promise<CheckResult> {
     throw err;
   }
   try {
-    return pass(CHROMIUM_CHECK, `Chromium ${session.version} at ${path} starts (PDF reports)`);
+    const how = session.where === path ? 'starts' : 'answers';
+    return pass(CHROMIUM_CHECK, `Chromium ${session.version} at ${session.where} ${how} (PDF reports)`);
   } finally {
     await session.close();
   }

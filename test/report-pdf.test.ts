@@ -200,7 +200,7 @@ describe('report PDF', () => {
     // An endpoint where nothing answers: one line naming it.
     const nobody = PdfSession.open(undefined, 'ws://127.0.0.1:1/secret');
     await expect(nobody).rejects.toThrow(
-      /^Chromium at VISYNC_CHROMIUM_ENDPOINT ws:\/\/127\.0\.0\.1:1 did not answer \(.+\): /,
+      /^Chromium at VISYNC_CHROMIUM_ENDPOINT ws:\/\/127\.0\.0\.1:1 did not answer \(.+\): start the browser server VISYNC_CHROMIUM_ENDPOINT names, or unset it/,
     );
     await expect(nobody.catch((err: Error) => err.message)).resolves.not.toContain('secret');
   });

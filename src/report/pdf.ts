@@ -30,15 +30,21 @@ export interface PdfOptions {
 
 /** What to do when Chromium is missing or does not start (doctor prints it as the fix too). */
 export const CHROMIUM_FIX = 'apt-get install -y chromium, or set reports.chromiumPath';
+/** What to do when the browser named by VISYNC_CHROMIUM_ENDPOINT does not answer. */
+export const CHROMIUM_ENDPOINT_FIX =
+  'start the browser server VISYNC_CHROMIUM_ENDPOINT names, or unset it to start /usr/bin/chromium';
 
 /** Chromium could not be started: `message` is the one line an operator reads. */
 export class ChromiumLaunchError extends Error {
   override name = 'ChromiumLaunchError';
   /** What went wrong, without the fix: `Chromium not found at /usr/bin/chromium`. */
   readonly detail: string;
-  constructor(detail: string) {
-    super(`${detail}: ${CHROMIUM_FIX}`);
+  /** What to do about it. */
+  readonly fix: string;
+  constructor(detail: string, fix = CHROMIUM_FIX) {
+    super(`${detail}: ${fix}`);
     this.detail = detail;
+    this.fix = fix;
   }
 }
 
@@ -139,6 +145,7 @@ export class PdfSession {
     } catch (err) {
       throw new ChromiumLaunchError(
         `Chromium at ${where} did not ${connect ? 'answer' : 'start'} (${reasonOf(err)})`,
+        connect ? CHROMIUM_ENDPOINT_FIX : CHROMIUM_FIX,
       );
     }
     try {

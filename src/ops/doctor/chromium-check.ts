@@ -10,7 +10,7 @@ export async function checkChromium(path: string): Promise<CheckResult> {
   try {
     session = await PdfSession.open(path);
   } catch (err) {
-    if (err instanceof ChromiumLaunchError) return fail(CHROMIUM_CHECK, err.detail, CHROMIUM_FIX);
+    if (err instanceof ChromiumLaunchError) return fail(CHROMIUM_CHECK, err.detail, err.fix);
     throw err;
   }
   try {

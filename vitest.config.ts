@@ -133,6 +133,8 @@ export default defineConfig({
           name: 'integration',
           include: ['test/**/*.test.ts'],
           exclude: [...UNIT, ...E2E],
+          isolate: false,
+          setupFiles: ['test/setup/cleanups.ts'],
           globalSetup: ['test/setup/global-redis.ts'],
         },
       },

@@ -10,10 +10,12 @@ import { waitFor } from './wait-for.js';
 export const BIN = builtVisync().bin;
 
 const running = new Set<() => void>();
-afterEach(() => {
+/** Closes what this helper opened for the test (also registered per file by test/setup/cleanups.ts). */
+export function killCliProcesses(): void {
   for (const kill of running) kill();
   running.clear();
-});
+}
+afterEach(killCliProcesses);
 
 export interface CliRun {
   code: number | null;

@@ -18,9 +18,11 @@ import { duckdbType } from '../../src/export/column-types.js';
 import { parseTablePartKey } from '../../src/sinks/layout.js';
 
 const open: Warehouse[] = [];
-afterEach(() => {
+/** Closes what this helper opened for the test (also registered per file by test/setup/cleanups.ts). */
+export function closeDuckDbs(): void {
   while (open.length) open.pop()?.close();
-});
+}
+afterEach(closeDuckDbs);
 
 const OPERAND = String.raw`('(?:[^']|'')*'|[A-Za-z_][\w.]*)`;
 const ARRAY = String.raw`([A-Za-z_][\w.]*)`;

@@ -7,9 +7,11 @@ import { join } from 'node:path';
 import { afterEach } from 'vitest';
 
 const unmounts: (() => void)[] = [];
-afterEach(() => {
+/** Closes what this helper opened for the test (also registered per file by test/setup/cleanups.ts). */
+export function unmountSmallDisks(): void {
   while (unmounts.length) unmounts.pop()?.();
-});
+}
+afterEach(unmountSmallDisks);
 
 /** A tmpfs of `mb` megabytes (a real disk that fills up), unmounted after the test. */
 export function smallDisk(mb: number): string {

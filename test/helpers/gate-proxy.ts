@@ -4,10 +4,12 @@ import { createServer } from 'node:http';
 import { afterEach } from 'vitest';
 
 const servers = new Set<() => Promise<void>>();
-afterEach(async () => {
+/** Closes what this helper opened for the test (also registered per file by test/setup/cleanups.ts). */
+export async function closeGateProxies(): Promise<void> {
   for (const close of servers) await close();
   servers.clear();
-});
+}
+afterEach(closeGateProxies);
 
 export interface GateProxy {
   /** The simulator's base URL through the proxy. */

@@ -16,10 +16,12 @@ import { waitFor } from './wait-for.js';
 
 const handles: WorkerHandle[] = [];
 const clients: JobsClient[] = [];
-afterEach(async () => {
+/** Closes what this helper opened for the test (also registered per file by test/setup/cleanups.ts). */
+export async function closeJobs(): Promise<void> {
   while (handles.length) await handles.pop()?.close(5000);
   while (clients.length) await clients.pop()?.close();
-});
+}
+afterEach(closeJobs);
 
 /** A config with Redis under a fresh prefix, short locks and a 1 s budget wait. */
 export function jobsConfig(s: Parameters<typeof configFor>[0], dir: string, o: ConfigOverrides = {}): Config {

@@ -8,9 +8,11 @@ import { SMTPServer } from 'smtp-server';
 import { afterEach } from 'vitest';
 
 const closers: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
+/** Closes what this helper opened for the test (also registered per file by test/setup/cleanups.ts). */
+export async function closeMailboxes(): Promise<void> {
   while (closers.length) await closers.pop()?.();
-});
+}
+afterEach(closeMailboxes);
 
 export interface Mailbox {
   port: number;

@@ -11,12 +11,14 @@ export interface Receiver {
 }
 
 const servers: Server[] = [];
-afterEach(async () => {
+/** Closes what this helper opened for the test (also registered per file by test/setup/cleanups.ts). */
+export async function closeWebhooks(): Promise<void> {
   while (servers.length) {
     const s = servers.pop();
     await new Promise((r) => s?.close(r));
   }
-});
+}
+afterEach(closeWebhooks);
 
 /** A webhook receiver answering with the given statuses in turn (the last one repeats). */
 export async function receiver(statuses: number[]): Promise<Receiver> {

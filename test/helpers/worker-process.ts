@@ -8,9 +8,11 @@ import { builtVisync, NODE22 } from './built-bin.js';
 import { waitFor } from './wait-for.js';
 
 const children: ChildProcess[] = [];
-afterEach(() => {
+/** Closes what this helper opened for the test (also registered per file by test/setup/cleanups.ts). */
+export function killWorkerProcesses(): void {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-});
+}
+afterEach(killWorkerProcesses);
 
 export interface WorkerProcess {
   child: ChildProcess;

@@ -14,9 +14,14 @@ const privateRedis = privateRedisForFile();
 
 describe('a job that stalls more than three times', () => {
   it('fails its workspaces with the reason, and the run ends', async () => {
-    // Slow answers keep the job at work while Redis is frozen under it.
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], latencyMs: 2500 });
-    const { cfg, runId, queue } = await syncWithShortLocks(s, privateRedis.server.url, 4);
+    // Half-second locks: what the test shows (a job given up after its fourth stall) does not
+    // depend on their length, and each stall costs three of them. Slow answers (longer than a
+    // freeze) keep the job at work while Redis is frozen under it.
+    const lockMs = 500;
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], latencyMs: 5 * lockMs });
+    // Eight slots: each lost attempt keeps its slot until its calls end, and with four the job,
+    // back in the queue after its fourth stall, waited seconds for a free one before it was failed.
+    const { cfg, runId, queue } = await syncWithShortLocks(s, privateRedis.server.url, 8, {}, lockMs / 1000);
     const id = `${runId}.ws.0`;
     let stalls = 0;
     for (let i = 0; i < 8; i++) {
@@ -27,7 +32,7 @@ describe('a job that stalls more than three times', () => {
       );
       const before = (await queue.getJob(id))?.attemptsStarted ?? 0;
       // Frozen for three lock durations: the lock lapses and BullMQ finds the job stalled.
-      await privateRedis.admin.client('PAUSE', 3000, 'ALL');
+      await privateRedis.admin.client('PAUSE', 3 * lockMs, 'ALL');
       await until(
         'the job taken up again or given up',
         async () => {

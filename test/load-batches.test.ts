@@ -44,6 +44,7 @@ interface Setup {
   datasets?: Record<string, string>;
   faults?: FaultRule[];
   attempts?: number;
+  lockSeconds?: number;
 }
 
 async function setup(o: Setup) {
@@ -56,7 +57,7 @@ async function setup(o: Setup) {
     ),
     sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'shared', apiEndpoint: bq.url } },
     top: {
-      jobs: { lockSeconds: 2, maxBudgetWaitSeconds: 1, attempts: o.attempts ?? 3 },
+      jobs: { lockSeconds: o.lockSeconds ?? 2, maxBudgetWaitSeconds: 1, attempts: o.attempts ?? 3 },
       load: { batchRuns: o.batchRuns ?? 500 },
     },
   });
@@ -189,8 +190,9 @@ describe('load batches (queued runs into BigQuery)', () => {
   });
 
   // A measurement too: VISYNC_BATCH_ACCOUNTS=100 VISYNC_BATCH_RUNS=500 (docs/scaling.md quotes it).
-  const many = Number(process.env.VISYNC_BATCH_ACCOUNTS ?? 40);
-  const batchRuns = Number(process.env.VISYNC_BATCH_RUNS ?? 10);
+  // By default 20 runs in batches of 5: four batches or so, as 40 in batches of 10 made, at half the runs.
+  const many = Number(process.env.VISYNC_BATCH_ACCOUNTS ?? 20);
+  const batchRuns = Number(process.env.VISYNC_BATCH_RUNS ?? 5);
   it(`${many} accounts' runs at once, batchRuns ${batchRuns}: one job per table per batch, a batch per ${batchRuns} runs or so`, async () => {
     const accounts = Array.from({ length: many }, (_, i) => ({ name: `a${i}`, workspaces: 1 }));
     const { bq, dir, config } = await setup({ accounts, batchRuns });
@@ -303,6 +305,8 @@ describe('load batches (queued runs into BigQuery)', () => {
         { name: 'beta', workspaces: 2 },
       ],
       batchRuns: 2,
+      // The takeover waits for the dead worker's lock to lapse, whatever its length.
+      lockSeconds: 1,
     });
     const doomed = await spawnWorker(path, {});
     let uploads = 0;

@@ -44,7 +44,6 @@ interface Setup {
   datasets?: Record<string, string>;
   faults?: FaultRule[];
   attempts?: number;
-  lockSeconds?: number;
 }
 
 async function setup(o: Setup) {
@@ -57,7 +56,7 @@ async function setup(o: Setup) {
     ),
     sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'shared', apiEndpoint: bq.url } },
     top: {
-      jobs: { lockSeconds: o.lockSeconds ?? 2, maxBudgetWaitSeconds: 1, attempts: o.attempts ?? 3 },
+      jobs: { lockSeconds: 2, maxBudgetWaitSeconds: 1, attempts: o.attempts ?? 3 },
       load: { batchRuns: o.batchRuns ?? 500 },
     },
   });
@@ -305,8 +304,6 @@ describe('load batches (queued runs into BigQuery)', () => {
         { name: 'beta', workspaces: 2 },
       ],
       batchRuns: 2,
-      // The takeover waits for the dead worker's lock to lapse, whatever its length.
-      lockSeconds: 1,
     });
     const doomed = await spawnWorker(path, {});
     let uploads = 0;

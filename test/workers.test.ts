@@ -89,10 +89,8 @@ describe('worker processes', () => {
     const bq: FakeBigQuery = await startFakeBigQuery();
     closers.push(() => bq.close());
     const dir = tempDir();
-    // 1 s locks: the takeover waits for the dead worker's lock to lapse, whatever its length.
     const { path, env, config, client } = setup(s, dir, {
       sinks: { fs: { dir }, bigquery: { projectId: 'p', dataset: 'vis', apiEndpoint: bq.url } },
-      top: { jobs: { lockSeconds: 1, maxBudgetWaitSeconds: 1 } },
     });
     const a = await spawnWorker(path, env, 3);
     const { runId } = await enqueueRun(client.queues, client.ledger, config, {
@@ -127,13 +125,10 @@ describe('worker processes', () => {
   it('SIGTERM: past its grace the worker stops without waiting for its jobs, and another takes them over', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 12 }], latencyMs: 500 });
     const dir = tempDir();
-    const { path, env, config, client } = setup(s, dir, {
-      top: { shutdownGraceSeconds: 0.2, jobs: { lockSeconds: 1, maxBudgetWaitSeconds: 1 } },
-    });
+    const { path, env, config, client } = setup(s, dir, { top: { shutdownGraceSeconds: 0.2 } });
     // One slot, 12 workspaces (jobs of 8 and 4) and a slow upstream: the run's second workspace job
     // starts once the first has ended (its calls counted), and its calls (seven rounds of 500 ms)
-    // take seconds more than the 0.2 s of grace and the shutdown. 1 s locks: the takeover waits
-    // for the lock to lapse, whatever its length.
+    // take seconds more than the 0.2 s of grace and the shutdown.
     const a = await spawnWorker(path, env, 1);
     const { runId } = await enqueueRun(client.queues, client.ledger, config, {
       kind: 'sync',

@@ -97,10 +97,16 @@ describe('finishing runs', () => {
     try {
       // Still held by the dead worker until its lock lapses.
       expect(await q.getJobState(finish)).toBe('active');
-      await spawnWorker(path, {});
+      const b = await spawnWorker(path, {});
       const run = await waitForRun(config, runId, 60_000);
       expect(run.status).toBe('succeeded');
       expect((await q.getJob(finish))?.attemptsStarted).toBeGreaterThanOrEqual(2);
+      // Stopped before the test's folders go (the children's kill in afterEach comes after their
+      // removal): on a loaded machine it was seen still writing tables/ after the run succeeded,
+      // and the removal failed with ENOTEMPTY. Probably a second attempt of the curate after its
+      // own lock lapsed; not established.
+      b.child.kill('SIGKILL');
+      await b.exited;
     } finally {
       await q.close();
     }

@@ -189,8 +189,9 @@ describe('load batches (queued runs into BigQuery)', () => {
   });
 
   // A measurement too: VISYNC_BATCH_ACCOUNTS=100 VISYNC_BATCH_RUNS=500 (docs/scaling.md quotes it).
-  const many = Number(process.env.VISYNC_BATCH_ACCOUNTS ?? 40);
-  const batchRuns = Number(process.env.VISYNC_BATCH_RUNS ?? 10);
+  // By default 20 runs in batches of 5: four batches or so, as 40 in batches of 10 made, at half the runs.
+  const many = Number(process.env.VISYNC_BATCH_ACCOUNTS ?? 20);
+  const batchRuns = Number(process.env.VISYNC_BATCH_RUNS ?? 5);
   it(`${many} accounts' runs at once, batchRuns ${batchRuns}: one job per table per batch, a batch per ${batchRuns} runs or so`, async () => {
     const accounts = Array.from({ length: many }, (_, i) => ({ name: `a${i}`, workspaces: 1 }));
     const { bq, dir, config } = await setup({ accounts, batchRuns });

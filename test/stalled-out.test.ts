@@ -14,9 +14,17 @@ const privateRedis = privateRedisForFile();
 
 describe('a job that stalls more than three times', () => {
   it('fails its workspaces with the reason, and the run ends', async () => {
-    // Slow answers keep the job at work while Redis is frozen under it.
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], latencyMs: 2500 });
-    const { cfg, runId, queue } = await syncWithShortLocks(s, privateRedis.server.url, 4);
+    // Half-second locks: what the test shows (a job given up after its fourth stall) does not
+    // depend on their length, and each stall costs three of them. The workspace's answers are
+    // slow (bodies sent in four parts over 2.5 s, longer than a freeze), which keeps its job at
+    // work while Redis is frozen under it; the run's discovery calls are not held up.
+    const lockMs = 500;
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }] });
+    const [workspace] = s.accounts[0]!.workspaceIds;
+    s.addFault({ brandId: workspace, kind: 'slow-body', delayMs: (5 * lockMs) / 3, times: Infinity });
+    // Eight slots: each lost attempt keeps its slot until its calls end, and with four the job,
+    // back in the queue after its fourth stall, waited seconds for a free one before it was failed.
+    const { cfg, runId, queue } = await syncWithShortLocks(s, privateRedis.server.url, 8, {}, lockMs / 1000);
     const id = `${runId}.ws.0`;
     let stalls = 0;
     for (let i = 0; i < 8; i++) {
@@ -27,7 +35,7 @@ describe('a job that stalls more than three times', () => {
       );
       const before = (await queue.getJob(id))?.attemptsStarted ?? 0;
       // Frozen for three lock durations: the lock lapses and BullMQ finds the job stalled.
-      await privateRedis.admin.client('PAUSE', 3000, 'ALL');
+      await privateRedis.admin.client('PAUSE', 3 * lockMs, 'ALL');
       await until(
         'the job taken up again or given up',
         async () => {
@@ -58,5 +66,8 @@ describe('a job that stalls more than three times', () => {
     ]);
     expect(run.workspaces_done).toBe(1);
     expect(run.workspaces_failed).toBe(1);
+    // The lost attempts still at work end quickly, so the worker's close after the test need not
+    // wait out its grace for them.
+    s.clearFaults();
   }, 240_000);
 });

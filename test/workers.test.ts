@@ -53,15 +53,18 @@ describe('worker processes', () => {
     });
     // The account's 16th request, whichever job makes it: early enough that most of the run's
     // calls are still to make when the pause ends (what the last check relies on).
-    s.addFault({ account: 'acme', after: 15, kind: 'status', status: 429, retryAfter: 2 });
+    s.addFault({ account: 'acme', after: 15, kind: 'status', status: 429, retryAfter: 1 });
     const dir = tempDir();
     const { path, env, config, client } = setup(s, dir, {
       accounts: { acme: { requestsPerMinute: 10, rateWindowSeconds: windowMs / 1000 } },
     });
     // Each process uses its own key of the account, so the simulator's log tells them apart.
     const concurrency = 4;
-    await spawnWorker(path, env, concurrency);
-    await spawnWorker(path, { ...env, SIM_ACME_KEY: s.accounts[0]!.keys[1]! }, concurrency);
+    // Started together: neither takes a job before the run is enqueued below.
+    await Promise.all([
+      spawnWorker(path, env, concurrency),
+      spawnWorker(path, { ...env, SIM_ACME_KEY: s.accounts[0]!.keys[1]! }, concurrency),
+    ]);
     const { runId } = await enqueueRun(client.queues, client.ledger, config, {
       kind: 'sync',
       account: 'acme',
@@ -73,7 +76,7 @@ describe('worker processes', () => {
     expect(peakInWindow(s.log, 'acme', windowMs)).toBeLessThanOrEqual(10);
     expect(s.log.filter((e) => e.status === 429)).toHaveLength(1);
     const limited = s.log.find((e) => e.status === 429)!;
-    const pauseEnds = limited.at + 2000;
+    const pauseEnds = limited.at + 1000;
     // Only requests already in flight when the 429 came back (at most one per job slot of the two
     // processes) may arrive during the pause; nothing new leaves either process before it ends.
     const during = s.log.filter((e) => e.seq > limited.seq && e.at < pauseEnds - 2);
@@ -120,12 +123,12 @@ describe('worker processes', () => {
   });
 
   it('SIGTERM: past its grace the worker stops without waiting for its jobs, and another takes them over', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 12 }], latencyMs: 1000 });
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 12 }], latencyMs: 500 });
     const dir = tempDir();
-    const { path, env, config, client } = setup(s, dir, { top: { shutdownGraceSeconds: 1 } });
+    const { path, env, config, client } = setup(s, dir, { top: { shutdownGraceSeconds: 0.2 } });
     // One slot, 12 workspaces (jobs of 8 and 4) and a slow upstream: the run's second workspace job
-    // starts once the first has ended (its calls counted), and its calls take seconds more than the
-    // grace and the shutdown.
+    // starts once the first has ended (its calls counted), and its calls (seven rounds of 500 ms)
+    // take seconds more than the 0.2 s of grace and the shutdown.
     const a = await spawnWorker(path, env, 1);
     const { runId } = await enqueueRun(client.queues, client.ledger, config, {
       kind: 'sync',
@@ -137,7 +140,7 @@ describe('worker processes', () => {
     a.child.kill('SIGTERM');
     const exit = await a.exited;
     expect(exit.code).toBe(0);
-    // It did not wait for its jobs (a workspace job needs seconds more than the 1 s of grace): the
+    // It did not wait for its jobs (a workspace job needs seconds more than the 0.2 s of grace): the
     // run is open and a workspace job neither completed nor failed, left for another worker.
     expect(isFinishedStatus((await client.ledger.get(runId))!.status)).toBe(false);
     const queue = client.queues.for('acme');

@@ -50,20 +50,22 @@ function withJobs(o: ConfigOverrides): ConfigOverrides {
 }
 
 /**
- * A sync of acme on `concurrency` worker slots over a private redis-server, with 1 s job locks, so
- * that freezing that Redis for a few seconds makes its jobs stall. The run's id and its queue.
+ * A sync of acme on `concurrency` worker slots over a private redis-server, with short job locks
+ * (`lockSeconds`, 1 s unless given), so that freezing that Redis for a few lock durations makes its
+ * jobs stall. The run's id and its queue.
  */
 export async function syncWithShortLocks(
   s: Parameters<typeof configFor>[0],
   redisUrl: string,
   concurrency: number,
   o: ConfigOverrides = {},
+  lockSeconds = 1,
 ) {
   const cfg = jobsConfig(s, tempDir(), {
     ...o,
     top: {
       redis: { url: redisUrl, prefix: `sl-${randomUUID().slice(0, 8)}` },
-      jobs: { lockSeconds: 1, maxBudgetWaitSeconds: 1 },
+      jobs: { lockSeconds, maxBudgetWaitSeconds: 1 },
     },
   });
   await worker(cfg, concurrency);

@@ -13,9 +13,9 @@ import type { Config } from '../../src/config/schema.js';
 import { createLogger } from '../../src/log.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { type FakeBigQuery, startFakeBigQuery } from '../fakes/bigquery-server.js';
+import { cleanups } from './cleanup-stack.js';
 import { writeConfig } from './worker-process.js';
 
-const cleanups: (() => Promise<void> | void)[] = [];
 /** Closes what the test opened (also registered per file by test/setup/cleanups.ts). */
 export async function runCleanups(): Promise<void> {
   while (cleanups.length) await cleanups.pop()?.();

@@ -5,6 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
 import { builtVisync, NODE22 } from './built-bin.js';
+import { onCleanup } from './cleanup-stack.js';
 import { waitFor } from './wait-for.js';
 
 const children: ChildProcess[] = [];
@@ -60,6 +61,12 @@ export async function spawnWorker(
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
+  // Stopped, and gone, before the folders made before it are removed (a worker still writing into
+  // a folder being removed fails the removal with ENOTEMPTY).
+  onCleanup(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  });
   await waitFor(
     () => {
       if (out.includes('visync worker ready')) return true;

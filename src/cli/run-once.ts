@@ -74,7 +74,7 @@ export function registerRun(program: Command, state: ProgramState, io: CommandIo
 async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Promise<number> {
   if (flags.plan) return printPlan(flags, cmd, io);
   const [
-    { closeAllPools },
+    { closePools },
     { maxPauseMs },
     { MemoryRateBudget },
     { loadConfig },
@@ -178,7 +178,7 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
     progress?.stop();
     await shared?.close();
     await stores.close();
-    await closeAllPools();
+    await closePools(config.accounts.map((a) => new URL(a.baseUrl).origin));
   }
 }
 

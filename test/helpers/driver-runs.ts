@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import type { Manifest } from '../../src/records/manifest.js';
 import { manifestKey } from '../../src/sinks/layout.js';
-import { breakWorkspace, fakeBigQuery, sim, tempDir, visyncCli } from './harness.js';
-import { jobsClient, jobsConfigFile, worker } from './jobs.js';
+import { breakWorkspace, fakeBigQuery, memoryLogger, sim, tempDir, visyncCli } from './harness.js';
+import { jobsClient, jobsConfigFile, runReport, worker } from './jobs.js';
 
 export const DRIVERS = ['inline', 'queued'] as const;
 export type Driver = (typeof DRIVERS)[number];
@@ -21,6 +21,12 @@ export type Driver = (typeof DRIVERS)[number];
  *   and of `prompts` with `quota exceeded` (each once).
  */
 export type Case = 'revoked' | 'workspace' | 'tables';
+
+/**
+ * How long a driver's run may take before the helper gives up on it and says what it is stuck on
+ * (a run takes a few seconds; files make their cases at once in a beforeAll of 120 s).
+ */
+export const RUN_BOUND_S = 60;
 
 /** A BigQuery error long enough that a line shortens it (run-lines.ts, LOAD_ERROR_MAX). */
 export const LONG_REASON = `Access Denied: ${'BigQuery said something long. '.repeat(40)}the end`;
@@ -52,14 +58,32 @@ export async function driverRun(driver: Driver, kase: Case): Promise<DriverRun> 
   }
   const { config, path } = jobsConfigFile(s, dir, sinks ? { sinks } : {});
   let runId: string;
+  const what = `the ${driver} run of case ${kase}`;
+  const calls = () =>
+    `${s.log.length} calls to the simulator, the last: ${s.log
+      .slice(-5)
+      .map((e) => `${e.path} ${e.status}`)
+      .join(', ')}`;
   if (driver === 'inline') {
-    const c = await visyncCli(path, ['run', '--once', '--log-level', 'silent', '--json']);
+    const c = await within(
+      RUN_BOUND_S,
+      visyncCli(path, ['run', '--once', '--log-level', 'silent', '--json']),
+      () => `${what} has not returned after ${RUN_BOUND_S} s; ${calls()}`,
+    );
     expect(c.code, c.err.join('\n')).toBeGreaterThan(0);
     runId = (JSON.parse(c.out.join('\n')) as { runs: { run_id: string }[] }).runs[0]!.run_id;
   } else {
     // One slot: under a revoked key the run's later workspace job starts once the first stopped it.
-    await worker(config, kase === 'revoked' ? 1 : 2);
-    const c = await visyncCli(path, ['enqueue', 'sync', '--wait']);
+    const log = memoryLogger('info');
+    await worker(config, kase === 'revoked' ? 1 : 2, log.logger);
+    // The wait bounded, so a run that never ends says where it stands instead of outlasting the hook.
+    const c = await visyncCli(path, ['enqueue', 'sync', '--wait', '--timeout', String(RUN_BOUND_S)]);
+    runId = /enqueued sync (\S+)/.exec(c.out.join('\n'))?.[1] ?? '';
+    if (c.err.some((l) => l.includes('timed out')))
+      throw new Error(
+        `${what} (${runId}) has not ended after ${RUN_BOUND_S} s; ${calls()}\n` +
+          `${await runReport(config, runId)}\nworker log:\n${log.lines.slice(-30).join('')}`,
+      );
     expect(c.code, c.err.join('\n')).toBeGreaterThan(0);
     runId = (await jobsClient(config).ledger.recent('acme'))[0]!.run_id;
   }
@@ -71,4 +95,17 @@ export async function driverRun(driver: Driver, kase: Case): Promise<DriverRun> 
 export async function bothDrivers(kase: Case): Promise<Record<Driver, DriverRun>> {
   const [inline, queued] = await Promise.all(DRIVERS.map((d) => driverRun(d, kase)));
   return { inline: inline!, queued: queued! };
+}
+
+/** `work`'s value, or after `seconds` an error saying what `stuck` tells. */
+async function within<T>(seconds: number, work: Promise<T>, stuck: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(stuck())), seconds * 1000);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, inject } from 'vitest';
 import { enqueueRun } from '../../jobs/enqueue.js';
+import { finishQueue } from '../../jobs/finish-queue.js';
 import { type JobsClient, openJobsClient } from '../../jobs/jobs-client.js';
 import type { LedgerRun } from '../../jobs/ledger.js';
 import { startWorker, type WorkerHandle } from '../../jobs/worker.js';
@@ -156,4 +157,40 @@ export async function untilQueueIdle(config: Config, account = 'acme'): Promise<
     if (Object.values(counts).some((n) => n > 0)) return false;
     return (await queue.getDelayed()).every((j) => j.id?.startsWith('repeat:'));
   });
+}
+
+/**
+ * What a run that has not ended is stuck on, for a test's failure message: its ledger record, and
+ * every job of the run in its account's shard queue and in the finish queue (state, attempts, why
+ * it failed, how often it stalled or stepped aside for budget).
+ */
+export async function runReport(config: Config, runId: string, account = 'acme'): Promise<string> {
+  const c = jobsClient(config);
+  const finishes = finishQueue(c.redis, config.redis.prefix);
+  try {
+    const run = await c.ledger.get(runId);
+    const lines = [`ledger: ${JSON.stringify(run)}`];
+    for (const queue of [c.queues.for(account), finishes]) {
+      const jobs = await queue.getJobs([
+        'active',
+        'waiting',
+        'prioritized',
+        'delayed',
+        'waiting-children',
+        'completed',
+        'failed',
+      ]);
+      for (const job of jobs.filter((j) => j?.id?.startsWith(runId))) {
+        const data = job.data as { budgetDelays?: number };
+        lines.push(
+          `${queue.name} ${job.id} (${job.name}): ${await job.getState()}, attempts ${job.attemptsMade}, ` +
+            `stalled ${job.stalledCounter}, budget delays ${data.budgetDelays ?? 0}` +
+            (job.failedReason ? `, failed: ${job.failedReason}` : ''),
+        );
+      }
+    }
+    return lines.join('\n');
+  } finally {
+    await finishes.close();
+  }
 }

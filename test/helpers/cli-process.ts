@@ -4,6 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach } from 'vitest';
 import { builtVisync, NODE22 } from './built-bin.js';
+import { onCleanup } from './cleanup-stack.js';
 import { waitFor } from './wait-for.js';
 
 /** bin/visync.js of this run's bundle: run it with NODE22. */
@@ -58,6 +59,12 @@ export function startProcess(
   });
   const kill = () => child.kill('SIGKILL');
   running.add(kill);
+  // Killed, and gone, before the folders made before it are removed (test/helpers/cleanup-stack.ts).
+  const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  onCleanup(async () => {
+    if (child.exitCode === null && child.signalCode === null) kill();
+    await gone;
+  });
   const exited = new Promise<CliRun>((resolve, reject) => {
     const guard = setTimeout(() => {
       kill();

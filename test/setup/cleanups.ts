@@ -1,7 +1,8 @@
 // For a tier whose files share modules (isolate: false), each helper's per-test cleanup is
 // registered once per file here: a module-level `afterEach` in a helper runs only in the file that
 // first imported it. After-hooks run last-registered first, so workers and servers close before
-// the harness removes the simulators and folders they use. Processes are e2e's (isolated files).
+// the harness removes the simulators and folders they use; spawned processes are on its stack
+// (test/helpers/cleanup-stack.ts), killed before the folders made before them go.
 import { afterEach } from 'vitest';
 import { closeDuckDbs } from '../helpers/duckdb.js';
 import { unmountSmallDisks } from '../helpers/full-disk.js';

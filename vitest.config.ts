@@ -101,7 +101,7 @@ const E2E = files([
   'report-recs',
   'report-style',
   'ui-browser',
-  // DuckDB, dbt and the Athena grammars (the parser alone takes ~20 s to load)
+  // DuckDB, dbt and the Athena grammars
   'brand-events',
   'dialects',
   'duckdb-dialect',
@@ -118,9 +118,9 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // Two cores, and a third worker: about 40 % of a run is spent waiting (on processes, timers,
-    // Chromium), and a test that a third file beside it breaks would break on a busy CI machine too.
-    maxWorkers: 3,
+    // Two cores: keep files parallel but bounded so rate-limit tests are not starved of CPU (a third
+    // worker made the run no shorter: it is CPU-bound once the waits are gone).
+    maxWorkers: 2,
     reporters: ['default', './test/setup/tier-times.ts'],
     projects: [
       {
@@ -154,9 +154,6 @@ export default defineConfig({
           // Each file in a process of its own: the worker's HTTP server, its metrics registry and the
           // queue board keep process-wide state that files here read back.
           setupFiles: ['test/setup/chromium-env.ts'],
-          // dt-sql-parser ships 20 MB of untranspiled ESM that Node cannot load as is: bundled once by
-          // esbuild (cached in node_modules/.vite) instead of transformed file by file (~20 s a run).
-          deps: { optimizer: { ssr: { enabled: true, include: ['dt-sql-parser'] } } },
         },
       },
     ],

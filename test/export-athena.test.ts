@@ -5,7 +5,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { HiveSQL, TrinoSQL } from 'dt-sql-parser';
 import { describe, expect, it } from 'vitest';
 import { currentStateViews, VIEWS, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
 import { athenaStatements, TIMESTAMP_FORMATS } from '../src/export/athena.js';
@@ -21,7 +20,9 @@ import {
   tempDir,
   visyncCli,
 } from './helpers/harness.js';
+import { sqlGrammars } from './helpers/sql-grammars.js';
 
+const { HiveSQL, TrinoSQL } = await sqlGrammars();
 const hive = new HiveSQL();
 const trino = new TrinoSQL();
 

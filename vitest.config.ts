@@ -116,6 +116,7 @@ const E2E = files([
 
 export default defineConfig({
   test: {
+    // A bound for a hang only (docs/development.md): ten times a slow test's quiet time or more.
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // Two cores: keep files parallel but bounded so rate-limit tests are not starved of CPU (a third
@@ -144,6 +145,10 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: E2E,
+          // A bound for a hang only: at least ten times what the slowest test here takes on a quiet
+          // machine (workers' SIGKILL takeover: about 12 s), so a loaded CI machine does not fail it.
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
           // Paid once per run: the bundle every spawned visync runs, and one Chromium for every page
           // and PDF (a test that proves a launch starts its own).
           globalSetup: [

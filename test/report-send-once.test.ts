@@ -93,6 +93,9 @@ async function drafts(
   return { path, brand, config };
 }
 
+/** `visync report send` of October (the drafts' period) for one workspace, in this process. */
+const sendOctober = (path: string, brand: string, ...more: string[]) =>
+  h.visyncCli(path, ['report', 'send', '--period', '2026-10', '--brand', brand, ...more]);
 const line = (brand: string, recipient: string) => `acme ${brand} 2026-10 ${recipient}: `;
 // Every `report send` here names October: without --period it would take the newest due period on
 // the day the suite runs. The default period is tested in report-delivery.test.ts, on a set date.
@@ -157,15 +160,7 @@ describe('report mail exactly once', () => {
       expect(mailedTo(box)).toEqual([...RECIPIENTS].sort());
 
       // The explicit flag mails cmo@ again, under the Message-ID of the first mail.
-      const again = await h.visyncCli(path, [
-        'report',
-        'send',
-        '--period',
-        '2026-10',
-        '--brand',
-        brand,
-        '--resend-unconfirmed',
-      ]);
+      const again = await sendOctober(path, brand, '--resend-unconfirmed');
       expect([again.code, again.out]).toEqual([
         0,
         [`${line(brand, cmo)}sent`, `${line(brand, seo)}already sent`, `${line(brand, ceo)}already sent`],
@@ -368,15 +363,7 @@ describe('report mail exactly once', () => {
       ]);
       expect(next.code).toBe(1);
       // cmo@'s mail never completed: checked, it is sent with the flag, once.
-      const resent = await h.visyncCli(path, [
-        'report',
-        'send',
-        '--period',
-        '2026-10',
-        '--brand',
-        brand,
-        '--resend-unconfirmed',
-      ]);
+      const resent = await sendOctober(path, brand, '--resend-unconfirmed');
       expect(resent.out[0]).toBe(`${line(brand, cmo)}sent`);
       expect(mailedTo(box)).toEqual([...RECIPIENTS].sort());
       expect(h.listFiles(dir).filter((k) => k.startsWith('claims/'))).toEqual([]);

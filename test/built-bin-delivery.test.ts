@@ -225,17 +225,14 @@ describe('the built visync delivers', () => {
     const { yaml, env } = h.configYaml(s, join(dir, 'data'), { top: { alerts: { webhook: hook.url } } });
     writeYaml(dir, yaml);
     // The receiver offers its connection for ten minutes (Keep-Alive: timeout=600): a client that
-    // kept it open would hold the process that long, a hang the bound below catches; the command
-    // itself takes about a second (the bound is 30 times that).
+    // kept it open would hold the process that long, and `visync()` fails a process still running
+    // after its 60 s guard. So an exit here is the process ending when the command does.
     hook.server.keepAliveTimeout = 600_000;
-    const started = performance.now();
     const r = await visync(dir, ['alerts', 'test'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^http:\/\/127\.0\.0\.1:\d+ answered HTTP 200: ok \(\d+ ms\)$/m);
     expect(hook.bodies).toEqual([
       expect.objectContaining({ visync: expect.objectContaining({ event: 'test' }) }),
     ]);
-    // The process ends when the command does (no keep-alive socket holds it).
-    expect(performance.now() - started).toBeLessThan(30_000);
   });
 });

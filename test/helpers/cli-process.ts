@@ -2,21 +2,12 @@
 // a real process shows (that it exits at all, what reaches stderr, the exit code). The bin is this
 // run's bundle (test/setup/global-bundle.ts) on the Node 22 of node_modules.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterEach } from 'vitest';
 import { builtVisync, NODE22 } from './built-bin.js';
 import { onCleanup } from './cleanup-stack.js';
 import { waitFor } from './wait-for.js';
 
 /** bin/visync.js of this run's bundle: run it with NODE22. */
 export const BIN = builtVisync().bin;
-
-const running = new Set<() => void>();
-/** Closes what this helper opened for the test (also registered per file by test/setup/cleanups.ts). */
-export function killCliProcesses(): void {
-  for (const kill of running) kill();
-  running.clear();
-}
-afterEach(killCliProcesses);
 
 export interface CliRun {
   code: number | null;
@@ -58,7 +49,6 @@ export function startProcess(
     stderr += d.toString();
   });
   const kill = () => child.kill('SIGKILL');
-  running.add(kill);
   // Killed, and gone, before the folders made before it are removed (test/helpers/cleanup-stack.ts).
   const gone = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   onCleanup(async () => {
@@ -73,7 +63,6 @@ export function startProcess(
     // 'close' comes after the exit and after the last output in the pipes.
     child.once('close', (code) => {
       clearTimeout(guard);
-      running.delete(kill);
       resolve({ code, stdout, stderr });
     });
   });

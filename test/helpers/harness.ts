@@ -5,7 +5,6 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { afterEach } from 'vitest';
 import { stringify } from 'yaml';
 import { main } from '../../src/cli/main.js';
 import { parseConfig } from '../../src/config/read-config.js';
@@ -14,15 +13,10 @@ import { createLogger } from '../../src/log.js';
 import { type Simulator, type SimulatorOptions, startSimulator } from '../../src/simulator/index.js';
 import { type FakeBigQuery, startFakeBigQuery } from '../fakes/bigquery-server.js';
 import { cleanups } from './cleanup-stack.js';
-import { writeConfig } from './worker-process.js';
 
-/** Closes what the test opened (also registered per file by test/setup/cleanups.ts). */
-export async function runCleanups(): Promise<void> {
-  while (cleanups.length) await cleanups.pop()?.();
-}
-// Registered when this module is first imported; a tier that shares modules between files
-// (isolate: false) registers it again per file through its setup file.
-afterEach(runCleanups);
+export { runCleanups } from './cleanup-stack.js';
+
+import { writeConfig } from './worker-process.js';
 
 /**
  * What `make` starts (simulators, folders, keys in process.env) kept past the test it runs in, for

@@ -3,17 +3,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
 import { builtVisync, NODE22 } from './built-bin.js';
 import { onCleanup } from './cleanup-stack.js';
 import { waitFor } from './wait-for.js';
-
-const children: ChildProcess[] = [];
-/** Closes what this helper opened for the test (also registered per file by test/setup/cleanups.ts). */
-export function killWorkerProcesses(): void {
-  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
-}
-afterEach(killWorkerProcesses);
 
 export interface WorkerProcess {
   child: ChildProcess;
@@ -50,7 +42,6 @@ export async function spawnWorker(
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  children.push(child);
   let out = '';
   child.stdout?.on('data', (d: Buffer) => {
     out += d.toString();

@@ -30,6 +30,14 @@ export interface PdfOptions {
 
 /** What to do when Chromium is missing or does not start (doctor prints it as the fix too). */
 export const CHROMIUM_FIX = 'apt-get install -y chromium, or set reports.chromiumPath';
+/** The switches Chromium is started with (also the tests' shared browser: test/setup/global-chromium.ts). */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+];
+
 /** What to do when the browser named by VISYNC_CHROMIUM_ENDPOINT does not answer. */
 export const CHROMIUM_ENDPOINT_FIX =
   'start the browser server VISYNC_CHROMIUM_ENDPOINT names, or unset it to start /usr/bin/chromium';
@@ -125,7 +133,7 @@ export class PdfSession {
    */
   static async open(
     chromiumPath: string = DEFAULT_CHROMIUM_PATH,
-    endpoint: string | undefined = process.env.VISYNC_CHROMIUM_ENDPOINT,
+    endpoint: string | undefined = process.env[ENDPOINT_VAR],
   ): Promise<PdfSession> {
     const connect = Boolean(endpoint) && chromiumPath === DEFAULT_CHROMIUM_PATH;
     if (!connect && !existsSync(chromiumPath))
@@ -139,7 +147,7 @@ export class PdfSession {
         ? await chromium.connect(endpoint as string, { timeout: CHROMIUM_START_TIMEOUT_MS })
         : await chromium.launch({
             executablePath: chromiumPath,
-            args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+            args: CHROMIUM_ARGS,
             timeout: CHROMIUM_START_TIMEOUT_MS,
           });
     } catch (err) {

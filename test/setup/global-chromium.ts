@@ -7,6 +7,7 @@
 import { existsSync } from 'node:fs';
 import { type BrowserServer, chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
+import { CHROMIUM_ARGS } from '../../src/report/pdf.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -14,8 +15,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   if (!existsSync(CHROMIUM)) return async () => {};
   const server: BrowserServer = await chromium.launchServer({
     executablePath: CHROMIUM,
-    // The same switches PdfSession starts Chromium with.
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    args: CHROMIUM_ARGS,
   });
   project.provide('chromiumEndpoint', server.wsEndpoint());
   return () => server.close();

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { digestSettings } from '../src/events/rules.js';
 import type { Manifest } from '../src/records/manifest.js';
-import { scheduleConfigured } from '../src/report/style.js';
+import { scheduleConfigured } from '../src/report/settings.js';
 import { errorMessage } from '../src/util/errors.js';
 import { accountOf, type JobContext } from './context.js';
 import { JOB, jobIds, type ReportJobData } from './definitions.js';

@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config/read-config.js';
-import { defaultReportSettings, reportSettingsFor } from '../src/report/style.js';
+import { defaultReportSettings, reportSettingsFor } from '../src/report/settings.js';
 import { tempDir } from './helpers/harness.js';
 
 const ENV = { ACME_API_KEY: 'k-acme-0123456789' };

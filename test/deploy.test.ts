@@ -14,7 +14,7 @@ import { buildProgram } from '../src/cli/main.js';
 import { parseConfig } from '../src/config/read-config.js';
 import { DEFAULT_LISTEN } from '../src/config/schema.js';
 import { DEFAULT_CHROMIUM_PATH } from '../src/report/pdf.js';
-import { reportSettingsFor } from '../src/report/style.js';
+import { reportSettingsFor } from '../src/report/settings.js';
 import { configYaml, sim, tempDir } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
 import { spawnWorker, writeConfig } from './helpers/worker-process.js';

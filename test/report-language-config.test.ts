@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config/read-config.js';
 import { checkReportLanguages } from '../src/ops/doctor/report-language-check.js';
-import { reportSettingsFor } from '../src/report/style.js';
+import { reportSettingsFor } from '../src/report/settings.js';
 import { tempDir } from './helpers/harness.js';
 
 const ENV = { ACME_API_KEY: 'k-acme-0123456789' };

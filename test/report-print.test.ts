@@ -13,13 +13,8 @@ import { translator } from '../src/report/i18n/translate.js';
 import { makeAccountReports } from '../src/report/make.js';
 import { PdfSession } from '../src/report/pdf.js';
 import type { Report } from '../src/report/report-shape.js';
-import {
-  DEFAULT_STYLE,
-  defaultReportSettings,
-  pdfFooter,
-  reportSettingsFor,
-  styleOf,
-} from '../src/report/style.js';
+import { defaultReportSettings, reportSettingsFor } from '../src/report/settings.js';
+import { DEFAULT_STYLE, pdfFooter, styleOf } from '../src/report/style.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { ratioOnWhite, textColourOnWhite } from '../src/util/contrast.js';
 import * as h from './helpers/harness.js';

@@ -7,7 +7,7 @@ import type { Job } from 'bullmq';
 import { type DigestOutcome, sendWeeklyDigest } from '../../src/events/digest-send.js';
 import { logicalRunId } from '../../src/records/run-id.js';
 import { deliverScheduled, type WorkspaceOutcome } from '../../src/report/deliver.js';
-import { scheduleConfigured } from '../../src/report/style.js';
+import { scheduleConfigured } from '../../src/report/settings.js';
 import type { Claims } from '../../src/sinks/claims.js';
 import { accountOf, type JobContext } from '../context.js';
 import { type ReportJobData, ReportJobSchema } from '../definitions.js';

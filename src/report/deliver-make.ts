@@ -12,7 +12,8 @@ import type { DeliveryRecord, DeliveryState } from './delivery.js';
 import { makeAccountReports } from './make.js';
 import { type ReportFormat, storeTarget } from './output.js';
 import type { PdfSession } from './pdf.js';
-import { pdfFooter, reportSettingsFor, styleOf } from './style.js';
+import { reportSettingsFor } from './settings.js';
+import { pdfFooter, styleOf } from './style.js';
 
 export interface Made {
   due: Due;

@@ -9,7 +9,7 @@ import { brandKey } from '../sinks/layout.js';
 import type { DeliveryOptions, RecipientOutcome, WorkspaceOutcome } from './deliver.js';
 import { type DeliveryRecord, writeDelivery } from './delivery.js';
 import type { ReportFormat } from './output.js';
-import type { ReportSettings } from './style.js';
+import type { ReportSettings } from './settings.js';
 
 /** A workspace's report of its due period, with the record of it so far. */
 export interface Due {

@@ -32,7 +32,7 @@ import { type DeliveryRecord, type DeliveryState, readDelivery } from './deliver
 import type { MailTimeouts } from './mail.js';
 import { MailSession, serverName } from './mail-session.js';
 import { duePeriod } from './schedule.js';
-import { type ReportSettings, reportSettingsFor } from './style.js';
+import { type ReportSettings, reportSettingsFor } from './settings.js';
 
 export interface DeliveryOptions {
   config: Config;

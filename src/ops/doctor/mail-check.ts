@@ -5,7 +5,7 @@
 // port 465, no STARTTLS offered) FAILs unless smtp.allowInsecure says so on purpose.
 import type { AccountConfig, Config, SmtpConfig } from '../../config/schema.js';
 import { MailConfigError, mailFailureReason, openMailer } from '../../report/mail.js';
-import { reportSettingsFor } from '../../report/style.js';
+import { reportSettingsFor } from '../../report/settings.js';
 import { errorMessage } from '../../util/errors.js';
 import { type CheckResult, fail, pass } from './check.js';
 

@@ -3,7 +3,7 @@
 import type { AccountConfig, Config } from '../../config/schema.js';
 import { LANGUAGES } from '../../report/i18n/catalogues/index.js';
 import { catalogueLanguage } from '../../report/i18n/translate.js';
-import { reportSettingsFor } from '../../report/style.js';
+import { reportSettingsFor } from '../../report/settings.js';
 import { type CheckResult, pass, warn } from './check.js';
 
 export const REPORT_LANGUAGE_CHECK = 'report language';

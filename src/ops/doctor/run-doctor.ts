@@ -7,7 +7,7 @@ import { accountSettings, namesList, storeKey, warehouseKey } from '../../config
 import type { AccountConfig, Config, SinksConfig } from '../../config/schema.js';
 import { SMTP_TIMEOUTS } from '../../report/mail.js';
 import { CHROMIUM_FIX, CHROMIUM_START_TIMEOUT_MS } from '../../report/pdf.js';
-import { pdfReportsConfigured, reportSettingsFor } from '../../report/style.js';
+import { pdfReportsConfigured, reportSettingsFor } from '../../report/settings.js';
 import { createObjectStore } from '../../sinks/create-store.js';
 import { checkAccount } from './account-check.js';
 import {

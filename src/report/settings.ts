@@ -1,0 +1,118 @@
+// Which report settings apply to one workspace: the top-level `reports` block, then its account's,
+// then the workspace's own (accounts[i].reports.workspaces), each saying only what it changes
+// (docs/reports-pdf.md, "White label"). The loader has validated every value and embedded the logo.
+// The renderer takes the look part of them (./style.ts); the scheduled delivery the schedule,
+// recipients and mail (src/delivery/). Here, not in src/config: the defaults name the page size
+// and Chromium of ./pdf.ts.
+import type {
+  AccountConfig,
+  Config,
+  ReportFormat,
+  ReportMailConfig,
+  ReportScheduleConfig,
+  ReportSection,
+  SmtpConfig,
+  WorkspaceReportsConfig,
+} from '../config/schema.js';
+import { REPORT_SECTIONS } from '../config/schema.js';
+import { DEFAULT_CHROMIUM_PATH, type PageSize } from './pdf.js';
+
+export interface ReportSettings {
+  /** The agency's name on the cover; none when unset. */
+  agency?: string;
+  /** The agency's logo as a data: URI (PNG, JPEG or SVG). */
+  logo?: string;
+  colors: { primary: string; accent: string };
+  /** At most 200 characters, printed at the foot of every page. */
+  footer?: string;
+  contact?: string;
+  /** Overrides the workspace's name and domain from the data. */
+  clientName?: string;
+  clientDomain?: string;
+  /** BCP 47 locale for numbers and dates, and the IANA zone times are shown in; unset: numbers as
+   * the API gives them, ISO dates, times in UTC as stored (docs/reports.md, "Locale"). */
+  locale?: string;
+  timeZone?: string;
+  pageSize: PageSize;
+  /** The sections shown, in this order. */
+  sections: ReportSection[];
+  /** The folder of the account manager's notes (docs/reports.md), resolved against the config's folder. */
+  notesDir?: string;
+  /** Never name the upstream platform in the report. */
+  hidePlatformName: boolean;
+  /** Engine id -> display name, over the defaults (src/report/i18n/engines.ts). */
+  engineNames?: Record<string, string>;
+  /** Close the page with the workspace id, account, run ids and data time (off: a client never sees them). */
+  dataDetails: boolean;
+  formats: ReportFormat[];
+  chromiumPath: string;
+  /** When the workers make and send the report; none: only `visync report` makes it. */
+  schedule?: ReportScheduleConfig;
+  recipients: string[];
+  /** Keep made reports as drafts until `visync report send`. */
+  review: boolean;
+  smtp?: SmtpConfig;
+  /** Sender name, reply-to, cc and bcc of the report's e-mail (each level overrides the keys it sets). */
+  mail: ReportMailConfig;
+}
+
+/** A fresh copy each time: callers may change theirs. */
+export function defaultReportSettings(): ReportSettings {
+  return {
+    colors: { primary: '#1f4e79', accent: '#c05f00' },
+    pageSize: 'A4',
+    sections: [...REPORT_SECTIONS],
+    hidePlatformName: false,
+    dataDetails: false,
+    formats: ['html', 'json'],
+    chromiumPath: DEFAULT_CHROMIUM_PATH,
+    recipients: [],
+    review: false,
+    mail: {},
+  };
+}
+
+type Level = Omit<WorkspaceReportsConfig, 'chromiumPath'> & { chromiumPath?: string; workspaces?: unknown };
+
+function overlay(base: ReportSettings, level: Level | undefined): ReportSettings {
+  if (!level) return base;
+  const { colors, mail, engineNames, workspaces: _w, ...rest } = level;
+  const set = Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined));
+  const mailSet = Object.fromEntries(Object.entries(mail ?? {}).filter(([, v]) => v !== undefined));
+  const names =
+    engineNames || base.engineNames ? { engineNames: { ...base.engineNames, ...engineNames } } : {};
+  return {
+    ...base,
+    ...set,
+    ...names,
+    colors: { ...base.colors, ...colors },
+    mail: { ...base.mail, ...mailSet },
+  } as ReportSettings;
+}
+
+/** The merged, defaulted settings of one workspace's report (without a workspace: the account's). */
+export function reportSettingsFor(
+  config: Config,
+  account: AccountConfig,
+  workspaceId?: string,
+): ReportSettings {
+  const top = overlay(defaultReportSettings(), config.reports);
+  const own = overlay(top, account.reports);
+  return workspaceId === undefined ? own : overlay(own, account.reports?.workspaces?.[workspaceId]);
+}
+
+/** Whether any of these accounts (or any of their workspaces) has PDF reports. */
+export function pdfReportsConfigured(config: Config, accounts: readonly AccountConfig[]): boolean {
+  return accounts.some((a) =>
+    [undefined, ...Object.keys(a.reports?.workspaces ?? {})].some((ws) =>
+      reportSettingsFor(config, a, ws).formats.includes('pdf'),
+    ),
+  );
+}
+
+/** Whether the workers make any of this account's reports on a schedule (any level sets one). */
+export function scheduleConfigured(config: Config, account: AccountConfig): boolean {
+  return [undefined, ...Object.keys(account.reports?.workspaces ?? {})].some(
+    (ws) => reportSettingsFor(config, account, ws).schedule !== undefined,
+  );
+}

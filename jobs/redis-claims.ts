@@ -1,11 +1,11 @@
-// The claims of report sends and alerts in Redis (src/sinks/claims.ts): SET NX with a lease,
+// The claims of report sends and alerts in Redis (src/delivery/claims/claims.ts): SET NX with a lease,
 // the value naming its holder (host, pid, start, job). A holder that died on this host is taken
 // over at once (compare-and-set on the value it left), not when its lease runs out; a claim is
 // given back only by its holder (compare-and-delete). Used by the workers' report jobs and by
 // `visync report send` when redis.url is configured.
 import type { Redis } from 'ioredis';
-import type { Claims } from '../src/sinks/claims.js';
-import { currentOwner, holderGone, parseOwner } from '../src/sinks/claims.js';
+import type { Claims } from '../src/delivery/claims/claims.js';
+import { currentOwner, holderGone, parseOwner } from '../src/delivery/claims/claims.js';
 import { scripted } from './redis-scripts.js';
 
 export function redisClaims(redis: Redis, prefix: string, by?: string): Claims {

@@ -2,7 +2,7 @@
 // it is stale, a draft or failed (jobs/processors/report.ts keeps it, `visync status` reads it). A
 // hash per account, one field per workspace: bounded by the workspaces, whatever the periods.
 import type { Redis } from 'ioredis';
-import { type DeliveryState, readDelivery } from '../src/report/delivery.js';
+import { type DeliveryState, readDelivery } from '../src/delivery/scheduled/records.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 
 export const SHOWN_STATES = ['stale', 'draft', 'failed'] as const satisfies readonly DeliveryState[];

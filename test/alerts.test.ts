@@ -2,8 +2,8 @@
 // a flaky receiver is retried, and that a key echoed in an error never leaves the process.
 import { describe, expect, it } from 'vitest';
 import { checkStale } from '../jobs/stale-watch.js';
+import { runAlert, sendAlert, staleAlert } from '../src/delivery/webhooks/alerts.js';
 import { registerSecret } from '../src/log.js';
-import { runAlert, sendAlert, staleAlert } from '../src/ops/alerts.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { breakWorkspace, configFor, FAST_RETRY, memoryLogger, sim, tempDir } from './helpers/harness.js';

@@ -1,13 +1,13 @@
 // A report job that runs twice at once (its BullMQ lock lost on a loaded machine, so the job is
 // handed out again while the first run still works) alerts each made report once: the made and
 // draft alerts are claimed per account, workspace and period like the stale alert
-// (src/report/deliver-steps.ts firstToAlert). Real HTTP webhook, real store claims.
+// (src/delivery/scheduled/steps.ts firstToAlert). Real HTTP webhook, real store claims.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { loadConfig } from '../src/config/read-config.js';
-import { deliverScheduled } from '../src/report/deliver.js';
-import { storeClaims } from '../src/sinks/claims.js';
+import { storeClaims } from '../src/delivery/claims/claims.js';
+import { deliverScheduled } from '../src/delivery/scheduled/deliver.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
 import { twoNights } from './helpers/report-nights.js';

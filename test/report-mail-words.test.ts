@@ -6,11 +6,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/read-config.js';
 import type { ReportMailConfig, SmtpConfig } from '../src/config/schema.js';
+import { attachmentName, composeMail, type Headline, type MailWords } from '../src/delivery/mail/compose.js';
+import { openMailer, type ReportMail } from '../src/delivery/mail/smtp.js';
 import type { Period } from '../src/history/period.js';
 import { LANGUAGES } from '../src/report/i18n/catalogues/index.js';
 import { translator } from '../src/report/i18n/translate.js';
-import { attachmentName, composeMail, type Headline, type MailWords } from '../src/report/mail/compose.js';
-import { openMailer, type ReportMail } from '../src/report/mail.js';
 import { mailbox } from './helpers/mailbox.js';
 
 const NOVEMBER: Period = { label: '2026-11', kind: 'month', from: '2026-11-01', to: '2026-11-30' };

@@ -5,9 +5,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { readStatus } from '../jobs/status.js';
+import { readDelivery } from '../src/delivery/scheduled/records.js';
 import { readManifest } from '../src/records/manifest.js';
 import { logicalRunId } from '../src/records/run-id.js';
-import { readDelivery } from '../src/report/delivery.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
 import { jobsClient, jobsConfig, waitForRun, worker } from './helpers/jobs.js';

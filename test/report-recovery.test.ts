@@ -13,7 +13,7 @@ import { processReport } from '../jobs/processors/report.js';
 import { readStatus } from '../jobs/status.js';
 import { renderStatus } from '../src/cli/status.js';
 import { loadConfig } from '../src/config/read-config.js';
-import { type DeliveryRecord, deliveryKey } from '../src/report/delivery.js';
+import { type DeliveryRecord, deliveryKey } from '../src/delivery/scheduled/records.js';
 import type { Report } from '../src/report/report-shape.js';
 import type { FaultRule } from '../src/simulator/faults.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';

@@ -1,11 +1,11 @@
-// When a scheduled report is due (src/report/schedule.ts): the examples docs/reports.md gives, and
+// When a scheduled report is due (src/delivery/schedule.ts): the examples docs/reports.md gives, and
 // properties over any run date and schedule.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { WEEKDAYS } from '../src/config/schema.js';
-import { digestWeek } from '../src/events/digest-send.js';
+import { digestWeek } from '../src/delivery/digest/send.js';
+import { duePeriod } from '../src/delivery/schedule.js';
 import { isoWeekday, isoWeekOf } from '../src/history/period.js';
-import { duePeriod } from '../src/report/schedule.js';
 import { addDays } from '../src/util/time.js';
 
 const day = fc

@@ -1,10 +1,10 @@
-// Claims held in the object store (src/sinks/claims.ts), on the real stores: the fs store's
+// Claims held in the object store (src/delivery/claims/claims.ts), on the real stores: the fs store's
 // create-if-absent (many at once, exactly one wins), s3rver's (over HTTP with the real SDK: it
 // ignores If-None-Match, so the look before the put decides), a dead holder taken over at once, a
 // live one never, and a once-marker kept until its lease ends.
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { currentOwner, storeClaimKey, storeClaims } from '../src/sinks/claims.js';
+import { currentOwner, storeClaimKey, storeClaims } from '../src/delivery/claims/claims.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import { tempDir } from './helpers/harness.js';

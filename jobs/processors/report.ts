@@ -1,14 +1,14 @@
 // A `report` job (jobs/report-trigger.ts): the account's scheduled reports due after its nightly run
-// of `runDate`, made and delivered by src/report/deliver.ts. Sends and stale alerts are claimed in
+// of `runDate`, made and delivered by src/delivery/scheduled/deliver.ts. Sends and stale alerts are claimed in
 // Redis (SET NX, jobs/redis-claims.ts) so two workers never both send; the state of each workspace's newest due report is
 // kept in a Redis hash that `visync status` reads (jobs/status.ts). The same job sends the account's
-// weekly brand-watch digest when one is due (src/events/digest-send.ts), under the same claims.
+// weekly brand-watch digest when one is due (src/delivery/digest/send.ts), under the same claims.
 import type { Job } from 'bullmq';
-import { type DigestOutcome, sendWeeklyDigest } from '../../src/events/digest-send.js';
+import type { Claims } from '../../src/delivery/claims/claims.js';
+import { type DigestOutcome, sendWeeklyDigest } from '../../src/delivery/digest/send.js';
+import { deliverScheduled, type WorkspaceOutcome } from '../../src/delivery/scheduled/deliver.js';
 import { logicalRunId } from '../../src/records/run-id.js';
-import { deliverScheduled, type WorkspaceOutcome } from '../../src/report/deliver.js';
 import { scheduleConfigured } from '../../src/report/settings.js';
-import type { Claims } from '../../src/sinks/claims.js';
 import { accountOf, type JobContext } from '../context.js';
 import { type ReportJobData, ReportJobSchema } from '../definitions.js';
 import { redisClaims } from '../redis-claims.js';

@@ -50,7 +50,7 @@ async function alertsCommand(flags: { timeout?: number }, cmd: Command, io: CliI
     await Promise.all([
       import('../config/read-config.js'),
       import('../log.js'),
-      import('../ops/webhook-probe.js'),
+      import('../delivery/webhooks/probe.js'),
       import('../api/http-pools.js'),
     ]);
   const config = loadConfigWithoutKeys(configOption(cmd));

@@ -1,9 +1,9 @@
-// `visync events --digest`: each account's weekly digest (src/events/digest.ts) as text or JSON,
+// `visync events --digest`: each account's weekly digest (src/delivery/digest/weekly.ts) as text or JSON,
 // from the object store only: the ranking the digest webhook sends, without sending it.
 import type { Command } from 'commander';
 import { loadConfigWithoutKeys } from '../config/read-config.js';
-import { type Digest, digestLines, weeklyDigest } from '../events/digest.js';
-import { digestWeek } from '../events/digest-send.js';
+import { digestWeek } from '../delivery/digest/send.js';
+import { type Digest, digestLines, weeklyDigest } from '../delivery/digest/weekly.js';
 import { readEvents } from '../events/read.js';
 import { DEFAULT_DIGEST_TOP, digestSettings } from '../events/rules.js';
 import { isoWeekOf, type Period, previousPeriod } from '../history/period.js';

@@ -1,6 +1,6 @@
 // `visync events`: the brand events of complete runs (docs/operations.md, "Brand watch"), read from
 // the object store only, so it works without Redis or a warehouse. With --digest, the weekly
-// ranking of workspaces the digest webhook sends (src/events/digest.ts), without sending it.
+// ranking of workspaces the digest webhook sends (src/delivery/digest/weekly.ts), without sending it.
 import { type Command, InvalidArgumentError } from 'commander';
 import { EVENT_TYPES } from '../catalogue/brand-events.js';
 import { type Period, parsePeriod } from '../history/period.js';

@@ -1,9 +1,9 @@
-// The claims `visync report send` takes, the same a worker takes (src/sinks/claims.ts): in
+// The claims `visync report send` takes, the same a worker takes (src/delivery/claims/claims.ts): in
 // Redis when redis.url is configured (jobs/redis-claims.ts), so a worker and the command exclude
 // each other; else in each account's object store. Redis is reached only when a send needs a claim.
 import type { Config } from '../config/schema.js';
-import type { Claims } from '../sinks/claims.js';
-import { storeClaims } from '../sinks/claims.js';
+import type { Claims } from '../delivery/claims/claims.js';
+import { storeClaims } from '../delivery/claims/claims.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 
 export interface SendClaims {

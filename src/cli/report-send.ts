@@ -57,7 +57,7 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
     import('../config/read-config.js'),
     import('../sinks/create-store.js'),
     import('../history/period.js'),
-    import('../report/deliver.js'),
+    import('../delivery/scheduled/deliver.js'),
     import('../config/account-settings.js'),
     import('./command-logger.js'),
     import('./report-send-claims.js'),

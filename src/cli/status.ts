@@ -161,7 +161,7 @@ function describeReports(account: string, open: readonly OpenReport[]): string {
   }
   const hints = open.some((r) => r.state === 'draft') ? ['visync report send delivers the drafts'] : [];
   // A stale report is made at the next nightly run after a complete run returned its period's
-  // last day (src/report/deliver.ts); when none will, a person makes it and sends it.
+  // last day (src/delivery/scheduled/deliver.ts); when none will, a person makes it and sends it.
   for (const period of [...new Set(open.filter((r) => r.state === 'stale').map((r) => r.period))].sort())
     hints.push(
       `to send ${period} now: visync report --account ${account} --period ${period}, then visync report send --account ${account} --period ${period}`,

@@ -267,10 +267,10 @@ export const SmtpSchema = z
   .strictObject(
     {
       host: nonEmptyString('an SMTP host name such as smtp.example.com'),
-      /** The sender of report e-mails (src/report/mail.ts): required, a server refuses mail without one. */
+      /** The sender of report e-mails (src/delivery/mail/smtp.ts): required, a server refuses mail without one. */
       from: email,
       port: intBetween(1, 65535).default(587),
-      /** TLS from the first byte (port 465); otherwise STARTTLS, required (src/report/mail.ts). */
+      /** TLS from the first byte (port 465); otherwise STARTTLS, required (src/delivery/mail/smtp.ts). */
       secure: bool.default(false),
       /** Lets the login and the mail go in cleartext when the server offers no STARTTLS: on purpose only. */
       allowInsecure: bool.default(false),
@@ -296,7 +296,7 @@ export const SmtpSchema = z
     }
   });
 
-// How a report's e-mail is addressed (src/report/mail.ts): who it is from by name, where replies go,
+// How a report's e-mail is addressed (src/delivery/mail/smtp.ts): who it is from by name, where replies go,
 // who is in copy. A level's block overrides only the keys it sets (src/report/style.ts).
 const emailList = (what: string) =>
   z.array(email, { error: expected(`a list of e-mail addresses (${what})`) }).superRefine((v, ctx) => {
@@ -419,7 +419,7 @@ const watchSettingsShape = {
   /** Smallest share-of-voice drop (percentage points) alerted. */
   sovPoints: positiveNumber.optional(),
 };
-/** The weekly digest (src/events/digest.ts): on which weekday it goes out, how many workspaces it lists. */
+/** The weekly digest (src/delivery/digest/weekly.ts): on which weekday it goes out, how many workspaces it lists. */
 export const DigestSchema = z.strictObject(
   {
     day: z.enum(WEEKDAYS, { error: expected(`a weekday: ${WEEKDAYS.join(', ')}`) }),
@@ -697,7 +697,7 @@ export const WorkerSchema = z.strictObject(
 );
 
 // `report`: a scheduled report was made (its location); `stale` also covers a scheduled report that
-// no complete run covers (src/report/deliver.ts). `events`: the brand-watch message of a run.
+// no complete run covers (src/delivery/scheduled/deliver.ts). `events`: the brand-watch message of a run.
 export const ALERT_EVENTS = ['failed', 'partial', 'stale', 'report', 'events'] as const;
 /** `report` and `events` are news, not trouble: a webhook set up for failures hears of them only when asked. */
 const DEFAULT_ALERT_EVENTS = ['failed', 'partial', 'stale'] as const;

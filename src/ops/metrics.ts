@@ -15,7 +15,7 @@ export interface MetricsRecorder extends ApiMetrics {
   brandEvents(type: string, count: number): void;
   /** This worker's last config reload failed (it runs the previous config), or succeeded again. */
   configReloadFailed(failed: boolean): void;
-  /** A scheduled report reached a delivery state (src/report/delivery.ts): made, draft, sent, stale, failed. */
+  /** A scheduled report reached a delivery state (src/delivery/scheduled/records.ts): made, draft, sent, stale, failed. */
   reportDelivery(state: string): void;
 }
 

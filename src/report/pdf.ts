@@ -76,7 +76,7 @@ export function footerTemplate(footerText = '', locale: string | null = null): s
   return `<div style="${FOOTER_STYLE}"><span style="${FOOTER_TEXT_STYLE}">${escapeText(footerText)}</span><span style="white-space:nowrap">${pages}</span></div>`;
 }
 
-/** Text for HTML: markup characters as entities (also the report e-mail's body, src/report/mail.ts). */
+/** Text for HTML: markup characters as entities (also the report e-mail's body, src/delivery/mail/compose.ts). */
 export function escapeText(s: string): string {
   return s.replace(
     /[&<>"']/g,

@@ -4,8 +4,8 @@
 // logs and alerts the same way.
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
+import { runAlert, type SendOptions, sendAlert } from '../delivery/webhooks/alerts.js';
 import { driftSummary } from '../normalise/drift.js';
-import { runAlert, type SendOptions, sendAlert } from '../ops/alerts.js';
 import type { Manifest } from '../records/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 
@@ -38,7 +38,7 @@ export async function runFinished(o: RunFinishedOptions): Promise<void> {
   }
   if (o.store && o.manifest.status !== 'failed') {
     // Loaded only when asked for: most runs alert no events.
-    const { sendEventsAlert } = await import('../events/alert.js');
+    const { sendEventsAlert } = await import('../delivery/digest/events-alert.js');
     await sendEventsAlert({
       config: o.config,
       store: o.store,

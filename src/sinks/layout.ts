@@ -192,12 +192,12 @@ export function runPlanKey(account: string, runId: string): string {
   return `${accountRunsPrefix(account)}run=${runId}/plan.json`;
 }
 
-/** Beside the manifest: the run's brand-watch alert was delivered (src/events/alert.ts sends it once). */
+/** Beside the manifest: the run's brand-watch alert was delivered (src/delivery/digest/events-alert.ts sends it once). */
 export function eventsAlertKey(account: string, runId: string): string {
   return `${accountRunsPrefix(account)}run=${runId}/events-alert.json`;
 }
 
-/** Marker of an account's weekly brand-watch digest (src/events/digest-send.ts): sent once per ISO week. */
+/** Marker of an account's weekly brand-watch digest (src/delivery/digest/send.ts): sent once per ISO week. */
 export function digestMarkerKey(account: string, week: string): string {
   return `${accountRunsPrefix(account)}digest/week=${week}.json`;
 }

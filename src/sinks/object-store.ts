@@ -27,7 +27,7 @@ export interface ObjectStore {
   /**
    * Writes one object only if none exists under the key (fs: a hard link, which fails on an
    * existing name; S3: PutObject with If-None-Match: *): false when one exists. A claim in the store
-   * (src/sinks/claims.ts); a store without it cannot hold claims.
+   * (src/delivery/claims/claims.ts); a store without it cannot hold claims.
    */
   putIfAbsent?(key: string, body: Uint8Array | string, options: PutOptions): Promise<boolean>;
   /** Removes one object (on disk, with the folders it leaves empty); a missing one is not an error. */

@@ -1,14 +1,24 @@
 // A made report mailed (./deliver.ts): to every recipient whose send is not recorded, each send
-// claimed (src/sinks/claims.ts) and recorded before and after (./delivery.ts), then the workspace's
+// claimed (src/delivery/claims/claims.ts) and recorded before and after (./delivery.ts), then the workspace's
 // state (sent, made, draft or failed). A failure on one recipient never stops the others; a failed
 // server or login stops its sends for the rest of the delivery (./mail-session.ts).
-import type { SmtpConfig } from '../config/schema.js';
-import { scrubSecrets } from '../log.js';
-import { metrics } from '../ops/metrics.js';
-import { brandKey, reportPrefix } from '../sinks/layout.js';
-import { errorMessage } from '../util/errors.js';
+import type { SmtpConfig } from '../../config/schema.js';
+import { scrubSecrets } from '../../log.js';
+import { metrics } from '../../ops/metrics.js';
+import { storeTarget } from '../../report/output.js';
+import { brandKey, reportPrefix } from '../../sinks/layout.js';
+import { errorMessage } from '../../util/errors.js';
+import { attachmentName, type Headline } from '../mail/compose.js';
+import type { MailSession } from '../mail/session.js';
+import {
+  accountFailure,
+  certainlyNotSent,
+  type MailTimeouts,
+  mailFailureReason,
+  type ReportMail,
+  SMTP_TIMEOUTS,
+} from '../mail/smtp.js';
 import type { DeliveryOptions, RecipientOutcome, WorkspaceOutcome } from './deliver.js';
-import { type Due, formatsOf, outcome, save } from './deliver-steps.js';
 import {
   clearSend,
   confirmed,
@@ -18,20 +28,10 @@ import {
   readSends,
   recordSend,
   reportMessageId,
-} from './delivery.js';
-import { attachmentName, type Headline } from './mail/compose.js';
-import {
-  accountFailure,
-  certainlyNotSent,
-  type MailTimeouts,
-  mailFailureReason,
-  type ReportMail,
-  SMTP_TIMEOUTS,
-} from './mail.js';
-import type { MailSession } from './mail-session.js';
-import { storeTarget } from './output.js';
+} from './records.js';
+import { type Due, formatsOf, outcome, save } from './steps.js';
 
-/** A claim outlasts the bounded send it covers (src/report/mail.ts) and is given back after it. */
+/** A claim outlasts the bounded send it covers (src/delivery/mail/smtp.ts) and is given back after it. */
 export function sendClaimSeconds(t: MailTimeouts = SMTP_TIMEOUTS): number {
   return Math.ceil(t.sendTimeout / 1000) + 180;
 }

@@ -7,10 +7,19 @@
 // Every outcome ends recorded in delivery.json; a failure is tried again at the next trigger,
 // and only while its period is the newest due one.
 import type { Logger } from 'pino';
-import type { AccountConfig, Config, SmtpConfig } from '../config/schema.js';
-import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
-import { type Period, rangePeriod } from '../history/period.js';
-import { covers, coversLastDay } from '../history/select.js';
+import type { AccountConfig, Config, SmtpConfig } from '../../config/schema.js';
+import { type CompleteRun, completeRuns } from '../../history/complete-runs.js';
+import { type Period, rangePeriod } from '../../history/period.js';
+import { covers, coversLastDay } from '../../history/select.js';
+import { metrics } from '../../ops/metrics.js';
+import { reportableWorkspaces } from '../../report/account-data.js';
+import { type ReportSettings, reportSettingsFor } from '../../report/settings.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
+import { utcDate } from '../../util/time.js';
+import type { Claims } from '../claims/claims.js';
+import { MailSession, serverName } from '../mail/session.js';
+import type { MailTimeouts } from '../mail/smtp.js';
+import { duePeriod } from '../schedule.js';
 import {
   AlertBatch,
   mailStoppedAlert,
@@ -18,21 +27,12 @@ import {
   reportAlert,
   type SendOptions,
   sendAlert,
-} from '../ops/alerts.js';
-import { metrics } from '../ops/metrics.js';
-import type { Claims } from '../sinks/claims.js';
-import type { ObjectStore } from '../sinks/object-store.js';
-import { utcDate } from '../util/time.js';
-import { reportableWorkspaces } from './account-data.js';
-import { handMadeRecord } from './deliver-hand-made.js';
-import { makeReports } from './deliver-make.js';
-import { sendPending } from './deliver-send.js';
-import { base, type Due, firstToAlert, notify, outcome, save } from './deliver-steps.js';
-import { type DeliveryRecord, type DeliveryState, readDelivery } from './delivery.js';
-import type { MailTimeouts } from './mail.js';
-import { MailSession, serverName } from './mail-session.js';
-import { duePeriod } from './schedule.js';
-import { type ReportSettings, reportSettingsFor } from './settings.js';
+} from '../webhooks/alerts.js';
+import { handMadeRecord } from './hand-made.js';
+import { makeReports } from './make.js';
+import { type DeliveryRecord, type DeliveryState, readDelivery } from './records.js';
+import { sendPending } from './send.js';
+import { base, type Due, firstToAlert, notify, outcome, save } from './steps.js';
 
 export interface DeliveryOptions {
   config: Config;
@@ -46,7 +46,7 @@ export interface DeliveryOptions {
   now?: () => Date;
   /** Webhook delivery bounds (tests use short ones). */
   alertSend?: SendOptions;
-  /** SMTP bounds (src/report/mail.ts; tests use short ones). */
+  /** SMTP bounds (src/delivery/mail/smtp.ts; tests use short ones). */
   mailTimeouts?: MailTimeouts;
   /** The SMTP connections and breaker of this delivery, shared by several calls (`report send`'s accounts). */
   mail?: MailSession;

@@ -2,8 +2,8 @@
 // the receiver answers now), bounded by a deadline, and what to do when it is not a 2xx. A webhook
 // URL is a secret (whoever holds it can post to the channel): only its scheme and host are shown.
 import { hostname } from 'node:os';
-import { errorMessage } from '../util/errors.js';
-import { terminalSafe } from '../util/terminal.js';
+import { errorMessage } from '../../util/errors.js';
+import { terminalSafe } from '../../util/terminal.js';
 import { slackEscape } from './alerts.js';
 
 /** What may be printed of a webhook URL: `https://hooks.slack.com`, never its path or query. */
@@ -42,7 +42,7 @@ export async function postTestAlert(webhook: string, timeoutMs: number): Promise
   const started = Date.now();
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const { request } = await import('../api/webhook-request.js');
+    const { request } = await import('../../api/webhook-request.js');
     const res = await request(webhook, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'visibility-sync' },

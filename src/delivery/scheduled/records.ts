@@ -10,9 +10,9 @@
 // recipient): a `sending` left behind (a crash, or a store that failed after the server took the
 // mail) may have reached the recipient, and only `visync report send --resend-unconfirmed` mails it
 // again, under the same Message-ID (docs/reports.md, "Exactly once").
-import { brandKey, reportPrefix } from '../sinks/layout.js';
-import { type ObjectStore, putJsonObject, readJsonObject } from '../sinks/object-store.js';
-import { sha256Hex } from '../util/hash.js';
+import { brandKey, reportPrefix } from '../../sinks/layout.js';
+import { type ObjectStore, putJsonObject, readJsonObject } from '../../sinks/object-store.js';
+import { sha256Hex } from '../../util/hash.js';
 
 /**
  * - `stale`: no complete run dated on the period's last day covers the workspace: not made, not sent;

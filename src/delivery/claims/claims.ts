@@ -7,10 +7,10 @@
 // process of this host that no longer runs) is taken over at once; another host's holder only
 // when its lease ran out, which is bounded by a send's own bound (SEND_CLAIM_SECONDS).
 import { hostname } from 'node:os';
-import { encodeSegment } from '../util/path-segment.js';
-import { HOST_MARK, processGone } from '../util/process-owner.js';
-import type { ObjectStore } from './object-store.js';
-import { readJsonObject } from './object-store.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
+import { readJsonObject } from '../../sinks/object-store.js';
+import { encodeSegment } from '../../util/path-segment.js';
+import { HOST_MARK, processGone } from '../../util/process-owner.js';
 
 /**
  * Claims across processes (jobs/redis-claims.ts: Redis SET NX with a TTL, or storeClaims below: an

@@ -3,14 +3,14 @@
 // for Slack. Sent once: a marker beside the manifest records the delivery, so a retried finish
 // job or a replay sends nothing again.
 import type { Logger } from 'pino';
-import type { AccountConfig, Config } from '../config/schema.js';
-import { type AlertPayload, type SendOptions, sendAlert, slackEscape } from '../ops/alerts.js';
-import { eventsAlertKey } from '../sinks/layout.js';
-import type { ObjectStore } from '../sinks/object-store.js';
-import { errorMessage } from '../util/errors.js';
-import { describeEvent } from './describe.js';
-import { type BrandEvent, bySeverityOf, readEvents } from './read.js';
-import { applyRules, quietLine } from './rules.js';
+import type { AccountConfig, Config } from '../../config/schema.js';
+import { describeEvent } from '../../events/describe.js';
+import { type BrandEvent, bySeverityOf, readEvents } from '../../events/read.js';
+import { applyRules, quietLine } from '../../events/rules.js';
+import { eventsAlertKey } from '../../sinks/layout.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
+import { errorMessage } from '../../util/errors.js';
+import { type AlertPayload, type SendOptions, sendAlert, slackEscape } from '../webhooks/alerts.js';
 
 const MAX_PER_WORKSPACE = 10;
 

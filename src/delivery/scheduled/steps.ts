@@ -2,14 +2,14 @@
 // ./deliver-send.ts): the due report, its record saved with secrets scrubbed, the outcome a caller
 // sees, and a report alert sent and logged.
 
-import type { Period } from '../history/period.js';
-import { scrubSecrets } from '../log.js';
-import { type ReportAlertFacts, type reportAlert, sendAlert } from '../ops/alerts.js';
-import { brandKey } from '../sinks/layout.js';
+import type { Period } from '../../history/period.js';
+import { scrubSecrets } from '../../log.js';
+import type { ReportFormat } from '../../report/output.js';
+import type { ReportSettings } from '../../report/settings.js';
+import { brandKey } from '../../sinks/layout.js';
+import { type ReportAlertFacts, type reportAlert, sendAlert } from '../webhooks/alerts.js';
 import type { DeliveryOptions, RecipientOutcome, WorkspaceOutcome } from './deliver.js';
-import { type DeliveryRecord, writeDelivery } from './delivery.js';
-import type { ReportFormat } from './output.js';
-import type { ReportSettings } from './settings.js';
+import { type DeliveryRecord, writeDelivery } from './records.js';
 
 /** A workspace's report of its due period, with the record of it so far. */
 export interface Due {

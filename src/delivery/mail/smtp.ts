@@ -4,9 +4,9 @@
 // with the log scrubber, and is never written anywhere. Every wait on the server is bounded, a
 // whole send too. The login and the reports cross the network only inside TLS (port 465 with
 // `secure`, or STARTTLS, required), unless `allowInsecure: true` says otherwise on purpose.
-import type { ReportMailConfig, SmtpConfig } from '../config/schema.js';
-import { registerSecret } from '../log.js';
-import { composeMail, type MailWords } from './mail/compose.js';
+import type { ReportMailConfig, SmtpConfig } from '../../config/schema.js';
+import { registerSecret } from '../../log.js';
+import { composeMail, type MailWords } from './compose.js';
 
 /**
  * Reaching the server, its greeting, any silence mid-conversation, and a whole send (a server that

@@ -2,10 +2,10 @@
 // store, where the worker writes its reports: reports/account=A/brand=B/period=P/, manifest.json
 // last), taken up by `visync report send --period P`: the way to deliver a period that stayed
 // stale (docs/operations.md, "Scheduled reports").
-import { reportPrefix } from '../sinks/layout.js';
+import { reportPrefix } from '../../sinks/layout.js';
 import type { DeliveryOptions } from './deliver.js';
-import { base, type Due, save } from './deliver-steps.js';
-import type { DeliveryRecord } from './delivery.js';
+import type { DeliveryRecord } from './records.js';
+import { base, type Due, save } from './steps.js';
 
 /**
  * The record of the workspace's report of the period as `made` at its store location, when the

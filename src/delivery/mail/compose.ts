@@ -4,9 +4,9 @@
 // and its change, in the locale's number format. A figure that is missing is said to be missing
 // (never 0); docs/reports.md, "The e-mail".
 import type { Period } from '../../history/period.js';
-import { periodName } from '../i18n/period-name.js';
-import { translator } from '../i18n/translate.js';
-import { escapeText } from '../pdf.js';
+import { periodName } from '../../report/i18n/period-name.js';
+import { translator } from '../../report/i18n/translate.js';
+import { escapeText } from '../../report/pdf.js';
 
 /** The two figures the mail leads with, from report.json (kpis.overall_score_end). */
 export interface Headline {

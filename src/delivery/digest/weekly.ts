@@ -1,14 +1,14 @@
 // The weekly brand-watch digest (docs/operations.md, "Brand watch"): an account's workspaces ranked
 // by how much changed for them in one ISO week, under the account's watch rules. Pure: the webhook
-// message (src/events/digest-send.ts) and `visync events --digest` (src/cli/events.ts) print the
+// message (src/delivery/digest/send.ts) and `visync events --digest` (src/cli/events.ts) print the
 // same ranking from it, the first with every API string escaped for Slack.
-import type { Severity } from '../catalogue/brand-events.js';
-import type { AccountWatchConfig, WatchConfig } from '../config/schema.js';
-import type { Period } from '../history/period.js';
-import { type AlertPayload, slackEscape } from '../ops/alerts.js';
-import { describeEvent } from './describe.js';
-import { type BrandEvent, bySeverityOf } from './read.js';
-import { applyRules, DEFAULT_DIGEST_TOP, quietLine } from './rules.js';
+import type { Severity } from '../../catalogue/brand-events.js';
+import type { AccountWatchConfig, WatchConfig } from '../../config/schema.js';
+import { describeEvent } from '../../events/describe.js';
+import { type BrandEvent, bySeverityOf } from '../../events/read.js';
+import { applyRules, DEFAULT_DIGEST_TOP, quietLine } from '../../events/rules.js';
+import type { Period } from '../../history/period.js';
+import { type AlertPayload, slackEscape } from '../webhooks/alerts.js';
 
 /** A workspace's change score is the sum of its events' weights. */
 export const SEVERITY_WEIGHT: Record<Severity, number> = { high: 3, medium: 2, low: 1 };

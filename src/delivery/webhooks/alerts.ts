@@ -7,12 +7,12 @@
 // error bodies: it is escaped in one place, slackParts, so `<!channel>` or `<https://x|y>` arrive as
 // text, never as a mention or a link. The `visync` record keeps the raw values: it is data for
 // programs, which escape for their own medium.
-import type { AlertsConfig } from '../config/schema.js';
-import { scrubSecrets } from '../log.js';
-import { storedText } from '../records/error-code.js';
-import type { Manifest } from '../records/manifest.js';
-import { errorMessage } from '../util/errors.js';
-import { sleep } from '../util/time.js';
+import type { AlertsConfig } from '../../config/schema.js';
+import { scrubSecrets } from '../../log.js';
+import { storedText } from '../../records/error-code.js';
+import type { Manifest } from '../../records/manifest.js';
+import { errorMessage } from '../../util/errors.js';
+import { sleep } from '../../util/time.js';
 
 export type AlertEvent = AlertsConfig['on'][number];
 
@@ -34,12 +34,12 @@ export interface AlertPayload {
     failed_tables: { table: string; error: string }[];
     last_success_at?: string;
     stale_hours?: number;
-    /** A scheduled report's workspace, period and where its files are (src/report/deliver.ts). */
+    /** A scheduled report's workspace, period and where its files are (src/delivery/scheduled/deliver.ts). */
     brand_id?: string;
     period?: string;
     location?: string;
     reason?: string;
-    /** Brand-watch alerts: the run's events listed, per workspace (src/events/alert.ts). */
+    /** Brand-watch alerts: the run's events listed, per workspace (src/delivery/digest/events-alert.ts). */
     brand_events?: {
       brand_id: string;
       event_type: string;
@@ -47,7 +47,7 @@ export interface AlertPayload {
       severity: string;
       event_id: string;
     }[];
-    /** The weekly digest's ranking (`period` is its ISO week; src/events/digest.ts). */
+    /** The weekly digest's ranking (`period` is its ISO week; src/delivery/digest/weekly.ts). */
     digest?: { brand_id: string; score: number; events: number; counts: Record<string, number> }[];
   };
 }
@@ -209,7 +209,7 @@ export function reportAlert(f: ReportAlertFacts, on: readonly AlertEvent[]): Ale
   };
 }
 
-/** Report mail stopped for the night: a server or login failed, no further sends to it (src/report/mail-session.ts). */
+/** Report mail stopped for the night: a server or login failed, no further sends to it (src/delivery/mail/session.ts). */
 export function mailStoppedAlert(f: {
   account?: string | undefined;
   server: string;
@@ -279,7 +279,7 @@ export async function sendAlert(
   let error = '';
   let attempt = 0;
   // Loaded on the first alert: a worker without one never pays for undici at start.
-  const { Agent, request } = await import('../api/webhook-request.js');
+  const { Agent, request } = await import('../../api/webhook-request.js');
   while (attempt < d.attempts) {
     const left = ends - Date.now();
     if (left <= 0 || o.signal?.aborted) break;

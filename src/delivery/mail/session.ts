@@ -3,8 +3,8 @@
 // The first refused login, unreachable or silent server stops every further send to that server
 // and login for the rest of the delivery, with one alert: 500 workspaces of 3 recipients never
 // make 1,500 logins a night against a server that refuses them (docs/reports.md).
-import type { SmtpConfig } from '../config/schema.js';
-import { type Mailer, type MailTimeouts, openMailer, SMTP_TIMEOUTS } from './mail.js';
+import type { SmtpConfig } from '../../config/schema.js';
+import { type Mailer, type MailTimeouts, openMailer, SMTP_TIMEOUTS } from './smtp.js';
 
 export function serverKey(smtp: SmtpConfig): string {
   return `${smtp.host}:${smtp.port}:${smtp.user ?? ''}`;

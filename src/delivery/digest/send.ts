@@ -1,21 +1,21 @@
-// Sends an account's weekly digest (src/events/digest.ts) through the alerts webhook, once per
+// Sends an account's weekly digest (src/delivery/digest/weekly.ts) through the alerts webhook, once per
 // account and ISO week: the nightly `report` job (jobs/processors/report.ts) calls this after each
 // nightly run, and the first run dated on or after the digest weekday sends the week before. A
 // marker object in the store records the delivery (like the run alert's events-alert.json), and a
 // Redis claim keeps two workers, or a retried job beside a running one, from both sending.
 import type { Logger } from 'pino';
-import { type AccountConfig, type Config, WEEKDAYS } from '../config/schema.js';
-import { isoWeekOf, lastWeekday, type Period, previousPeriod } from '../history/period.js';
-import { type SendOptions, sendAlert } from '../ops/alerts.js';
-import type { Claims } from '../sinks/claims.js';
-import { digestMarkerKey } from '../sinks/layout.js';
-import type { ObjectStore } from '../sinks/object-store.js';
-import { errorMessage } from '../util/errors.js';
-import { digestIsEmpty, digestPayload, weeklyDigest } from './digest.js';
-import { readEvents } from './read.js';
-import { digestSettings } from './rules.js';
+import { type AccountConfig, type Config, WEEKDAYS } from '../../config/schema.js';
+import { readEvents } from '../../events/read.js';
+import { digestSettings } from '../../events/rules.js';
+import { isoWeekOf, lastWeekday, type Period, previousPeriod } from '../../history/period.js';
+import { digestMarkerKey } from '../../sinks/layout.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
+import { errorMessage } from '../../util/errors.js';
+import type { Claims } from '../claims/claims.js';
+import { type SendOptions, sendAlert } from '../webhooks/alerts.js';
+import { digestIsEmpty, digestPayload, weeklyDigest } from './weekly.js';
 
-/** Longer than a send's bounded retries (src/ops/alerts.ts); a crashed sender's claim lapses by the next night. */
+/** Longer than a send's bounded retries (src/delivery/webhooks/alerts.ts); a crashed sender's claim lapses by the next night. */
 const CLAIM_SECONDS = 15 * 60;
 
 export type DigestState = 'sent' | 'empty' | 'already' | 'claimed' | 'failed';

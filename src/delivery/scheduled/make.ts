@@ -2,18 +2,18 @@
 // formats, one Chromium for all of them, and each workspace's outcome recorded (made, draft, or
 // failed with the reason) and alerted.
 
-import type { CompleteRun } from '../history/complete-runs.js';
-import { reportAlert } from '../ops/alerts.js';
-import { metrics } from '../ops/metrics.js';
-import { errorMessage } from '../util/errors.js';
+import type { CompleteRun } from '../../history/complete-runs.js';
+import { metrics } from '../../ops/metrics.js';
+import { makeAccountReports } from '../../report/make.js';
+import { type ReportFormat, storeTarget } from '../../report/output.js';
+import type { PdfSession } from '../../report/pdf.js';
+import { reportSettingsFor } from '../../report/settings.js';
+import { pdfFooter, styleOf } from '../../report/style.js';
+import { errorMessage } from '../../util/errors.js';
+import { reportAlert } from '../webhooks/alerts.js';
 import type { DeliveryOptions } from './deliver.js';
-import { base, type Due, firstToAlert, formatsOf, notify, save } from './deliver-steps.js';
-import type { DeliveryRecord, DeliveryState } from './delivery.js';
-import { makeAccountReports } from './make.js';
-import { type ReportFormat, storeTarget } from './output.js';
-import type { PdfSession } from './pdf.js';
-import { reportSettingsFor } from './settings.js';
-import { pdfFooter, styleOf } from './style.js';
+import type { DeliveryRecord, DeliveryState } from './records.js';
+import { base, type Due, firstToAlert, formatsOf, notify, save } from './steps.js';
 
 export interface Made {
   due: Due;
@@ -43,7 +43,7 @@ export async function makeReports(
       // with the reason (tried again at the next trigger), the other groups go on.
       const r = await makeGroup(o, group, formats, runs, async () => {
         if (!pdf) {
-          const { PdfSession } = await import('./pdf.js');
+          const { PdfSession } = await import('../../report/pdf.js');
           pdf = await PdfSession.open(reportSettingsFor(o.config, o.account).chromiumPath);
         }
         return pdf;

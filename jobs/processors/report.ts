@@ -6,7 +6,8 @@
 import type { Job } from 'bullmq';
 import type { Claims } from '../../src/delivery/claims/claims.js';
 import { type DigestOutcome, sendWeeklyDigest } from '../../src/delivery/digest/send.js';
-import { deliverScheduled, type WorkspaceOutcome } from '../../src/delivery/scheduled/deliver.js';
+import { deliverScheduled } from '../../src/delivery/scheduled/deliver.js';
+import type { DeliveryOutcome } from '../../src/delivery/scheduled/types.js';
 import { logicalRunId } from '../../src/records/run-id.js';
 import { scheduleConfigured } from '../../src/report/settings.js';
 import { accountOf, type JobContext } from '../context.js';
@@ -30,7 +31,7 @@ export async function processReport(
   const store = await ctx.storeFor(data.account);
   // Each value names this worker process and job: a worker that died is taken over at once.
   const claims: Claims = redisClaims(ctx.redis, prefix, String(job.id));
-  const outcomes: WorkspaceOutcome[] = scheduleConfigured(ctx.config, account)
+  const outcomes: DeliveryOutcome[] = scheduleConfigured(ctx.config, account)
     ? await deliverScheduled(
         {
           config: ctx.config,

@@ -39,7 +39,7 @@ export interface ComposedMail {
 const fullLocale = (locale: string | null) => locale ?? 'en-US';
 
 /**
- * The period as the page names it (../i18n/period-name.ts): `November 2026`, `1.–28. November 2026`;
+ * The period as the page names it (src/report/i18n/period-name.ts): `November 2026`, `1.–28. November 2026`;
  * a week in the sentence's own case from the mail catalogue (`KW 47 2026`, `week 47 of 2026`).
  */
 export function periodWords(period: Period, locale: string | null): string {

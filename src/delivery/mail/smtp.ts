@@ -24,7 +24,7 @@ const SEND_TIMEOUT = 'ESENDTIMEOUT';
 
 /**
  * Failures of the server or the account, not of one message: the rest of a delivery would meet the
- * same (./mail-session.ts stops at the first). nodemailer's codes, and ours for a send over its bound.
+ * same (./session.ts stops at the first). nodemailer's codes, and ours for a send over its bound.
  */
 const ACCOUNT_FAILURES = new Set([
   'EAUTH',
@@ -51,7 +51,7 @@ const NEVER_CONNECTED = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 
 /**
  * True when `err` proves the mail was not taken: the server answered with a refusal, the login or
  * TLS failed, or no conversation began. False for a connection that dropped or fell silent midway,
- * or a send over its bound: the server may have the whole mail (./deliver-send.ts keeps it
+ * or a send over its bound: the server may have the whole mail (../scheduled/send.ts keeps it
  * `sending`, not mailed again on its own).
  */
 export function certainlyNotSent(err: unknown): boolean {
@@ -104,13 +104,13 @@ export function smtpAuth(
 export interface ReportMail {
   to: string;
   messageId: string;
-  /** The subject's and body's words (./mail/compose.ts). */
+  /** The subject's and body's words (./compose.ts). */
   words: MailWords;
   /** `reports.mail` of the workspace: sender name, reply-to, cc and bcc. */
   addressing: ReportMailConfig;
   /**
    * Whether cc and bcc get this message: each recipient's mail is sent and recorded on its own
-   * (./delivery.ts), so the copies ride with one of them, the first recipient's, and arrive once.
+   * (../scheduled/records.ts), so the copies ride with one of them, the first recipient's, and arrive once.
    */
   withCopies: boolean;
   attachment: { filename: string; content: Buffer; contentType: string };
@@ -151,7 +151,7 @@ export async function openMailer(
       let timer: NodeJS.Timeout | undefined;
       const over = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
-          // Ends the stuck connection; the breaker (./mail-session.ts) retires this mailer.
+          // Ends the stuck connection; the breaker (./session.ts) retires this mailer.
           transport.close();
           reject(
             Object.assign(new Error(`the SMTP server did not take the mail within ${sendTimeout / 1000} s`), {

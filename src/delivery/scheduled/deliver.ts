@@ -1,60 +1,34 @@
 // Scheduled reports made and delivered (docs/reports.md, "Scheduled reports and delivery"). After a
 // nightly run, each workspace with a schedule gets the report of its newest due period
-// (./schedule.ts): made only when a complete run returned the period's last day for the workspace
+// (../schedule.ts): made only when a complete run returned the period's last day for the workspace
 // (one dated on it, or a later one whose window holds it; else `stale`: not made, not sent, one
-// alert), then mailed to every recipient not yet recorded (./delivery.ts), or kept as a draft with
+// alert), then mailed to every recipient not yet recorded (./records.ts), or kept as a draft with
 // `review: true` until `visync report send`.
 // Every outcome ends recorded in delivery.json; a failure is tried again at the next trigger,
 // and only while its period is the newest due one.
-import type { Logger } from 'pino';
-import type { AccountConfig, Config, SmtpConfig } from '../../config/schema.js';
+import type { AccountConfig, SmtpConfig } from '../../config/schema.js';
 import { type CompleteRun, completeRuns } from '../../history/complete-runs.js';
 import { type Period, rangePeriod } from '../../history/period.js';
 import { covers, coversLastDay } from '../../history/select.js';
 import { metrics } from '../../ops/metrics.js';
 import { reportableWorkspaces } from '../../report/account-data.js';
 import { type ReportSettings, reportSettingsFor } from '../../report/settings.js';
-import type { ObjectStore } from '../../sinks/object-store.js';
 import { utcDate } from '../../util/time.js';
-import type { Claims } from '../claims/claims.js';
 import { MailSession, serverName } from '../mail/session.js';
-import type { MailTimeouts } from '../mail/smtp.js';
 import { duePeriod } from '../schedule.js';
 import {
   AlertBatch,
   mailStoppedAlert,
   type ReportAlertFacts,
   reportAlert,
-  type SendOptions,
   sendAlert,
 } from '../webhooks/alerts.js';
 import { handMadeRecord } from './hand-made.js';
 import { makeReports } from './make.js';
-import { type DeliveryRecord, type DeliveryState, readDelivery } from './records.js';
+import { type DeliveryRecord, readDelivery } from './records.js';
 import { sendPending } from './send.js';
-import { base, type Due, firstToAlert, notify, outcome, save } from './steps.js';
-
-export interface DeliveryOptions {
-  config: Config;
-  account: AccountConfig;
-  store: ObjectStore;
-  logger: Logger;
-  claims?: Claims;
-  /** Called with each workspace's state after it was decided (the worker keeps an index for `status`). */
-  onState?: (brandId: string, period: string, state: DeliveryState) => Promise<void>;
-  env?: NodeJS.ProcessEnv;
-  now?: () => Date;
-  /** Webhook delivery bounds (tests use short ones). */
-  alertSend?: SendOptions;
-  /** SMTP bounds (src/delivery/mail/smtp.ts; tests use short ones). */
-  mailTimeouts?: MailTimeouts;
-  /** The SMTP connections and breaker of this delivery, shared by several calls (`report send`'s accounts). */
-  mail?: MailSession;
-  /** `visync report send --resend-unconfirmed`: mail again a recipient whose send was never confirmed. */
-  resendUnconfirmed?: boolean;
-  /** The job's alerts, sent together within one deadline (made by deliverScheduled when absent). */
-  alertBatch?: AlertBatch;
-}
+import { base, firstToAlert, notify, outcome, save } from './steps.js';
+import type { DeliveryOptions, DeliveryOutcome, Due } from './types.js';
 
 /**
  * A report job's alerts (a made or stale alert per workspace): four at once, all settled within
@@ -64,39 +38,18 @@ export interface DeliveryOptions {
 const JOB_ALERTS = { concurrency: 4, deadlineMs: 120_000 };
 
 /**
- * What one recipient's send came to: `sent`, `already sent`, `claimed` (another process sends it
- * now), `unconfirmed` (a send began and was never recorded as accepted: not mailed again) or `failed`.
- */
-export interface RecipientOutcome {
-  recipient: string;
-  result: 'sent' | 'already sent' | 'claimed' | 'unconfirmed' | 'failed';
-  reason?: string;
-}
-
-export interface WorkspaceOutcome {
-  brandId: string;
-  period: string;
-  state: DeliveryState;
-  reason?: string;
-  location?: string;
-  recipients: RecipientOutcome[];
-  /** delivery.json could not be written (the sends are recorded on their own). */
-  recordFailure?: string;
-}
-
-/**
  * The due reports of the account's scheduled workspaces, after the nightly run of `trigger.runDate`:
  * stale ones recorded (and alerted once), the others made and sent as their records say.
  */
 export async function deliverScheduled(
   o: DeliveryOptions,
   trigger: { runDate: string; runId: string },
-): Promise<WorkspaceOutcome[]> {
+): Promise<DeliveryOutcome[]> {
   o = { ...o, alertBatch: o.alertBatch ?? new AlertBatch(o.alertSend, JOB_ALERTS) };
   const now = o.now ?? (() => new Date());
   const runs = await completeRuns(o.store, o.account.name, now().getTime());
-  const out: WorkspaceOutcome[] = [];
-  const stales: Promise<WorkspaceOutcome>[] = [];
+  const out: DeliveryOutcome[] = [];
+  const stales: Promise<DeliveryOutcome>[] = [];
   const toMake: Due[] = [];
   const toSend: Due[] = [];
   for (const brandId of reportableWorkspaces(runs, rangePeriod(trigger.runDate, trigger.runDate))) {
@@ -171,12 +124,12 @@ export function mailSession(
 export async function sendMadeReports(
   o: DeliveryOptions,
   want: { brands: readonly string[]; period?: Period },
-): Promise<{ outcomes: WorkspaceOutcome[]; workspaces: string[] }> {
+): Promise<{ outcomes: DeliveryOutcome[]; workspaces: string[] }> {
   const now = o.now ?? (() => new Date());
   const today = utcDate(now());
   const runs = await completeRuns(o.store, o.account.name, now().getTime());
   const workspaces = reportableWorkspaces(runs, rangePeriod(today, today));
-  const out: WorkspaceOutcome[] = [];
+  const out: DeliveryOutcome[] = [];
   const toSend: Due[] = [];
   for (const brandId of want.brands.length ? want.brands.filter((b) => workspaces.includes(b)) : workspaces) {
     const settings = reportSettingsFor(o.config, o.account, brandId);
@@ -245,7 +198,7 @@ async function markStale(
   due: Due,
   reason: string,
   trigger: { runDate: string; runId: string },
-): Promise<WorkspaceOutcome> {
+): Promise<DeliveryOutcome> {
   const first = due.record?.state !== 'stale';
   let alerted = due.record?.stale_alerted === true;
   if (!alerted)

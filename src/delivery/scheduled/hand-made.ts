@@ -3,9 +3,9 @@
 // last), taken up by `visync report send --period P`: the way to deliver a period that stayed
 // stale (docs/operations.md, "Scheduled reports").
 import { reportPrefix } from '../../sinks/layout.js';
-import type { DeliveryOptions } from './deliver.js';
 import type { DeliveryRecord } from './records.js';
-import { base, type Due, save } from './steps.js';
+import { base, save } from './steps.js';
+import type { DeliveryOptions, Due } from './types.js';
 
 /**
  * The record of the workspace's report of the period as `made` at its store location, when the

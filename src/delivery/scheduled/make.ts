@@ -11,9 +11,9 @@ import { reportSettingsFor } from '../../report/settings.js';
 import { pdfFooter, styleOf } from '../../report/style.js';
 import { errorMessage } from '../../util/errors.js';
 import { reportAlert } from '../webhooks/alerts.js';
-import type { DeliveryOptions } from './deliver.js';
 import type { DeliveryRecord, DeliveryState } from './records.js';
-import { base, type Due, firstToAlert, formatsOf, notify, save } from './steps.js';
+import { base, firstToAlert, notify, save, writtenFormats } from './steps.js';
+import type { DeliveryOptions, Due } from './types.js';
 
 export interface Made {
   due: Due;
@@ -30,7 +30,7 @@ export async function makeReports(
 ): Promise<Made[]> {
   const groups = new Map<string, Due[]>();
   for (const d of dues) {
-    const key = `${d.period.label} ${formatsOf(d.settings).join(',')}`;
+    const key = `${d.period.label} ${writtenFormats(d.settings).join(',')}`;
     groups.set(key, [...(groups.get(key) ?? []), d]);
   }
   let pdf: PdfSession | undefined;
@@ -38,7 +38,7 @@ export async function makeReports(
   try {
     for (const group of groups.values()) {
       const first = group[0] as Due;
-      const formats = formatsOf(first.settings);
+      const formats = writtenFormats(first.settings);
       // Chromium that does not start, a store that fails mid-way: the group's reports end failed
       // with the reason (tried again at the next trigger), the other groups go on.
       const r = await makeGroup(o, group, formats, runs, async () => {

@@ -1,7 +1,7 @@
 // A made report mailed (./deliver.ts): to every recipient whose send is not recorded, each send
-// claimed (src/delivery/claims/claims.ts) and recorded before and after (./delivery.ts), then the workspace's
+// claimed (src/delivery/claims/claims.ts) and recorded before and after (./records.ts), then the workspace's
 // state (sent, made, draft or failed). A failure on one recipient never stops the others; a failed
-// server or login stops its sends for the rest of the delivery (./mail-session.ts).
+// server or login stops its sends for the rest of the delivery (../mail/session.ts).
 import type { SmtpConfig } from '../../config/schema.js';
 import { scrubSecrets } from '../../log.js';
 import { metrics } from '../../ops/metrics.js';
@@ -18,7 +18,6 @@ import {
   type ReportMail,
   SMTP_TIMEOUTS,
 } from '../mail/smtp.js';
-import type { DeliveryOptions, RecipientOutcome, WorkspaceOutcome } from './deliver.js';
 import {
   clearSend,
   confirmed,
@@ -29,7 +28,8 @@ import {
   recordSend,
   reportMessageId,
 } from './records.js';
-import { type Due, formatsOf, outcome, save } from './steps.js';
+import { outcome, save, writtenFormats } from './steps.js';
+import type { DeliveryOptions, DeliveryOutcome, Due, RecipientOutcome } from './types.js';
 
 /** A claim outlasts the bounded send it covers (src/delivery/mail/smtp.ts) and is given back after it. */
 export function sendClaimSeconds(t: MailTimeouts = SMTP_TIMEOUTS): number {
@@ -67,7 +67,7 @@ async function attachmentOf(
   clientName: string,
 ): Promise<ReportMail['attachment']> {
   const prefix = reportPrefix(o.account.name, due.brandId, due.period.label);
-  const formats = formatsOf(due.settings);
+  const formats = writtenFormats(due.settings);
   const format = formats.includes('pdf') ? 'pdf' : formats.includes('html') ? 'html' : 'json';
   const content = await o.store.get(`${prefix}report.${format}`);
   if (!content) throw new Error(`report.${format} is missing from ${prefix}`);
@@ -92,7 +92,7 @@ export async function sendPending(
   o: DeliveryOptions,
   due: Due,
   session: MailSession,
-): Promise<WorkspaceOutcome> {
+): Promise<DeliveryOutcome> {
   const record = due.record as DeliveryRecord;
   const recipients = due.settings.recipients;
   const where = { account: o.account.name, brandId: due.brandId, period: due.period.label };
@@ -237,7 +237,7 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
         contact: settings.contact,
       },
       addressing: settings.mail,
-      // The copies ride with the first recipient's mail, so they arrive once (./mail.ts).
+      // The copies ride with the first recipient's mail, so they arrive once (../mail/smtp.ts).
       withCopies: recipient === settings.recipients[0],
       attachment: s.attachment,
     });

@@ -1,26 +1,17 @@
-// What the steps of a scheduled report's delivery share (./deliver.ts, ./deliver-make.ts,
-// ./deliver-send.ts): the due report, its record saved with secrets scrubbed, the outcome a caller
+// What the steps of a scheduled report's delivery share (./deliver.ts, ./make.ts,
+// ./send.ts): the due report, its record saved with secrets scrubbed, the outcome a caller
 // sees, and a report alert sent and logged.
 
-import type { Period } from '../../history/period.js';
 import { scrubSecrets } from '../../log.js';
 import type { ReportFormat } from '../../report/output.js';
 import type { ReportSettings } from '../../report/settings.js';
 import { brandKey } from '../../sinks/layout.js';
 import { type ReportAlertFacts, type reportAlert, sendAlert } from '../webhooks/alerts.js';
-import type { DeliveryOptions, RecipientOutcome, WorkspaceOutcome } from './deliver.js';
 import { type DeliveryRecord, writeDelivery } from './records.js';
-
-/** A workspace's report of its due period, with the record of it so far. */
-export interface Due {
-  brandId: string;
-  period: Period;
-  settings: ReportSettings;
-  record: DeliveryRecord | undefined;
-}
+import type { DeliveryOptions, DeliveryOutcome, Due, RecipientOutcome } from './types.js';
 
 /** What the caller sees of a record: its state, reason and location, and each recipient's send. */
-export function outcome(r: DeliveryRecord, recipients: RecipientOutcome[] = []): WorkspaceOutcome {
+export function outcome(r: DeliveryRecord, recipients: RecipientOutcome[] = []): DeliveryOutcome {
   return {
     brandId: r.brand_id,
     period: r.period,
@@ -91,6 +82,6 @@ export async function notify(
 }
 
 /** The formats written: the configured ones and always report.json (the next report's "what changed", the mail's client name). */
-export function formatsOf(s: ReportSettings): ReportFormat[] {
+export function writtenFormats(s: ReportSettings): ReportFormat[] {
   return s.formats.includes('json') ? [...s.formats] : [...s.formats, 'json'];
 }

@@ -1,0 +1,65 @@
+// The types the steps of a scheduled delivery share (./deliver.ts, ./make.ts, ./send.ts,
+// ./steps.ts, ./hand-made.ts): what a delivery is given, the due report of a workspace, and what
+// it came to. Their own module, so the steps import these and not each other.
+import type { Logger } from 'pino';
+import type { AccountConfig, Config } from '../../config/schema.js';
+import type { Period } from '../../history/period.js';
+import type { ReportSettings } from '../../report/settings.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
+import type { Claims } from '../claims/claims.js';
+import type { MailSession } from '../mail/session.js';
+import type { MailTimeouts } from '../mail/smtp.js';
+import type { AlertBatch, SendOptions } from '../webhooks/alerts.js';
+import type { DeliveryRecord, DeliveryState } from './records.js';
+
+export interface DeliveryOptions {
+  config: Config;
+  account: AccountConfig;
+  store: ObjectStore;
+  logger: Logger;
+  claims?: Claims;
+  /** Called with each workspace's state after it was decided (the worker keeps an index for `status`). */
+  onState?: (brandId: string, period: string, state: DeliveryState) => Promise<void>;
+  env?: NodeJS.ProcessEnv;
+  now?: () => Date;
+  /** Webhook delivery bounds (tests use short ones). */
+  alertSend?: SendOptions;
+  /** SMTP bounds (src/delivery/mail/smtp.ts; tests use short ones). */
+  mailTimeouts?: MailTimeouts;
+  /** The SMTP connections and breaker of this delivery, shared by several calls (`report send`'s accounts). */
+  mail?: MailSession;
+  /** `visync report send --resend-unconfirmed`: mail again a recipient whose send was never confirmed. */
+  resendUnconfirmed?: boolean;
+  /** The job's alerts, sent together within one deadline (made by deliverScheduled when absent). */
+  alertBatch?: AlertBatch;
+}
+
+/** A workspace's report of its due period, with the record of it so far. */
+export interface Due {
+  brandId: string;
+  period: Period;
+  settings: ReportSettings;
+  record: DeliveryRecord | undefined;
+}
+
+/**
+ * What one recipient's send came to: `sent`, `already sent`, `claimed` (another process sends it
+ * now), `unconfirmed` (a send began and was never recorded as accepted: not mailed again) or `failed`.
+ */
+export interface RecipientOutcome {
+  recipient: string;
+  result: 'sent' | 'already sent' | 'claimed' | 'unconfirmed' | 'failed';
+  reason?: string;
+}
+
+/** What one workspace's scheduled delivery came to: its state, and each recipient's send. */
+export interface DeliveryOutcome {
+  brandId: string;
+  period: string;
+  state: DeliveryState;
+  reason?: string;
+  location?: string;
+  recipients: RecipientOutcome[];
+  /** delivery.json could not be written (the sends are recorded on their own). */
+  recordFailure?: string;
+}

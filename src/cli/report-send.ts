@@ -60,7 +60,7 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
     import('../delivery/scheduled/deliver.js'),
     import('../config/account-settings.js'),
     import('./command-logger.js'),
-    import('./report-send-claims.js'),
+    import('../delivery/claims/choose.js'),
     import('../util/errors.js'),
     import('./accounts.js'),
   ]);
@@ -79,7 +79,12 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
   // One SMTP session for the whole command: a refused login stops every account's sends to
   // that server at once, instead of one login per recipient.
   const mail = mailSession({ config, logger });
-  const claims = sendClaimsFor(config);
+  const claims = sendClaimsFor(config, async (url) =>
+    (await import('../../jobs/redis-claims.js')).commandClaims(
+      { ...config.redis, url },
+      'visync report send',
+    ),
+  );
   const resend = flags.resendUnconfirmed === true;
   let code = 0;
   let said = false;

@@ -7,7 +7,8 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config/schema.js';
-import { type SendOptions, sendAlert, staleAlert } from '../src/delivery/webhooks/alerts.js';
+import { staleAlert } from '../src/delivery/webhooks/payloads.js';
+import { type SendOptions, sendAlert } from '../src/delivery/webhooks/send.js';
 import type { RunLedger } from './ledger.js';
 import { expectedBatchWaitMs } from './load-batches.js';
 import { currentPhase } from './run-phase.js';

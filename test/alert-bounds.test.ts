@@ -1,4 +1,4 @@
-// Webhook alerts are bounded (src/delivery/webhooks/alerts.ts): a receiver that never answers costs an alert its
+// Webhook alerts are bounded (src/delivery/webhooks/send.ts): a receiver that never answers costs an alert its
 // connect, headers and total bounds, not 4 attempts of 10 s each; a job's alerts go out together
 // (AlertBatch), a few at once, all settled within one deadline. Real HTTP: a local webhook that reads
 // each request and never responds until released.
@@ -7,7 +7,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { loadConfig } from '../src/config/read-config.js';
 import { deliverScheduled } from '../src/delivery/scheduled/deliver.js';
-import { AlertBatch, runAlert, sendAlert } from '../src/delivery/webhooks/alerts.js';
+import { runAlert } from '../src/delivery/webhooks/payloads.js';
+import { AlertBatch, sendAlert } from '../src/delivery/webhooks/send.js';
 import type { Manifest } from '../src/records/manifest.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';

@@ -6,13 +6,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, parseConfig } from '../src/config/read-config.js';
-import {
-  type AlertPayload,
-  reportAlert,
-  runAlert,
-  sendAlert,
-  staleAlert,
-} from '../src/delivery/webhooks/alerts.js';
+import { type AlertPayload, reportAlert, runAlert, staleAlert } from '../src/delivery/webhooks/payloads.js';
+import { sendAlert } from '../src/delivery/webhooks/send.js';
 import type { Manifest } from '../src/records/manifest.js';
 import { runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { partialRunManifest } from './helpers/manifest-fixture.js';

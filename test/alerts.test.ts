@@ -2,7 +2,8 @@
 // a flaky receiver is retried, and that a key echoed in an error never leaves the process.
 import { describe, expect, it } from 'vitest';
 import { checkStale } from '../jobs/stale-watch.js';
-import { runAlert, sendAlert, staleAlert } from '../src/delivery/webhooks/alerts.js';
+import { runAlert, staleAlert } from '../src/delivery/webhooks/payloads.js';
+import { sendAlert } from '../src/delivery/webhooks/send.js';
 import { registerSecret } from '../src/log.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';

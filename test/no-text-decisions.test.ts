@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { problemLines } from '../src/cli/run-lines.js';
 import { runRow } from '../src/cli/runs.js';
-import { runAlert } from '../src/delivery/webhooks/alerts.js';
+import { runAlert } from '../src/delivery/webhooks/payloads.js';
 import type { Manifest } from '../src/records/manifest.js';
 import { manifestKey } from '../src/sinks/layout.js';
 import { bothDrivers, DRIVERS, type DriverRun } from './helpers/driver-runs.js';

@@ -4,7 +4,8 @@
 // logs and alerts the same way.
 import type { Logger } from 'pino';
 import type { Config } from '../config/schema.js';
-import { runAlert, type SendOptions, sendAlert } from '../delivery/webhooks/alerts.js';
+import { runAlert } from '../delivery/webhooks/payloads.js';
+import { type SendOptions, sendAlert } from '../delivery/webhooks/send.js';
 import { driftSummary } from '../normalise/drift.js';
 import type { Manifest } from '../records/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';

@@ -10,7 +10,8 @@ import { applyRules, quietLine } from '../../events/rules.js';
 import { eventsAlertKey } from '../../sinks/layout.js';
 import type { ObjectStore } from '../../sinks/object-store.js';
 import { errorMessage } from '../../util/errors.js';
-import { type AlertPayload, type SendOptions, sendAlert, slackEscape } from '../webhooks/alerts.js';
+import { type AlertPayload, slackEscape } from '../webhooks/payloads.js';
+import { type SendOptions, sendAlert } from '../webhooks/send.js';
 
 const MAX_PER_WORKSPACE = 10;
 

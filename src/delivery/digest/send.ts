@@ -12,10 +12,10 @@ import { digestMarkerKey } from '../../sinks/layout.js';
 import type { ObjectStore } from '../../sinks/object-store.js';
 import { errorMessage } from '../../util/errors.js';
 import type { Claims } from '../claims/claims.js';
-import { type SendOptions, sendAlert } from '../webhooks/alerts.js';
+import { type SendOptions, sendAlert } from '../webhooks/send.js';
 import { digestIsEmpty, digestPayload, weeklyDigest } from './weekly.js';
 
-/** Longer than a send's bounded retries (src/delivery/webhooks/alerts.ts); a crashed sender's claim lapses by the next night. */
+/** Longer than a send's bounded retries (src/delivery/webhooks/send.ts); a crashed sender's claim lapses by the next night. */
 const CLAIM_SECONDS = 15 * 60;
 
 export type DigestState = 'sent' | 'empty' | 'already' | 'claimed' | 'failed';

@@ -8,7 +8,7 @@ import { describeEvent } from '../../events/describe.js';
 import { type BrandEvent, bySeverityOf } from '../../events/read.js';
 import { applyRules, DEFAULT_DIGEST_TOP, quietLine } from '../../events/rules.js';
 import type { Period } from '../../history/period.js';
-import { type AlertPayload, slackEscape } from '../webhooks/alerts.js';
+import { type AlertPayload, slackEscape } from '../webhooks/payloads.js';
 
 /** A workspace's change score is the sum of its events' weights. */
 export const SEVERITY_WEIGHT: Record<Severity, number> = { high: 3, medium: 2, low: 1 };

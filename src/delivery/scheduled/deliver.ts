@@ -16,13 +16,8 @@ import { type ReportSettings, reportSettingsFor } from '../../report/settings.js
 import { utcDate } from '../../util/time.js';
 import { MailSession, serverName } from '../mail/session.js';
 import { duePeriod } from '../schedule.js';
-import {
-  AlertBatch,
-  mailStoppedAlert,
-  type ReportAlertFacts,
-  reportAlert,
-  sendAlert,
-} from '../webhooks/alerts.js';
+import { mailStoppedAlert, type ReportAlertFacts, reportAlert } from '../webhooks/payloads.js';
+import { AlertBatch, sendAlert } from '../webhooks/send.js';
 import { handMadeRecord } from './hand-made.js';
 import { makeReports } from './make.js';
 import { type DeliveryRecord, readDelivery } from './records.js';

@@ -10,7 +10,7 @@ import type { PdfSession } from '../../report/pdf.js';
 import { reportSettingsFor } from '../../report/settings.js';
 import { pdfFooter, styleOf } from '../../report/style.js';
 import { errorMessage } from '../../util/errors.js';
-import { reportAlert } from '../webhooks/alerts.js';
+import { reportAlert } from '../webhooks/payloads.js';
 import type { DeliveryRecord, DeliveryState } from './records.js';
 import { base, firstToAlert, notify, save, writtenFormats } from './steps.js';
 import type { DeliveryOptions, Due } from './types.js';

@@ -6,7 +6,8 @@ import { scrubSecrets } from '../../log.js';
 import type { ReportFormat } from '../../report/output.js';
 import type { ReportSettings } from '../../report/settings.js';
 import { brandKey } from '../../sinks/layout.js';
-import { type ReportAlertFacts, type reportAlert, sendAlert } from '../webhooks/alerts.js';
+import type { ReportAlertFacts, reportAlert } from '../webhooks/payloads.js';
+import { sendAlert } from '../webhooks/send.js';
 import { type DeliveryRecord, writeDelivery } from './records.js';
 import type { DeliveryOptions, DeliveryOutcome, Due, RecipientOutcome } from './types.js';
 

@@ -9,7 +9,7 @@ import type { ObjectStore } from '../../sinks/object-store.js';
 import type { Claims } from '../claims/claims.js';
 import type { MailSession } from '../mail/session.js';
 import type { MailTimeouts } from '../mail/smtp.js';
-import type { AlertBatch, SendOptions } from '../webhooks/alerts.js';
+import type { AlertBatch, SendOptions } from '../webhooks/send.js';
 import type { DeliveryRecord, DeliveryState } from './records.js';
 
 export interface DeliveryOptions {

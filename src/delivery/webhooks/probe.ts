@@ -4,7 +4,7 @@
 import { hostname } from 'node:os';
 import { errorMessage } from '../../util/errors.js';
 import { terminalSafe } from '../../util/terminal.js';
-import { slackEscape } from './alerts.js';
+import { slackEscape } from './payloads.js';
 
 /** What may be printed of a webhook URL: `https://hooks.slack.com`, never its path or query. */
 export function webhookOrigin(url: string): string {

@@ -297,7 +297,7 @@ export const SmtpSchema = z
   });
 
 // How a report's e-mail is addressed (src/delivery/mail/smtp.ts): who it is from by name, where replies go,
-// who is in copy. A level's block overrides only the keys it sets (src/report/style.ts).
+// who is in copy. A level's block overrides only the keys it sets (src/report/settings.ts).
 const emailList = (what: string) =>
   z.array(email, { error: expected(`a list of e-mail addresses (${what})`) }).superRefine((v, ctx) => {
     if (new Set(v.map((a) => a.toLowerCase())).size !== v.length)
@@ -321,7 +321,7 @@ export const ReportMailSchema = z.strictObject(
   { error: expected('a mapping with fromName, replyTo, cc and bcc') },
 );
 
-// Every key optional: a level says only what it changes; src/report/style.ts merges the levels
+// Every key optional: a level says only what it changes; src/report/settings.ts merges the levels
 // (top level <- account <- workspace) and fills the defaults.
 const reportSettingsShape = {
   agency: shortText('the agency name', 120).optional(),

@@ -7,7 +7,7 @@ import type { Formats } from './format.js';
 import { changeTable, enumWord, notRead, unrecognised } from './html-notes.js';
 import { card, deltaCell, fig, type Html, html, share, table, text, whole } from './html-parts.js';
 import { engineReason, kpiReason, noEarlierNote, revisionNote } from './reasons.js';
-import type { Report } from './report-shape.js';
+import type { ReportModel } from './report-shape.js';
 import type { ReportStyle } from './style.js';
 
 export const TOP_COMPETITORS = 10;
@@ -35,7 +35,7 @@ export const SECTION_KEYS = [
 const heading = (f: Formats, key: (typeof SECTION_KEYS)[number]) => f.t(`page:section.${key}`);
 
 /** The period as the cover and title name it: once, as the locale says it. */
-export function periodOf(f: Formats, r: Report): string {
+export function periodOf(f: Formats, r: ReportModel): string {
   return f.period(r.period, r.period_status.end, r.period_status.in_progress);
 }
 
@@ -62,7 +62,7 @@ function prompts(f: Formats, n: number | null): string {
 
 /** Each section's block; the page shows those of style.sections in that order. */
 export function sectionsOf(
-  r: Report,
+  r: ReportModel,
   style: ReportStyle,
   f: Formats,
   charts: Charts,
@@ -77,17 +77,17 @@ export function sectionsOf(
   const sov = r.trend.share_of_voice_unit;
   const previous = r.previous_period;
   const kpiCard = (
-    key: keyof Report['kpis'],
+    key: keyof ReportModel['kpis'],
     shown: Parameters<typeof card>[2]['shown'],
     higherIsBetter = true,
-    missing: Report['reputation']['not_available'] = null,
+    missing: ReportModel['reputation']['not_available'] = null,
   ) =>
     card(f, k[key], {
       label: t(`page:card.${key}`),
       shown,
       earlier,
       higherIsBetter,
-      reason: kpiReason(f, k[key], previous),
+      reason: kpiReason(f, r, k[key]),
       missing,
     });
   const engine = (id: string) => html`<bdi>${f.engine(id)}</bdi>`;
@@ -146,7 +146,7 @@ ${table(
       ? html``
       : e.comparable
         ? deltaCell(f, e.delta, 'pts')
-        : html`<span class="delta na" title="${engineReason(f, e, previous) ?? ''}">${t('page:not_comparable')}</span>`,
+        : html`<span class="delta na" title="${engineReason(f, r, e) ?? ''}">${t('page:not_comparable')}</span>`,
   ]),
 )}
 </section>`,

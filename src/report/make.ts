@@ -7,12 +7,13 @@ import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
 import { defaultPeriod, type Period, previousPeriod } from '../history/period.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { readAccountData, reportableWorkspaces } from './account-data.js';
-import { buildReport } from './model.js';
+import { buildModel } from './model.js';
 import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
 import { type OverviewOptions, writeOverview } from './overview/make.js';
 import { type OverviewReport, overviewPart } from './overview/rows.js';
 import { PdfError, PRINTS_AT_ONCE } from './pdf.js';
-import type { Report } from './report-shape.js';
+import { reportJsonText } from './report-json.js';
+import type { ReportModel } from './report-shape.js';
 import type { ReportStyle } from './style.js';
 import { readNotes } from './summary/notes.js';
 
@@ -123,7 +124,7 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   for (const workspace of data.workspaces) {
     const previousReport = await o.target.read(o.account, workspace.brandId, previous.label);
     const style = o.styleFor(workspace.brandId);
-    const report = buildReport({
+    const report = buildModel({
       account: o.account,
       workspace,
       period,
@@ -164,13 +165,13 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
 async function reportFiles(
   o: AccountReportOptions,
   formats: readonly ReportFormat[],
-  report: Report,
+  report: ReportModel,
   page: string,
   brandId: string,
 ): Promise<ReportFile[] | ReportProblem> {
   const files: ReportFile[] = [];
   for (const format of formats) {
-    if (format === 'json') files.push({ format, body: `${JSON.stringify(report, null, 2)}\n` });
+    if (format === 'json') files.push({ format, body: reportJsonText(report) });
     else if (format === 'html') files.push({ format, body: page });
     else {
       if (!o.printPdf) throw new Error('the pdf format needs a PDF printer (printPdf)');

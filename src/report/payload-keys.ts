@@ -15,4 +15,3 @@ export const KNOWN_PAYLOAD_KEYS = {
   visibility_daily: ENTRY.keys,
 } as const satisfies Record<string, readonly string[]>;
 
-export type InspectedTable = keyof typeof KNOWN_PAYLOAD_KEYS;

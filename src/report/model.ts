@@ -1,6 +1,7 @@
 // The report model: one workspace, one period, every figure from the curated rows (account-data.ts)
 // and nothing else: no clock, no random ids, keys in a fixed order, so the same rows give the same
-// report.json bytes (fields: docs/reports.md). A missing or drifted value is null, never 0. Pure.
+// report.json bytes (fields: docs/reports.md). Numbers and codes only: the renderings word them
+// (./reasons.ts, ./report-json.ts). A missing or drifted value is null, never 0. Pure.
 import type { Row } from '../catalogue/types.js';
 import { type ChangeState, type Changes, closedRecommendations, diffStates } from '../history/changes.js';
 import { type Basis, dailyBasis, dailySide, snapshotBasis } from '../history/comparison.js';
@@ -83,9 +84,11 @@ interface Frame {
   w: WorkspaceData;
   /** The period as far as it goes: 1 to 28 November on the 28th while November runs. */
   current: Period;
+  /** visibility_daily: all rows read, those of `current`, those of the previous period. */
   vis: readonly Row[];
   cur: Row[];
   prev: Row[];
+  /** The state sections at the period's end. */
   now: Sections;
 }
 

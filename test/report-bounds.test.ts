@@ -10,7 +10,7 @@ import { parseRange, previousPeriod } from '../src/history/period.js';
 import type { WorkspaceData } from '../src/report/account-data.js';
 import { MAX_SHOWN_CHARS } from '../src/report/cut-text.js';
 import { renderHtml } from '../src/report/html.js';
-import { buildReport } from '../src/report/model.js';
+import { buildReport } from '../src/report/report-json.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
 import { runVisync } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';

@@ -3,7 +3,7 @@
 // data has no such counts, the section says why and draws no chart.
 import { describe, expect, it } from 'vitest';
 import { moneyCompetitorsSection } from '../src/report/competitors/section.js';
-import { buildReport } from '../src/report/model.js';
+import { buildReport } from '../src/report/report-json.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
 import { AFTER, BEFORE, PERIOD, PREVIOUS, report, workspace } from './helpers/report-workspace.js';
 

@@ -5,7 +5,7 @@ import { diffStates } from '../src/history/changes.js';
 import { delta, mean } from '../src/history/figures.js';
 import { parsePeriod, parseRange, previousPeriod } from '../src/history/period.js';
 import type { WorkspaceData } from '../src/report/account-data.js';
-import { buildReport } from '../src/report/model.js';
+import { buildReport } from '../src/report/report-json.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
 
 describe('report periods', () => {

@@ -86,10 +86,22 @@ export interface Side {
 export interface Basis {
   current: Side;
   previous: Side;
-  /** False: the delta is not shown, `reason` says why in words. */
+  /** False: the delta is not shown; `reason` says why in English (`reasonText`). */
   comparable: boolean;
   reason: string | null;
 }
+
+/**
+ * Why a previous side does not compare, as a code with what its words need; `period` is the
+ * previous period. The report model keeps no words: it reads the code back from a figure's sides
+ * (src/report/reason-codes.ts) and words it where it renders.
+ */
+export type ComparisonReason =
+  | { code: 'no-data'; period: Period }
+  | { code: 'thin-data'; period: Period; days_with_data: number; days: number }
+  | { code: 'no-previous-state'; period: Period }
+  | { code: 'previous-state-too-old'; period: Period; date: string }
+  | { code: 'same-run'; period: Period; date: string };
 
 /** Days of `p` on which `dates` (the days with data) hold a value. */
 export function dailySide(p: Period, dates: ReadonlySet<string>): Side {
@@ -102,33 +114,60 @@ export function periodWords(p: Period): string {
   return p.kind === 'range' ? `${longDay(p.from)} to ${longDay(p.to)}` : p.label;
 }
 
-/** The previous side of a daily figure needs data on at least half its days. */
-export function dailyBasis(previous: Period, cur: Side, prev: Side): Basis {
-  const thin = (prev.days_with_data ?? 0) * 2 < (prev.days ?? 0);
-  const name = periodWords(previous);
-  return {
-    current: cur,
-    previous: prev,
-    comparable: !thin,
-    reason: thin
-      ? prev.days_with_data === 0
-        ? `no data in the previous period (${name})`
-        : `the previous period (${name}) has data on only ${prev.days_with_data} of ${prev.days} days`
-      : null,
-  };
+/** A reason in English, as report.json and `Basis.reason` say it. */
+export function reasonText(r: ComparisonReason): string {
+  const name = periodWords(r.period);
+  switch (r.code) {
+    case 'no-data':
+      return `no data in the previous period (${name})`;
+    case 'thin-data':
+      return `the previous period (${name}) has data on only ${r.days_with_data} of ${r.days} days`;
+    case 'no-previous-state':
+      return `no state known at the end of the previous period (${name})`;
+    case 'previous-state-too-old':
+      return `the previous state is from ${longDay(r.date)}, before the previous period (${name}) began`;
+    case 'same-run':
+      return `the previous state is the same run as the current one (${longDay(r.date)})`;
+  }
 }
 
-/** A snapshot figure's previous state must be from within the previous period or just after it. */
+/** The previous side of a daily figure needs data on at least half its days; null when it has. */
+export function dailyReason(previous: Period, prev: Side): ComparisonReason | null {
+  const withData = prev.days_with_data ?? 0;
+  const days = prev.days ?? 0;
+  if (withData * 2 >= days) return null;
+  return withData === 0
+    ? { code: 'no-data', period: previous }
+    : { code: 'thin-data', period: previous, days_with_data: withData, days };
+}
+
+/**
+ * A snapshot figure's previous state must be from within the previous period or just after it, and
+ * from another run than the current state; null when it is.
+ */
+export function snapshotReason(
+  previous: Period,
+  current: string | null,
+  before: string | null,
+): ComparisonReason | null {
+  if (before === null) return { code: 'no-previous-state', period: previous };
+  if (before < previous.from) return { code: 'previous-state-too-old', period: previous, date: before };
+  if (current !== null && before >= current) return { code: 'same-run', period: previous, date: before };
+  return null;
+}
+
+const basis = (current: Side, previous: Side, reason: ComparisonReason | null): Basis => ({
+  current,
+  previous,
+  comparable: reason === null,
+  reason: reason === null ? null : reasonText(reason),
+});
+
+export function dailyBasis(previous: Period, cur: Side, prev: Side): Basis {
+  return basis(cur, prev, dailyReason(previous, prev));
+}
+
 export function snapshotBasis(previous: Period, current: string | null, before: string | null): Basis {
-  const name = periodWords(previous);
   const side = (d: string | null): Side => ({ days_with_data: null, days: null, snapshot_date: d });
-  const reason =
-    before === null
-      ? `no state known at the end of the previous period (${name})`
-      : before < previous.from
-        ? `the previous state is from ${longDay(before)}, before the previous period (${name}) began`
-        : current !== null && before >= current
-          ? `the previous state is the same run as the current one (${longDay(before)})`
-          : null;
-  return { current: side(current), previous: side(before), comparable: reason === null, reason };
+  return basis(side(current), side(before), snapshotReason(previous, current, before));
 }

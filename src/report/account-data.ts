@@ -69,30 +69,38 @@ export function reportableWorkspaces(runs: readonly CompleteRun[], period: Perio
   return [...ids].filter((w) => snapshotAtEnd(runs, 'brands', w, period) !== undefined).sort();
 }
 
-/**
- * Every workspace's rows for a report of `period` (compared with `previous`). `brandIds` are the
- * workspaces to report; `runs` the account's complete runs, newest first.
- */
-export async function readAccountData(
-  store: ObjectStore,
+/** The runs one workspace's report reads each snapshot table and daily table from. */
+interface WorkspacePlan {
+  brandId: string;
+  end: Record<SnapshotTable, CompleteRun | undefined>;
+  previousEnd: Record<SnapshotTable, CompleteRun | undefined>;
+  baseline: Record<SnapshotTable, CompleteRun | undefined>;
+  daily: Record<DailyTable, CompleteRun[]>;
+}
+
+/** Rows read, by run id, table and workspace. */
+type RowsByRun = Map<string, Map<string, Map<string, Row[]>>>;
+
+/** Which (run, table) each workspace needs; `needed` gathers the tables per run id for all of them. */
+function planWorkspaces(
   runs: readonly CompleteRun[],
   brandIds: readonly string[],
   period: Period,
   previous: Period,
-): Promise<AccountData> {
-  // Plan: which (run, table) each workspace needs; then each such part is read once.
+): { plans: WorkspacePlan[]; needed: Map<string, Set<string>> } {
   const needed = new Map<string, Set<string>>(); // runId -> tables
-  const need = (run: CompleteRun, table: string) => {
+  const need = (run: CompleteRun | undefined, table: string) => {
+    if (!run) return;
     const set = needed.get(run.runId) ?? new Set<string>();
     set.add(table);
     needed.set(run.runId, set);
   };
-  const plans = brandIds.map((brandId) => {
+  const plans = brandIds.map((brandId): WorkspacePlan => {
     const snap = (p: Period) =>
       Object.fromEntries(
         SNAPSHOT_TABLES.map((t) => {
           const run = snapshotAtEnd(runs, t, brandId, p);
-          if (run) need(run, t);
+          need(run, t);
           return [t, run];
         }),
       ) as Record<SnapshotTable, CompleteRun | undefined>;
@@ -115,27 +123,41 @@ export async function readAccountData(
               (r) =>
                 r.runDate >= period.from && r !== end[t] && r.runDate <= period.to && covers(r, t, brandId),
             );
-        if (run) need(run, t);
+        need(run, t);
         return [t, run];
       }),
     ) as Record<SnapshotTable, CompleteRun | undefined>;
     return { brandId, end, previousEnd, baseline, daily };
   });
+  return { plans, needed };
+}
 
-  // A daily table's parts are partitioned by the row's date: a run holding a year of history has
-  // parts the report never shows (its rows are kept from previous.from to period.to below).
+/**
+ * The part keys to read. A daily table's parts are partitioned by the row's date: a run holding a
+ * year of history has parts the report never shows (its rows are kept from previous.from to
+ * period.to).
+ */
+function partsToRead(
+  runs: readonly CompleteRun[],
+  needed: Map<string, Set<string>>,
+  period: Period,
+  previous: Period,
+): string[] {
   const daily: readonly string[] = DAILY_TABLES;
   const wanted = (runId: string, key: string) => {
     const p = parseTablePartKey(key);
     if (!p || !needed.get(runId)?.has(p.table)) return false;
     return !daily.includes(p.table) || (p.partitionDate >= previous.from && p.partitionDate <= period.to);
   };
-  const keys = runs.flatMap((r) => r.partKeys.filter((k) => wanted(r.runId, k)));
-  const partsTotal = runs.reduce((n, r) => n + r.partKeys.length, 0);
-  const selected = new Set(brandIds);
-  // Rows are kept compact (compact-rows.ts) from the moment they are parsed, and only the selected
-  // workspaces'; each part's are grouped apart, then merged in key order, so a workspace's rows keep
-  // the parts' order whatever order the reads finish in.
+  return runs.flatMap((r) => r.partKeys.filter((k) => wanted(r.runId, k)));
+}
+
+/**
+ * Reads each part once, keeping the selected workspaces' rows. Rows are kept compact
+ * (compact-rows.ts) from the moment they are parsed; each part's are grouped apart, then merged in
+ * key order, so a workspace's rows keep the parts' order whatever order the reads finish in.
+ */
+async function readParts(store: ObjectStore, keys: readonly string[], selected: ReadonlySet<string>) {
   const compactor = new RowCompactor();
   const perPart: Map<string, Row[]>[] = new Array(keys.length);
   const read = await mapSettled(keys, READ_CONCURRENCY, async (key, i) => {
@@ -151,8 +173,7 @@ export async function readAccountData(
     });
     perPart[i] = byBrand;
   });
-  // rows[runId][table][brandId]
-  const rows = new Map<string, Map<string, Map<string, Row[]>>>();
+  const rows: RowsByRun = new Map();
   read.forEach((outcome, i) => {
     const key = keys[i] as string;
     const p = parseTablePartKey(key);
@@ -173,43 +194,61 @@ export async function readAccountData(
     }
   });
   perPart.length = 0;
-  const rowsOf = (run: CompleteRun, table: string, brandId: string) =>
-    rows.get(run.runId)?.get(table)?.get(brandId) ?? [];
+  return rows;
+}
 
-  const build = (p: (typeof plans)[number]): WorkspaceData => {
-    const set = (chosen: Record<SnapshotTable, CompleteRun | undefined>): SnapshotSet => {
-      const out: SnapshotSet = {};
-      for (const t of SNAPSHOT_TABLES) {
-        const run = chosen[t];
-        if (run) out[t] = { rows: rowsOf(run, t, p.brandId), runId: run.runId, runDate: run.runDate };
-      }
-      return out;
-    };
-    const daily = Object.fromEntries(
-      DAILY_TABLES.map((t) => [
-        t,
-        newestPerDay(p.daily[t].map((r) => rowsOf(r, t, p.brandId))).filter(
-          (row) => String(row.date) >= previous.from && String(row.date) <= period.to,
-        ),
-      ]),
-    ) as Record<DailyTable, Row[]>;
-    const baselineDate = Object.values(p.baseline)
-      .filter((r): r is CompleteRun => r !== undefined)
-      .map((r) => r.runDate)
-      .sort()
-      .at(-1);
-    return {
-      brandId: p.brandId,
-      end: set(p.end),
-      previousEnd: set(p.previousEnd),
-      baseline: set(p.baseline),
-      ...(baselineDate === undefined ? {} : { baselineDate }),
-      daily,
-    };
+/** One workspace's rows from the parts read, as its plan chose them. */
+function buildWorkspace(p: WorkspacePlan, rows: RowsByRun, period: Period, previous: Period): WorkspaceData {
+  const rowsOf = (run: CompleteRun, table: string) => rows.get(run.runId)?.get(table)?.get(p.brandId) ?? [];
+  const set = (chosen: Record<SnapshotTable, CompleteRun | undefined>): SnapshotSet => {
+    const out: SnapshotSet = {};
+    for (const t of SNAPSHOT_TABLES) {
+      const run = chosen[t];
+      if (run) out[t] = { rows: rowsOf(run, t), runId: run.runId, runDate: run.runDate };
+    }
+    return out;
   };
+  const daily = Object.fromEntries(
+    DAILY_TABLES.map((t) => [
+      t,
+      newestPerDay(p.daily[t].map((r) => rowsOf(r, t))).filter(
+        (row) => String(row.date) >= previous.from && String(row.date) <= period.to,
+      ),
+    ]),
+  ) as Record<DailyTable, Row[]>;
+  const baselineDate = Object.values(p.baseline)
+    .filter((r): r is CompleteRun => r !== undefined)
+    .map((r) => r.runDate)
+    .sort()
+    .at(-1);
+  return {
+    brandId: p.brandId,
+    end: set(p.end),
+    previousEnd: set(p.previousEnd),
+    baseline: set(p.baseline),
+    ...(baselineDate === undefined ? {} : { baselineDate }),
+    daily,
+  };
+}
+
+/**
+ * Every workspace's rows for a report of `period` (compared with `previous`). `brandIds` are the
+ * workspaces to report; `runs` the account's complete runs, newest first.
+ */
+export async function readAccountData(
+  store: ObjectStore,
+  runs: readonly CompleteRun[],
+  brandIds: readonly string[],
+  period: Period,
+  previous: Period,
+): Promise<AccountData> {
+  const { plans, needed } = planWorkspaces(runs, brandIds, period, previous);
+  const keys = partsToRead(runs, needed, period, previous);
+  const partsTotal = runs.reduce((n, r) => n + r.partKeys.length, 0);
+  const rows = await readParts(store, keys, new Set(brandIds));
   function* workspaces(): Generator<WorkspaceData> {
     for (const p of plans) {
-      const built = build(p);
+      const built = buildWorkspace(p, rows, period, previous);
       // Its report is made before the next is built: nothing else needs these rows.
       for (const byTable of rows.values()) for (const byBrand of byTable.values()) byBrand.delete(p.brandId);
       yield built;

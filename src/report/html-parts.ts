@@ -6,7 +6,7 @@ import type { HtmlEscapedString } from 'hono/utils/html';
 import { cutNote, cutText } from './cut-text.js';
 import { type Formats, oneDecimal } from './format.js';
 import type { NotAvailable } from './not-read.js';
-import type { Kpi, Report } from './report-shape.js';
+import type { Kpi, ReportModel } from './report-shape.js';
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -42,12 +42,12 @@ export const fig = (f: Formats, n: number | null | undefined): string =>
 export const whole = (f: Formats, n: number | null | undefined): string =>
   n == null || !Number.isFinite(n) ? f.na : f.number(n);
 /** A share of voice as a percentage: ×100 when the API sends fractions (trend.share_of_voice_unit). */
-export const toPercent = (n: number | null | undefined, unit: Report['trend']['share_of_voice_unit']) =>
+export const toPercent = (n: number | null | undefined, unit: ReportModel['trend']['share_of_voice_unit']) =>
   n == null ? null : unit === 'fraction' ? n * 100 : n;
 export const share = (
   f: Formats,
   n: number | null | undefined,
-  unit: Report['trend']['share_of_voice_unit'],
+  unit: ReportModel['trend']['share_of_voice_unit'],
 ) => {
   const p = toPercent(n, unit);
   return p === null || !Number.isFinite(p) ? f.na : f.percent(p);
@@ -84,7 +84,7 @@ export function deltaCell(
   return html`<span class="delta ${better}">${arrow} ${signedWithUnit(f, d, unit, isWhole)}</span>`;
 }
 
-export type Shown = 'score' | 'count' | Report['trend']['share_of_voice_unit'];
+export type Shown = 'score' | 'count' | ReportModel['trend']['share_of_voice_unit'];
 
 /**
  * A KPI card: its value and, when the previous period compares, the coloured delta; a comparison

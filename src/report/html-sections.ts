@@ -7,10 +7,8 @@ import type { Formats } from './format.js';
 import { changeTable, enumWord, notRead, unrecognised } from './html-notes.js';
 import { card, deltaCell, fig, type Html, html, share, table, text, whole } from './html-parts.js';
 import { engineReason, kpiReason, noEarlierNote, revisionNote } from './reasons.js';
-import type { Report } from './report-shape.js';
+import type { ReportModel } from './report-shape.js';
 import type { ReportStyle } from './style.js';
-
-export const TOP_COMPETITORS = 10;
 
 export interface Charts {
   scoreSvg: string;
@@ -35,7 +33,7 @@ export const SECTION_KEYS = [
 const heading = (f: Formats, key: (typeof SECTION_KEYS)[number]) => f.t(`page:section.${key}`);
 
 /** The period as the cover and title name it: once, as the locale says it. */
-export function periodOf(f: Formats, r: Report): string {
+export function periodOf(f: Formats, r: ReportModel): string {
   return f.period(r.period, r.period_status.end, r.period_status.in_progress);
 }
 
@@ -60,63 +58,66 @@ function prompts(f: Formats, n: number | null): string {
   return f.t('page:prompts', { count: n ?? Number.NaN, n: whole(f, n) });
 }
 
-/** Each section's block; the page shows those of style.sections in that order. */
-export function sectionsOf(
-  r: Report,
-  style: ReportStyle,
-  f: Formats,
-  charts: Charts,
-): Record<ReportSection, Html> {
-  const { scoreSvg, sovSvg, enginesSvg, claimsSvg } = charts;
-  const k = r.kpis;
-  const bi = r.buyer_intent;
-  const w = r.what_changed;
-  const earlier = r.comparison.earlier_period;
-  const day = f.day;
+/** What every section is drawn from. */
+interface Page {
+  r: ReportModel;
+  style: ReportStyle;
+  f: Formats;
+}
+
+const engineName = (f: Formats, id: string) => html`<bdi>${f.engine(id)}</bdi>`;
+
+function coverSection({ r, style, f }: Page): Html {
   const t = f.t;
-  const sov = r.trend.share_of_voice_unit;
-  const previous = r.previous_period;
-  const kpiCard = (
-    key: keyof Report['kpis'],
-    shown: Parameters<typeof card>[2]['shown'],
-    higherIsBetter = true,
-    missing: Report['reputation']['not_available'] = null,
-  ) =>
-    card(f, k[key], {
-      label: t(`page:card.${key}`),
-      shown,
-      earlier,
-      higherIsBetter,
-      reason: kpiReason(f, k[key], previous),
-      missing,
-    });
-  const engine = (id: string) => html`<bdi>${f.engine(id)}</bdi>`;
-  const compared = earlier
-    ? t('page:cover.compared', { previous: f.period(previous) })
+  const compared = r.comparison.earlier_period
+    ? t('page:cover.compared', { previous: f.period(r.previous_period) })
     : t('page:cover.first');
-  return {
-    cover: html`<header class="cover">
+  return html`<header class="cover">
 ${style.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${style.logoDataUri}">` : ''}
 ${style.agencyName === null ? '' : html`<p class="agency">${style.agencyName}</p>`}
 <h1>${r.cover.client_name === null ? text(f, null) : html`<bdi>${r.cover.client_name}</bdi>`}</h1>
 <p class="domain">${text(f, r.cover.client_domain)}</p>
 ${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}<p>${t('page:cover.report', { period: periodOf(f, r) })}. ${compared}</p>
 <p class="muted">${t('page:cover.as_of', { day: r.cover.data_as_of === null ? f.na : dayOf(f, r.cover.data_as_of, style.timeZone) })}</p>
-</header>`,
-    kpis: html`<section><h2>${heading(f, 'kpis')}</h2>
+</header>`;
+}
+
+function kpiSection({ r, f }: Page): Html {
+  const k = r.kpis;
+  const earlier = r.comparison.earlier_period;
+  const kpiCard = (
+    key: keyof ReportModel['kpis'],
+    shown: Parameters<typeof card>[2]['shown'],
+    higherIsBetter = true,
+    missing: ReportModel['reputation']['not_available'] = null,
+  ) =>
+    card(f, k[key], {
+      label: f.t(`page:card.${key}`),
+      shown,
+      earlier,
+      higherIsBetter,
+      reason: kpiReason(f, r, k[key]),
+      missing,
+    });
+  return html`<section><h2>${heading(f, 'kpis')}</h2>
 ${earlier ? '' : html`<p class="note">${noEarlierNote(f, r)}</p>\n`}${r.revisions.map((x) => html`<p class="note">${revisionNote(f, r, x)}</p>\n`)}<div class="cards">
 ${kpiCard('overall_score_end', 'score')}
 ${kpiCard('overall_score_mean', 'score')}
-${kpiCard('share_of_voice', sov)}
+${kpiCard('share_of_voice', r.trend.share_of_voice_unit)}
 ${kpiCard('money_visibility', 'score')}
 ${kpiCard('visibility_gap', 'score', false)}
 ${kpiCard('open_recommendations', 'count', false)}
 ${kpiCard('suspected_false_claims', 'count', false, r.reputation.not_available)}
 ${kpiCard('engine_conflicts', 'count', false)}
-</div></section>`,
-    trend: html`<section><h2>${heading(f, 'trend')}</h2>
+</div></section>`;
+}
+
+function trendSection({ r, f }: Page, charts: Charts): Html {
+  const { t, day } = f;
+  const sov = r.trend.share_of_voice_unit;
+  return html`<section><h2>${heading(f, 'trend')}</h2>
 <p class="note">${t('page:trend.note', { with: whole(f, r.trend.days_with_data), days: days(f, r.trend.days) })}</p>
-${svg(scoreSvg)}${svg(sovSvg)}
+${svg(charts.scoreSvg)}${svg(charts.sovSvg)}
 ${table(
   f,
   ['day', 'overall_score', 'share_of_voice', 'previous_day', 'previous_score', 'previous_share'],
@@ -131,34 +132,45 @@ ${table(
   t('page:trend.caption'),
 )}
 ${unrecognised(f, r.trend.unrecognised)}
-</section>`,
-    engines: html`<section><h2>${heading(f, 'engines')}</h2>
-${svg(enginesSvg)}
+</section>`;
+}
+
+function engineSection({ r, f }: Page, charts: Charts): Html {
+  const earlier = r.comparison.earlier_period;
+  return html`<section><h2>${heading(f, 'engines')}</h2>
+${svg(charts.enginesSvg)}
 ${table(
   f,
   ['engine', 'score_mean', 'latest_score', 'previous', 'change'],
   r.engines.map((e) => [
-    engine(e.engine),
+    engineName(f, e.engine),
     html`${fig(f, e.score)}`,
-    e.latest === null ? html`<span class="na">${t('page:not_available')}</span>` : html`${fig(f, e.latest)}`,
+    e.latest === null
+      ? html`<span class="na">${f.t('page:not_available')}</span>`
+      : html`${fig(f, e.latest)}`,
     html`${fig(f, e.previous)}`,
     !earlier
       ? html``
       : e.comparable
         ? deltaCell(f, e.delta, 'pts')
-        : html`<span class="delta na" title="${engineReason(f, e, previous) ?? ''}">${t('page:not_comparable')}</span>`,
+        : html`<span class="delta na" title="${engineReason(f, r, e) ?? ''}">${f.t('page:not_comparable')}</span>`,
   ]),
 )}
-</section>`,
-    'buyer-intent': html`<section><h2>${heading(f, 'buyer_intent')}</h2>
+</section>`;
+}
+
+function buyerIntentSection({ r, style, f }: Page): Html {
+  const t = f.t;
+  const bi = r.buyer_intent;
+  return html`<section><h2>${heading(f, 'buyer_intent')}</h2>
 <p>${t('page:buyer.window', {
-      days: days(f, bi.window_days),
-      money: fig(f, bi.money_visibility),
-      moneyPrompts: prompts(f, bi.money_prompt_count),
-      info: fig(f, bi.informational_visibility),
-      infoPrompts: prompts(f, bi.informational_prompt_count),
-      gap: fig(f, bi.visibility_gap),
-    })}</p>
+    days: days(f, bi.window_days),
+    money: fig(f, bi.money_visibility),
+    moneyPrompts: prompts(f, bi.money_prompt_count),
+    info: fig(f, bi.informational_visibility),
+    infoPrompts: prompts(f, bi.informational_prompt_count),
+    gap: fig(f, bi.visibility_gap),
+  })}</p>
 ${moneyCompetitorsSection(r, style)}
 <h3>${t('page:buyer.losses')}</h3>
 ${notRead(f, t('page:buyer.losses'), bi.not_available)}
@@ -170,7 +182,7 @@ ${
         ['prompt', 'engine', 'winner', 'winner_domain'],
         bi.losses.map((l) => [
           text(f, l.prompt),
-          l.engine === null ? text(f, null) : engine(l.engine),
+          l.engine === null ? text(f, null) : engineName(f, l.engine),
           text(f, l.winner_name),
           text(f, l.winner_domain),
         ]),
@@ -180,8 +192,12 @@ ${
 <p>${text(f, bi.why_you_lose.summary)}</p>
 ${bi.why_you_lose.reasons.length ? html`<ul>${bi.why_you_lose.reasons.map((x) => html`<li>${text(f, x)}</li>`)}</ul>` : ''}
 ${unrecognised(f, bi.unrecognised)}
-</section>`,
-    recommendations: html`<section><h2>${heading(f, 'recommendations')}</h2>
+</section>`;
+}
+
+function recommendationSection({ r, f }: Page): Html {
+  const t = f.t;
+  return html`<section><h2>${heading(f, 'recommendations')}</h2>
 <h3>${t('page:recs.open')}</h3>
 ${table(
   f,
@@ -204,49 +220,78 @@ ${table(
   ]),
 )}
 ${unrecognised(f, r.recommendations.unrecognised)}
-</section>`,
-    reputation: html`<section><h2>${heading(f, 'reputation')}</h2>
-${notRead(f, t('page:col.claims'), r.reputation.not_available)}
+</section>`;
+}
+
+function reputationSection({ r, f }: Page, charts: Charts): Html {
+  const t = f.t;
+  const rep = r.reputation;
+  const notAvailable = html`<p class="na">${t('page:not_available')}</p>`;
+  return html`<section><h2>${heading(f, 'reputation')}</h2>
+${notRead(f, t('page:col.claims'), rep.not_available)}
 <h3>${t('page:rep.suspected')}</h3>
 ${
-  r.reputation.not_available
-    ? html`<p class="na">${t('page:not_available')}</p>`
+  rep.not_available
+    ? notAvailable
     : table(
         f,
         ['engine', 'claim', 'reason'],
-        r.reputation.suspected_false.map((c) => [engine(c.engine), text(f, c.claim), text(f, c.flag_reason)]),
+        rep.suspected_false.map((c) => [engineName(f, c.engine), text(f, c.claim), text(f, c.flag_reason)]),
       )
 }
 <h3>${t('page:rep.conflicts')}</h3>
 ${table(
   f,
   ['topic', 'engines', 'description'],
-  r.reputation.conflicts.map((c) => [
+  rep.conflicts.map((c) => [
     text(f, c.topic),
     text(f, c.engines.map(f.engine).join(', ')),
     text(f, c.description),
   ]),
 )}
 <h3>${t('page:rep.claims')}</h3>
-${r.reputation.not_available ? html`<p class="na">${t('page:not_available')}</p>` : html`${svg(claimsSvg)}`}
+${rep.not_available ? notAvailable : html`${svg(charts.claimsSvg)}`}
 ${
-  r.reputation.not_available
+  rep.not_available
     ? ''
     : table(
         f,
         ['engine', 'claims', 'suspected_false'],
-        r.reputation.claims_per_engine.map((c) => [
-          engine(c.engine),
+        rep.claims_per_engine.map((c) => [
+          engineName(f, c.engine),
           html`${f.number(c.claims)}`,
           html`${f.number(c.suspected_false)}`,
         ]),
       )
 }
-${unrecognised(f, r.reputation.unrecognised)}
-</section>`,
-    changes: html`<section><h2>${heading(f, 'changes')}</h2>
-<p class="muted">${w.basis === 'data' ? t('page:changes.since', { day: day(`${w.since}`) }) : t('page:changes.none')}</p>
+${unrecognised(f, rep.unrecognised)}
+</section>`;
+}
+
+function changesSection({ r, f }: Page): Html {
+  const w = r.what_changed;
+  return html`<section><h2>${heading(f, 'changes')}</h2>
+<p class="muted">${w.basis === 'data' ? f.t('page:changes.since', { day: f.day(`${w.since}`) }) : f.t('page:changes.none')}</p>
 ${changeTable(f, w.lines)}
-</section>`,
+</section>`;
+}
+
+/** Each section's block; the page shows those of style.sections in that order. */
+export function sectionsOf(
+  r: ReportModel,
+  style: ReportStyle,
+  f: Formats,
+  charts: Charts,
+): Record<ReportSection, Html> {
+  const page: Page = { r, style, f };
+  return {
+    cover: coverSection(page),
+    kpis: kpiSection(page),
+    trend: trendSection(page, charts),
+    engines: engineSection(page, charts),
+    'buyer-intent': buyerIntentSection(page),
+    recommendations: recommendationSection(page),
+    reputation: reputationSection(page, charts),
+    changes: changesSection(page),
   };
 }

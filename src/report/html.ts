@@ -11,7 +11,7 @@ import { type Html, html, toPercent } from './html-parts.js';
 import { periodOf, SECTION_KEYS, sectionsOf } from './html-sections.js';
 import { translator } from './i18n/translate.js';
 import { css } from './page-css.js';
-import type { Report } from './report-shape.js';
+import type { ReportModel } from './report-shape.js';
 import type { ReportStyle } from './style.js';
 import { summarySection } from './summary/section.js';
 
@@ -30,7 +30,7 @@ export const SECTION_TITLES = sectionTitles();
  * The closing "Data details" (reports.dataDetails, off by default): the ids and times a client does
  * not need but an account manager checking a figure may.
  */
-function dataDetails(r: Report, f: Formats): Html {
+function dataDetails(r: ReportModel, f: Formats): Html {
   const rows: [string, string][] = [
     ['details.workspace', r.brand_id],
     ['details.account', r.account],
@@ -49,7 +49,7 @@ function dataDetails(r: Report, f: Formats): Html {
  * account manager's Markdown for this workspace and period (./summary/notes.ts).
  */
 export async function renderHtml(
-  r: Report,
+  r: ReportModel,
   style: ReportStyle,
   o: { brandName?: string | null; notes?: string | null } = {},
 ): Promise<string> {

@@ -6,13 +6,14 @@ import { inProgress } from '../history/comparison.js';
 import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
 import { defaultPeriod, type Period, previousPeriod } from '../history/period.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { readAccountData, reportableWorkspaces } from './account-data.js';
-import { buildReport } from './model.js';
+import { readAccountData, reportableWorkspaces, type WorkspaceData } from './account-data.js';
+import { buildModel } from './model.js';
 import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
 import { type OverviewOptions, writeOverview } from './overview/make.js';
 import { type OverviewReport, overviewPart } from './overview/rows.js';
 import { PdfError, PRINTS_AT_ONCE } from './pdf.js';
-import type { Report } from './report-shape.js';
+import { reportJsonText } from './report-json.js';
+import type { ReportModel } from './report-shape.js';
 import type { ReportStyle } from './style.js';
 import { readNotes } from './summary/notes.js';
 
@@ -62,33 +63,76 @@ export interface AccountReportOptions {
   overview?: OverviewOptions | undefined;
 }
 
-export async function makeAccountReports(o: AccountReportOptions): Promise<AccountReports> {
-  const out: AccountReports = { made: [], problems: [], workspaces: [], partsRead: 0, partsTotal: 0 };
-  const runs = o.runs ?? (await completeRuns(o.store, o.account, o.now));
+/** The period to report and the workspaces it can be made for, or why there is nothing to report. */
+function periodToReport(
+  o: AccountReportOptions,
+  runs: readonly CompleteRun[],
+): { period: Period; available: string[] } | ReportProblem {
   const newest = runs
     .map((r) => r.runDate)
     .sort()
     .at(-1);
-  if (newest === undefined) {
-    out.problems.push({
+  if (newest === undefined)
+    return {
       kind: 'no data',
       line: `account ${o.account}: no complete run in ${o.store.location}; run \`visync run --once\` first`,
-    });
-    return out;
-  }
+    };
   const period = o.period ?? defaultPeriod(newest);
   // A run whose visibility window (window_start to its date) reaches into the period holds days of
   // it: a week's report works whenever complete runs cover the week, whatever their dates.
   const covering = runs.filter((r) => r.runDate >= period.from && r.windowStart <= period.to);
   if (covering.length === 0) {
     const oldest = runs.map((r) => r.runDate).sort()[0];
-    out.problems.push({
+    return {
       kind: 'no data',
       line: `account ${o.account}: no complete run covers period ${period.label} (${period.from} to ${period.to}); complete runs are dated ${oldest} to ${newest}`,
-    });
+    };
+  }
+  return { period, available: reportableWorkspaces(runs, period) };
+}
+
+/** One workspace's model and its files, the PDF perhaps still printing. */
+async function workspaceReport(
+  o: AccountReportOptions,
+  workspace: WorkspaceData,
+  at: { runs: readonly CompleteRun[]; period: Period; previous: Period },
+): Promise<{ report: ReportModel; files: Promise<ReportFile[] | ReportProblem> }> {
+  const { period, previous } = at;
+  const previousReport = await o.target.read(o.account, workspace.brandId, previous.label);
+  const style = o.styleFor(workspace.brandId);
+  const report = buildModel({
+    account: o.account,
+    workspace,
+    period,
+    previous,
+    style,
+    inProgress: inProgress(at.runs, period),
+    previousReport,
+  });
+  // The PDF is that HTML printed: rendered once for both.
+  // html.js loads Vega: only when a page is asked for.
+  const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
+  const page = formats.some((f) => f !== 'json')
+    ? await (await import('./html.js')).renderHtml(report, style, {
+        brandName: brandNameOf(workspace),
+        notes: await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label),
+      })
+    : '';
+  const files = reportFiles(o, formats, report, page, workspace.brandId);
+  // Awaited in order by the caller; a failure of one still in flight then is not left unheard.
+  files.catch(() => undefined);
+  return { report, files };
+}
+
+export async function makeAccountReports(o: AccountReportOptions): Promise<AccountReports> {
+  const out: AccountReports = { made: [], problems: [], workspaces: [], partsRead: 0, partsTotal: 0 };
+  const runs = o.runs ?? (await completeRuns(o.store, o.account, o.now));
+  const found = periodToReport(o, runs);
+  if ('kind' in found) {
+    out.problems.push(found);
     return out;
   }
-  const available = reportableWorkspaces(runs, period);
+  const { period, available } = found;
   out.workspaces = available;
   if (available.length === 0) {
     out.problems.push({
@@ -121,29 +165,7 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
     out.made.push({ brandId: oldest.brandId, period: period.label, location });
   };
   for (const workspace of data.workspaces) {
-    const previousReport = await o.target.read(o.account, workspace.brandId, previous.label);
-    const style = o.styleFor(workspace.brandId);
-    const report = buildReport({
-      account: o.account,
-      workspace,
-      period,
-      previous,
-      style,
-      inProgress: inProgress(runs, period),
-      previousReport,
-    });
-    // The PDF is that HTML printed: rendered once for both.
-    // html.js loads Vega: only when a page is asked for.
-    const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
-    const page = formats.some((f) => f !== 'json')
-      ? await (await import('./html.js')).renderHtml(report, style, {
-          brandName: brandNameOf(workspace),
-          notes: await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label),
-        })
-      : '';
-    const files = reportFiles(o, formats, report, page, workspace.brandId);
-    // Awaited in order below; a failure of one still in flight then is not left unheard.
-    files.catch(() => undefined);
+    const { report, files } = await workspaceReport(o, workspace, { runs, period, previous });
     pending.push({ brandId: workspace.brandId, files });
     slim.set(workspace.brandId, overviewPart(report));
     if (pending.length > PRINTS_AT_ONCE) await settleOldest();
@@ -164,13 +186,13 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
 async function reportFiles(
   o: AccountReportOptions,
   formats: readonly ReportFormat[],
-  report: Report,
+  report: ReportModel,
   page: string,
   brandId: string,
 ): Promise<ReportFile[] | ReportProblem> {
   const files: ReportFile[] = [];
   for (const format of formats) {
-    if (format === 'json') files.push({ format, body: `${JSON.stringify(report, null, 2)}\n` });
+    if (format === 'json') files.push({ format, body: reportJsonText(report) });
     else if (format === 'html') files.push({ format, body: page });
     else {
       if (!o.printPdf) throw new Error('the pdf format needs a PDF printer (printPdf)');

@@ -52,6 +52,9 @@ export function notAvailable(table: string, row: Row | undefined): NotAvailable 
   if (row === undefined || !isNotRead(table, row)) return undefined;
   const endpoint = (NOT_READ[table] as { endpoint: 'reputation' | 'buyer-intent' }).endpoint;
   const days = typeof row.window_days === 'number' ? row.window_days : 30;
+  // The first pass's findings are not kept per snapshot: the run's drift report (the manifest's
+  // `drift`, src/normalise/drift.ts) folds them over every workspace and window with one example,
+  // and the curated row keeps only the payload. This workspace's own findings come from its payload.
   const { drift } = normaliseRecord({
     endpoint,
     account: String(row.account ?? ''),

@@ -14,5 +14,3 @@ export const KNOWN_PAYLOAD_KEYS = {
   reputation_conflicts: CONFLICT.keys,
   visibility_daily: ENTRY.keys,
 } as const satisfies Record<string, readonly string[]>;
-
-export type InspectedTable = keyof typeof KNOWN_PAYLOAD_KEYS;

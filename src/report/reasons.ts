@@ -1,61 +1,60 @@
-// The page's notes on comparisons in the locale's words. report.json keeps its English sentences
-// (src/history/comparison.ts, ./compare.ts); the page says the same from the figures they stand on:
-// a KPI's coverage, an engine's days with data, a revision's figure and values.
-import type { Period } from '../history/period.js';
+// The page's notes on comparisons in the locale's words, from the codes of ./reason-codes.ts (read
+// from the figures a comparison stands on) and a revision's figure and values; report.json says the
+// same in English (./i18n/json-words.ts).
 import type { Formats } from './format.js';
-import type { EngineScore, Kpi, Report, Revision } from './report-shape.js';
+import { engineReason as engineCode, kpiReason as kpiCode, type Reason } from './reason-codes.js';
+import { type EngineScore, KPI_KEYS, type Kpi, type ReportModel, type Revision } from './report-shape.js';
 
 const days = (f: Formats, n: number) => f.t('page:days', { count: n, n: f.number(n) });
 
-function thinOrEmpty(f: Formats, previous: Period, withData: number, total: number): string {
-  const period = f.period(previous);
-  return withData === 0
-    ? f.t('page:reason.no_data', { period })
-    : f.t('page:reason.thin', { period, with: f.number(withData), days: days(f, total) });
+/** A reason in the locale's words. */
+function reasonWords(f: Formats, r: Reason): string {
+  switch (r.code) {
+    case 'no-earlier-period':
+      return f.t('page:note.no_earlier', { period: f.period(r.period) });
+    case 'no-data':
+      return f.t('page:reason.no_data', { period: f.period(r.period) });
+    case 'thin-data':
+      return f.t('page:reason.thin', {
+        period: f.period(r.period),
+        with: f.number(r.days_with_data),
+        days: days(f, r.days),
+      });
+    case 'no-previous-state':
+      return f.t('page:reason.no_state', { period: f.period(r.period) });
+    case 'previous-state-too-old':
+      return f.t('page:reason.before', { day: f.day(r.date), period: f.period(r.period) });
+    case 'same-run':
+      return f.t('page:reason.same_run', { day: f.day(r.date) });
+  }
 }
+
+const worded = (f: Formats, r: Reason | null) => (r === null ? null : reasonWords(f, r));
 
 /** Why a KPI's previous side does not compare; null when it does. */
-export function kpiReason(f: Formats, k: Kpi, previous: Period): string | null {
-  if (k.comparable) return null;
-  const side = k.coverage.previous;
-  if (side.days !== null) return thinOrEmpty(f, previous, side.days_with_data ?? 0, side.days);
-  const period = f.period(previous);
-  const before = side.snapshot_date;
-  if (before === null) return f.t('page:reason.no_state', { period });
-  if (before < previous.from) return f.t('page:reason.before', { day: f.day(before), period });
-  return f.t('page:reason.same_run', { day: f.day(before) });
+export function kpiReason(f: Formats, r: ReportModel, k: Kpi): string | null {
+  return worded(f, kpiCode(r, k));
 }
 
-/** Why an engine's previous mean does not compare, from the days it counted (never its English text). */
-export function engineReason(f: Formats, e: EngineScore, previous: Period): string | null {
-  if (e.comparable) return null;
-  const side = e.coverage.previous;
-  return thinOrEmpty(f, previous, side.days_with_data ?? 0, side.days ?? 0);
+/** Why an engine's previous mean does not compare, from the days it counted. */
+export function engineReason(f: Formats, r: ReportModel, e: EngineScore): string | null {
+  return worded(f, engineCode(r, e));
 }
 
 /** The note on the key figures of a first report: nothing is known of the period before. */
-export function noEarlierNote(f: Formats, r: Report): string {
-  return f.t('page:note.no_earlier', { period: f.period(r.previous_period) });
+export function noEarlierNote(f: Formats, r: ReportModel): string {
+  return reasonWords(f, { code: 'no-earlier-period', period: r.previous_period });
 }
 
-const KPI_KEYS = new Set([
-  'overall_score_end',
-  'overall_score_mean',
-  'share_of_voice',
-  'money_visibility',
-  'visibility_gap',
-  'open_recommendations',
-  'suspected_false_claims',
-  'engine_conflicts',
-]);
+const KPIS: ReadonlySet<string> = new Set(KPI_KEYS);
 
 /** "Revised since the last report: …" for a previous-period figure stated otherwise before. */
-export function revisionNote(f: Formats, r: Report, x: Revision): string {
+export function revisionNote(f: Formats, r: ReportModel, x: Revision): string {
   const engine = x.figure.startsWith('engine:') ? x.figure.slice('engine:'.length) : null;
   const figure =
     engine !== null
       ? f.t('page:figure.engine_mean', { engine: f.engine(engine) })
-      : KPI_KEYS.has(x.figure)
+      : KPIS.has(x.figure)
         ? f.t(`page:card.${x.figure}`)
         : x.figure;
   const value = (v: number | null) => (v === null ? f.t('page:not_available') : f.number(v));

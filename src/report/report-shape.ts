@@ -1,6 +1,8 @@
-// The shape of report.json (docs/reports.md documents every field): what ./model.ts builds from the
-// curated rows, ./html.ts draws and ./output.ts stores. A value that is missing or drifted is null,
-// never 0.
+// The report model and the shape of report.json (docs/reports.md documents every field). The model
+// (`ReportModel`) is what ./model.ts builds from the curated rows and the renderers read: numbers and
+// codes only, no sentence (why a comparison does not stand follows from its sides: ./reason-codes.ts).
+// report.json (`Report`) is the model with its English words added by ./report-json.ts, key for key
+// where docs/reports.md has them. A value that is missing or drifted is null, never 0.
 import type { Changes } from '../history/changes.js';
 import type { Side } from '../history/comparison.js';
 import type { Period } from '../history/period.js';
@@ -25,12 +27,24 @@ export interface Kpi {
    * two are not comparable.
    */
   delta: number | null;
-  /** False: the previous side is too thin or too old to compare with; `reason` says why in words. */
+  /** False: the previous side is too thin or too old to compare with (./reason-codes.ts says why). */
   comparable: boolean;
-  reason: string | null;
   /** What each side stands on: days with data (daily figures) or the snapshot's run date. */
   coverage: { current: Side; previous: Side };
 }
+
+/** The KPIs, in report.json's order. */
+export const KPI_KEYS = [
+  'overall_score_end',
+  'overall_score_mean',
+  'share_of_voice',
+  'money_visibility',
+  'visibility_gap',
+  'open_recommendations',
+  'suspected_false_claims',
+  'engine_conflicts',
+] as const;
+export type KpiKey = (typeof KPI_KEYS)[number];
 
 /** A figure of the previous period that the previous report.json stated otherwise. */
 export interface Revision {
@@ -39,8 +53,6 @@ export interface Revision {
   period: string;
   was: number | null;
   now: number | null;
-  /** `revised since the last report: October's mean was 45.9, now 45.44`. */
-  note: string;
 }
 
 export interface TrendDay {
@@ -61,10 +73,9 @@ export interface EngineScore {
   latest: number | null;
   previous: number | null;
   delta: number | null;
-  /** False when the previous period's data on the engine is too thin (`reason`); delta is then null. */
+  /** False when the previous period's data on the engine is too thin; delta is then null. */
   comparable: boolean;
-  reason: string | null;
-  /** The days with data the comparison stands on (the page words `reason` from these). */
+  /** The days with data the comparison stands on (./reason-codes.ts reads why from these). */
   coverage: { current: Side; previous: Side };
 }
 
@@ -93,7 +104,7 @@ export interface Conflict {
   description: string | null;
 }
 
-export interface Report {
+export interface ReportModel {
   model_version: number;
   account: string;
   brand_id: string;
@@ -101,14 +112,14 @@ export interface Report {
   previous_period: Period;
   /**
    * in_progress: no complete run is dated after the period's last day; `end` is then its newest day
-   * with data. `title`: `1-28 November 2026, month to date`.
+   * with data.
    */
-  period_status: { in_progress: boolean; end: string; title: string };
+  period_status: { in_progress: boolean; end: string };
   /**
    * earlier_period: false when the previous period has no data at all (a workspace's first report);
-   * `note` then says so once, and no card shows a previous value.
+   * the page then says so once, and no card shows a previous value.
    */
-  comparison: { earlier_period: boolean; note: string | null };
+  comparison: { earlier_period: boolean };
   /** Previous-period figures that the previous report.json stated otherwise; the report keeps today's. */
   revisions: Revision[];
   cover: {
@@ -118,20 +129,10 @@ export interface Report {
     /** Newest extracted_at of every row used; null when no row was. */
     data_as_of: string | null;
   };
-  kpis: {
-    overall_score_end: Kpi;
-    overall_score_mean: Kpi;
-    share_of_voice: Kpi;
-    money_visibility: Kpi;
-    visibility_gap: Kpi;
-    open_recommendations: Kpi;
-    suspected_false_claims: Kpi;
-    engine_conflicts: Kpi;
-  };
+  kpis: Record<KpiKey, Kpi>;
   trend: {
     days: number;
     days_with_data: number;
-    coverage: string;
     /** `fraction` when every share of voice of both periods is between 0 and 1 (the page shows ×100 %). */
     share_of_voice_unit: 'percent' | 'fraction';
     series: TrendDay[];
@@ -181,4 +182,33 @@ export interface Report {
   } & Changes;
   /** The complete runs whose rows the report used, oldest first. */
   runs: string[];
+}
+
+/** A KPI or an engine row as report.json has it: with `reason` in words, before `coverage`. */
+type Worded<T extends { coverage: unknown }> = Omit<T, 'coverage'> & {
+  /** Why the comparison does not stand, in English; null when it does. */
+  reason: string | null;
+  coverage: T['coverage'];
+};
+
+/**
+ * report.json: the model with its English words (./report-json.ts). A superset of the model, so a
+ * report.json read back renders as the model does.
+ */
+export interface Report
+  extends Omit<ReportModel, 'period_status' | 'comparison' | 'revisions' | 'kpis' | 'trend' | 'engines'> {
+  /** `title`: `1-28 November 2026, month to date`. */
+  period_status: ReportModel['period_status'] & { title: string };
+  /** `note`: the first report's "there is no earlier period ..." once; null otherwise. */
+  comparison: ReportModel['comparison'] & { note: string | null };
+  /** `note`: `revised since the last report: October's mean was 45.9, now 45.44`. */
+  revisions: (Revision & { note: string })[];
+  kpis: Record<KpiKey, Worded<Kpi>>;
+  /** `coverage`: `30 of 30 days`. */
+  trend: Omit<ReportModel['trend'], 'days' | 'days_with_data'> & {
+    days: number;
+    days_with_data: number;
+    coverage: string;
+  };
+  engines: Worded<EngineScore>[];
 }

@@ -4,7 +4,7 @@
 import type { Row } from '../../src/catalogue/types.js';
 import { parseRange, previousPeriod } from '../../src/history/period.js';
 import type { WorkspaceData } from '../../src/report/account-data.js';
-import { buildReport } from '../../src/report/model.js';
+import { buildReport } from '../../src/report/report-json.js';
 import type { Report } from '../../src/report/report-shape.js';
 import { DEFAULT_STYLE } from '../../src/report/style.js';
 

@@ -8,7 +8,7 @@ import { specSvg } from '../charts.js';
 import { formatsOf } from '../format.js';
 import { type Html, html, text } from '../html-parts.js';
 import { type Translate, translator } from '../i18n/translate.js';
-import type { Report } from '../report-shape.js';
+import type { ReportModel } from '../report-shape.js';
 import type { ReportStyle } from '../style.js';
 
 /** Competitors shown; the others are counted in a line under the table. */
@@ -49,7 +49,7 @@ function chart(
   return specSvg(key, () => spec(axis, series, colour), locale, points);
 }
 
-export async function moneyCompetitorsSection(r: Report, style: ReportStyle): Promise<Html> {
+export async function moneyCompetitorsSection(r: ReportModel, style: ReportStyle): Promise<Html> {
   const { t } = translator(style.locale);
   const f = formatsOf(style);
   const m = r.money_competitors;

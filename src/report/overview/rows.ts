@@ -5,13 +5,13 @@
 // missing stays null (the page says "missing"), never 0. Pure.
 import { compareText, mean } from '../../history/figures.js';
 import { brandKey } from '../../sinks/layout.js';
-import type { Report } from '../report-shape.js';
+import type { ReportModel } from '../report-shape.js';
 import type { SeverityCounts } from './events.js';
 
 /** What the overview reads of a report: kept for every workspace made, so only this much. */
-export type OverviewReport = Pick<Report, 'cover' | 'kpis' | 'comparison' | 'trend'>;
+export type OverviewReport = Pick<ReportModel, 'cover' | 'kpis' | 'comparison' | 'trend'>;
 
-export const overviewPart = ({ cover, kpis, comparison, trend }: Report): OverviewReport => ({
+export const overviewPart = ({ cover, kpis, comparison, trend }: ReportModel): OverviewReport => ({
   cover,
   kpis,
   comparison,
@@ -29,7 +29,7 @@ export interface OverviewRow {
   delta: number | null;
   comparable: boolean;
   share: number | null;
-  shareUnit: Report['trend']['share_of_voice_unit'];
+  shareUnit: ReportModel['trend']['share_of_voice_unit'];
   /** Null: not known (no complete run dated within the period). */
   events: SeverityCounts | null;
   /** Relative to the overview's folder; null when no report page was written. */

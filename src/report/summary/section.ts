@@ -4,14 +4,14 @@ import { raw } from 'hono/html';
 import { formatsOf } from '../format.js';
 import { type Html, html } from '../html-parts.js';
 import { translator } from '../i18n/translate.js';
-import type { Report } from '../report-shape.js';
+import type { ReportModel } from '../report-shape.js';
 import type { ReportStyle } from '../style.js';
 import { notesHtml } from './notes.js';
 import { summaryHtml } from './render.js';
 import { summarySentences } from './sentences.js';
 
 /** `notes`: the Markdown of ./notes.ts readNotes, or null for none. */
-export function summarySection(r: Report, style: ReportStyle, notes: string | null): Html {
+export function summarySection(r: ReportModel, style: ReportStyle, notes: string | null): Html {
   const { t } = translator(style.locale);
   const words = { t, f: formatsOf(style), locale: style.locale };
   return html`<section class="summary"><h2>${t('summary:title')}</h2>

@@ -5,7 +5,7 @@
 // words and formats them in its locale (./render.ts). A figure that is missing gets a sentence that
 // says so, never a 0. Same report, same sentences. Pure.
 import { oneDecimal } from '../format.js';
-import type { Kpi, Report } from '../report-shape.js';
+import type { Kpi, ReportModel } from '../report-shape.js';
 
 /** A figure or a name as the sentence cites it; the renderer formats each kind in the locale. */
 export type Param =
@@ -48,7 +48,7 @@ interface Reason {
   direction: number;
 }
 
-function reasons(r: Report): Reason[] {
+function reasons(r: ReportModel): Reason[] {
   const out: Reason[] = [];
   const mover = r.what_changed.engine_movers.find((m) => shown(m.delta) !== 0);
   if (mover)
@@ -102,7 +102,7 @@ function reasons(r: Report): Reason[] {
 }
 
 /** Three to five sentences: the score, one to three reasons, the next step. */
-export function summarySentences(r: Report): Sentence[] {
+export function summarySentences(r: ReportModel): Sentence[] {
   const k = r.kpis.overall_score_end;
   const first = scoreSentence(k, r.comparison.earlier_period);
   const dir = k.delta === null || !k.comparable ? 0 : shown(k.delta);
@@ -115,7 +115,7 @@ export function summarySentences(r: Report): Sentence[] {
   return [first, ...because, nextStep(r)];
 }
 
-function nextStep(r: Report): Sentence {
+function nextStep(r: ReportModel): Sentence {
   if (r.kpis.open_recommendations.value === null && r.recommendations.open.length === 0)
     return { key: 'next_step_missing', params: {} };
   const top = r.recommendations.open[0];

@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { loadConfig } from '../src/config/read-config.js';
-import { checkReportMail, mailDeliveries } from '../src/ops/doctor/mail-check.js';
+import { checkReportMail, mailDeliveries } from '../src/doctor/mail-check.js';
 import { logicalRunId } from '../src/records/run-id.js';
 import { deliverScheduled } from '../src/report/deliver.js';
 import { type DeliveryRecord, deliveryKey } from '../src/report/delivery.js';

@@ -108,7 +108,7 @@ async function workerCommand(
   const [{ watchConfig }, { recordReloadFailure }, { metrics }] = await Promise.all([
     import('../config/watch.js'),
     import('../../jobs/config-reload.js'),
-    import('../ops/metrics.js'),
+    import('../metrics/recorder.js'),
   ]);
   const watcher = watchConfig(
     configOption(cmd),

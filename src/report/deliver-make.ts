@@ -3,8 +3,8 @@
 // failed with the reason) and alerted.
 
 import type { CompleteRun } from '../history/complete-runs.js';
+import { metrics } from '../metrics/recorder.js';
 import { reportAlert } from '../ops/alerts.js';
-import { metrics } from '../ops/metrics.js';
 import { errorMessage } from '../util/errors.js';
 import type { DeliveryOptions } from './deliver.js';
 import { base, type Due, firstToAlert, formatsOf, notify, save } from './deliver-steps.js';

@@ -11,6 +11,7 @@ import type { AccountConfig, Config, SmtpConfig } from '../config/schema.js';
 import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
 import { type Period, rangePeriod } from '../history/period.js';
 import { covers, coversLastDay } from '../history/select.js';
+import { metrics } from '../metrics/recorder.js';
 import {
   AlertBatch,
   mailStoppedAlert,
@@ -19,7 +20,6 @@ import {
   type SendOptions,
   sendAlert,
 } from '../ops/alerts.js';
-import { metrics } from '../ops/metrics.js';
 import type { Claims } from '../sinks/claims.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { utcDate } from '../util/time.js';

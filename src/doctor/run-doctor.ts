@@ -1,14 +1,14 @@
 // `visync doctor`: every check of a setup, each under its own deadline, in a fixed order. The
 // config comes first because every other check reads it; then the rest run side by side.
 import { resolve } from 'node:path';
-import { maxPauseMs } from '../../api/pause-cap.js';
-import { MemoryRateBudget } from '../../api/rate-budget.js';
-import { accountSettings, namesList, storeKey, warehouseKey } from '../../config/account-settings.js';
-import type { AccountConfig, Config, SinksConfig } from '../../config/schema.js';
-import { SMTP_TIMEOUTS } from '../../report/mail.js';
-import { CHROMIUM_FIX, CHROMIUM_START_TIMEOUT_MS } from '../../report/pdf.js';
-import { pdfReportsConfigured, reportSettingsFor } from '../../report/style.js';
-import { createObjectStore } from '../../sinks/create-store.js';
+import { maxPauseMs } from '../api/pause-cap.js';
+import { MemoryRateBudget } from '../api/rate-budget.js';
+import { accountSettings, namesList, storeKey, warehouseKey } from '../config/account-settings.js';
+import type { AccountConfig, Config, SinksConfig } from '../config/schema.js';
+import { SMTP_TIMEOUTS } from '../report/mail.js';
+import { CHROMIUM_FIX, CHROMIUM_START_TIMEOUT_MS } from '../report/pdf.js';
+import { pdfReportsConfigured, reportSettingsFor } from '../report/style.js';
+import { createObjectStore } from '../sinks/create-store.js';
 import { checkAccount } from './account-check.js';
 import {
   bigQueryClient,
@@ -31,7 +31,7 @@ import { checkWebhook, WEBHOOK_CHECK, WEBHOOK_FIX } from './webhook-check.js';
 export const DEFAULT_CHECK_TIMEOUT_MS = 5000;
 
 export interface DoctorOptions {
-  /** How to reach the queue's Redis (jobs/doctor-probes.ts in `visync doctor`). */
+  /** How to reach the queue's Redis (./redis-probes.ts in `visync doctor`). */
   probes: DoctorProbes;
   configPath?: string;
   env?: NodeJS.ProcessEnv;

@@ -1,7 +1,7 @@
 // What one doctor check reports, and the deadline every check runs under: doctor must answer even
 // when a service accepts a connection and never replies.
 
-import { reasonOf } from '../../util/errors.js';
+import { reasonOf } from '../util/errors.js';
 
 export type CheckStatus = 'PASS' | 'WARN' | 'FAIL';
 

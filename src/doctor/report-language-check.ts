@@ -1,9 +1,9 @@
 // The language of each configured report: a locale whose language has no catalogue still formats
 // numbers and dates its way, but every word stays English (docs/reports.md, "Language").
-import type { AccountConfig, Config } from '../../config/schema.js';
-import { LANGUAGES } from '../../report/i18n/catalogues/index.js';
-import { catalogueLanguage } from '../../report/i18n/translate.js';
-import { reportSettingsFor } from '../../report/style.js';
+import type { AccountConfig, Config } from '../config/schema.js';
+import { LANGUAGES } from '../report/i18n/catalogues/index.js';
+import { catalogueLanguage } from '../report/i18n/translate.js';
+import { reportSettingsFor } from '../report/style.js';
 import { type CheckResult, pass, warn } from './check.js';
 
 export const REPORT_LANGUAGE_CHECK = 'report language';

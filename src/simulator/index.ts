@@ -7,13 +7,13 @@ export type { FaultKind, FaultRule } from './faults.js';
 export { FAULT_KINDS, validateFaultRule } from './faults.js';
 export { parseRequestLogNdjson, peakInWindow, requestLogNdjson } from './request-log.js';
 export { API_PREFIX } from './route.js';
+export { startSimulator } from './server.js';
+export type { Shape } from './shapes.js';
+export { SHAPES } from './shapes.js';
 export type {
   RequestLogEntry,
   SimAccountSpec,
   SimulatedAccount,
   Simulator,
   SimulatorOptions,
-} from './server.js';
-export { startSimulator } from './server.js';
-export type { Shape } from './shapes.js';
-export { SHAPES } from './shapes.js';
+} from './types.js';

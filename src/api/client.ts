@@ -26,7 +26,7 @@ import {
 } from './retry-decision.js';
 import { describeDeadline, type RunDeadline } from './run-deadline.js';
 
-export { DEFAULT_RETRY, type RetryPolicy } from './retry-decision.js';
+export type { RetryPolicy } from './retry-decision.js';
 
 /**
  * Bounds on every call (config: extract.maxResponseBytes, extract.requestTimeoutSeconds,

@@ -19,7 +19,7 @@ import { parseYaml, readConfigText } from './yaml-text.js';
 type ConfigFile = z.output<typeof ConfigFileSchema>;
 
 export type { ApiKeysNeed } from './account-keys.js';
-export { ConfigError, type ConfigIssue } from './config-error.js';
+export { ConfigError } from './config-error.js';
 
 export const DEFAULT_CONFIG_PATH = 'config/visync.yaml';
 

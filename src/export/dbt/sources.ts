@@ -7,7 +7,6 @@ import { sqlIdentifier, sqlString, underRoot } from '../duckdb.js';
 import { columnTests, rowKey, tableTests } from './data-tests.js';
 
 export type DbtTarget = 'bigquery' | 'duckdb' | 'athena';
-export const DBT_TARGETS: readonly DbtTarget[] = ['bigquery', 'duckdb', 'athena'];
 export const SOURCE_NAME = 'visync';
 
 /** Where the source tables are, per target. */

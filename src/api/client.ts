@@ -43,7 +43,7 @@ export interface CallLimits {
   maxPauseMs?: number;
 }
 
-export const DEFAULT_CALL_LIMITS: CallLimits = {
+const DEFAULT_CALL_LIMITS: CallLimits = {
   maxResponseBytes: 64 * 1024 * 1024,
   requestTimeoutMs: 120_000,
 };

@@ -57,7 +57,7 @@ async function doctorCommand(flags: DoctorFlags, cmd: Command, io: CommandIo): P
   }
 }
 
-export function renderCheck(r: CheckResult): string {
+function renderCheck(r: CheckResult): string {
   return `${r.status} ${r.check}: ${r.detail}${r.fix ? ` -> ${r.fix}` : ''}`;
 }
 

@@ -21,7 +21,7 @@ type ConfigFile = z.output<typeof ConfigFileSchema>;
 export type { ApiKeysNeed } from './account-keys.js';
 export { ConfigError } from './config-error.js';
 
-export const DEFAULT_CONFIG_PATH = 'config/visync.yaml';
+const DEFAULT_CONFIG_PATH = 'config/visync.yaml';
 
 export function resolveConfigPath(cliPath?: string, env: NodeJS.ProcessEnv = process.env): string {
   if (cliPath) return cliPath;
@@ -101,7 +101,7 @@ export function loadConfigDetailed(
   return parseConfigDetailed(readConfigText(file), { source: file, env, onWarning, apiKeys });
 }
 
-export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedConfig {
+function parseConfigDetailed(text: string, opts: ParseOptions): LoadedConfig {
   const { source } = opts;
   const env = opts.env ?? process.env;
   const baseDir = opts.baseDir ?? dirname(resolve(source));

@@ -6,7 +6,7 @@ import { catalogueLanguage } from '../report/i18n/translate.js';
 import { reportSettingsFor } from '../report/style.js';
 import { type CheckResult, pass, warn } from './check.js';
 
-export const REPORT_LANGUAGE_CHECK = 'report language';
+const REPORT_LANGUAGE_CHECK = 'report language';
 
 /** One line about the report locales of these accounts and their workspaces; none when no locale is set. */
 export function checkReportLanguages(config: Config, accounts: readonly AccountConfig[]): CheckResult[] {

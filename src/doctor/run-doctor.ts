@@ -28,7 +28,7 @@ import { checkRedis, connectRedis } from './redis-check.js';
 import { checkReportLanguages } from './report-language-check.js';
 import { checkWebhook, WEBHOOK_CHECK, WEBHOOK_FIX } from './webhook-check.js';
 
-export const DEFAULT_CHECK_TIMEOUT_MS = 5000;
+const DEFAULT_CHECK_TIMEOUT_MS = 5000;
 
 export interface DoctorOptions {
   /** How to reach the queue's Redis (./redis-probes.ts in `visync doctor`). */

@@ -4,7 +4,7 @@ import { generatedApiKey, generatedWorkspaceId } from './data.js';
 import type { WindowLimit } from './rate-limit.js';
 import type { SimulatedAccount, SimulatorOptions } from './types.js';
 
-export const PLANS_WITH_API_ACCESS = ['agency', 'concierge'];
+const PLANS_WITH_API_ACCESS = ['agency', 'concierge'];
 export const DEFAULT_LIMIT: WindowLimit = { requests: 120, windowMs: 60_000 };
 
 const ACCOUNT_NAME = /^[a-z0-9-]+$/;

@@ -13,7 +13,7 @@ export { sourceRef } from './models.js';
 /** Default warn threshold: one nightly late by a few hours (alerts.staleAfterHours has the same default). */
 export const DEFAULT_WARN_AFTER_HOURS = 30;
 /** Error one nightly after the warning: two runs in a row missing is an outage, not a late run. */
-export const ERROR_AFTER_EXTRA_HOURS = 24;
+const ERROR_AFTER_EXTRA_HOURS = 24;
 
 export interface DbtProjectSettings {
   target: DbtTarget;

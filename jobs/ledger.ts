@@ -9,7 +9,7 @@
 // one Lua script, so two processes finishing at once cannot interleave.
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { RequestStats } from '../src/api/request-stats.js';
-import { metrics } from '../src/ops/metrics.js';
+import { metrics } from '../src/metrics/recorder.js';
 import { storedCode } from '../src/records/error-code.js';
 import {
   type CoveredRun,

@@ -8,8 +8,8 @@ import { Hono } from 'hono';
 import { basicAuth } from 'hono/basic-auth';
 import { HTTPException } from 'hono/http-exception';
 import type { Logger } from 'pino';
-import { recordLazily } from '../src/ops/metrics.js';
-import type { DeploymentSnapshot } from '../src/ops/prometheus.js';
+import type { DeploymentSnapshot } from '../src/metrics/prometheus.js';
+import { recordLazily } from '../src/metrics/recorder.js';
 import { VisyncError } from '../src/util/errors.js';
 import { isLoopbackHost } from '../src/util/net.js';
 import type { Queue } from './bullmq.js';
@@ -179,7 +179,7 @@ function opsApp(o: OpsServerOptions, attached: Attached, loadBoard: () => Promis
   // prom-client (and what its default metrics load) costs about 50 ms of CPU: loaded with the first
   // report or scrape rather than at start.
   const registry = recordLazily(async () => {
-    const prometheus = await import('../src/ops/prometheus.js');
+    const prometheus = await import('../src/metrics/prometheus.js');
     prometheus.enableMetrics();
     return prometheus;
   });

@@ -1,11 +1,23 @@
 // Whether Redis keeps what the workers put there: the queue, the ledger and the budget. Read once
-// here for the worker's start-up warnings and for doctor (through ./doctor-probes.ts), so both judge by one rule set:
+// here for the worker's start-up warnings and for doctor (through src/doctor/redis-probes.ts), so both judge by one rule set:
 // - the eviction policy must be noeviction (an evicted job or ledger entry is a run lost without a
 //   trace); INFO has it too, so a managed Redis that refuses CONFIG can still be checked;
 // - persistence is the append-only file or RDB snapshots; INFO does not show save points, so with
 //   AOF off and CONFIG refused it stays unknown.
 import type { Redis } from 'ioredis';
-import type { RedisDurability } from '../src/ops/doctor/probes.js';
+
+export type RedisPersistence =
+  | { kind: 'aof' }
+  | { kind: 'rdb'; save: string }
+  | { kind: 'off' }
+  /** AOF is off and CONFIG is refused (managed Redis?), so RDB snapshots are unknown. */
+  | { kind: 'unknown' };
+
+export interface RedisDurability {
+  /** maxmemory-policy; undefined when INFO does not have it and CONFIG is refused. */
+  evictionPolicy: string | undefined;
+  persistence: RedisPersistence;
+}
 
 export async function readRedisDurability(redis: Redis): Promise<RedisDurability> {
   const [memory, persistence] = await Promise.all([info(redis, 'memory'), info(redis, 'persistence')]);

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { registry } from '../src/ops/prometheus.js';
+import { registry } from '../src/metrics/prometheus.js';
 
 interface Rule {
   alert?: unknown;

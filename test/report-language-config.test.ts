@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/config/read-config.js';
-import { checkReportLanguages } from '../src/ops/doctor/report-language-check.js';
+import { checkReportLanguages } from '../src/doctor/report-language-check.js';
 import { reportSettingsFor } from '../src/report/settings.js';
 import { tempDir } from './helpers/harness.js';
 

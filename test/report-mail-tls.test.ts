@@ -8,7 +8,7 @@ import { parse, stringify } from 'yaml';
 import { loadConfig } from '../src/config/read-config.js';
 import { deliverScheduled } from '../src/delivery/scheduled/deliver.js';
 import { type DeliveryRecord, deliveryKey } from '../src/delivery/scheduled/records.js';
-import { checkReportMail, mailDeliveries } from '../src/ops/doctor/mail-check.js';
+import { checkReportMail, mailDeliveries } from '../src/doctor/mail-check.js';
 import { logicalRunId } from '../src/records/run-id.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';

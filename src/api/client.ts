@@ -3,6 +3,7 @@
 // retries with full-jitter backoff, a size cap and a deadline on every response, and failures
 // sorted into ApiError kinds.
 import type { Logger } from 'pino';
+import { type ApiMetrics, noApiMetrics } from '../metrics/recorder.js';
 import { errorMessage } from '../util/errors.js';
 import { isLoopbackHost } from '../util/net.js';
 import { redactJsonBody, redactSecrets } from '../util/redact.js';
@@ -11,7 +12,6 @@ import type { Call } from './endpoints.js';
 import { type EnvelopeFinding, inspectEnvelope } from './envelope.js';
 import { ApiError, excerpt } from './errors.js';
 import { DEFAULT_TIMEOUTS, type HttpTimeouts, poolFor } from './http-pools.js';
-import { type ApiMetrics, noApiMetrics } from './metrics-hook.js';
 import { acquireSlot, BudgetWaitTooLong, type RateBudget, type RateLimit } from './rate-budget.js';
 import { emptyStats, type RequestStats } from './request-stats.js';
 import { LimitExceeded, parseJsonBody, readCapped } from './response-body.js';
@@ -26,7 +26,7 @@ import {
 } from './retry-decision.js';
 import { describeDeadline, type RunDeadline } from './run-deadline.js';
 
-export { DEFAULT_RETRY, type RetryPolicy } from './retry-decision.js';
+export type { RetryPolicy } from './retry-decision.js';
 
 /**
  * Bounds on every call (config: extract.maxResponseBytes, extract.requestTimeoutSeconds,
@@ -43,7 +43,7 @@ export interface CallLimits {
   maxPauseMs?: number;
 }
 
-export const DEFAULT_CALL_LIMITS: CallLimits = {
+const DEFAULT_CALL_LIMITS: CallLimits = {
   maxResponseBytes: 64 * 1024 * 1024,
   requestTimeoutMs: 120_000,
 };

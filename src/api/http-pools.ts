@@ -28,7 +28,7 @@ export function poolFor(origin: string, t: HttpTimeouts = DEFAULT_TIMEOUTS): Poo
 }
 
 /** How long closing a pool waits for its requests in flight before it destroys them. */
-export const POOL_CLOSE_GRACE_MS = 5_000;
+const POOL_CLOSE_GRACE_MS = 5_000;
 
 /**
  * Closes the pools of `origins` (every pool when none are given): a pool's requests in flight may

@@ -1,7 +1,7 @@
 // Column builders shared by every table, so the common columns read the same everywhere.
 import type { ColumnDef, ColumnMode, ColumnType } from './types.js';
 
-export function column(
+function column(
   name: string,
   type: ColumnType,
   description: string,
@@ -46,7 +46,7 @@ export const runIdColumn = (): ColumnDef =>
       '`20261121T225508Z-sync-3fa2c1`. Its start time and status are in `sync_runs`.',
   );
 
-export const extractedAtColumn = (): ColumnDef =>
+const extractedAtColumn = (): ColumnDef =>
   required('extracted_at', 'TIMESTAMP', 'When the API response holding this record was received (UTC).');
 
 export const snapshotDateColumn = (): ColumnDef =>
@@ -56,7 +56,7 @@ export const snapshotDateColumn = (): ColumnDef =>
     "The run's logical date (UTC): the day this state of the record was observed. Partitioning column.",
   );
 
-export const payloadColumn = (what: string): ColumnDef =>
+const payloadColumn = (what: string): ColumnDef =>
   required(
     'payload',
     'JSON',

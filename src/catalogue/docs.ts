@@ -5,7 +5,7 @@ import { TABLES } from './tables.js';
 import type { TableDef, ViewDef } from './types.js';
 import { VIEWS } from './views.js';
 
-export const DOCS_DATASET = 'visibility';
+const DOCS_DATASET = 'visibility';
 
 /** The columns of a table's grain, in order. */
 export function grainColumns(t: TableDef): string[] {

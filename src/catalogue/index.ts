@@ -5,8 +5,8 @@ import { TABLES } from './tables.js';
 import type { Row, TableDef, ViewDef } from './types.js';
 import { VIEWS } from './views.js';
 
-export { BRAND_EVENTS, EVENT_TYPES, type EventType, SEVERITIES, type Severity } from './brand-events.js';
-export { DOCS_DATASET, grainColumns, renderTablesDoc } from './docs.js';
+export { BRAND_EVENTS, EVENT_TYPES, SEVERITIES } from './brand-events.js';
+export { grainColumns, renderTablesDoc } from './docs.js';
 export { SYNC_RUNS } from './sync-runs.js';
 export { TABLES } from './tables.js';
 
@@ -14,7 +14,7 @@ export { TABLES } from './tables.js';
 export const RUN_TABLES: readonly TableDef[] = [...TABLES, BRAND_EVENTS];
 /** Every table of the warehouse: the run's tables, then the run history loaded after them. */
 export const WAREHOUSE_TABLES: readonly TableDef[] = [...RUN_TABLES, SYNC_RUNS];
-export type { ColumnDef, ColumnMode, ColumnType, Row, TableDef, ViewDef } from './types.js';
+export type { ColumnDef, ColumnType, Row, TableDef } from './types.js';
 export { VIEWS } from './views.js';
 
 const tablesByName = new Map(WAREHOUSE_TABLES.map((t) => [t.name, t]));
@@ -64,10 +64,4 @@ export function toNdjsonLine(table: TableDef, row: Row): string {
   }
   return JSON.stringify(out);
 }
-export {
-  type CurrentStateView,
-  currentStateViews,
-  DIALECTS,
-  type Dialect,
-  type TableRef,
-} from './dialect.js';
+export { type CurrentStateView, currentStateViews, DIALECTS } from './dialect.js';

@@ -1,5 +1,5 @@
 import { type Command, InvalidArgumentError } from 'commander';
-import type { CheckResult } from '../ops/doctor/check.js';
+import type { CheckResult } from '../doctor/check.js';
 import { EXIT_CONFIG } from './exit-codes.js';
 import { type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
@@ -36,8 +36,8 @@ async function doctorCommand(flags: DoctorFlags, cmd: Command, io: CommandIo): P
   const [{ closeAllPools }, { scrubSecrets }, { runDoctor }, { doctorProbes }] = await Promise.all([
     import('../api/http-pools.js'),
     import('../log.js'),
-    import('../ops/doctor/run-doctor.js'),
-    import('../../jobs/doctor-probes.js'),
+    import('../doctor/run-doctor.js'),
+    import('../doctor/redis-probes.js'),
   ]);
   try {
     const results = await runDoctor({
@@ -57,7 +57,7 @@ async function doctorCommand(flags: DoctorFlags, cmd: Command, io: CommandIo): P
   }
 }
 
-export function renderCheck(r: CheckResult): string {
+function renderCheck(r: CheckResult): string {
   return `${r.status} ${r.check}: ${r.detail}${r.fix ? ` -> ${r.fix}` : ''}`;
 }
 

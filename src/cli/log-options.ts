@@ -3,7 +3,7 @@
 import { type Command, Option } from 'commander';
 import { LOG_FORMATS, type LogFormat } from '../log-formats.js';
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const;
 
 export interface LogFlags {
   logLevel: string;

@@ -5,6 +5,8 @@
 // Every problem is a line of its own and the exit code 1; nothing stops the other recipients.
 // Registering it loads only commander; the action imports the rest.
 import type { Command } from 'commander';
+import type { DeliveryOutcome } from '../delivery/scheduled/types.js';
+import type { Period } from '../history/period.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { collect } from './options.js';
 import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -64,12 +66,7 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
     import('../util/errors.js'),
     import('./accounts.js'),
   ]);
-  const period = flags.period === undefined ? undefined : parsePeriod(flags.period);
-  if (flags.period !== undefined && period?.kind !== 'month' && period?.kind !== 'week')
-    throw new CliError(
-      `malformed period ${JSON.stringify(flags.period)}: expected YYYY-MM or YYYY-Www (a scheduled report's period)`,
-      EXIT_USAGE,
-    );
+  const period = scheduledPeriod(flags, parsePeriod);
   const config = loadConfigWithoutKeys(configOption(cmd));
   const names = chosenAccounts(config, flags.account).map((a) => a.name);
   const brands = flags.brand ?? [];
@@ -87,6 +84,7 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
   );
   const resend = flags.resendUnconfirmed === true;
   let code = 0;
+  /** Whether any line was printed: without one, the command says there was nothing to send. */
   let said = false;
   const found = new Set<string>();
   try {
@@ -115,20 +113,8 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
       }
       for (const w of r.workspaces) found.add(w);
       for (const w of r.outcomes) {
-        const head = `${name} ${w.brandId} ${w.period}`;
         said = true;
-        if (!w.recipients.length) {
-          io.out(`${head}: ${w.reason ?? `no recipients (${w.state})`}`);
-          if (w.reason) code = 1;
-        }
-        for (const x of w.recipients) {
-          io.out(`${head} ${x.recipient}: ${x.result}${x.reason ? `: ${x.reason}` : ''}`);
-          if (x.result === 'failed' || x.result === 'unconfirmed') code = 1;
-        }
-        if (w.recordFailure) {
-          io.out(`${head}: ${w.recordFailure}`);
-          code = 1;
-        }
+        if (printOutcome(name, w, io)) code = 1;
       }
     }
   } finally {
@@ -136,11 +122,52 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
     await claims.close();
     await stores.close();
   }
-  if (!said)
+  return finishSend({ code, said, found, brands }, io);
+}
+
+/** --period: a month or an ISO week, the periods reports are scheduled for; unset: each schedule's newest. */
+function scheduledPeriod(
+  flags: SendFlags,
+  parsePeriod: (text: string) => Period | undefined,
+): Period | undefined {
+  const period = flags.period === undefined ? undefined : parsePeriod(flags.period);
+  if (flags.period !== undefined && period?.kind !== 'month' && period?.kind !== 'week')
+    throw new CliError(
+      `malformed period ${JSON.stringify(flags.period)}: expected YYYY-MM or YYYY-Www (a scheduled report's period)`,
+      EXIT_USAGE,
+    );
+  return period;
+}
+
+/** One workspace's outcome: a line per recipient, or one saying why none; true when any failed. */
+function printOutcome(account: string, w: DeliveryOutcome, io: CliIo): boolean {
+  const head = `${account} ${w.brandId} ${w.period}`;
+  let failed = false;
+  if (!w.recipients.length) {
+    io.out(`${head}: ${w.reason ?? `no recipients (${w.state})`}`);
+    if (w.reason) failed = true;
+  }
+  for (const x of w.recipients) {
+    io.out(`${head} ${x.recipient}: ${x.result}${x.reason ? `: ${x.reason}` : ''}`);
+    if (x.result === 'failed' || x.result === 'unconfirmed') failed = true;
+  }
+  if (w.recordFailure) {
+    io.out(`${head}: ${w.recordFailure}`);
+    failed = true;
+  }
+  return failed;
+}
+
+/** "nothing to send" when no line was printed, the unknown --brand lines, and the exit code. */
+function finishSend(
+  o: { code: number; said: boolean; found: Set<string>; brands: string[] },
+  io: CliIo,
+): number {
+  if (!o.said)
     io.out(
       'nothing to send: no scheduled report has been made (reports.schedule with recipients: the workers make each one after the nightly run that completes its period, docs/reports.md)',
     );
-  const unknown = brands.filter((b) => !found.has(b));
+  const unknown = o.brands.filter((b) => !o.found.has(b));
   for (const b of unknown) io.err(`visync: unknown workspace ${JSON.stringify(b)}: no complete run has it`);
-  return unknown.length ? EXIT_USAGE : code;
+  return unknown.length ? EXIT_USAGE : o.code;
 }

@@ -2,7 +2,11 @@
 // period, never an API call (docs/reports.md). Registering it loads only commander: the action
 // imports the report modules (and Vega) when it runs.
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { Period } from '../history/period.js';
+import type { AccountReportOptions, AccountReports } from '../report/make.js';
 import type { ReportFormat } from '../report/output.js';
+import type { PdfSession } from '../report/pdf.js';
+import type { ReportSettings } from '../report/settings.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { collect, unknownWorkspaceLine } from './options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -99,8 +103,8 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
     period,
     make,
     output,
-    { pdfFooter, styleOf },
-    { pdfReportsConfigured, reportSettingsFor },
+    style,
+    settings,
     { errorMessage },
     { findAccount },
     { chosenAccounts },
@@ -116,7 +120,68 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
     import('../config/account-settings.js'),
     import('./accounts.js'),
   ]);
-  let chosen: import('../history/period.js').Period | undefined;
+  const chosen = chosenPeriod(flags, period);
+  const config = loadConfigWithoutKeys(configOption(cmd));
+  const accounts = chosenAccounts(config, flags.account).map((a) => a.name);
+  const brands = flags.brand ?? [];
+  const stores = new ObjectStores();
+  const settingsOf = (account: string, brandId?: string) =>
+    settings.reportSettingsFor(config, findAccount(config, account), brandId);
+  // --format wins; without it each workspace's reports.formats (workspace, account, top level),
+  // else the default html,json (docs/reports.md).
+  const typed = cmd.getOptionValueSource('format') === 'default' ? undefined : flags.format;
+  const formatsOf = (account: string, brandId?: string): ReportFormat[] =>
+    typed ?? settingsOf(account, brandId).formats;
+  const wantsPdf = typed
+    ? typed.includes('pdf')
+    : settings.pdfReportsConfigured(
+        config,
+        accounts.map((a) => findAccount(config, a)),
+      );
+  // One Chromium for the whole run (its path is a top-level setting), loaded only for PDFs.
+  const pdf = wantsPdf
+    ? await (await import('../report/pdf.js')).PdfSession.open(
+        settingsOf(accounts[0] as string).chromiumPath,
+      ).catch((err: unknown) => {
+        throw new CliError(errorMessage(err));
+      })
+    : undefined;
+  const tally: Tally = { code: 0, written: [], found: new Set(), unread: [] };
+  try {
+    for (const account of accounts) {
+      const store = await stores.forAccount(config, account);
+      const target = flags.out ? output.dirTarget(flags.out) : output.storeTarget(store);
+      // A store that cannot be read fails this account in one line; the others still run.
+      const r = await make
+        .makeAccountReports({
+          store,
+          target,
+          account,
+          period: chosen,
+          brands,
+          ...accountLook(account, { settingsOf, formatsOf, style, pdf }),
+          now: Date.now(),
+        })
+        .catch((err: unknown) => {
+          io.err(`visync: account ${account}: ${errorMessage(err)}`);
+          return undefined;
+        });
+      countAccount(tally, account, r, flags, io);
+    }
+  } finally {
+    await pdf?.close();
+    await stores.close();
+  }
+  return finishReport(
+    tally,
+    { brands, accounts, flags, io },
+    () => typed ?? formatsOf(accounts[0] as string),
+  );
+}
+
+/** --period, or --from and --to; undefined for the default period. A malformed one is a usage error. */
+function chosenPeriod(flags: ReportFlags, period: typeof import('../history/period.js')): Period | undefined {
+  let chosen: Period | undefined;
   if (flags.period !== undefined && (flags.from !== undefined || flags.to !== undefined))
     throw new CliError('give either --period or --from and --to, not both', EXIT_USAGE);
   if (flags.period !== undefined) {
@@ -140,115 +205,98 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
       `period ${chosen.from} to ${chosen.to} is ${days} days: a report covers at most ${period.MAX_PERIOD_DAYS} days (about 3 years)`,
       EXIT_USAGE,
     );
-  const config = loadConfigWithoutKeys(configOption(cmd));
-  const accounts = chosenAccounts(config, flags.account).map((a) => a.name);
-  const brands = flags.brand ?? [];
-  const stores = new ObjectStores();
-  let code = 0;
-  // --json: what was written, printed once at the end (docs/cli-json.md).
-  const written: { account: string; brand_id: string; period: string; location: string }[] = [];
-  const found = new Set<string>();
-  /** Accounts whose store could not be read: a --brand of theirs is not "unknown". */
-  const unread: string[] = [];
-  const settingsOf = (account: string, brandId?: string) =>
-    reportSettingsFor(config, findAccount(config, account), brandId);
-  // --format wins; without it each workspace's reports.formats (workspace, account, top level),
-  // else the default html,json (docs/reports.md).
-  const typed = cmd.getOptionValueSource('format') === 'default' ? undefined : flags.format;
-  const formatsOf = (account: string, brandId?: string): ReportFormat[] =>
-    typed ?? settingsOf(account, brandId).formats;
-  const wantsPdf = typed
-    ? typed.includes('pdf')
-    : pdfReportsConfigured(
-        config,
-        accounts.map((a) => findAccount(config, a)),
-      );
-  // One Chromium for the whole run (its path is a top-level setting), loaded only for PDFs.
-  const pdf = wantsPdf
-    ? await (await import('../report/pdf.js')).PdfSession.open(
-        settingsOf(accounts[0] as string).chromiumPath,
-      ).catch((err: unknown) => {
-        throw new CliError(errorMessage(err));
-      })
-    : undefined;
-  try {
-    for (const account of accounts) {
-      const store = await stores.forAccount(config, account);
-      const target = flags.out ? output.dirTarget(flags.out) : output.storeTarget(store);
-      // A store that cannot be read fails this account in one line; the others still run.
-      const r = await make
-        .makeAccountReports({
-          store,
-          target,
-          account,
-          period: chosen,
-          brands,
-          formats: formatsOf(account),
-          formatsFor: (brandId) => formatsOf(account, brandId),
-          styleFor: (brandId) => styleOf(settingsOf(account, brandId)),
-          printPdf:
-            pdf &&
-            ((html, brandId) => {
-              const s = settingsOf(account, brandId);
-              return pdf.render(html, {
-                pageSize: s.pageSize,
-                ...pdfFooter(styleOf(s)),
-                locale: s.locale ?? null,
-              });
-            }),
-          now: Date.now(),
-          // The account's overview beside its reports, in the account's look and locale.
-          overview: {
-            style: styleOf(settingsOf(account)),
-            print:
-              pdf && formatsOf(account).includes('pdf')
-                ? (html: string) =>
-                    pdf.render(html, {
-                      pageSize: settingsOf(account).pageSize,
-                      locale: settingsOf(account).locale ?? null,
-                    })
-                : undefined,
-          },
-        })
-        .catch((err: unknown) => {
-          io.err(`visync: account ${account}: ${errorMessage(err)}`);
-          return undefined;
+  return chosen;
+}
+
+interface LookSources {
+  settingsOf: (account: string, brandId?: string) => ReportSettings;
+  formatsOf: (account: string, brandId?: string) => ReportFormat[];
+  style: typeof import('../report/style.js');
+  pdf: PdfSession | undefined;
+}
+
+/** How one account's reports look and print, per workspace: formats, style, PDF, and its overview. */
+function accountLook(
+  account: string,
+  { settingsOf, formatsOf, style, pdf }: LookSources,
+): Pick<AccountReportOptions, 'formats' | 'formatsFor' | 'styleFor' | 'printPdf' | 'overview'> {
+  return {
+    formats: formatsOf(account),
+    formatsFor: (brandId) => formatsOf(account, brandId),
+    styleFor: (brandId) => style.styleOf(settingsOf(account, brandId)),
+    printPdf:
+      pdf &&
+      ((html, brandId) => {
+        const s = settingsOf(account, brandId);
+        return pdf.render(html, {
+          pageSize: s.pageSize,
+          ...style.pdfFooter(style.styleOf(s)),
+          locale: s.locale ?? null,
         });
-      if (!r) {
-        code = 1;
-        unread.push(account);
-        continue;
-      }
-      for (const w of r.workspaces) found.add(w);
-      for (const p of r.problems) {
-        io.err(`visync: ${p.line}`);
-        code = Math.max(code, 1);
-      }
-      for (const m of r.made) {
-        written.push({ account, brand_id: m.brandId, period: m.period, location: m.location });
-        if (!flags.json) io.out(`${account} ${m.brandId} ${m.period}: ${m.location}`);
-      }
-      if (r.overview && !flags.json) io.out(`${account} overview ${r.made[0]?.period}: ${r.overview}`);
-    }
-  } finally {
-    await pdf?.close();
-    await stores.close();
+      }),
+    // The account's overview beside its reports, in the account's look and locale.
+    overview: {
+      style: style.styleOf(settingsOf(account)),
+      print:
+        pdf && formatsOf(account).includes('pdf')
+          ? (html: string) =>
+              pdf.render(html, {
+                pageSize: settingsOf(account).pageSize,
+                locale: settingsOf(account).locale ?? null,
+              })
+          : undefined,
+    },
+  };
+}
+
+/** What one `visync report` has done so far, account by account. */
+interface Tally {
+  code: number;
+  /** --json: what was written, printed once at the end (docs/cli-json.md). */
+  written: { account: string; brand_id: string; period: string; location: string }[];
+  found: Set<string>;
+  /** Accounts whose store could not be read: a --brand of theirs is not "unknown". */
+  unread: string[];
+}
+
+/** One account's reports (undefined: its store could not be read) into the tally, lines printed. */
+function countAccount(
+  tally: Tally,
+  account: string,
+  r: AccountReports | undefined,
+  flags: ReportFlags,
+  io: CommandIo,
+): void {
+  if (!r) {
+    tally.code = 1;
+    tally.unread.push(account);
+    return;
   }
-  const unknown = unread.length ? [] : brands.filter((b) => !found.has(b));
-  for (const b of unknown) io.err(unknownWorkspaceLine(b, accounts));
-  const exit = unknown.length ? EXIT_USAGE : code;
-  if (flags.json) {
+  for (const w of r.workspaces) tally.found.add(w);
+  for (const p of r.problems) {
+    io.err(`visync: ${p.line}`);
+    tally.code = Math.max(tally.code, 1);
+  }
+  for (const m of r.made) {
+    tally.written.push({ account, brand_id: m.brandId, period: m.period, location: m.location });
+    if (!flags.json) io.out(`${account} ${m.brandId} ${m.period}: ${m.location}`);
+  }
+  if (r.overview && !flags.json) io.out(`${account} overview ${r.made[0]?.period}: ${r.overview}`);
+}
+
+/** The unknown --brand lines, the --json document, and the exit code. */
+async function finishReport(
+  tally: Tally,
+  o: { brands: string[]; accounts: string[]; flags: ReportFlags; io: CommandIo },
+  formats: () => ReportFormat[],
+): Promise<number> {
+  const unknown = tally.unread.length ? [] : o.brands.filter((b) => !tally.found.has(b));
+  for (const b of unknown) o.io.err(unknownWorkspaceLine(b, o.accounts));
+  const exit = unknown.length ? EXIT_USAGE : tally.code;
+  if (o.flags.json) {
     const { exitFields } = await import('./json-result.js');
-    io.verbatim(
-      JSON.stringify(
-        {
-          reports: written,
-          formats: typed ?? formatsOf(accounts[0] as string),
-          ...exitFields(exit),
-        },
-        null,
-        2,
-      ),
+    o.io.verbatim(
+      JSON.stringify({ reports: tally.written, formats: formats(), ...exitFields(exit) }, null, 2),
     );
   }
   return exit;

@@ -19,7 +19,7 @@ export type RunDetail = Manifest & {
 };
 
 /** What a manifest without `stages` (written before they were) does not record. */
-export const NOT_RECORDED = [
+const NOT_RECORDED = [
   'per-stage times (extract, curate, load): the manifest records the run start and finish and the time waited on the rate budget',
 ];
 

@@ -130,7 +130,7 @@ function summarise(failures: string[], what: string): string[] {
   return [`${failures.length} ${what}${failures.length === 1 ? '' : 's'} failed, ${failures[0]}`];
 }
 
-export function renderRuns(rows: RunRow[]): string[] {
+function renderRuns(rows: RunRow[]): string[] {
   const table = [
     ['RUN ID', 'ACCOUNT', 'KIND', 'STATUS', 'STARTED', 'DURATION', 'WORKSPACES', 'REQUESTS', 'REASON'],
     ...rows.map((r) => [

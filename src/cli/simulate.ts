@@ -49,7 +49,7 @@ export interface SimulateDeps {
   onReady?: (sim: Simulator) => void;
 }
 
-export const DEFAULT_SIM_PORT = 8787;
+const DEFAULT_SIM_PORT = 8787;
 
 function integer(min: number, what: string) {
   return (value: string): number => {
@@ -94,12 +94,12 @@ function readJsonList<T>(
 }
 
 /** Reads a --faults file: a JSON array of FaultRule; "times": "Infinity" means every match. */
-export function readFaultsFile(path: string): FaultRule[] {
+function readFaultsFile(path: string): FaultRule[] {
   return readJsonList('--faults', path, 'fault rule', validateFaultRule);
 }
 
 /** Account names for --accounts N: a single `demo`, or demo-1..demo-N. */
-export function simulatedAccountNames(count: number): string[] {
+function simulatedAccountNames(count: number): string[] {
   return count === 1 ? ['demo'] : Array.from({ length: count }, (_, i) => `demo-${i + 1}`);
 }
 
@@ -135,12 +135,12 @@ function keyFromEnv(name: string): string {
   return key;
 }
 
-export function apiKeyEnvName(account: string): string {
+function apiKeyEnvName(account: string): string {
   return `SIM_${account.toUpperCase().replaceAll('-', '_')}_API_KEY`;
 }
 
 /** What the command prints on start: where it listens, the accounts, and config to paste. */
-export function startupBanner(sim: Simulator, flags: Pick<SimulateFlags, 'limit' | 'windowMs'>): string[] {
+function startupBanner(sim: Simulator, flags: Pick<SimulateFlags, 'limit' | 'windowMs'>): string[] {
   const lines = [
     `visync simulator listening on ${sim.url}`,
     `rate limit: ${flags.limit} requests per ${flags.windowMs} ms per account (all keys together)`,

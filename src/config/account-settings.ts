@@ -67,7 +67,7 @@ export function effectiveSchedule(config: Config, account: AccountConfig): Night
   return { cron: account.schedule?.cron ?? top.cron, tz: account.schedule?.tz ?? top.tz };
 }
 
-export function effectiveSinks(sinks: SinksConfig, account: AccountConfig): SinksConfig {
+function effectiveSinks(sinks: SinksConfig, account: AccountConfig): SinksConfig {
   const out: SinksConfig = { ...sinks };
   if (sinks.fs)
     out.fs = { ...sinks.fs, ...(account.fs ? { dir: account.fs.dir } : {}) } satisfies FsSinkConfig;

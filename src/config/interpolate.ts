@@ -74,7 +74,7 @@ type StringResult =
  * Expands `${NAME}` and `${NAME:-default}` in one string; `$${` yields a literal `${`.
  * As in POSIX shells, `:-` also applies when the variable is set but empty.
  */
-export function interpolateString(input: string, env: NodeJS.ProcessEnv | VariableLookup): StringResult {
+function interpolateString(input: string, env: NodeJS.ProcessEnv | VariableLookup): StringResult {
   const lookup = typeof env === 'function' ? env : envLookup(env);
   let out = '';
   let firstUnset: string | undefined;

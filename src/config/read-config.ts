@@ -19,9 +19,9 @@ import { parseYaml, readConfigText } from './yaml-text.js';
 type ConfigFile = z.output<typeof ConfigFileSchema>;
 
 export type { ApiKeysNeed } from './account-keys.js';
-export { ConfigError, type ConfigIssue } from './config-error.js';
+export { ConfigError } from './config-error.js';
 
-export const DEFAULT_CONFIG_PATH = 'config/visync.yaml';
+const DEFAULT_CONFIG_PATH = 'config/visync.yaml';
 
 export function resolveConfigPath(cliPath?: string, env: NodeJS.ProcessEnv = process.env): string {
   if (cliPath) return cliPath;
@@ -101,7 +101,7 @@ export function loadConfigDetailed(
   return parseConfigDetailed(readConfigText(file), { source: file, env, onWarning, apiKeys });
 }
 
-export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedConfig {
+function parseConfigDetailed(text: string, opts: ParseOptions): LoadedConfig {
   const { source } = opts;
   const env = opts.env ?? process.env;
   const baseDir = opts.baseDir ?? dirname(resolve(source));
@@ -130,7 +130,7 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
   if (!parsed.success)
     issues.push(...describeIssues(parsed.error.issues, ConfigFileSchema, interpolated, suppressed));
 
-  const accounts: { account: AccountConfig; origin: AccountOrigin; raw: unknown }[] = [];
+  const accounts: FoundAccount[] = [];
   if (parsed.success) {
     ctx.logos.embed(parsed.data.reports, baseDir, 'reports.logo', issues);
     resolveNotesDir(parsed.data.reports, baseDir);
@@ -141,37 +141,13 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
     });
   }
   // Read also when the rest of the file is invalid, so that every problem shows in one go.
-  const written = (interpolated.value as { accountsFrom?: unknown } | null)?.accountsFrom;
-  const accountsFromWritten = typeof written === 'string' && written !== '' ? written : undefined;
-  const accountsFrom = accountsFromWritten === undefined ? undefined : resolve(baseDir, accountsFromWritten);
-  const files: string[] = [];
-  if (accountsFrom !== undefined && accountsFromWritten !== undefined) {
-    const external = readAccountsFrom(accountsFrom, accountsFromWritten);
-    files.push(...external.files);
-    issues.push(...external.problems);
-    for (const raw of external.accounts) {
-      const one = parseExternalAccount(raw, ctx);
-      issues.push(...one.issues);
-      if (one.account)
-        accounts.push({
-          account: one.account,
-          raw: raw.tree,
-          origin: origin(raw.where, raw.tree, one.account),
-        });
-    }
-  }
+  const { accountsFrom, files } = externalAccounts(interpolated.value, baseDir, ctx, accounts, issues);
   // No account at all is worth saying only when no account was rejected for its own problems.
   if (parsed.success)
     issues.push(...accountSetIssues(accounts, parsed.data, accountsFrom, issues.length === 0));
 
   const secrets = [...ctx.secrets, ...fromFiles].filter((k) => k.length >= MIN_SECRET_LENGTH);
-  if (!parsed.success || issues.length > 0) {
-    // A path can carry a secret too: a key pasted where a key name belongs is an unknown key.
-    throw new ConfigError(
-      source,
-      issues.map((i) => ({ path: redact(i.path, secrets), message: redact(i.message, secrets) })),
-    );
-  }
+  if (!parsed.success || issues.length > 0) throw redactedError(source, issues, secrets);
   for (const s of secrets) if (s !== UNUSED_KEY) registerSecret(s);
   for (const { account } of accounts) if (account.apiKey !== UNUSED_KEY) registerSecret(account.apiKey);
   warnPlainTextKeys(
@@ -194,6 +170,55 @@ export function parseConfigDetailed(text: string, opts: ParseOptions): LoadedCon
     files,
     accountsFrom,
   };
+}
+
+/** An account as parsed, with where it is defined and its text before validation. */
+interface FoundAccount {
+  account: AccountConfig;
+  origin: AccountOrigin;
+  raw: unknown;
+}
+
+/**
+ * The accounts of `accountsFrom`, each parsed on its own, added to `accounts`, and their problems
+ * to `issues`; the files read, for a watcher.
+ */
+function externalAccounts(
+  value: unknown,
+  baseDir: string,
+  ctx: AccountContext,
+  accounts: FoundAccount[],
+  issues: ConfigIssue[],
+): { accountsFrom: string | undefined; files: string[] } {
+  const written = (value as { accountsFrom?: unknown } | null)?.accountsFrom;
+  const accountsFromWritten = typeof written === 'string' && written !== '' ? written : undefined;
+  const accountsFrom = accountsFromWritten === undefined ? undefined : resolve(baseDir, accountsFromWritten);
+  const files: string[] = [];
+  if (accountsFrom !== undefined && accountsFromWritten !== undefined) {
+    const external = readAccountsFrom(accountsFrom, accountsFromWritten);
+    files.push(...external.files);
+    issues.push(...external.problems);
+    for (const raw of external.accounts) {
+      const one = parseExternalAccount(raw, ctx);
+      issues.push(...one.issues);
+      if (one.account)
+        accounts.push({
+          account: one.account,
+          raw: raw.tree,
+          origin: origin(raw.where, raw.tree, one.account),
+        });
+    }
+  }
+  return { accountsFrom, files };
+}
+
+/** The config's problems as one error, every secret redacted from them. */
+function redactedError(source: string, issues: ConfigIssue[], secrets: string[]): ConfigError {
+  // A path can carry a secret too: a key pasted where a key name belongs is an unknown key.
+  return new ConfigError(
+    source,
+    issues.map((i) => ({ path: redact(i.path, secrets), message: redact(i.message, secrets) })),
+  );
 }
 
 const PLAIN_TEXT_FIX =

@@ -120,7 +120,7 @@ const cron = z.string({ error: expected('a cron expression such as "0 2 * * *"')
 // Remembered: constructing a DateTimeFormat costs about 0.2 ms, a thousand accounts share a few zones.
 const timeZones = new Map<string, boolean>();
 
-export function isValidTimeZone(tz: string): boolean {
+function isValidTimeZone(tz: string): boolean {
   let valid = timeZones.get(tz);
   if (valid === undefined) {
     try {
@@ -157,8 +157,8 @@ export const REPORT_SECTIONS = [
   'reputation',
   'changes',
 ] as const;
-export const REPORT_FORMATS = ['html', 'json', 'pdf'] as const;
-export const PAGE_SIZES = ['A4', 'Letter'] as const;
+const REPORT_FORMATS = ['html', 'json', 'pdf'] as const;
+const PAGE_SIZES = ['A4', 'Letter'] as const;
 export const WEEKDAYS = [
   'monday',
   'tuesday',
@@ -170,7 +170,7 @@ export const WEEKDAYS = [
 ] as const;
 /** The most bytes of a logo file: it is embedded in every report. */
 export const MAX_LOGO_BYTES = 512 * 1024;
-export const MAX_FOOTER_CHARS = 200;
+const MAX_FOOTER_CHARS = 200;
 
 function uniqueList<T extends string>(values: readonly T[], what: string) {
   const message = `expected a list of ${what}: ${values.join(', ')}`;
@@ -241,7 +241,7 @@ const envName = z
 
 const DAY_MESSAGE = 'a day of the month from 1 to 28 (monthly) or a weekday such as monday (weekly)';
 
-export const ReportScheduleSchema = z
+const ReportScheduleSchema = z
   .strictObject(
     {
       period: z.enum(['monthly', 'weekly'], { error: expected('monthly or weekly') }),
@@ -263,7 +263,7 @@ export const ReportScheduleSchema = z
     }
   });
 
-export const SmtpSchema = z
+const SmtpSchema = z
   .strictObject(
     {
       host: nonEmptyString('an SMTP host name such as smtp.example.com'),
@@ -304,7 +304,7 @@ const emailList = (what: string) =>
       ctx.addIssue({ code: 'custom', message: `${what} addresses must be unique` });
   });
 
-export const ReportMailSchema = z.strictObject(
+const ReportMailSchema = z.strictObject(
   {
     /** The sender's display name: `Northwind Digital <reports@northwind.example>`. */
     fromName: shortText('a display name for the sender', 120)
@@ -377,13 +377,13 @@ const CHROMIUM_PER_RUN =
   'chromiumPath is set once, in the top-level reports block: one browser serves a whole run';
 
 /** One workspace's overrides of its account's reports block. */
-export const WorkspaceReportsSchema = z.strictObject(
+const WorkspaceReportsSchema = z.strictObject(
   { ...reportSettingsShape, chromiumPath: z.never({ error: CHROMIUM_PER_RUN }).optional() },
   { error: expected('a mapping of report settings') },
 );
 
 /** An account's `reports`: its settings, and per workspace id what differs. */
-export const AccountReportsSchema = z.strictObject(
+const AccountReportsSchema = z.strictObject(
   {
     ...reportSettingsShape,
     chromiumPath: z.never({ error: CHROMIUM_PER_RUN }).optional(),
@@ -397,7 +397,7 @@ export const AccountReportsSchema = z.strictObject(
 );
 
 /** The top-level `reports`: every account's defaults. */
-export const ReportsSchema = z.strictObject(
+const ReportsSchema = z.strictObject(
   {
     ...reportSettingsShape,
     /** The browser that prints PDFs (Debian's chromium by default). */
@@ -438,7 +438,7 @@ const accountDigest = z.unknown().transform((v, ctx): false | DigestConfig => {
   for (const i of r.error.issues) ctx.addIssue({ code: 'custom', path: i.path, message: i.message });
   return z.NEVER;
 });
-export const WatchSchema = z.strictObject(
+const WatchSchema = z.strictObject(
   {
     ...watchSettingsShape,
     digest: z.preprocess(nullAsUndefined, DigestSchema.optional()),
@@ -448,7 +448,7 @@ export const WatchSchema = z.strictObject(
   },
   { error: expected('a mapping of watch rules (types, quiet, scorePoints, sovPoints, digest)') },
 );
-export const AccountWatchSchema = z.strictObject(
+const AccountWatchSchema = z.strictObject(
   {
     ...watchSettingsShape,
     digest: z.preprocess(nullAsUndefined, accountDigest.optional()),
@@ -464,13 +464,13 @@ export const AccountWatchSchema = z.strictObject(
 );
 
 /** An account's own nightly schedule; what it leaves out comes from schedule.nightly. */
-export const AccountScheduleSchema = z.strictObject(
+const AccountScheduleSchema = z.strictObject(
   { cron: cron.optional(), tz: timeZone.optional() },
   { error: expected('a mapping with cron and/or tz') },
 );
 
 /** An account's own dataset; project, location and endpoint come from sinks.bigquery. */
-export const AccountBigQuerySchema = z.strictObject(
+const AccountBigQuerySchema = z.strictObject(
   { dataset: nonEmptyString('a BigQuery dataset name') },
   { error: expected('a mapping with dataset') },
 );
@@ -482,13 +482,10 @@ const s3Prefix = z.string({ error: expected('a key prefix such as visibility/') 
 });
 
 /** An account's own key prefix in the bucket of sinks.s3 (it replaces sinks.s3.prefix). */
-export const AccountS3Schema = z.strictObject(
-  { prefix: s3Prefix },
-  { error: expected('a mapping with prefix') },
-);
+const AccountS3Schema = z.strictObject({ prefix: s3Prefix }, { error: expected('a mapping with prefix') });
 
 /** An account's own folder when the object store is sinks.fs. */
-export const AccountFsSchema = z.strictObject(
+const AccountFsSchema = z.strictObject(
   { dir: nonEmptyString('a directory path') },
   { error: expected('a mapping with dir') },
 );
@@ -550,12 +547,12 @@ export const AccountSchema = z
     }
   });
 
-export const NightlyScheduleSchema = z.strictObject(
+const NightlyScheduleSchema = z.strictObject(
   { cron: cron.default('0 2 * * *'), tz: timeZone.default('UTC') },
   { error: expected('a mapping with cron and tz') },
 );
 
-export const ScheduleSchema = z.strictObject(
+const ScheduleSchema = z.strictObject(
   { nightly: z.preprocess(nullAsUndefined, NightlyScheduleSchema.prefault({})) },
   { error: expected('a mapping with nightly') },
 );
@@ -567,7 +564,7 @@ const buyerIntentDays = z
     if (new Set(v).size !== v.length) ctx.addIssue({ code: 'custom', message: 'windows must be unique' });
   });
 
-export const ExtractSchema = z.strictObject(
+const ExtractSchema = z.strictObject(
   {
     visibilityDays: intBetween(1, 365).default(7),
     backfillDays: intBetween(1, 365).default(365),
@@ -589,7 +586,7 @@ export const ExtractSchema = z.strictObject(
   { error: expected('a mapping of extract settings') },
 );
 
-export const RedisSchema = z.strictObject(
+const RedisSchema = z.strictObject(
   {
     // Optional here because `run --once` needs no Redis; commands that do check it themselves.
     url: z.preprocess(
@@ -607,7 +604,7 @@ export const RedisSchema = z.strictObject(
   { error: expected('a mapping with url') },
 );
 
-export const JobsSchema = z.strictObject(
+const JobsSchema = z.strictObject(
   {
     /** Tries per job for transient failures (a bad key or plan is never retried). */
     attempts: positiveInt.default(5),
@@ -626,7 +623,7 @@ export const JobsSchema = z.strictObject(
  * allows 1,500 load jobs per table per day, and one job per table per run spends that at about
  * 1,400 accounts a night in a shared dataset.
  */
-export const LoadSchema = z.strictObject(
+const LoadSchema = z.strictObject(
   {
     /** A batch at least this often while runs wait for one (also at once when no other run is in flight). */
     batchMinutes: intBetween(1, 1440).default(15),
@@ -636,12 +633,12 @@ export const LoadSchema = z.strictObject(
   { error: expected('a mapping with batchMinutes and batchRuns') },
 );
 
-export const FsSinkSchema = z.strictObject(
+const FsSinkSchema = z.strictObject(
   { dir: nonEmptyString('a directory path').default('./data') },
   { error: expected('a mapping with dir') },
 );
 
-export const S3SinkSchema = z.strictObject(
+const S3SinkSchema = z.strictObject(
   {
     bucket: nonEmptyString('a bucket name'),
     prefix: s3Prefix.default(''),
@@ -656,7 +653,7 @@ export const S3SinkSchema = z.strictObject(
   { error: expected('a mapping with at least bucket') },
 );
 
-export const BigQuerySinkSchema = z.strictObject(
+const BigQuerySinkSchema = z.strictObject(
   {
     projectId: nonEmptyString('a Google Cloud project id'),
     dataset: nonEmptyString('a BigQuery dataset name'),
@@ -717,7 +714,7 @@ const webhookUrl = endpointUrl('https://hooks.slack.com/services/...').superRefi
     ctx.addIssue({ code: 'custom', message: INSECURE_WEBHOOK_MESSAGE });
 });
 
-export const AlertsSchema = z.strictObject(
+const AlertsSchema = z.strictObject(
   {
     webhook: webhookUrl,
     on: z
@@ -731,7 +728,7 @@ export const AlertsSchema = z.strictObject(
 const SINKS_NEED_STORE =
   'configure fs or s3 (raw landing needs an object store), e.g. sinks: { fs: { dir: ./data } }';
 
-export const SinksSchema = z
+const SinksSchema = z
   .strictObject(
     {
       // `fs:` with nothing under it means "fs with the default directory".
@@ -787,24 +784,15 @@ export type Config = Omit<z.output<typeof ConfigFileSchema>, 'accounts'> & {
   accounts: AccountConfig[];
 };
 export type AccountConfig = z.output<typeof AccountSchema>;
-export type ScheduleConfig = z.output<typeof ScheduleSchema>;
 export type NightlyScheduleConfig = z.output<typeof NightlyScheduleSchema>;
-export type AccountScheduleConfig = z.output<typeof AccountScheduleSchema>;
-export type ExtractConfig = z.output<typeof ExtractSchema>;
-export type RedisConfig = z.output<typeof RedisSchema>;
-export type JobsConfig = z.output<typeof JobsSchema>;
-export type LoadConfig = z.output<typeof LoadSchema>;
 export type SinksConfig = z.output<typeof SinksSchema>;
 export type FsSinkConfig = z.output<typeof FsSinkSchema>;
 export type S3SinkConfig = z.output<typeof S3SinkSchema>;
-export type WorkerConfig = z.output<typeof WorkerSchema>;
 export type AlertsConfig = z.output<typeof AlertsSchema>;
 export type WatchConfig = z.output<typeof WatchSchema>;
 export type DigestConfig = z.output<typeof DigestSchema>;
 export type AccountWatchConfig = z.output<typeof AccountWatchSchema>;
 export type BigQuerySinkConfig = z.output<typeof BigQuerySinkSchema>;
-export type ReportsConfig = z.output<typeof ReportsSchema>;
-export type AccountReportsConfig = z.output<typeof AccountReportsSchema>;
 export type WorkspaceReportsConfig = z.output<typeof WorkspaceReportsSchema>;
 export type ReportScheduleConfig = z.output<typeof ReportScheduleSchema>;
 export type SmtpConfig = z.output<typeof SmtpSchema>;

@@ -280,7 +280,7 @@ function folderOf(path: string): string {
   }
 }
 
-export function accountChanges(before: Config, after: Config): AccountChanges {
+function accountChanges(before: Config, after: Config): AccountChanges {
   const settings = (c: Config) =>
     new Map(c.accounts.map((a) => [a.name, JSON.stringify(accountSettings(c, a))] as const));
   const old = settings(before);

@@ -10,7 +10,7 @@ import { ConfigError } from './config-error.js';
  * plain scalar inside flow collections. A reference that stands as a whole value there is quoted
  * before parsing. Only the reference is quoted, never a value, so nothing can be injected.
  */
-export function quoteFlowReferences(text: string): string {
+function quoteFlowReferences(text: string): string {
   return text.replace(
     /(:[ \t]+|[[,][ \t]*)(\$\{[A-Za-z_][A-Za-z0-9_]*(?::-[^{}"'\n,\]]*)?\})(?=[ \t]*[,}\]])/g,
     '$1"$2"',

@@ -28,7 +28,7 @@ export interface AthenaStatement {
  * Athena lists only the dates a query's `dt` condition leaves, so an early start costs nothing when
  * queries filter on dt.
  */
-export const DT_RANGE_START = '2020-01-01';
+const DT_RANGE_START = '2020-01-01';
 
 /**
  * How the SerDe reads TIMESTAMP text: visync writes toISOString() (`2026-11-21T22:55:08.123Z`, UTC);
@@ -36,7 +36,7 @@ export const DT_RANGE_START = '2020-01-01';
  */
 export const TIMESTAMP_FORMATS = "yyyy-MM-dd'T'HH:mm:ss.SSS'Z',yyyy-MM-dd'T'HH:mm:ss'Z'";
 
-export const SERDE = 'org.openx.data.jsonserde.JsonSerDe';
+const SERDE = 'org.openx.data.jsonserde.JsonSerDe';
 
 /** The partition columns, in the layout's folder order. Both are strings: see the header. */
 const PARTITIONS = ['dt', 'account'] as const;
@@ -56,8 +56,8 @@ function viewIdentifier(name: string): string {
  * a table's (Glue API, Column.Comment and TableInput.Description); a longer one fails the CREATE.
  * Cut at a word, with `...`; the whole text is in docs/tables.md.
  */
-export const COLUMN_COMMENT_MAX = 255;
-export const TABLE_COMMENT_MAX = 2048;
+const COLUMN_COMMENT_MAX = 255;
+const TABLE_COMMENT_MAX = 2048;
 
 /** A Hive DDL string literal: backslash escapes, as Hive's parser reads them. */
 function ddlString(s: string): string {
@@ -69,7 +69,7 @@ export function s3Location(bucket: string, prefix: string): string {
 }
 
 /** The catalogue's views in Trino SQL, reading the tables of this DDL (same database). */
-export function athenaCurrentStateViews(): CurrentStateView[] {
+function athenaCurrentStateViews(): CurrentStateView[] {
   return currentStateViews('athena', viewIdentifier);
 }
 

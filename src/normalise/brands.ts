@@ -53,7 +53,7 @@ interface Seen {
 }
 
 /** The detail over the list item, nested objects merged too, so no field of either is lost. */
-export function mergeDeep(base: unknown, over: unknown): unknown {
+function mergeDeep(base: unknown, over: unknown): unknown {
   if (!isRecord(base) || !isRecord(over)) return over;
   const out: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(over)) {

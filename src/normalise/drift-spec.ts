@@ -110,7 +110,7 @@ export interface Loc {
   readonly concrete: string;
 }
 
-export const ROOT: Loc = { generic: '', concrete: '' };
+const ROOT: Loc = { generic: '', concrete: '' };
 
 /** A field or list item under `parent`, spelled out when read (only drift reports read it). */
 class Place implements Loc {

@@ -8,8 +8,7 @@ import type { NormaliseResult, RawRecord } from './types.js';
 import { normaliseVisibility } from './visibility.js';
 
 export { normaliseBrands } from './brands.js';
-export { type DriftKind, DriftReport } from './drift.js';
-export type { NormaliseResult, RawRecord, TableRow } from './types.js';
+export { DriftReport } from './drift.js';
 
 /**
  * Rows and drift of one raw record. `brands` and `brand` records go through normaliseBrands

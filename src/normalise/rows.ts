@@ -48,7 +48,7 @@ function canonical(value: unknown): unknown {
 }
 
 /** Same record, same id, whatever its key order: lets a record without an id keep a natural key. */
-export function fallbackId(record: unknown): string {
+function fallbackId(record: unknown): string {
   const json = JSON.stringify(canonical(record)) ?? 'null';
   return `sha1:${createHash('sha1').update(json).digest('hex')}`;
 }

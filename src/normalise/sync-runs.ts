@@ -109,7 +109,7 @@ const sorted = (rows: Record<string, number>) =>
  * Why the run is not succeeded: the account's stop, an interruption, a workspace list cut short,
  * each failed workspace and table.
  */
-export function runFailures(m: Manifest): RunFailure[] {
+function runFailures(m: Manifest): RunFailure[] {
   const out: RunFailure[] = [];
   if (m.error) out.push({ scope: 'account', id: m.account, reason: storedText(m.account, m.error) });
   if (m.interrupted) out.push({ scope: 'run', id: m.run_id, reason: m.interrupted });

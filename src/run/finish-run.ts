@@ -10,7 +10,7 @@ import { RUN_TABLES, tableByName } from '../catalogue/index.js';
 import type { TableDef } from '../catalogue/types.js';
 import { type CuratedTable, type CurateResult, curateRun } from '../curate/curate-run.js';
 import type { KeyLock } from '../curate/key-lock.js';
-import { metrics } from '../ops/metrics.js';
+import { metrics } from '../metrics/recorder.js';
 import { failedLoadsByReason } from '../records/failed-loads.js';
 import type { DriftEntry, LoadResult, ManifestFile } from '../records/manifest.js';
 import type { RunCoordinates } from '../records/run-coordinates.js';

@@ -14,7 +14,7 @@ import { finished } from 'node:stream/promises';
 import { createGzip, gunzipSync } from 'node:zlib';
 import type { Logger } from 'pino';
 import { RUN_TABLES, tableByName } from '../catalogue/index.js';
-import { metrics } from '../ops/metrics.js';
+import { metrics } from '../metrics/recorder.js';
 import type { LoadResult, ManifestFile } from '../records/manifest.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';

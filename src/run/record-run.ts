@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { SYNC_RUNS, toNdjsonLine } from '../catalogue/index.js';
 import { ndjsonPartBytes, putNdjsonPart } from '../curate/ndjson-part.js';
+import { metrics } from '../metrics/recorder.js';
 import { syncRunsRow } from '../normalise/sync-runs.js';
-import { metrics } from '../ops/metrics.js';
 import {
   type LoadResult,
   type Manifest,

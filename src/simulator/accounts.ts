@@ -2,9 +2,9 @@
 // generated deterministically from the seed where not given, checked once at start.
 import { generatedApiKey, generatedWorkspaceId } from './data.js';
 import type { WindowLimit } from './rate-limit.js';
-import type { SimulatedAccount, SimulatorOptions } from './server.js';
+import type { SimulatedAccount, SimulatorOptions } from './types.js';
 
-export const PLANS_WITH_API_ACCESS = ['agency', 'concierge'];
+const PLANS_WITH_API_ACCESS = ['agency', 'concierge'];
 export const DEFAULT_LIMIT: WindowLimit = { requests: 120, windowMs: 60_000 };
 
 const ACCOUNT_NAME = /^[a-z0-9-]+$/;

@@ -5,7 +5,7 @@
 import type { RawEndpoint } from '../api/endpoints.js';
 import type { BuyerIntent, Recommendation, Reputation, WorkspaceRecord } from './data.js';
 
-export const DATA_CHANGE_KINDS = [
+const DATA_CHANGE_KINDS = [
   'engine-drop',
   'false-claim',
   'competitor-win',

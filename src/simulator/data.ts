@@ -40,7 +40,7 @@
  */
 import { type Rng, rngFor, round } from './random.js';
 
-export const ENGINES = ['chatgpt', 'perplexity', 'gemini', 'claude', 'copilot', 'grok', 'ai_overviews'];
+const ENGINES = ['chatgpt', 'perplexity', 'gemini', 'claude', 'copilot', 'grok', 'ai_overviews'];
 export const RECOMMENDATION_STATUSES = ['open', 'done', 'dismissed'] as const;
 export type RecommendationStatus = (typeof RECOMMENDATION_STATUSES)[number];
 
@@ -157,11 +157,11 @@ export interface MeRecord {
 
 const DAY_MS = 86_400_000;
 
-export function epochDay(date: string): number {
+function epochDay(date: string): number {
   return Math.floor(Date.parse(`${date}T00:00:00Z`) / DAY_MS);
 }
 
-export function dateOfDay(day: number): string {
+function dateOfDay(day: number): string {
   return new Date(day * DAY_MS).toISOString().slice(0, 10);
 }
 
@@ -363,7 +363,7 @@ export function generatedApiKey(seed: number, account: string, index: number): s
   return `vsk_live_${account.replaceAll('-', '')}_${rngFor(seed, 'api-key', account, index).hex(16)}`;
 }
 
-export function accountId(seed: number, account: string): string {
+function accountId(seed: number, account: string): string {
   return `acc_${rngFor(seed, 'account-id', account).hex(12)}`;
 }
 

@@ -2,7 +2,7 @@
 // reproduce the failures a real upstream shows (5xx bursts, resets, slow or broken bodies, drift).
 import { RAW_ENDPOINTS, type RawEndpoint } from '../api/endpoints.js';
 
-export const FAULT_KINDS = [
+const FAULT_KINDS = [
   'status',
   'reset',
   'slow-body',
@@ -52,13 +52,13 @@ export interface FaultTarget {
 
 export const DEFAULT_SLOW_BODY_DELAY_MS = 200;
 export const DEFAULT_HUGE_BODY_BYTES = 200 * 1024 * 1024;
-export const DEFAULT_EXTRA_FIELDS = ['unexpected_field'];
+const DEFAULT_EXTRA_FIELDS = ['unexpected_field'];
 
 /**
  * Fields removed by 'missing-fields' when the rule names none: one field per endpoint that a
  * normaliser plausibly relies on, nested where the spec documents nesting.
  */
-export const DEFAULT_MISSING_FIELDS: Record<RawEndpoint, string[]> = {
+const DEFAULT_MISSING_FIELDS: Record<RawEndpoint, string[]> = {
   me: ['usage'],
   brands: ['latest_score.share_of_voice'],
   brand: ['latest_score.share_of_voice'],

@@ -1,19 +1,11 @@
 // Public surface of the upstream simulator: start it, script its faults and data changes, read its request log.
 
-export { DEFAULT_LIMIT, PLANS_WITH_API_ACCESS } from './accounts.js';
-export type { DataChange, DataChangeKind } from './changes.js';
-export { DATA_CHANGE_KINDS, validateDataChange } from './changes.js';
-export type { FaultKind, FaultRule } from './faults.js';
-export { FAULT_KINDS, validateFaultRule } from './faults.js';
+export { DEFAULT_LIMIT } from './accounts.js';
+export { validateDataChange } from './changes.js';
+export type { FaultRule } from './faults.js';
+export { validateFaultRule } from './faults.js';
 export { parseRequestLogNdjson, peakInWindow, requestLogNdjson } from './request-log.js';
-export { API_PREFIX } from './route.js';
-export type {
-  RequestLogEntry,
-  SimAccountSpec,
-  SimulatedAccount,
-  Simulator,
-  SimulatorOptions,
-} from './server.js';
 export { startSimulator } from './server.js';
 export type { Shape } from './shapes.js';
 export { SHAPES } from './shapes.js';
+export type { RequestLogEntry, Simulator, SimulatorOptions } from './types.js';

@@ -3,7 +3,7 @@
 // same request answers the same bytes on every call and on every machine, without storing data.
 
 /** cyrb53: a fast 53-bit string hash with good spread; not cryptographic, only for seeding. */
-export function hash53(text: string, seed = 0): number {
+function hash53(text: string, seed = 0): number {
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
   for (let i = 0; i < text.length; i++) {

@@ -1,7 +1,7 @@
 // Reading the simulator's request log the way the server counted: for tests, the demo and benches.
 // A simulator in another process (`visync simulate --request-log FILE`) hands its log over as
 // NDJSON, one entry per line, in arrival order.
-import type { RequestLogEntry } from './server.js';
+import type { RequestLogEntry } from './types.js';
 
 /** Most requests of `account` the server accepted (not 429, not reset) within any `windowMs`. */
 export function peakInWindow(log: readonly RequestLogEntry[], account: string, windowMs: number): number {

@@ -15,7 +15,7 @@ import {
   truncateBody,
 } from './faults.js';
 import type { Reply } from './replies.js';
-import type { RequestLogEntry } from './server.js';
+import type { RequestLogEntry } from './types.js';
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 

@@ -10,7 +10,7 @@ import { decodeSegment, encodeSegment } from '../util/path-segment.js';
 const WINDOWED_ENDPOINT: RawEndpoint = 'buyer-intent';
 
 /** File name stem used for account-level calls (/me, /brands) in place of a workspace key. */
-export const ACCOUNT_KEY = '_account';
+const ACCOUNT_KEY = '_account';
 
 /*
  * Workspace keys (`brand_key`) and why some are hashed.
@@ -60,7 +60,7 @@ export interface BrandKeyParts {
 }
 
 /** Parser of brandKey: undefined for anything brandKey never emits (or emitted before hashing). */
-export function parseBrandKey(key: string): BrandKeyParts | undefined {
+function parseBrandKey(key: string): BrandKeyParts | undefined {
   if (key.length > PLAIN_KEY_MAX_BYTES && HASHED_KEY.test(key)) return { key };
   let brandId: string;
   try {

@@ -7,7 +7,7 @@ import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 /** A socket that did not connect in time. Named as the SDK names its timeouts: it retries them. */
-export class ConnectTimeout extends Error {
+class ConnectTimeout extends Error {
   override readonly name = 'TimeoutError';
   constructor(readonly ms: number) {
     super(`no connection within ${ms} ms`);

@@ -53,7 +53,7 @@ export function replaceForms(text: string, forms: readonly string[], marker = RE
 }
 
 /** replaceForms, and how many occurrences it replaced. */
-export function replaceFormsCounted(
+function replaceFormsCounted(
   text: string,
   forms: readonly string[],
   marker = REDACTED,

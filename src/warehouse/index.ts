@@ -8,30 +8,10 @@ import { type EnsureAction, type EnsureResult, ensureDataset, ensureTables, ensu
 import { type LoadOptions, type LoadResult, loadBatchJobId, loadTable } from './load-job.js';
 import { tableMetadata } from './schema.js';
 
-export { type BigQueryClientOptions, type BigQueryConfig, createBigQuery } from './bigquery-client.js';
-export {
-  type EnsureAction,
-  type EnsureResult,
-  type EnsureViewsOptions,
-  ensureDataset,
-  ensureTables,
-  ensureViews,
-} from './ensure.js';
-export {
-  type LoadOptions,
-  type LoadResult,
-  type LoadTableArgs,
-  loadBatchJobId,
-  loadJobId,
-  loadTable,
-} from './load-job.js';
-export {
-  type BigQueryField,
-  type BigQueryTableMetadata,
-  type PartitionSettings,
-  tableFields,
-  tableMetadata,
-} from './schema.js';
+export { type BigQueryClientOptions, createBigQuery } from './bigquery-client.js';
+export { ensureTables, ensureViews } from './ensure.js';
+export { loadJobId } from './load-job.js';
+export { tableMetadata } from './schema.js';
 
 export interface PrepareResult {
   dataset: EnsureAction;

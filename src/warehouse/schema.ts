@@ -34,7 +34,7 @@ const DAY_MS = 86_400_000;
  * sync_runs never requires a partition filter: every view (src/catalogue/views.ts) and the run
  * checks in docs/production.md read all of it, and it holds one small row per run.
  */
-export function requiresPartitionFilter(table: TableDef, settings: PartitionSettings): boolean | undefined {
+function requiresPartitionFilter(table: TableDef, settings: PartitionSettings): boolean | undefined {
   if (settings.requirePartitionFilter === undefined) return undefined;
   return table.name === SYNC_RUNS.name ? false : settings.requirePartitionFilter;
 }

@@ -5,7 +5,7 @@ import { parseConfig } from '../../src/config/read-config.js';
 import type { RunStatus } from '../../src/records/run-status.js';
 import { runInline } from '../../src/run/inline/run-inline.js';
 import type { FaultRule } from '../../src/simulator/faults.js';
-import type { Simulator, SimulatorOptions } from '../../src/simulator/server.js';
+import type { Simulator, SimulatorOptions } from '../../src/simulator/types.js';
 import { FsObjectStore } from '../../src/sinks/fs-store.js';
 import * as h from './harness.js';
 

@@ -9,7 +9,7 @@ import { type AccountReportOptions, makeAccountReports } from '../../src/report/
 import { dirTarget } from '../../src/report/output.js';
 import { DEFAULT_STYLE } from '../../src/report/style.js';
 import type { FaultRule } from '../../src/simulator/faults.js';
-import type { Simulator } from '../../src/simulator/server.js';
+import type { Simulator } from '../../src/simulator/types.js';
 import { FsObjectStore } from '../../src/sinks/fs-store.js';
 import { brandKey } from '../../src/sinks/layout.js';
 import * as h from './harness.js';

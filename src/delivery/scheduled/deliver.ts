@@ -10,7 +10,7 @@ import type { AccountConfig, SmtpConfig } from '../../config/schema.js';
 import { type CompleteRun, completeRuns } from '../../history/complete-runs.js';
 import { type Period, rangePeriod } from '../../history/period.js';
 import { covers, coversLastDay } from '../../history/select.js';
-import { metrics } from '../../ops/metrics.js';
+import { metrics } from '../../metrics/recorder.js';
 import { reportableWorkspaces } from '../../report/account-data.js';
 import { type ReportSettings, reportSettingsFor } from '../../report/settings.js';
 import { utcDate } from '../../util/time.js';

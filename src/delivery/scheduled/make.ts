@@ -3,7 +3,7 @@
 // failed with the reason) and alerted.
 
 import type { CompleteRun } from '../../history/complete-runs.js';
-import { metrics } from '../../ops/metrics.js';
+import { metrics } from '../../metrics/recorder.js';
 import { makeAccountReports } from '../../report/make.js';
 import { type ReportFormat, storeTarget } from '../../report/output.js';
 import type { PdfSession } from '../../report/pdf.js';

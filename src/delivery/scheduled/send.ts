@@ -4,7 +4,7 @@
 // server or login stops its sends for the rest of the delivery (../mail/session.ts).
 import type { SmtpConfig } from '../../config/schema.js';
 import { scrubSecrets } from '../../log.js';
-import { metrics } from '../../ops/metrics.js';
+import { metrics } from '../../metrics/recorder.js';
 import { storeTarget } from '../../report/output.js';
 import { brandKey, reportPrefix } from '../../sinks/layout.js';
 import { errorMessage } from '../../util/errors.js';

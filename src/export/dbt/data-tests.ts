@@ -7,7 +7,7 @@ import { FINISHED_RUN_STATUSES } from '../../records/run-status.js';
 import { RUN_ERROR_CODES } from '../../util/errors.js';
 
 /** The generic test of a key of several columns (tests/generic/visync_unique_key.sql): no package needed. */
-export const UNIQUE_KEY_TEST = 'visync_unique_key';
+const UNIQUE_KEY_TEST = 'visync_unique_key';
 
 /** The columns that identify one row of a base table: its grain (docs/tables.md). */
 export function rowKey(table: TableDef): string[] {
@@ -20,7 +20,7 @@ const ACCEPTED: Record<string, Record<string, readonly string[]>> = {
   [SYNC_RUNS.name]: { kind: RUN_KINDS, status: FINISHED_RUN_STATUSES, error_code: RUN_ERROR_CODES },
 };
 
-export function acceptedValues(table: string, column: string): readonly string[] | undefined {
+function acceptedValues(table: string, column: string): readonly string[] | undefined {
   return ACCEPTED[table]?.[column];
 }
 

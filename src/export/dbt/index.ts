@@ -7,15 +7,13 @@ import { adapterOf } from './project.js';
 import { type DbtFile, dbtProjectFiles } from './project-files.js';
 import type { DbtTarget, SourceLocation } from './sources.js';
 
-export { rowKey, UNIQUE_KEY_TEST } from './data-tests.js';
+export { rowKey } from './data-tests.js';
 export { sourceRef } from './models.js';
-export type { DbtFile } from './project-files.js';
-export { DBT_TARGETS, type DbtTarget, duckdbReadJson, loadedAtField, SOURCE_NAME } from './sources.js';
 
 /** Default warn threshold: one nightly late by a few hours (alerts.staleAfterHours has the same default). */
 export const DEFAULT_WARN_AFTER_HOURS = 30;
 /** Error one nightly after the warning: two runs in a row missing is an outage, not a late run. */
-export const ERROR_AFTER_EXTRA_HOURS = 24;
+const ERROR_AFTER_EXTRA_HOURS = 24;
 
 export interface DbtProjectSettings {
   target: DbtTarget;

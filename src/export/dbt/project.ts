@@ -5,8 +5,8 @@
 import { UNIQUE_KEY_MACRO } from './data-tests.js';
 import type { DbtTarget } from './sources.js';
 
-export const PROJECT_NAME = 'visync';
-export const PROFILE_NAME = 'visync';
+const PROJECT_NAME = 'visync';
+const PROFILE_NAME = 'visync';
 
 export function dbtProjectDocument(): Record<string, unknown> {
   return {

@@ -7,7 +7,6 @@ import { sqlIdentifier, sqlString, underRoot } from '../duckdb.js';
 import { columnTests, rowKey, tableTests } from './data-tests.js';
 
 export type DbtTarget = 'bigquery' | 'duckdb' | 'athena';
-export const DBT_TARGETS: readonly DbtTarget[] = ['bigquery', 'duckdb', 'athena'];
 export const SOURCE_NAME = 'visync';
 
 /** Where the source tables are, per target. */
@@ -34,7 +33,7 @@ export interface Freshness {
 }
 
 /** The column that says when a table's rows were loaded: when the run received them, or wrote the row. */
-export function loadedAtField(table: TableDef): string | undefined {
+function loadedAtField(table: TableDef): string | undefined {
   for (const name of ['extracted_at', 'recorded_at', 'finished_at'])
     if (table.columns.some((c) => c.name === name && c.type === 'TIMESTAMP')) return name;
   return undefined;
@@ -51,7 +50,7 @@ const dataType: Record<DbtTarget, (c: ColumnDef) => string> = {
  * dbt-duckdb): every column typed from the catalogue, so an all-NULL column keeps its type, and
  * the folders' dt, account and run as columns, so a filter on dt reads only that day's files.
  */
-export function duckdbReadJson(table: TableDef, root: string): string {
+function duckdbReadJson(table: TableDef, root: string): string {
   const glob = underRoot(root, tablePartPattern(table.name, { dt: '*', account: '*', run: '*', part: '*' }));
   const columns = table.columns.map((c) => `${sqlString(c.name)}: ${sqlString(duckdbType(c))}`);
   return [
@@ -65,7 +64,7 @@ export function duckdbReadJson(table: TableDef, root: string): string {
  * A table with no part files yet: no rows, the same typed columns as duckdbReadJson() (dt and run
  * included), so the models over it and its tests run.
  */
-export function duckdbEmpty(table: TableDef): string {
+function duckdbEmpty(table: TableDef): string {
   const columns = [
     ...table.columns.map((c) => ({ name: c.name, type: duckdbType(c) })),
     { name: 'dt', type: 'DATE' },
@@ -78,7 +77,7 @@ export function duckdbEmpty(table: TableDef): string {
  * The days a freshness check reads: enough to find a row younger than the error threshold, so a
  * stale table reads as stale, and no more (BigQuery bills, DuckDB and Athena list, what is read).
  */
-export function freshnessDays(f: Freshness): number {
+function freshnessDays(f: Freshness): number {
   return Math.ceil(f.errorAfterHours / 24) + 1;
 }
 

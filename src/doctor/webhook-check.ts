@@ -5,8 +5,8 @@
 import { lookup } from 'node:dns/promises';
 import { connect as tcpConnect } from 'node:net';
 import { type TLSSocket, connect as tlsConnect } from 'node:tls';
-import { webhookOrigin } from '../../delivery/webhooks/probe.js';
-import { errorMessage } from '../../util/errors.js';
+import { webhookOrigin } from '../delivery/webhooks/probe.js';
+import { errorMessage } from '../util/errors.js';
 import { type CheckResult, fail, pass, systemCode } from './check.js';
 
 export const WEBHOOK_CHECK = 'alerts webhook';

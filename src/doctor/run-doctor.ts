@@ -1,14 +1,14 @@
 // `visync doctor`: every check of a setup, each under its own deadline, in a fixed order. The
 // config comes first because every other check reads it; then the rest run side by side.
 import { resolve } from 'node:path';
-import { maxPauseMs } from '../../api/pause-cap.js';
-import { MemoryRateBudget } from '../../api/rate-budget.js';
-import { accountSettings, namesList, storeKey, warehouseKey } from '../../config/account-settings.js';
-import type { AccountConfig, Config, SinksConfig } from '../../config/schema.js';
-import { SMTP_TIMEOUTS } from '../../delivery/mail/smtp.js';
-import { CHROMIUM_FIX, CHROMIUM_START_TIMEOUT_MS } from '../../report/pdf.js';
-import { pdfReportsConfigured, reportSettingsFor } from '../../report/settings.js';
-import { createObjectStore } from '../../sinks/create-store.js';
+import { maxPauseMs } from '../api/pause-cap.js';
+import { MemoryRateBudget } from '../api/rate-budget.js';
+import { accountSettings, namesList, storeKey, warehouseKey } from '../config/account-settings.js';
+import type { AccountConfig, Config, SinksConfig } from '../config/schema.js';
+import { SMTP_TIMEOUTS } from '../delivery/mail/smtp.js';
+import { CHROMIUM_FIX, CHROMIUM_START_TIMEOUT_MS } from '../report/pdf.js';
+import { pdfReportsConfigured, reportSettingsFor } from '../report/settings.js';
+import { createObjectStore } from '../sinks/create-store.js';
 import { checkAccount } from './account-check.js';
 import {
   bigQueryClient,
@@ -28,10 +28,10 @@ import { checkRedis, connectRedis } from './redis-check.js';
 import { checkReportLanguages } from './report-language-check.js';
 import { checkWebhook, WEBHOOK_CHECK, WEBHOOK_FIX } from './webhook-check.js';
 
-export const DEFAULT_CHECK_TIMEOUT_MS = 5000;
+const DEFAULT_CHECK_TIMEOUT_MS = 5000;
 
 export interface DoctorOptions {
-  /** How to reach the queue's Redis (jobs/doctor-probes.ts in `visync doctor`). */
+  /** How to reach the queue's Redis (./redis-probes.ts in `visync doctor`). */
   probes: DoctorProbes;
   configPath?: string;
   env?: NodeJS.ProcessEnv;
@@ -105,24 +105,7 @@ export async function runDoctor(o: DoctorOptions): Promise<CheckResult[]> {
           })
         : []),
       bq && bqConfig ? guarded(JOBS_CHECK, timeoutMs, bqFix, () => checkJobs(bq, bqConfig)) : [],
-      // chromiumPath is set only at the top level: one browser serves every account.
-      pdfReportsConfigured(config, selected)
-        ? // Starting a browser is not a service answering: it gets the time a start may take.
-          guarded(CHROMIUM_CHECK, Math.max(timeoutMs, CHROMIUM_START_TIMEOUT_MS), CHROMIUM_FIX, () =>
-            checkChromium(reportSettingsFor(config, selected[0]!).chromiumPath),
-          )
-        : [],
-      mailDeliveries(config, selected).length
-        ? // An SMTP greeting may take longer than a service's answer: the time the mailer allows.
-          guarded(MAIL_CHECK, Math.max(timeoutMs, SMTP_TIMEOUTS.greetingTimeout), MAIL_FIX, () =>
-            checkReportMail(mailDeliveries(config, selected), o.env ?? process.env),
-          )
-        : [],
-      config.alerts
-        ? guarded(WEBHOOK_CHECK, timeoutMs, WEBHOOK_FIX, (signal) =>
-            checkWebhook(config.alerts!.webhook, signal),
-          )
-        : [],
+      ...outboundChecks(config, selected, timeoutMs, o.env ?? process.env),
     ]);
     for (const g of groups) results.push(...g);
     return results;
@@ -131,6 +114,38 @@ export async function runDoctor(o: DoctorOptions): Promise<CheckResult[]> {
     for (const store of openStores) store.close?.();
     if (bqConfig) releaseBigQuerySockets(bqConfig);
   }
+}
+
+/**
+ * What leaves the process for a person, when configured: the browser that prints PDF reports, the
+ * SMTP server that mails them, the alerts webhook. Each check has started when this returns.
+ */
+function outboundChecks(
+  config: Config,
+  selected: readonly AccountConfig[],
+  timeoutMs: number,
+  env: NodeJS.ProcessEnv,
+): (Promise<CheckResult[]> | [])[] {
+  return [
+    // chromiumPath is set only at the top level: one browser serves every account.
+    pdfReportsConfigured(config, selected)
+      ? // Starting a browser is not a service answering: it gets the time a start may take.
+        guarded(CHROMIUM_CHECK, Math.max(timeoutMs, CHROMIUM_START_TIMEOUT_MS), CHROMIUM_FIX, () =>
+          checkChromium(reportSettingsFor(config, selected[0]!).chromiumPath),
+        )
+      : [],
+    mailDeliveries(config, selected).length
+      ? // An SMTP greeting may take longer than a service's answer: the time the mailer allows.
+        guarded(MAIL_CHECK, Math.max(timeoutMs, SMTP_TIMEOUTS.greetingTimeout), MAIL_FIX, () =>
+          checkReportMail(mailDeliveries(config, selected), env),
+        )
+      : [],
+    config.alerts
+      ? guarded(WEBHOOK_CHECK, timeoutMs, WEBHOOK_FIX, (signal) =>
+          checkWebhook(config.alerts!.webhook, signal),
+        )
+      : [],
+  ];
 }
 
 const STORE_CHECK = 'object store';

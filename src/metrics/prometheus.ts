@@ -1,12 +1,12 @@
 // Every visync_ metric, in one prom-client registry per process, loaded only by the worker's
-// endpoint (the call sites report through src/ops/metrics.ts, which loads nothing). The counters
+// endpoint (the call sites report through ./recorder.ts, which loads nothing). The counters
 // and the run histogram count what this process did: Prometheus scrapes each worker, and a fleet's
 // total is the sum over its workers (each request, load and run is counted by the one process
 // that made it). The gauges of the deployment (queue jobs, last success) are read from Redis at
 // scrape time, so every worker reports the same, current values whichever of them ran the work;
 // take `max` over instances of those, never `sum`.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { setMetricsRecorder } from './metrics.js';
+import { setMetricsRecorder } from './recorder.js';
 
 export const registry = new Registry();
 

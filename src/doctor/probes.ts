@@ -1,20 +1,8 @@
-// What the doctor needs from the queue's Redis, as probes it is given: the Redis code lives in
-// jobs/, a layer above the doctor (docs/development.md, "Code layout"), so `visync doctor`
-// (src/cli/doctor.ts) wires in jobs/doctor-probes.ts and the doctor imports nothing from there.
-import type { RateBudget } from '../../api/rate-budget.js';
-
-export type RedisPersistence =
-  | { kind: 'aof' }
-  | { kind: 'rdb'; save: string }
-  | { kind: 'off' }
-  /** AOF is off and CONFIG is refused (managed Redis?), so RDB snapshots are unknown. */
-  | { kind: 'unknown' };
-
-export interface RedisDurability {
-  /** maxmemory-policy; undefined when INFO does not have it and CONFIG is refused. */
-  evictionPolicy: string | undefined;
-  persistence: RedisPersistence;
-}
+// What the doctor needs from the queue's Redis, as probes it is given: the checks say what they
+// ask of Redis, and `visync doctor` (src/cli/doctor.ts) wires in ./redis-probes.ts, built on the
+// workers' own Redis code in jobs/.
+import type { RedisDurability } from '../../jobs/redis-durability.js';
+import type { RateBudget } from '../api/rate-budget.js';
 
 /** One open connection to the configured Redis. */
 export interface RedisProbe {

@@ -3,10 +3,10 @@
 // password variable is set, and that the server answers and accepts the login, so the first month's
 // reports are not the first time anyone finds out. A login that would go in cleartext (no TLS on
 // port 465, no STARTTLS offered) FAILs unless smtp.allowInsecure says so on purpose.
-import type { AccountConfig, Config, SmtpConfig } from '../../config/schema.js';
-import { MailConfigError, mailFailureReason, openMailer } from '../../delivery/mail/smtp.js';
-import { reportSettingsFor } from '../../report/settings.js';
-import { errorMessage } from '../../util/errors.js';
+import type { AccountConfig, Config, SmtpConfig } from '../config/schema.js';
+import { MailConfigError, mailFailureReason, openMailer } from '../delivery/mail/smtp.js';
+import { reportSettingsFor } from '../report/settings.js';
+import { errorMessage } from '../util/errors.js';
 import { type CheckResult, fail, pass } from './check.js';
 
 export const MAIL_CHECK = 'report mail';

@@ -1,9 +1,9 @@
 // Write, read back and delete one small probe object under the sink's prefix: the permissions a run
 // needs (and delete, which only this probe uses), on the store the config names.
 import { randomUUID } from 'node:crypto';
-import type { ObjectStore } from '../../sinks/object-store.js';
-import { S3StoreError } from '../../sinks/s3-store.js';
-import { reasonOf } from '../../util/errors.js';
+import type { ObjectStore } from '../sinks/object-store.js';
+import { S3StoreError } from '../sinks/s3-store.js';
+import { reasonOf } from '../util/errors.js';
 import { type CheckResult, fail, pass, systemCode, warn } from './check.js';
 
 export async function checkObjectStore(

@@ -2,8 +2,10 @@
 // entry is a run lost without a trace), and persistent (a restart must not forget the queue).
 // Managed Redis services often refuse CONFIG; the eviction policy is also in INFO, persistence
 // settings are not, so that one can end in "could not check".
+
+import type { RedisPersistence } from '../../jobs/redis-durability.js';
 import { type CheckResult, fail, pass, warn } from './check.js';
-import type { DoctorProbes, RedisPersistence, RedisProbe } from './probes.js';
+import type { DoctorProbes, RedisProbe } from './probes.js';
 
 const MIN_VERSION = [6, 2, 0];
 

@@ -1,8 +1,22 @@
-// What the pipeline reports for the worker's /metrics, one line at each call site. This module
-// loads nothing: the Prometheus registry (./prometheus.ts) is loaded for the worker's endpoint
-// only, so `run --once`, `status` and the rest never load prom-client. Without an endpoint the
-// reports go nowhere.
-import type { ApiMetrics } from '../api/metrics-hook.js';
+// What the pipeline reports for the worker's /metrics, one line at each call site: a hook at the
+// bottom of the layers, so any stage (the API client, extract, the run, the report) reports without
+// importing the worker. This module loads nothing: the Prometheus registry (./prometheus.ts) is
+// loaded for the worker's endpoint only, so `run --once`, `status` and the rest never load
+// prom-client. Without an endpoint the reports go nowhere.
+
+/** What the API client reports about its requests, through the hook it is given. */
+export interface ApiMetrics {
+  /** One HTTP exchange with the API; `error` when it failed without a status (network, timeout). */
+  apiRequest(account: string, endpoint: string, status: number | 'error'): void;
+  /** Time a request waited for the account's shared budget (or a pause) before it was sent. */
+  budgetWaited(account: string, waitedMs: number): void;
+}
+
+/** For a client nobody counts (tests, one-off calls). */
+export const noApiMetrics: ApiMetrics = {
+  apiRequest: () => {},
+  budgetWaited: () => {},
+};
 
 // The API client's part (requests, budget waits) is the hook src/extract/extract-account.ts gives
 // every client it makes.

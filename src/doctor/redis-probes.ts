@@ -1,10 +1,10 @@
-// The doctor's Redis probes (src/ops/doctor/probes.ts), built on the connection, durability and
+// The doctor's Redis probes (./probes.ts), built on the connection, durability and
 // budget code the workers use, so doctor and the workers judge one Redis by the same rules.
 import { Redis } from 'ioredis';
-import type { DoctorProbes, RedisProbe, RedisReach } from '../src/ops/doctor/probes.js';
-import { RedisUnreachableError, redisAddress } from './connection.js';
-import { parseInfo, readRedisDurability } from './redis-durability.js';
-import { RedisRateBudget } from './redis-rate-budget.js';
+import { RedisUnreachableError, redisAddress } from '../../jobs/connection.js';
+import { parseInfo, readRedisDurability } from '../../jobs/redis-durability.js';
+import { RedisRateBudget } from '../../jobs/redis-rate-budget.js';
+import type { DoctorProbes, RedisProbe, RedisReach } from './probes.js';
 
 export const doctorProbes: DoctorProbes = { connectRedis };
 

@@ -1,17 +1,17 @@
 // One GET /me per account, through the project's client and the account's request budget (the
 // shared Redis one when it answers), so the check itself keeps to the limit the workers keep to.
 // No retries: doctor reports what the API answers now instead of waiting it out.
-import { announcedRequestLimit, reportedUsage } from '../../api/account-info.js';
-import { meCall } from '../../api/endpoints.js';
-import { ApiError } from '../../api/errors.js';
-import { utcSecond } from '../../api/pause-cap.js';
-import { BudgetWaitTooLong, type RateBudget } from '../../api/rate-budget.js';
-import type { AccountConfig } from '../../config/schema.js';
-import { initialLimit } from '../../extract/account-source.js';
-import { createAccountClient } from '../../extract/extract-account.js';
-import { silentLogger } from '../../log.js';
-import { clockAhead } from '../../records/clock.js';
-import { reasonOf } from '../../util/errors.js';
+import { announcedRequestLimit, reportedUsage } from '../api/account-info.js';
+import { meCall } from '../api/endpoints.js';
+import { ApiError } from '../api/errors.js';
+import { utcSecond } from '../api/pause-cap.js';
+import { BudgetWaitTooLong, type RateBudget } from '../api/rate-budget.js';
+import type { AccountConfig } from '../config/schema.js';
+import { initialLimit } from '../extract/account-source.js';
+import { createAccountClient } from '../extract/extract-account.js';
+import { silentLogger } from '../log.js';
+import { clockAhead } from '../records/clock.js';
+import { reasonOf } from '../util/errors.js';
 import { type CheckResult, fail, pass, seconds, systemCode, warn } from './check.js';
 import { suggestedVariable } from './config-check.js';
 

@@ -4,10 +4,10 @@
 import { globalAgent as httpAgent } from 'node:http';
 import { globalAgent as httpsAgent } from 'node:https';
 import type { BigQuery } from '@google-cloud/bigquery';
-import type { BigQuerySinkConfig } from '../../config/schema.js';
-import { reasonOf } from '../../util/errors.js';
-import { createBigQuery } from '../../warehouse/bigquery-client.js';
-import { apiCode } from '../../warehouse/errors.js';
+import type { BigQuerySinkConfig } from '../config/schema.js';
+import { reasonOf } from '../util/errors.js';
+import { createBigQuery } from '../warehouse/bigquery-client.js';
+import { apiCode } from '../warehouse/errors.js';
 import { type CheckResult, fail, pass, systemCode, warn } from './check.js';
 
 type Decorated = ReturnType<NonNullable<BigQuery['interceptors'][number]['request']>>;

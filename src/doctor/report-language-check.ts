@@ -1,12 +1,12 @@
 // The language of each configured report: a locale whose language has no catalogue still formats
 // numbers and dates its way, but every word stays English (docs/reports.md, "Language").
-import type { AccountConfig, Config } from '../../config/schema.js';
-import { LANGUAGES } from '../../report/i18n/catalogues/index.js';
-import { catalogueLanguage } from '../../report/i18n/translate.js';
-import { reportSettingsFor } from '../../report/settings.js';
+import type { AccountConfig, Config } from '../config/schema.js';
+import { LANGUAGES } from '../report/i18n/catalogues/index.js';
+import { catalogueLanguage } from '../report/i18n/translate.js';
+import { reportSettingsFor } from '../report/settings.js';
 import { type CheckResult, pass, warn } from './check.js';
 
-export const REPORT_LANGUAGE_CHECK = 'report language';
+const REPORT_LANGUAGE_CHECK = 'report language';
 
 /** One line about the report locales of these accounts and their workspaces; none when no locale is set. */
 export function checkReportLanguages(config: Config, accounts: readonly AccountConfig[]): CheckResult[] {

@@ -1,9 +1,9 @@
 // The config check: it loads and validates as every command does; the loader's warnings (a key
 // written into the file, which ends up in backups and version control) make it a WARN. It also
 // notes the variable each key came from: that is what a failed key check tells the user to set.
-import { namesList } from '../../config/account-settings.js';
-import { ConfigError, loadConfigDetailed, resolveConfigPath } from '../../config/read-config.js';
-import type { Config } from '../../config/schema.js';
+import { namesList } from '../config/account-settings.js';
+import { ConfigError, loadConfigDetailed, resolveConfigPath } from '../config/read-config.js';
+import type { Config } from '../config/schema.js';
 import { type CheckResult, fail, pass, warn } from './check.js';
 
 export interface LoadedConfig {

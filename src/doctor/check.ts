@@ -1,7 +1,7 @@
 // What one doctor check reports, and the deadline every check runs under: doctor must answer even
 // when a service accepts a connection and never replies.
 
-import { reasonOf } from '../../util/errors.js';
+import { reasonOf } from '../util/errors.js';
 
 export type CheckStatus = 'PASS' | 'WARN' | 'FAIL';
 
@@ -33,7 +33,7 @@ export const fail = (check: string, detail: string, fix: string): CheckResult =>
  * Runs `probe` with a deadline. On expiry it resolves with `onTimeout` and aborts the signal so the
  * probe lets go of its sockets.
  */
-export async function withDeadline(
+async function withDeadline(
   timeoutMs: number,
   probe: (signal: AbortSignal) => Promise<CheckResult[]>,
   onTimeout: () => CheckResult[],
@@ -81,7 +81,7 @@ export function seconds(ms: number): string {
   return String(Math.round((ms / 1000) * 10) / 10);
 }
 
-export function noAnswer(timeoutMs: number): string {
+function noAnswer(timeoutMs: number): string {
   return `no answer within ${seconds(timeoutMs)} s`;
 }
 

@@ -40,9 +40,9 @@ const LAYERS: string[][] = [
   ['src/events'],
   ['src/curate'],
   ['src/ops'],
-  ['src/run'],
-  ['src/run/inline'],
   ['jobs'],
+  ['src/run'],
+  ['src/run/inline', 'src/run/queued'],
   ['src/cli', 'src/simulator'],
 ];
 

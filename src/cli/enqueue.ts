@@ -4,7 +4,7 @@ import type { LedgerRun, RunLedger } from '../../jobs/ledger.js';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
 import { storedCode } from '../records/error-code.js';
 import type { Manifest } from '../records/manifest.js';
-import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../records/run-status.js';
+import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../records/run-state.js';
 import { errorMessage } from '../util/errors.js';
 import { terminalSafe } from '../util/terminal.js';
 import { sleep } from '../util/time.js';

@@ -3,7 +3,7 @@
 // src/run/record.ts); here its end line is logged, its second record (the ledger, when Redis is
 // there) ends, and its drift line and alert go out (src/run/run-finished.ts). The queued driver
 // calls it too, with what only queued runs do (the ledger in Redis, their scheduled reports) from
-// jobs/ledger-end.ts.
+// src/run/queued/ledger-end.ts.
 import type { Logger } from 'pino';
 import type { Manifest } from '../records/manifest.js';
 import type { ObjectStore } from '../sinks/object-store.js';

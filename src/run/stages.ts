@@ -1,11 +1,11 @@
 // The stages of a run (extract, curate, load, record) as every driver runs them: `run --once` runs
 // all of them in its process (src/run/inline/run-inline.ts); a queued run extracts in its workspace
 // jobs, curates (and loads, without load batches) in its finish job and loads in its load batch
-// (jobs/processors/). The drivers decide where a stage runs; how it runs, and how its outcome is
-// recorded in the manifest's `stages` (src/records/run-stages.ts), is here, once.
+// (src/run/queued/). The drivers decide where a stage runs; how it runs, and how its outcome is
+// recorded in the manifest's `stages` (src/records/run-state.ts), is here, once.
 
 import type { LoadResult, WorkspaceResult } from '../records/manifest.js';
-import type { RunStages, StageOutcome, StageRecord } from '../records/run-stages.js';
+import type { RunStages, StageOutcome, StageRecord } from '../records/run-state.js';
 import { errorMessage, VisyncError } from '../util/errors.js';
 import type { RunContext } from './context.js';
 import { type FinishRunOptions, type FinishRunResult, finishRun } from './finish-run.js';

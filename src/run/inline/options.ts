@@ -11,7 +11,7 @@ import type { LoadResult, Manifest } from '../../records/manifest.js';
 import type { RunRecorder } from '../../records/recorder.js';
 import type { RunKind } from '../../records/run-id.js';
 import type { LeaseSignal } from '../../records/run-lease.js';
-import type { RunStatus } from '../../records/run-status.js';
+import type { RunStatus } from '../../records/run-state.js';
 import type { ObjectStore } from '../../sinks/object-store.js';
 import type { RunLoader } from '../finish-run.js';
 

@@ -6,25 +6,7 @@
 // that fails for good is failed, the others of the job go on; a server error that may pass
 // retries the job, which then makes only the calls that have not landed.
 import type { Job } from 'bullmq';
-import { callId, type WorkspaceEndpoint } from '../../src/api/endpoints.js';
-import { BudgetWaitTooLong, Reservation } from '../../src/api/rate-budget.js';
-import { emptyStats, type RequestStats } from '../../src/api/request-stats.js';
-import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
-import type { AccountConfig } from '../../src/config/schema.js';
-import { callLimits, createAccountClient, extractWorkspace } from '../../src/extract/extract-account.js';
-import { workspaceCalls } from '../../src/extract/plan.js';
-import type { DriftEntry, WorkspaceResult } from '../../src/records/manifest.js';
-import {
-  endFailure,
-  type Failure,
-  failureOf,
-  storedFailure,
-  type WorkspaceEnd,
-  workspaceOutcome,
-} from '../../src/records/workspace-outcome.js';
-import { mapSettled } from '../../src/util/pool.js';
-import { UnrecoverableError } from '../bullmq.js';
-import { accountOf, type JobContext } from '../context.js';
+import { UnrecoverableError } from '../../../jobs/bullmq.js';
 import {
   jobPriority,
   kindOfPriority,
@@ -32,8 +14,27 @@ import {
   type WorkspaceJobData,
   type WorkspaceJobResult,
   WorkspaceJobSchema,
-} from '../definitions.js';
+} from '../../../jobs/definitions.js';
+import { accountOf } from '../../../jobs/worker-types.js';
+import { callId, type WorkspaceEndpoint } from '../../api/endpoints.js';
+import { BudgetWaitTooLong, Reservation } from '../../api/rate-budget.js';
+import { emptyStats, type RequestStats } from '../../api/request-stats.js';
+import { deadlinePassed, deadlineReason, runDeadline } from '../../api/run-deadline.js';
+import type { AccountConfig } from '../../config/schema.js';
+import { callLimits, createAccountClient, extractWorkspace } from '../../extract/extract-account.js';
+import { workspaceCalls } from '../../extract/plan.js';
+import type { DriftEntry, WorkspaceResult } from '../../records/manifest.js';
+import {
+  endFailure,
+  type Failure,
+  failureOf,
+  storedFailure,
+  type WorkspaceEnd,
+  workspaceOutcome,
+} from '../../records/workspace-outcome.js';
+import { mapSettled } from '../../util/pool.js';
 import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
+import type { JobContext } from './context.js';
 
 /**
  * The longest wait for budget a workspace job sits out in its worker slot (or

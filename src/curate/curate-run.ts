@@ -9,14 +9,11 @@ import { createWriteStream } from 'node:fs';
 import { createGzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import type { RawEndpoint } from '../api/endpoints.js';
-import { BRAND_EVENTS } from '../catalogue/brand-events.js';
 import { tableByName, toNdjsonLine } from '../catalogue/index.js';
-import { brandEventRows } from '../events/curate.js';
-import { WatchRows } from '../events/state.js';
+import type { Row } from '../catalogue/types.js';
 import { DriftReport } from '../normalise/drift.js';
 import { normaliseBrands, normaliseRecord } from '../normalise/index.js';
 import type { NormaliseResult, RawRecord } from '../normalise/types.js';
-import { metrics } from '../ops/metrics.js';
 import type { DriftEntry, ManifestFile } from '../records/manifest.js';
 import { workspaceListIncomplete } from '../records/manifest.js';
 import type { RunCoordinates } from '../records/run-coordinates.js';
@@ -53,6 +50,22 @@ export interface CurateResult {
   dispose(): Promise<void>;
 }
 
+/**
+ * A table whose rows the run derives from its own curated rows (brand_events, given by the run:
+ * src/run/brand-events.ts): it sees each row, then gives its rows once all are seen, and they are
+ * curated with the others. Its failure fails that table only (replay redoes it).
+ */
+export interface DerivedTable {
+  table: string;
+  see(table: string, row: Row): void;
+  rows(run: {
+    /** Per workspace, the endpoints whose raw files the run landed. */
+    landed: ReadonlyMap<string, ReadonlySet<RawEndpoint>>;
+    /** GET /brands landed and listed every workspace of the account. */
+    listWhole: boolean;
+  }): Promise<Row[]>;
+}
+
 export interface CurateOptions {
   store: ObjectStore;
   run: RunCoordinates;
@@ -62,19 +75,18 @@ export interface CurateOptions {
   latestLock?: KeyLock;
   /** Write each table's load file too (a second gzip of every row): only a run loaded on its own needs it. */
   loadFiles?: boolean;
-  /** The run's start: `detected_at` of its brand_events (src/events/curate.ts). */
-  startedAt?: string | undefined;
+  /** Derived from the run's rows after they are curated. */
+  derived?: DerivedTable | undefined;
 }
 
 export async function curateRun(o: CurateOptions): Promise<CurateResult> {
   const spool = await RowSpool.create();
   try {
     const drift = new DriftReport();
-    const watched = new WatchRows();
     const emit = async (result: NormaliseResult) => {
       drift.addAll(result.drift);
       for (const { table, row } of result.rows) {
-        watched.add(table, row);
+        o.derived?.see(table, row);
         const def = tableByName(table);
         const value = row[def.partitionField];
         await spool.add(
@@ -113,31 +125,15 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
     await latest.flush();
     const files: ManifestFile[] = [...latest.written];
     await emit(normaliseBrands(brandsList, details));
-    // What changed since the previous complete run: computed from the rows above, so a failure
-    // here fails brand_events only (replay redoes it), never the run's other tables.
-    let eventsError: string | undefined;
-    try {
-      const rows = await brandEventRows({
-        store: o.store,
-        run: o.run,
-        startedAt: o.startedAt,
-        current: watched,
-        landed,
-        listWhole:
-          brandsList !== undefined && workspaceListIncomplete({ drift: drift.entries() }) === undefined,
-      });
-      await emit({ rows: rows.map((row) => ({ table: BRAND_EVENTS.name, row })), drift: [] });
-      const byType = new Map<string, number>();
-      for (const r of rows) byType.set(String(r.event_type), (byType.get(String(r.event_type)) ?? 0) + 1);
-      for (const [type, n] of byType) metrics.brandEvents(type, n);
-    } catch (err) {
-      eventsError = `not computed: ${errorMessage(err)}`;
-      o.logger.error({ table: BRAND_EVENTS.name, err: eventsError }, 'curate of a table failed');
-    }
+    const derivedError = await curateDerived(o, emit, {
+      landed,
+      listWhole:
+        brandsList !== undefined && workspaceListIncomplete({ drift: drift.entries() }) === undefined,
+    });
     await spool.close();
 
     const tables: CuratedTable[] = [];
-    if (eventsError) tables.push({ table: BRAND_EVENTS.name, rows: 0, loadFile: '', error: eventsError });
+    if (derivedError) tables.push(derivedError);
     for (const table of await spool.tables()) {
       // One table's parts failing to store (a full disk, a sink refusing a key) fails that table
       // only: the others are still written and loaded, and the run says which table and why.
@@ -163,6 +159,28 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
   } catch (err) {
     await spool.dispose();
     throw err;
+  }
+}
+
+/**
+ * The derived table's rows, computed from the rows above: a failure fails that table only (its
+ * entry returned), never the run's other tables.
+ */
+async function curateDerived(
+  o: CurateOptions,
+  emit: (result: NormaliseResult) => Promise<void>,
+  run: Parameters<DerivedTable['rows']>[0],
+): Promise<CuratedTable | undefined> {
+  if (!o.derived) return undefined;
+  const { table } = o.derived;
+  try {
+    const rows = await o.derived.rows(run);
+    await emit({ rows: rows.map((row) => ({ table, row })), drift: [] });
+    return undefined;
+  } catch (err) {
+    const error = `not computed: ${errorMessage(err)}`;
+    o.logger.error({ table, err: error }, 'curate of a table failed');
+    return { table, rows: 0, loadFile: '', error };
   }
 }
 

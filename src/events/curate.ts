@@ -1,4 +1,4 @@
-// The `brand_events` rows of a run, at the end of its curate stage (src/curate/curate-run.ts): each
+// The `brand_events` rows of a run, at the end of its curate stage (src/run/brand-events.ts): each
 // workspace's state in this run against its state in the account's previous complete runs
 // (src/history/complete-runs.ts, the rule of the `_latest` views), read back from their curated
 // parts. Per section, the newest older run that landed it for the workspace is compared with;

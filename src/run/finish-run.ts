@@ -16,6 +16,7 @@ import type { DriftEntry, LoadResult, ManifestFile } from '../records/manifest.j
 import type { RunCoordinates } from '../records/run-coordinates.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
+import { brandEventsTable } from './brand-events.js';
 
 /** What the load stage needs of a warehouse; BigQuery implements it (src/warehouse). */
 export interface RunLoader {
@@ -94,7 +95,7 @@ export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {
       partRows: o.partRows || undefined,
       latestLock: o.latestLock,
       loadFiles: Boolean(o.loader) && !o.deferLoads,
-      startedAt: o.startedAt,
+      derived: brandEventsTable({ store: o.store, run: o.run, startedAt: o.startedAt }),
     });
   } catch (err) {
     // Curate stopped as a whole (spool or sink failing): no table of the run can be loaded. Which

@@ -36,6 +36,8 @@ export interface EventsInput {
   landed: ReadonlyMap<string, ReadonlySet<RawEndpoint>>;
   /** GET /brands landed and listed every workspace of the account. */
   listWhole: boolean;
+  /** The account's run ids with a manifest, as the run listed them (else listed here). */
+  runIds?: readonly string[] | undefined;
 }
 
 export function eventId(account: string, runId: string, brandId: string, type: string, key: string): string {
@@ -46,6 +48,7 @@ export async function brandEventRows(i: EventsInput): Promise<Row[]> {
   const detectedAt = i.startedAt ?? `${i.run.runDate}T00:00:00.000Z`;
   const older = await recentCompleteRuns(i.store, i.run.account, Date.now(), {
     limit: LOOKBACK,
+    runIds: i.runIds,
     keep: (r) =>
       r.runId !== i.run.runId &&
       (r.startedAt < detectedAt || (r.startedAt === detectedAt && r.runId < i.run.runId)),

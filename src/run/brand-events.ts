@@ -7,6 +7,7 @@ import type { DerivedTable } from '../curate/curate-run.js';
 import { brandEventRows } from '../events/curate.js';
 import { WatchRows } from '../events/state.js';
 import { metrics } from '../ops/metrics.js';
+import { RunHistory } from '../records/history.js';
 import type { RunCoordinates } from '../records/run-coordinates.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 
@@ -15,13 +16,17 @@ export function brandEventsTable(o: {
   run: RunCoordinates;
   /** The run's start (its manifest's started_at): the events' `detected_at`. */
   startedAt?: string | undefined;
+  /** The run's history, read once for all its stages. */
+  history?: RunHistory | undefined;
 }): DerivedTable {
   const watched = new WatchRows();
   return {
     table: BRAND_EVENTS.name,
     see: (table, row) => watched.add(table, row),
     async rows({ landed, listWhole }) {
-      const rows = await brandEventRows({ ...o, current: watched, landed, listWhole });
+      const { history = new RunHistory(o.store, o.run.account), ...run } = o;
+      const runIds = await history.runIds();
+      const rows = await brandEventRows({ ...run, current: watched, landed, listWhole, runIds });
       const byType = new Map<string, number>();
       for (const r of rows) byType.set(String(r.event_type), (byType.get(String(r.event_type)) ?? 0) + 1);
       for (const [type, n] of byType) metrics.brandEvents(type, n);

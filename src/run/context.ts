@@ -3,6 +3,7 @@
 // jobs (src/run/queued/). Settled when the run starts; a queued run keeps it in its job data.
 import type { Logger } from 'pino';
 import type { RateBudget } from '../api/rate-budget.js';
+import type { RunHistory } from '../records/history.js';
 import { assembleManifest, type Manifest } from '../records/manifest.js';
 import type { RunCoordinates } from '../records/run-coordinates.js';
 import type { RunKind } from '../records/run-id.js';
@@ -24,6 +25,8 @@ export interface RunContext {
   window: RunWindow;
   scope: RunScope;
   store: ObjectStore;
+  /** The account's run history, read once for all the run's stages (src/records/history.ts). */
+  history: RunHistory;
   log: Logger;
   /** The account's request budget, shared by every call of the run. */
   budget: RateBudget;

@@ -73,8 +73,9 @@ export type CurateAndLoadResult = FinishRunResult & { stages: RunStages };
  * warehouse the load stage is skipped.
  */
 export async function curateAndLoad(
-  c: Pick<RunContext, 'store' | 'run' | 'log'> & { startedAt?: string | undefined },
-  o: Omit<FinishRunOptions, 'store' | 'run' | 'logger' | 'startedAt' | 'onCurated'>,
+  c: Pick<RunContext, 'store' | 'run' | 'log'> &
+    Partial<Pick<RunContext, 'history'>> & { startedAt?: string | undefined },
+  o: Omit<FinishRunOptions, 'store' | 'run' | 'logger' | 'startedAt' | 'history' | 'onCurated'>,
 ): Promise<CurateAndLoadResult> {
   const started = now();
   let curate: StageRecord = ranStage('failed', started);
@@ -84,6 +85,7 @@ export async function curateAndLoad(
     run: c.run,
     logger: c.log,
     startedAt: c.startedAt,
+    history: c.history,
     onCurated: (r) => {
       const outcome = r.error !== undefined ? 'failed' : r.failedTables ? 'partial' : 'succeeded';
       curate = ranStage(outcome, started, r.error);

@@ -18,6 +18,7 @@ import {
 } from '../../../jobs/load-batches.js';
 import { RedisKeyLock } from '../../../jobs/redis-key-lock.js';
 import { accountSettings } from '../../config/account-settings.js';
+import { RunHistory } from '../../records/history.js';
 import { type Manifest, readManifest, requestsFromLanding } from '../../records/manifest.js';
 import { runScope } from '../../records/run-scope.js';
 import { AWAITING_LOAD_BATCH, CURATING } from '../../records/run-state.js';
@@ -55,6 +56,8 @@ async function finishRun(data: FinishJobData, ctx: JobContext, log: Logger): Pro
     // Jobs of versions before scopes carry none: every workspace and endpoint, as manifests read it.
     scope: data.scope ?? runScope(),
     store,
+    // The finish job's own listing: runs that ended since the run job started are compared with.
+    history: new RunHistory(store, data.account),
     log,
     budget: ctx.budget,
   };

@@ -29,7 +29,7 @@ import type { AccountConfig } from '../../config/schema.js';
 import { callLimits, type Discovery, discoverWorkspaces } from '../../extract/extract-account.js';
 import { workspaceCalls } from '../../extract/plan.js';
 import { errorCode, storedMessage } from '../../records/error-code.js';
-import { lastSucceededRun } from '../../records/history.js';
+import { lastSucceededRun, RunHistory } from '../../records/history.js';
 import { readManifest } from '../../records/manifest.js';
 import type { RunCoordinates } from '../../records/run-coordinates.js';
 import { logicalRunId, type RunKind } from '../../records/run-id.js';
@@ -57,10 +57,11 @@ export interface RunJobResult {
  * Run date of the account's last success: the ledger's, or when Redis has none (lost in a restart
  * without persistence, or a new Redis) the sink's, which is then put back into the ledger.
  */
-async function lastSuccessDate(ctx: JobContext, account: string): Promise<string | undefined> {
+async function lastSuccessDate(ctx: JobContext, history: RunHistory): Promise<string | undefined> {
+  const { account } = history;
   const inLedger = await ctx.ledger.lastSuccess(account);
   if (inLedger) return inLedger.run_date;
-  const manifest = await lastSucceededRun(await ctx.storeFor(account), account);
+  const manifest = await lastSucceededRun(history.store, account, history);
   if (!manifest) return undefined;
   await ctx.ledger.restore(manifest);
   ctx.logger.info(
@@ -160,6 +161,7 @@ async function startRun(
   existing: LedgerRun | undefined,
 ): Promise<RunContext> {
   const { run } = c;
+  const history = new RunHistory(c.store, run.account);
   const days = await runWindowDays({
     kind: data.kind,
     days: data.days,
@@ -167,10 +169,11 @@ async function startRun(
     account: run.account,
     runDate: run.runDate,
     extract: ctx.config.extract,
-    lastSuccessRunDate: () => lastSuccessDate(ctx, run.account),
+    lastSuccessRunDate: () => lastSuccessDate(ctx, history),
   });
   const started: RunContext = {
     ...c,
+    history,
     startedAt: existing?.started_at ?? new Date().toISOString(),
     window: { days, buyerIntentDays: ctx.config.extract.buyerIntentDays },
     scope: runScope(data.brands, data.endpoints),

@@ -13,7 +13,7 @@ import { RedisKeyLock } from '../jobs/redis-key-lock.js';
 import { budgetKeys, RedisRateBudget } from '../jobs/redis-rate-budget.js';
 import { missingSchedules, schedulerId } from '../jobs/schedules.js';
 import { acquireSlot } from '../src/api/rate-budget.js';
-import { waitForRuns } from '../src/cli/enqueue.js';
+import { waitForRuns } from '../src/cli/enqueue-wait.js';
 import type { Config } from '../src/config/schema.js';
 import { readManifest } from '../src/records/manifest.js';
 import { CURATING } from '../src/records/run-state.js';

@@ -30,16 +30,6 @@ export function covers(run: CompleteRun, table: string, brandId: string): boolea
   );
 }
 
-/** The newest run (of `runs`, newest first) dated on or before `date` that covers the table. */
-export function snapshotRun(
-  runs: readonly CompleteRun[],
-  table: SnapshotTable,
-  brandId: string,
-  date: string,
-): CompleteRun | undefined {
-  return runs.find((r) => r.runDate <= date && covers(r, table, brandId));
-}
-
 /**
  * Runs that may hold days from `from` on of a daily table for the workspace: every complete run
  * dated on or after `from`, in the order given (newest first), so each day is read from the newest

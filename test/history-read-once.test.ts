@@ -38,11 +38,9 @@ describe('a run reads its history once', () => {
   });
 
   it('a queued run: one listing of the account runs per run', async () => {
-    const s = await sim({ accounts: [{ name: 'acme', workspaces: 2 }] });
-    const dir = tempDir();
-    const config = jobsConfig(s, dir);
-    await worker(config);
+    const config = jobsConfig(await sim({ accounts: [{ name: 'acme', workspaces: 2 }] }), tempDir());
     const c = jobsClient(config);
+    await worker(config);
     const sync = async (kind: 'backfill' | 'sync') => {
       const { runId } = await enqueueRun(c.queues, c.ledger, config, { kind, account: 'acme' });
       return (await waitForRun(config, runId)).status;

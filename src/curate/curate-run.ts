@@ -134,19 +134,7 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
 
     const tables: CuratedTable[] = [];
     if (derivedError) tables.push(derivedError);
-    for (const table of await spool.tables()) {
-      // One table's parts failing to store (a full disk, a sink refusing a key) fails that table
-      // only: the others are still written and loaded, and the run says which table and why.
-      try {
-        const written = await writeTable(o, spool, table);
-        files.push(...written.parts);
-        tables.push({ table, rows: written.rows, loadFile: written.loadFile });
-      } catch (err) {
-        const error = `curated parts not written: ${errorMessage(err)}`;
-        o.logger.error({ table, err: error }, 'curate of a table failed');
-        tables.push({ table, rows: 0, loadFile: '', error });
-      }
-    }
+    tables.push(...(await writeTables(o, spool, files)));
     o.logger.info(
       {
         account: o.run.account,
@@ -160,6 +148,31 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
     await spool.dispose();
     throw err;
   }
+}
+
+/**
+ * Writes each spooled table's parts (listed into `files`). One table's parts failing to store (a
+ * full disk, a sink refusing a key) fails that table only: the others are still written and
+ * loaded, and the run says which table and why.
+ */
+async function writeTables(
+  o: CurateOptions,
+  spool: RowSpool,
+  files: ManifestFile[],
+): Promise<CuratedTable[]> {
+  const tables: CuratedTable[] = [];
+  for (const table of await spool.tables()) {
+    try {
+      const written = await writeTable(o, spool, table);
+      files.push(...written.parts);
+      tables.push({ table, rows: written.rows, loadFile: written.loadFile });
+    } catch (err) {
+      const error = `curated parts not written: ${errorMessage(err)}`;
+      o.logger.error({ table, err: error }, 'curate of a table failed');
+      tables.push({ table, rows: 0, loadFile: '', error });
+    }
+  }
+  return tables;
 }
 
 /**

@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
+import type { Logger } from 'pino';
+import type { LoadedConfig } from '../config/read-config.js';
+import type { Config } from '../config/schema.js';
 import type { WorkerHandle } from '../run/queued/worker.js';
 import { EXIT_CONFIG } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
@@ -65,24 +68,7 @@ async function workerCommand(
   const removed = await sweepStaleTempDirsOnce();
   if (removed.length) logger.info({ folders: removed }, 'removed temporary folders of stopped processes');
   // Bound before the workers start: a taken port or missing credentials stop it before any job.
-  const { EndpointError, startWorkerEndpoint } = await import('../../jobs/ops-server.js');
-  const { DEFAULT_LISTEN } = await import('../config/schema.js');
-  const listen = flags.listen ?? config.worker.listen;
-  // A second worker on the same machine finds the default port taken: it works on without an
-  // endpoint and says so. An address the user chose must be served, or the worker stops.
-  const defaulted = flags.listen === undefined && listen === DEFAULT_LISTEN;
-  const endpoint = await startWorkerEndpoint(listen, {
-    readOnly: config.worker.ui.readOnly,
-    logger,
-  }).catch((err: unknown) => {
-    if (err instanceof EndpointError && err.inUse && defaulted) {
-      logger.warn(`${err.message}; this worker runs without its endpoint`);
-      return undefined;
-    }
-    // A taken address is this machine's state; a bad address or missing credentials are config.
-    if (err instanceof EndpointError) throw new CliError(err.message, err.inUse ? 1 : EXIT_CONFIG);
-    throw err;
-  });
+  const endpoint = await startEndpoint(flags.listen, config, logger);
   // Listening from the start: a stop while the worker still waits for Redis ends the wait.
   const stop = new AbortController();
   const signalled = new Promise<string>((resolve) => {
@@ -103,16 +89,63 @@ async function workerCommand(
     return 0;
   }
   await endpoint?.attach(handle);
-  // Accounts added, removed or changed in the config (or its accountsFrom source) take effect
-  // without a restart; an invalid edit is logged and the config in force stays. Watching starts
-  // before the ready line: a file written once a worker says it is ready is always picked up.
+  const watcher = await watchReloads(configOption(cmd), loaded, handle, logger);
+  io.out(
+    `visync worker ready: ${redactUrl(config.redis.url ?? '')} prefix ${config.redis.prefix}, concurrency ${flags.concurrency}, ` +
+      `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}, ` +
+      `endpoint ${endpoint ? `${endpoint.url}/ (metrics, healthz, readyz, ui)` : 'off'}`,
+  );
+  const signal = await signalled;
+  watcher.close();
+  const graceMs = config.shutdownGraceSeconds * 1000;
+  logger.info({ signal, grace_ms: graceMs }, 'stopping: no new jobs; waiting for active ones');
+  const { forced } = await handle.close(graceMs);
+  await endpoint?.close();
+  logger.info({ forced }, forced ? 'stopped; unfinished jobs go back to the queue' : 'stopped');
+  return 0;
+}
+
+/** The worker's HTTP endpoint (metrics, health, the board) on its address; none when the default one is taken. */
+async function startEndpoint(chosen: string | undefined, config: Config, logger: Logger) {
+  const { EndpointError, startWorkerEndpoint } = await import('../../jobs/ops-server.js');
+  const { DEFAULT_LISTEN } = await import('../config/schema.js');
+  const listen = chosen ?? config.worker.listen;
+  // A second worker on the same machine finds the default port taken: it works on without an
+  // endpoint and says so. An address the user chose must be served, or the worker stops.
+  const defaulted = chosen === undefined && listen === DEFAULT_LISTEN;
+  return startWorkerEndpoint(listen, {
+    readOnly: config.worker.ui.readOnly,
+    logger,
+  }).catch((err: unknown) => {
+    if (err instanceof EndpointError && err.inUse && defaulted) {
+      logger.warn(`${err.message}; this worker runs without its endpoint`);
+      return undefined;
+    }
+    // A taken address is this machine's state; a bad address or missing credentials are config.
+    if (err instanceof EndpointError) throw new CliError(err.message, err.inUse ? 1 : EXIT_CONFIG);
+    throw err;
+  });
+}
+
+/**
+ * Accounts added, removed or changed in the config (or its accountsFrom source) take effect
+ * without a restart; an invalid edit is logged and the config in force stays. Watching starts
+ * before the ready line: a file written once a worker says it is ready is always picked up.
+ */
+async function watchReloads(
+  path: string | undefined,
+  loaded: LoadedConfig,
+  handle: WorkerHandle,
+  logger: Logger,
+) {
+  const { config } = loaded;
   const [{ watchConfig }, { recordReloadFailure }, { metrics }] = await Promise.all([
     import('../config/watch.js'),
     import('../../jobs/config-reload.js'),
     import('../ops/metrics.js'),
   ]);
   const watcher = watchConfig(
-    configOption(cmd),
+    path,
     async (next) => {
       const { removed } = await handle.reconfigure(next);
       if (removed.length) logger.info({ removed }, 'removed schedules of accounts no longer configured');
@@ -128,17 +161,5 @@ async function workerCommand(
   );
   // Started with a valid config: an earlier worker's failed reload is over.
   await recordReloadFailure(handle.context.redis, config.redis.prefix, undefined).catch(() => {});
-  io.out(
-    `visync worker ready: ${redactUrl(config.redis.url ?? '')} prefix ${config.redis.prefix}, concurrency ${flags.concurrency}, ` +
-      `accounts ${config.accounts.map((a) => a.name).join(', ')}, nightly "${config.schedule.nightly.cron}" ${config.schedule.nightly.tz}, ` +
-      `endpoint ${endpoint ? `${endpoint.url}/ (metrics, healthz, readyz, ui)` : 'off'}`,
-  );
-  const signal = await signalled;
-  watcher.close();
-  const graceMs = config.shutdownGraceSeconds * 1000;
-  logger.info({ signal, grace_ms: graceMs }, 'stopping: no new jobs; waiting for active ones');
-  const { forced } = await handle.close(graceMs);
-  await endpoint?.close();
-  logger.info({ forced }, forced ? 'stopped; unfinished jobs go back to the queue' : 'stopped');
-  return 0;
+  return watcher;
 }

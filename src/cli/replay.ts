@@ -1,6 +1,9 @@
 import type { Command } from 'commander';
+import type { Config } from '../config/schema.js';
 import type { Manifest } from '../records/manifest.js';
 import { RUN_ID_PATTERN } from '../records/run-id.js';
+import type { ObjectStores } from '../sinks/create-store.js';
+import type { ObjectStore } from '../sinks/object-store.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -35,7 +38,7 @@ async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): P
     throw new CliError(`--run: not a run id: ${JSON.stringify(flags.run)}`, EXIT_USAGE);
   const [
     { loadConfigWithoutKeys },
-    { ReplayError, locateRun, replayRun },
+    { ReplayError, replayRun },
     { RunLoaders },
     { exitCodeFor },
     { ObjectStores },
@@ -57,30 +60,7 @@ async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): P
   if (check?.ok === false) throw new CliError(check.refusal);
   const stores = new ObjectStores();
   try {
-    // Accounts may write to stores of their own: the run is looked for in each distinct one.
-    const names = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
-    const found: {
-      account: string;
-      store: Awaited<ReturnType<typeof stores.forAccount>>;
-      manifest?: Manifest;
-    }[] = [];
-    let notFound: unknown;
-    for (const g of await stores.grouped(config, names)) {
-      try {
-        const at = await locateRun(g.store, flags.run, flags.account);
-        if (g.accounts.includes(at.account))
-          found.push({ account: at.account, store: g.store, manifest: at.manifest });
-      } catch (err) {
-        if (!(err instanceof ReplayError)) throw err;
-        notFound = err;
-      }
-    }
-    if (found.length > 1)
-      throw new ReplayError(
-        `run ${flags.run} exists for several accounts (${found.map((f) => f.account).join(', ')}): pass --account`,
-      );
-    if (!found[0]) throw notFound ?? new ReplayError(`run ${flags.run} not found`);
-    const { account, store, manifest } = found[0];
+    const { account, store, manifest } = await findRun(stores, config, flags);
     if (check?.ok === 'unchecked') {
       // Redis did not answer: the manifest decides, before anything is loaded or rewritten.
       const { uncheckedReplay } = await import('../../jobs/replay-guard.js');
@@ -98,28 +78,7 @@ async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): P
     });
     const failed = m.loads.filter((l) => l.status === 'failed');
     for (const l of failed) io.err(`visync: load of ${l.table} failed: ${l.error}`);
-    if (flags.json) {
-      const [{ exitFields, runResult }, { problemLines }, { manifestKey }] = await Promise.all([
-        import('./json-result.js'),
-        import('./run-lines.js'),
-        import('../sinks/layout.js'),
-      ]);
-      const at = `${store.location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`;
-      io.verbatim(
-        JSON.stringify(
-          {
-            ...runResult(m, at, problemLines(m)),
-            replayed_at: m.replayed_at,
-            curated_files: m.files.filter((f) => f.key.startsWith('tables/')).length,
-            ...exitFields(exitCodeFor(m.status)),
-          },
-          null,
-          2,
-        ),
-      );
-      return exitCodeFor(m.status);
-    }
-    io.out((await import('./run-lines.js')).replayedLine(m));
+    await printReplayed(m, store.location, flags, io);
     return exitCodeFor(m.status);
   } catch (err) {
     if (err instanceof ReplayError) throw new CliError(err.message);
@@ -127,4 +86,65 @@ async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): P
   } finally {
     await stores.close();
   }
+}
+
+/** The run in the store of its account: looked for in each distinct store of the accounts asked. */
+async function findRun(
+  stores: ObjectStores,
+  config: Config,
+  flags: ReplayFlags,
+): Promise<{ account: string; store: ObjectStore; manifest?: Manifest | undefined }> {
+  const { ReplayError, locateRun } = await import('../run/replay.js');
+  // Accounts may write to stores of their own: the run is looked for in each distinct one.
+  const names = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
+  const found: Awaited<ReturnType<typeof findRun>>[] = [];
+  let notFound: unknown;
+  for (const g of await stores.grouped(config, names)) {
+    try {
+      const at = await locateRun(g.store, flags.run, flags.account);
+      if (g.accounts.includes(at.account))
+        found.push({ account: at.account, store: g.store, manifest: at.manifest });
+    } catch (err) {
+      if (!(err instanceof ReplayError)) throw err;
+      notFound = err;
+    }
+  }
+  if (found.length > 1)
+    throw new ReplayError(
+      `run ${flags.run} exists for several accounts (${found.map((f) => f.account).join(', ')}): pass --account`,
+    );
+  if (!found[0]) throw notFound ?? new ReplayError(`run ${flags.run} not found`);
+  return found[0];
+}
+
+/** The replayed run's line, or with --json its document. */
+async function printReplayed(
+  m: Manifest,
+  location: string,
+  flags: ReplayFlags,
+  io: CommandIo,
+): Promise<void> {
+  const { exitCodeFor } = await import('../records/run-state.js');
+  if (flags.json) {
+    const [{ exitFields, runResult }, { problemLines }, { manifestKey }] = await Promise.all([
+      import('./json-result.js'),
+      import('./run-lines.js'),
+      import('../sinks/layout.js'),
+    ]);
+    const at = `${location.replace(/\/$/, '')}/${manifestKey(m.account, m.run_id)}`;
+    io.verbatim(
+      JSON.stringify(
+        {
+          ...runResult(m, at, problemLines(m)),
+          replayed_at: m.replayed_at,
+          curated_files: m.files.filter((f) => f.key.startsWith('tables/')).length,
+          ...exitFields(exitCodeFor(m.status)),
+        },
+        null,
+        2,
+      ),
+    );
+    return;
+  }
+  io.out((await import('./run-lines.js')).replayedLine(m));
 }

@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { stringify } from 'yaml';
-import { isFinishedStatus } from '../src/records/run-status.js';
+import { isFinishedStatus } from '../src/records/run-state.js';
 import { parseRequestLogNdjson } from '../src/simulator/index.js';
 import { DEV_BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';

@@ -19,7 +19,7 @@ import { openJobsClient } from '../jobs/jobs-client.js';
 import type { LedgerRun } from '../jobs/ledger.js';
 import { parseConfig } from '../src/config/read-config.js';
 import { plannedRequestCount } from '../src/extract/plan.js';
-import { isFinishedStatus } from '../src/records/run-status.js';
+import { isFinishedStatus } from '../src/records/run-state.js';
 import { peakInWindow, type RequestLogEntry, startSimulator } from '../src/simulator/index.js';
 import { DEV_BIN as BIN } from '../test/helpers/cli-bin.js';
 import { startPrivateRedis } from '../test/helpers/redis-server.js';

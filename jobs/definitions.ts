@@ -17,7 +17,7 @@ export const JOB = {
   workspace: 'workspace',
   /**
    * The flow's parent, once a run's workspace jobs are done: hands the run to a finish job
-   * (processors/workspaces-done.ts). It loads nothing: its wire name `load` stays, here only, for
+   * (src/run/queued/workspaces-done.ts). It loads nothing: its wire name `load` stays, here only, for
    * jobs queued by earlier versions.
    */
   workspacesDone: 'load',
@@ -25,7 +25,7 @@ export const JOB = {
   finish: 'finish-run',
   /** Loads the finished runs of many accounts into one BigQuery dataset: one load job per table. */
   loadBatch: 'load-batch',
-  /** Makes and delivers an account's scheduled reports after its nightly run (jobs/report-trigger.ts). */
+  /** Makes and delivers an account's scheduled reports after its nightly run (src/run/queued/report-trigger.ts). */
   report: 'report',
 } as const;
 
@@ -149,7 +149,7 @@ function fromOneWorkspace(v: unknown): unknown {
 export const WorkspaceJobSchema = z.preprocess(fromOneWorkspace, WorkspaceJobFields);
 export type WorkspaceJobData = z.infer<typeof WorkspaceJobFields>;
 
-/** Workspaces a workspace job extracts at once (jobs/processors/workspace.ts). */
+/** Workspaces a workspace job extracts at once (src/run/queued/workspace.ts). */
 export const WORKSPACES_AT_ONCE = 8;
 
 /**
@@ -213,7 +213,7 @@ export function jobWorkspaces(data: WorkspacesDoneJobData, index: number): strin
 
 /**
  * The data of a run's workspaces-done job (JOB.workspacesDone, wire name `load`): it loads
- * nothing, it runs once the run's workspaces are done (jobs/processors/workspaces-done.ts).
+ * nothing, it runs once the run's workspaces are done (src/run/queued/workspaces-done.ts).
  */
 export const WorkspacesDoneJobSchema = z.object({
   account: accountName,

@@ -1,5 +1,5 @@
 // The finish queue: the heavy end of runs, apart from the shards. It holds each run's `finish-run`
-// job (curate: normalise, gzip, record; processors/finish.ts) and the `load-batch` jobs that load
+// job (curate: normalise, gzip, record; src/run/queued/finish.ts) and the `load-batch` jobs that load
 // finished runs into BigQuery (load-batches.ts), and still runs `report` jobs queued there by
 // versions before the report queue (report-queue.ts). Every worker works it a few jobs at a time
 // (FINISH_CONCURRENCY in worker.ts), so the runs that end together do not all curate at once in one

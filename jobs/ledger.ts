@@ -11,22 +11,16 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import type { RequestStats } from '../src/api/request-stats.js';
 import { metrics } from '../src/metrics/recorder.js';
 import { storedCode } from '../src/records/error-code.js';
-import {
-  type CoveredRun,
-  manifestCoverage,
-  movesLastSuccess,
-  type RunScope,
-} from '../src/records/last-success.js';
+import { type CoveredRun, manifestCoverage, movesLastSuccess } from '../src/records/last-success.js';
 import type { Manifest, WorkspaceResult } from '../src/records/manifest.js';
 import type { RunKind } from '../src/records/run-id.js';
-import { isFinishedStatus, type RunStatus } from '../src/records/run-status.js';
+import type { RunScope } from '../src/records/run-scope.js';
+import { isFinishedStatus, type LedgerStatus } from '../src/records/run-state.js';
 import type { Failure } from '../src/records/workspace-outcome.js';
 import { manifestKey } from '../src/sinks/layout.js';
 import type { RunErrorCode } from '../src/util/errors.js';
 import { COUNTERS } from './lua/ledger.js';
 import { type ScriptedRedis, scripted } from './redis-scripts.js';
-
-export type LedgerStatus = 'queued' | 'running' | RunStatus;
 
 export interface LedgerRun {
   run_id: string;
@@ -52,7 +46,7 @@ export interface LedgerRun {
   workspaces_total?: number;
   /**
    * What a running run waits for while it is neither extracting nor finished (its load batch:
-   * jobs/run-phase.ts), and since when; read through currentPhase, which ignores a stale one.
+   * src/records/run-state.ts), and since when; read through currentPhase, which ignores a stale one.
    */
   phase?: string;
   phase_at?: string;

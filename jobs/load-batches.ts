@@ -2,7 +2,7 @@
 // load job per table per batch instead of per run. BigQuery allows 1,500 load jobs per table per
 // day; one per run spends that at about 1,400 accounts a night in a shared dataset.
 //
-// A run's finish-run job (jobs/processors/finish.ts) curates, then registers the run here as ready
+// A run's finish-run job (src/run/queued/finish.ts) curates, then registers the run here as ready
 // for its warehouse (with the manifest it assembled, not yet recorded). A `load-batch` job CLAIMS ready runs in one script: the
 // batch record and its members are written before anything is loaded, so a batch job retried or
 // taken over loads exactly the same runs, and a run is never in two batches. Batches start every
@@ -23,15 +23,14 @@ import type { Redis } from 'ioredis';
 import { z } from 'zod';
 import { accountSettings, warehouseKey } from '../src/config/account-settings.js';
 import type { Config, SinksConfig } from '../src/config/schema.js';
+import type { BatchTableLoad } from '../src/records/batch-load.js';
 import type { Manifest } from '../src/records/manifest.js';
-import type { BatchTableLoad } from '../src/run/load-batch.js';
+import type { StoredPhase } from '../src/records/run-state.js';
 import type { Queue } from './bullmq.js';
 import { JOB } from './definitions.js';
 import type { RunLedger } from './ledger.js';
 import type { AccountQueues } from './queues.js';
 import { type ScriptedRedis, scripted } from './redis-scripts.js';
-
-export { AWAITING_LOAD_BATCH } from './run-phase.js';
 
 export const SWEEP_SCHEDULER = 'load-batch-sweep';
 /** How long a finished batch and its runs' marks stay (a retried job finds them done). */
@@ -237,7 +236,7 @@ export function warehouseGone(
 /**
  * Warehouses whose waiting runs this config no longer loads there, all or some of them (BigQuery
  * removed, an account's dataset changed or the account removed): no sweep or trigger may come for
- * them, so their batch is started now and ends those runs (processors/load-batch.ts).
+ * them, so their batch is started now and ends those runs (src/run/queued/load-batch.ts).
  */
 export async function strandedWarehouses(
   batches: LoadBatches,
@@ -306,7 +305,7 @@ export async function noRunInFlight(queues: AccountQueues, finishes: Queue): Pro
 }
 
 /** Marks the run's phase in the ledger (shown by `visync status`). */
-export async function setPhase(ledger: RunLedger, runId: string, phase: string): Promise<void> {
+export async function setPhase(ledger: RunLedger, runId: string, phase: StoredPhase): Promise<void> {
   await ledger.update(runId, { phase, phase_at: new Date().toISOString() });
 }
 

@@ -14,7 +14,7 @@ import { VisyncError } from '../src/util/errors.js';
 import { isLoopbackHost } from '../src/util/net.js';
 import type { Queue } from './bullmq.js';
 import type { Board } from './ops-board.js';
-import type { Readiness, WorkerHandle } from './worker.js';
+import type { Readiness, RunningWorker } from './worker-types.js';
 
 /** BullMQ job states counted into visync_queue_jobs. */
 const JOB_STATES = [
@@ -108,7 +108,7 @@ export interface OpsServer {
   /** Base URL, with the port actually bound (port 0 picks a free one). */
   url: string;
   /** Serves this worker's readiness, queues and ledger from now on. */
-  attach(worker: WorkerHandle): Promise<void>;
+  attach(worker: RunningWorker): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -140,7 +140,7 @@ export async function startOpsServer(o: OpsServerOptions): Promise<OpsServer> {
 
 /** The worker the endpoint reports on, once attached (the server binds before workers run). */
 interface Attached {
-  worker?: WorkerHandle;
+  worker?: RunningWorker;
 }
 
 /** Bull Board, loaded on the first /ui request, and showing the attached worker's queues. */
@@ -239,18 +239,18 @@ function formatHostPort(a: ListenAddress): string {
 }
 
 /** Every queue of the deployment: the shards, then the load batches' queue and the reports' queue. */
-function deploymentQueues(w: WorkerHandle): Queue[] {
+function deploymentQueues(w: RunningWorker): Queue[] {
   return [...w.context.queues.all(), w.context.finishQueue, w.context.reportQueue];
 }
 
 /** The accounts of this worker's config and any other account that has a queue under the prefix. */
-async function deploymentAccounts(w: WorkerHandle): Promise<string[]> {
+async function deploymentAccounts(w: RunningWorker): Promise<string[]> {
   const configured = w.context.config.accounts.map((a) => a.name);
   const registered = await w.context.queues.registered();
   return [...new Set([...configured, ...registered])].sort();
 }
 
-async function readiness(w: WorkerHandle | undefined, timeoutMs: number): Promise<Readiness> {
+async function readiness(w: RunningWorker | undefined, timeoutMs: number): Promise<Readiness> {
   if (!w) return { ok: false, reason: 'starting: the workers are not running yet' };
   // The worker knows when its connections dropped or it is stopping; a PING also catches a Redis
   // that holds the connection open but does not answer.
@@ -266,7 +266,7 @@ async function readiness(w: WorkerHandle | undefined, timeoutMs: number): Promis
 
 /** Queue counts and last successes; undefined when Redis does not answer in time. */
 async function deploymentSnapshot(
-  w: WorkerHandle,
+  w: RunningWorker,
   timeoutMs: number,
 ): Promise<DeploymentSnapshot | undefined> {
   const read = async (): Promise<DeploymentSnapshot> => {

@@ -3,7 +3,7 @@
 // with the number of accounts. Per-account queues were there so that an account saturating its
 // budget could not keep every slot of a shared queue busy waiting; that reason is gone: a job
 // reserves its calls' budget before it starts them and steps aside (delayed) when its account has
-// none within jobs.maxBudgetWaitSeconds, so a waiting account holds no slot (processors/*.ts).
+// none within jobs.maxBudgetWaitSeconds, so a waiting account holds no slot (src/run/queued/*.ts).
 //
 // Redis Cluster: every key of one BullMQ queue must sit in one slot. Each shard's name is a hash
 // tag of its own (`{visync-0}` ...), so the shards' keys spread over the cluster's masters.

@@ -8,7 +8,7 @@
 // other while both run: an upgrade should not overlap two runs of one account finishing.
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { type KeyLock, keyFolder, lockOrder, MemoryKeyLock } from '../src/curate/key-lock.js';
+import { type KeyLock, keyFolder, lockOrder, MemoryKeyLock } from '../src/sinks/key-lock.js';
 import { sleep } from '../src/util/time.js';
 import { scripted } from './redis-scripts.js';
 

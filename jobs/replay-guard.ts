@@ -3,9 +3,9 @@
 // land twice. Only the ledger knows (the run has no manifest until its batch records it).
 import type { Config } from '../src/config/schema.js';
 import type { Manifest } from '../src/records/manifest.js';
+import { replayRefusal } from '../src/records/run-state.js';
 import { closeConnection, commandConnection } from './connection.js';
 import { RunLedger } from './ledger.js';
-import { replayRefusal } from './run-phase.js';
 
 export type ReplayCheck =
   | { ok: true }

@@ -1,5 +1,5 @@
 // Per account, the scheduled reports that need a person: each workspace's newest due report while
-// it is stale, a draft or failed (jobs/processors/report.ts keeps it, `visync status` reads it). A
+// it is stale, a draft or failed (src/run/queued/report.ts keeps it, `visync status` reads it). A
 // hash per account, one field per workspace: bounded by the workspaces, whatever the periods.
 import type { Redis } from 'ioredis';
 import { type DeliveryState, readDelivery } from '../src/delivery/scheduled/records.js';

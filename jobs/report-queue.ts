@@ -1,4 +1,4 @@
-// The queue of scheduled report jobs (jobs/report-trigger.ts, processors/report.ts), apart from the
+// The queue of scheduled report jobs (src/run/queued/report-trigger.ts, src/run/queued/report.ts), apart from the
 // finish queue (jobs/finish-queue.ts). A report job waits on mail servers and webhooks, which may take minutes to give up
 // (an SMTP server that never greets, a webhook that never answers); on the finish queue it held one
 // of its two slots, and two such jobs held back every account's finish. Here it holds only a slot

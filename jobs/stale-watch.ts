@@ -3,15 +3,15 @@
 // watch; a Redis key per account and last success makes it fire once for the whole fleet, and
 // again only after a new success has gone stale in its turn. An account whose run has done its
 // calls is not stale while that run waits, as long as expected, for a worker to curate it or for
-// its load batch (jobs/run-phase.ts).
+// its load batch (src/records/run-state.ts).
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../src/config/schema.js';
 import { staleAlert } from '../src/delivery/webhooks/payloads.js';
 import { type SendOptions, sendAlert } from '../src/delivery/webhooks/send.js';
+import { currentPhase } from '../src/records/run-state.js';
 import type { RunLedger } from './ledger.js';
 import { expectedBatchWaitMs } from './load-batches.js';
-import { currentPhase } from './run-phase.js';
 
 export interface StaleWatchOptions {
   config: Config;

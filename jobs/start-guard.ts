@@ -1,4 +1,4 @@
-// The start of a worker (jobs/worker.ts) while Redis may be unreachable: a stop ends it, and a
+// The start of a worker (src/run/queued/worker.ts) while Redis may be unreachable: a stop ends it, and a
 // failed or stopped start leaves no connection or BullMQ worker behind.
 import { VisyncError } from '../src/util/errors.js';
 import type { Worker } from './bullmq.js';

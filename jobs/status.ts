@@ -1,8 +1,8 @@
 // What `visync status` shows, read from Redis only (no worker needs to run).
 import type { Redis } from 'ioredis';
+import { initialLimit } from '../src/api/account-source.js';
 import type { Config } from '../src/config/schema.js';
-import { initialLimit } from '../src/extract/account-source.js';
-import { isFinishedStatus } from '../src/records/run-status.js';
+import { isFinishedStatus, withCurrentPhase } from '../src/records/run-state.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import type { Queue } from './bullmq.js';
 import { type ReloadFailure, readReloadFailure } from './config-reload.js';
@@ -13,7 +13,6 @@ import type { AccountQueues } from './queues.js';
 import { peekBudget } from './redis-rate-budget.js';
 import { confirmOpenReports, type OpenReport, readOpenReports } from './report-index.js';
 import { REPORT_QUEUE, reportQueue } from './report-queue.js';
-import { withCurrentPhase } from './run-phase.js';
 import { schedulerId } from './schedules.js';
 
 const COUNTS = [

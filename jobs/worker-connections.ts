@@ -1,4 +1,4 @@
-// A worker process's fixed Redis connections (jobs/worker.ts): opened once, reported when they come
+// A worker process's fixed Redis connections (src/run/queued/worker.ts): opened once, reported when they come
 // back, checked for a Redis that may lose jobs, and dropped or closed together.
 import type { Logger } from 'pino';
 import {
@@ -10,7 +10,7 @@ import {
 } from './connection.js';
 import { legacyQueuesWithJobs } from './queues.js';
 import { checkRedisDurability } from './redis-checks.js';
-import type { WorkerOptions } from './worker.js';
+import type { WorkerOptions } from './worker-types.js';
 
 /** The process's fixed Redis connections. */
 export interface Connections {

@@ -33,15 +33,16 @@ const LAYERS: string[][] = [
   ['src/sinks'],
   ['src/records'],
   ['src/land', 'src/normalise'],
-  ['src/extract', 'src/warehouse', 'src/export'],
-  ['src/history'],
-  ['src/report'],
-  ['src/events'],
-  ['src/delivery'],
+  ['src/extract'],
   ['src/curate'],
-  ['src/run'],
-  ['src/run/inline'],
+  ['src/warehouse', 'src/export'],
+  ['src/history'],
+  ['src/events'],
+  ['src/report'],
+  ['src/delivery'],
   ['jobs'],
+  ['src/run'],
+  ['src/run/inline', 'src/run/queued'],
   ['src/doctor'],
   ['src/cli', 'src/simulator'],
 ];
@@ -84,6 +85,44 @@ function importsOf(file: string): string[] {
   return [...text.matchAll(/(?:\bfrom|\bimport\s*\(?)\s*['"](\.{1,2}\/[^'"]+)['"]/g)].map((m) =>
     normalize(join(dirname(file), m[1]!)).replace(/\.js$/, '.ts'),
   );
+}
+
+/** The homes src/delivery must have: each a file or folder whose path starts so. */
+const DELIVERY_HOMES = ['mail', 'webhooks', 'digest', 'claims'];
+/** What jobs/ (BullMQ and Redis plumbing) must not import: the run and its stages. */
+const RUN_LOGIC = ['src/run/', 'src/extract/', 'src/curate/', 'src/events/', 'src/report/'];
+const WALK_HEADING = '### One night, file by file';
+
+/** Groups of files that import each other in a loop (Tarjan's strongly connected components). */
+function fileCycles(): string[][] {
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const groups: string[][] = [];
+  const visit = (file: string): void => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    onStack.add(file);
+    for (const next of importsOf(file).filter((t) => FILES.includes(t))) {
+      if (!index.has(next)) {
+        visit(next);
+        low.set(file, Math.min(low.get(file)!, low.get(next)!));
+      } else if (onStack.has(next)) low.set(file, Math.min(low.get(file)!, index.get(next)!));
+    }
+    if (low.get(file) !== index.get(file)) return;
+    const group: string[] = [];
+    let member: string;
+    do {
+      member = stack.pop()!;
+      onStack.delete(member);
+      group.push(member);
+    } while (member !== file);
+    if (group.length > 1) groups.push(group.sort());
+  };
+  for (const file of FILES) if (!index.has(file)) visit(file);
+  return groups;
 }
 
 describe('code layout', () => {
@@ -137,6 +176,47 @@ describe('code layout', () => {
       [...tos].filter((to) => reaches(to, from)).map((to) => `${from} <-> ${to}`),
     );
     expect(cycles).toEqual([]);
+  });
+
+  it('has no import cycle between files', () => {
+    expect(fileCycles()).toEqual([]);
+  });
+
+  it('sends to people from src/delivery alone: mail, webhooks, the digest and claims live there', () => {
+    const sends = (f: string) =>
+      /(?:\bfrom|\bimport\s*\(?)\s*['"]nodemailer['"]/.test(readFileSync(join(ROOT, f), 'utf8'));
+    expect(FILES.filter(sends)).not.toEqual([]);
+    expect(FILES.filter((f) => sends(f) && !f.startsWith('src/delivery/'))).toEqual([]);
+    for (const home of DELIVERY_HOMES)
+      expect(
+        FILES.filter((f) => f.startsWith(`src/delivery/${home}`)),
+        home,
+      ).not.toEqual([]);
+    const reportSends = FILES.filter(
+      (f) => f.startsWith('src/report/') && /mail|deliver|claim|webhook|schedule/.test(f),
+    );
+    expect(reportSends).toEqual([]);
+  });
+
+  it('keeps the nightly sync free of brand watch and jobs/ free of run logic', () => {
+    const importing = (from: string, to: string[]) =>
+      FILES.filter((f) => f.startsWith(from)).flatMap((f) =>
+        importsOf(f)
+          .filter((t) => to.some((dir) => t.startsWith(dir)))
+          .map((t) => `${f} -> ${t}`),
+      );
+    expect(importing('src/curate/', ['src/events/'])).toEqual([]);
+    expect(importing('jobs/', RUN_LOGIC)).toEqual([]);
+  });
+
+  it('walks one nightly run through files that exist, each named once', () => {
+    const walk = readFileSync(join(ROOT, 'docs/development.md'), 'utf8').split(WALK_HEADING)[1];
+    const named = [...(walk?.split(/\n#{2,3} /)[0] ?? '').matchAll(/`((?:src|jobs)\/[^`]+\.ts)`/g)].map(
+      (m) => m[1]!,
+    );
+    expect(named.length).toBeGreaterThan(20);
+    expect(named.filter((f) => !FILES.includes(f))).toEqual([]);
+    expect(named.filter((f, i) => named.indexOf(f) !== i)).toEqual([]);
   });
 
   it('finds the imports it checks', () => {

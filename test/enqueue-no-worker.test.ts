@@ -4,9 +4,9 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { type JobsClient, openJobsClient } from '../jobs/jobs-client.js';
 import { queueName } from '../jobs/queues.js';
-import { startWorker, type WorkerHandle } from '../jobs/worker.js';
-import { waitForRuns } from '../src/cli/enqueue.js';
+import { waitForRuns } from '../src/cli/enqueue-wait.js';
 import { parseConfig } from '../src/config/read-config.js';
+import { startWorker, type WorkerHandle } from '../src/run/queued/worker.js';
 import { capture, configYaml, memoryLogger, sim, tempDir } from './helpers/harness.js';
 
 const closing: (JobsClient | WorkerHandle)[] = [];

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { RedisUnreachableError } from '../jobs/connection.js';
 import { EndpointError } from '../jobs/ops-server.js';
-import { WorkerStartAborted } from '../jobs/worker.js';
+import { WorkerStartAborted } from '../jobs/start-guard.js';
 import { ApiError } from '../src/api/errors.js';
 import { BudgetWaitTooLong } from '../src/api/rate-budget.js';
 import { LimitExceeded } from '../src/api/response-body.js';

@@ -7,9 +7,9 @@ import { describe, expect, inject, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { queueName } from '../jobs/queues.js';
 import { installSchedules } from '../jobs/schedules.js';
-import { startWorker } from '../jobs/worker.js';
 import type { Config } from '../src/config/schema.js';
 import { readManifest } from '../src/records/manifest.js';
+import { startWorker } from '../src/run/queued/worker.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { memoryLogger, sim, tempDir } from './helpers/harness.js';
 import {

@@ -8,9 +8,9 @@ import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { openJobsClient } from '../jobs/jobs-client.js';
 import type { LedgerRun } from '../jobs/ledger.js';
 import { dueAt, schedulerId } from '../jobs/schedules.js';
-import { startWorker, type WorkerHandle } from '../jobs/worker.js';
 import { logicalRunId } from '../src/records/run-id.js';
-import { isFinishedStatus } from '../src/records/run-status.js';
+import { isFinishedStatus } from '../src/records/run-state.js';
+import { startWorker, type WorkerHandle } from '../src/run/queued/worker.js';
 import { configFor, memoryLogger, sim, tempDir } from './helpers/harness.js';
 import { waitFor } from './helpers/wait-for.js';
 

@@ -18,9 +18,9 @@ import {
 } from '../jobs/ops-server.js';
 import { QUEUE_SHARDS, queueName, shardQueueName } from '../jobs/queues.js';
 import { REPORT_QUEUE } from '../jobs/report-queue.js';
-import { startWorker } from '../jobs/worker.js';
 import type { Config } from '../src/config/schema.js';
 import { readManifest } from '../src/records/manifest.js';
+import { startWorker } from '../src/run/queued/worker.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';
 import { runVisync, startVisync, waitForOutput } from './helpers/cli-process.js';

@@ -10,12 +10,12 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
 import { peekBudget } from '../jobs/redis-rate-budget.js';
-import { type KeyLock, MemoryKeyLock } from '../src/curate/key-lock.js';
 import { type LatestBundle, mergeLatest } from '../src/curate/latest.js';
 import type { RawRecord } from '../src/normalise/types.js';
 import { finishRun } from '../src/run/finish-run.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { type KeyLock, MemoryKeyLock } from '../src/sinks/key-lock.js';
 import { latestKey } from '../src/sinks/layout.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import {

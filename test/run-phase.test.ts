@@ -1,7 +1,12 @@
 // A run's load-batch phase as the ledger shows it, and what replay says of a run in that phase.
 import { describe, expect, it } from 'vitest';
 import type { LedgerRun } from '../jobs/ledger.js';
-import { AWAITING_LOAD_BATCH, currentPhase, loadingInBatch, replayRefusal } from '../jobs/run-phase.js';
+import {
+  AWAITING_LOAD_BATCH,
+  currentPhase,
+  loadingInBatch,
+  replayRefusal,
+} from '../src/records/run-state.js';
 
 const run = (o: Partial<LedgerRun> & { phase?: string; phase_at?: string }): LedgerRun =>
   ({

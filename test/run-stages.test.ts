@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { enqueueRun } from '../jobs/enqueue.js';
 import { renderRunDetail, runDetail } from '../src/cli/run-detail.js';
 import { type Manifest, readManifest } from '../src/records/manifest.js';
-import { STAGE_NAMES } from '../src/records/run-stages.js';
+import { STAGE_NAMES } from '../src/records/run-state.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { fakeBigQuery, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 import { jobsClient, jobsConfigFile, waitForRun, worker } from './helpers/jobs.js';

@@ -7,7 +7,7 @@ import {
   FINISHED_RUN_STATUSES,
   isFinishedStatus,
   type RunStatus,
-} from '../src/records/run-status.js';
+} from '../src/records/run-state.js';
 
 describe('combining run statuses', () => {
   const cases: [RunStatus[], RunStatus][] = [

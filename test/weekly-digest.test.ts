@@ -7,12 +7,12 @@
 import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import type { JobContext } from '../jobs/context.js';
-import { processReport } from '../jobs/processors/report.js';
 import type { Config } from '../src/config/schema.js';
 import { readEvents } from '../src/events/read.js';
 import { isoWeekOf } from '../src/history/period.js';
 import { logicalRunId } from '../src/records/run-id.js';
+import type { JobContext } from '../src/run/queued/context.js';
+import { processReport } from '../src/run/queued/report.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { digestMarkerKey } from '../src/sinks/layout.js';
 import { addDays } from '../src/util/time.js';

@@ -9,7 +9,7 @@ import { type JobsClient, openJobsClient } from '../jobs/jobs-client.js';
 import { TABLES } from '../src/catalogue/index.js';
 import { parseConfig } from '../src/config/read-config.js';
 import { readManifest } from '../src/records/manifest.js';
-import { isFinishedStatus } from '../src/records/run-status.js';
+import { isFinishedStatus } from '../src/records/run-state.js';
 import { peakInWindow } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { type FakeBigQuery, startFakeBigQuery } from './fakes/bigquery-server.js';

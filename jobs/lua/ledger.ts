@@ -1,7 +1,7 @@
 // The run ledger's Lua scripts (jobs/ledger.ts runs them through jobs/redis-scripts.ts): every
 // ledger update that reads before it writes is one script, so two processes finishing at once
 // cannot interleave.
-import { FINISHED_RUN_STATUSES } from '../../src/records/run-status.js';
+import { FINISHED_RUN_STATUSES } from '../../src/records/run-state.js';
 
 /** Request counters read back as 0 when never incremented. */
 export const COUNTERS = ['calls', 'rate_limited', 'retries', 'waited_ms'] as const;

@@ -8,7 +8,7 @@
 // | 1 | failed: the run failed, or a service (API, Redis, S3, BigQuery) could not be reached |
 // | 64 | usage: unknown command or option, bad option value (sysexits EX_USAGE) |
 // | 78 | config: config file missing or invalid, bad key, bad environment variable (sysexits EX_CONFIG) |
-// Runs' own codes (0, 2, 1) come from src/records/run-status.ts exitCodeFor.
+// Runs' own codes (0, 2, 1) come from src/records/run-state.ts exitCodeFor.
 
 export const EXIT_USAGE = 64;
 export const EXIT_CONFIG = 78;

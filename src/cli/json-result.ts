@@ -4,7 +4,7 @@
 // docs/cli-json.md.
 import { type RunErrorCode, storedCode } from '../records/error-code.js';
 import type { Manifest } from '../records/manifest.js';
-import type { RunStatus } from '../records/run-status.js';
+import type { RunStatus } from '../records/run-state.js';
 import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
 
 export interface RunResult {

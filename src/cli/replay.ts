@@ -47,7 +47,7 @@ async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): P
     import('../config/read-config.js'),
     import('../run/replay.js'),
     import('../run/warehouse.js'),
-    import('../records/manifest.js'),
+    import('../records/run-state.js'),
     import('../sinks/create-store.js'),
     import('./command-logger.js'),
   ]);

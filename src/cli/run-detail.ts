@@ -3,7 +3,7 @@
 // record (per-stage times, in manifests written before stages were) is said, not guessed.
 import { storedCode, storedText } from '../records/error-code.js';
 import type { Manifest } from '../records/manifest.js';
-import { STAGE_NAMES } from '../records/run-stages.js';
+import { STAGE_NAMES } from '../records/run-state.js';
 import { clipped, shortened, wrapped } from '../util/text.js';
 import { formatDuration } from './duration.js';
 

@@ -5,7 +5,7 @@ import type { LedgerRun } from '../../jobs/ledger.js';
 import { storedText } from '../records/error-code.js';
 import { failedLoadsByReason } from '../records/failed-loads.js';
 import type { Manifest } from '../records/manifest.js';
-import { workspaceListIncomplete } from '../records/run-status.js';
+import { workspaceListIncomplete } from '../records/manifest.js';
 import { shortenedMiddle } from '../util/text.js';
 
 /** A failed load's reason in a line: BigQuery's own can run to several hundred characters. */

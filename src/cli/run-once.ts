@@ -2,12 +2,13 @@ import type { Command } from 'commander';
 import { WORKSPACE_ENDPOINTS, type WorkspaceEndpoint } from '../api/endpoints.js';
 import type { BudgetOptions, RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig, Config } from '../config/schema.js';
-import type { KeyLock } from '../curate/key-lock.js';
 import type { LoadResult, Manifest } from '../records/manifest.js';
 import type { RunRecorder } from '../records/recorder.js';
 import type { LeaseSignal } from '../records/run-lease.js';
+import type { InlineRunResult } from '../run/inline/run-inline.js';
 import type { RunPlan } from '../run/plan-run.js';
 import type { ObjectStores } from '../sinks/create-store.js';
+import type { KeyLock } from '../sinks/key-lock.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
@@ -70,23 +71,23 @@ export function registerRun(program: Command, state: ProgramState, io: CommandIo
     .action(exitWith(state, (flags: RunOnceFlags, cmd: Command) => runCommand(flags, cmd, io)));
 }
 
-/** `visync run`: one inline run of the chosen accounts (or, with --plan, what it would call). */
-async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Promise<number> {
-  if (flags.plan) return printPlan(flags, cmd, io);
+/** What a run loads, when it runs (not for --help or --plan): the modules' exports as one. */
+async function runModules() {
   const [
-    { closePools },
-    { maxPauseMs },
-    { MemoryRateBudget },
-    { loadConfig },
-    { routeBrands },
-    { crashHooks },
-    { runInline, selectAccounts },
-    { RunLoaders },
-    { exitCodeFor, manifestLocation },
-    { ObjectStores },
-    { commandLogger, logFormat },
-    { RunProgress, wantsProgress },
-    { chosenAccounts },
+    pools,
+    pauseCap,
+    rateBudget,
+    readConfig,
+    brandOwner,
+    crashPoints,
+    runInline,
+    warehouse,
+    manifest,
+    runState,
+    createStore,
+    commandLogger,
+    progress,
+    accounts,
   ] = await Promise.all([
     import('../api/http-pools.js'),
     import('../api/pause-cap.js'),
@@ -97,11 +98,52 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
     import('../run/inline/run-inline.js'),
     import('../run/warehouse.js'),
     import('../records/manifest.js'),
+    import('../records/run-state.js'),
     import('../sinks/create-store.js'),
     import('./command-logger.js'),
     import('./progress.js'),
     import('./accounts.js'),
   ]);
+  return {
+    ...pools,
+    ...pauseCap,
+    ...rateBudget,
+    ...readConfig,
+    ...brandOwner,
+    ...crashPoints,
+    ...runInline,
+    ...warehouse,
+    ...manifest,
+    ...runState,
+    ...createStore,
+    ...commandLogger,
+    ...progress,
+    ...accounts,
+  };
+}
+
+/** `visync run`: one inline run of the chosen accounts (or, with --plan, what it would call). */
+async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Promise<number> {
+  if (flags.plan) return printPlan(flags, cmd, io);
+  const {
+    closePools,
+    maxPauseMs,
+    MemoryRateBudget,
+    loadConfig,
+    routeBrands,
+    crashHooks,
+    runInline,
+    selectAccounts,
+    RunLoaders,
+    manifestLocation,
+    exitCodeFor,
+    ObjectStores,
+    commandLogger,
+    logFormat,
+    RunProgress,
+    wantsProgress,
+    chosenAccounts,
+  } = await runModules();
   const config = loadConfig(configOption(cmd));
   const progress = wantsProgress(logFormat(flags)) ? new RunProgress() : undefined;
   const logger = commandLogger(flags, progress?.logStream);
@@ -147,30 +189,7 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
     const manifestAt = async (m: Manifest) =>
       manifestLocation(await stores.forAccount(config, m.account), m.account, m.run_id);
     const code = exitCodeFor(result.status);
-    if (flags.json) {
-      const { exitFields, runResult } = await import('./json-result.js');
-      const recorded = async (m: Manifest) => (result.unrecorded.has(m.run_id) ? null : await manifestAt(m));
-      const results = async (ms: Manifest[]) =>
-        Promise.all(ms.map(async (m) => runResult(m, await recorded(m), problemLines(m))));
-      io.verbatim(
-        JSON.stringify(
-          {
-            status: result.status,
-            ...exitFields(code),
-            runs: await results(result.manifests),
-            completed_interrupted_runs: await results(result.completed),
-          },
-          null,
-          2,
-        ),
-      );
-    } else {
-      for (const m of result.completed)
-        io.out(summaryLine(m, await manifestAt(m), 'completed interrupted run: '));
-      for (const m of result.manifests)
-        io.out(summaryLine(m, result.unrecorded.has(m.run_id) ? undefined : await manifestAt(m)));
-    }
-    for (const m of result.manifests) for (const line of problemLines(m)) io.err(`visync: ${line}`);
+    await printRun(result, code, manifestAt, flags, io);
     return code;
   } catch (err) {
     throw await asCliError(err);
@@ -180,6 +199,40 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
     await stores.close();
     await closePools(config.accounts.map((a) => new URL(a.baseUrl).origin));
   }
+}
+
+/** The run's lines, or with --json its one document; then the runs' problems on stderr. */
+async function printRun(
+  result: InlineRunResult,
+  code: number,
+  manifestAt: (m: Manifest) => Promise<string>,
+  flags: RunOnceFlags,
+  io: CommandIo,
+): Promise<void> {
+  if (flags.json) {
+    const { exitFields, runResult } = await import('./json-result.js');
+    const recorded = async (m: Manifest) => (result.unrecorded.has(m.run_id) ? null : await manifestAt(m));
+    const results = async (ms: Manifest[]) =>
+      Promise.all(ms.map(async (m) => runResult(m, await recorded(m), problemLines(m))));
+    io.verbatim(
+      JSON.stringify(
+        {
+          status: result.status,
+          ...exitFields(code),
+          runs: await results(result.manifests),
+          completed_interrupted_runs: await results(result.completed),
+        },
+        null,
+        2,
+      ),
+    );
+  } else {
+    for (const m of result.completed)
+      io.out(summaryLine(m, await manifestAt(m), 'completed interrupted run: '));
+    for (const m of result.manifests)
+      io.out(summaryLine(m, result.unrecorded.has(m.run_id) ? undefined : await manifestAt(m)));
+  }
+  for (const m of result.manifests) for (const line of problemLines(m)) io.err(`visync: ${line}`);
 }
 
 /** `--plan`: the config and the manifests in the sink are read; no API, Redis or warehouse is touched. */

@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import type { LedgerRun } from '../../jobs/ledger.js';
 import { type OpenReport, SHOWN_STATES } from '../../jobs/report-index.js';
-import { currentPhase } from '../../jobs/run-phase.js';
 import type { FailedRun, StatusReport } from '../../jobs/status.js';
+import { currentPhase } from '../../src/records/run-state.js';
 import { shortened, wrapped } from '../util/text.js';
 import { collect } from './options.js';
 import { type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';

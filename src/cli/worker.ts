@@ -2,10 +2,10 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { Logger } from 'pino';
 import type { OpsServer } from '../../jobs/ops-server.js';
-import type { WorkerHandle } from '../../jobs/worker.js';
 import type { LoadedConfig } from '../config/read-config.js';
 import type { Config } from '../config/schema.js';
 import type { ConfigWatcher } from '../config/watch.js';
+import type { WorkerHandle } from '../run/queued/worker.js';
 import { EXIT_CONFIG } from './exit-codes.js';
 import { addLogOptions, type LogFlags } from './log-options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -54,9 +54,10 @@ async function workerCommand(
   io: CommandIo,
 ): Promise<number> {
   // Loaded here, not at the top: `visync --help` and the other commands never load BullMQ.
-  const [{ startWorker, WorkerStartAborted }, { loadConfigDetailed }, { redactUrl }, { commandLogger }] =
+  const [{ startWorker }, { WorkerStartAborted }, { loadConfigDetailed }, { redactUrl }, { commandLogger }] =
     await Promise.all([
-      import('../../jobs/worker.js'),
+      import('../run/queued/worker.js'),
+      import('../../jobs/start-guard.js'),
       import('../config/read-config.js'),
       import('../util/redact.js'),
       import('./command-logger.js'),

@@ -9,21 +9,18 @@ import { createWriteStream } from 'node:fs';
 import { createGzip } from 'node:zlib';
 import type { Logger } from 'pino';
 import type { RawEndpoint } from '../api/endpoints.js';
-import { BRAND_EVENTS } from '../catalogue/brand-events.js';
 import { tableByName, toNdjsonLine } from '../catalogue/index.js';
-import { brandEventRows } from '../events/curate.js';
-import { WatchRows } from '../events/state.js';
-import { metrics } from '../metrics/recorder.js';
+import type { Row } from '../catalogue/types.js';
 import { DriftReport } from '../normalise/drift.js';
 import { normaliseBrands, normaliseRecord } from '../normalise/index.js';
 import type { NormaliseResult, RawRecord } from '../normalise/types.js';
 import type { DriftEntry, ManifestFile } from '../records/manifest.js';
+import { workspaceListIncomplete } from '../records/manifest.js';
 import type { RunCoordinates } from '../records/run-coordinates.js';
-import { workspaceListIncomplete } from '../records/run-status.js';
+import { type KeyLock, processKeyLock } from '../sinks/key-lock.js';
 import { latestKey, tablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
-import { type KeyLock, processKeyLock } from './key-lock.js';
 import { type LatestBundle, mergeLatest } from './latest.js';
 import { ndjsonPartBytesAsync, putNdjsonPart } from './ndjson-part.js';
 import { listRawRun, readRawRecord } from './raw-run.js';
@@ -53,6 +50,22 @@ export interface CurateResult {
   dispose(): Promise<void>;
 }
 
+/**
+ * A table whose rows the run derives from its own curated rows (brand_events, given by the run:
+ * src/run/brand-events.ts): it sees each row, then gives its rows once all are seen, and they are
+ * curated with the others. Its failure fails that table only (replay redoes it).
+ */
+export interface DerivedTable {
+  table: string;
+  see(table: string, row: Row): void;
+  rows(run: {
+    /** Per workspace, the endpoints whose raw files the run landed. */
+    landed: ReadonlyMap<string, ReadonlySet<RawEndpoint>>;
+    /** GET /brands landed and listed every workspace of the account. */
+    listWhole: boolean;
+  }): Promise<Row[]>;
+}
+
 export interface CurateOptions {
   store: ObjectStore;
   run: RunCoordinates;
@@ -62,19 +75,18 @@ export interface CurateOptions {
   latestLock?: KeyLock;
   /** Write each table's load file too (a second gzip of every row): only a run loaded on its own needs it. */
   loadFiles?: boolean;
-  /** The run's start: `detected_at` of its brand_events (src/events/curate.ts). */
-  startedAt?: string | undefined;
+  /** Derived from the run's rows after they are curated. */
+  derived?: DerivedTable | undefined;
 }
 
 export async function curateRun(o: CurateOptions): Promise<CurateResult> {
   const spool = await RowSpool.create();
   try {
     const drift = new DriftReport();
-    const watched = new WatchRows();
     const emit = async (result: NormaliseResult) => {
       drift.addAll(result.drift);
       for (const { table, row } of result.rows) {
-        watched.add(table, row);
+        o.derived?.see(table, row);
         const def = tableByName(table);
         const value = row[def.partitionField];
         await spool.add(
@@ -113,44 +125,16 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
     await latest.flush();
     const files: ManifestFile[] = [...latest.written];
     await emit(normaliseBrands(brandsList, details));
-    // What changed since the previous complete run: computed from the rows above, so a failure
-    // here fails brand_events only (replay redoes it), never the run's other tables.
-    let eventsError: string | undefined;
-    try {
-      const rows = await brandEventRows({
-        store: o.store,
-        run: o.run,
-        startedAt: o.startedAt,
-        current: watched,
-        landed,
-        listWhole:
-          brandsList !== undefined && workspaceListIncomplete({ drift: drift.entries() }) === undefined,
-      });
-      await emit({ rows: rows.map((row) => ({ table: BRAND_EVENTS.name, row })), drift: [] });
-      const byType = new Map<string, number>();
-      for (const r of rows) byType.set(String(r.event_type), (byType.get(String(r.event_type)) ?? 0) + 1);
-      for (const [type, n] of byType) metrics.brandEvents(type, n);
-    } catch (err) {
-      eventsError = `not computed: ${errorMessage(err)}`;
-      o.logger.error({ table: BRAND_EVENTS.name, err: eventsError }, 'curate of a table failed');
-    }
+    const derivedError = await curateDerived(o, emit, {
+      landed,
+      listWhole:
+        brandsList !== undefined && workspaceListIncomplete({ drift: drift.entries() }) === undefined,
+    });
     await spool.close();
 
     const tables: CuratedTable[] = [];
-    if (eventsError) tables.push({ table: BRAND_EVENTS.name, rows: 0, loadFile: '', error: eventsError });
-    for (const table of await spool.tables()) {
-      // One table's parts failing to store (a full disk, a sink refusing a key) fails that table
-      // only: the others are still written and loaded, and the run says which table and why.
-      try {
-        const written = await writeTable(o, spool, table);
-        files.push(...written.parts);
-        tables.push({ table, rows: written.rows, loadFile: written.loadFile });
-      } catch (err) {
-        const error = `curated parts not written: ${errorMessage(err)}`;
-        o.logger.error({ table, err: error }, 'curate of a table failed');
-        tables.push({ table, rows: 0, loadFile: '', error });
-      }
-    }
+    if (derivedError) tables.push(derivedError);
+    tables.push(...(await writeTables(o, spool, files)));
     o.logger.info(
       {
         account: o.run.account,
@@ -163,6 +147,53 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
   } catch (err) {
     await spool.dispose();
     throw err;
+  }
+}
+
+/**
+ * Writes each spooled table's parts (listed into `files`). One table's parts failing to store (a
+ * full disk, a sink refusing a key) fails that table only: the others are still written and
+ * loaded, and the run says which table and why.
+ */
+async function writeTables(
+  o: CurateOptions,
+  spool: RowSpool,
+  files: ManifestFile[],
+): Promise<CuratedTable[]> {
+  const tables: CuratedTable[] = [];
+  for (const table of await spool.tables()) {
+    try {
+      const written = await writeTable(o, spool, table);
+      files.push(...written.parts);
+      tables.push({ table, rows: written.rows, loadFile: written.loadFile });
+    } catch (err) {
+      const error = `curated parts not written: ${errorMessage(err)}`;
+      o.logger.error({ table, err: error }, 'curate of a table failed');
+      tables.push({ table, rows: 0, loadFile: '', error });
+    }
+  }
+  return tables;
+}
+
+/**
+ * The derived table's rows, computed from the rows above: a failure fails that table only (its
+ * entry returned), never the run's other tables.
+ */
+async function curateDerived(
+  o: CurateOptions,
+  emit: (result: NormaliseResult) => Promise<void>,
+  run: Parameters<DerivedTable['rows']>[0],
+): Promise<CuratedTable | undefined> {
+  if (!o.derived) return undefined;
+  const { table } = o.derived;
+  try {
+    const rows = await o.derived.rows(run);
+    await emit({ rows: rows.map((row) => ({ table, row })), drift: [] });
+    return undefined;
+  } catch (err) {
+    const error = `not computed: ${errorMessage(err)}`;
+    o.logger.error({ table, err: error }, 'curate of a table failed');
+    return { table, rows: 0, loadFile: '', error };
   }
 }
 

@@ -2,12 +2,12 @@
 // shared Redis one when it answers), so the check itself keeps to the limit the workers keep to.
 // No retries: doctor reports what the API answers now instead of waiting it out.
 import { announcedRequestLimit, reportedUsage } from '../api/account-info.js';
+import { initialLimit } from '../api/account-source.js';
 import { meCall } from '../api/endpoints.js';
 import { ApiError } from '../api/errors.js';
 import { utcSecond } from '../api/pause-cap.js';
 import { BudgetWaitTooLong, type RateBudget } from '../api/rate-budget.js';
 import type { AccountConfig } from '../config/schema.js';
-import { initialLimit } from '../extract/account-source.js';
 import { createAccountClient } from '../extract/extract-account.js';
 import { silentLogger } from '../log.js';
 import { clockAhead } from '../records/clock.js';

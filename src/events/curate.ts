@@ -1,4 +1,4 @@
-// The `brand_events` rows of a run, at the end of its curate stage (src/curate/curate-run.ts): each
+// The `brand_events` rows of a run, at the end of its curate stage (src/run/brand-events.ts): each
 // workspace's state in this run against its state in the account's previous complete runs
 // (src/history/complete-runs.ts, the rule of the `_latest` views), read back from their curated
 // parts. Per section, the newest older run that landed it for the workspace is compared with;
@@ -36,6 +36,8 @@ export interface EventsInput {
   landed: ReadonlyMap<string, ReadonlySet<RawEndpoint>>;
   /** GET /brands landed and listed every workspace of the account. */
   listWhole: boolean;
+  /** The account's run ids with a manifest, as the run listed them (else listed here). */
+  runIds?: readonly string[] | undefined;
 }
 
 export function eventId(account: string, runId: string, brandId: string, type: string, key: string): string {
@@ -46,6 +48,7 @@ export async function brandEventRows(i: EventsInput): Promise<Row[]> {
   const detectedAt = i.startedAt ?? `${i.run.runDate}T00:00:00.000Z`;
   const older = await recentCompleteRuns(i.store, i.run.account, Date.now(), {
     limit: LOOKBACK,
+    runIds: i.runIds,
     keep: (r) =>
       r.runId !== i.run.runId &&
       (r.startedAt < detectedAt || (r.startedAt === detectedAt && r.runId < i.run.runId)),

@@ -5,6 +5,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { announcedRequestLimit, reportedUsage } from '../api/account-info.js';
+import { type AccountSource, initialLimit } from '../api/account-source.js';
 import { ApiClient, type ApiResponse, type CallLimits, type RetryPolicy } from '../api/client.js';
 import { brandsCall, callId, meCall } from '../api/endpoints.js';
 import { ApiError } from '../api/errors.js';
@@ -24,7 +25,6 @@ import { type Failure, failureOf, workspaceOutcome } from '../records/workspace-
 import type { ObjectStore } from '../sinks/object-store.js';
 import type { RunErrorCode } from '../util/errors.js';
 import { mapSettled } from '../util/pool.js';
-import { type AccountSource, initialLimit } from './account-source.js';
 import { type ExtractPlan, workspaceCalls } from './plan.js';
 
 export interface ClientOptions {

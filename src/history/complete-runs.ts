@@ -64,10 +64,15 @@ export async function recentCompleteRuns(
   store: ObjectStore,
   account: string,
   now: number,
-  o: { limit: number; keep: (r: CompleteRun) => boolean },
+  o: {
+    limit: number;
+    keep: (r: CompleteRun) => boolean;
+    /** The account's run ids with a manifest, when the caller has listed them (src/records/history.ts). */
+    runIds?: readonly string[] | undefined;
+  },
 ): Promise<CompleteRun[]> {
   const byDate = new Map<string, string[]>();
-  for (const id of await manifestRunIds(store, account)) {
+  for (const id of o.runIds ?? (await manifestRunIds(store, account))) {
     const date = /^\d{8}/.test(id) ? id.slice(0, 8) : '99999999';
     byDate.set(date, [...(byDate.get(date) ?? []), id]);
   }

@@ -3,9 +3,9 @@
 import { type RawEndpoint, WORKSPACE_ENDPOINTS } from '../api/endpoints.js';
 import type { Row } from '../catalogue/types.js';
 import { storedCode, storedText } from '../records/error-code.js';
-import { runScope } from '../records/last-success.js';
 import type { Manifest } from '../records/manifest.js';
-import { workspaceListIncomplete } from '../records/run-status.js';
+import { workspaceListIncomplete } from '../records/manifest.js';
+import { runScope } from '../records/run-scope.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 
 export interface SyncRunsRowOptions {

@@ -17,6 +17,41 @@ export async function manifestRunIds(store: ObjectStore, account: string): Promi
   return ids.sort().reverse();
 }
 
+/**
+ * An account's run history as one run reads it: the run ids with a manifest, listed once when a
+ * stage first asks and then shared by every stage of the run that needs them (its window, an
+ * interrupted run, a paused account, its brand events). A manifest written meanwhile by the run
+ * itself (an interrupted run it completed) is added, so later stages see what a listing would.
+ */
+export class RunHistory {
+  #ids: Promise<string[]> | undefined;
+
+  constructor(
+    readonly store: ObjectStore,
+    readonly account: string,
+  ) {}
+
+  /** Run ids of the account that have a manifest, newest first. */
+  runIds(): Promise<string[]> {
+    if (!this.#ids) {
+      const listed = manifestRunIds(this.store, this.account);
+      // A listing that failed is not kept: the next stage that asks lists again.
+      listed.catch(() => {
+        if (this.#ids === listed) this.#ids = undefined;
+      });
+      this.#ids = listed;
+    }
+    return this.#ids.then((ids) => [...ids]);
+  }
+
+  /** A manifest this run wrote (an interrupted run it completed), for the stages after it. */
+  recorded(runId: string): void {
+    const known = this.#ids;
+    if (known)
+      this.#ids = known.then((ids) => (ids.includes(runId) ? ids : [...ids, runId].sort().reverse()));
+  }
+}
+
 /** Manifests read at once while rebuilding (a year of nightlies is a few hundred small files). */
 const READ_AHEAD = 8;
 
@@ -26,8 +61,12 @@ const READ_AHEAD = 8;
  * every workspace and endpoint from the day after the previous mark. Read only when Redis has no
  * mark, so reading every manifest of the account is acceptable.
  */
-export async function lastSucceededRun(store: ObjectStore, account: string): Promise<Manifest | undefined> {
-  const ids = (await manifestRunIds(store, account)).reverse();
+export async function lastSucceededRun(
+  store: ObjectStore,
+  account: string,
+  history = new RunHistory(store, account),
+): Promise<Manifest | undefined> {
+  const ids = (await history.runIds()).reverse();
   let best: Manifest | undefined;
   for (let i = 0; i < ids.length; i += READ_AHEAD) {
     const batch = await Promise.all(ids.slice(i, i + READ_AHEAD).map((id) => readOrSkip(store, account, id)));

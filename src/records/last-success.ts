@@ -6,19 +6,7 @@
 import { addDays } from '../util/time.js';
 import { datedAhead } from './clock.js';
 import type { Manifest } from './manifest.js';
-
-/** What a run was asked to cover; a list names a subset, `all` means no filter. */
-export interface RunScope {
-  brands: 'all' | string[];
-  endpoints: 'all' | string[];
-}
-
-export function runScope(brands?: readonly string[], endpoints?: readonly string[]): RunScope {
-  return {
-    brands: brands?.length ? [...brands] : 'all',
-    endpoints: endpoints?.length ? [...endpoints] : 'all',
-  };
-}
+import type { RunScope } from './run-scope.js';
 
 /** The API serves at most this many days; a window this long is all a run can still fetch. */
 const MAX_WINDOW_DAYS = 365;

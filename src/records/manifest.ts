@@ -7,13 +7,10 @@ import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import type { RunErrorCode } from '../util/errors.js';
 import { addDays } from '../util/time.js';
-import { type RunScope, runScope } from './last-success.js';
 import type { RunCoordinates } from './run-coordinates.js';
 import type { RunKind } from './run-id.js';
-import type { RunStages } from './run-stages.js';
-import { type RunStatus, workspaceListIncomplete } from './run-status.js';
-
-export { exitCodeFor, type RunStatus } from './run-status.js';
+import { type RunScope, runScope } from './run-scope.js';
+import type { RunStages, RunStatus } from './run-state.js';
 
 export interface WorkspaceResult {
   brand_id: string;
@@ -53,6 +50,14 @@ export const DriftEntrySchema = z.object({
   stage: z.enum(['extract', 'normalise']).optional(),
 });
 export type DriftEntry = z.infer<typeof DriftEntrySchema>;
+
+/**
+ * Why the run's list of workspaces is incomplete (GET /brands listed fewer than its count), if
+ * it is: from the run's drift, which replay and completion rebuild from the raw landing.
+ */
+export function workspaceListIncomplete(m: { drift: readonly DriftEntry[] }): string | undefined {
+  return m.drift.find((d) => d.endpoint === 'brands' && d.kind === 'list_incomplete')?.detail;
+}
 
 export interface RunWindow {
   visibility_days: number;
@@ -111,7 +116,7 @@ export interface Manifest {
    * run is at best partial.
    */
   interrupted?: string;
-  /** How each stage ended and when it ran (src/records/run-stages.ts); absent in older manifests. */
+  /** How each stage ended and when it ran (src/records/run-state.ts); absent in older manifests. */
   stages?: RunStages;
 }
 

@@ -4,7 +4,7 @@
 // and the workers' nightly and sync runs find the account's last success with accountWindowDays.
 // One rule for every run that is not given its days (--days) and is not a backfill.
 import type { ObjectStore } from '../sinks/object-store.js';
-import { lastSucceededRun } from './history.js';
+import { lastSucceededRun, type RunHistory } from './history.js';
 import type { RunKind } from './run-id.js';
 
 /**
@@ -41,13 +41,15 @@ export interface AccountWindow {
    * every run writes (the workers read their ledger first and fall back to the same manifests).
    */
   lastSuccessRunDate?: () => Promise<string | undefined>;
+  /** The run's history, when the run reads it once for all its stages. */
+  history?: RunHistory | undefined;
 }
 
 /** The account's window for a run on `runDate`: nightlyWindowDays from its last success. */
 export async function accountWindowDays(o: AccountWindow): Promise<number> {
   const last = o.lastSuccessRunDate
     ? await o.lastSuccessRunDate()
-    : (await lastSucceededRun(o.store, o.account))?.run_date;
+    : (await lastSucceededRun(o.store, o.account, o.history))?.run_date;
   return nightlyWindowDays({
     runDate: o.runDate,
     lastSuccessRunDate: last,

@@ -1,6 +1,6 @@
 // How a workspace of a run ended, as the manifest records it (`{status, error, error_code}`): the
 // one rule of both drivers, `run --once` (src/extract/extract-account.ts) and a worker's workspace
-// jobs (jobs/processors/workspace.ts, workspace-results.ts). A workspace succeeds, fails on its
+// jobs (src/run/queued/workspace.ts, workspace-results.ts). A workspace succeeds, fails on its
 // own (a thrown value, or its failed calls: the first one's class gives the code), or is cut short
 // by the run's stop (a revoked key, a pause it would not wait out): then it records the stop's
 // message and the code `not_completed`, the run itself records the stop's own code.

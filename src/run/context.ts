@@ -1,13 +1,14 @@
 // A run's context: what every stage of one run (extract, curate, load, record) is given, whichever
 // driver runs the stage, `run --once` in one process (src/run/inline/run-inline.ts) or the workers'
-// jobs (jobs/processors/). Settled when the run starts; a queued run keeps it in its job data.
+// jobs (src/run/queued/). Settled when the run starts; a queued run keeps it in its job data.
 import type { Logger } from 'pino';
 import type { RateBudget } from '../api/rate-budget.js';
-import type { RunScope } from '../records/last-success.js';
+import type { RunHistory } from '../records/history.js';
 import { assembleManifest, type Manifest } from '../records/manifest.js';
 import type { RunCoordinates } from '../records/run-coordinates.js';
 import type { RunKind } from '../records/run-id.js';
-import type { RunStages } from '../records/run-stages.js';
+import type { RunScope } from '../records/run-scope.js';
+import type { RunStages } from '../records/run-state.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 
 /** What the run covers: its days back from its run date, and the buyer-intent windows it asks for. */
@@ -24,6 +25,8 @@ export interface RunContext {
   window: RunWindow;
   scope: RunScope;
   store: ObjectStore;
+  /** The account's run history, read once for all the run's stages (src/records/history.ts). */
+  history: RunHistory;
   log: Logger;
   /** The account's request budget, shared by every call of the run. */
   budget: RateBudget;

@@ -9,13 +9,15 @@ import type { Logger } from 'pino';
 import { RUN_TABLES, tableByName } from '../catalogue/index.js';
 import type { TableDef } from '../catalogue/types.js';
 import { type CuratedTable, type CurateResult, curateRun } from '../curate/curate-run.js';
-import type { KeyLock } from '../curate/key-lock.js';
 import { metrics } from '../metrics/recorder.js';
 import { failedLoadsByReason } from '../records/failed-loads.js';
+import type { RunHistory } from '../records/history.js';
 import type { DriftEntry, LoadResult, ManifestFile } from '../records/manifest.js';
 import type { RunCoordinates } from '../records/run-coordinates.js';
+import type { KeyLock } from '../sinks/key-lock.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
+import { brandEventsTable } from './brand-events.js';
 
 /** What the load stage needs of a warehouse; BigQuery implements it (src/warehouse). */
 export interface RunLoader {
@@ -57,6 +59,8 @@ export interface FinishRunOptions {
   deferLoads?: boolean | undefined;
   /** The run's start (manifest started_at): when its brand_events were detected. */
   startedAt?: string | undefined;
+  /** The run's history, read once for all its stages (its brand_events compare with it). */
+  history?: RunHistory | undefined;
   /** Called once curate ends: what stopped it, or how many tables could not be curated. */
   onCurated?: ((r: { error?: unknown; failedTables: number }) => void) | undefined;
   /** Called after each table's load (the crash-point test hook uses it). */
@@ -94,7 +98,7 @@ export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {
       partRows: o.partRows || undefined,
       latestLock: o.latestLock,
       loadFiles: Boolean(o.loader) && !o.deferLoads,
-      startedAt: o.startedAt,
+      derived: brandEventsTable({ store: o.store, run: o.run, startedAt: o.startedAt, history: o.history }),
     });
   } catch (err) {
     // Curate stopped as a whole (spool or sink failing): no table of the run can be loaded. Which

@@ -5,7 +5,7 @@
 // its owner is gone and that owner was a `run --once`: queued runs are their workers' to complete.
 // `run --once` completes the newest such run of an account (same run id, same keys, same BigQuery
 // job ids, so loads that went through are found by id, not appended again) before its new run.
-import { manifestRunIds } from '../records/history.js';
+import { RunHistory } from '../records/history.js';
 import type { RunCoordinates } from '../records/run-coordinates.js';
 import {
   type LeaseSignal,
@@ -41,8 +41,9 @@ export async function lastInterruptedRun(
   store: ObjectStore,
   account: string,
   o: InterruptedOptions,
+  history = new RunHistory(store, account),
 ): Promise<InterruptedRun | undefined> {
-  const finished = new Set(await manifestRunIds(store, account));
+  const finished = new Set(await history.runIds());
   const candidates = new Map<string, RunCoordinates>();
   for (const key of await store.list(rawAccountPrefix('me', account))) {
     const k = parseRawKey(key);

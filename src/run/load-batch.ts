@@ -15,6 +15,7 @@ import { createGzip, gunzipSync } from 'node:zlib';
 import type { Logger } from 'pino';
 import { RUN_TABLES, tableByName } from '../catalogue/index.js';
 import { metrics } from '../metrics/recorder.js';
+import type { BatchTableLoad } from '../records/batch-load.js';
 import type { LoadResult, ManifestFile } from '../records/manifest.js';
 import { parseTablePartKey } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
@@ -30,18 +31,6 @@ export interface BatchRun {
   files: readonly ManifestFile[];
   /** Tables of the run still to load. */
   tables: readonly string[];
-}
-
-/** A table's job in the batch and what each run put into it. */
-export interface BatchTableLoad {
-  job_id: string;
-  status: 'succeeded' | 'failed';
-  rows: number;
-  error?: string;
-  /** Rows of each run in the upload. */
-  runs: Record<string, number>;
-  /** Runs left out of the upload, and why (a part that could not be read). */
-  left_out: Record<string, string>;
 }
 
 export interface LoadBatchOptions {

@@ -2,6 +2,8 @@
 // workspace count of `brands: all` comes from the account's last run in the sink) and no write:
 // the store is only listed and read. The calls are the ones extract makes (src/extract/plan.ts),
 // the window the one runInline would use (src/records/window.ts), the limit the one before GET /me.
+
+import { initialLimit } from '../api/account-source.js';
 import {
   brandsCall,
   type Call,
@@ -11,7 +13,6 @@ import {
 } from '../api/endpoints.js';
 import type { RateLimit } from '../api/rate-budget.js';
 import type { AccountConfig, Config } from '../config/schema.js';
-import { initialLimit } from '../extract/account-source.js';
 import { type ExtractPlan, minimumDurationMs, plannedRequestCount, workspaceCalls } from '../extract/plan.js';
 import { lastSucceededRun, manifestRunIds } from '../records/history.js';
 import { type Manifest, readManifest } from '../records/manifest.js';

@@ -13,6 +13,7 @@ import { SYNC_RUNS, toNdjsonLine } from '../catalogue/index.js';
 import { ndjsonPartBytes, putNdjsonPart } from '../curate/ndjson-part.js';
 import { metrics } from '../metrics/recorder.js';
 import { syncRunsRow } from '../normalise/sync-runs.js';
+import type { BatchTableLoad } from '../records/batch-load.js';
 import {
   type LoadResult,
   type Manifest,
@@ -26,7 +27,6 @@ import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
 import { makeTempDir } from '../util/temp-dir.js';
 import type { RunLoader } from './finish-run.js';
-import type { BatchTableLoad } from './load-batch.js';
 import { ranStage } from './stages.js';
 
 export interface RecordRunOptions {

@@ -1,6 +1,5 @@
 // `visync replay`: rebuild a run's curated files and loads from its raw landing, no API call.
 import type { Logger } from 'pino';
-import type { KeyLock } from '../curate/key-lock.js';
 import { rawRunWorkspaceCalls } from '../curate/raw-run.js';
 import {
   type LoadResult,
@@ -15,6 +14,7 @@ import type { RunCoordinates } from '../records/run-coordinates.js';
 import { kindOfRunId } from '../records/run-id.js';
 import { leaseOwnerGone, readRunLease } from '../records/run-lease.js';
 import { workspaceOutcome } from '../records/workspace-outcome.js';
+import type { KeyLock } from '../sinks/key-lock.js';
 import { parseManifestKey, parseRawKey, rawAccountPrefix, rawEndpointPrefix } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { VisyncError } from '../util/errors.js';

@@ -1,11 +1,11 @@
 // The stages of a run (extract, curate, load, record) as every driver runs them: `run --once` runs
 // all of them in its process (src/run/inline/run-inline.ts); a queued run extracts in its workspace
 // jobs, curates (and loads, without load batches) in its finish job and loads in its load batch
-// (jobs/processors/). The drivers decide where a stage runs; how it runs, and how its outcome is
-// recorded in the manifest's `stages` (src/records/run-stages.ts), is here, once.
+// (src/run/queued/). The drivers decide where a stage runs; how it runs, and how its outcome is
+// recorded in the manifest's `stages` (src/records/run-state.ts), is here, once.
 
 import type { LoadResult, WorkspaceResult } from '../records/manifest.js';
-import type { RunStages, StageOutcome, StageRecord } from '../records/run-stages.js';
+import type { RunStages, StageOutcome, StageRecord } from '../records/run-state.js';
 import { errorMessage, VisyncError } from '../util/errors.js';
 import type { RunContext } from './context.js';
 import { type FinishRunOptions, type FinishRunResult, finishRun } from './finish-run.js';
@@ -73,8 +73,9 @@ export type CurateAndLoadResult = FinishRunResult & { stages: RunStages };
  * warehouse the load stage is skipped.
  */
 export async function curateAndLoad(
-  c: Pick<RunContext, 'store' | 'run' | 'log'> & { startedAt?: string | undefined },
-  o: Omit<FinishRunOptions, 'store' | 'run' | 'logger' | 'startedAt' | 'onCurated'>,
+  c: Pick<RunContext, 'store' | 'run' | 'log'> &
+    Partial<Pick<RunContext, 'history'>> & { startedAt?: string | undefined },
+  o: Omit<FinishRunOptions, 'store' | 'run' | 'logger' | 'startedAt' | 'history' | 'onCurated'>,
 ): Promise<CurateAndLoadResult> {
   const started = now();
   let curate: StageRecord = ranStage('failed', started);
@@ -84,6 +85,7 @@ export async function curateAndLoad(
     run: c.run,
     logger: c.log,
     startedAt: c.startedAt,
+    history: c.history,
     onCurated: (r) => {
       const outcome = r.error !== undefined ? 'failed' : r.failedTables ? 'partial' : 'succeeded';
       curate = ranStage(outcome, started, r.error);

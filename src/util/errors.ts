@@ -18,7 +18,7 @@
  * | `cli_failed` | CliError (src/cli/program-state.ts) | a command failed in a way its user can fix |
  * | `redis_unreachable` | RedisUnreachableError (jobs/connection.ts) | Redis cannot be reached |
  * | `ops_endpoint` | EndpointError (jobs/ops-server.ts) | the worker's HTTP endpoint setting cannot work |
- * | `worker_start_aborted` | WorkerStartAborted (jobs/worker.ts) | the worker was stopped before Redis answered |
+ * | `worker_start_aborted` | WorkerStartAborted (jobs/start-guard.ts) | the worker was stopped before Redis answered |
  * | `clock_ahead` | ClockAheadError (src/records/clock.ts) | a run is refused: this machine's clock is ahead of the API's |
  */
 export type VisyncErrorCode =

@@ -2,7 +2,7 @@
 // simulator's `today` moved on with it), for scheduled-report tests: what the worker's report job
 // finds in the store after those nights.
 import { parseConfig } from '../../src/config/read-config.js';
-import type { RunStatus } from '../../src/records/run-status.js';
+import type { RunStatus } from '../../src/records/run-state.js';
 import { runInline } from '../../src/run/inline/run-inline.js';
 import type { FaultRule } from '../../src/simulator/faults.js';
 import type { Simulator, SimulatorOptions } from '../../src/simulator/types.js';

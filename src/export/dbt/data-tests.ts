@@ -3,7 +3,7 @@
 // (docs/tables.md): every run writes a whole snapshot, so a run table's grain includes run_id.
 import { BRAND_EVENTS, EVENT_TYPES, SEVERITIES, SYNC_RUNS, type TableDef } from '../../catalogue/index.js';
 import { RUN_KINDS } from '../../records/run-id.js';
-import { FINISHED_RUN_STATUSES } from '../../records/run-status.js';
+import { FINISHED_RUN_STATUSES } from '../../records/run-state.js';
 import { RUN_ERROR_CODES } from '../../util/errors.js';
 
 /** The generic test of a key of several columns (tests/generic/visync_unique_key.sql): no package needed. */

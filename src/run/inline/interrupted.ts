@@ -2,6 +2,7 @@
 // before its manifest (src/run/interrupted.ts finds it; src/run/replay.ts completes it
 // from its raw landing), under the run's lease so that two processes never complete it at once.
 import type { Logger } from 'pino';
+import type { RunHistory } from '../../records/history.js';
 import type { Manifest } from '../../records/manifest.js';
 import { kindOfRunId } from '../../records/run-id.js';
 import { takeRunLease } from '../../records/run-lease.js';
@@ -15,11 +16,17 @@ import { type AccountRunOptions, leaseTtlMs } from './options.js';
 export async function completeInterrupted(
   o: AccountRunOptions,
   account: string,
+  history: RunHistory,
 ): Promise<Manifest | undefined> {
   const log = o.logger.child({ account });
   let run: Awaited<ReturnType<typeof lastInterruptedRun>>;
   try {
-    run = await lastInterruptedRun(o.store, account, { signal: o.leaseSignal, ttlMs: leaseTtlMs(o) });
+    run = await lastInterruptedRun(
+      o.store,
+      account,
+      { signal: o.leaseSignal, ttlMs: leaseTtlMs(o) },
+      history,
+    );
   } catch (err) {
     // Not a run that failed to complete: the store did not answer. The new run then says why it stopped.
     log.warn({ err: errorMessage(err) }, 'could not look for an interrupted run; the next run looks again');

@@ -5,13 +5,13 @@ import type { RetryPolicy } from '../../api/client.js';
 import type { WorkspaceEndpoint } from '../../api/endpoints.js';
 import type { RateBudget } from '../../api/rate-budget.js';
 import type { AccountConfig, Config } from '../../config/schema.js';
-import type { KeyLock } from '../../curate/key-lock.js';
 import type { ExtractProgress } from '../../extract/extract-account.js';
 import type { LoadResult, Manifest } from '../../records/manifest.js';
 import type { RunRecorder } from '../../records/recorder.js';
 import type { RunKind } from '../../records/run-id.js';
 import type { LeaseSignal } from '../../records/run-lease.js';
-import type { RunStatus } from '../../records/run-status.js';
+import type { RunStatus } from '../../records/run-state.js';
+import type { KeyLock } from '../../sinks/key-lock.js';
 import type { ObjectStore } from '../../sinks/object-store.js';
 import type { RunLoader } from '../finish-run.js';
 

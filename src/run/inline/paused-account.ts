@@ -2,7 +2,7 @@
 // be called again (`rate_limited_until`, src/records/manifest.ts). Until then a later run of the
 // account ends at once with the same line and calls nothing: without Redis no other process knows
 // of the pause, and with Redis its (capped, expiring) key would only make the run wait for it.
-import { manifestRunIds } from '../../records/history.js';
+import { RunHistory } from '../../records/history.js';
 import { type Manifest, readManifest } from '../../records/manifest.js';
 import type { ObjectStore } from '../../sinks/object-store.js';
 
@@ -21,8 +21,9 @@ export async function accountPause(
   store: ObjectStore,
   account: string,
   now = Date.now(),
+  history = new RunHistory(store, account),
 ): Promise<AccountPause | undefined> {
-  const ids = (await manifestRunIds(store, account)).slice(0, RECENT);
+  const ids = (await history.runIds()).slice(0, RECENT);
   const read = await Promise.all(ids.map((id) => readManifest(store, account, id).catch(() => undefined)));
   const last = read
     .filter((m): m is Manifest => m !== undefined)

@@ -9,13 +9,14 @@ import type { AccountConfig, Config } from '../../config/schema.js';
 import { callLimits, type ExtractProgress, extractAccount } from '../../extract/extract-account.js';
 import { type ExtractPlan, workspaceCalls } from '../../extract/plan.js';
 import { errorCode, storedMessage } from '../../records/error-code.js';
-import { runScope } from '../../records/last-success.js';
+import { RunHistory } from '../../records/history.js';
 import type { Manifest } from '../../records/manifest.js';
 import type { PlannedRun } from '../../records/planned-run.js';
 import { newRunId } from '../../records/run-id.js';
 import { takeRunLease } from '../../records/run-lease.js';
-import type { StageRecord } from '../../records/run-stages.js';
-import { combineRunStatuses } from '../../records/run-status.js';
+import { runScope } from '../../records/run-scope.js';
+import type { StageRecord } from '../../records/run-state.js';
+import { combineRunStatuses } from '../../records/run-state.js';
 import { runWindowDays } from '../../records/window.js';
 import { errorMessage } from '../../util/errors.js';
 import { utcDate } from '../../util/time.js';
@@ -52,9 +53,14 @@ export async function runInline(o: InlineRunOptions): Promise<InlineRunResult> {
   const manifests = await Promise.all(
     accounts.map(async (account): Promise<Manifest> => {
       const own = { ...(await accountOptions(o, account)), unrecorded };
-      const c = await completeInterrupted(own, account.name);
-      if (c) completed.push(c);
-      return runAccount(own, account, budget);
+      // The account's history is listed once, for the interrupted run and every stage of the new one.
+      const history = new RunHistory(own.store, account.name);
+      const c = await completeInterrupted(own, account.name, history);
+      if (c) {
+        completed.push(c);
+        history.recorded(c.run_id);
+      }
+      return runAccount(own, account, budget, history);
     }),
   );
   return {
@@ -78,6 +84,7 @@ async function runAccount(
   o: AccountRunOptions,
   account: AccountConfig,
   budget: RateBudget,
+  history: RunHistory,
 ): Promise<Manifest> {
   const kind = o.kind ?? 'sync';
   const started = new Date();
@@ -92,6 +99,7 @@ async function runAccount(
     window: { days: 0, buyerIntentDays: o.config.extract.buyerIntentDays },
     scope: runScope(brands, o.endpoints),
     store: o.store,
+    history,
     log,
     budget,
   };
@@ -236,7 +244,7 @@ function curateStages(s: InlineStep) {
 /** The pause an earlier run of the account stopped on, while it lasts; none when the sink cannot say. */
 async function pauseOf(s: InlineStep): Promise<AccountPause | undefined> {
   try {
-    return await accountPause(s.store, s.run.account);
+    return await accountPause(s.store, s.run.account, Date.now(), s.history);
   } catch (err) {
     s.log.warn({ err: errorMessage(err) }, 'could not read the last run from the manifests');
     return undefined;
@@ -253,6 +261,7 @@ async function windowDays(c: RunContext, o: AccountRunOptions): Promise<number> 
       account: c.run.account,
       runDate: c.run.runDate,
       extract: o.config.extract,
+      history: c.history,
     });
   } catch (err) {
     // Safe: the mark moves only for a run whose window reaches back to it (src/records/last-success.ts).

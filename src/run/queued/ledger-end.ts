@@ -6,15 +6,15 @@
 // endRun, its ledger being its RunRecorder (jobs/ledger-recorder.ts).
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { storedCode } from '../src/records/error-code.js';
-import type { Manifest } from '../src/records/manifest.js';
-import type { RunEnd } from '../src/run/end.js';
-import { manifestKey } from '../src/sinks/layout.js';
-import type { ObjectStore } from '../src/sinks/object-store.js';
-import { errorMessage, type RunErrorCode } from '../src/util/errors.js';
-import { UnrecoverableError } from './bullmq.js';
+import { UnrecoverableError } from '../../../jobs/bullmq.js';
+import type { LedgerRun } from '../../../jobs/ledger.js';
+import { storedCode } from '../../records/error-code.js';
+import type { Manifest } from '../../records/manifest.js';
+import { manifestKey } from '../../sinks/layout.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
+import { errorMessage, type RunErrorCode } from '../../util/errors.js';
+import type { RunEnd } from '../end.js';
 import type { JobContext } from './context.js';
-import type { LedgerRun } from './ledger.js';
 import { queueScheduledReports } from './report-trigger.js';
 
 /** The failed loads of a run, as the ledger's error names them. */

@@ -2,31 +2,7 @@
 // landed), then add the run's flow: workspace jobs of a few workspaces each under a workspaces-done
 // parent (JOB.workspacesDone) that runs when every child is done (a child that fails for good is ignored, not blocking).
 import type { Job } from 'bullmq';
-import type { WorkspaceEndpoint } from '../../src/api/endpoints.js';
-import { ApiError } from '../../src/api/errors.js';
-import { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
-import { emptyStats, type RequestStats } from '../../src/api/request-stats.js';
-import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
-import type { AccountConfig } from '../../src/config/schema.js';
-import { callLimits, type Discovery, discoverWorkspaces } from '../../src/extract/extract-account.js';
-import { workspaceCalls } from '../../src/extract/plan.js';
-import { errorCode, storedMessage } from '../../src/records/error-code.js';
-import { lastSucceededRun } from '../../src/records/history.js';
-import { runScope } from '../../src/records/last-success.js';
-import { readManifest } from '../../src/records/manifest.js';
-import type { RunCoordinates } from '../../src/records/run-coordinates.js';
-import { logicalRunId, type RunKind } from '../../src/records/run-id.js';
-import { isFinishedStatus } from '../../src/records/run-status.js';
-import { runWindowDays } from '../../src/records/window.js';
-import { type RunContext, type RunStep, runManifest } from '../../src/run/context.js';
-import { endRun } from '../../src/run/end.js';
-import { recordRun } from '../../src/run/record-run.js';
-import { NOTHING_TO_CURATE, ranStage } from '../../src/run/stages.js';
-import type { ObjectStore } from '../../src/sinks/object-store.js';
-import type { RunErrorCode } from '../../src/util/errors.js';
-import { addDays, utcDate } from '../../src/util/time.js';
-import { UnrecoverableError } from '../bullmq.js';
-import { accountOf, type JobContext } from '../context.js';
+import { UnrecoverableError } from '../../../jobs/bullmq.js';
 import {
   JOB,
   jobIds,
@@ -39,12 +15,37 @@ import {
   type WorkspaceJobData,
   type WorkspacesDoneJobData,
   workspacesPerJob,
-} from '../definitions.js';
-import type { LedgerRun } from '../ledger.js';
-import { withLedgerAndReports } from '../ledger-end.js';
-import { queueName } from '../queues.js';
-import { dueAt } from '../schedules.js';
+} from '../../../jobs/definitions.js';
+import type { LedgerRun } from '../../../jobs/ledger.js';
+import { queueName } from '../../../jobs/queues.js';
+import { dueAt } from '../../../jobs/schedules.js';
+import { accountOf } from '../../../jobs/worker-types.js';
+import type { WorkspaceEndpoint } from '../../api/endpoints.js';
+import { ApiError } from '../../api/errors.js';
+import { BudgetWaitTooLong } from '../../api/rate-budget.js';
+import { emptyStats, type RequestStats } from '../../api/request-stats.js';
+import { deadlinePassed, deadlineReason, runDeadline } from '../../api/run-deadline.js';
+import type { AccountConfig } from '../../config/schema.js';
+import { callLimits, type Discovery, discoverWorkspaces } from '../../extract/extract-account.js';
+import { workspaceCalls } from '../../extract/plan.js';
+import { errorCode, storedMessage } from '../../records/error-code.js';
+import { lastSucceededRun, RunHistory } from '../../records/history.js';
+import { readManifest } from '../../records/manifest.js';
+import type { RunCoordinates } from '../../records/run-coordinates.js';
+import { logicalRunId, type RunKind } from '../../records/run-id.js';
+import { runScope } from '../../records/run-scope.js';
+import { isFinishedStatus } from '../../records/run-state.js';
+import { runWindowDays } from '../../records/window.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
+import type { RunErrorCode } from '../../util/errors.js';
+import { addDays, utcDate } from '../../util/time.js';
+import { type RunContext, type RunStep, runManifest } from '../context.js';
+import { endRun } from '../end.js';
+import { recordRun } from '../record-run.js';
+import { NOTHING_TO_CURATE, ranStage } from '../stages.js';
 import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
+import type { JobContext } from './context.js';
+import { withLedgerAndReports } from './ledger-end.js';
 
 export interface RunJobResult {
   runId: string;
@@ -56,10 +57,11 @@ export interface RunJobResult {
  * Run date of the account's last success: the ledger's, or when Redis has none (lost in a restart
  * without persistence, or a new Redis) the sink's, which is then put back into the ledger.
  */
-async function lastSuccessDate(ctx: JobContext, account: string): Promise<string | undefined> {
+async function lastSuccessDate(ctx: JobContext, history: RunHistory): Promise<string | undefined> {
+  const { account } = history;
   const inLedger = await ctx.ledger.lastSuccess(account);
   if (inLedger) return inLedger.run_date;
-  const manifest = await lastSucceededRun(await ctx.storeFor(account), account);
+  const manifest = await lastSucceededRun(history.store, account, history);
   if (!manifest) return undefined;
   await ctx.ledger.restore(manifest);
   ctx.logger.info(
@@ -159,6 +161,7 @@ async function startRun(
   existing: LedgerRun | undefined,
 ): Promise<RunContext> {
   const { run } = c;
+  const history = new RunHistory(c.store, run.account);
   const days = await runWindowDays({
     kind: data.kind,
     days: data.days,
@@ -166,10 +169,11 @@ async function startRun(
     account: run.account,
     runDate: run.runDate,
     extract: ctx.config.extract,
-    lastSuccessRunDate: () => lastSuccessDate(ctx, run.account),
+    lastSuccessRunDate: () => lastSuccessDate(ctx, history),
   });
   const started: RunContext = {
     ...c,
+    history,
     startedAt: existing?.started_at ?? new Date().toISOString(),
     window: { days, buyerIntentDays: ctx.config.extract.buyerIntentDays },
     scope: runScope(data.brands, data.endpoints),

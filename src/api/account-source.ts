@@ -1,5 +1,5 @@
 // The account as the extract stage needs it; the config's AccountConfig satisfies this shape.
-import type { RateLimit } from '../api/rate-budget.js';
+import type { RateLimit } from './rate-budget.js';
 
 export interface AccountSource {
   name: string;

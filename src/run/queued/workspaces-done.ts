@@ -2,13 +2,12 @@
 // BullMQ name stays `load`, aliased as JOB.workspacesDone in jobs/definitions.ts, so jobs queued by
 // earlier versions still run). It runs once every workspace job of the run is done (or failed for
 // good), reads what they reported and hands the run to one `finish-run` job in the finish queue
-// (jobs/finish-queue.ts, processors/finish.ts), then completes. The heavy
+// (jobs/finish-queue.ts, src/run/queued/finish.ts), then completes. The heavy
 // end of a run (normalise, gzip, record) does not run here: the shard queues take 8 jobs each per
 // process, and the ~30 runs that end together would curate at once, starving the calls of the
 // accounts still extracting. The finish queue takes a few at a time (worker.ts). The parent cannot
 // move there itself: a flow keeps parent and children in one queue (one hash slot on a cluster).
 import type { Job } from 'bullmq';
-import type { JobContext } from '../context.js';
 import {
   type FinishJobData,
   JOB,
@@ -16,10 +15,11 @@ import {
   jobOptions,
   type WorkspacesDoneJobData,
   WorkspacesDoneJobSchema,
-} from '../definitions.js';
-import { unrecordedOnLastAttempt } from '../ledger-end.js';
-import { setPhase } from '../load-batches.js';
-import { AWAITING_CURATE } from '../run-phase.js';
+} from '../../../jobs/definitions.js';
+import { setPhase } from '../../../jobs/load-batches.js';
+import { AWAITING_CURATE } from '../../records/run-state.js';
+import type { JobContext } from './context.js';
+import { unrecordedOnLastAttempt } from './ledger-end.js';
 import { workspaceResults } from './workspace-results.js';
 
 export async function processWorkspacesDone(

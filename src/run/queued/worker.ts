@@ -6,57 +6,43 @@
 // queue, whatever the number of accounts. Several such processes on several machines share the
 // work; a process killed mid-job has its jobs taken over once their lock expires.
 import type { Job } from 'bullmq';
-import type { Logger } from 'pino';
-import { maxPauseMs } from '../src/api/pause-cap.js';
-import type { Config } from '../src/config/schema.js';
-import { RunLoaders } from '../src/run/warehouse.js';
-import { ObjectStores } from '../src/sinks/create-store.js';
-import { DelayedError, FlowProducer, type Queue, Worker } from './bullmq.js';
-import { type Backoff, isConnectionError, type RedisLink } from './connection.js';
-import type { JobContext } from './context.js';
-import { JOB } from './definitions.js';
-import { FINISH_QUEUE, finishQueue } from './finish-queue.js';
-import { RunLedger } from './ledger.js';
-import { LoadBatches, startBatch, strandedWarehouses } from './load-batches.js';
-import { AccountQueues, QUEUE_SHARDS, shardQueueName } from './queues.js';
-import { RedisRateBudget } from './redis-rate-budget.js';
-import { REPORT_CONCURRENCY, REPORT_QUEUE, reportQueue } from './report-queue.js';
-import { installLoadSweep, installSchedules, type KeepSchedulesOptions, keepSchedules } from './schedules.js';
-import { type StaleWatchOptions, startStaleWatch } from './stale-watch.js';
-import { CLOSE_MS, StartGuard, settlesWithin } from './start-guard.js';
+import { startBullWorkers } from '../../../jobs/bull-workers.js';
+import { FlowProducer, type Queue, type Worker } from '../../../jobs/bullmq.js';
+import type { RedisLink } from '../../../jobs/connection.js';
+import { JOB } from '../../../jobs/definitions.js';
+import { finishQueue } from '../../../jobs/finish-queue.js';
+import { RunLedger } from '../../../jobs/ledger.js';
+import { LoadBatches, startBatch, strandedWarehouses } from '../../../jobs/load-batches.js';
+import { AccountQueues } from '../../../jobs/queues.js';
+import { RedisRateBudget } from '../../../jobs/redis-rate-budget.js';
+import { reportQueue } from '../../../jobs/report-queue.js';
+import {
+  installLoadSweep,
+  installSchedules,
+  type KeepSchedulesOptions,
+  keepSchedules,
+} from '../../../jobs/schedules.js';
+import { type StaleWatchOptions, startStaleWatch } from '../../../jobs/stale-watch.js';
+import { CLOSE_MS, StartGuard, settlesWithin } from '../../../jobs/start-guard.js';
 import {
   type Connections,
   closeConnections,
   ignoreLostConnection,
   openConnections,
   warnAboutRedis,
-} from './worker-connections.js';
+} from '../../../jobs/worker-connections.js';
+import type { RunningWorker, WorkerOptions } from '../../../jobs/worker-types.js';
+import { maxPauseMs } from '../../api/pause-cap.js';
+import type { Config } from '../../config/schema.js';
+import { ObjectStores } from '../../sinks/create-store.js';
+import { RunLoaders } from '../warehouse.js';
+import type { JobContext } from './context.js';
 
-export { WorkerStartAborted } from './start-guard.js';
-
-export interface WorkerOptions {
-  config: Config;
-  logger: Logger;
-  concurrency?: number;
-  /** Waits between attempts to reach Redis (default from 1 s, doubling up to 30 s). */
-  redisBackoff?: Backoff;
-  /** Aborting it while the worker waits for Redis to start makes startWorker reject with WorkerStartAborted. */
-  signal?: AbortSignal;
-}
-
-/** Whether a worker takes jobs now; `reason` says why not. */
-export interface Readiness {
-  ok: boolean;
-  reason?: string;
-}
-
-export interface WorkerHandle {
+export interface WorkerHandle extends RunningWorker {
   /** One BullMQ worker per queue shard, each with `concurrency` slots, then the finish queue's and the report queue's. */
   workers: Worker[];
   context: JobContext;
   schedules: { installed: string[]; removed: string[] };
-  /** Not ready while Redis is unreachable (with the reason) or while stopping. */
-  ready(): Readiness;
   /**
    * Puts a re-read config in force without a restart: later jobs use its accounts and settings,
    * and the nightly schedules are installed, updated and removed to match. The shard queues are
@@ -66,17 +52,6 @@ export interface WorkerHandle {
   /** Stops taking jobs, lets active ones finish within graceMs, then hands the rest back. */
   close(graceMs: number): Promise<{ forced: boolean }>;
 }
-
-/**
- * Jobs of the finish queue (jobs/finish-queue.ts) one process works at once: finish jobs (normalise, gzip, record) and
- * load batches. The event loop is one thread, and the calls of the accounts still extracting
- * share it: with every run that ends together curating at once (up to 32, as many as the shard
- * slots) their calls slowed to 60-100 ms for 5-7 s and the accounts missed their windows. Two,
- * not one: a finish waits on the store (reads, writes, gzip on libuv's pool) as much as it
- * computes, and a second keeps that time busy; a load batch (waiting on BigQuery) then leaves
- * one for finishes. A fleet finishes more runs at once by having more processes, each taking two.
- */
-const FINISH_CONCURRENCY = 2;
 
 /** What the jobs share, and the parts of it a stop closes. */
 interface Shared {
@@ -163,69 +138,21 @@ function jobProcessor(context: JobContext) {
   return async (job: Job, token?: string) => {
     switch (job.name) {
       case JOB.run:
-        return (await import('./processors/run.js')).processRun(job, token, context);
+        return (await import('./run.js')).processRun(job, token, context);
       case JOB.workspace:
-        return (await import('./processors/workspace.js')).processWorkspace(job, token, context);
+        return (await import('./workspace.js')).processWorkspace(job, token, context);
       case JOB.workspacesDone:
-        return (await import('./processors/workspaces-done.js')).processWorkspacesDone(job, context);
+        return (await import('./workspaces-done.js')).processWorkspacesDone(job, context);
       case JOB.finish:
-        return (await import('./processors/finish.js')).processFinish(job, context);
+        return (await import('./finish.js')).processFinish(job, context);
       case JOB.loadBatch:
-        return (await import('./processors/load-batch.js')).processLoadBatch(job, context);
+        return (await import('./load-batch.js')).processLoadBatch(job, context);
       case JOB.report:
-        return (await import('./processors/report.js')).processReport(job, context);
+        return (await import('./report.js')).processReport(job, context);
       default:
         throw new Error(`unknown job name ${job.name}`);
     }
   };
-}
-
-/** Starts one BullMQ worker per queue shard, then the finish queue's and the report queue's, into `workers`. */
-function startBullWorkers(
-  o: WorkerOptions,
-  blocking: RedisLink,
-  context: JobContext,
-  workers: Worker[],
-): void {
-  const process = jobProcessor(context);
-  const lockMs = o.config.jobs.lockSeconds * 1000;
-  const work = (name: string, concurrency: number) => {
-    const worker = new Worker(name, process, {
-      connection: blocking.redis,
-      prefix: o.config.redis.prefix,
-      concurrency,
-      lockDuration: lockMs,
-      // Check for stalled jobs (a worker died holding them) as often as a lock can expire.
-      stalledInterval: lockMs,
-      maxStalledCount: 3,
-    });
-    logWorkerTrouble(worker, name, o.logger);
-    workers.push(worker);
-  };
-  for (let shard = 0; shard < QUEUE_SHARDS; shard++) work(shardQueueName(shard), o.concurrency ?? 2);
-  // The finish queue's worker still takes `report` jobs queued there by earlier versions.
-  work(FINISH_QUEUE, FINISH_CONCURRENCY);
-  work(REPORT_QUEUE, REPORT_CONCURRENCY);
-}
-
-function logWorkerTrouble(worker: Worker, queue: string, logger: Logger): void {
-  worker.on('failed', (job, err) => {
-    if (err instanceof DelayedError) return;
-    logger.warn(
-      {
-        account: (job?.data as { account?: string } | undefined)?.account,
-        job: job?.id,
-        name: job?.name,
-        attempts: job?.attemptsMade,
-        err: err.message,
-      },
-      'job failed',
-    );
-  });
-  // A lost connection is reported once per attempt by the main connection, not by every worker.
-  worker.on('error', (err) => {
-    if (!isConnectionError(err)) logger.error({ queue, err: err.message }, 'worker error');
-  });
 }
 
 type Stranded = Awaited<ReturnType<typeof strandedWarehouses>>;
@@ -265,7 +192,7 @@ async function closeAll(
     CLOSE_MS,
   );
   await closeConnections(conns);
-  await (await import('../src/api/http-pools.js')).closeAllPools();
+  await (await import('../../api/http-pools.js')).closeAllPools();
   return inTime;
 }
 
@@ -317,7 +244,7 @@ export async function startWorker(o: WorkerOptions): Promise<WorkerHandle> {
   }
   await warnAboutRedis(o, conns);
   const watches = startWatches(o, shared);
-  startBullWorkers(o, conns.blocking, shared.context, workers);
+  startBullWorkers(o, conns.blocking, jobProcessor(shared.context), workers);
   // Runs waiting for a batch this config no longer loads them in (BigQuery removed, a dataset
   // changed): no sweep or trigger may come for them, so their batch is started now and ends them.
   let stranded: Stranded;

@@ -1,16 +1,17 @@
-// After a nightly run ends (any of the three places a run is recorded: processors/run.ts,
+// After a nightly run ends (any of the three places a run is recorded: src/run/queued/run.ts,
 // finish.ts, load-batch.ts), an account with a report schedule or a weekly brand-watch digest gets a
-// `report` job on the report queue (jobs/report-queue.ts, processors/report.ts), so that its mail
+// `report` job on the report queue (jobs/report-queue.ts, src/run/queued/report.ts), so that its mail
 // and webhooks never hold a slot a finish needs. Whatever the run's status: the job itself decides
 // whether the due period is covered, and records a stale report when it is not.
 import type { Logger } from 'pino';
-import { digestSettings } from '../src/events/rules.js';
-import type { Manifest } from '../src/records/manifest.js';
-import { scheduleConfigured } from '../src/report/settings.js';
-import { errorMessage } from '../src/util/errors.js';
-import { accountOf, type JobContext } from './context.js';
-import { JOB, jobIds, type ReportJobData } from './definitions.js';
-import { batchJobOptions } from './load-batches.js';
+import { JOB, jobIds, type ReportJobData } from '../../../jobs/definitions.js';
+import { batchJobOptions } from '../../../jobs/load-batches.js';
+import { accountOf } from '../../../jobs/worker-types.js';
+import { digestSettings } from '../../events/rules.js';
+import type { Manifest } from '../../records/manifest.js';
+import { scheduleConfigured } from '../../report/settings.js';
+import { errorMessage } from '../../util/errors.js';
+import type { JobContext } from './context.js';
 
 /** Never throws: a report that could not be queued is logged and the next nightly run queues it. */
 export async function queueScheduledReports(

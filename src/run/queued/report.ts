@@ -1,19 +1,20 @@
-// A `report` job (jobs/report-trigger.ts): the account's scheduled reports due after its nightly run
+// A `report` job (src/run/queued/report-trigger.ts): the account's scheduled reports due after its nightly run
 // of `runDate`, made and delivered by src/delivery/scheduled/deliver.ts. Sends and stale alerts are claimed in
 // Redis (SET NX, jobs/redis-claims.ts) so two workers never both send; the state of each workspace's newest due report is
 // kept in a Redis hash that `visync status` reads (jobs/status.ts). The same job sends the account's
 // weekly brand-watch digest when one is due (src/delivery/digest/send.ts), under the same claims.
 import type { Job } from 'bullmq';
-import type { Claims } from '../../src/delivery/claims/claims.js';
-import { type DigestOutcome, sendWeeklyDigest } from '../../src/delivery/digest/send.js';
-import { deliverScheduled } from '../../src/delivery/scheduled/deliver.js';
-import type { DeliveryOutcome } from '../../src/delivery/scheduled/types.js';
-import { logicalRunId } from '../../src/records/run-id.js';
-import { scheduleConfigured } from '../../src/report/settings.js';
-import { accountOf, type JobContext } from '../context.js';
-import { type ReportJobData, ReportJobSchema } from '../definitions.js';
-import { redisClaims } from '../redis-claims.js';
-import { reportIndexKey, SHOWN_STATES } from '../report-index.js';
+import { type ReportJobData, ReportJobSchema } from '../../../jobs/definitions.js';
+import { redisClaims } from '../../../jobs/redis-claims.js';
+import { reportIndexKey, SHOWN_STATES } from '../../../jobs/report-index.js';
+import { accountOf } from '../../../jobs/worker-types.js';
+import type { Claims } from '../../delivery/claims/claims.js';
+import { type DigestOutcome, sendWeeklyDigest } from '../../delivery/digest/send.js';
+import { deliverScheduled } from '../../delivery/scheduled/deliver.js';
+import type { DeliveryOutcome } from '../../delivery/scheduled/types.js';
+import { logicalRunId } from '../../records/run-id.js';
+import { scheduleConfigured } from '../../report/settings.js';
+import type { JobContext } from './context.js';
 
 export async function processReport(
   job: Job<ReportJobData>,

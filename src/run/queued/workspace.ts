@@ -6,25 +6,7 @@
 // that fails for good is failed, the others of the job go on; a server error that may pass
 // retries the job, which then makes only the calls that have not landed.
 import type { Job } from 'bullmq';
-import { callId, type WorkspaceEndpoint } from '../../src/api/endpoints.js';
-import { BudgetWaitTooLong, Reservation } from '../../src/api/rate-budget.js';
-import { emptyStats, type RequestStats } from '../../src/api/request-stats.js';
-import { deadlinePassed, deadlineReason, runDeadline } from '../../src/api/run-deadline.js';
-import type { AccountConfig } from '../../src/config/schema.js';
-import { callLimits, createAccountClient, extractWorkspace } from '../../src/extract/extract-account.js';
-import { workspaceCalls } from '../../src/extract/plan.js';
-import type { DriftEntry, WorkspaceResult } from '../../src/records/manifest.js';
-import {
-  endFailure,
-  type Failure,
-  failureOf,
-  storedFailure,
-  type WorkspaceEnd,
-  workspaceOutcome,
-} from '../../src/records/workspace-outcome.js';
-import { mapSettled } from '../../src/util/pool.js';
-import { UnrecoverableError } from '../bullmq.js';
-import { accountOf, type JobContext } from '../context.js';
+import { UnrecoverableError } from '../../../jobs/bullmq.js';
 import {
   jobPriority,
   kindOfPriority,
@@ -32,8 +14,28 @@ import {
   type WorkspaceJobData,
   type WorkspaceJobResult,
   WorkspaceJobSchema,
-} from '../definitions.js';
+} from '../../../jobs/definitions.js';
+import { accountOf } from '../../../jobs/worker-types.js';
+import { callId, type WorkspaceEndpoint } from '../../api/endpoints.js';
+import { BudgetWaitTooLong, Reservation } from '../../api/rate-budget.js';
+import { emptyStats, type RequestStats } from '../../api/request-stats.js';
+import { deadlinePassed, deadlineReason, runDeadline } from '../../api/run-deadline.js';
+import type { AccountConfig } from '../../config/schema.js';
+import { callLimits, createAccountClient, extractWorkspace } from '../../extract/extract-account.js';
+import { workspaceCalls } from '../../extract/plan.js';
+import type { DriftEntry, WorkspaceResult } from '../../records/manifest.js';
+import {
+  endFailure,
+  type Failure,
+  failureOf,
+  storedFailure,
+  type WorkspaceEnd,
+  workspaceOutcome,
+} from '../../records/workspace-outcome.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
+import { mapSettled } from '../../util/pool.js';
 import { budgetDelayLimit, stepAsideForBudget } from './budget-delays.js';
+import type { JobContext } from './context.js';
 
 /**
  * The longest wait for budget a workspace job sits out in its worker slot (or
@@ -243,27 +245,19 @@ interface Extraction {
 }
 
 /**
- * A job's workspaces at once (at most WORKSPACES_AT_ONCE), each one's calls in turn: an account's
- * calls then come in a short burst even when it has few worker slots (the sliding window only
- * lets its next window's calls go as its first ones age out, so a slow burst stretches the whole
- * run). Once all have had a go, in this order: a call that stopped the account ends the job; no
- * budget soon steps it aside; another failure retries it (or, on its last attempt, fails what is
- * open); failures that may pass retry it for those workspaces. A workspace that has to stop
- * halts the others before their next call: their calls not made stay open for the next try.
+ * The open workspaces extracted together, WORKSPACES_AT_ONCE at a time, their landed calls saved as
+ * they land; the first one that stops the account (or throws) halts the others before their next call.
  */
-async function extractOpenWorkspaces(
-  job: Job<WorkspaceJobData>,
-  ctx: JobContext,
+async function extractTogether(
   s: JobState,
-  { client, budget, stepAside }: Extraction,
-): Promise<WorkspaceJobResult> {
-  const { data, failed } = s;
-  const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-  const saver = progressSaver(job, ctx, s);
-  const store = await ctx.storeFor(data.account);
+  open: string[],
+  client: Extraction['client'],
+  store: ObjectStore,
+  saver: ReturnType<typeof progressSaver>,
+) {
+  const { data } = s;
   let halted = false;
-  const open = openWorkspaces(s);
-  const settled = await mapSettled(open, WORKSPACES_AT_ONCE, async (brandId) => {
+  return mapSettled(open, WORKSPACES_AT_ONCE, async (brandId) => {
     const landed = s.done.get(brandId) as Set<string>;
     try {
       const ws = await extractWorkspace({
@@ -287,6 +281,28 @@ async function extractOpenWorkspaces(
       throw err;
     }
   });
+}
+
+/**
+ * A job's workspaces at once (at most WORKSPACES_AT_ONCE), each one's calls in turn: an account's
+ * calls then come in a short burst even when it has few worker slots (the sliding window only
+ * lets its next window's calls go as its first ones age out, so a slow burst stretches the whole
+ * run). Once all have had a go, in this order: a call that stopped the account ends the job; no
+ * budget soon steps it aside; another failure retries it (or, on its last attempt, fails what is
+ * open); failures that may pass retry it for those workspaces. A workspace that has to stop
+ * halts the others before their next call: their calls not made stay open for the next try.
+ */
+async function extractOpenWorkspaces(
+  job: Job<WorkspaceJobData>,
+  ctx: JobContext,
+  s: JobState,
+  { client, budget, stepAside }: Extraction,
+): Promise<WorkspaceJobResult> {
+  const { data, failed } = s;
+  const final = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  const saver = progressSaver(job, ctx, s);
+  const open = openWorkspaces(s);
+  const settled = await extractTogether(s, open, client, await ctx.storeFor(data.account), saver);
   await budget.flush();
   // Each workspace that ended with its outcome, paired with its id (a rejected one threw).
   const ended = settled.flatMap((r, i) =>

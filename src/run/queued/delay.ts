@@ -1,4 +1,4 @@
-import type { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
+import type { BudgetWaitTooLong } from '../../api/rate-budget.js';
 
 /**
  * How long a job that found no budget steps aside. Jobs of one account refused together are told

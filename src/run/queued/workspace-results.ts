@@ -1,13 +1,10 @@
 // What the workspace jobs of a run left for its workspaces-done job: one result per workspace of the run, in
 // the order discovery listed them, and the envelope drift they found. A job reports each of its
 // workspaces; a job that failed for good (ignored by the flow, so it does not block the parent)
-// reports none: its workspaces fail with the failures and codes its data kept (processors/
+// reports none: its workspaces fail with the failures and codes its data kept (src/run/queued/
 // workspace.ts, endJob), else with its reason; a workspace nobody reported is failed. Each by
 // the one outcome rule of both drivers (src/records/workspace-outcome.ts).
 import type { Job } from 'bullmq';
-import type { DriftEntry, WorkspaceResult } from '../../src/records/manifest.js';
-import { type Failure, storedFailure, workspaceOutcome } from '../../src/records/workspace-outcome.js';
-import type { JobContext } from '../context.js';
 import {
   jobIds,
   jobWorkspaces,
@@ -15,7 +12,10 @@ import {
   WorkspaceJobSchema,
   type WorkspacesDoneJobData,
   workspaceJobIndex,
-} from '../definitions.js';
+} from '../../../jobs/definitions.js';
+import type { DriftEntry, WorkspaceResult } from '../../records/manifest.js';
+import { type Failure, storedFailure, workspaceOutcome } from '../../records/workspace-outcome.js';
+import type { JobContext } from './context.js';
 
 /** A job's value as a job of one workspace returned it, before jobs covered several. */
 interface OneWorkspaceResult {

@@ -1,5 +1,5 @@
 // The `finish-run` job, in the finish queue (jobs/finish-queue.ts): a run's workspaces-done job
-// (processors/workspaces-done.ts) hands it the run once every workspace job is done (or failed for
+// (src/run/queued/workspaces-done.ts) hands it the run once every workspace job is done (or failed for
 // good). It curates the raw landing (normalise, gzip), loads each table into BigQuery once when the
 // account's warehouse takes runs one at a time, and records the run (its sync_runs row, then the
 // manifest, last); it ends through src/run/end.ts. With load batches it loads nothing itself: the
@@ -7,27 +7,27 @@
 // records it with other runs.
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { accountSettings } from '../../src/config/account-settings.js';
-import { runScope } from '../../src/records/last-success.js';
-import { type Manifest, readManifest, requestsFromLanding } from '../../src/records/manifest.js';
-import { type RunContext, runManifest } from '../../src/run/context.js';
-import { endRun } from '../../src/run/end.js';
-import { recordRun } from '../../src/run/record-run.js';
-import { curateAndLoad, extractStage } from '../../src/run/stages.js';
-import type { JobContext } from '../context.js';
-import { type FinishJobData, FinishJobSchema } from '../definitions.js';
-import { stoppedFailure } from '../ledger.js';
-import { unrecordedOnLastAttempt, withLedgerAndReports } from '../ledger-end.js';
+import { type FinishJobData, FinishJobSchema } from '../../../jobs/definitions.js';
+import { stoppedFailure } from '../../../jobs/ledger.js';
 import {
-  AWAITING_LOAD_BATCH,
   IDLE_SETTLE_MS,
   noRunInFlight,
   setPhase,
   startBatch,
   warehouseId,
-} from '../load-batches.js';
-import { RedisKeyLock } from '../redis-key-lock.js';
-import { CURATING } from '../run-phase.js';
+} from '../../../jobs/load-batches.js';
+import { RedisKeyLock } from '../../../jobs/redis-key-lock.js';
+import { accountSettings } from '../../config/account-settings.js';
+import { RunHistory } from '../../records/history.js';
+import { type Manifest, readManifest, requestsFromLanding } from '../../records/manifest.js';
+import { runScope } from '../../records/run-scope.js';
+import { AWAITING_LOAD_BATCH, CURATING } from '../../records/run-state.js';
+import { type RunContext, runManifest } from '../context.js';
+import { endRun } from '../end.js';
+import { recordRun } from '../record-run.js';
+import { curateAndLoad, extractStage } from '../stages.js';
+import type { JobContext } from './context.js';
+import { unrecordedOnLastAttempt, withLedgerAndReports } from './ledger-end.js';
 
 export async function processFinish(job: Job<FinishJobData>, ctx: JobContext): Promise<{ status: string }> {
   const data = FinishJobSchema.parse(job.data);
@@ -56,6 +56,8 @@ async function finishRun(data: FinishJobData, ctx: JobContext, log: Logger): Pro
     // Jobs of versions before scopes carry none: every workspace and endpoint, as manifests read it.
     scope: data.scope ?? runScope(),
     store,
+    // The finish job's own listing: runs that ended since the run job started are compared with.
+    history: new RunHistory(store, data.account),
     log,
     budget: ctx.budget,
   };

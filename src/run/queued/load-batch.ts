@@ -3,17 +3,6 @@
 // (sync_runs rows in one job, then each manifest, last) and ends each run in the ledger.
 import type { Job } from 'bullmq';
 import type { Logger } from 'pino';
-import { SYNC_RUNS } from '../../src/catalogue/index.js';
-import type { LoadResult, Manifest } from '../../src/records/manifest.js';
-import { isFinishedStatus } from '../../src/records/run-status.js';
-import { endRun } from '../../src/run/end.js';
-import { loadBatchTables } from '../../src/run/load-batch.js';
-import { type BatchRecording, recordBatch, recordRun } from '../../src/run/record-run.js';
-import { loadStage } from '../../src/run/stages.js';
-import type { ObjectStore } from '../../src/sinks/object-store.js';
-import { errorMessage } from '../../src/util/errors.js';
-import type { JobContext } from '../context.js';
-import { failedLoadsText, withLedgerAndReports } from '../ledger-end.js';
 import {
   type Claim,
   LoadBatchJobSchema,
@@ -22,8 +11,18 @@ import {
   setPhase,
   startBatch,
   warehouseGone,
-} from '../load-batches.js';
-import { loadingInBatch } from '../run-phase.js';
+} from '../../../jobs/load-batches.js';
+import { SYNC_RUNS } from '../../catalogue/index.js';
+import type { LoadResult, Manifest } from '../../records/manifest.js';
+import { isFinishedStatus, loadingInBatch } from '../../records/run-state.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
+import { errorMessage } from '../../util/errors.js';
+import { endRun } from '../end.js';
+import { loadBatchTables } from '../load-batch.js';
+import { type BatchRecording, recordBatch, recordRun } from '../record-run.js';
+import { loadStage } from '../stages.js';
+import type { JobContext } from './context.js';
+import { failedLoadsText, withLedgerAndReports } from './ledger-end.js';
 
 interface Member {
   runId: string;

@@ -2,14 +2,14 @@
 // run deadline ends such waits; the count kept in the job's data ends them even when the deadline
 // cannot (a clock jump, a run whose start the ledger lost), so no job is delayed forever.
 import type { Job } from 'bullmq';
-import type { BudgetWaitTooLong } from '../../src/api/rate-budget.js';
-import { DelayedError } from '../bullmq.js';
+import { DelayedError } from '../../../jobs/bullmq.js';
+import type { BudgetWaitTooLong } from '../../api/rate-budget.js';
 import { delayFor } from './delay.js';
 
 /**
  * A delay mid-job lasts longer than jobs.maxBudgetWaitSeconds (shorter waits are waited out in the
  * job), so a run that keeps to jobs.maxRunHours rarely needs more delays than fit in it. A job that
- * steps aside before its first call (processors/workspace.ts) is told to come back after the jobs
+ * steps aside before its first call (src/run/queued/workspace.ts) is told to come back after the jobs
  * of its account refused before it, so it is seldom refused twice.
  */
 export function budgetDelayLimit(jobs: { maxRunHours: number; maxBudgetWaitSeconds: number }): number {

@@ -1,4 +1,4 @@
-// KeyLock (src/curate/key-lock.ts) across processes: SET NX with an expiry, released only by its
+// KeyLock (src/sinks/key-lock.ts) across processes: SET NX with an expiry, released only by its
 // holder (compare-and-delete), one script for every key a holder takes together and one to give
 // them back. The expiry frees a key whose holder died; a live holder renews it every third of it.
 //

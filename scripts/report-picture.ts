@@ -3,7 +3,7 @@
 // Usage: npx tsx scripts/report-picture.ts PATH/report.html [docs/images/report.png]
 import { readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import { DEFAULT_CHROMIUM_PATH } from '../src/report/pdf.js';
+import { DEFAULT_CHROMIUM_PATH } from '../src/report/render/pdf.js';
 
 const [html, out = 'docs/images/report.png'] = process.argv.slice(2);
 if (!html) throw new Error('usage: npx tsx scripts/report-picture.ts PATH/report.html [OUT.png]');

@@ -4,8 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SECTION_TITLES } from '../src/report/html.js';
-import type { Report } from '../src/report/report-shape.js';
+import type { Report } from '../src/report/model/report-shape.js';
+import { SECTION_TITLES } from '../src/report/render/html.js';
 import { startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
 

@@ -13,7 +13,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { buildProgram } from '../src/cli/main.js';
 import { parseConfig } from '../src/config/read-config.js';
 import { DEFAULT_LISTEN } from '../src/config/schema.js';
-import { DEFAULT_CHROMIUM_PATH } from '../src/report/pdf.js';
+import { DEFAULT_CHROMIUM_PATH } from '../src/report/render/pdf.js';
 import { reportSettingsFor } from '../src/report/settings.js';
 import { configYaml, sim, tempDir } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';

@@ -20,7 +20,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { parse } from 'yaml';
 import { parseConfig } from '../src/config/read-config.js';
 import { WorkerSchema } from '../src/config/schema.js';
-import { DEFAULT_CHROMIUM_PATH } from '../src/report/pdf.js';
+import { DEFAULT_CHROMIUM_PATH } from '../src/report/render/pdf.js';
 import { configYaml, sim, tempDir } from './helpers/harness.js';
 import { freePort } from './helpers/net.js';
 import { spawnWorker, writeConfig } from './helpers/worker-process.js';
@@ -368,7 +368,7 @@ describe('Chromium as the image runs it: non-root, HOME read-only, only /tmp wri
       script,
       [
         `import { writeFileSync } from 'node:fs';`,
-        `import { renderPdf } from ${JSON.stringify(pathToFileURL(join(ROOT, 'src/report/pdf.ts')).href)};`,
+        `import { renderPdf } from ${JSON.stringify(pathToFileURL(join(ROOT, 'src/report/render/pdf.ts')).href)};`,
         `const pdf = await renderPdf('<!doctype html><title>t</title><h1>Acme</h1><p>Report</p>', { pageSize: 'A4' });`,
         `writeFileSync(${JSON.stringify(out)}, pdf);`,
       ].join('\n'),

@@ -7,7 +7,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChromiumLaunchError, PdfError, PdfSession, renderPdf, withoutPdfDates } from '../src/report/pdf.js';
+import {
+  ChromiumLaunchError,
+  PdfError,
+  PdfSession,
+  renderPdf,
+  withoutPdfDates,
+} from '../src/report/render/pdf.js';
 import { tempDir } from './helpers/harness.js';
 
 const SAMPLE = readFileSync(new URL('./fixtures/report/pdf-sample.html', import.meta.url), 'utf8');

@@ -12,7 +12,7 @@ import { readStatus } from '../jobs/status.js';
 import { renderStatus } from '../src/cli/status.js';
 import { loadConfig } from '../src/config/read-config.js';
 import { type DeliveryRecord, deliveryKey } from '../src/delivery/scheduled/records.js';
-import type { Report } from '../src/report/report-shape.js';
+import type { Report } from '../src/report/model/report-shape.js';
 import type { JobContext } from '../src/run/queued/context.js';
 import { processReport } from '../src/run/queued/report.js';
 import type { FaultRule } from '../src/simulator/faults.js';

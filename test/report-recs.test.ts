@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { readEvents } from '../src/events/read.js';
 import { diffStates } from '../src/history/changes.js';
-import { changeLines } from '../src/report/change-lines.js';
-import type { Report } from '../src/report/report-shape.js';
+import { changeLines } from '../src/report/model/change-lines.js';
+import type { Report } from '../src/report/model/report-shape.js';
 import { allRecommendations } from '../src/simulator/data.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
@@ -326,8 +326,8 @@ describe('one precision rule', () => {
     const k = fractions.kpis.share_of_voice;
     for (const key of ['value', 'previous', 'delta'] as const)
       k[key] = k[key] === null ? null : (k[key] as number) / 100;
-    const { renderHtml } = await import('../src/report/html.js');
-    const { DEFAULT_STYLE } = await import('../src/report/style.js');
+    const { renderHtml } = await import('../src/report/render/html.js');
+    const { DEFAULT_STYLE } = await import('../src/report/render/style.js');
     const cardOf = (page: string) =>
       /Share of voice \(mean\)<\/div><div class="value">([^<]*)<\/div>/.exec(page)?.[1];
     expect(cardOf(await renderHtml(fractions, DEFAULT_STYLE))).toBe(`${one0(sov.value as number)}%`);
@@ -335,7 +335,7 @@ describe('one precision rule', () => {
 
   it('a mean is compared unrounded, a share of voice all within 0..1 is a fraction, the page rounds half away from zero', async () => {
     const { delta, mean, shareOfVoiceUnit } = await import('../src/history/figures.js');
-    const { oneDecimal, formatsOf } = await import('../src/report/format.js');
+    const { oneDecimal, formatsOf } = await import('../src/report/render/format.js');
     // 1.333... - 0.666...: 0.666667, where means rounded first (1.3 and 0.7) gave 0.6.
     expect(delta(mean([1, 1, 2]), mean([0, 1, 1]))).toBeCloseTo(2 / 3, 6);
     expect(mean([61, 63.6, null])).toBe(62.3);

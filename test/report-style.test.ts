@@ -5,9 +5,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatsOf } from '../src/report/format.js';
-import { PdfError } from '../src/report/pdf.js';
-import type { Report } from '../src/report/report-shape.js';
+import type { Report } from '../src/report/model/report-shape.js';
+import { formatsOf } from '../src/report/render/format.js';
+import { PdfError } from '../src/report/render/pdf.js';
 import * as h from './helpers/harness.js';
 import {
   openInChromium,

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { simulatorOptionsFromFlags } from '../src/cli/simulate.js';
 import { readEvents } from '../src/events/read.js';
-import type { Report } from '../src/report/report-shape.js';
+import type { Report } from '../src/report/model/report-shape.js';
 import type { DataChange } from '../src/simulator/changes.js';
 import { reputation, workspace } from '../src/simulator/data.js';
 import type { Shape } from '../src/simulator/shapes.js';

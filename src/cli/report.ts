@@ -5,7 +5,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Period } from '../history/period.js';
 import type { AccountReportOptions, AccountReports } from '../report/make.js';
 import type { ReportFormat } from '../report/output.js';
-import type { PdfSession } from '../report/pdf.js';
+import type { PdfSession } from '../report/render/pdf.js';
 import type { ReportSettings } from '../report/settings.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { collect, unknownWorkspaceLine } from './options.js';
@@ -114,7 +114,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
     import('../history/period.js'),
     import('../report/make.js'),
     import('../report/output.js'),
-    import('../report/style.js'),
+    import('../report/render/style.js'),
     import('../report/settings.js'),
     import('../util/errors.js'),
     import('../config/account-settings.js'),
@@ -140,7 +140,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
       );
   // One Chromium for the whole run (its path is a top-level setting), loaded only for PDFs.
   const pdf = wantsPdf
-    ? await (await import('../report/pdf.js')).PdfSession.open(
+    ? await (await import('../report/render/pdf.js')).PdfSession.open(
         settingsOf(accounts[0] as string).chromiumPath,
       ).catch((err: unknown) => {
         throw new CliError(errorMessage(err));
@@ -211,7 +211,7 @@ function chosenPeriod(flags: ReportFlags, period: typeof import('../history/peri
 interface LookSources {
   settingsOf: (account: string, brandId?: string) => ReportSettings;
   formatsOf: (account: string, brandId?: string) => ReportFormat[];
-  style: typeof import('../report/style.js');
+  style: typeof import('../report/render/style.js');
   pdf: PdfSession | undefined;
 }
 

@@ -1,6 +1,6 @@
 // PDF reports need a browser: doctor starts the configured Chromium once and closes it again (or,
-// with VISYNC_CHROMIUM_ENDPOINT and the default path, connects to that browser: src/report/pdf.ts).
-import { ChromiumLaunchError, PdfSession } from '../report/pdf.js';
+// with VISYNC_CHROMIUM_ENDPOINT and the default path, connects to that browser: src/report/render/pdf.ts).
+import { ChromiumLaunchError, PdfSession } from '../report/render/pdf.js';
 import { type CheckResult, fail, pass } from './check.js';
 
 export const CHROMIUM_CHECK = 'chromium';

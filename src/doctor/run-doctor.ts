@@ -6,7 +6,7 @@ import { MemoryRateBudget } from '../api/rate-budget.js';
 import { accountSettings, namesList, storeKey, warehouseKey } from '../config/account-settings.js';
 import type { AccountConfig, Config, SinksConfig } from '../config/schema.js';
 import { SMTP_TIMEOUTS } from '../delivery/mail/smtp.js';
-import { CHROMIUM_FIX, CHROMIUM_START_TIMEOUT_MS } from '../report/pdf.js';
+import { CHROMIUM_FIX, CHROMIUM_START_TIMEOUT_MS } from '../report/render/pdf.js';
 import { pdfReportsConfigured, reportSettingsFor } from '../report/settings.js';
 import { createObjectStore } from '../sinks/create-store.js';
 import { checkAccount } from './account-check.js';

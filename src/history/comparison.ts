@@ -1,4 +1,4 @@
-// One comparison of a workspace's periods, shared by the client report (src/report/model.ts) and
+// One comparison of a workspace's periods, shared by the client report (src/report/model/model.ts) and
 // brand watch (src/events/state.ts): which buyer-intent window both read, which run holds the state
 // at a period's end, whether a period is still in progress, and what each side of a comparison stands
 // on (days with data, snapshot dates) with whether the two sides can be compared at all. Pure.
@@ -94,7 +94,7 @@ export interface Basis {
 /**
  * Why a previous side does not compare, as a code with what its words need; `period` is the
  * previous period. The report model keeps no words: it reads the code back from a figure's sides
- * (src/report/reason-codes.ts) and words it where it renders.
+ * (src/report/model/reason-codes.ts) and words it where it renders.
  */
 export type ComparisonReason =
   | { code: 'no-data'; period: Period }

@@ -1,5 +1,5 @@
 // A workspace's state as one complete run holds it: the rows of a snapshot table read the same way
-// by the client report (src/report/model.ts) and brand watch (src/events/state.ts). Pure.
+// by the client report (src/report/model/model.ts) and brand watch (src/events/state.ts). Pure.
 import type { Row } from '../catalogue/types.js';
 import { compareText } from './figures.js';
 

@@ -6,15 +6,15 @@ import { inProgress } from '../history/comparison.js';
 import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
 import { defaultPeriod, type Period, previousPeriod } from '../history/period.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { readAccountData, reportableWorkspaces, type WorkspaceData } from './account-data.js';
-import { buildModel } from './model.js';
+import { readAccountData, reportableWorkspaces, type WorkspaceData } from './model/account-data.js';
+import { buildModel } from './model/model.js';
+import type { ReportModel } from './model/report-shape.js';
 import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
 import { type OverviewOptions, writeOverview } from './overview/make.js';
 import { type OverviewReport, overviewPart } from './overview/rows.js';
-import { PdfError, PRINTS_AT_ONCE } from './pdf.js';
-import { reportJsonText } from './report-json.js';
-import type { ReportModel } from './report-shape.js';
-import type { ReportStyle } from './style.js';
+import { PdfError, PRINTS_AT_ONCE } from './render/pdf.js';
+import { reportJsonText } from './render/report-json.js';
+import type { ReportStyle } from './render/style.js';
 import { readNotes } from './summary/notes.js';
 
 export interface ReportProblem {
@@ -53,7 +53,7 @@ export interface AccountReportOptions {
   formatsFor?: ((brandId: string) => readonly ReportFormat[]) | undefined;
   /** The look of one workspace's report (the `reports` config: top level, account, workspace). */
   styleFor: (brandId: string) => ReportStyle;
-  /** Prints a workspace's report HTML to PDF (src/report/pdf.ts); needed only for the pdf format. */
+  /** Prints a workspace's report HTML to PDF (src/report/render/pdf.ts); needed only for the pdf format. */
   printPdf?: (html: string, brandId: string) => Promise<Uint8Array>;
   /** The account's complete runs when the caller has read them already (default: read here). */
   runs?: readonly CompleteRun[] | undefined;
@@ -113,7 +113,7 @@ async function workspaceReport(
   // html.js loads Vega: only when a page is asked for.
   const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
   const page = formats.some((f) => f !== 'json')
-    ? await (await import('./html.js')).renderHtml(report, style, {
+    ? await (await import('./render/html.js')).renderHtml(report, style, {
         brandName: brandNameOf(workspace),
         notes: await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label),
       })

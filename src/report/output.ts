@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { overviewPrefix, reportPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { writeInTree } from '../util/safe-write.js';
-import { MODEL_VERSION, type Report } from './report-shape.js';
+import { MODEL_VERSION, type Report } from './model/report-shape.js';
 
 export type ReportFormat = 'html' | 'json' | 'pdf';
 

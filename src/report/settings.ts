@@ -15,7 +15,7 @@ import type {
   WorkspaceReportsConfig,
 } from '../config/schema.js';
 import { REPORT_SECTIONS } from '../config/schema.js';
-import { DEFAULT_CHROMIUM_PATH, type PageSize } from './pdf.js';
+import { DEFAULT_CHROMIUM_PATH, type PageSize } from './render/pdf.js';
 
 export interface ReportSettings {
   /** The agency's name on the cover; none when unset. */

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** The page margins src/report/pdf.ts prints with, in points (1 mm = 72 / 25.4 pt). */
+/** The page margins src/report/render/pdf.ts prints with, in points (1 mm = 72 / 25.4 pt). */
 const MM = 72 / 25.4;
 const TOP = 16 * MM;
 const BOTTOM = 18 * MM;

@@ -1,12 +1,12 @@
 // One workspace's curated rows for two four-day periods (1-4 and 5-8 October 2026), as the report
-// model reads them (src/report/account-data.ts WorkspaceData), with each figure a parameter: the
+// model reads them (src/report/model/account-data.ts WorkspaceData), with each figure a parameter: the
 // summary, competitor and overview tests change one figure and watch what the page says.
 import type { Row } from '../../src/catalogue/types.js';
 import { parseRange, previousPeriod } from '../../src/history/period.js';
-import type { WorkspaceData } from '../../src/report/account-data.js';
-import { buildReport } from '../../src/report/report-json.js';
-import type { Report } from '../../src/report/report-shape.js';
-import { DEFAULT_STYLE } from '../../src/report/style.js';
+import type { WorkspaceData } from '../../src/report/model/account-data.js';
+import type { Report } from '../../src/report/model/report-shape.js';
+import { buildReport } from '../../src/report/render/report-json.js';
+import { DEFAULT_STYLE } from '../../src/report/render/style.js';
 
 export const PERIOD = parseRange('2026-10-05', '2026-10-08')!;
 export const PREVIOUS = previousPeriod(PERIOD);

@@ -1,13 +1,13 @@
 // One Chromium for the whole test run: a playwright browser server started once (1-2 s of CPU
 // that each test file, and each PDF session, would otherwise pay again). Its ws:// endpoint is
 // provided as `chromiumEndpoint`; test/setup/chromium-env.ts puts it in VISYNC_CHROMIUM_ENDPOINT
-// of every test worker, so visync's own PdfSession (src/report/pdf.ts) connects to it, and the
+// of every test worker, so visync's own PdfSession (src/report/render/pdf.ts) connects to it, and the
 // helpers that look at pages connect to it too (test/helpers/shared-chromium.ts). Without
 // /usr/bin/chromium nothing is provided: the tests then fail with their own message.
 import { existsSync } from 'node:fs';
 import { type BrowserServer, chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
-import { CHROMIUM_ARGS } from '../../src/report/pdf.js';
+import { CHROMIUM_ARGS } from '../../src/report/render/pdf.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 

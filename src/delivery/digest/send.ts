@@ -1,5 +1,5 @@
 // Sends an account's weekly digest (src/delivery/digest/weekly.ts) through the alerts webhook, once per
-// account and ISO week: the nightly `report` job (jobs/processors/report.ts) calls this after each
+// account and ISO week: the nightly `report` job (src/run/queued/report.ts) calls this after each
 // nightly run, and the first run dated on or after the digest weekday sends the week before. A
 // marker object in the store records the delivery (like the run alert's events-alert.json), and a
 // Redis claim keeps two workers, or a retried job beside a running one, from both sending.

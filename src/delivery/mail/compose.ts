@@ -6,7 +6,7 @@
 import type { Period } from '../../history/period.js';
 import { periodName } from '../../report/i18n/period-name.js';
 import { translator } from '../../report/i18n/translate.js';
-import { escapeText } from '../../report/pdf.js';
+import { escapeText } from '../../report/render/pdf.js';
 
 /** The two figures the mail leads with, from report.json (kpis.overall_score_end). */
 export interface Headline {

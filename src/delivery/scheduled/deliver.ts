@@ -11,7 +11,7 @@ import { type CompleteRun, completeRuns } from '../../history/complete-runs.js';
 import { type Period, rangePeriod } from '../../history/period.js';
 import { covers, coversLastDay } from '../../history/select.js';
 import { metrics } from '../../metrics/recorder.js';
-import { reportableWorkspaces } from '../../report/account-data.js';
+import { reportableWorkspaces } from '../../report/model/account-data.js';
 import { type ReportSettings, reportSettingsFor } from '../../report/settings.js';
 import { utcDate } from '../../util/time.js';
 import { MailSession, serverName } from '../mail/session.js';

@@ -6,9 +6,9 @@ import type { CompleteRun } from '../../history/complete-runs.js';
 import { metrics } from '../../metrics/recorder.js';
 import { makeAccountReports } from '../../report/make.js';
 import { type ReportFormat, storeTarget } from '../../report/output.js';
-import type { PdfSession } from '../../report/pdf.js';
+import type { PdfSession } from '../../report/render/pdf.js';
+import { pdfFooter, styleOf } from '../../report/render/style.js';
 import { reportSettingsFor } from '../../report/settings.js';
-import { pdfFooter, styleOf } from '../../report/style.js';
 import { errorMessage } from '../../util/errors.js';
 import { reportAlert } from '../webhooks/payloads.js';
 import type { DeliveryRecord, DeliveryState } from './records.js';
@@ -43,7 +43,7 @@ export async function makeReports(
       // with the reason (tried again at the next trigger), the other groups go on.
       const r = await makeGroup(o, group, formats, runs, async () => {
         if (!pdf) {
-          const { PdfSession } = await import('../../report/pdf.js');
+          const { PdfSession } = await import('../../report/render/pdf.js');
           pdf = await PdfSession.open(reportSettingsFor(o.config, o.account).chromiumPath);
         }
         return pdf;

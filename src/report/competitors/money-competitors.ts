@@ -6,8 +6,8 @@
 import { buyerIntentRow } from '../../history/comparison.js';
 import { compareText } from '../../history/figures.js';
 import { losses } from '../../history/snapshot.js';
-import type { SnapshotSet } from '../account-data.js';
-import { isNotRead } from '../not-read.js';
+import type { SnapshotSet } from '../model/account-data.js';
+import { isNotRead } from '../model/not-read.js';
 
 /**
  * Why a side has no counts: `no_snapshot` no buyer-intent state at the period's end; `not_read` sent

@@ -1,15 +1,15 @@
-// "Who wins your money prompts" (src/report/html.ts, buyer intent): per competitor, the money prompts
+// "Who wins your money prompts" (src/report/render/html.ts, buyer intent): per competitor, the money prompts
 // it wins at this period's end beside the previous period's end (./money-competitors.ts), as a
 // grouped bar chart followed by its table. Where the data has no such counts the section says why in
 // the report's language; it never draws an empty chart.
 import { raw } from 'hono/html';
 import type { TopLevelSpec } from 'vega-lite';
-import { specSvg } from '../charts.js';
-import { formatsOf } from '../format.js';
-import { type Html, html, text } from '../html-parts.js';
 import { type Translate, translator } from '../i18n/translate.js';
-import type { ReportModel } from '../report-shape.js';
-import type { ReportStyle } from '../style.js';
+import type { ReportModel } from '../model/report-shape.js';
+import { specSvg } from '../render/charts.js';
+import { formatsOf } from '../render/format.js';
+import { type Html, html, text } from '../render/html-parts.js';
+import type { ReportStyle } from '../render/style.js';
 
 /** Competitors shown; the others are counted in a line under the table. */
 export const SHOWN = 10;

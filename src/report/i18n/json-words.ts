@@ -4,8 +4,8 @@
 // (`reasonText`, which its tests pin), the period's title likewise (`periodTitle`). Pure.
 import { longDay, reasonText } from '../../history/comparison.js';
 import type { Period } from '../../history/period.js';
-import type { Reason } from '../reason-codes.js';
-import type { KpiKey, Revision } from '../report-shape.js';
+import type { Reason } from '../model/reason-codes.js';
+import type { KpiKey, Revision } from '../model/report-shape.js';
 
 /** A comparison's reason in report.json's English. */
 export function reasonWords(r: Reason): string {

@@ -2,8 +2,8 @@
 // instance per locale, built once from the static catalogues (./catalogues/index.ts) and cached.
 // i18next picks plural forms with Intl.PluralRules (keys `x_one`, `x_other`, `x_many` ...) and falls
 // back to English for a language without a catalogue; numbers and dates keep the locale either way
-// (src/report/format.ts). Interpolated values are not escaped here: the page escapes at the HTML
-// layer (src/report/html-parts.ts), the PDF footer and the e-mail escape for their own medium.
+// (src/report/render/format.ts). Interpolated values are not escaped here: the page escapes at the HTML
+// layer (src/report/render/html-parts.ts), the PDF footer and the e-mail escape for their own medium.
 import i18next, { type i18n } from 'i18next';
 import { AREAS, type Area, CATALOGUES, LANGUAGES, type Language } from './catalogues/index.js';
 

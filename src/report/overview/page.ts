@@ -3,11 +3,11 @@
 // `overview` catalogue area, every client name escaped, each report linked relative to the page.
 import { html as escapedHtml, raw } from 'hono/html';
 import type { Period } from '../../history/period.js';
-import { beginReportCharts, chartSvg, type LinePoint } from '../charts.js';
-import { formatsOf } from '../format.js';
-import { html, share, signed } from '../html-parts.js';
 import { translator } from '../i18n/translate.js';
-import { DELTA_COLOURS, type ReportStyle } from '../style.js';
+import { beginReportCharts, chartSvg, type LinePoint } from '../render/charts.js';
+import { formatsOf } from '../render/format.js';
+import { html, share, signed } from '../render/html-parts.js';
+import { DELTA_COLOURS, type ReportStyle } from '../render/style.js';
 import type { OverviewRow, PortfolioDay } from './rows.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";

@@ -5,7 +5,7 @@
 // missing stays null (the page says "missing"), never 0. Pure.
 import { compareText, mean } from '../../history/figures.js';
 import { brandKey } from '../../sinks/layout.js';
-import type { ReportModel } from '../report-shape.js';
+import type { ReportModel } from '../model/report-shape.js';
 import type { SeverityCounts } from './events.js';
 
 /** What the overview reads of a report: kept for every workspace made, so only this much. */

@@ -1,10 +1,11 @@
 // The executive summary as HTML: each sentence (./sentences.ts) looked up in the `summary` catalogue
-// area of the report's language, its figures formatted in the report's locale (src/report/format.ts)
+// area of the report's language, its figures formatted in the report's locale (src/report/render/format.ts)
 // and its names from the API escaped and wrapped in <bdi>. The catalogue sees placeholders only (a
 // private-use token per parameter), so its text is escaped here, once, whatever the translator wrote.
-import { type Formats, oneDecimal } from '../format.js';
-import { type Html, html, signed, text } from '../html-parts.js';
+
 import type { Translate } from '../i18n/translate.js';
+import { type Formats, oneDecimal } from '../render/format.js';
+import { type Html, html, signed, text } from '../render/html-parts.js';
 import type { Param, Sentence } from './sentences.js';
 
 export interface SummaryWords {

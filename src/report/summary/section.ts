@@ -1,11 +1,11 @@
-// The block at the top of every report (src/report/html.ts): the executive summary in the report's
+// The block at the top of every report (src/report/render/html.ts): the executive summary in the report's
 // language, then the account manager's notes when there are any.
 import { raw } from 'hono/html';
-import { formatsOf } from '../format.js';
-import { type Html, html } from '../html-parts.js';
 import { translator } from '../i18n/translate.js';
-import type { ReportModel } from '../report-shape.js';
-import type { ReportStyle } from '../style.js';
+import type { ReportModel } from '../model/report-shape.js';
+import { formatsOf } from '../render/format.js';
+import { type Html, html } from '../render/html-parts.js';
+import type { ReportStyle } from '../render/style.js';
 import { notesHtml } from './notes.js';
 import { summaryHtml } from './render.js';
 import { summarySentences } from './sentences.js';

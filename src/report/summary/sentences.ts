@@ -4,8 +4,9 @@
 // sentence is a catalogue key of the `summary` area with its figures as typed parameters; the page
 // words and formats them in its locale (./render.ts). A figure that is missing gets a sentence that
 // says so, never a 0. Same report, same sentences. Pure.
-import { oneDecimal } from '../format.js';
-import type { Kpi, ReportModel } from '../report-shape.js';
+
+import type { Kpi, ReportModel } from '../model/report-shape.js';
+import { oneDecimal } from '../render/format.js';
 
 /** A figure or a name as the sentence cites it; the renderer formats each kind in the locale. */
 export type Param =

@@ -1,7 +1,7 @@
 // `run --once`: the inline driver. Every stage of a run (src/run/) in this one process, one run
 // (and manifest) per account, the accounts side by side: extract, curate and load (finishRun),
 // record (src/run/record.ts). An interrupted earlier run of the account is completed first
-// (inline-interrupted.ts).
+// (./interrupted.ts).
 import { callId } from '../../api/endpoints.js';
 import { maxPauseMs } from '../../api/pause-cap.js';
 import { MemoryRateBudget, type RateBudget } from '../../api/rate-budget.js';

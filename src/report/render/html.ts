@@ -5,15 +5,15 @@
 // the page around it. Every other word is the locale's (src/report/i18n/, `<html lang>` says which),
 // every number in its formats; null and non-finite figures read "n/a" in the locale.
 import { raw } from 'hono/html';
+import { translator } from '../i18n/translate.js';
+import type { ReportModel } from '../model/report-shape.js';
+import { summarySection } from '../summary/section.js';
 import { beginReportCharts, chartSvg, type LinePoint } from './charts.js';
 import { type Formats, formatsOf } from './format.js';
 import { type Html, html, toPercent } from './html-parts.js';
 import { periodOf, SECTION_KEYS, sectionsOf } from './html-sections.js';
-import { translator } from './i18n/translate.js';
 import { css } from './page-css.js';
-import type { ReportModel } from './report-shape.js';
 import type { ReportStyle } from './style.js';
-import { summarySection } from './summary/section.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 

@@ -2,8 +2,8 @@
 // with what it stands on, and the previous-period figures that the previous report.json stated
 // otherwise (data that arrived later, a replay): the report keeps today's value and says it was
 // revised, never both as facts. Pure.
-import type { Basis } from '../history/comparison.js';
-import { delta } from '../history/figures.js';
+import type { Basis } from '../../history/comparison.js';
+import { delta } from '../../history/figures.js';
 import { KPI_KEYS, type Kpi, type Report, type ReportModel, type Revision } from './report-shape.js';
 
 export function kpi(value: number | null, previous: number | null, basis: Basis): Kpi {

@@ -1,10 +1,10 @@
 // Reads what one account's reports need from the object store: the complete runs, then each curated
 // part those reports use, once per account (every workspace's rows come from the same reads). Never
 // the API.
-import type { Row } from '../catalogue/types.js';
-import { snapshotAtEnd } from '../history/comparison.js';
-import { type CompleteRun, forEachPartRow } from '../history/complete-runs.js';
-import type { Period } from '../history/period.js';
+import type { Row } from '../../catalogue/types.js';
+import { snapshotAtEnd } from '../../history/comparison.js';
+import { type CompleteRun, forEachPartRow } from '../../history/complete-runs.js';
+import type { Period } from '../../history/period.js';
 import {
   covers,
   DAILY_TABLES,
@@ -13,12 +13,12 @@ import {
   newestPerDay,
   SNAPSHOT_TABLES,
   type SnapshotTable,
-} from '../history/select.js';
-import { parseTablePartKey } from '../sinks/layout.js';
-import type { ObjectStore } from '../sinks/object-store.js';
-import { errorMessage } from '../util/errors.js';
-import { mapSettled } from '../util/pool.js';
-import { addDays } from '../util/time.js';
+} from '../../history/select.js';
+import { parseTablePartKey } from '../../sinks/layout.js';
+import type { ObjectStore } from '../../sinks/object-store.js';
+import { errorMessage } from '../../util/errors.js';
+import { mapSettled } from '../../util/pool.js';
+import { addDays } from '../../util/time.js';
 import { RowCompactor } from './compact-rows.js';
 
 /** Rows of one snapshot table from one run; absent when no complete run covered the table. */

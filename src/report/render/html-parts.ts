@@ -3,15 +3,15 @@
 // in the locale's number formats and words (`Formats`, ./format.ts).
 import { html as escapedHtml } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
+import type { NotAvailable } from '../model/not-read.js';
+import type { Kpi, ReportModel } from '../model/report-shape.js';
 import { cutNote, cutText } from './cut-text.js';
 import { type Formats, oneDecimal } from './format.js';
-import type { NotAvailable } from './not-read.js';
-import type { Kpi, ReportModel } from './report-shape.js';
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
 /**
- * hono/html's escaping `html`, each string longer than a page can hold cut (src/report/cut-text.ts)
+ * hono/html's escaping `html`, each string longer than a page can hold cut (src/report/render/cut-text.ts)
  * with a note saying so: one place for every string of the page.
  */
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {

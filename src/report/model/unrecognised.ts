@@ -1,9 +1,9 @@
 // Payload fields a normaliser did not recognise (the upstream field names are assumptions): a report
 // never drops them silently but lists them, with one example value, under a "shape not recognised"
 // note. Pure.
-import type { Row } from '../catalogue/types.js';
-import { compareText } from '../history/figures.js';
-import { shortened } from '../util/text.js';
+import type { Row } from '../../catalogue/types.js';
+import { compareText } from '../../history/figures.js';
+import { shortened } from '../../util/text.js';
 
 export interface Unrecognised {
   table: string;

@@ -4,10 +4,10 @@
 // 2026-11-01 05:24 UTC. The words around them come from the locale's catalogue (src/report/i18n/):
 // `t`, the "n/a" mark, engine display names and the period's name travel with the number formats so
 // every part of the page takes one object.
-import type { Period } from '../history/period.js';
-import { engineName } from './i18n/engines.js';
-import { periodName } from './i18n/period-name.js';
-import { type Translate, translator } from './i18n/translate.js';
+import type { Period } from '../../history/period.js';
+import { engineName } from '../i18n/engines.js';
+import { periodName } from '../i18n/period-name.js';
+import { type Translate, translator } from '../i18n/translate.js';
 import type { ReportStyle } from './style.js';
 
 export interface Formats {

@@ -1,8 +1,8 @@
 // A snapshot the normalisers did not recognise (docs/simulator.md, "Recognised shapes"): its figures
 // are "not available", never 0, with the reason in words (the endpoint and the drift findings of
 // the normaliser on the payload as kept) and the data as sent. Pure.
-import type { Row } from '../catalogue/types.js';
-import { normaliseRecord } from '../normalise/index.js';
+import type { Row } from '../../catalogue/types.js';
+import { normaliseRecord } from '../../normalise/index.js';
 
 /** report.json's `not_available` of a section: why its figures are missing, and what was sent. */
 export interface NotAvailable {

@@ -1,11 +1,11 @@
 // The sections that describe a workspace's state at a period's end, as the model (./model.ts) holds
 // them: the engine table, buyer intent, recommendations, reputation. Built for the period and for the
 // previous period (what "what changed" and the KPIs compare with). Pure.
-import type { Row } from '../catalogue/types.js';
-import { buyerIntentRow, dailyBasis, dailySide } from '../history/comparison.js';
-import { compareText, delta, num } from '../history/figures.js';
-import type { Period } from '../history/period.js';
-import { isSuspect, losses } from '../history/snapshot.js';
+import type { Row } from '../../catalogue/types.js';
+import { buyerIntentRow, dailyBasis, dailySide } from '../../history/comparison.js';
+import { compareText, delta, num } from '../../history/figures.js';
+import type { Period } from '../../history/period.js';
+import { isSuspect, losses } from '../../history/snapshot.js';
 import type { SnapshotSet } from './account-data.js';
 import { notAvailable } from './not-read.js';
 import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';

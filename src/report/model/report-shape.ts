@@ -3,12 +3,12 @@
 // codes only, no sentence (why a comparison does not stand follows from its sides: ./reason-codes.ts).
 // report.json (`Report`) is the model with its English words added by ./report-json.ts, key for key
 // where docs/reports.md has them. A value that is missing or drifted is null, never 0.
-import type { Changes } from '../history/changes.js';
-import type { Side } from '../history/comparison.js';
-import type { Period } from '../history/period.js';
-import type { Loss } from '../history/snapshot.js';
+import type { Changes } from '../../history/changes.js';
+import type { Side } from '../../history/comparison.js';
+import type { Period } from '../../history/period.js';
+import type { Loss } from '../../history/snapshot.js';
+import type { MoneyCompetitors } from '../competitors/money-competitors.js';
 import type { ChangeLine } from './change-lines.js';
-import type { MoneyCompetitors } from './competitors/money-competitors.js';
 import type { NotAvailable } from './not-read.js';
 import type { Unrecognised } from './unrecognised.js';
 

@@ -2,8 +2,8 @@
 // figures the model holds (`comparable`, `coverage`, `comparison.earlier_period`) by the rules of
 // src/history/comparison.ts, so the model carries no sentence. The page words a code in its locale
 // (./reasons.ts), report.json in English (./report-json.ts). Pure.
-import { type ComparisonReason, dailyReason, snapshotReason } from '../history/comparison.js';
-import type { Period } from '../history/period.js';
+import { type ComparisonReason, dailyReason, snapshotReason } from '../../history/comparison.js';
+import type { Period } from '../../history/period.js';
 import type { Kpi, ReportModel } from './report-shape.js';
 
 /** A comparison's reason; `no-earlier-period`: nothing at all is known of the previous period. */

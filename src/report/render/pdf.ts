@@ -9,8 +9,8 @@
 // docs/reports-pdf.md says what is and is not deterministic about the bytes.
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { reasonOf } from '../util/errors.js';
-import { translator } from './i18n/translate.js';
+import { reasonOf } from '../../util/errors.js';
+import { translator } from '../i18n/translate.js';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 

@@ -1,9 +1,16 @@
 // The page's notes on comparisons in the locale's words, from the codes of ./reason-codes.ts (read
 // from the figures a comparison stands on) and a revision's figure and values; report.json says the
 // same in English (./i18n/json-words.ts).
+
+import { engineReason as engineCode, kpiReason as kpiCode, type Reason } from '../model/reason-codes.js';
+import {
+  type EngineScore,
+  KPI_KEYS,
+  type Kpi,
+  type ReportModel,
+  type Revision,
+} from '../model/report-shape.js';
 import type { Formats } from './format.js';
-import { engineReason as engineCode, kpiReason as kpiCode, type Reason } from './reason-codes.js';
-import { type EngineScore, KPI_KEYS, type Kpi, type ReportModel, type Revision } from './report-shape.js';
 
 const days = (f: Formats, n: number) => f.t('page:days', { count: n, n: f.number(n) });
 

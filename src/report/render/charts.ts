@@ -8,8 +8,8 @@
 
 import { logger, None, parse, type Runtime, resetSVGDefIds, View, type ViewOptions } from 'vega';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { chartLocale } from './i18n/chart-locales.js';
-import { type Translate, translator } from './i18n/translate.js';
+import { chartLocale } from '../i18n/chart-locales.js';
+import { type Translate, translator } from '../i18n/translate.js';
 
 export interface LinePoint {
   date: string;

@@ -1,11 +1,11 @@
 // The report page's lists that are not figures (./html.ts): "what changed" with each line's news,
 // the notes on data sent in a shape this version does not read, and the API's enum words
 // (priority, status) in the locale; every other string from the API keeps its words.
-import type { ChangeLine, Direction } from './change-lines.js';
+import type { ChangeLine, Direction } from '../model/change-lines.js';
+import type { NotAvailable } from '../model/not-read.js';
+import type { Unrecognised } from '../model/unrecognised.js';
 import type { Formats } from './format.js';
 import { fig, type Html, html, signedWithUnit, table, text } from './html-parts.js';
-import type { NotAvailable } from './not-read.js';
-import type { Unrecognised } from './unrecognised.js';
 
 const ENUMS = { priority: ['high', 'medium', 'low'], status: ['done', 'dismissed', 'open'] } as const;
 

@@ -2,21 +2,21 @@
 // and nothing else: no clock, no random ids, keys in a fixed order, so the same rows give the same
 // report.json bytes (fields: docs/reports.md). Numbers and codes only: the renderings word them
 // (./reasons.ts, ./report-json.ts). A missing or drifted value is null, never 0. Pure.
-import type { Row } from '../catalogue/types.js';
-import { type ChangeState, type Changes, closedRecommendations, diffStates } from '../history/changes.js';
-import { type Basis, dailyBasis, dailySide, snapshotBasis } from '../history/comparison.js';
-import { compareText, mean, num, shareOfVoiceUnit } from '../history/figures.js';
-import { type Period, periodDays } from '../history/period.js';
-import { isSuspect } from '../history/snapshot.js';
+import type { Row } from '../../catalogue/types.js';
+import { type ChangeState, type Changes, closedRecommendations, diffStates } from '../../history/changes.js';
+import { type Basis, dailyBasis, dailySide, snapshotBasis } from '../../history/comparison.js';
+import { compareText, mean, num, shareOfVoiceUnit } from '../../history/figures.js';
+import { type Period, periodDays } from '../../history/period.js';
+import { isSuspect } from '../../history/snapshot.js';
+import { moneyCompetitors } from '../competitors/money-competitors.js';
+import type { ReportStyle } from '../render/style.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
 import { changeLines } from './change-lines.js';
 import { kpi, revisions } from './compare.js';
-import { moneyCompetitors } from './competitors/money-competitors.js';
 import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
 import { MODEL_VERSION, type Report, type ReportModel } from './report-shape.js';
 import { inPeriod, lastValue } from './section-rows.js';
 import { rowsOf, type Sections, stateSections } from './state-sections.js';
-import type { ReportStyle } from './style.js';
 import { unrecognisedFields } from './unrecognised.js';
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);

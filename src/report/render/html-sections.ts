@@ -1,13 +1,13 @@
 // The sections of the report page (./html.ts), each in the locale's words and number formats
 // (`Formats`); the API's own strings keep their words, engine ids read as display names.
 import { html as escapedHtml, raw } from 'hono/html';
-import type { ReportSection } from '../config/schema.js';
-import { moneyCompetitorsSection } from './competitors/section.js';
+import type { ReportSection } from '../../config/schema.js';
+import { moneyCompetitorsSection } from '../competitors/section.js';
+import type { ReportModel } from '../model/report-shape.js';
 import type { Formats } from './format.js';
 import { changeTable, enumWord, notRead, unrecognised } from './html-notes.js';
 import { card, deltaCell, fig, type Html, html, share, table, text, whole } from './html-parts.js';
 import { engineReason, kpiReason, noEarlierNote, revisionNote } from './reasons.js';
-import type { ReportModel } from './report-shape.js';
 import type { ReportStyle } from './style.js';
 
 export interface Charts {

@@ -1,11 +1,11 @@
 // report.json, one more rendering of the model: its codes and numbers said in English
 // (./i18n/json-words.ts) at the places docs/reports.md documents, every other key as the model has it
 // and in its order, so the bytes are those of the contract (`model_version` 2). Pure.
-import { periodTitle } from '../history/comparison.js';
-import { coverageWords, reasonWords, revisionWords } from './i18n/json-words.js';
-import { buildModel, type ReportInput } from './model.js';
-import { engineReason, kpiReason, noEarlierReason, type Reason } from './reason-codes.js';
-import { KPI_KEYS, type Kpi, type Report, type ReportModel } from './report-shape.js';
+import { periodTitle } from '../../history/comparison.js';
+import { coverageWords, reasonWords, revisionWords } from '../i18n/json-words.js';
+import { buildModel, type ReportInput } from '../model/model.js';
+import { engineReason, kpiReason, noEarlierReason, type Reason } from '../model/reason-codes.js';
+import { KPI_KEYS, type Kpi, type Report, type ReportModel } from '../model/report-shape.js';
 
 const words = (reason: Reason | null) => (reason === null ? null : reasonWords(reason));
 

@@ -1,9 +1,9 @@
 // The rows of a report's sections, as the model (./model.ts) shows them: recommendations in priority
 // order, suspected-false claims, conflicts, competitors by losses, per-engine means. Pure.
-import type { Row } from '../catalogue/types.js';
-import { compareText, mean, num } from '../history/figures.js';
-import type { Period } from '../history/period.js';
-import { isSuspect, type Loss } from '../history/snapshot.js';
+import type { Row } from '../../catalogue/types.js';
+import { compareText, mean, num } from '../../history/figures.js';
+import type { Period } from '../../history/period.js';
+import { isSuspect, type Loss } from '../../history/snapshot.js';
 import type { Claim, Conflict, Recommendation } from './report-shape.js';
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);

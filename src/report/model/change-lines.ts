@@ -1,6 +1,6 @@
 // "What changed" as the lines a client reads, each saying whether it is good or bad news
 // (docs/reports.md, "What changed"). Pure: from the change lists of src/history/changes.ts.
-import type { Changes } from '../history/changes.js';
+import type { Changes } from '../../history/changes.js';
 
 export type Direction = 'better' | 'worse' | 'neutral';
 

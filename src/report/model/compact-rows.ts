@@ -5,7 +5,7 @@
 // workspace ids and extraction times repeat on every row), and of its payload only what the model
 // reads there: the fields outside KNOWN_PAYLOAD_KEYS, for the tables whose unrecognised fields a
 // report lists (all of it for a snapshot not read, ./not-read.ts). The model's figures come from the columns, so they are the same either way.
-import type { Row } from '../catalogue/types.js';
+import type { Row } from '../../catalogue/types.js';
 import { isNotRead } from './not-read.js';
 import { KNOWN_PAYLOAD_KEYS } from './payload-keys.js';
 

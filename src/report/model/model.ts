@@ -1,7 +1,8 @@
 // The report model: one workspace, one period, every figure from the curated rows (account-data.ts)
 // and nothing else: no clock, no random ids, keys in a fixed order, so the same rows give the same
 // report.json bytes (fields: docs/reports.md). Numbers and codes only: the renderings word them
-// (./reasons.ts, ./report-json.ts). A missing or drifted value is null, never 0. Pure.
+// (../render/reasons.ts, ../render/report-json.ts). A missing or drifted value is null, never 0.
+// Pure.
 import type { Row } from '../../catalogue/types.js';
 import { type ChangeState, type Changes, closedRecommendations, diffStates } from '../../history/changes.js';
 import { type Basis, dailyBasis, dailySide, snapshotBasis } from '../../history/comparison.js';

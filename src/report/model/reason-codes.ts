@@ -1,7 +1,7 @@
 // Why a comparison of the report does not stand, as a code with its parameters: derived from the
 // figures the model holds (`comparable`, `coverage`, `comparison.earlier_period`) by the rules of
 // src/history/comparison.ts, so the model carries no sentence. The page words a code in its locale
-// (./reasons.ts), report.json in English (./report-json.ts). Pure.
+// (../render/reasons.ts), report.json in English (../render/report-json.ts). Pure.
 import { type ComparisonReason, dailyReason, snapshotReason } from '../../history/comparison.js';
 import type { Period } from '../../history/period.js';
 import type { Kpi, ReportModel } from './report-shape.js';

@@ -1,8 +1,8 @@
 // The report model and the shape of report.json (docs/reports.md documents every field). The model
 // (`ReportModel`) is what ./model.ts builds from the curated rows and the renderers read: numbers and
 // codes only, no sentence (why a comparison does not stand follows from its sides: ./reason-codes.ts).
-// report.json (`Report`) is the model with its English words added by ./report-json.ts, key for key
-// where docs/reports.md has them. A value that is missing or drifted is null, never 0.
+// report.json (`Report`) is the model with its English words added by ../render/report-json.ts, key
+// for key where docs/reports.md has them. A value that is missing or drifted is null, never 0.
 import type { Changes } from '../../history/changes.js';
 import type { Side } from '../../history/comparison.js';
 import type { Period } from '../../history/period.js';
@@ -192,8 +192,8 @@ type Worded<T extends { coverage: unknown }> = Omit<T, 'coverage'> & {
 };
 
 /**
- * report.json: the model with its English words (./report-json.ts). A superset of the model, so a
- * report.json read back renders as the model does.
+ * report.json: the model with its English words (../render/report-json.ts). A superset of the
+ * model, so a report.json read back renders as the model does.
  */
 export interface Report
   extends Omit<ReportModel, 'period_status' | 'comparison' | 'revisions' | 'kpis' | 'trend' | 'engines'> {

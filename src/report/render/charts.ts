@@ -3,7 +3,7 @@
 // because resetSVGDefIds() runs before each report (beginReportCharts), so the same data gives the
 // same bytes. Dates are UTC (a `utc` scale), never this machine's zone. Axis titles and series
 // names are the locale's words (catalogue area `charts`); axis numbers and month names follow the
-// locale through Vega's own locale support (./i18n/chart-locales.ts), never English months on a
+// locale through Vega's own locale support (../i18n/chart-locales.ts), never English months on a
 // page in another language.
 
 import { logger, None, parse, type Runtime, resetSVGDefIds, View, type ViewOptions } from 'vega';

@@ -46,7 +46,7 @@ function dataDetails(r: ReportModel, f: Formats): Html {
 /**
  * The page. `brandName`: the brand's name in the data; with `clientName` set, the API's texts that
  * name the brand name the client as the agency does (docs/reports.md, "Language"). `notes`: the
- * account manager's Markdown for this workspace and period (./summary/notes.ts).
+ * account manager's Markdown for this workspace and period (../summary/notes.ts).
  */
 export async function renderHtml(
   r: ReportModel,

@@ -1,6 +1,6 @@
-// The page's notes on comparisons in the locale's words, from the codes of ./reason-codes.ts (read
-// from the figures a comparison stands on) and a revision's figure and values; report.json says the
-// same in English (./i18n/json-words.ts).
+// The page's notes on comparisons in the locale's words, from the codes of ../model/reason-codes.ts
+// (read from the figures a comparison stands on) and a revision's figure and values; report.json
+// says the same in English (../i18n/json-words.ts).
 
 import { engineReason as engineCode, kpiReason as kpiCode, type Reason } from '../model/reason-codes.js';
 import {

@@ -1,6 +1,6 @@
 // report.json, one more rendering of the model: its codes and numbers said in English
-// (./i18n/json-words.ts) at the places docs/reports.md documents, every other key as the model has it
-// and in its order, so the bytes are those of the contract (`model_version` 2). Pure.
+// (../i18n/json-words.ts) at the places docs/reports.md documents, every other key as the model has
+// it and in its order, so the bytes are those of the contract (`model_version` 2). Pure.
 import { periodTitle } from '../../history/comparison.js';
 import { coverageWords, reasonWords, revisionWords } from '../i18n/json-words.js';
 import { buildModel, type ReportInput } from '../model/model.js';

@@ -1,5 +1,5 @@
 // The look of one workspace's report, `ReportStyle` (styleOf), taken from its merged settings
-// (./settings.ts); the up/down colours of deltas are fixed (a palette never turns a loss green).
+// (../settings.ts); the up/down colours of deltas are fixed (a palette never turns a loss green).
 import type { ReportSection } from '../../config/schema.js';
 import { textColourOnWhite } from '../../util/contrast.js';
 import { translator } from '../i18n/translate.js';

@@ -9,7 +9,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { main } from '../src/cli/main.js';
-import { loadConfig } from '../src/config/read-config.js';
+import { readConfig } from '../src/config/read-config.js';
 import { createLogger } from '../src/log.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import { peakInWindow, type SimulatorOptions, startSimulator } from '../src/simulator/index.js';
@@ -60,7 +60,7 @@ const started = Date.now();
 const before = await startSimulator(simOptions(earlier));
 process.env.VISYNC_DEMO_API_KEY = before.accounts[0]!.keys[0]!;
 writeConfig(before.url);
-const config = loadConfig(configPath);
+const config = readConfig(configPath);
 const store = await createObjectStore(config.sinks);
 const first = await runInline({
   config,

@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { loadConfig } from '../src/config/read-config.js';
+import { readConfig } from '../src/config/read-config.js';
 import { deliverScheduled } from '../src/delivery/scheduled/deliver.js';
 import { runAlert } from '../src/delivery/webhooks/payloads.js';
 import { AlertBatch, sendAlert } from '../src/delivery/webhooks/send.js';
@@ -103,7 +103,7 @@ describe('alert bounds', () => {
     doc.reports = { schedule: { period: 'monthly', day: 1 }, formats: ['html', 'json'] };
     doc.alerts = { webhook: hook.url, on: ['stale'] };
     writeFileSync(path, stringify(doc));
-    const config = loadConfig(path);
+    const config = readConfig(path);
     const out = await deliverScheduled(
       {
         config,

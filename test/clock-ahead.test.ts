@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { mergeLatest } from '../src/curate/latest.js';
-import type { RawRecord } from '../src/normalise/types.js';
+import type { LandedRaw } from '../src/normalise/types.js';
 import { lastSucceededRun } from '../src/records/history.js';
 import { movesLastSuccess } from '../src/records/last-success.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
@@ -67,7 +67,7 @@ describe('a clock ahead', () => {
 
   it('a run dated ahead that got through (no Date header) never holds a latest/ section or the last-success mark', () => {
     const now = Date.parse('2026-11-26T12:00:00Z');
-    const rec = (runId: string, date: string): RawRecord => ({
+    const rec = (runId: string, date: string): LandedRaw => ({
       endpoint: 'prompts',
       account: 'acme',
       runId,

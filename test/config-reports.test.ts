@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config/read-config.js';
+import { ConfigError, readConfig } from '../src/config/read-config.js';
 import { defaultReportSettings, reportSettingsFor } from '../src/report/settings.js';
 import { tempDir } from './helpers/harness.js';
 
@@ -35,7 +35,7 @@ function load(text: string, files: Record<string, string | Buffer> = {}) {
     writeFileSync(join(dir, name), body);
   }
   writeFileSync(join(dir, 'visync.yaml'), text);
-  return loadConfig(join(dir, 'visync.yaml'), ENV, () => {});
+  return readConfig(join(dir, 'visync.yaml'), ENV, () => {});
 }
 
 function issues(

@@ -14,10 +14,10 @@ import {
 import { parseCsv } from '../src/config/accounts-from.js';
 import {
   ConfigError,
-  loadConfig,
-  loadConfigDetailed,
-  loadConfigWithoutKeys,
   parseConfig,
+  readConfig,
+  readConfigDetailed,
+  readConfigWithoutKeys,
 } from '../src/config/read-config.js';
 import { scrubSecrets } from '../src/log.js';
 import { tempDir } from './helpers/harness.js';
@@ -38,7 +38,7 @@ function configIn(dir: string, top: string, sinks = 'sinks:\n  fs: { dir: ./data
 
 function loadError(path: string, env: NodeJS.ProcessEnv = {}): ConfigError {
   try {
-    loadConfig(path, env, () => {});
+    readConfig(path, env, () => {});
   } catch (err) {
     expect(err).toBeInstanceOf(ConfigError);
     const e = err as ConfigError;
@@ -63,7 +63,7 @@ const BQ_SINKS =
 
 function expectThousand(path: string, label: string): void {
   const started = performance.now();
-  const config = loadConfig(path, { CLIENT_KEY: KEY }, () => {});
+  const config = readConfig(path, { CLIENT_KEY: KEY }, () => {});
   const ms = performance.now() - started;
   // Reported, not asserted: wall-clock limits make flaky tests.
   console.info(`${label}: 1000 accounts loaded in ${ms.toFixed(0)} ms`);
@@ -127,7 +127,7 @@ describe('accountsFrom: sources', () => {
       dir,
       `accounts:\n  - { name: inline, apiKey: "\${CLIENT_KEY}", baseUrl: ${BASE} }\naccountsFrom: accounts\n`,
     );
-    const loaded = loadConfigDetailed(path, { CLIENT_KEY: KEY }, () => {});
+    const loaded = readConfigDetailed(path, { CLIENT_KEY: KEY }, () => {});
     expect(loaded.config.accounts.map((a) => a.name)).toEqual([
       'inline',
       'client-0001',
@@ -149,7 +149,7 @@ describe('accountsFrom: sources', () => {
     const rows = Array.from({ length: 5 }, (_, i) => `c${i},${KEY}${i},${BASE}`);
     write(join(dir, 'a.csv'), `name,apiKey,baseUrl\n${rows.join('\n')}\n`);
     const warnings: string[] = [];
-    loadConfig(configIn(dir, 'accountsFrom: a.csv\n'), {}, (w) => warnings.push(w));
+    readConfig(configIn(dir, 'accountsFrom: a.csv\n'), {}, (w) => warnings.push(w));
     expect(warnings).toEqual([
       expect.stringMatching(
         /: accountsFrom: a\.csv: line 2: apiKey and 4 more: API keys are written in plain text; /,
@@ -164,7 +164,7 @@ describe('accountsFrom: sources', () => {
       join(dir, 'a', 'x.yaml'),
       `name: x\napiKey: \${X_KEY}\nbaseUrl: \${X_URL:-${BASE}}\nrequestsPerMinute: \${X_RPM}\nbrands: ["lit-$\${X}"]\n`,
     );
-    const c = loadConfig(configIn(dir, 'accountsFrom: ${ACCOUNTS}\n'), {
+    const c = readConfig(configIn(dir, 'accountsFrom: ${ACCOUNTS}\n'), {
       ACCOUNTS: join(dir, 'a'),
       X_KEY: KEY,
       X_RPM: '30',
@@ -329,7 +329,7 @@ describe('keys in files: apiKeyFile and NAME_FILE', () => {
       dir,
       `accounts:\n  - { name: inline, apiKeyFile: secrets/acme, baseUrl: ${BASE} }\naccountsFrom: accounts\n`,
     );
-    const loaded = loadConfigDetailed(path, {}, () => {});
+    const loaded = readConfigDetailed(path, {}, () => {});
     expect(loaded.config.accounts.map((a) => [a.name, a.apiKey, a.apiKeyFile])).toEqual([
       ['inline', KEY, join(dir, 'secrets', 'acme')],
       ['acme', KEY, join(dir, 'secrets', 'acme')],
@@ -364,7 +364,7 @@ describe('keys in files: apiKeyFile and NAME_FILE', () => {
     const dir = tempDir();
     const path = configIn(dir, `accounts:\n  - { name: a, apiKeyFile: /nonexistent/a, baseUrl: ${BASE} }\n`);
     const prev = process.env.VISYNC_CONFIG;
-    const c = loadConfigWithoutKeys(path);
+    const c = readConfigWithoutKeys(path);
     expect(c.accounts[0]?.name).toBe('a');
     expect(process.env.VISYNC_CONFIG).toBe(prev);
   });
@@ -394,12 +394,12 @@ describe('keys in files: apiKeyFile and NAME_FILE', () => {
       dir,
       `accounts:\n  - { name: acme, apiKey: "\${ACME_API_KEY}", baseUrl: ${BASE} }\nredis: { url: "\${REDIS_URL:-redis://default:6379}" }\n`,
     );
-    const c = loadConfig(path, { ACME_API_KEY_FILE: secret }, () => {});
+    const c = readConfig(path, { ACME_API_KEY_FILE: secret }, () => {});
     expect(c.accounts[0]?.apiKey).toBe(KEY);
     expect(c.redis.url).toBe('redis://default:6379');
     expect(scrubSecrets(KEY)).not.toContain(KEY);
     expect(
-      loadConfig(path, { ACME_API_KEY: 'from-env', ACME_API_KEY_FILE: secret }, () => {}).accounts[0]?.apiKey,
+      readConfig(path, { ACME_API_KEY: 'from-env', ACME_API_KEY_FILE: secret }, () => {}).accounts[0]?.apiKey,
     ).toBe('from-env');
     // A NAME_FILE that cannot be read is an error at the key that references NAME.
     const e = loadError(path, { ACME_API_KEY_FILE: join(dir, 'missing') });
@@ -434,7 +434,7 @@ sinks:
   bigquery: { projectId: p, dataset: vis, location: EU }
 `,
   );
-  const config = loadConfig(path, {}, () => {});
+  const config = readConfig(path, {}, () => {});
 
   it('the top-level settings when the account overrides nothing', () => {
     expect(accountSettings(config, 'plain')).toEqual({
@@ -484,7 +484,7 @@ describe('the example config', () => {
     const dir = tempDir();
     write(join(dir, 'accounts.csv'), `${csv}\n`);
     // The key file of the example does not exist here: a command that never calls the API accepts that.
-    const c = loadConfigWithoutKeys(configIn(dir, 'accountsFrom: accounts.csv\n', BQ_SINKS));
+    const c = readConfigWithoutKeys(configIn(dir, 'accountsFrom: accounts.csv\n', BQ_SINKS));
     const acme = accountSettings(c, 'acme');
     expect(acme.schedule).toEqual({ cron: '0 2 * * *', tz: 'America/New_York' });
     expect(acme.sinks.bigquery?.dataset).toBe('client_acme');

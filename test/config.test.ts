@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { interpolateEnv } from '../src/config/interpolate.js';
 import { suggest } from '../src/config/issues.js';
-import { ConfigError, loadConfig, parseConfig, resolveConfigPath } from '../src/config/read-config.js';
+import { ConfigError, parseConfig, readConfig, resolveConfigPath } from '../src/config/read-config.js';
 import { visyncCli } from './helpers/harness.js';
 
 const SOURCE = 'test.yaml';
@@ -489,7 +489,7 @@ sinks: {}
   });
 });
 
-describe('loadConfig and resolveConfigPath', () => {
+describe('readConfig and resolveConfigPath', () => {
   const dir = mkdtempSync(join(tmpdir(), 'visync-config-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -502,10 +502,10 @@ describe('loadConfig and resolveConfigPath', () => {
   it('loads a file, using the file name in messages', () => {
     const file = join(dir, 'ok.yaml');
     writeFileSync(file, minimal());
-    expect(loadConfig(file, { ACME_API_KEY: 'k' }).accounts[0]?.apiKey).toBe('k');
-    expect(loadConfig(undefined, { VISYNC_CONFIG: file, ACME_API_KEY: 'k' }).sinks.fs?.dir).toBe('./data');
+    expect(readConfig(file, { ACME_API_KEY: 'k' }).accounts[0]?.apiKey).toBe('k');
+    expect(readConfig(undefined, { VISYNC_CONFIG: file, ACME_API_KEY: 'k' }).sinks.fs?.dir).toBe('./data');
     try {
-      loadConfig(file, {});
+      readConfig(file, {});
       expect.unreachable();
     } catch (err) {
       expect((err as ConfigError).message).toBe(
@@ -516,9 +516,9 @@ describe('loadConfig and resolveConfigPath', () => {
 
   it('explains a missing file and how to fix it', () => {
     const file = join(dir, 'nope.yaml');
-    expect(() => loadConfig(file, {})).toThrow(ConfigError);
+    expect(() => readConfig(file, {})).toThrow(ConfigError);
     try {
-      loadConfig(file, {});
+      readConfig(file, {});
     } catch (err) {
       const msg = (err as ConfigError).message;
       expect(msg).toContain(file);

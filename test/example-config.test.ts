@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/read-config.js';
+import { readConfig } from '../src/config/read-config.js';
 import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import { startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
@@ -35,7 +35,7 @@ describe('config/visync.example.yaml', () => {
     writeFileSync(config, text.replace('baseUrl: https://visibility.example/api/v1', `baseUrl: ${s.url}`));
     const key = s.accounts[0]!.keys[0]!;
     // Redis off as written (a Redis answering on this machine's default port would otherwise hide it).
-    expect(loadConfig(config, envWithoutRedis({ ACME_API_KEY: key })).redis.url).toBeUndefined();
+    expect(readConfig(config, envWithoutRedis({ ACME_API_KEY: key })).redis.url).toBeUndefined();
 
     // Only the bin and the folder: the child's environment holds no REDIS_URL, and it finds
     // config/visync.yaml by the default location.

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RawEndpoint } from '../src/api/endpoints.js';
 import { tableByName, toNdjsonLine } from '../src/catalogue/index.js';
 import { DriftReport, normaliseBrands, normaliseRecord } from '../src/normalise/index.js';
-import type { NormaliseResult, RawRecord, TableRow } from '../src/normalise/types.js';
+import type { LandedRaw, NormaliseResult, TableRow } from '../src/normalise/types.js';
 import type { DriftEntry } from '../src/records/manifest.js';
 import {
   brandsList,
@@ -20,7 +20,7 @@ import { reshape } from '../src/simulator/shapes.js';
 const TODAY = '2026-03-10';
 const REF = { seed: 7, account: 'acme', workspaceId: 'ws_one' };
 
-function raw(endpoint: RawEndpoint, body: unknown, extra: Partial<RawRecord> = {}): RawRecord {
+function raw(endpoint: RawEndpoint, body: unknown, extra: Partial<LandedRaw> = {}): LandedRaw {
   return {
     endpoint,
     account: 'acme',

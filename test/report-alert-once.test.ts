@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { loadConfig } from '../src/config/read-config.js';
+import { readConfig } from '../src/config/read-config.js';
 import { storeClaims } from '../src/delivery/claims/claims.js';
 import { deliverScheduled } from '../src/delivery/scheduled/deliver.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
@@ -22,7 +22,7 @@ describe('report alerts once', () => {
     doc.reports = { schedule: { period: 'monthly', day: 1 }, formats: ['html', 'json'] };
     doc.alerts = { webhook: hook.url, on: ['report'] };
     writeFileSync(path, stringify(doc));
-    const config = loadConfig(path);
+    const config = readConfig(path);
     const store = new FsObjectStore(dir);
     const claims = storeClaims(store);
     const job = () =>

@@ -13,7 +13,7 @@ import { parse, stringify } from 'yaml';
 import { readOpenReports } from '../jobs/report-index.js';
 import { readStatus } from '../jobs/status.js';
 import { renderStatus } from '../src/cli/status.js';
-import { loadConfig } from '../src/config/read-config.js';
+import { readConfig } from '../src/config/read-config.js';
 import { type DeliveryRecord, deliveryKey } from '../src/delivery/scheduled/records.js';
 import { logicalRunId } from '../src/records/run-id.js';
 import type { JobContext } from '../src/run/queued/context.js';
@@ -88,11 +88,11 @@ function withReports(path: string, reports: Record<string, unknown>, hook: Hook,
   doc.redis = { url: inject('redisUrl'), prefix };
   writeFileSync(path, stringify(doc));
   process.env.VISYNC_TEST_SMTP_PASSWORD = PASSWORD;
-  return loadConfig(path);
+  return readConfig(path);
 }
 
 /** The report processor as a worker runs it, with a real Redis connection. */
-async function runProcessor(config: ReturnType<typeof loadConfig>, dir: string, runDate: string) {
+async function runProcessor(config: ReturnType<typeof readConfig>, dir: string, runDate: string) {
   const redis = new Redis(inject('redisUrl'));
   closers.push(() => redis.quit());
   const log = h.memoryLogger('debug');

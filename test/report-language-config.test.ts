@@ -4,7 +4,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/config/read-config.js';
+import { ConfigError, readConfig } from '../src/config/read-config.js';
 import { checkReportLanguages } from '../src/doctor/report-language-check.js';
 import { reportSettingsFor } from '../src/report/settings.js';
 import { tempDir } from './helpers/harness.js';
@@ -23,7 +23,7 @@ ${accountReports}sinks:
   fs: {}
 ${reports}`,
   );
-  return loadConfig(join(dir, 'visync.yaml'), ENV, () => {});
+  return readConfig(join(dir, 'visync.yaml'), ENV, () => {});
 }
 
 describe('report language settings', () => {

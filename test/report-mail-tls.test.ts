@@ -5,7 +5,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { loadConfig } from '../src/config/read-config.js';
+import { readConfig } from '../src/config/read-config.js';
 import { deliverScheduled } from '../src/delivery/scheduled/deliver.js';
 import { type DeliveryRecord, deliveryKey } from '../src/delivery/scheduled/records.js';
 import { checkReportMail, mailDeliveries } from '../src/doctor/mail-check.js';
@@ -42,7 +42,7 @@ async function setup(port: number, smtp: Record<string, unknown> = {}, hook?: st
   if (hook) doc.alerts = { webhook: hook, on: ['failed'] };
   writeFileSync(path, stringify(doc));
   const env = { ...process.env, VISYNC_TEST_SMTP_PASSWORD: PASSWORD };
-  const config = loadConfig(path);
+  const config = readConfig(path);
   const account = config.accounts[0] as (typeof config.accounts)[number];
   const log = h.memoryLogger('debug');
   const deliver = (timeouts?: Parameters<typeof deliverScheduled>[0]['mailTimeouts']) =>

@@ -10,7 +10,7 @@ import { SMTPServer } from 'smtp-server';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { readStatus } from '../jobs/status.js';
 import { renderStatus } from '../src/cli/status.js';
-import { loadConfig } from '../src/config/read-config.js';
+import { readConfig } from '../src/config/read-config.js';
 import { type DeliveryRecord, deliveryKey } from '../src/delivery/scheduled/records.js';
 import type { Report } from '../src/report/model/report-shape.js';
 import type { JobContext } from '../src/run/queued/context.js';
@@ -85,7 +85,7 @@ async function trigger(path: string, dir: string, runDate: string): Promise<stri
   const redis = new Redis(inject('redisUrl'));
   closers.push(() => redis.quit());
   const ctx = {
-    config: loadConfig(path),
+    config: readConfig(path),
     redis,
     logger: h.memoryLogger('warn').logger,
     storeFor: async () => new FsObjectStore(dir),
@@ -155,7 +155,7 @@ describe('a missed scheduled report is recovered', () => {
       ['2026-10-30', 'ok'],
     ]);
     expect(await trigger(path, dir, '2026-11-02')).toEqual(brands.map(() => 'stale'));
-    const config = loadConfig(path);
+    const config = readConfig(path);
     const status = renderStatus(await readStatus({ ...jobsClient(config), config }), 100)
       .join('\n')
       .replace(/\n {6}/g, ' ');

@@ -9,7 +9,7 @@ import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { loadConfig } from '../src/config/read-config.js';
+import { readConfig } from '../src/config/read-config.js';
 import { deliverScheduled } from '../src/delivery/scheduled/deliver.js';
 import { reportMessageId } from '../src/delivery/scheduled/records.js';
 import { sendClaimSeconds } from '../src/delivery/scheduled/send.js';
@@ -74,7 +74,7 @@ async function drafts(
   Object.assign(doc, top);
   writeFileSync(path, stringify(doc));
   Object.assign(process.env, ENV);
-  const config = loadConfig(path);
+  const config = readConfig(path);
   if (!review) return { path, brand, config };
   const fs = new FsObjectStore(dir);
   if (other)

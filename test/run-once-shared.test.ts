@@ -11,7 +11,7 @@ import { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
 import { peekBudget } from '../jobs/redis-rate-budget.js';
 import { type LatestBundle, mergeLatest } from '../src/curate/latest.js';
-import type { RawRecord } from '../src/normalise/types.js';
+import type { LandedRaw } from '../src/normalise/types.js';
 import { finishRun } from '../src/run/finish-run.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
@@ -96,7 +96,7 @@ describe('latest/ under concurrent runs of one account', () => {
   });
 
   it('a section moves forward by logical date first: a late backfill of an older date does not replace it', () => {
-    const rec = (runId: string, date: string, at: string): RawRecord => ({
+    const rec = (runId: string, date: string, at: string): LandedRaw => ({
       endpoint: 'visibility',
       account: 'acme',
       runId,

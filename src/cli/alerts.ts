@@ -46,14 +46,14 @@ export function registerAlerts(program: Command, state: ProgramState, io: CliIo)
 
 /** `visync alerts test`: posts one test message to alerts.webhook and prints what the receiver answered. */
 async function alertsCommand(flags: { timeout?: number }, cmd: Command, io: CliIo): Promise<number> {
-  const [{ loadConfigWithoutKeys }, { registerSecret, scrubSecrets }, probe, { closeAllPools }] =
+  const [{ readConfigWithoutKeys }, { registerSecret, scrubSecrets }, probe, { closeAllPools }] =
     await Promise.all([
       import('../config/read-config.js'),
       import('../log.js'),
       import('../delivery/webhooks/probe.js'),
       import('../api/http-pools.js'),
     ]);
-  const config = loadConfigWithoutKeys(configOption(cmd));
+  const config = readConfigWithoutKeys(configOption(cmd));
   const webhook = config.alerts?.webhook;
   if (!webhook)
     throw new CliError(

@@ -81,7 +81,7 @@ async function enqueueRuns(
     { withJobsClient },
     { RedisUnreachableError },
     { enqueueRun },
-    { loadConfigWithoutKeys },
+    { readConfigWithoutKeys },
     { ObjectStores },
     { runProblems },
     { readManifest },
@@ -96,7 +96,7 @@ async function enqueueRuns(
     import('../records/manifest.js'),
     import('./accounts.js'),
   ]);
-  const config = loadConfigWithoutKeys(configOption(cmd));
+  const config = readConfigWithoutKeys(configOption(cmd));
   // Before any is enqueued: an unknown name is a usage error, and no other account's run starts.
   const accounts = chosenAccounts(config, flags.account).map((a) => a.name);
   const since = new Date();

@@ -1,7 +1,7 @@
 // `visync events --digest`: each account's weekly digest (src/delivery/digest/weekly.ts) as text or JSON,
 // from the object store only: the ranking the digest webhook sends, without sending it.
 import type { Command } from 'commander';
-import { loadConfigWithoutKeys } from '../config/read-config.js';
+import { readConfigWithoutKeys } from '../config/read-config.js';
 import { digestWeek } from '../delivery/digest/send.js';
 import { type Digest, digestLines, weeklyDigest } from '../delivery/digest/weekly.js';
 import { readEvents } from '../events/read.js';
@@ -17,7 +17,7 @@ export async function printDigests(
   cmd: Command,
   io: CommandIo,
 ): Promise<number> {
-  const config = loadConfigWithoutKeys(configOption(cmd));
+  const config = readConfigWithoutKeys(configOption(cmd));
   const accounts = chosenAccounts(config, flags.account);
   const today = utcDate(new Date());
   const stores = new ObjectStores();

@@ -78,7 +78,7 @@ async function eventsCommand(flags: EventsFlags, cmd: Command, io: CommandIo): P
   checkDigestFlags(flags);
   if (flags.digest) return (await import('./events-digest.js')).printDigests(flags, cmd, io);
   const [
-    { loadConfigWithoutKeys },
+    { readConfigWithoutKeys },
     { chosenAccounts },
     { readAccountEvents, bySeverityOf },
     { describeEvent },
@@ -90,7 +90,7 @@ async function eventsCommand(flags: EventsFlags, cmd: Command, io: CommandIo): P
     import('../events/describe.js'),
     import('../sinks/create-store.js'),
   ]);
-  const config = loadConfigWithoutKeys(configOption(cmd));
+  const config = readConfigWithoutKeys(configOption(cmd));
   chosenAccounts(config, flags.account);
   const stores = new ObjectStores();
   try {

@@ -285,8 +285,8 @@ async function listedTables(
 }
 
 async function configOf(cmd: Command): Promise<Config> {
-  const { loadConfigWithoutKeys } = await import('../config/read-config.js');
-  return loadConfigWithoutKeys(configOption(cmd));
+  const { readConfigWithoutKeys } = await import('../config/read-config.js');
+  return readConfigWithoutKeys(configOption(cmd));
 }
 
 function defaultRoot(sinks: SinksConfig, s3Location: (bucket: string, prefix: string) => string): string {

@@ -37,7 +37,7 @@ async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): P
   if (!RUN_ID_PATTERN.test(flags.run))
     throw new CliError(`--run: not a run id: ${JSON.stringify(flags.run)}`, EXIT_USAGE);
   const [
-    { loadConfigWithoutKeys },
+    { readConfigWithoutKeys },
     replay,
     { RunLoaders },
     { exitCodeFor },
@@ -51,7 +51,7 @@ async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): P
     import('../sinks/create-store.js'),
     import('./command-logger.js'),
   ]);
-  const config = loadConfigWithoutKeys(configOption(cmd));
+  const config = readConfigWithoutKeys(configOption(cmd));
   const logger = commandLogger(flags);
   // Workers may hold the run for a load batch, which loads it: refused rather than loaded twice.
   const check = config.redis.url

@@ -46,7 +46,7 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
   // they stand: read them with the parent's.
   const flags = cmd.optsWithGlobals<SendFlags>();
   const [
-    { loadConfigWithoutKeys },
+    { readConfigWithoutKeys },
     { ObjectStores },
     { parsePeriod },
     { sendMadeReports, mailSession },
@@ -67,7 +67,7 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
     import('./accounts.js'),
   ]);
   const period = scheduledPeriod(flags, parsePeriod);
-  const config = loadConfigWithoutKeys(configOption(cmd));
+  const config = readConfigWithoutKeys(configOption(cmd));
   const names = chosenAccounts(config, flags.account).map((a) => a.name);
   const brands = flags.brand ?? [];
   // Silent: each recipient's outcome, failures included, is a line of its own below.

@@ -98,7 +98,7 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
 /** `visync report`: reads the complete runs and prints or writes the report. */
 async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): Promise<number> {
   const [
-    { loadConfigWithoutKeys },
+    { readConfigWithoutKeys },
     { ObjectStores },
     period,
     make,
@@ -121,7 +121,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
     import('./accounts.js'),
   ]);
   const chosen = chosenPeriod(flags, period);
-  const config = loadConfigWithoutKeys(configOption(cmd));
+  const config = readConfigWithoutKeys(configOption(cmd));
   const accounts = chosenAccounts(config, flags.account).map((a) => a.name);
   const brands = flags.brand ?? [];
   const stores = new ObjectStores();
@@ -130,7 +130,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
   // --format wins; without it each workspace's reports.formats (workspace, account, top level),
   // else the default html,json (docs/reports.md).
   const typed = cmd.getOptionValueSource('format') === 'default' ? undefined : flags.format;
-  const formatsOf = (account: string, brandId?: string): ReportFormat[] =>
+  const configuredFormats = (account: string, brandId?: string): ReportFormat[] =>
     typed ?? settingsOf(account, brandId).formats;
   const wantsPdf = typed
     ? typed.includes('pdf')
@@ -159,7 +159,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
           account,
           period: chosen,
           brands,
-          ...accountLook(account, { settingsOf, formatsOf, style, pdf }),
+          ...accountLook(account, { settingsOf, configuredFormats, style, pdf }),
           now: Date.now(),
         })
         .catch((err: unknown) => {
@@ -175,7 +175,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
   return finishReport(
     tally,
     { brands, accounts, flags, io },
-    () => typed ?? formatsOf(accounts[0] as string),
+    () => typed ?? configuredFormats(accounts[0] as string),
   );
 }
 
@@ -210,7 +210,7 @@ function chosenPeriod(flags: ReportFlags, period: typeof import('../history/peri
 
 interface LookSources {
   settingsOf: (account: string, brandId?: string) => ReportSettings;
-  formatsOf: (account: string, brandId?: string) => ReportFormat[];
+  configuredFormats: (account: string, brandId?: string) => ReportFormat[];
   style: typeof import('../report/render/style.js');
   pdf: PdfSession | undefined;
 }
@@ -218,11 +218,11 @@ interface LookSources {
 /** How one account's reports look and print, per workspace: formats, style, PDF, and its overview. */
 function accountLook(
   account: string,
-  { settingsOf, formatsOf, style, pdf }: LookSources,
+  { settingsOf, configuredFormats, style, pdf }: LookSources,
 ): Pick<AccountReportOptions, 'formats' | 'formatsFor' | 'styleFor' | 'printPdf' | 'overview'> {
   return {
-    formats: formatsOf(account),
-    formatsFor: (brandId) => formatsOf(account, brandId),
+    formats: configuredFormats(account),
+    formatsFor: (brandId) => configuredFormats(account, brandId),
     styleFor: (brandId) => style.styleOf(settingsOf(account, brandId)),
     printPdf:
       pdf &&
@@ -238,7 +238,7 @@ function accountLook(
     overview: {
       style: style.styleOf(settingsOf(account)),
       print:
-        pdf && formatsOf(account).includes('pdf')
+        pdf && configuredFormats(account).includes('pdf')
           ? (html: string) =>
               pdf.render(html, {
                 pageSize: settingsOf(account).pageSize,

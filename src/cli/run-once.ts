@@ -77,7 +77,7 @@ async function runModules() {
     pools,
     pauseCap,
     rateBudget,
-    readConfig,
+    configFile,
     brandOwner,
     crashPoints,
     runInline,
@@ -108,7 +108,7 @@ async function runModules() {
     ...pools,
     ...pauseCap,
     ...rateBudget,
-    ...readConfig,
+    ...configFile,
     ...brandOwner,
     ...crashPoints,
     ...runInline,
@@ -129,7 +129,7 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
     closePools,
     maxPauseMs,
     MemoryRateBudget,
-    loadConfig,
+    readConfig,
     routeBrands,
     crashHooks,
     runInline,
@@ -144,7 +144,7 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
     wantsProgress,
     chosenAccounts,
   } = await runModules();
-  const config = loadConfig(configOption(cmd));
+  const config = readConfig(configOption(cmd));
   const progress = wantsProgress(logFormat(flags)) ? new RunProgress() : undefined;
   const logger = commandLogger(flags, progress?.logStream);
   // One store and one loader per distinct sinks: accounts may have their own prefix or dataset.
@@ -237,7 +237,7 @@ async function printRun(
 
 /** `--plan`: the config and the manifests in the sink are read; no API, Redis or warehouse is touched. */
 async function printPlan(flags: RunOnceFlags, cmd: Command, io: CommandIo): Promise<number> {
-  const [{ loadConfigWithoutKeys }, { planRun }, { ObjectStores }, { renderPlan }, { chosenAccounts }] =
+  const [{ readConfigWithoutKeys }, { planRun }, { ObjectStores }, { renderPlan }, { chosenAccounts }] =
     await Promise.all([
       import('../config/read-config.js'),
       import('../run/plan-run.js'),
@@ -245,7 +245,7 @@ async function printPlan(flags: RunOnceFlags, cmd: Command, io: CommandIo): Prom
       import('./run-plan.js'),
       import('./accounts.js'),
     ]);
-  const config = loadConfigWithoutKeys(configOption(cmd));
+  const config = readConfigWithoutKeys(configOption(cmd));
   const stores = new ObjectStores();
   const options = {
     config,

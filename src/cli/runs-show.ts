@@ -40,12 +40,12 @@ async function showCommand(runId: string, cmd: Command, io: CommandIo): Promise<
   const flags = cmd.optsWithGlobals() as ShowFlags;
   if (!RUN_ID_PATTERN.test(runId))
     throw new CliError(`runs show: not a run id: ${JSON.stringify(runId)}`, EXIT_USAGE);
-  const [{ loadConfigWithoutKeys }, { ObjectStores }, { chosenAccounts }] = await Promise.all([
+  const [{ readConfigWithoutKeys }, { ObjectStores }, { chosenAccounts }] = await Promise.all([
     import('../config/read-config.js'),
     import('../sinks/create-store.js'),
     import('./accounts.js'),
   ]);
-  const config = loadConfigWithoutKeys(configOption(cmd));
+  const config = readConfigWithoutKeys(configOption(cmd));
   chosenAccounts(config, flags.account);
   const stores = new ObjectStores();
   try {

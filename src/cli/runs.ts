@@ -36,12 +36,12 @@ export function registerRuns(program: Command, state: ProgramState, io: CommandI
 
 /** `visync runs`: run history from the manifests in the object store. */
 async function runsCommand(flags: RunsFlags, cmd: Command, io: CommandIo): Promise<number> {
-  const [{ loadConfigWithoutKeys }, { listRuns, newestFirst }, { ObjectStores }] = await Promise.all([
+  const [{ readConfigWithoutKeys }, { listRuns, newestFirst }, { ObjectStores }] = await Promise.all([
     import('../config/read-config.js'),
     import('../records/list-runs.js'),
     import('../sinks/create-store.js'),
   ]);
-  const config = loadConfigWithoutKeys(configOption(cmd));
+  const config = readConfigWithoutKeys(configOption(cmd));
   const stores = new ObjectStores();
   try {
     const accounts = flags.account ? [flags.account] : config.accounts.map((a) => a.name);

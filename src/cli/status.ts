@@ -34,7 +34,7 @@ async function statusCommand(flags: StatusFlags, cmd: Command, io: CommandIo): P
   const [
     { withJobsClient },
     { readStatus },
-    { loadConfigWithoutKeys },
+    { readConfigWithoutKeys },
     { ObjectStores },
     { runProblems },
     { chosenAccounts },
@@ -46,7 +46,7 @@ async function statusCommand(flags: StatusFlags, cmd: Command, io: CommandIo): P
     import('./run-problems.js'),
     import('./accounts.js'),
   ]);
-  const config = loadConfigWithoutKeys(configOption(cmd));
+  const config = readConfigWithoutKeys(configOption(cmd));
   // Before Redis is asked: an unknown name is a usage error naming the configured ones.
   chosenAccounts(config, flags.account);
   // Each account's own store (its fs.dir or s3.prefix), opened at its first use only: a failed

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { InvalidArgumentError } from 'commander';
 import type { Logger } from 'pino';
 import type { OpsServer } from '../../jobs/ops-server.js';
-import type { LoadedConfig } from '../config/read-config.js';
+import type { ConfigWithOrigins } from '../config/read-config.js';
 import type { Config } from '../config/schema.js';
 import type { ConfigWatcher } from '../config/watch.js';
 import type { WorkerHandle } from '../run/queued/worker.js';
@@ -54,7 +54,7 @@ async function workerCommand(
   io: CommandIo,
 ): Promise<number> {
   // Loaded here, not at the top: `visync --help` and the other commands never load BullMQ.
-  const [{ startWorker }, { WorkerStartAborted }, { loadConfigDetailed }, { redactUrl }, { commandLogger }] =
+  const [{ startWorker }, { WorkerStartAborted }, { readConfigDetailed }, { redactUrl }, { commandLogger }] =
     await Promise.all([
       import('../run/queued/worker.js'),
       import('../../jobs/start-guard.js'),
@@ -62,7 +62,7 @@ async function workerCommand(
       import('../util/redact.js'),
       import('./command-logger.js'),
     ]);
-  const loaded = loadConfigDetailed(configOption(cmd));
+  const loaded = readConfigDetailed(configOption(cmd));
   const { config } = loaded;
   const logger = commandLogger(flags);
   // Spool and batch folders that killed workers of this host left in the temporary folder.
@@ -148,7 +148,7 @@ function untilSignalled(stop: AbortController): Promise<string> {
  */
 async function watchReloads(
   path: string | undefined,
-  loaded: LoadedConfig,
+  loaded: ConfigWithOrigins,
   handle: WorkerHandle,
   logger: Logger,
 ): Promise<ConfigWatcher> {

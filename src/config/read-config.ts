@@ -44,14 +44,14 @@ const warnOnStderr: WarningSink = (message) => {
   process.stderr.write(`visync: warning: ${message}\n`);
 };
 
-/** loadConfigDetailed's config alone (it also says where accounts are defined and which files were read). */
-export function loadConfig(...args: Parameters<typeof loadConfigDetailed>): Config {
-  return loadConfigDetailed(...args).config;
+/** readConfigDetailed's config alone (it also says where accounts are defined and which files were read). */
+export function readConfig(...args: Parameters<typeof readConfigDetailed>): Config {
+  return readConfigDetailed(...args).config;
 }
 
 /** For commands that never call the API: an account key whose variable is unset is accepted. */
-export function loadConfigWithoutKeys(path?: string): Config {
-  return loadConfig(path, process.env, warnOnStderr, 'unused');
+export function readConfigWithoutKeys(path?: string): Config {
+  return readConfig(path, process.env, warnOnStderr, 'unused');
 }
 
 /** Where an account is defined, and where its key comes from (doctor says what to set). */
@@ -64,7 +64,7 @@ export interface AccountOrigin {
   keyFile?: string;
 }
 
-export interface LoadedConfig {
+export interface ConfigWithOrigins {
   config: Config;
   /** Account name -> where it is defined and where its key comes from. */
   origins: Map<string, AccountOrigin>;
@@ -91,17 +91,17 @@ export function parseConfig(text: string, opts: ParseOptions): Config {
   return parseConfigDetailed(text, opts).config;
 }
 
-export function loadConfigDetailed(
+export function readConfigDetailed(
   path?: string,
   env: NodeJS.ProcessEnv = process.env,
   onWarning: WarningSink = warnOnStderr,
   apiKeys: ApiKeysNeed = 'required',
-): LoadedConfig {
+): ConfigWithOrigins {
   const file = resolveConfigPath(path, env);
   return parseConfigDetailed(readConfigText(file), { source: file, env, onWarning, apiKeys });
 }
 
-function parseConfigDetailed(text: string, opts: ParseOptions): LoadedConfig {
+function parseConfigDetailed(text: string, opts: ParseOptions): ConfigWithOrigins {
   const { source } = opts;
   const env = opts.env ?? process.env;
   const baseDir = opts.baseDir ?? dirname(resolve(source));

@@ -9,7 +9,12 @@ import type { Logger } from 'pino';
 import { errorMessage } from '../util/errors.js';
 import { accountSettings } from './account-settings.js';
 import { ConfigError } from './config-error.js';
-import { type ApiKeysNeed, type LoadedConfig, loadConfigDetailed, resolveConfigPath } from './read-config.js';
+import {
+  type ApiKeysNeed,
+  type ConfigWithOrigins,
+  readConfigDetailed,
+  resolveConfigPath,
+} from './read-config.js';
 import type { Config } from './schema.js';
 
 export interface AccountChanges {
@@ -21,7 +26,7 @@ export interface AccountChanges {
 
 export interface WatchConfigOptions {
   /** The config in force now (what the caller loaded at start); default: loaded here, and it must be valid. */
-  current?: LoadedConfig;
+  current?: ConfigWithOrigins;
   env?: NodeJS.ProcessEnv;
   apiKeys?: ApiKeysNeed;
   logger: Pick<Logger, 'info' | 'warn'>;
@@ -41,7 +46,7 @@ export interface WatchConfigOptions {
 
 export interface ConfigWatcher {
   /** The config in force. */
-  readonly current: LoadedConfig;
+  readonly current: ConfigWithOrigins;
   /** Re-reads now (also what file events and the timer do); resolves when done. */
   reload(): Promise<void>;
   close(): void;
@@ -71,7 +76,7 @@ export function watchConfig(
 }
 
 class ConfigWatch {
-  current: LoadedConfig;
+  current: ConfigWithOrigins;
   private fingerprint: string;
   private lastError: string | undefined;
   private failure: string | undefined;
@@ -120,8 +125,8 @@ class ConfigWatch {
     this.watchers.clear();
   }
 
-  private load(): LoadedConfig {
-    return loadConfigDetailed(this.file, this.env, undefined, this.o.apiKeys ?? 'required');
+  private load(): ConfigWithOrigins {
+    return readConfigDetailed(this.file, this.env, undefined, this.o.apiKeys ?? 'required');
   }
 
   /** Runs the reloads asked for while one was running; a reload that throws is logged, not thrown. */
@@ -169,7 +174,7 @@ class ConfigWatch {
   }
 
   /** The config as the files say now, or undefined while they say something invalid. */
-  private loadValid(): LoadedConfig | undefined {
+  private loadValid(): ConfigWithOrigins | undefined {
     try {
       const next = this.load();
       this.lastError = undefined;
@@ -186,7 +191,7 @@ class ConfigWatch {
     }
   }
 
-  private async apply(next: LoadedConfig, print: string): Promise<void> {
+  private async apply(next: ConfigWithOrigins, print: string): Promise<void> {
     const changes = accountChanges(this.current.config, next.config);
     this.current = next;
     this.fingerprint = print;
@@ -211,7 +216,7 @@ class ConfigWatch {
   };
 
   /** Watches the config's folder and the accountsFrom source's, and stops watching folders left behind. */
-  private watchFolders(loaded: LoadedConfig): void {
+  private watchFolders(loaded: ConfigWithOrigins): void {
     if (this.o.useFsWatch === false || this.closed) return;
     const wanted = new Set([
       dirname(this.file),
@@ -245,7 +250,7 @@ class ConfigWatch {
  * Modification time, size and inode of every file the config was read from: the config file, the
  * accountsFrom folder and its files, key files, and the files NAME_FILE variables name.
  */
-function stamp(file: string, loaded: LoadedConfig, env: NodeJS.ProcessEnv): string {
+function stamp(file: string, loaded: ConfigWithOrigins, env: NodeJS.ProcessEnv): string {
   const parts: string[] = [];
   // The stat, so the accountsFrom source is not stat'ed a second time to learn if it is a folder.
   const add = (p: string): Stats | undefined => {

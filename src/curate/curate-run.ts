@@ -13,7 +13,7 @@ import { tableByName, toNdjsonLine } from '../catalogue/index.js';
 import type { Row } from '../catalogue/types.js';
 import { DriftReport } from '../normalise/drift.js';
 import { normaliseBrands, normaliseRecord } from '../normalise/index.js';
-import type { NormaliseResult, RawRecord } from '../normalise/types.js';
+import type { LandedRaw, NormaliseResult } from '../normalise/types.js';
 import type { DriftEntry, ManifestFile } from '../records/manifest.js';
 import { workspaceListIncomplete } from '../records/manifest.js';
 import type { RunCoordinates } from '../records/run-coordinates.js';
@@ -23,7 +23,7 @@ import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
 import { type LatestBundle, mergeLatest } from './latest.js';
 import { ndjsonPartBytesAsync, putNdjsonPart } from './ndjson-part.js';
-import { listRawRun, readRawRecord } from './raw-run.js';
+import { listRawRun, readLandedRaw } from './raw-run.js';
 import { RowSpool } from './spool.js';
 
 export const DEFAULT_PART_ROWS = 100_000;
@@ -98,11 +98,11 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
     };
 
     const raw = await listRawRun(o.store, o.run);
-    let brandsList: RawRecord | undefined;
-    const details: RawRecord[] = [];
+    let brandsList: LandedRaw | undefined;
+    const details: LandedRaw[] = [];
     const rawFiles: ManifestFile[] = [];
     for (const ref of raw.account) {
-      const { rec, file } = await readRawRecord(o.store, o.run, ref);
+      const { rec, file } = await readLandedRaw(o.store, o.run, ref);
       rawFiles.push(file);
       if (rec.endpoint === 'brands') brandsList = rec;
       else await emit(normaliseRecord(rec));
@@ -113,7 +113,7 @@ export async function curateRun(o: CurateOptions): Promise<CurateResult> {
     for (const [brandId, refs] of raw.workspaces) {
       landed.set(brandId, new Set(refs.map((r) => r.endpoint)));
       // Read a workspace's files together (I/O overlaps), then handle them in their fixed order.
-      const read = await Promise.all(refs.map((ref) => readRawRecord(o.store, o.run, ref)));
+      const read = await Promise.all(refs.map((ref) => readLandedRaw(o.store, o.run, ref)));
       const records = read.map((r) => r.rec);
       rawFiles.push(...read.map((r) => r.file));
       for (const rec of records) {
@@ -208,7 +208,7 @@ const LATEST_BATCH = 16;
 class LatestWriter {
   /** The bundles written, in workspace order. */
   readonly written: ManifestFile[] = [];
-  #batch: { brandId: string; records: RawRecord[] }[] = [];
+  #batch: { brandId: string; records: LandedRaw[] }[] = [];
 
   constructor(
     private readonly store: ObjectStore,
@@ -216,7 +216,7 @@ class LatestWriter {
     private readonly account: string,
   ) {}
 
-  async add(brandId: string, records: RawRecord[]): Promise<void> {
+  async add(brandId: string, records: LandedRaw[]): Promise<void> {
     this.#batch.push({ brandId, records });
     if (this.#batch.length >= LATEST_BATCH) await this.flush();
   }

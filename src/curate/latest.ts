@@ -9,7 +9,7 @@
 // logical date (run_date), then when the body was received (extracted_at: of two runs of one day,
 // the fresher data wins), then the run id (a fixed tie-break, so the outcome never depends on which
 // run wrote first).
-import type { RawRecord } from '../normalise/types.js';
+import type { LandedRaw } from '../normalise/types.js';
 import { datedAhead } from '../records/clock.js';
 
 export interface LatestSection {
@@ -30,7 +30,7 @@ export interface LatestBundle {
   sections: Record<string, LatestSection>;
 }
 
-export function sectionName(rec: Pick<RawRecord, 'endpoint' | 'days'>): string {
+export function sectionName(rec: Pick<LandedRaw, 'endpoint' | 'days'>): string {
   return rec.endpoint === 'buyer-intent' && rec.days !== undefined
     ? `buyer-intent.days-${rec.days}`
     : rec.endpoint;
@@ -63,7 +63,7 @@ export function mergeLatest(
   prev: LatestBundle | undefined,
   account: string,
   brandId: string,
-  records: readonly RawRecord[],
+  records: readonly LandedRaw[],
   now = Date.now(),
 ): LatestBundle {
   const sections: Record<string, LatestSection> = { ...(prev?.sections ?? {}) };

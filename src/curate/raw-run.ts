@@ -1,9 +1,9 @@
 // Reads one run's raw landing back: which files exist, grouped per workspace, each parsed into a
-// RawRecord. Listing the store (not the manifest) makes replay work from the raw files alone.
+// LandedRaw. Listing the store (not the manifest) makes replay work from the raw files alone.
 
 import { callId, RAW_ENDPOINTS, type RawEndpoint } from '../api/endpoints.js';
 import { brandIdOfRequest, parseRawDocument, withRedactions } from '../land/raw.js';
-import type { RawRecord } from '../normalise/types.js';
+import type { LandedRaw } from '../normalise/types.js';
 import type { ManifestFile } from '../records/manifest.js';
 import type { RunCoordinates } from '../records/run-coordinates.js';
 import { brandKey, parseRawKey, rawRunPrefix } from '../sinks/layout.js';
@@ -90,11 +90,11 @@ async function rawFileRef(store: ObjectStore, key: string): Promise<RawFileRef |
 }
 
 /** A raw file read back: the record, and the file as a manifest lists it. */
-export async function readRawRecord(
+export async function readLandedRaw(
   store: ObjectStore,
   run: RunCoordinates,
   ref: RawFileRef,
-): Promise<{ rec: RawRecord; file: ManifestFile }> {
+): Promise<{ rec: LandedRaw; file: ManifestFile }> {
   const bytes = await store.get(ref.key);
   if (!bytes) throw new Error(`raw file disappeared while reading the run: ${ref.key}`);
   const doc = parseRawDocument(bytes);
@@ -102,7 +102,7 @@ export async function readRawRecord(
     { key: ref.key, bytes: bytes.byteLength, sha256: sha256Hex(bytes) },
     doc.request.redactions,
   );
-  const rec: RawRecord = {
+  const rec: LandedRaw = {
     endpoint: ref.endpoint,
     account: run.account,
     runId: run.runId,

@@ -2,11 +2,11 @@
 // written into the file, which ends up in backups and version control) make it a WARN. It also
 // notes the variable each key came from: that is what a failed key check tells the user to set.
 import { namesList } from '../config/account-settings.js';
-import { ConfigError, loadConfigDetailed, resolveConfigPath } from '../config/read-config.js';
+import { ConfigError, readConfigDetailed, resolveConfigPath } from '../config/read-config.js';
 import type { Config } from '../config/schema.js';
 import { type CheckResult, fail, pass, warn } from './check.js';
 
-export interface LoadedConfig {
+export interface CheckedConfig {
   config: Config;
   source: string;
   /** Account name -> the environment variable its key came from (absent: written in the file). */
@@ -16,14 +16,14 @@ export interface LoadedConfig {
 export function checkConfig(
   path: string | undefined,
   env: NodeJS.ProcessEnv,
-): { result: CheckResult; loaded?: LoadedConfig } {
+): { result: CheckResult; loaded?: CheckedConfig } {
   const source = resolveConfigPath(path, env);
-  let detailed: ReturnType<typeof loadConfigDetailed>;
+  let detailed: ReturnType<typeof readConfigDetailed>;
   // Warnings (a key written in the file) become this check's WARN instead of stderr lines.
   const warnings: string[] = [];
   try {
     // Without the file in front: the check names it already.
-    detailed = loadConfigDetailed(path, env, (_message, parts) => warnings.push(parts.text));
+    detailed = readConfigDetailed(path, env, (_message, parts) => warnings.push(parts.text));
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     const problems = err.issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ');

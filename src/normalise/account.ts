@@ -2,7 +2,7 @@
 
 import { f, inspect, obj, type Probe, readObject } from './drift-spec.js';
 import { baseColumns } from './rows.js';
-import type { NormaliseResult, RawRecord } from './types.js';
+import type { LandedRaw, NormaliseResult } from './types.js';
 
 const ME = obj({
   account: obj({ id: f.string, name: f.string }),
@@ -16,7 +16,7 @@ const ME = obj({
   usage: obj({ requests_in_window: f.integer, workspaces: f.integer }),
 });
 
-export function normaliseMe(rec: RawRecord): NormaliseResult {
+export function normaliseMe(rec: LandedRaw): NormaliseResult {
   const probe: Probe = { endpoint: 'me', origin: rec.account, drift: [] };
   const rows = readObject(rec.body, probe, ME.keys).map(({ value, loc }) => {
     const v = inspect(ME, value, probe, loc);

@@ -16,7 +16,7 @@ import {
   report,
 } from './drift-spec.js';
 import { explodeScores, recordId, snapshotColumns } from './rows.js';
-import type { NormaliseResult, RawRecord, TableRow } from './types.js';
+import type { LandedRaw, NormaliseResult, TableRow } from './types.js';
 
 // The only shapes the upstream spec documents: the list item and its latest_score (docs/simulator.md, "The
 // simulator and our assumptions about the upstream API").
@@ -39,7 +39,7 @@ const WORKSPACE = obj(WORKSPACE_FIELDS);
 const DETAIL = obj({ ...WORKSPACE_FIELDS, engine_mode: f.string, competitor_count: f.integer });
 
 interface Source<V> {
-  rec: RawRecord;
+  rec: LandedRaw;
   value: unknown;
   v: V;
   probe: Probe;
@@ -62,7 +62,7 @@ function mergeDeep(base: unknown, over: unknown): unknown {
   return out;
 }
 
-export function normaliseBrands(list: RawRecord | undefined, details: readonly RawRecord[]): NormaliseResult {
+export function normaliseBrands(list: LandedRaw | undefined, details: readonly LandedRaw[]): NormaliseResult {
   const drift: NormaliseResult['drift'] = [];
   const seen: Seen[] = [];
   const firstById = new Map<string, Seen>();

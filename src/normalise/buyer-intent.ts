@@ -15,7 +15,7 @@ import {
   report,
 } from './drift-spec.js';
 import { requireBrandId, snapshotColumns } from './rows.js';
-import type { NormaliseResult, RawRecord } from './types.js';
+import type { LandedRaw, NormaliseResult } from './types.js';
 
 const PROMPT_GROUP = obj({ count: f.integer, visibility: f.number });
 const WINNER = obj({ name: f.string, domain: f.string });
@@ -46,7 +46,7 @@ export const BUYER_INTENT = obj({
   why_you_lose: obj({ generated_at: f.timestamp, summary: f.string, reasons: f.strings }),
 });
 
-export function normaliseBuyerIntent(rec: RawRecord): NormaliseResult {
+export function normaliseBuyerIntent(rec: LandedRaw): NormaliseResult {
   const brandId = requireBrandId(rec);
   const probe: Probe = { endpoint: 'buyer-intent', origin: brandId, drift: [] };
   const located = readObject(rec.body, probe, BUYER_INTENT.keys);

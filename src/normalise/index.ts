@@ -4,7 +4,7 @@ import { normaliseBuyerIntent } from './buyer-intent.js';
 import { normalisePrompts } from './prompts.js';
 import { normaliseRecommendations } from './recommendations.js';
 import { normaliseReputation } from './reputation.js';
-import type { NormaliseResult, RawRecord } from './types.js';
+import type { LandedRaw, NormaliseResult } from './types.js';
 import { normaliseVisibility } from './visibility.js';
 
 export { normaliseBrands } from './brands.js';
@@ -14,7 +14,7 @@ export { DriftReport } from './drift.js';
  * Rows and drift of one raw record. `brands` and `brand` records go through normaliseBrands
  * together, since one brand row merges the list item with the detail.
  */
-export function normaliseRecord(rec: RawRecord): NormaliseResult {
+export function normaliseRecord(rec: LandedRaw): NormaliseResult {
   switch (rec.endpoint) {
     case 'me':
       return normaliseMe(rec);

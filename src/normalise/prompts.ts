@@ -2,7 +2,7 @@
 
 import { f, inspect, obj, type Probe, readList } from './drift-spec.js';
 import { recordId, requireBrandId, snapshotColumns } from './rows.js';
-import type { NormaliseResult, RawRecord } from './types.js';
+import type { LandedRaw, NormaliseResult } from './types.js';
 
 const PROMPT = obj({
   id: f.string,
@@ -14,7 +14,7 @@ const PROMPT = obj({
   mentioned: f.boolean,
 });
 
-export function normalisePrompts(rec: RawRecord): NormaliseResult {
+export function normalisePrompts(rec: LandedRaw): NormaliseResult {
   const brandId = requireBrandId(rec);
   const probe: Probe = { endpoint: 'prompts', origin: brandId, drift: [] };
   const rows = readList(rec.body, probe).map(({ value, loc }) => {

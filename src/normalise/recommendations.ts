@@ -2,7 +2,7 @@
 
 import { f, inspect, obj, type Probe, readList } from './drift-spec.js';
 import { recordId, requireBrandId, snapshotColumns } from './rows.js';
-import type { NormaliseResult, RawRecord } from './types.js';
+import type { LandedRaw, NormaliseResult } from './types.js';
 
 export const RECOMMENDATION = obj({
   id: f.string,
@@ -16,7 +16,7 @@ export const RECOMMENDATION = obj({
   updated_at: f.timestamp,
 });
 
-export function normaliseRecommendations(rec: RawRecord): NormaliseResult {
+export function normaliseRecommendations(rec: LandedRaw): NormaliseResult {
   const brandId = requireBrandId(rec);
   const probe: Probe = { endpoint: 'recommendations', origin: brandId, drift: [] };
   const rows = readList(rec.body, probe).map(({ value, loc }) => {

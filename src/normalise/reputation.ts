@@ -14,7 +14,7 @@ import {
   report,
 } from './drift-spec.js';
 import { recordId, requireBrandId, snapshotColumns } from './rows.js';
-import type { NormaliseResult, RawRecord, TableRow } from './types.js';
+import type { LandedRaw, NormaliseResult, TableRow } from './types.js';
 
 // Sub-lists are plain arrays here and checked item by item below, where their rows are built.
 // Recognised shapes (docs/simulator.md, "Recognised shapes"): claims grouped per engine
@@ -59,7 +59,7 @@ interface Snapshot {
   base: Row;
 }
 
-export function normaliseReputation(rec: RawRecord): NormaliseResult {
+export function normaliseReputation(rec: LandedRaw): NormaliseResult {
   const brandId = requireBrandId(rec);
   const probe: Probe = { endpoint: 'reputation', origin: brandId, drift: [] };
   const rows: TableRow[] = [];

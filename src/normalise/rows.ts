@@ -11,25 +11,25 @@ import {
   toUtcTimestamp,
   typeName,
 } from './drift-spec.js';
-import type { RawRecord } from './types.js';
+import type { LandedRaw } from './types.js';
 
 /** extracted_at in UTC; the raw file's received_at is ours, so an odd value is kept rather than lost. */
-function extractedAt(rec: RawRecord): string {
+function extractedAt(rec: LandedRaw): string {
   return toUtcTimestamp(rec.extractedAt) ?? rec.extractedAt;
 }
 
 /** account, run_id, extracted_at: every row. */
-export function baseColumns(rec: RawRecord): Row {
+export function baseColumns(rec: LandedRaw): Row {
   return { account: rec.account, run_id: rec.runId, extracted_at: extractedAt(rec) };
 }
 
 /** account, brand_id, snapshot_date, run_id, extracted_at: workspace snapshot tables. */
-export function snapshotColumns(rec: RawRecord, brandId: string): Row {
+export function snapshotColumns(rec: LandedRaw, brandId: string): Row {
   return { ...baseColumns(rec), brand_id: brandId, snapshot_date: rec.snapshotDate };
 }
 
 /** Workspace endpoints are always fetched for one workspace; a record without one is a caller bug. */
-export function requireBrandId(rec: RawRecord): string {
+export function requireBrandId(rec: LandedRaw): string {
   if (rec.brandId === undefined) {
     throw new Error(`raw ${rec.endpoint} record of account ${rec.account} has no brandId`);
   }

@@ -5,7 +5,7 @@ import type { Row } from '../catalogue/types.js';
 import type { DriftEntry } from '../records/manifest.js';
 
 /** One landed raw file, parsed. */
-export interface RawRecord {
+export interface LandedRaw {
   endpoint: RawEndpoint;
   account: string;
   runId: string;

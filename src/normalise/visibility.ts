@@ -2,7 +2,7 @@
 
 import { child, f, inspect, obj, type Probe, readList } from './drift-spec.js';
 import { baseColumns, explodeScores, requireBrandId } from './rows.js';
-import type { NormaliseResult, RawRecord, TableRow } from './types.js';
+import type { LandedRaw, NormaliseResult, TableRow } from './types.js';
 
 export const ENTRY = obj({
   date: f.date,
@@ -13,7 +13,7 @@ export const ENTRY = obj({
   prompts_tracked: f.integer,
 });
 
-export function normaliseVisibility(rec: RawRecord): NormaliseResult {
+export function normaliseVisibility(rec: LandedRaw): NormaliseResult {
   const brandId = requireBrandId(rec);
   const probe: Probe = { endpoint: 'visibility', origin: brandId, drift: [] };
   const rows: TableRow[] = [];

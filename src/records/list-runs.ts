@@ -15,7 +15,7 @@ export interface ListRunsOptions {
   limit: number;
 }
 
-export interface RunHistory {
+export interface ListedRuns {
   /** Newest run date first; within a date, latest start first. */
   manifests: Manifest[];
   /** Keys of manifests that could not be read, with why. */
@@ -45,7 +45,7 @@ function datesNewestFirst(dates: Iterable<string>, now = Date.now()): string[] {
     .sort((a, b) => Number(ahead(a)) - Number(ahead(b)));
 }
 
-export async function listRuns(store: ObjectStore, o: ListRunsOptions): Promise<RunHistory> {
+export async function listRuns(store: ObjectStore, o: ListRunsOptions): Promise<ListedRuns> {
   const runs = (
     await Promise.all(
       o.accounts.map(async (account) =>
@@ -58,7 +58,7 @@ export async function listRuns(store: ObjectStore, o: ListRunsOptions): Promise<
     const date = /^\d{8}/.exec(r.runId)?.[0] ?? '';
     byDate.set(date, [...(byDate.get(date) ?? []), r]);
   }
-  const history: RunHistory = { manifests: [], unreadable: [] };
+  const history: ListedRuns = { manifests: [], unreadable: [] };
   for (const date of datesNewestFirst(byDate.keys())) {
     if (history.manifests.length >= o.limit) break;
     const group = byDate.get(date) ?? [];

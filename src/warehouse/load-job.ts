@@ -128,7 +128,7 @@ export async function loadTable(args: LoadTableArgs): Promise<LoadResult> {
   for (let attempt = 1; attempt <= o.maxAttempts; attempt++) {
     const jobId = jobIdOf(attempt);
     lastJobId = jobId;
-    const submitted = await submit(target, file, loadConfig(table, jobId), o);
+    const submitted = await submit(target, file, readConfig(table, jobId), o);
     if (submitted.kind === 'error') return result(jobId, undefined, submitted.message);
 
     let job: Job;
@@ -183,7 +183,7 @@ export async function loadTable(args: LoadTableArgs): Promise<LoadResult> {
   return result(lastJobId, undefined, `gave up after ${o.maxAttempts} job ids: ${lastError}`);
 }
 
-function loadConfig(table: TableDef, jobId: string): JobLoadMetadata {
+function readConfig(table: TableDef, jobId: string): JobLoadMetadata {
   return {
     jobId,
     sourceFormat: 'NEWLINE_DELIMITED_JSON',

@@ -27,7 +27,7 @@ import { createLogger } from '../src/log.js';
 import { makeAccountReports } from '../src/report/make.js';
 import { dirTarget } from '../src/report/output.js';
 import { PdfSession, PRINTS_AT_ONCE } from '../src/report/render/pdf.js';
-import { DEFAULT_STYLE } from '../src/report/render/style.js';
+import { DEFAULT_STYLE } from '../src/report/style.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import { startSimulator } from '../src/simulator/index.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';

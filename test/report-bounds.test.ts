@@ -11,7 +11,7 @@ import type { WorkspaceData } from '../src/report/model/account-data.js';
 import { MAX_SHOWN_CHARS } from '../src/report/render/cut-text.js';
 import { renderHtml } from '../src/report/render/html.js';
 import { buildReport } from '../src/report/render/report-json.js';
-import { DEFAULT_STYLE } from '../src/report/render/style.js';
+import { DEFAULT_STYLE } from '../src/report/style.js';
 import { runVisync } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
 import { reportDir } from './helpers/report-nights.js';

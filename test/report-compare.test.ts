@@ -11,7 +11,7 @@ import { parseConfig } from '../src/config/read-config.js';
 import { makeAccountReports } from '../src/report/make.js';
 import type { Report } from '../src/report/model/report-shape.js';
 import { dirTarget } from '../src/report/output.js';
-import { DEFAULT_STYLE } from '../src/report/render/style.js';
+import { DEFAULT_STYLE } from '../src/report/style.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { moneyCompetitorsSection } from '../src/report/competitors/section.js';
 import { buildReport } from '../src/report/render/report-json.js';
-import { DEFAULT_STYLE } from '../src/report/render/style.js';
+import { DEFAULT_STYLE } from '../src/report/style.js';
 import { AFTER, BEFORE, PERIOD, PREVIOUS, report, workspace } from './helpers/report-workspace.js';
 
 const section = async (r = report(), locale: string | null = null) =>

@@ -12,7 +12,7 @@ import { CATALOGUES, LANGUAGES, type Language } from '../src/report/i18n/catalog
 import { makeAccountReports } from '../src/report/make.js';
 import { dirTarget } from '../src/report/output.js';
 import { PdfSession } from '../src/report/render/pdf.js';
-import { DEFAULT_STYLE, type ReportStyle } from '../src/report/render/style.js';
+import { DEFAULT_STYLE, type ReportStyle } from '../src/report/style.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import * as h from './helpers/harness.js';

@@ -6,7 +6,7 @@ import { delta, mean } from '../src/history/figures.js';
 import { parsePeriod, parseRange, previousPeriod } from '../src/history/period.js';
 import type { WorkspaceData } from '../src/report/model/account-data.js';
 import { buildReport } from '../src/report/render/report-json.js';
-import { DEFAULT_STYLE } from '../src/report/render/style.js';
+import { DEFAULT_STYLE } from '../src/report/style.js';
 
 describe('report periods', () => {
   it('months, ISO weeks and ranges, and the period before each', () => {

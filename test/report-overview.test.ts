@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Report } from '../src/report/model/report-shape.js';
 import { renderOverview } from '../src/report/overview/page.js';
 import { overviewRows, portfolioTrend, reportHref } from '../src/report/overview/rows.js';
-import { DEFAULT_STYLE } from '../src/report/render/style.js';
+import { DEFAULT_STYLE } from '../src/report/style.js';
 import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import { startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';

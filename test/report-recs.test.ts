@@ -327,7 +327,7 @@ describe('one precision rule', () => {
     for (const key of ['value', 'previous', 'delta'] as const)
       k[key] = k[key] === null ? null : (k[key] as number) / 100;
     const { renderHtml } = await import('../src/report/render/html.js');
-    const { DEFAULT_STYLE } = await import('../src/report/render/style.js');
+    const { DEFAULT_STYLE } = await import('../src/report/style.js');
     const cardOf = (page: string) =>
       /Share of voice \(mean\)<\/div><div class="value">([^<]*)<\/div>/.exec(page)?.[1];
     expect(cardOf(await renderHtml(fractions, DEFAULT_STYLE))).toBe(`${one0(sov.value as number)}%`);
@@ -335,7 +335,7 @@ describe('one precision rule', () => {
 
   it('a mean is compared unrounded, a share of voice all within 0..1 is a fraction, the page rounds half away from zero', async () => {
     const { delta, mean, shareOfVoiceUnit } = await import('../src/history/figures.js');
-    const { oneDecimal, formatsOf } = await import('../src/report/render/format.js');
+    const { oneDecimal, formattersOf } = await import('../src/report/render/format.js');
     // 1.333... - 0.666...: 0.666667, where means rounded first (1.3 and 0.7) gave 0.6.
     expect(delta(mean([1, 1, 2]), mean([0, 1, 1]))).toBeCloseTo(2 / 3, 6);
     expect(mean([61, 63.6, null])).toBe(62.3);
@@ -343,10 +343,10 @@ describe('one precision rule', () => {
     expect(shareOfVoiceUnit([35.2, 0.5])).toBe('percent');
     expect(shareOfVoiceUnit([null])).toBe('percent');
     expect([1.45, -1.45, 18.308, 34.97, 53, -0.04].map(oneDecimal)).toEqual([1.5, -1.5, 18.3, 35, 53, 0]);
-    const plain = formatsOf({ locale: null, timeZone: null });
+    const plain = formattersOf({ locale: null, timeZone: null });
     expect([18.308, 34.97, 53].map(plain.one)).toEqual(['18.3', '35.0', '53.0']);
     expect(plain.percent(34.97)).toBe('35.0%');
-    const de = formatsOf({ locale: 'de-DE', timeZone: null });
+    const de = formattersOf({ locale: 'de-DE', timeZone: null });
     expect([de.one(18.308), de.percent(34.97)]).toEqual(['18,3', '35,0\u00a0%']);
   });
 });

@@ -6,7 +6,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Report } from '../src/report/model/report-shape.js';
-import { formatsOf } from '../src/report/render/format.js';
+import { formattersOf } from '../src/report/render/format.js';
 import { PdfError } from '../src/report/render/pdf.js';
 import * as h from './helpers/harness.js';
 import {
@@ -154,7 +154,7 @@ describe('visync report PDF failures', () => {
 
 describe('report number and date formats', () => {
   it("keep the API's precision in the locale's digits, and print the data as it is without a locale (times in UTC)", () => {
-    const de = formatsOf({ locale: 'de-DE', timeZone: 'Europe/Berlin' });
+    const de = formattersOf({ locale: 'de-DE', timeZone: 'Europe/Berlin' });
     expect([53.4, 53, 38.192, -2.25, 1234.5, 0].map(de.number)).toEqual([
       '53,4',
       '53',
@@ -166,13 +166,13 @@ describe('report number and date formats', () => {
     expect(de.day('2026-11-01')).toBe('01.11.2026');
     expect(de.instant('2026-07-10T03:04:05Z')).toBe('10.07.2026, 05:04 MESZ');
     expect(de.when('2026-01-10T03:04:05.123Z')).toBe('10.01.2026, 04:04 MEZ');
-    const plain = formatsOf({ locale: null, timeZone: null });
+    const plain = formattersOf({ locale: null, timeZone: null });
     expect([53.4, 53, 38.192, 1234.5].map(plain.number)).toEqual(['53.4', '53', '38.192', '1234.5']);
     expect(plain.day('2026-11-01')).toBe('2026-11-01');
     // No raw timestamp on a page: a time without a zone reads in UTC, in ISO order.
     expect(plain.instant('2026-11-10T03:04:05.123Z')).toBe('2026-11-10 03:04 UTC');
     // A zone alone moves the time and names the zone.
-    expect(formatsOf({ locale: null, timeZone: 'Europe/Berlin' }).instant('2026-11-10T03:04:05Z')).toBe(
+    expect(formattersOf({ locale: null, timeZone: 'Europe/Berlin' }).instant('2026-11-10T03:04:05Z')).toBe(
       '2026-11-10 04:04 GMT+1',
     );
   });

@@ -6,7 +6,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderHtml } from '../src/report/render/html.js';
-import { DEFAULT_STYLE, type ReportStyle } from '../src/report/render/style.js';
+import { DEFAULT_STYLE, type ReportStyle } from '../src/report/style.js';
 import { notesPath, readNotes } from '../src/report/summary/notes.js';
 import { summarySection } from '../src/report/summary/section.js';
 import { summarySentences } from '../src/report/summary/sentences.js';

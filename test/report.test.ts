@@ -18,7 +18,7 @@ import type { Report } from '../src/report/model/report-shape.js';
 import { dirTarget } from '../src/report/output.js';
 import { SECTION_TITLES } from '../src/report/render/html.js';
 import { PdfSession } from '../src/report/render/pdf.js';
-import { DEFAULT_STYLE } from '../src/report/render/style.js';
+import { DEFAULT_STYLE } from '../src/report/style.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import type { FaultRule } from '../src/simulator/faults.js';
 import { createObjectStore } from '../src/sinks/create-store.js';

@@ -114,7 +114,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
     import('../history/period.js'),
     import('../report/make.js'),
     import('../report/output.js'),
-    import('../report/render/style.js'),
+    import('../report/style.js'),
     import('../report/settings.js'),
     import('../util/errors.js'),
     import('../config/account-settings.js'),
@@ -211,7 +211,7 @@ function chosenPeriod(flags: ReportFlags, period: typeof import('../history/peri
 interface LookSources {
   settingsOf: (account: string, brandId?: string) => ReportSettings;
   configuredFormats: (account: string, brandId?: string) => ReportFormat[];
-  style: typeof import('../report/render/style.js');
+  style: typeof import('../report/style.js');
   pdf: PdfSession | undefined;
 }
 

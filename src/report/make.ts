@@ -14,7 +14,7 @@ import { type OverviewOptions, writeOverview } from './overview/make.js';
 import { type OverviewReport, overviewPart } from './overview/rows.js';
 import { PdfError, PRINTS_AT_ONCE } from './render/pdf.js';
 import { reportJsonText } from './render/report-json.js';
-import type { ReportStyle } from './render/style.js';
+import type { ReportStyle } from './style.js';
 import { readNotes } from './summary/notes.js';
 
 export interface ReportProblem {

@@ -1,6 +1,6 @@
 // The end of a run, whichever driver ran it (`run --once`, a worker's finish job or load batch, a
 // run job that could not fan out): one completion rule. The run is recorded by then (its manifest,
-// src/run/record.ts); here its end line is logged, its second record (the ledger, when Redis is
+// src/run/record-run.ts); here its end line is logged, its second record (the ledger, when Redis is
 // there) ends, a line sums up its schema drift, and the alerts of a failed or partial run and of
 // its brand events go out. What only queued runs add (the ledger in Redis, their scheduled reports)
 // the queued driver plugs in (src/run/queued/ledger-end.ts); `run --once` plugs in its own ledger.

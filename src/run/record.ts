@@ -1,6 +1,8 @@
-// The record stage of a run, as every driver does it: what the run set out to do (its plan, for a
+// The record stage of an inline run (src/run/inline): what the run set out to do (its plan, for a
 // completion should it stop before its manifest), its manifest (and sync_runs row), and the
-// second records beside the manifest (the ledger), whose loss never fails the run.
+// second records beside the manifest (the ledger), whose loss never fails the run. Both drivers
+// record through ./record-run.ts; the queued jobs call it directly, their plan and ledger being
+// in Redis.
 import type { Logger } from 'pino';
 import { type Manifest, manifestLocation } from '../records/manifest.js';
 import { type PlannedRun, writePlannedRun } from '../records/planned-run.js';

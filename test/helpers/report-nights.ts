@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { type AccountReportOptions, makeAccountReports } from '../../src/report/make.js';
 import { dirTarget } from '../../src/report/output.js';
-import { DEFAULT_STYLE } from '../../src/report/render/style.js';
+import { DEFAULT_STYLE } from '../../src/report/style.js';
 import type { FaultRule } from '../../src/simulator/faults.js';
 import type { Simulator } from '../../src/simulator/types.js';
 import { FsObjectStore } from '../../src/sinks/fs-store.js';

@@ -6,7 +6,7 @@ import { parseRange, previousPeriod } from '../../src/history/period.js';
 import type { WorkspaceData } from '../../src/report/model/account-data.js';
 import type { Report } from '../../src/report/model/report-shape.js';
 import { buildReport } from '../../src/report/render/report-json.js';
-import { DEFAULT_STYLE } from '../../src/report/render/style.js';
+import { DEFAULT_STYLE } from '../../src/report/style.js';
 
 export const PERIOD = parseRange('2026-10-05', '2026-10-08')!;
 export const PREVIOUS = previousPeriod(PERIOD);

@@ -7,9 +7,9 @@ import type { TopLevelSpec } from 'vega-lite';
 import { type Translate, translator } from '../i18n/translate.js';
 import type { ReportModel } from '../model/report-shape.js';
 import { specSvg } from '../render/charts.js';
-import { formatsOf } from '../render/format.js';
+import { formattersOf } from '../render/format.js';
 import { type Html, html, text } from '../render/html-parts.js';
-import type { ReportStyle } from '../render/style.js';
+import type { ReportStyle } from '../style.js';
 
 /** Competitors shown; the others are counted in a line under the table. */
 export const SHOWN = 10;
@@ -51,7 +51,7 @@ function chart(
 
 export async function moneyCompetitorsSection(r: ReportModel, style: ReportStyle): Promise<Html> {
   const { t } = translator(style.locale);
-  const f = formatsOf(style);
+  const f = formattersOf(style);
   const m = r.money_competitors;
   const title = html`<h3>${t('competitors:title')}</h3>`;
   if (m.missing !== null) return html`${title}\n<p class="na">${t(`competitors:missing_${m.missing}`)}</p>`;

@@ -10,7 +10,7 @@ import { compareText, mean, num, shareOfVoiceUnit } from '../../history/figures.
 import { type Period, periodDays } from '../../history/period.js';
 import { isSuspect } from '../../history/snapshot.js';
 import { moneyCompetitors } from '../competitors/money-competitors.js';
-import type { ReportStyle } from '../render/style.js';
+import type { ReportStyle } from '../style.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
 import { changeLines } from './change-lines.js';
 import { kpi, revisions } from './compare.js';

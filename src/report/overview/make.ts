@@ -5,7 +5,7 @@ import type { CompleteRun } from '../../history/complete-runs.js';
 import type { Period } from '../../history/period.js';
 import type { ObjectStore } from '../../sinks/object-store.js';
 import type { ReportFile, ReportFormat, ReportTarget } from '../output.js';
-import type { ReportStyle } from '../render/style.js';
+import type { ReportStyle } from '../style.js';
 import { periodEvents } from './events.js';
 import { type OverviewReport, overviewRows, portfolioTrend, reportHref } from './rows.js';
 

@@ -5,9 +5,9 @@ import { html as escapedHtml, raw } from 'hono/html';
 import type { Period } from '../../history/period.js';
 import { translator } from '../i18n/translate.js';
 import { beginReportCharts, chartSvg, type LinePoint } from '../render/charts.js';
-import { formatsOf } from '../render/format.js';
+import { formattersOf } from '../render/format.js';
 import { html, share, signed } from '../render/html-parts.js';
-import { DELTA_COLOURS, type ReportStyle } from '../render/style.js';
+import { DELTA_COLOURS, type ReportStyle } from '../style.js';
 import type { OverviewRow, PortfolioDay } from './rows.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
@@ -34,7 +34,7 @@ async function trendSvg(o: OverviewPage, series: [string, string]): Promise<stri
 
 export async function renderOverview(o: OverviewPage): Promise<string> {
   const { t, htmlLang } = translator(o.style.locale);
-  const f = formatsOf(o.style);
+  const f = formattersOf(o.style);
   const s = o.style;
   const missing = html`<span class="na">${t('overview:missing')}</span>`;
   const hasTrend = o.trend.some((d) => d.score !== null);

@@ -8,9 +8,9 @@ import type { Period } from '../../history/period.js';
 import { engineName } from '../i18n/engines.js';
 import { periodName } from '../i18n/period-name.js';
 import { type Translate, translator } from '../i18n/translate.js';
-import type { ReportStyle } from './style.js';
+import type { ReportStyle } from '../style.js';
 
-export interface Formats {
+export interface Formatters {
   /** A number with the API's precision: 53.4 keeps one decimal, 53 none, in the locale's digits. */
   number: (n: number) => string;
   /** A score, mean or percentage on the page: one decimal (18.308 -> 18.3, 53 -> 53.0), half away from zero. */
@@ -67,15 +67,15 @@ const oneDigit = { minimumFractionDigits: 1, maximumFractionDigits: 1, useGroupi
 
 type FormatStyle = Pick<ReportStyle, 'locale' | 'timeZone'> & Partial<Pick<ReportStyle, 'engineNames'>>;
 
-// Formats are pure, and the Intl formatters behind them cost far more to make than to use: one per
+// Formatters are pure, and the Intl formatters behind them cost far more to make than to use: one per
 // locale, zone, engine names and client name, however many sections of however many reports ask.
-const made = new Map<string, Formats>();
+const made = new Map<string, Formatters>();
 
-export function formatsOf(style: FormatStyle, rename: ClientRename | null = null): Formats {
+export function formattersOf(style: FormatStyle, rename: ClientRename | null = null): Formatters {
   const key = JSON.stringify([style.locale, style.timeZone, style.engineNames ?? {}, rename]);
   let f = made.get(key);
   if (!f) {
-    f = buildFormats(style, rename);
+    f = buildFormatters(style, rename);
     // A long-running worker meets only the configured workspaces' styles; the cap keeps it bounded.
     if (made.size >= 1000) made.clear();
     made.set(key, f);
@@ -83,7 +83,7 @@ export function formatsOf(style: FormatStyle, rename: ClientRename | null = null
   return f;
 }
 
-function buildFormats(style: FormatStyle, rename: ClientRename | null): Formats {
+function buildFormatters(style: FormatStyle, rename: ClientRename | null): Formatters {
   const { locale, timeZone } = style;
   const words = translator(locale);
   const names = style.engineNames ?? {};

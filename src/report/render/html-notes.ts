@@ -4,19 +4,19 @@
 import type { ChangeLine, Direction } from '../model/change-lines.js';
 import type { NotAvailable } from '../model/not-read.js';
 import type { Unrecognised } from '../model/unrecognised.js';
-import type { Formats } from './format.js';
+import type { Formatters } from './format.js';
 import { fig, type Html, html, signedWithUnit, table, text } from './html-parts.js';
 
 const ENUMS = { priority: ['high', 'medium', 'low'], status: ['done', 'dismissed', 'open'] } as const;
 
 /** A priority or status the API sends as a known word, in the locale; any other value as sent. */
-export function enumWord(f: Formats, kind: keyof typeof ENUMS, v: string | null): Html {
+export function enumWord(f: Formatters, kind: keyof typeof ENUMS, v: string | null): Html {
   return v !== null && (ENUMS[kind] as readonly string[]).includes(v)
     ? html`${f.t(`page:${kind}.${v}`)}`
     : text(f, v);
 }
 
-export function unrecognised(f: Formats, list: readonly Unrecognised[]): Html {
+export function unrecognised(f: Formatters, list: readonly Unrecognised[]): Html {
   if (list.length === 0) return html``;
   return html`<div class="drift"><p><strong>${f.t('page:drift.shape')}</strong> ${f.t('page:drift.shape_text')}</p>
 ${table(
@@ -27,7 +27,7 @@ ${table(
 }
 
 /** What a section could not read: the reason, and the data as it was sent (escaped). */
-export function notRead(f: Formats, what: string, n: NotAvailable | null): Html {
+export function notRead(f: Formatters, what: string, n: NotAvailable | null): Html {
   if (n === null) return html``;
   return html`<div class="drift"><p><strong>${f.t('page:drift.not_read', { what })}</strong> ${f.t('page:drift.not_read_text', { endpoint: n.endpoint, reason: n.reason })}</p>
 <pre class="as-sent">${n.data}</pre></div>`;
@@ -41,7 +41,7 @@ const NEWS: Record<Direction, { sign: string; css: string }> = {
 };
 
 /** The line's note in words: a closed recommendation's status, a claim's engine. */
-function noteOf(f: Formats, l: ChangeLine): string | null {
+function noteOf(f: Formatters, l: ChangeLine): string | null {
   if (l.note === null) return null;
   if (l.change === 'recommendation_closed')
     return (ENUMS.status as readonly string[]).includes(l.note) ? f.t(`page:status.${l.note}`) : l.note;
@@ -50,7 +50,7 @@ function noteOf(f: Formats, l: ChangeLine): string | null {
 }
 
 /** The "what changed" lines; a recommendation title on more than one line shows each line's id. */
-export function changeTable(f: Formats, lines: readonly ChangeLine[]): Html {
+export function changeTable(f: Formatters, lines: readonly ChangeLine[]): Html {
   const recs = lines.filter((l) => l.change.startsWith('recommendation_'));
   const repeated = (l: ChangeLine) =>
     l.change.startsWith('recommendation_') && recs.filter((x) => x.what === l.what).length > 1;

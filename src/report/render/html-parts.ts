@@ -1,12 +1,12 @@
 // The pieces of the report page (./html.ts): hono/html's escaping template with the long-string cut,
 // and the page's precision for figures, deltas and KPI cards (docs/reports.md, "Precision"), each
-// in the locale's number formats and words (`Formats`, ./format.ts).
+// in the locale's number formats and words (`Formatters`, ./format.ts).
 import { html as escapedHtml } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { NotAvailable } from '../model/not-read.js';
 import type { Kpi, ReportModel } from '../model/report-shape.js';
 import { cutNote, cutText } from './cut-text.js';
-import { type Formats, oneDecimal } from './format.js';
+import { type Formatters, oneDecimal } from './format.js';
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -28,7 +28,7 @@ export function shown(s: string, note: (cut: number) => string = cutNote): strin
  * A string from the API in its own words (the client's name as the agency set it), isolated for
  * direction; a missing one reads "n/a" in the locale.
  */
-export const text = (f: Formats, s: string | null | undefined): Html =>
+export const text = (f: Formatters, s: string | null | undefined): Html =>
   s == null
     ? html`<span class="na">${f.na}</span>`
     : html`<bdi>${shown(f.api(s), (n) => f.t('page:cut', { n: f.number(n) }))}</bdi>`;
@@ -37,15 +37,15 @@ export const text = (f: Formats, s: string | null | undefined): Html =>
  * (`fig`), a count whole (`whole`), a share of voice with its unit (`share`); null, and a
  * non-finite figure, read "n/a". report.json keeps the values unrounded.
  */
-export const fig = (f: Formats, n: number | null | undefined): string =>
+export const fig = (f: Formatters, n: number | null | undefined): string =>
   n == null || !Number.isFinite(n) ? f.na : f.one(n);
-export const whole = (f: Formats, n: number | null | undefined): string =>
+export const whole = (f: Formatters, n: number | null | undefined): string =>
   n == null || !Number.isFinite(n) ? f.na : f.number(n);
 /** A share of voice as a percentage: ×100 when the API sends fractions (trend.share_of_voice_unit). */
 export const toPercent = (n: number | null | undefined, unit: ReportModel['trend']['share_of_voice_unit']) =>
   n == null ? null : unit === 'fraction' ? n * 100 : n;
 export const share = (
-  f: Formats,
+  f: Formatters,
   n: number | null | undefined,
   unit: ReportModel['trend']['share_of_voice_unit'],
 ) => {
@@ -54,7 +54,7 @@ export const share = (
 };
 
 /** A delta as shown: one decimal (a count whole); what rounds to 0.0 reads ±0. */
-export function signed(f: Formats, n: number, isWhole = false): string {
+export function signed(f: Formatters, n: number, isWhole = false): string {
   const r = isWhole ? n : oneDecimal(n);
   const show = (x: number) => (isWhole ? f.number(x) : f.one(x));
   return r > 0 ? `+${show(r)}` : r < 0 ? `\u2212${show(Math.abs(r))}` : `\u00b1${show(0)}`;
@@ -64,14 +64,14 @@ export function signed(f: Formats, n: number, isWhole = false): string {
 export type Unit = 'pts' | 'pp' | null;
 
 /** A signed delta with its unit in the locale's words ("+1,5 Pkt."). */
-export function signedWithUnit(f: Formats, n: number, unit: Unit, isWhole = false): string {
+export function signedWithUnit(f: Formatters, n: number, unit: Unit, isWhole = false): string {
   const value = signed(f, n, isWhole);
   return unit === null ? value : f.t(`page:unit.${unit}`, { value });
 }
 
 /** A delta with its fixed colour, taken from the delta as shown; `higherIsBetter` false for counts of problems. */
 export function deltaCell(
-  f: Formats,
+  f: Formatters,
   d: number | null,
   unit: Unit,
   higherIsBetter = true,
@@ -103,7 +103,7 @@ export interface CardOptions {
   missing?: NotAvailable | null;
 }
 
-export function card(f: Formats, k: Kpi, o: CardOptions): Html {
+export function card(f: Formatters, k: Kpi, o: CardOptions): Html {
   const { label, shown, earlier, higherIsBetter = true, missing } = o;
   if (missing)
     return html`<div class="card"><div class="label">${label}</div><div class="value na">${f.t('page:not_available')}</div>
@@ -125,7 +125,12 @@ export function card(f: Formats, k: Kpi, o: CardOptions): Html {
 /** Rows a table may have and still be kept whole on one printed page. */
 export const SHORT_TABLE_ROWS = 5;
 
-export function table(f: Formats, head: readonly string[], rows: readonly Html[][], caption?: string): Html {
+export function table(
+  f: Formatters,
+  head: readonly string[],
+  rows: readonly Html[][],
+  caption?: string,
+): Html {
   if (rows.length === 0) return html`<p class="muted">${f.t('page:none')}</p>`;
   // A short table is kept on one page in print (./page-css.ts); a long one flows on.
   const short = rows.length <= SHORT_TABLE_ROWS;

@@ -1,14 +1,14 @@
 // The sections of the report page (./html.ts), each in the locale's words and number formats
-// (`Formats`); the API's own strings keep their words, engine ids read as display names.
+// (`Formatters`); the API's own strings keep their words, engine ids read as display names.
 import { html as escapedHtml, raw } from 'hono/html';
 import type { ReportSection } from '../../config/schema.js';
 import { moneyCompetitorsSection } from '../competitors/section.js';
 import type { ReportModel } from '../model/report-shape.js';
-import type { Formats } from './format.js';
+import type { ReportStyle } from '../style.js';
+import type { Formatters } from './format.js';
 import { changeTable, enumWord, notRead, unrecognised } from './html-notes.js';
 import { card, deltaCell, fig, type Html, html, share, table, text, whole } from './html-parts.js';
 import { engineReason, kpiReason, noEarlierNote, revisionNote } from './reasons.js';
-import type { ReportStyle } from './style.js';
 
 export interface Charts {
   scoreSvg: string;
@@ -30,15 +30,15 @@ export const SECTION_KEYS = [
   'changes',
 ] as const;
 
-const heading = (f: Formats, key: (typeof SECTION_KEYS)[number]) => f.t(`page:section.${key}`);
+const heading = (f: Formatters, key: (typeof SECTION_KEYS)[number]) => f.t(`page:section.${key}`);
 
 /** The period as the cover and title name it: once, as the locale says it. */
-export function periodOf(f: Formats, r: ReportModel): string {
+export function periodOf(f: Formatters, r: ReportModel): string {
   return f.period(r.period, r.period_status.end, r.period_status.in_progress);
 }
 
 /** The day of an instant in the page's zone, as the locale writes days (no raw timestamp). */
-function dayOf(f: Formats, instant: string, timeZone: string | null): string {
+function dayOf(f: Formatters, instant: string, timeZone: string | null): string {
   const ms = Date.parse(instant);
   if (!Number.isFinite(ms)) return f.na;
   const iso = new Intl.DateTimeFormat('en-CA', {
@@ -50,11 +50,11 @@ function dayOf(f: Formats, instant: string, timeZone: string | null): string {
   return f.day(iso);
 }
 
-function days(f: Formats, n: number | null): string {
+function days(f: Formatters, n: number | null): string {
   return f.t('page:days', { count: n ?? Number.NaN, n: whole(f, n) });
 }
 
-function prompts(f: Formats, n: number | null): string {
+function prompts(f: Formatters, n: number | null): string {
   return f.t('page:prompts', { count: n ?? Number.NaN, n: whole(f, n) });
 }
 
@@ -62,10 +62,10 @@ function prompts(f: Formats, n: number | null): string {
 interface Page {
   r: ReportModel;
   style: ReportStyle;
-  f: Formats;
+  f: Formatters;
 }
 
-const engineName = (f: Formats, id: string) => html`<bdi>${f.engine(id)}</bdi>`;
+const engineName = (f: Formatters, id: string) => html`<bdi>${f.engine(id)}</bdi>`;
 
 function coverSection({ r, style, f }: Page): Html {
   const t = f.t;
@@ -280,7 +280,7 @@ ${changeTable(f, w.lines)}
 export function sectionsOf(
   r: ReportModel,
   style: ReportStyle,
-  f: Formats,
+  f: Formatters,
   charts: Charts,
 ): Record<ReportSection, Html> {
   const page: Page = { r, style, f };

@@ -7,13 +7,13 @@
 import { raw } from 'hono/html';
 import { translator } from '../i18n/translate.js';
 import type { ReportModel } from '../model/report-shape.js';
+import type { ReportStyle } from '../style.js';
 import { summarySection } from '../summary/section.js';
 import { beginReportCharts, chartSvg, type LinePoint } from './charts.js';
-import { type Formats, formatsOf } from './format.js';
+import { type Formatters, formattersOf } from './format.js';
 import { type Html, html, toPercent } from './html-parts.js';
 import { periodOf, SECTION_KEYS, sectionsOf } from './html-sections.js';
 import { css } from './page-css.js';
-import type { ReportStyle } from './style.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
@@ -30,7 +30,7 @@ export const SECTION_TITLES = sectionTitles();
  * The closing "Data details" (reports.dataDetails, off by default): the ids and times a client does
  * not need but an account manager checking a figure may.
  */
-function dataDetails(r: ReportModel, f: Formats): Html {
+function dataDetails(r: ReportModel, f: Formatters): Html {
   const rows: [string, string][] = [
     ['details.workspace', r.brand_id],
     ['details.account', r.account],
@@ -55,7 +55,7 @@ export async function renderHtml(
 ): Promise<string> {
   beginReportCharts();
   const rename = style.clientName && o.brandName ? { from: o.brandName, to: style.clientName } : null;
-  const f = formatsOf(style, rename);
+  const f = formattersOf(style, rename);
   const colours = { primary: style.primaryColour, accent: style.accentColour };
   const series = { current: f.t('charts:series.this'), previous: f.t('charts:series.previous') };
   const line = (key: 'overall_score' | 'share_of_voice'): LinePoint[] =>

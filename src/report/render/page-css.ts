@@ -1,6 +1,6 @@
 // The report page's style sheet, inline in its <head> (./html.ts): the agency's colours, the fixed
 // delta colours, and print rules.
-import { DELTA_COLOURS, type ReportStyle } from './style.js';
+import { DELTA_COLOURS, type ReportStyle } from '../style.js';
 
 /**
  * How the page breaks in print (docs/reports-pdf.md, "Page breaks"): a heading never ends a page;

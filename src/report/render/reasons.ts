@@ -10,12 +10,12 @@ import {
   type ReportModel,
   type Revision,
 } from '../model/report-shape.js';
-import type { Formats } from './format.js';
+import type { Formatters } from './format.js';
 
-const days = (f: Formats, n: number) => f.t('page:days', { count: n, n: f.number(n) });
+const days = (f: Formatters, n: number) => f.t('page:days', { count: n, n: f.number(n) });
 
 /** A reason in the locale's words. */
-function reasonWords(f: Formats, r: Reason): string {
+function reasonWords(f: Formatters, r: Reason): string {
   switch (r.code) {
     case 'no-earlier-period':
       return f.t('page:note.no_earlier', { period: f.period(r.period) });
@@ -36,27 +36,27 @@ function reasonWords(f: Formats, r: Reason): string {
   }
 }
 
-const worded = (f: Formats, r: Reason | null) => (r === null ? null : reasonWords(f, r));
+const worded = (f: Formatters, r: Reason | null) => (r === null ? null : reasonWords(f, r));
 
 /** Why a KPI's previous side does not compare; null when it does. */
-export function kpiReason(f: Formats, r: ReportModel, k: Kpi): string | null {
+export function kpiReason(f: Formatters, r: ReportModel, k: Kpi): string | null {
   return worded(f, kpiCode(r, k));
 }
 
 /** Why an engine's previous mean does not compare, from the days it counted. */
-export function engineReason(f: Formats, r: ReportModel, e: EngineScore): string | null {
+export function engineReason(f: Formatters, r: ReportModel, e: EngineScore): string | null {
   return worded(f, engineCode(r, e));
 }
 
 /** The note on the key figures of a first report: nothing is known of the period before. */
-export function noEarlierNote(f: Formats, r: ReportModel): string {
+export function noEarlierNote(f: Formatters, r: ReportModel): string {
   return reasonWords(f, { code: 'no-earlier-period', period: r.previous_period });
 }
 
 const KPIS: ReadonlySet<string> = new Set(KPI_KEYS);
 
 /** "Revised since the last report: …" for a previous-period figure stated otherwise before. */
-export function revisionNote(f: Formats, r: ReportModel, x: Revision): string {
+export function revisionNote(f: Formatters, r: ReportModel, x: Revision): string {
   const engine = x.figure.startsWith('engine:') ? x.figure.slice('engine:'.length) : null;
   const figure =
     engine !== null

@@ -4,13 +4,13 @@
 // private-use token per parameter), so its text is escaped here, once, whatever the translator wrote.
 
 import type { Translate } from '../i18n/translate.js';
-import { type Formats, oneDecimal } from '../render/format.js';
+import { type Formatters, oneDecimal } from '../render/format.js';
 import { type Html, html, signed, text } from '../render/html-parts.js';
 import type { Param, Sentence } from './sentences.js';
 
 export interface SummaryWords {
   t: Translate;
-  f: Formats;
+  f: Formatters;
   /** The locale lists are joined in (`ChatGPT, Gemini and Claude`); null: English. */
   locale: string | null;
 }

@@ -3,9 +3,9 @@
 import { raw } from 'hono/html';
 import { translator } from '../i18n/translate.js';
 import type { ReportModel } from '../model/report-shape.js';
-import { formatsOf } from '../render/format.js';
+import { formattersOf } from '../render/format.js';
 import { type Html, html } from '../render/html-parts.js';
-import type { ReportStyle } from '../render/style.js';
+import type { ReportStyle } from '../style.js';
 import { notesHtml } from './notes.js';
 import { summaryHtml } from './render.js';
 import { summarySentences } from './sentences.js';
@@ -13,7 +13,7 @@ import { summarySentences } from './sentences.js';
 /** `notes`: the Markdown of ./notes.ts readNotes, or null for none. */
 export function summarySection(r: ReportModel, style: ReportStyle, notes: string | null): Html {
   const { t } = translator(style.locale);
-  const words = { t, f: formatsOf(style), locale: style.locale };
+  const words = { t, f: formattersOf(style), locale: style.locale };
   return html`<section class="summary"><h2>${t('summary:title')}</h2>
 ${summaryHtml(summarySentences(r), words)}
 ${

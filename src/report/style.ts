@@ -1,9 +1,9 @@
 // The look of one workspace's report, `ReportStyle` (styleOf), taken from its merged settings
 // (../settings.ts); the up/down colours of deltas are fixed (a palette never turns a loss green).
-import type { ReportSection } from '../../config/schema.js';
-import { textColourOnWhite } from '../../util/contrast.js';
-import { translator } from '../i18n/translate.js';
-import { defaultReportSettings, type ReportSettings } from '../settings.js';
+import type { ReportSection } from '../config/schema.js';
+import { textColourOnWhite } from '../util/contrast.js';
+import { translator } from './i18n/translate.js';
+import { defaultReportSettings, type ReportSettings } from './settings.js';
 
 export interface ReportStyle {
   /** Shown on the cover and in the footer; null: no agency line, no "Prepared by" (hidePlatformName). */

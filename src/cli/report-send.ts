@@ -45,33 +45,24 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
   // `report` has --account, --brand and --period too, and commander gives them to it wherever
   // they stand: read them with the parent's.
   const flags = cmd.optsWithGlobals<SendFlags>();
-  const [
-    { readConfigWithoutKeys },
-    { ObjectStores },
-    { parsePeriod },
-    { sendMadeReports, mailSession },
-    { findAccount },
-    log,
-    { sendClaimsFor },
-    { errorMessage },
-    { chosenAccounts },
-  ] = await Promise.all([
-    import('../config/read-config.js'),
-    import('../sinks/create-store.js'),
-    import('../history/period.js'),
-    import('../delivery/scheduled/deliver.js'),
-    import('../config/account-settings.js'),
-    import('./command-logger.js'),
-    import('../delivery/claims/choose.js'),
-    import('../util/errors.js'),
-    import('./accounts.js'),
-  ]);
+  const {
+    readConfigWithoutKeys,
+    ObjectStores,
+    parsePeriod,
+    sendMadeReports,
+    mailSession,
+    findAccount,
+    commandLogger,
+    sendClaimsFor,
+    errorMessage,
+    chosenAccounts,
+  } = await sendModules();
   const period = scheduledPeriod(flags, parsePeriod);
   const config = readConfigWithoutKeys(configOption(cmd));
   const names = chosenAccounts(config, flags.account).map((a) => a.name);
   const brands = flags.brand ?? [];
   // Silent: each recipient's outcome, failures included, is a line of its own below.
-  const logger = log.commandLogger({ logLevel: 'silent' });
+  const logger = commandLogger({ logLevel: 'silent' });
   const stores = new ObjectStores();
   // One SMTP session for the whole command: a refused login stops every account's sends to
   // that server at once, instead of one login per recipient.
@@ -123,6 +114,33 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
     await stores.close();
   }
   return finishSend({ code, said, found, brands }, io);
+}
+
+/** What `report send` loads when it runs (not for --help): the modules' exports as one. */
+async function sendModules() {
+  const [readConfig, createStore, period, deliver, accountSettings, log, claims, errors, accounts] =
+    await Promise.all([
+      import('../config/read-config.js'),
+      import('../sinks/create-store.js'),
+      import('../history/period.js'),
+      import('../delivery/scheduled/deliver.js'),
+      import('../config/account-settings.js'),
+      import('./command-logger.js'),
+      import('../delivery/claims/choose.js'),
+      import('../util/errors.js'),
+      import('./accounts.js'),
+    ]);
+  return {
+    ...readConfig,
+    ...createStore,
+    ...period,
+    ...deliver,
+    ...accountSettings,
+    ...log,
+    ...claims,
+    ...errors,
+    ...accounts,
+  };
 }
 
 /** --period: a month or an ISO week, the periods reports are scheduled for; unset: each schedule's newest. */

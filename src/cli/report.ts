@@ -95,6 +95,22 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
     .action(exitWith(state, (flags: ReportFlags, cmd: Command) => reportCommand(flags, cmd, io)));
 }
 
+/** What `report` loads when it runs (not for --help), in the order reportCommand names them. */
+function reportModules() {
+  return Promise.all([
+    import('../config/read-config.js'),
+    import('../sinks/create-store.js'),
+    import('../history/period.js'),
+    import('../report/make.js'),
+    import('../report/output.js'),
+    import('../report/style.js'),
+    import('../report/settings.js'),
+    import('../util/errors.js'),
+    import('../config/account-settings.js'),
+    import('./accounts.js'),
+  ]);
+}
+
 /** `visync report`: reads the complete runs and prints or writes the report. */
 async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): Promise<number> {
   const [
@@ -108,18 +124,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
     { errorMessage },
     { findAccount },
     { chosenAccounts },
-  ] = await Promise.all([
-    import('../config/read-config.js'),
-    import('../sinks/create-store.js'),
-    import('../history/period.js'),
-    import('../report/make.js'),
-    import('../report/output.js'),
-    import('../report/style.js'),
-    import('../report/settings.js'),
-    import('../util/errors.js'),
-    import('../config/account-settings.js'),
-    import('./accounts.js'),
-  ]);
+  ] = await reportModules();
   const chosen = chosenPeriod(flags, period);
   const config = readConfigWithoutKeys(configOption(cmd));
   const accounts = chosenAccounts(config, flags.account).map((a) => a.name);

@@ -86,9 +86,9 @@ export interface Side {
 export interface Basis {
   current: Side;
   previous: Side;
-  /** False: the delta is not shown; `reason` says why in English (`reasonText`). */
+  /** False: the delta is not shown; `reason` says why, as a code (`reasonText` words it in English). */
   comparable: boolean;
-  reason: string | null;
+  reason: ComparisonReason | null;
 }
 
 /**
@@ -114,7 +114,7 @@ export function periodWords(p: Period): string {
   return p.kind === 'range' ? `${longDay(p.from)} to ${longDay(p.to)}` : p.label;
 }
 
-/** A reason in English, as report.json and `Basis.reason` say it. */
+/** A reason in English, as report.json says it. */
 export function reasonText(r: ComparisonReason): string {
   const name = periodWords(r.period);
   switch (r.code) {
@@ -160,7 +160,7 @@ const basis = (current: Side, previous: Side, reason: ComparisonReason | null): 
   current,
   previous,
   comparable: reason === null,
-  reason: reason === null ? null : reasonText(reason),
+  reason,
 });
 
 export function dailyBasis(previous: Period, cur: Side, prev: Side): Basis {

@@ -3,7 +3,7 @@
 // (docs/reports-pdf.md, "White label"). The loader has validated every value and embedded the logo.
 // The renderer takes the look part of them (./style.ts); the scheduled delivery the schedule,
 // recipients and mail (src/delivery/). Here, not in src/config: the defaults name the page size
-// and Chromium of ./pdf.ts.
+// and Chromium of ./render/pdf.ts.
 import type {
   AccountConfig,
   Config,

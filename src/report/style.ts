@@ -1,5 +1,5 @@
 // The look of one workspace's report, `ReportStyle` (styleOf), taken from its merged settings
-// (../settings.ts); the up/down colours of deltas are fixed (a palette never turns a loss green).
+// (./settings.ts); the up/down colours of deltas are fixed (a palette never turns a loss green).
 import type { ReportSection } from '../config/schema.js';
 import { textColourOnWhite } from '../util/contrast.js';
 import { translator } from './i18n/translate.js';
@@ -65,7 +65,7 @@ export function styleOf(s: ReportSettings): ReportStyle {
 
 /**
  * The line Chromium prints at the foot of every PDF page: the agency's footer, then the closing
- * "Prepared by". In print the page's own <footer> is left out (./html.ts, PRINT_CSS): Chromium
+ * "Prepared by". In print the page's own <footer> is left out (./render/html.ts, PRINT_CSS): Chromium
  * cannot keep a block with the end of a table before it, so the closing line could stand alone on
  * a last page; in the running footer it never does (docs/reports-pdf.md, "Page breaks").
  */

@@ -1,6 +1,6 @@
 // report.json's words: the model's codes and numbers said in English, as the documented contract
 // has them (docs/reports.md, "The JSON model"); the page says the same in its locale from the
-// catalogues (../reasons.ts). A comparison's reason reads as src/history/comparison.ts words it
+// catalogues (../render/reasons.ts). A comparison's reason reads as src/history/comparison.ts words it
 // (`reasonText`, which its tests pin), the period's title likewise (`periodTitle`). Pure.
 import { longDay, reasonText } from '../../history/comparison.js';
 import type { Period } from '../../history/period.js';

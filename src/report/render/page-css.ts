@@ -6,7 +6,7 @@ import { DELTA_COLOURS, type ReportStyle } from '../style.js';
  * How the page breaks in print (docs/reports-pdf.md, "Page breaks"): a heading never ends a page;
  * small blocks (a card, a chart, a table row, a short table) are never cut, long sections flow on;
  * the footer line and the closing "Prepared by" are printed by Chromium at the foot of every page
- * (./style.ts, pdfFooter), so the page's own <footer> is left out: Chromium cannot keep a block
+ * (../style.ts, pdfFooter), so the page's own <footer> is left out: Chromium cannot keep a block
  * with the end of a table before it, and the closing line stood alone on a last page. The page's
  * own padding goes too (the PDF's margins frame it): a report ending at a page's foot got a blank
  * page for its last 24 px.

@@ -1,9 +1,10 @@
 // The code's shape: imports point down the layer list kept here (docs/development.md "### Layers"
 // is checked to state the same list), no import cycle between files or between the listed
 // folders, one home for delivery, a nightly sync that knows nothing of brand watch, jobs/ without
-// run logic, a walk of one night (docs/development.md) that names files that exist, and no source
+// run logic, a walk of one night (docs/development.md) and relative paths in comments that name files
+// that exist, and no source
 // file but a declaration over 400 lines.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -219,6 +220,16 @@ describe('code layout', () => {
     expect(named.length).toBeGreaterThan(20);
     expect(named.filter((f) => !FILES.includes(f))).toEqual([]);
     expect(named.filter((f, i) => named.indexOf(f) !== i)).toEqual([]);
+  });
+
+  it('points at files that exist where a comment names a sibling by a relative path', () => {
+    const stale = FILES.flatMap((f) =>
+      [...readFileSync(join(ROOT, f), 'utf8').matchAll(/\.\.?\/[a-z0-9/-]+\.ts\b/g)]
+        .map((m) => m[0])
+        .filter((path) => !existsSync(join(ROOT, dirname(f), path)))
+        .map((path) => `${f}: ${path}`),
+    );
+    expect(stale).toEqual([]);
   });
 
   it('finds the imports it checks', () => {

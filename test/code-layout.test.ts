@@ -1,9 +1,8 @@
 // The code's shape: imports point down the layer list kept here (docs/development.md "### Layers"
 // is checked to state the same list), no import cycle between files or between the listed
 // folders, one home for delivery, a nightly sync that knows nothing of brand watch, jobs/ without
-// run logic, a walk of one night (docs/development.md) and relative paths in comments that name files
-// that exist, and no source
-// file but a declaration over 400 lines.
+// run logic, a walk of one night (docs/development.md) and comments' relative paths that name files
+// that exist, and no source file but a declaration over 400 lines.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';

@@ -36,9 +36,16 @@ export async function readNotes(
 }
 
 // html: false escapes raw HTML; linkify: false keeps bare addresses text; markdown-it's own link
-// check refuses javascript:, vbscript:, file: and data: links; images are off (the page fetches
-// nothing: an image would be a request, or a hole under the page's Content-Security-Policy).
-const md = new MarkdownIt({ html: false, linkify: false, typographer: false }).disable('image');
+// check refuses javascript:, vbscript:, file: and data: links.
+const md = new MarkdownIt({ html: false, linkify: false, typographer: false });
+
+// An image is shown as its alt text, never fetched (the page fetches nothing: an image would be a
+// request, or a hole under the page's Content-Security-Policy). With the image rule off instead,
+// `![chart](url)` would read "!" and a live link to the picture.
+md.renderer.rules.image = (tokens, i, options, env, self) => {
+  const alt = self.renderInlineAsText(tokens[i]?.children ?? [], options, env);
+  return alt === '' ? '' : `<span class="note-image">${md.utils.escapeHtml(alt)}</span>`;
+};
 
 // The notes sit under the summary's own heading: their headings start at <h4>, so they never
 // join the page's sections (<h2>) or the PDF's outline as one of them.

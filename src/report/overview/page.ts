@@ -68,7 +68,7 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
 <html lang="${htmlLang}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${s.agencyName === null ? '' : `${s.agencyName} \u2013 `}${t('overview:title')} \u2013 ${f.period(o.period)}</title>
+<title>${s.agencyName === null ? '' : `${s.agencyName} \u2013 `}${t('overview:title')} \u2013 ${f.period(o.period)}</title>${s.agencyName === null ? '' : html`\n<meta name="author" content="${s.agencyName}">`}
 <style>${raw(css(s))}</style></head>
 <body><main>
 <header class="cover">

@@ -94,7 +94,7 @@ export async function renderHtml(
 <html lang="${f.htmlLang}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${f.t('page:title', { client, period: periodOf(f, r) })}</title>
+<title>${f.t('page:title', { client, period: periodOf(f, r) })}</title>${style.agencyName === null ? '' : html`\n<meta name="author" content="${style.agencyName}">`}
 <style>${raw(css(style))}</style></head>
 <body><main>
 ${style.sections.includes('cover') ? '' : html`${summary}\n\n`}${style.sections.map((key, i) => html`${i ? '\n\n' : ''}${sections[key]}${key === 'cover' ? html`\n\n${summary}` : ''}`)}

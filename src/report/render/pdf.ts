@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { reasonOf } from '../../util/errors.js';
 import { translator } from '../i18n/translate.js';
+import { withAuthor } from './pdf-info.js';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -215,7 +216,12 @@ export class PdfSession {
     const printing = (async () => {
       printer = await this.printer(timeoutMs);
       await show(printer, { url, html, onBlockedRequest: o.onBlockedRequest }, timeoutMs);
-      return printer.page.pdf({
+      const page = printer.page;
+      // The page's own <meta name="author"> (the agency), as the PDF's Author (./pdf-info.ts).
+      const author = await page
+        .locator('meta[name="author"]')
+        .evaluateAll((ms) => ms.map((m) => m.getAttribute('content')).find((c) => c) ?? null);
+      const pdf = await page.pdf({
         format: o.pageSize,
         printBackground: true,
         displayHeaderFooter: true,
@@ -226,6 +232,7 @@ export class PdfSession {
         tagged: true,
         outline: true,
       });
+      return withAuthor(pdf, author);
     })();
     try {
       const pdf = await Promise.race([printing, expired]);

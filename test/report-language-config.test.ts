@@ -59,9 +59,11 @@ describe('report language settings', () => {
     const [line] = checkReportLanguages(japanese, japanese.accounts);
     expect(line?.status).toBe('WARN');
     expect(line?.detail).toBe(
-      'no catalogue for ja-JP (account acme workspace ws_1): numbers and dates as the locale writes them, every word in English',
+      'no catalogue for ja-JP (account acme workspace ws_1): the report is in English, its words, dates and numbers; catalogues: en, de, fr, es, it, nl, pt',
     );
-    expect(line?.fix).toContain('en, de, fr, es, it, nl, pt');
+    // The workspace's report is the English one; the account's keeps its German.
+    expect(reportSettingsFor(japanese, japanese.accounts[0]!, 'ws_1').locale).toBeUndefined();
+    expect(reportSettingsFor(japanese, japanese.accounts[0]!).locale).toBe('de-DE');
     const none = load('');
     expect(checkReportLanguages(none, none.accounts)).toEqual([]);
   });

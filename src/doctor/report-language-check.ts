@@ -1,5 +1,5 @@
-// The language of each configured report: a locale whose language has no catalogue still formats
-// numbers and dates its way, but every word stays English (docs/reports.md, "Language").
+// The language of each configured report: a locale whose language has no catalogue makes the
+// English report, its words, dates and numbers (src/report/settings.ts; docs/reports.md, "Language").
 import type { AccountConfig, Config } from '../config/schema.js';
 import { LANGUAGES } from '../report/i18n/catalogues/index.js';
 import { catalogueLanguage } from '../report/i18n/translate.js';
@@ -13,7 +13,8 @@ export function checkReportLanguages(config: Config, accounts: readonly AccountC
   const where = new Map<string, string[]>();
   for (const a of accounts)
     for (const ws of [undefined, ...Object.keys(a.reports?.workspaces ?? {})]) {
-      const locale = reportSettingsFor(config, a, ws).locale;
+      const s = reportSettingsFor(config, a, ws);
+      const locale = s.locale ?? s.localeWithoutCatalogue;
       if (locale === undefined) continue;
       const at = ws === undefined ? `account ${a.name}` : `account ${a.name} workspace ${ws}`;
       where.set(locale, [...(where.get(locale) ?? []), at]);
@@ -26,8 +27,8 @@ export function checkReportLanguages(config: Config, accounts: readonly AccountC
   return [
     warn(
       REPORT_LANGUAGE_CHECK,
-      `no catalogue for ${list}: numbers and dates as the locale writes them, every word in English`,
-      `use a locale in ${LANGUAGES.join(', ')} for translated reports, or keep English words`,
+      `no catalogue for ${list}: the report is in English, its words, dates and numbers; catalogues: ${LANGUAGES.join(', ')}`,
+      `use a locale of one of these languages for a translated report, or leave the locale unset for English`,
     ),
   ];
 }

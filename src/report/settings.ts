@@ -15,6 +15,7 @@ import type {
   WorkspaceReportsConfig,
 } from '../config/schema.js';
 import { REPORT_SECTIONS } from '../config/schema.js';
+import { reportLocale } from './i18n/translate.js';
 import { DEFAULT_CHROMIUM_PATH, type PageSize } from './render/pdf.js';
 
 export interface ReportSettings {
@@ -29,9 +30,13 @@ export interface ReportSettings {
   /** Overrides the workspace's name and domain from the data. */
   clientName?: string;
   clientDomain?: string;
-  /** BCP 47 locale for numbers and dates, and the IANA zone times are shown in; unset: numbers as
-   * the API gives them, ISO dates, times in UTC as stored (docs/reports.md, "Locale"). */
+  /** BCP 47 locale for words, numbers and dates, and the IANA zone times are shown in; unset: numbers
+   * as the API gives them, ISO dates, times in UTC as stored (docs/reports.md, "Locale"). Only a
+   * locale whose language has a catalogue: another is unset here and kept in `localeWithoutCatalogue`. */
   locale?: string;
+  /** The configured locale when its language has no catalogue: the report is the English one
+   * (words, dates and numbers), and `visync doctor` names it. */
+  localeWithoutCatalogue?: string;
   timeZone?: string;
   pageSize: PageSize;
   /** The sections shown, in this order. */
@@ -98,7 +103,16 @@ export function reportSettingsFor(
 ): ReportSettings {
   const top = overlay(defaultReportSettings(), config.reports);
   const own = overlay(top, account.reports);
-  return workspaceId === undefined ? own : overlay(own, account.reports?.workspaces?.[workspaceId]);
+  return inCatalogueLocale(
+    workspaceId === undefined ? own : overlay(own, account.reports?.workspaces?.[workspaceId]),
+  );
+}
+
+/** A locale without a catalogue moves to `localeWithoutCatalogue`: the report is then English. */
+function inCatalogueLocale(s: ReportSettings): ReportSettings {
+  if (s.locale === undefined || reportLocale(s.locale) !== undefined) return s;
+  const { locale, ...rest } = s;
+  return { ...rest, localeWithoutCatalogue: locale };
 }
 
 /** Whether any of these accounts (or any of their workspaces) has PDF reports. */

@@ -33,6 +33,15 @@ export function catalogueLanguage(locale: string): Language | null {
   return (LANGUAGES as readonly string[]).includes(language) ? (language as Language) : null;
 }
 
+/**
+ * The locale a report is written in: `locale` when its language has a catalogue, else none (the
+ * English page: its words, and its dates and numbers too, so English words never stand among
+ * another language's dates; `visync doctor` says so).
+ */
+export function reportLocale(locale: string | undefined): string | undefined {
+  return locale === undefined || catalogueLanguage(locale) === null ? undefined : locale;
+}
+
 function instance(lang: Language): i18n {
   const t = i18next.createInstance();
   // initAsync false: the resources are in memory, so init finishes before it returns.

@@ -8,8 +8,8 @@ import { type CheckResult, pass, warn } from './check.js';
 
 const REPORT_LANGUAGE_CHECK = 'report language';
 
-/** One line about the report locales of these accounts and their workspaces; none when no locale is set. */
-export function checkReportLanguages(config: Config, accounts: readonly AccountConfig[]): CheckResult[] {
+/** Each report locale set for these accounts and their workspaces, with where it is set. */
+export function reportLocales(config: Config, accounts: readonly AccountConfig[]): Map<string, string[]> {
   const where = new Map<string, string[]>();
   for (const a of accounts)
     for (const ws of [undefined, ...Object.keys(a.reports?.workspaces ?? {})]) {
@@ -19,6 +19,12 @@ export function checkReportLanguages(config: Config, accounts: readonly AccountC
       const at = ws === undefined ? `account ${a.name}` : `account ${a.name} workspace ${ws}`;
       where.set(locale, [...(where.get(locale) ?? []), at]);
     }
+  return where;
+}
+
+/** One line about the report locales of these accounts and their workspaces; none when no locale is set. */
+export function checkReportLanguages(config: Config, accounts: readonly AccountConfig[]): CheckResult[] {
+  const where = reportLocales(config, accounts);
   if (where.size === 0) return [];
   const without = [...where].filter(([locale]) => catalogueLanguage(locale) === null);
   if (without.length === 0)

@@ -6,7 +6,7 @@ import { MemoryRateBudget } from '../api/rate-budget.js';
 import { accountSettings, namesList, storeKey, warehouseKey } from '../config/account-settings.js';
 import type { AccountConfig, Config, SinksConfig } from '../config/schema.js';
 import { SMTP_TIMEOUTS } from '../delivery/mail/smtp.js';
-import { CHROMIUM_FIX, CHROMIUM_START_TIMEOUT_MS } from '../report/render/pdf.js';
+import { CHROMIUM_FIX, CHROMIUM_START_TIMEOUT_MS, DEFAULT_CHROMIUM_PATH } from '../report/render/pdf.js';
 import { pdfReportsConfigured, reportSettingsFor } from '../report/settings.js';
 import { createObjectStore } from '../sinks/create-store.js';
 import { checkAccount } from './account-check.js';
@@ -21,11 +21,12 @@ import {
 import { type CheckResult, fail, guarded } from './check.js';
 import { CHROMIUM_CHECK, checkChromium } from './chromium-check.js';
 import { checkConfig } from './config-check.js';
+import { checkReportFonts, FONT_CHECK } from './font-check.js';
 import { checkReportMail, MAIL_CHECK, MAIL_FIX, mailDeliveries } from './mail-check.js';
 import { checkObjectStore } from './object-store-check.js';
 import type { DoctorProbes } from './probes.js';
 import { checkRedis, connectRedis } from './redis-check.js';
-import { checkReportLanguages } from './report-language-check.js';
+import { checkReportLanguages, reportLocales } from './report-language-check.js';
 import { checkWebhook, WEBHOOK_CHECK, WEBHOOK_FIX } from './webhook-check.js';
 
 const DEFAULT_CHECK_TIMEOUT_MS = 5000;
@@ -132,6 +133,16 @@ function outboundChecks(
       ? // Starting a browser is not a service answering: it gets the time a start may take.
         guarded(CHROMIUM_CHECK, Math.max(timeoutMs, CHROMIUM_START_TIMEOUT_MS), CHROMIUM_FIX, () =>
           checkChromium(reportSettingsFor(config, selected[0]!).chromiumPath),
+        )
+      : [],
+    pdfReportsConfigured(config, selected)
+      ? guarded(FONT_CHECK, timeoutMs, 'apt-get install -y fontconfig', () =>
+          checkReportFonts([...reportLocales(config, selected).keys()], {
+            env,
+            remoteBrowser:
+              Boolean(env.VISYNC_CHROMIUM_ENDPOINT) &&
+              reportSettingsFor(config, selected[0]!).chromiumPath === DEFAULT_CHROMIUM_PATH,
+          }),
         )
       : [],
     mailDeliveries(config, selected).length

@@ -59,6 +59,8 @@ export interface LedgerRun {
   rate_limited: number;
   retries: number;
   waited_ms: number;
+  /** Set by `visync status` on a run read from its manifest, not the ledger (jobs/status.ts). */
+  from?: 'manifest';
 }
 
 /** A run's stop as the ledger stored it: its message and code ('unknown' when stored without one). */

@@ -2,6 +2,8 @@
 import type { Redis } from 'ioredis';
 import { initialLimit } from '../src/api/account-source.js';
 import type { Config } from '../src/config/schema.js';
+import { lastSucceededRun } from '../src/records/history.js';
+import type { Manifest } from '../src/records/manifest.js';
 import { isFinishedStatus, withCurrentPhase } from '../src/records/run-state.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 import type { Queue } from './bullmq.js';
@@ -75,7 +77,7 @@ export async function readStatus(o: {
     const scheduler = await queue.getJobScheduler(schedulerId(a.name));
     const limit = initialLimit(a);
     const budget = await peekBudget(o.redis, o.config.redis.prefix, a.name, limit);
-    const lastSuccess = await o.ledger.lastSuccess(a.name);
+    const lastSuccess = await lastSuccessOf(o, a.name);
     const last = lastSuccess && withCurrentPhase(lastSuccess);
     accounts.push({
       account: a.name,
@@ -116,6 +118,45 @@ export async function readStatus(o: {
   } finally {
     await Promise.all([finishes.close(), reports.close()]);
   }
+}
+
+/**
+ * The account's last success: the ledger's mark, or a newer run its manifest records by the same
+ * rule (src/records/history.ts): a `run --once` made without Redis (before redis.url was set, or
+ * after Redis lost its data) is in the manifests only. Read from the ledger's mark on, so a status
+ * reads the manifests of the runs since, not the account's whole history (all of it only when the
+ * ledger has no mark).
+ */
+async function lastSuccessOf(
+  o: { ledger: RunLedger; storeFor?: (account: string) => Promise<ObjectStore> },
+  account: string,
+): Promise<LedgerRun | undefined> {
+  const ledger = await o.ledger.lastSuccess(account);
+  if (!o.storeFor) return ledger;
+  const m = await lastSucceededRun(await o.storeFor(account), account, undefined, ledger);
+  return m ? manifestRun(m) : ledger;
+}
+
+/** A run its manifest records, in the ledger's shape (`from: 'manifest'` says where it was read). */
+function manifestRun(m: Manifest): LedgerRun {
+  return {
+    run_id: m.run_id,
+    account: m.account,
+    kind: m.kind,
+    status: m.status,
+    run_date: m.run_date,
+    created_at: m.started_at,
+    started_at: m.started_at,
+    finished_at: m.finished_at,
+    visibility_days: m.window.visibility_days,
+    window_from: m.window.from,
+    window_to: m.window.to,
+    workspaces_total: m.workspaces.length,
+    workspaces_done: m.workspaces.length,
+    workspaces_failed: m.workspaces.filter((w) => w.status === 'failed').length,
+    ...m.requests,
+    from: 'manifest',
+  };
 }
 
 /** Job counts by state, summed over the queues. */

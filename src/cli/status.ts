@@ -78,7 +78,9 @@ function describeRun(r: LedgerRun): string {
   const window = r.visibility_days ? ` ${r.visibility_days}d` : '';
   const phase = currentPhase(r)?.phase;
   const waits = phase ? `, ${phase}` : '';
-  return `${r.run_id} (${r.kind}${window}, ${r.status}${progress}${waits}, ${r.calls} requests)`;
+  // A run the ledger does not know (made without Redis) is read from its manifest, and says so.
+  const where = r.from === 'manifest' ? ', from its manifest' : '';
+  return `${r.run_id} (${r.kind}${window}, ${r.status}${progress}${waits}, ${r.calls} requests${where})`;
 }
 
 /**

@@ -65,12 +65,18 @@ export async function lastSucceededRun(
   store: ObjectStore,
   account: string,
   history = new RunHistory(store, account),
+  /** Replay from this mark (the ledger's: `visync status`): only runs dated on or after it are
+   * read, and the result is a run that moves the mark beyond it, else undefined. */
+  from?: { run_id: string; run_date: string },
 ): Promise<Manifest | undefined> {
-  const ids = (await history.runIds()).reverse();
+  // Run ids start with their run date (YYYYMMDD).
+  const since = from?.run_date.replaceAll('-', '') ?? '';
+  const ids = (await history.runIds()).reverse().filter((id) => id.slice(0, 8) >= since && id !== from?.run_id);
   let best: Manifest | undefined;
   for (let i = 0; i < ids.length; i += READ_AHEAD) {
     const batch = await Promise.all(ids.slice(i, i + READ_AHEAD).map((id) => readOrSkip(store, account, id)));
-    for (const m of batch) if (m && movesLastSuccess(manifestCoverage(m), best?.run_date)) best = m;
+    for (const m of batch)
+      if (m && movesLastSuccess(manifestCoverage(m), best?.run_date ?? from?.run_date)) best = m;
   }
   return best;
 }

@@ -19,7 +19,11 @@ function monthWords(locale: string): string[] {
     for (const month of ['long', 'short'] as const) {
       const d = Date.UTC(2026, m, 15);
       words.add(new Intl.DateTimeFormat(locale, { month, timeZone: 'UTC' }).format(d));
-      for (const p of new Intl.DateTimeFormat(locale, { day: 'numeric', month, timeZone: 'UTC' }).formatToParts(d))
+      for (const p of new Intl.DateTimeFormat(locale, {
+        day: 'numeric',
+        month,
+        timeZone: 'UTC',
+      }).formatToParts(d))
         if (p.type === 'month') words.add(p.value);
     }
   return [...words].map((w) => w.replace(/\.$/, '').toLowerCase()).filter((w) => w.length > 2);
@@ -28,7 +32,10 @@ function monthWords(locale: string): string[] {
 describe('a report locale without a catalogue (pl-PL)', () => {
   it('reads English: words, dates and numbers, lang="en", as the page without a locale', async () => {
     const copy = nights.copy();
-    const { out, first } = await reportNovemberWith(() => ({ top: { locale: 'pl-PL' } }), () => copy);
+    const { out, first } = await reportNovemberWith(
+      () => ({ top: { locale: 'pl-PL' } }),
+      () => copy,
+    );
     const file = join(reportDir(out, first, '2026-11'), 'report.html');
     const html = readFileSync(file, 'utf8');
     expect(html).toContain('<html lang="en">');

@@ -88,7 +88,7 @@ describe('agency overview', () => {
         { brandId: 'new', report: first, href: reportHref('new', PERIOD.label, 'html') },
         { brandId: 'down/1', report: drop, href: reportHref('down/1', PERIOD.label, 'html') },
       ],
-      new Map([['down/1', { high: 1, medium: 2, low: 0 }]]),
+      new Map([['down/1', { score_drop: 1, false_claim_new: 2 }]]),
     );
     expect(rows.map((r) => r.brandId)).toEqual(['down/1', 'up', 'new', 'gone']);
     // A `%` of the stored folder name is escaped once more in the link.
@@ -102,7 +102,7 @@ describe('agency overview', () => {
       style: DEFAULT_STYLE,
     });
     const text = page.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
-    expect(text).toContain('1 high , 2 medium');
+    expect(text).toContain('1 score drop , 2 new false claims');
     expect(text).toContain('not comparable');
     expect(text).toContain('no report for this period');
     expect(text).toContain('missing');

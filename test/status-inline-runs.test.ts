@@ -29,7 +29,9 @@ describe('visync status after inline runs', () => {
     expect(text.code).toBe(0);
     // Lines keep to 100 columns: a continuation line is indented further.
     const at = text.out.findIndex((l) => l.startsWith('  last success: '));
-    const last = [text.out[at], ...text.out.slice(at + 1).filter((l, i, all) => all.slice(0, i + 1).every((x) => x.startsWith('      ')))]
+    const rest = text.out.slice(at + 1);
+    const more = rest.findIndex((l) => !l.startsWith('      '));
+    const last = [text.out[at], ...rest.slice(0, more === -1 ? rest.length : more)]
       .map((l) => l?.trim())
       .join(' ');
     expect(last).toMatch(
@@ -39,6 +41,10 @@ describe('visync status after inline runs', () => {
     );
     const json = await visyncCli(path, ['status', '--json']);
     const doc = JSON.parse(json.out.join('\n')) as { accounts: { last_success?: Record<string, unknown> }[] };
-    expect(doc.accounts[0]?.last_success).toMatchObject({ run_id: newest, status: 'succeeded', from: 'manifest' });
+    expect(doc.accounts[0]?.last_success).toMatchObject({
+      run_id: newest,
+      status: 'succeeded',
+      from: 'manifest',
+    });
   }, 120_000);
 });

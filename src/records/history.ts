@@ -71,7 +71,9 @@ export async function lastSucceededRun(
 ): Promise<Manifest | undefined> {
   // Run ids start with their run date (YYYYMMDD).
   const since = from?.run_date.replaceAll('-', '') ?? '';
-  const ids = (await history.runIds()).reverse().filter((id) => id.slice(0, 8) >= since && id !== from?.run_id);
+  const ids = (await history.runIds())
+    .reverse()
+    .filter((id) => id.slice(0, 8) >= since && id !== from?.run_id);
   let best: Manifest | undefined;
   for (let i = 0; i < ids.length; i += READ_AHEAD) {
     const batch = await Promise.all(ids.slice(i, i + READ_AHEAD).map((id) => readOrSkip(store, account, id)));

@@ -178,6 +178,7 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
       ...{ store: o.store, target: o.target, account: o.account, runs, period, previous },
       ...{ workspaces: available, made: slim, overview: o.overview },
       formatsFor: (b) => o.formatsFor?.(b) ?? o.formats,
+      clientNameFor: (b) => o.styleFor(b).clientName,
     });
   return out;
 }

@@ -1,12 +1,14 @@
 // One account's overview of a period, written beside its workspaces' reports (./rows.ts, ./page.ts):
-// the reports made in this call, the others' report.json read back from the same place, the period's
-// brand events, then overview.html (and overview.pdf when the reports have PDFs).
+// the reports made in this call, the others' report.json read back from the same place (and the
+// names of those without one, ./names.ts), the period's brand events, then overview.html (and
+// overview.pdf when the reports have PDFs).
 import type { CompleteRun } from '../../history/complete-runs.js';
 import type { Period } from '../../history/period.js';
 import type { ObjectStore } from '../../sinks/object-store.js';
 import type { ReportFile, ReportFormat, ReportTarget } from '../output.js';
 import type { ReportStyle } from '../style.js';
 import { periodEvents } from './events.js';
+import { clientNames } from './names.js';
 import { type OverviewReport, overviewRows, portfolioTrend, reportHref } from './rows.js';
 
 export interface OverviewOptions {
@@ -28,6 +30,8 @@ export interface OverviewInput {
   /** The reports written in this call, by workspace id. */
   made: ReadonlyMap<string, OverviewReport>;
   formatsFor: (brandId: string) => readonly ReportFormat[];
+  /** The agency's own name for a client (reports.workspaces.<id>.clientName); null: the data's. */
+  clientNameFor?: (brandId: string) => string | null;
   overview: OverviewOptions;
 }
 
@@ -40,7 +44,11 @@ export async function writeOverview(i: OverviewInput): Promise<string> {
     const ext = formats.includes('html') ? 'html' : formats.includes('pdf') ? 'pdf' : null;
     items.push({ brandId, report, href: ext === null ? null : reportHref(brandId, i.period.label, ext) });
   }
-  const rows = overviewRows(items, await periodEvents(i.store, i.runs, i.period));
+  // A workspace whose report is not at hand (made with --brand, the others not made yet) is still
+  // named, from the data.
+  const unnamed = items.filter((x) => !x.report?.cover.client_name).map((x) => x.brandId);
+  const names = await clientNames(i.store, i.runs, i.period, unnamed, i.clientNameFor);
+  const rows = overviewRows(items, await periodEvents(i.store, i.runs, i.period), names);
   const reports = items.map((x) => x.report).filter((r): r is OverviewReport => r !== undefined);
   // Vega loads with the page only when there is an overview to render (test/startup-imports.test.ts).
   const { renderOverview } = await import('./page.js');

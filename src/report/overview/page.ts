@@ -1,6 +1,8 @@
 // The agency overview as one self-contained HTML page (docs/reports.md, "Agency overview"): the same
 // Content-Security-Policy, white label and locale as the workspace reports, every word from the
 // `overview` catalogue area, every client name escaped, each report linked relative to the page.
+// Headers break only between words (never "Chan/ge"), and the closing "Prepared by" line is kept
+// with the trend above it, so a printed page never holds it alone.
 import { html as escapedHtml, raw } from 'hono/html';
 import type { Period } from '../../history/period.js';
 import { translator } from '../i18n/translate.js';
@@ -8,6 +10,7 @@ import { beginReportCharts, chartSvg, type LinePoint } from '../render/charts.js
 import { formattersOf } from '../render/format.js';
 import { html, share, signed } from '../render/html-parts.js';
 import { DELTA_COLOURS, type ReportStyle } from '../style.js';
+import { OVERVIEW_EVENT_KINDS } from './events.js';
 import type { OverviewRow, PortfolioDay } from './rows.js';
 
 const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
@@ -41,12 +44,10 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
   const svg = hasTrend ? await trendSvg(o, [t('charts:series.this'), t('charts:series.previous')]) : '';
   const events = (r: OverviewRow) => {
     if (r.events === null) return html`<span class="na">${t('overview:events_missing')}</span>`;
-    const parts = (['high', 'medium', 'low'] as const)
-      .filter((k) => (r.events?.[k] ?? 0) > 0)
-      .map((k) => {
-        const n = r.events?.[k] ?? 0;
-        return html`<span class="sev ${k}">${t(`overview:events_${k}`, { count: n, n: f.number(n) })}</span>`;
-      });
+    const parts = OVERVIEW_EVENT_KINDS.filter((k) => (r.events?.[k] ?? 0) > 0).map((k) => {
+      const n = r.events?.[k] ?? 0;
+      return html`<span class="event">${t(`overview:events_${k}`, { count: n, n: f.number(n) })}</span>`;
+    });
     return parts.length
       ? html`${parts.map((p, i) => html`${i ? ', ' : ''}${p}`)}`
       : html`${t('overview:events_none')}`;
@@ -80,11 +81,13 @@ ${s.agencyName === null ? '' : html`<p class="agency">${s.agencyName}</p>`}
 <section><h2>${t('overview:clients_title')}</h2>
 <table class="clients"><thead><tr><th>${t('overview:col_client')}</th><th>${t('overview:col_score')}</th><th>${t('overview:col_delta')}</th><th>${t('overview:col_share')}</th><th>${t('overview:col_events')}</th><th>${t('overview:col_report')}</th></tr></thead>
 <tbody>${o.rows.map(row)}</tbody></table>
+<p class="note events-note">${t('overview:events_note')}</p>
 </section>
-<section><h2>${t('overview:trend_title')}</h2>
+<div class="closing"><section><h2>${t('overview:trend_title')}</h2>
 ${hasTrend ? html`<p class="note">${t('overview:trend_note')}</p>\n<div class="chart">${raw(svg)}</div>` : html`<p class="na">${t('overview:trend_missing')}</p>`}
 </section>
 ${s.agencyName === null ? '' : html`<footer><p class="muted">${t('overview:prepared_by', { agency: s.agencyName })}</p></footer>`}
+</div>
 </main></body></html>
 `;
   return (await page).toString();
@@ -102,10 +105,12 @@ h2{font-size:20px;border-bottom:2px solid ${s.primaryColour};padding-bottom:4px}
 .muted,.note{color:#57606a}.na{color:#57606a;font-style:italic}
 table{width:100%;border-collapse:collapse;margin:8px 0 16px}
 th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}th{background:#f6f8fa}
+th{overflow-wrap:normal;word-break:normal;hyphens:none}
 .delta{font-weight:600}.delta.up{color:${DELTA_COLOURS.up}}.delta.down{color:${DELTA_COLOURS.down}}.delta.flat{color:${DELTA_COLOURS.flat}}
-.sev.high{color:${DELTA_COLOURS.down};font-weight:600}
+.event{white-space:nowrap}
 .chart svg{max-width:100%;height:auto}
 tr{break-inside:avoid}
+.closing{break-inside:avoid-page}
 `
     .trim()
     .replaceAll('\n', '');

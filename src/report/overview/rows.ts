@@ -6,7 +6,7 @@
 import { compareText, mean } from '../../history/figures.js';
 import { brandKey } from '../../sinks/layout.js';
 import type { ReportModel } from '../model/report-shape.js';
-import type { SeverityCounts } from './events.js';
+import type { EventCounts } from './events.js';
 
 /** What the overview reads of a report: kept for every workspace made, so only this much. */
 export type OverviewReport = Pick<ReportModel, 'cover' | 'kpis' | 'comparison' | 'trend'>;
@@ -30,8 +30,8 @@ export interface OverviewRow {
   comparable: boolean;
   share: number | null;
   shareUnit: ReportModel['trend']['share_of_voice_unit'];
-  /** Null: not known (no complete run dated within the period). */
-  events: SeverityCounts | null;
+  /** The period's events per kind shown; null: not known (no complete run dated within the period). */
+  events: EventCounts | null;
   /** Relative to the overview's folder; null when no report page was written. */
   href: string | null;
 }
@@ -54,7 +54,9 @@ export interface OverviewItem {
 
 export function overviewRows(
   items: readonly OverviewItem[],
-  events: ReadonlyMap<string, SeverityCounts> | null,
+  events: ReadonlyMap<string, EventCounts> | null,
+  /** The client's name in the data, for a workspace whose report names none (not made yet). */
+  names: ReadonlyMap<string, string> = new Map(),
 ): OverviewRow[] {
   const rows = items.map((i): OverviewRow => {
     const r = i.report;
@@ -62,14 +64,14 @@ export function overviewRows(
     const comparable = (r?.comparison.earlier_period ?? false) && (k?.comparable ?? false);
     return {
       brandId: i.brandId,
-      client: r?.cover.client_name ?? null,
+      client: r?.cover.client_name ?? names.get(i.brandId) ?? null,
       reported: r !== undefined,
       score: k?.value ?? null,
       delta: comparable ? (k?.delta ?? null) : null,
       comparable,
       share: r?.kpis.share_of_voice.value ?? null,
       shareUnit: r?.trend.share_of_voice_unit ?? 'percent',
-      events: events === null ? null : (events.get(i.brandId) ?? { high: 0, medium: 0, low: 0 }),
+      events: events === null ? null : (events.get(i.brandId) ?? {}),
       href: r === undefined ? null : i.href,
     };
   });

@@ -40,8 +40,7 @@ function dictEntries(dict: string): Map<string, string> {
       continue;
     }
     const at = key.lastIndex;
-    const end =
-      dict[at] === '(' ? literalEnd(dict, at) : dict[at] === '<' ? dict.indexOf('>', at) + 1 : at;
+    const end = dict[at] === '(' ? literalEnd(dict, at) : dict[at] === '<' ? dict.indexOf('>', at) + 1 : at;
     if (end > at) out.set(m[1] as string, dict.slice(at, end));
     i = Math.max(end, at);
   }

@@ -1,0 +1,193 @@
+// The agency overview around its table (src/report/overview/): made with `--brand`, it names every
+// client from the data (never "unnamed client"); its events column counts the kinds it names, as the
+// period's brand_events hold them; no column header breaks inside a word; the PDF never has a page
+// holding only the closing "Prepared by" line. Through `visync report` on two synced nights, headless
+// Chromium and poppler.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { completeRuns } from '../src/history/complete-runs.js';
+import { parsePeriod } from '../src/history/period.js';
+import { eventRows } from '../src/history/run-events.js';
+import { renderOverview } from '../src/report/overview/page.js';
+import { overviewRows, portfolioTrend, reportHref } from '../src/report/overview/rows.js';
+import { PdfSession } from '../src/report/render/pdf.js';
+import { DEFAULT_STYLE, type ReportStyle } from '../src/report/style.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
+import * as h from './helpers/harness.js';
+import { pdfPages } from './helpers/pdf-pages.js';
+import { openInChromium, twoNightsOnce } from './helpers/report-nights.js';
+import { PERIOD, PREVIOUS, report } from './helpers/report-workspace.js';
+
+const nights = twoNightsOnce();
+
+async function november(config: string, extra: string[] = []) {
+  const out = h.tempDir();
+  const r = await h.visyncCli(config, [
+    'report',
+    '--period',
+    '2026-11',
+    '--format',
+    'html,json',
+    '--out',
+    out,
+    ...extra,
+  ]);
+  expect(r.code, r.err.join('\n')).toBe(0);
+  return join(out, 'account=acme', 'period=2026-11', 'overview.html');
+}
+
+async function cells(file: string, column: number): Promise<string[]> {
+  const { browser, page } = await openInChromium(file);
+  try {
+    return (await page.locator(`table.clients tbody tr td:nth-child(${column})`).allInnerTexts()).map((s) =>
+      s.replace(/\s+/g, ' ').trim(),
+    );
+  } finally {
+    await browser.close();
+  }
+}
+
+describe('agency overview around its table', () => {
+  it('made with --brand, names every client as the data does, the others too', async () => {
+    const { config, brands } = nights.copy();
+    const all = await cells(await november(config), 1);
+    const one = await cells(await november(config, ['--brand', brands[0] as string]), 1);
+    expect(one).toHaveLength(brands.length);
+    expect(one.join('|')).not.toMatch(/unnamed/);
+    expect([...one].sort()).toEqual([...all].sort());
+  }, 240_000);
+
+  it("counts the period's events per kind it names, as brand_events hold them", async () => {
+    const { config, dir, brands } = nights.copy();
+    const file = await november(config);
+    const store = new FsObjectStore(dir);
+    const period = parsePeriod('2026-11')!;
+    const runs = (await completeRuns(store, 'acme', Date.now())).filter(
+      (r) => r.runDate >= period.from && r.runDate <= period.to,
+    );
+    const events = await eventRows(store, runs);
+    expect(events.length).toBeGreaterThan(0);
+    const html = readFileSync(file, 'utf8');
+    const { browser, page } = await openInChromium(file);
+    try {
+      const rows = page.locator('table.clients tbody tr');
+      expect(await rows.count()).toBe(brands.length);
+      // The kinds the column counts, named under the table.
+      const note = (await page.locator('.events-note').innerText()).toLowerCase();
+      for (const brand of brands) {
+        const link = await rows.locator(`a[href*="${encodeURIComponent(`brand=${brand}`)}"]`).count();
+        expect(link, html).toBe(1);
+        const cell = (
+          await rows
+            .filter({ has: page.locator(`a[href*="${encodeURIComponent(`brand=${brand}`)}"]`) })
+            .locator('td:nth-child(5)')
+            .innerText()
+        ).trim();
+        const mine = events.filter((e) => e.brand_id === brand);
+        const shown = new Map<string, number>();
+        for (const part of cell === 'none' ? [] : cell.split(/,\s*/)) {
+          const [, n = 'NaN', kind = ''] = /^(\d+) (.+)$/.exec(part) ?? [];
+          expect(kind, cell).not.toBe('');
+          shown.set(kind.toLowerCase(), Number(n));
+        }
+        const counted = [
+          'score_drop',
+          'engine_score_drop',
+          'share_of_voice_drop',
+          'false_claim_new',
+          'conflict_new',
+          'competitor_new',
+        ];
+        const total = mine.filter((e) => counted.includes(String(e.event_type))).length;
+        expect(
+          [...shown.values()].reduce((a, b) => a + b, 0),
+          `${brand}: ${cell}`,
+        ).toBe(total);
+        for (const kind of shown.keys()) expect(note).toContain(kind.replace(/s$/, ''));
+      }
+    } finally {
+      await browser.close();
+    }
+  }, 240_000);
+});
+
+describe('the overview page in print', () => {
+  let session: PdfSession;
+  beforeAll(async () => {
+    session = await PdfSession.open('/usr/bin/chromium');
+  });
+  afterAll(() => session?.close());
+
+  const page = (n: number, style: ReportStyle) => {
+    const items = Array.from({ length: n }, (_, i) => ({
+      brandId: `ws_${String(i).padStart(2, '0')}`,
+      report: report({ scores: [50, 50, 50, 40 + i] }),
+      href: reportHref(`ws_${i}`, PERIOD.label, 'html' as const),
+    }));
+    const rows = overviewRows(
+      items,
+      new Map(
+        items.map((x, i) => [x.brandId, { score_drop: i % 3, engine_score_drop: i % 5, conflict_new: 1 }]),
+      ),
+    );
+    return renderOverview({
+      period: PERIOD,
+      previous: PREVIOUS,
+      rows,
+      trend: portfolioTrend(items.map((x) => x.report)),
+      style,
+    });
+  };
+
+  it('no column header breaks inside a word (German, A4 width)', async () => {
+    const style = { ...DEFAULT_STYLE, locale: 'de-DE', agencyName: 'Northwind Digital' };
+    const file = join(h.tempDir(), 'overview.html');
+    writeFileSync(file, await page(12, style));
+    const { browser, page: p } = await openInChromium(file);
+    try {
+      // The printable width of A4 with the PDF's margins (210 - 2 x 14 mm).
+      await p.setViewportSize({ width: 688, height: 1000 });
+      const broken = await p.locator('table.clients th').evaluateAll((ths) =>
+        ths.flatMap((th) => {
+          const text = th.firstChild;
+          if (!text || text.nodeType !== Node.TEXT_NODE) return [];
+          const s = text.textContent ?? '';
+          const out: string[] = [];
+          // A word is what lies between spaces: a break even at a catalogue's soft hyphen counts.
+          for (const m of s.matchAll(/\S+/g)) {
+            // Each letter's line: all of a word's letters on one line.
+            const tops = new Set<number>();
+            for (let c = 0; c < m[0].length; c++) {
+              const r = document.createRange();
+              r.setStart(text, (m.index ?? 0) + c);
+              r.setEnd(text, (m.index ?? 0) + c + 1);
+              const box = [...r.getClientRects()].find((x) => x.width > 0);
+              if (box) tops.add(Math.round(box.top));
+            }
+            if (tops.size > 1) out.push(m[0]);
+          }
+          return out;
+        }),
+      );
+      expect(broken).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
+
+  it('never prints a page holding only the closing "Prepared by" line', async () => {
+    const style = { ...DEFAULT_STYLE, agencyName: 'Northwind Digital' };
+    const alone: number[] = [];
+    // Client counts whose table ended just above a page's foot (7, 8, 26, 27 left the closing line
+    // alone on the next page before it was kept with the trend), and some around them.
+    for (const n of [1, 6, 7, 8, 12, 26, 27]) {
+      const pdf = await session.render(await page(n, style), { pageSize: 'A4' });
+      const pages = pdfPages(pdf);
+      for (const pg of pages.slice(1))
+        if (pg.bodyLines.every((l) => /Prepared by Northwind Digital/.test(l) || l.trim() === ''))
+          alone.push(n);
+    }
+    expect(alone).toEqual([]);
+  }, 240_000);
+});

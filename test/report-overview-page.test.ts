@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { completeRuns } from '../src/history/complete-runs.js';
 import { parsePeriod } from '../src/history/period.js';
 import { eventRows } from '../src/history/run-events.js';
+import { OVERVIEW_EVENT_KINDS } from '../src/report/overview/events.js';
 import { renderOverview } from '../src/report/overview/page.js';
 import { overviewRows, portfolioTrend, reportHref } from '../src/report/overview/rows.js';
 import { PdfSession } from '../src/report/render/pdf.js';
@@ -16,7 +17,7 @@ import { DEFAULT_STYLE, type ReportStyle } from '../src/report/style.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
 import { pdfPages } from './helpers/pdf-pages.js';
-import { openInChromium, twoNightsOnce } from './helpers/report-nights.js';
+import { openInChromium, reportNovember, twoNightsOnce } from './helpers/report-nights.js';
 import { PERIOD, PREVIOUS, report } from './helpers/report-workspace.js';
 
 const nights = twoNightsOnce();
@@ -32,19 +33,12 @@ const KIND_WORDS: Record<string, string> = {
 };
 
 async function november(config: string, extra: string[] = []) {
-  const out = h.tempDir();
-  const r = await h.visyncCli(config, [
-    'report',
-    '--period',
-    '2026-11',
-    '--format',
-    'html,json',
-    '--out',
-    out,
-    ...extra,
-  ]);
-  expect(r.code, r.err.join('\n')).toBe(0);
-  return join(out, 'account=acme', 'period=2026-11', 'overview.html');
+  return join(
+    await reportNovember(config, 'html,json', extra),
+    'account=acme',
+    'period=2026-11',
+    'overview.html',
+  );
 }
 
 async function cells(file: string, column: number): Promise<string[]> {
@@ -77,14 +71,7 @@ describe('agency overview around its table', () => {
       (r) => r.runDate >= period.from && r.runDate <= period.to,
     );
     const events = await eventRows(store, runs);
-    const counted = [
-      'score_drop',
-      'engine_score_drop',
-      'share_of_voice_drop',
-      'false_claim_new',
-      'conflict_new',
-      'competitor_new',
-    ];
+    const counted: readonly string[] = OVERVIEW_EVENT_KINDS;
     // The nights hold events the column counts and others it leaves to the reports.
     expect(events.filter((e) => counted.includes(String(e.event_type))).length).toBeGreaterThan(0);
     expect(events.filter((e) => !counted.includes(String(e.event_type))).length).toBeGreaterThan(0);

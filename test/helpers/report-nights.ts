@@ -157,17 +157,24 @@ export async function reportNovemberWith(
   if (set.top) doc.reports = set.top;
   if (set.account) (doc.accounts[0] as Record<string, unknown>).reports = set.account;
   writeFileSync(config, stringify(doc));
+  const out = await reportNovember(config, 'html,json,pdf');
+  return { out, first, second };
+}
+
+/** `visync report --period 2026-11 --format FORMATS --out DIR ...extra` in a fresh folder, exit 0, nothing on stderr; the folder. */
+export async function reportNovember(config: string, formats: string, extra: string[] = []): Promise<string> {
   const out = h.tempDir();
   const r = await h.visyncCli(config, [
     'report',
     '--period',
     '2026-11',
     '--format',
-    'html,json,pdf',
+    formats,
     '--out',
     out,
+    ...extra,
   ]);
   expect(r.code, r.err.join('\n')).toBe(0);
   expect(r.err).toEqual([]);
-  return { out, first, second };
+  return out;
 }

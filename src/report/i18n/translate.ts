@@ -1,8 +1,9 @@
 // The words of a report in the client's language (docs/reports.md, "Language"). One i18next
 // instance per locale, built once from the static catalogues (./catalogues/index.ts) and cached.
 // i18next picks plural forms with Intl.PluralRules (keys `x_one`, `x_other`, `x_many` ...) and falls
-// back to English for a language without a catalogue; numbers and dates keep the locale either way
-// (src/report/render/format.ts). Interpolated values are not escaped here: the page escapes at the HTML
+// back to English for a language without a catalogue. A configured locale without one never gets
+// here: the settings leave it unset (reportLocale, src/report/settings.ts), so its report is English
+// in its dates and numbers too (src/report/render/format.ts). Interpolated values are not escaped here: the page escapes at the HTML
 // layer (src/report/render/html-parts.ts), the PDF footer and the e-mail escape for their own medium.
 import i18next, { type i18n } from 'i18next';
 import { AREAS, type Area, CATALOGUES, LANGUAGES, type Language } from './catalogues/index.js';

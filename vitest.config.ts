@@ -77,6 +77,8 @@ const E2E = files([
   'budget-delays',
   'report-json',
   'report-send-once',
+  'report-artefact',
+  'report-to-date',
   'run-ownership',
   'runs-show',
   's3-faults',

@@ -166,7 +166,7 @@ function printOutcome(account: string, w: DeliveryOutcome, io: CliIo): boolean {
     if (w.reason) failed = true;
   }
   for (const x of w.recipients) {
-    io.out(`${head} ${x.recipient}: ${x.result}${x.reason ? `: ${x.reason}` : ''}`);
+    io.out(`${head} ${x.recipient}: ${x.result}${gotWords(x.got)}${x.reason ? `: ${x.reason}` : ''}`);
     if (x.result === 'failed' || x.result === 'unconfirmed') failed = true;
   }
   if (w.recordFailure) {
@@ -174,6 +174,12 @@ function printOutcome(account: string, w: DeliveryOutcome, io: CliIo): boolean {
     failed = true;
   }
   return failed;
+}
+
+/** Which version a recipient has: ` (final report)`, ` (to date through 2026-12-06)`; nothing when unknown. */
+function gotWords(got: DeliveryOutcome['recipients'][number]['got']): string {
+  if (!got) return '';
+  return got.to_date ? ` (to date through ${got.through ?? 'an unknown day'})` : ' (final report)';
 }
 
 /** "nothing to send" when no line was printed, the unknown --brand lines, and the exit code. */

@@ -6,6 +6,7 @@ import { inProgress } from '../history/comparison.js';
 import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
 import { defaultPeriod, type Period, previousPeriod } from '../history/period.js';
 import type { ObjectStore } from '../sinks/object-store.js';
+import type { ArtefactFacts } from './artefact.js';
 import { readAccountData, reportableWorkspaces, type WorkspaceData } from './model/account-data.js';
 import { buildModel } from './model/model.js';
 import type { ReportModel } from './model/report-shape.js';
@@ -149,7 +150,11 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   out.partsTotal = data.partsTotal;
   // A workspace's PDF prints while the next one's report is made, and PRINTS_AT_ONCE print at once
   // (as many as the PdfSession does); files are written, and problems told, in workspace order.
-  const pending: { brandId: string; files: Promise<ReportFile[] | ReportProblem> }[] = [];
+  const pending: {
+    brandId: string;
+    files: Promise<ReportFile[] | ReportProblem>;
+    facts: ArtefactFacts;
+  }[] = [];
   /** What the overview needs of each report made; one whose files were not written is dropped. */
   const slim = new Map<string, OverviewReport>();
   const settleOldest = async () => {
@@ -161,12 +166,14 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
       slim.delete(oldest.brandId);
       return;
     }
-    const location = await o.target.write(o.account, oldest.brandId, period.label, files);
+    const location = await o.target.write(o.account, oldest.brandId, period.label, files, oldest.facts);
     out.made.push({ brandId: oldest.brandId, period: period.label, location });
   };
   for (const workspace of data.workspaces) {
     const { report, files } = await workspaceReport(o, workspace, { runs, period, previous });
-    pending.push({ brandId: workspace.brandId, files });
+    // Whether it is a to-date report travels with its files (manifest.json), so a send can say so.
+    const facts = { toDate: report.period_status.in_progress, through: report.period_status.end };
+    pending.push({ brandId: workspace.brandId, files, facts });
     slim.set(workspace.brandId, overviewPart(report));
     if (pending.length > PRINTS_AT_ONCE) await settleOldest();
   }

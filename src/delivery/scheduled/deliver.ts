@@ -3,7 +3,8 @@
 // (../schedule.ts): made only when a complete run returned the period's last day for the workspace
 // (one dated on it, or a later one whose window holds it; else `stale`: not made, not sent, one
 // alert), then mailed to every recipient not yet recorded (./records.ts), or kept as a draft with
-// `review: true` until `visync report send`.
+// `review: true` until `visync report send`. A to-date report of the period (sent by hand while it
+// ran) does not count: the final one is made and mailed all the same (docs/reports.md, "To date and final").
 // Every outcome ends recorded in delivery.json; a failure is tried again at the next trigger,
 // and only while its period is the newest due one.
 import type { AccountConfig, SmtpConfig } from '../../config/schema.js';
@@ -53,8 +54,11 @@ export async function deliverScheduled(
     const { period } = duePeriod(settings.schedule, trigger.runDate);
     const record = await readDelivery(o.store, o.account.name, brandId, period.label);
     const due: Due = { brandId, period, settings, record };
-    if (record && finished(record, settings)) out.push(outcome(record));
-    else if (record?.location) toSend.push(due);
+    // A to-date report (made and maybe sent by hand while the period ran) never finishes the period:
+    // the final one is made here once the period is covered, and mailed to every recipient once.
+    const final = record?.to_date !== true;
+    if (record && final && finished(record, settings)) out.push(outcome(record));
+    else if (record?.location && final) toSend.push(due);
     else {
       const stale = staleReason(runs, brandId, period);
       // Together: each waits on its alert, and the alerts go out at once (JOB_ALERTS).

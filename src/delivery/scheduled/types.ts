@@ -10,7 +10,7 @@ import type { Claims } from '../claims/claims.js';
 import type { MailSession } from '../mail/session.js';
 import type { MailTimeouts } from '../mail/smtp.js';
 import type { AlertBatch, SendOptions } from '../webhooks/send.js';
-import type { DeliveryRecord, DeliveryState } from './records.js';
+import type { DeliveryRecord, DeliveryState, VersionSent } from './records.js';
 
 export interface DeliveryOptions {
   config: Config;
@@ -50,6 +50,8 @@ export interface RecipientOutcome {
   recipient: string;
   result: 'sent' | 'already sent' | 'claimed' | 'unconfirmed' | 'failed';
   reason?: string;
+  /** sent, already sent: which version the recipient has (a to-date report or the final one). */
+  got?: VersionSent;
 }
 
 /** What one workspace's scheduled delivery came to: its state, and each recipient's send. */

@@ -72,7 +72,7 @@ describe('a report is one artefact', () => {
 
     const send = await visync(config, ['report', 'send', '--period', WEEK, '--brand', brand]);
     expect([send.code, send.stderr]).toEqual([0, '']);
-    expect(send.stdout.trim()).toBe(`acme ${brand} ${WEEK} ${RECIPIENT}: sent (final report)`);
+    expect(send.stdout.trim()).toBe(`acme ${brand} ${WEEK} ${RECIPIENT}: sent`);
     expect(box.mails).toHaveLength(1);
     const mail = box.mails[0]!;
     expect(mail.attachments.map((a) => [a.filename, a.contentType])).toEqual([

@@ -176,10 +176,14 @@ function printOutcome(account: string, w: DeliveryOutcome, io: CliIo): boolean {
   return failed;
 }
 
-/** Which version a recipient has: ` (final report)`, ` (to date through 2026-12-06)`; nothing when unknown. */
+/**
+ * Which version a recipient has, where a period had a to-date report: ` (to date through 2026-12-06)`,
+ * ` (final report, after the to-date one through 2026-12-06)`; nothing for a final report alone.
+ */
 function gotWords(got: DeliveryOutcome['recipients'][number]['got']): string {
-  if (!got) return '';
-  return got.to_date ? ` (to date through ${got.through ?? 'an unknown day'})` : ' (final report)';
+  if (got?.to_date) return ` (to date through ${got.through ?? 'an unknown day'})`;
+  if (got?.afterToDate) return ` (final report, after the to-date one through ${got.afterToDate})`;
+  return '';
 }
 
 /** "nothing to send" when no line was printed, the unknown --brand lines, and the exit code. */

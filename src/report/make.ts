@@ -157,6 +157,8 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   }[] = [];
   /** What the overview needs of each report made; one whose files were not written is dropped. */
   const slim = new Map<string, OverviewReport>();
+  /** The newest day of a period still running, from its reports' models; undefined: final. */
+  let running: string | undefined;
   const settleOldest = async () => {
     const oldest = pending.shift();
     if (!oldest) return;
@@ -173,17 +175,20 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
     const { report, files } = await workspaceReport(o, workspace, { runs, period, previous });
     // Whether it is a to-date report travels with its files (manifest.json), so a send can say so.
     const facts = { toDate: report.period_status.in_progress, through: report.period_status.end };
+    if (facts.toDate) running = facts.through;
     pending.push({ brandId: workspace.brandId, files, facts });
     slim.set(workspace.brandId, overviewPart(report));
     if (pending.length > PRINTS_AT_ONCE) await settleOldest();
   }
   while (pending.length) await settleOldest();
+  // The reports of one period and runs are all to date or all final; the overview says which.
+  const toDate = running === undefined ? undefined : { through: running };
   // Beside pages only: a JSON-only run (a data export) writes no overview page.
   const pages = out.made.some((m) => (o.formatsFor?.(m.brandId) ?? o.formats).some((f) => f !== 'json'));
   if (o.overview && pages)
     out.overview = await writeOverview({
       ...{ store: o.store, target: o.target, account: o.account, runs, period, previous },
-      ...{ workspaces: available, made: slim, overview: o.overview },
+      ...{ workspaces: available, made: slim, overview: o.overview, toDate },
       formatsFor: (b) => o.formatsFor?.(b) ?? o.formats,
     });
   return out;

@@ -102,12 +102,16 @@ async function attachmentOf(o: DeliveryOptions, due: Due, facts: Facts): Promise
   };
 }
 
-/** What a record says the recipient got, for the outcome's line. */
-const gotOf = (r: SendRecord): VersionSent => ({
-  ...(r.version ? { version: r.version } : {}),
-  to_date: r.to_date === true,
-  ...(r.through ? { through: r.through } : {}),
-});
+/** What a record says the recipient got, for the outcome's line: and a to-date report before the final one. */
+function gotOf(r: Omit<SendRecord, 'recipient' | 'channel' | 'message_id'>): NonNullable<RecipientOutcome['got']> {
+  const toDate = r.to_date !== true ? r.earlier?.filter((e) => e.to_date === true && confirmed(e)).at(-1) : undefined;
+  return {
+    ...(r.version ? { version: r.version } : {}),
+    to_date: r.to_date === true,
+    ...(r.through ? { through: r.through } : {}),
+    ...(toDate?.through ? { afterToDate: toDate.through } : {}),
+  };
+}
 
 function unconfirmed(recipient: string, startedAt: string | undefined): RecipientOutcome {
   return {
@@ -334,5 +338,5 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
       reason: `mailed, but its record could not be written (${scrubSecrets(errorMessage(err))}): it stays \`sending\` and is not mailed again; fix the store`,
     };
   }
-  return { recipient, result: 'sent', got: want };
+  return { recipient, result: 'sent', got: gotOf(intent) };
 }

@@ -50,8 +50,11 @@ export interface RecipientOutcome {
   recipient: string;
   result: 'sent' | 'already sent' | 'claimed' | 'unconfirmed' | 'failed';
   reason?: string;
-  /** sent, already sent: which version the recipient has (a to-date report or the final one). */
-  got?: VersionSent;
+  /**
+   * sent, already sent: which version the recipient has (a to-date report or the final one), and
+   * `afterToDate`: the newest day of a to-date report the recipient got before the final one.
+   */
+  got?: VersionSent & { afterToDate?: string };
 }
 
 /** What one workspace's scheduled delivery came to: its state, and each recipient's send. */

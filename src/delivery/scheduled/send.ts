@@ -103,8 +103,11 @@ async function attachmentOf(o: DeliveryOptions, due: Due, facts: Facts): Promise
 }
 
 /** What a record says the recipient got, for the outcome's line: and a to-date report before the final one. */
-function gotOf(r: Omit<SendRecord, 'recipient' | 'channel' | 'message_id'>): NonNullable<RecipientOutcome['got']> {
-  const toDate = r.to_date !== true ? r.earlier?.filter((e) => e.to_date === true && confirmed(e)).at(-1) : undefined;
+function gotOf(
+  r: Omit<SendRecord, 'recipient' | 'channel' | 'message_id'>,
+): NonNullable<RecipientOutcome['got']> {
+  const toDate =
+    r.to_date !== true ? r.earlier?.filter((e) => e.to_date === true && confirmed(e)).at(-1) : undefined;
   return {
     ...(r.version ? { version: r.version } : {}),
     to_date: r.to_date === true,

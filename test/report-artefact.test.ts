@@ -37,6 +37,13 @@ function visync(config: string, args: string[]) {
   return startProcess(NODE22, [builtVisync().bin, '--config', config, ...args], { guardMs: 90_000 }).exited;
 }
 
+/** `report` of the week for one workspace in `format`, and `more` options. */
+const weekReport = (brand: string, format: string, more: string[] = []) => [
+  'report',
+  ...['--period', WEEK, '--brand', brand, '--format', format],
+  ...more,
+];
+
 interface Manifest {
   version: string;
   to_date: boolean;
@@ -49,8 +56,7 @@ describe('a report is one artefact', () => {
     const { dir, config, brands } = nights.copy();
     const brand = brands[0] as string;
     const notes = configure(config, dir, box.port, brand);
-    const make = (format: string) =>
-      visync(config, ['report', '--period', WEEK, '--brand', brand, '--format', format]);
+    const make = (format: string) => visync(config, weekReport(brand, format));
 
     writeFileSync(notes, 'OLD-NOTE: the launch slipped a week.\n');
     const first = await make('html,json,pdf');
@@ -101,7 +107,7 @@ describe('a report is one artefact', () => {
     const brand = brands[0] as string;
     configure(config, dir, box.port, brand);
     const prefix = reportPrefix('acme', brand, WEEK);
-    const r = await visync(config, ['report', '--period', WEEK, '--brand', brand, '--format', 'json,html']);
+    const r = await visync(config, weekReport(brand, 'json,html'));
     expect(r.code, r.stderr).toBe(0);
     // A PDF left in the folder out of the manifest (as a crash between the manifest and the removal
     // would leave it): the manifest has no PDF, so the page is attached, not that file.
@@ -116,15 +122,7 @@ describe('a report is one artefact', () => {
     );
     expect(box.mails).toEqual([]);
     // Made again, the folder is whole: the stray PDF removed, the page its own; the send goes.
-    const again = await visync(config, [
-      'report',
-      '--period',
-      WEEK,
-      '--brand',
-      brand,
-      '--format',
-      'json,html',
-    ]);
+    const again = await visync(config, weekReport(brand, 'json,html'));
     expect(again.code, again.stderr).toBe(0);
     expect(h.listFiles(dir).filter((k) => k.startsWith(prefix) && k.includes('report.'))).toEqual([
       `${prefix}report.html`,
@@ -141,17 +139,7 @@ describe('a report is one artefact', () => {
     const out = h.tempDir();
     const folder = join(out, 'account=acme', `brand=${brandKey(brand)}`, `period=${WEEK}`);
     for (const format of ['html,json,pdf', 'html,json']) {
-      const r = await h.visyncCli(config, [
-        'report',
-        '--period',
-        WEEK,
-        '--brand',
-        brand,
-        '--format',
-        format,
-        '--out',
-        out,
-      ]);
+      const r = await h.visyncCli(config, weekReport(brand, format, ['--out', out]));
       expect(r.code, r.err.join('\n')).toBe(0);
     }
     expect(h.listFiles(folder).sort()).toEqual(['report.html', 'report.json']);

@@ -10,11 +10,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { readStatus } from '../jobs/status.js';
+import { renderStatus } from '../src/cli/status.js';
 import { readConfig } from '../src/config/read-config.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { reportPrefix } from '../src/sinks/layout.js';
 import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import { startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
+import { jobsClient } from './helpers/jobs.js';
 import { type Mailbox, mailbox } from './helpers/mailbox.js';
 import { syncNight } from './helpers/nights.js';
 import { reportJob } from './helpers/report-processor.js';
@@ -46,6 +50,16 @@ function visync(config: string, args: string[]) {
 }
 
 const json = (dir: string, key: string) => JSON.parse(h.readText(dir, key));
+
+/** What `visync status` prints for the config's account. */
+async function statusOf(config: ReturnType<typeof readConfig>, dir: string): Promise<string> {
+  const status = await readStatus({
+    ...jobsClient(config),
+    config,
+    storeFor: async () => new FsObjectStore(dir),
+  });
+  return renderStatus(status, 200).join('\n');
+}
 
 describe('to date and final', () => {
   it('a month-to-date report sent by hand on 6 December, then the final one mailed once to every client after the night of 1 January', async () => {
@@ -86,6 +100,14 @@ describe('to date and final', () => {
     // The agency overview of the month says it is to date, as the reports do.
     const overview = 'reports/account=acme/period=2026-12/overview.html';
     expect(h.readText(dir, overview)).toMatch(/1\s?–\s?6 December 2026, month to date/);
+
+    // The next night's report job (November is due, and stale: no run returned its days) keeps
+    // what `visync status` says of December: a to-date report is out, its final one to follow.
+    const decemberConfig = withReports(december.config, box, prefix);
+    await reportJob(decemberConfig, dir, '2026-12-07');
+    expect(await statusOf(decemberConfig, dir)).toContain(
+      '  reports to date: 1 sent by hand (2026-12 through 2026-12-06); the final reports follow when their periods complete',
+    );
 
     // The nightly run of 1 January returns December's last day; its report job makes and mails the
     // final report of December for every client, B too, and a second job (a retry) and the next
@@ -135,6 +157,8 @@ describe('to date and final', () => {
       version: manifest.version,
       earlier: [{ state: 'sent', to_date: true, through: '2026-12-06', message_id: toDate.messageId }],
     });
+
+    expect(await statusOf(config, dir)).not.toContain('reports to date');
 
     // `report send` says which each recipient has, and mails nothing more.
     const again = await h.visyncCli(january.config, ['report', 'send', '--period', '2026-12']);

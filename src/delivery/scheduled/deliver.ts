@@ -9,12 +9,12 @@
 // and only while its period is the newest due one.
 import type { AccountConfig, SmtpConfig } from '../../config/schema.js';
 import { type CompleteRun, completeRuns } from '../../history/complete-runs.js';
-import { type Period, rangePeriod } from '../../history/period.js';
+import { isoWeekOf, monthOf, type Period, parsePeriod, rangePeriod } from '../../history/period.js';
 import { covers, coversLastDay } from '../../history/select.js';
 import { metrics } from '../../metrics/recorder.js';
 import { reportableWorkspaces } from '../../report/model/account-data.js';
 import { type ReportSettings, reportSettingsFor } from '../../report/settings.js';
-import { utcDate } from '../../util/time.js';
+import { addDays, utcDate } from '../../util/time.js';
 import { MailSession, serverName } from '../mail/session.js';
 import { duePeriod } from '../schedule.js';
 import { mailStoppedAlert, type ReportAlertFacts, reportAlert } from '../webhooks/payloads.js';
@@ -79,7 +79,26 @@ export async function deliverScheduled(
   // The made reports' alerts went out beside the mails; the job ends once they settled.
   await o.alertBatch?.settled();
   for (const w of out) await o.onState?.(w.brandId, w.period, w.state);
+  if (o.onToDate) for (const w of out) await o.onToDate(w.brandId, await toDateOut(o, w));
   return out;
+}
+
+/**
+ * The to-date report a workspace has out for the period after its due one (the one running or
+ * just ended and not due yet), when one was sent by hand: its final report is still to follow.
+ */
+async function toDateOut(
+  o: DeliveryOptions,
+  w: { brandId: string; period: string },
+): Promise<{ period: string; through: string } | undefined> {
+  const due = parsePeriod(w.period);
+  if (!due) return undefined;
+  const after = addDays(due.to, 1);
+  const next = due.kind === 'week' ? isoWeekOf(after) : monthOf(after);
+  const r = await readDelivery(o.store, o.account.name, w.brandId, next.label);
+  return r?.to_date && r.state === 'sent'
+    ? { period: next.label, through: r.through ?? next.from }
+    : undefined;
 }
 
 /** Runs `fn` with the delivery's mail session (the caller's, or one made and closed here). */

@@ -20,6 +20,11 @@ export interface DeliveryOptions {
   claims?: Claims;
   /** Called with each workspace's state after it was decided (the worker keeps an index for `status`). */
   onState?: (brandId: string, period: string, state: DeliveryState) => Promise<void>;
+  /**
+   * Called after each delivery with the to-date report a workspace has out for the period after its
+   * due one (sent by hand while that period runs), or undefined (the worker keeps it for `status`).
+   */
+  onToDate?: (brandId: string, out: { period: string; through: string } | undefined) => Promise<void>;
   env?: NodeJS.ProcessEnv;
   now?: () => Date;
   /** Webhook delivery bounds (tests use short ones). */

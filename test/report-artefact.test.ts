@@ -3,7 +3,7 @@
 // through the built bin to a local SMTP server attaches only files of the version the manifest names
 // (each checked against its SHA-256), and the delivery records name that version. Real parts: two
 // simulator nights in an fs store, Chromium for the PDF, the built bin, smtp-server.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -143,5 +143,17 @@ describe('a report is one artefact', () => {
       expect(r.code, r.err.join('\n')).toBe(0);
     }
     expect(h.listFiles(folder).sort()).toEqual(['report.html', 'report.json']);
+    // A link planted where the PDF was is refused, as a write through it would be; where it points is kept.
+    const victim = join(h.tempDir(), 'victim.txt');
+    writeFileSync(victim, 'keep me');
+    symlinkSync(victim, join(folder, 'report.pdf'));
+    const linked = await h.visyncCli(config, weekReport(brand, 'html,json', ['--out', out]));
+    expect([linked.code, linked.err]).toEqual([
+      1,
+      [
+        `visync: account acme: refusing to remove the symbolic link ${join(folder, 'report.pdf')}: it was not made by visync; remove it or choose another --out`,
+      ],
+    ]);
+    expect(readFileSync(victim, 'utf8')).toBe('keep me');
   }, 120_000);
 });

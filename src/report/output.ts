@@ -3,11 +3,11 @@
 // SHA-256 and the report's version (./artefact.ts). A report is written whole: the formats it no
 // longer has are removed, so the folder never mixes two versions. The previous period's report.json
 // is read back from the same place for "what changed".
-import { readFile, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { overviewPrefix, reportPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
-import { writeInTree } from '../util/safe-write.js';
+import { removeInTree, writeInTree } from '../util/safe-write.js';
 import { type ArtefactFacts, manifestOf } from './artefact.js';
 import { MODEL_VERSION, type Report } from './model/report-shape.js';
 
@@ -60,7 +60,7 @@ function parseReport(bytes: Buffer | undefined): Report | undefined {
 /**
  * `--out DIR`: plain files, no manifest. Each written whole under a temporary name, then renamed; a
  * symbolic link inside DIR where a folder or file goes is refused (src/util/safe-write.ts). A
- * format not written this time is removed (a link there is removed, never followed).
+ * format not written this time is removed (a link there is refused, never followed or removed).
  */
 export function dirTarget(dir: string): ReportTarget {
   const folders = (a: string, b: string, p: string) =>
@@ -69,7 +69,7 @@ export function dirTarget(dir: string): ReportTarget {
   return {
     async write(a, b, p, files) {
       for (const f of files) await writeInTree(dir, folders(a, b, p), `report.${f.format}`, f.body);
-      for (const f of dropped(files)) await rm(path(a, b, p, `report.${f}`), { force: true });
+      for (const f of dropped(files)) await removeInTree(dir, folders(a, b, p), `report.${f}`);
       return join(dir, ...folders(a, b, p));
     },
     async writeOverview(a, p, files) {

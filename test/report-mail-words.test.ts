@@ -159,6 +159,27 @@ describe('report e-mail', () => {
     );
   });
 
+  it('a to-date report says so in every catalogue language, and never speaks of the end of the period', () => {
+    const toDate = { through: '2026-11-18' };
+    const de = composeMail(words(toDate));
+    expect(de.subject).toMatch(/^Müller & Söhne GmbH: .*1\.\s?–\s?18\. November 2026, Monat bis heute/);
+    expect(de.text).toContain('Gesamtwert am 18. November 2026, dem bisher letzten Tag: 53,5');
+    expect(de.text).toContain('der endgültige Bericht folgt, sobald der Zeitraum abgeschlossen ist');
+    const en = composeMail(words({ ...toDate, locale: 'en-GB' }));
+    expect(en.subject).toMatch(/AI visibility report for 1\s?–\s?18 November 2026, month to date/);
+    for (const lang of LANGUAGES) {
+      const final = composeMail(words({ locale: lang }));
+      const running = composeMail(words({ ...toDate, locale: lang }));
+      // The final's score line ("at the end of the period") is not in the to-date mail.
+      const endLine = final.text.split('\n').find((l) => l.includes('53')) as string;
+      expect(running.text, lang).not.toContain(endLine);
+      expect(running.subject, lang).not.toBe(final.subject);
+    }
+    expect(attachmentName('Acme GmbH', '2026-11', 'pdf', '2026-11-18')).toBe(
+      'acme-gmbh-2026-11-to-date-2026-11-18.pdf',
+    );
+  });
+
   it('makes a safe attachment name from any client name', () => {
     expect(attachmentName('Acme GmbH', '2026-11', 'pdf')).toBe('acme-gmbh-2026-11.pdf');
     expect(attachmentName('Straße & Café ../../etc', '2026-W47', 'pdf')).toBe(

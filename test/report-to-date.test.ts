@@ -8,6 +8,7 @@
 // job (runs dated ahead of today are not read). The built bin's part reads runs of 6 December, which
 // any clock on or after that day reads the same.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { readStatus } from '../jobs/status.js';
@@ -61,114 +62,140 @@ async function statusOf(config: ReturnType<typeof readConfig>, dir: string): Pro
   return renderStatus(status, 200).join('\n');
 }
 
+/** B's records as a visync before versions wrote them: no version, no to_date, no through. */
+function asLegacy(dir: string, folder: string): void {
+  for (const key of h
+    .listFiles(dir)
+    .filter((k) => k.startsWith(folder) && /(delivery|sends\/.*)\.json$/.test(k))) {
+    const { version: _v, to_date: _t, through: _d, ...old } = json(dir, key);
+    writeFileSync(join(dir, key), `${JSON.stringify(old)}\n`);
+  }
+}
+
 describe('to date and final', () => {
-  it('a month-to-date report sent by hand on 6 December, then the final one mailed once to every client after the night of 1 January', async () => {
-    const box = await mailbox();
-    const dir = h.tempDir();
-    const prefix = `td-${Math.random().toString(36).slice(2, 10)}`;
-    const december = await syncNight(dir, SPEC, '2026-12-06', NIGHT);
-    expect(december.status).toBe('succeeded');
-    const brands = [...(december.sim.accounts[0] as { workspaceIds: string[] }).workspaceIds].sort();
-    const b = brands[1] as string;
-    withReports(december.config, box, prefix);
+  it.each([
+    ['', false],
+    [' (its records written by a visync before versions)', true],
+  ])(
+    'a month-to-date report sent by hand on 6 December, then the final one mailed once to every client after the night of 1 January%s',
+    async (_, legacy) => {
+      const box = await mailbox();
+      const dir = h.tempDir();
+      const prefix = `td-${Math.random().toString(36).slice(2, 10)}`;
+      const december = await syncNight(dir, SPEC, '2026-12-06', NIGHT);
+      expect(december.status).toBe('succeeded');
+      const brands = [...(december.sim.accounts[0] as { workspaceIds: string[] }).workspaceIds].sort();
+      const b = brands[1] as string;
+      withReports(december.config, box, prefix);
 
-    // 6 December: the month so far, made and sent by hand.
-    const made = await visync(december.config, ['report', '--period', '2026-12', '--brand', b]);
-    expect(made.code, made.stderr).toBe(0);
-    const sent = await visync(december.config, ['report', 'send', '--period', '2026-12', '--brand', b]);
-    expect([sent.code, sent.stderr]).toEqual([0, '']);
-    expect(sent.stdout.trim()).toBe(`acme ${b} 2026-12 ${RECIPIENT}: sent (to date through 2026-12-06)`);
-    expect(box.mails).toHaveLength(1);
-    const toDate = box.mails[0]!;
-    expect(toDate.subject).toMatch(
-      /: AI visibility report for 1\s?–\s?6 December 2026, month to date( \u2013 |$)/,
-    );
-    expect(toDate.text).toContain('Overall score on 6 December 2026, the latest day so far');
-    expect(toDate.text).toContain(
-      'This report covers the period up to 6 December 2026; the final report follows once the period is complete.',
-    );
-    expect(`${toDate.subject} ${toDate.text}`).not.toMatch(/end of the period/);
-    expect(toDate.attachments.map((a) => a.filename)).toEqual([
-      expect.stringMatching(/^[a-z0-9-]+-2026-12-to-date-2026-12-06\.html$/),
-    ]);
-    const folder = reportPrefix('acme', b, '2026-12');
-    expect(json(dir, `${folder}delivery.json`)).toMatchObject({
-      state: 'sent',
-      to_date: true,
-      through: '2026-12-06',
-    });
-    // The agency overview of the month says it is to date, as the reports do.
-    const overview = 'reports/account=acme/period=2026-12/overview.html';
-    expect(h.readText(dir, overview)).toMatch(/1\s?–\s?6 December 2026, month to date/);
-
-    // The next night's report job (November is due, and stale: no run returned its days) keeps
-    // what `visync status` says of December: a to-date report is out, its final one to follow.
-    const decemberConfig = withReports(december.config, box, prefix);
-    await reportJob(decemberConfig, dir, '2026-12-07');
-    expect(await statusOf(decemberConfig, dir)).toContain(
-      '  reports to date: 1 sent by hand (2026-12 through 2026-12-06); the final reports follow when their periods complete',
-    );
-
-    // The nightly run of 1 January returns December's last day; its report job makes and mails the
-    // final report of December for every client, B too, and a second job (a retry) and the next
-    // night's mail nothing more.
-    const january = await syncNight(dir, SPEC, '2027-01-01', NIGHT);
-    expect(january.status).toBe('succeeded');
-    // The report job runs the morning after (runs dated ahead of today are not read); the sync above
-    // kept the real clock, which the simulator's Date header is checked against.
-    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
-    vi.setSystemTime(new Date('2027-01-01T05:00:00Z'));
-    const config = withReports(january.config, box, prefix);
-    for (const runDate of ['2027-01-01', '2027-01-01', '2027-01-02']) {
-      const { result } = await reportJob(config, dir, runDate);
-      const reports = 'reports' in result ? result.reports : [];
-      expect(reports.sort((x, y) => x.brand_id.localeCompare(y.brand_id))).toEqual(
-        brands.map((brand_id) => ({ brand_id, period: '2026-12', state: 'sent' })),
+      // 6 December: the month so far, made and sent by hand.
+      const made = await visync(december.config, ['report', '--period', '2026-12', '--brand', b]);
+      expect(made.code, made.stderr).toBe(0);
+      const sent = await visync(december.config, ['report', 'send', '--period', '2026-12', '--brand', b]);
+      expect([sent.code, sent.stderr]).toEqual([0, '']);
+      expect(sent.stdout.trim()).toBe(`acme ${b} 2026-12 ${RECIPIENT}: sent (to date through 2026-12-06)`);
+      expect(box.mails).toHaveLength(1);
+      const toDate = box.mails[0]!;
+      expect(toDate.subject).toMatch(
+        /: AI visibility report for 1\s?–\s?6 December 2026, month to date( \u2013 |$)/,
       );
-    }
-    const finals = box.mails.slice(1);
-    expect(finals.map((m) => m.subject?.match(/AI visibility report for [^–]+/)?.[0]?.trim())).toEqual(
-      brands.map(() => 'AI visibility report for December 2026'),
-    );
-    for (const m of finals) {
-      expect(m.text).toContain('Overall score at the end of the period');
-      expect(m.attachments.map((a) => a.filename)).toEqual([
-        expect.stringMatching(/^[a-z0-9-]+-2026-12\.html$/),
+      expect(toDate.text).toContain('Overall score on 6 December 2026, the latest day so far');
+      expect(toDate.text).toContain(
+        'This report covers the period up to 6 December 2026; the final report follows once the period is complete.',
+      );
+      expect(`${toDate.subject} ${toDate.text}`).not.toMatch(/end of the period/);
+      expect(toDate.attachments.map((a) => a.filename)).toEqual([
+        expect.stringMatching(/^[a-z0-9-]+-2026-12-to-date-2026-12-06\.html$/),
       ]);
-      expect(m.messageId).not.toBe(toDate.messageId);
-    }
-    // Once per client: B got the to-date report and the final one, the others the final one.
-    expect(box.mails.map((m) => (m.to as { text: string }).text)).toEqual(
-      brands.map(() => RECIPIENT).concat(RECIPIENT),
-    );
-    expect(h.readText(dir, overview)).not.toContain('to date');
-    const manifest = json(dir, `${folder}manifest.json`);
-    expect(manifest).toMatchObject({ to_date: false, through: '2026-12-31' });
-    expect(json(dir, `${folder}delivery.json`)).toMatchObject({
-      state: 'sent',
-      to_date: false,
-      version: manifest.version,
-    });
-    const record = json(dir, h.listFiles(dir).find((k) => k.startsWith(`${folder}sends/`)) as string);
-    expect(record).toMatchObject({
-      recipient: RECIPIENT,
-      state: 'sent',
-      to_date: false,
-      version: manifest.version,
-      earlier: [{ state: 'sent', to_date: true, through: '2026-12-06', message_id: toDate.messageId }],
-    });
+      const folder = reportPrefix('acme', b, '2026-12');
+      expect(json(dir, `${folder}delivery.json`)).toMatchObject({
+        state: 'sent',
+        to_date: true,
+        through: '2026-12-06',
+      });
+      // A record from before versions: sent on or before the period's last day, so read as to date.
+      if (legacy) asLegacy(dir, folder);
+      const through = legacy ? '' : ' through 2026-12-06';
+      // The agency overview of the month says it is to date, as the reports do.
+      const overview = 'reports/account=acme/period=2026-12/overview.html';
+      expect(h.readText(dir, overview)).toMatch(/1\s?–\s?6 December 2026, month to date/);
 
-    expect(await statusOf(config, dir)).not.toContain('reports to date');
+      // The next night's report job (November is due, and stale: no run returned its days) keeps
+      // what `visync status` says of December: a to-date report is out, its final one to follow.
+      const decemberConfig = withReports(december.config, box, prefix);
+      await reportJob(decemberConfig, dir, '2026-12-07');
+      expect(await statusOf(decemberConfig, dir)).toContain(
+        `  reports to date: 1 sent by hand (2026-12${through}); the final reports follow when their periods complete`,
+      );
 
-    // `report send` says which each recipient has, and mails nothing more.
-    const again = await h.visyncCli(january.config, ['report', 'send', '--period', '2026-12']);
-    expect([again.code, again.out]).toEqual([
-      0,
-      brands.map(
-        (w) =>
-          `acme ${w} 2026-12 ${RECIPIENT}: already sent${w === b ? ' (final report, after the to-date one through 2026-12-06)' : ''}`,
-      ),
-    ]);
-    expect(box.mails).toHaveLength(brands.length + 1);
-  }, 240_000);
+      // The nightly run of 1 January returns December's last day; its report job makes and mails the
+      // final report of December for every client, B too, and a second job (a retry) and the next
+      // night's mail nothing more.
+      const january = await syncNight(dir, SPEC, '2027-01-01', NIGHT);
+      expect(january.status).toBe('succeeded');
+      // The report job runs the morning after (runs dated ahead of today are not read); the sync above
+      // kept the real clock, which the simulator's Date header is checked against.
+      vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+      vi.setSystemTime(new Date('2027-01-01T05:00:00Z'));
+      const config = withReports(january.config, box, prefix);
+      for (const runDate of ['2027-01-01', '2027-01-01', '2027-01-02']) {
+        const { result } = await reportJob(config, dir, runDate);
+        const reports = 'reports' in result ? result.reports : [];
+        expect(reports.sort((x, y) => x.brand_id.localeCompare(y.brand_id))).toEqual(
+          brands.map((brand_id) => ({ brand_id, period: '2026-12', state: 'sent' })),
+        );
+      }
+      const finals = box.mails.slice(1);
+      expect(finals.map((m) => m.subject?.match(/AI visibility report for [^–]+/)?.[0]?.trim())).toEqual(
+        brands.map(() => 'AI visibility report for December 2026'),
+      );
+      for (const m of finals) {
+        expect(m.text).toContain('Overall score at the end of the period');
+        expect(m.attachments.map((a) => a.filename)).toEqual([
+          expect.stringMatching(/^[a-z0-9-]+-2026-12\.html$/),
+        ]);
+        expect(m.messageId).not.toBe(toDate.messageId);
+      }
+      // Once per client: B got the to-date report and the final one, the others the final one.
+      expect(box.mails.map((m) => (m.to as { text: string }).text)).toEqual(
+        brands.map(() => RECIPIENT).concat(RECIPIENT),
+      );
+      expect(h.readText(dir, overview)).not.toContain('to date');
+      const manifest = json(dir, `${folder}manifest.json`);
+      expect(manifest).toMatchObject({ to_date: false, through: '2026-12-31' });
+      expect(json(dir, `${folder}delivery.json`)).toMatchObject({
+        state: 'sent',
+        to_date: false,
+        version: manifest.version,
+      });
+      const record = json(dir, h.listFiles(dir).find((k) => k.startsWith(`${folder}sends/`)) as string);
+      expect(record).toMatchObject({
+        recipient: RECIPIENT,
+        state: 'sent',
+        to_date: false,
+        version: manifest.version,
+        earlier: [
+          {
+            state: 'sent',
+            message_id: toDate.messageId,
+            ...(legacy ? {} : { to_date: true, through: '2026-12-06' }),
+          },
+        ],
+      });
+
+      expect(await statusOf(config, dir)).not.toContain('reports to date');
+
+      // `report send` says which each recipient has, and mails nothing more.
+      const again = await h.visyncCli(january.config, ['report', 'send', '--period', '2026-12']);
+      expect([again.code, again.out]).toEqual([
+        0,
+        brands.map(
+          (w) =>
+            `acme ${w} 2026-12 ${RECIPIENT}: already sent${w !== b ? '' : legacy ? ' (final report, after a to-date one)' : ' (final report, after the to-date one through 2026-12-06)'}`,
+        ),
+      ]);
+      expect(box.mails).toHaveLength(brands.length + 1);
+    },
+    240_000,
+  );
 });

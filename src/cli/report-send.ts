@@ -181,8 +181,9 @@ function printOutcome(account: string, w: DeliveryOutcome, io: CliIo): boolean {
  * ` (final report, after the to-date one through 2026-12-06)`; nothing for a final report alone.
  */
 function gotWords(got: DeliveryOutcome['recipients'][number]['got']): string {
-  if (got?.to_date) return ` (to date through ${got.through ?? 'an unknown day'})`;
-  if (got?.afterToDate) return ` (final report, after the to-date one through ${got.afterToDate})`;
+  if (got?.to_date) return got.through ? ` (to date through ${got.through})` : ' (to date)';
+  if (got?.afterToDate !== undefined)
+    return ` (final report, after ${got.afterToDate ? `the to-date one through ${got.afterToDate}` : 'a to-date one'})`;
   return '';
 }
 

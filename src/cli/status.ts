@@ -177,7 +177,9 @@ function describeReports(account: string, open: readonly OpenReport[]): string {
  */
 function describeToDate(out: readonly ToDateReport[]): string {
   if (!out.length) return '';
-  const periods = [...new Set(out.map((r) => `${r.period} through ${r.through}`))].sort().join(', ');
+  const periods = [...new Set(out.map((r) => (r.through ? `${r.period} through ${r.through}` : r.period)))]
+    .sort()
+    .join(', ');
   return `${out.length} sent by hand (${periods}); the final reports follow when their periods complete`;
 }
 

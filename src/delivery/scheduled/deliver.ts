@@ -61,8 +61,11 @@ export async function deliverScheduled(
     else if (record?.location && final) toSend.push(due);
     else {
       const stale = staleReason(runs, brandId, period);
+      // A to-date report sent by hand (a stale period recovered, docs/operations.md) stays as it is
+      // until a run returns the last day: then the final one is made and mailed.
+      if (stale && record?.to_date && record.state === 'sent') out.push(outcome(record));
       // Together: each waits on its alert, and the alerts go out at once (JOB_ALERTS).
-      if (stale) stales.push(markStale(o, due, stale, trigger));
+      else if (stale) stales.push(markStale(o, due, stale, trigger));
       else toMake.push(due);
     }
   }
@@ -84,8 +87,9 @@ export async function deliverScheduled(
 }
 
 /**
- * The to-date report a workspace has out for the period after its due one (the one running or
- * just ended and not due yet), when one was sent by hand: its final report is still to follow.
+ * The to-date report a workspace has out, sent by hand, whose final report is still to follow: of
+ * its due period (no run returned its last day yet), else of the period after it (running, or
+ * ended and not due yet).
  */
 async function toDateOut(
   o: DeliveryOptions,
@@ -95,10 +99,11 @@ async function toDateOut(
   if (!due) return undefined;
   const after = addDays(due.to, 1);
   const next = due.kind === 'week' ? isoWeekOf(after) : monthOf(after);
-  const r = await readDelivery(o.store, o.account.name, w.brandId, next.label);
-  return r?.to_date && r.state === 'sent'
-    ? { period: next.label, through: r.through ?? next.from }
-    : undefined;
+  for (const label of [due.label, next.label]) {
+    const r = await readDelivery(o.store, o.account.name, w.brandId, label);
+    if (r?.to_date && r.state === 'sent') return { period: label, through: r.through ?? '' };
+  }
+  return undefined;
 }
 
 /** Runs `fn` with the delivery's mail session (the caller's, or one made and closed here). */

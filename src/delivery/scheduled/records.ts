@@ -10,6 +10,7 @@
 // recipient): a `sending` left behind (a crash, or a store that failed after the server took the
 // mail) may have reached the recipient, and only `visync report send --resend-unconfirmed` mails it
 // again, under the same Message-ID (docs/reports.md, "Exactly once").
+import { parsePeriod } from '../../history/period.js';
 import { brandKey, reportPrefix } from '../../sinks/layout.js';
 import { type ObjectStore, putJsonObject, readJsonObject } from '../../sinks/object-store.js';
 import { sha256Hex } from '../../util/hash.js';
@@ -90,14 +91,33 @@ export function sendKey(account: string, brandId: string, period: string, recipi
   return `${reportPrefix(account, brandId, period)}sends/${brandKey(recipient.toLowerCase())}.json`;
 }
 
-export function readDelivery(
+export async function readDelivery(
   store: ObjectStore,
   account: string,
   brandId: string,
   period: string,
 ): Promise<DeliveryRecord | undefined> {
-  return readJsonObject<DeliveryRecord>(store, deliveryKey(account, brandId, period));
+  const r = await readJsonObject<DeliveryRecord>(store, deliveryKey(account, brandId, period));
+  return legacyKind(r, period, r?.location ? r.updated_at : undefined);
 }
+
+/**
+ * A record written before versions were recorded (no `to_date`) of a report made or sent on or
+ * before its period's last day: that can only have been a to-date report (a final one needs a run
+ * dated on or after that day), so it is read as one and never blocks the final report.
+ */
+function legacyKind<T extends { to_date?: boolean }>(
+  r: T | undefined,
+  period: string,
+  at: string | undefined,
+): T | undefined {
+  if (!r || r.to_date !== undefined || !at) return r;
+  const p = parsePeriod(period);
+  return p && at.slice(0, 10) <= p.to ? { ...r, to_date: true } : r;
+}
+
+const legacySend = (r: SendRecord | undefined, period: string) =>
+  legacyKind(r, period, r?.sent_at ?? r?.started_at);
 
 export async function writeDelivery(store: ObjectStore, record: DeliveryRecord): Promise<void> {
   await putJsonObject(store, deliveryKey(record.account, record.brand_id, record.period), record);
@@ -113,19 +133,20 @@ export async function readSends(
   const keys = await store.list(`${reportPrefix(account, brandId, period)}sends/`);
   const out = new Map<string, SendRecord>();
   for (const key of keys) {
-    const r = await readJsonObject<SendRecord>(store, key);
+    const r = legacySend(await readJsonObject<SendRecord>(store, key), period);
     if (r?.recipient) out.set(r.recipient.toLowerCase(), r);
   }
   return out;
 }
 
 /** One recipient's send record; undefined when none (or a torn one: nothing readable was written). */
-export function readSend(
+export async function readSend(
   store: ObjectStore,
   where: { account: string; brandId: string; period: string },
   recipient: string,
 ): Promise<SendRecord | undefined> {
-  return readJsonObject<SendRecord>(store, sendKey(where.account, where.brandId, where.period, recipient));
+  const key = sendKey(where.account, where.brandId, where.period, recipient);
+  return legacySend(await readJsonObject<SendRecord>(store, key), where.period);
 }
 
 export async function recordSend(

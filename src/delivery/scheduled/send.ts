@@ -112,7 +112,7 @@ function gotOf(
     ...(r.version ? { version: r.version } : {}),
     to_date: r.to_date === true,
     ...(r.through ? { through: r.through } : {}),
-    ...(toDate?.through ? { afterToDate: toDate.through } : {}),
+    ...(toDate ? { afterToDate: toDate.through ?? '' } : {}),
   };
 }
 

@@ -57,7 +57,8 @@ export interface RecipientOutcome {
   reason?: string;
   /**
    * sent, already sent: which version the recipient has (a to-date report or the final one), and
-   * `afterToDate`: the newest day of a to-date report the recipient got before the final one.
+   * `afterToDate`: the newest day of a to-date report the recipient got before the final one ('':
+   * a record from before the day was recorded).
    */
   got?: VersionSent & { afterToDate?: string };
 }

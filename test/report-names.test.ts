@@ -88,7 +88,15 @@ describe('a client page names recommendations by title, never by id', () => {
     }
     const out = h.tempDir();
     for (const period of ['2026-10', '2026-11']) {
-      const r = await h.visyncCli(config, ['report', '--period', period, '--format', 'html,json', '--out', out]);
+      const r = await h.visyncCli(config, [
+        'report',
+        '--period',
+        period,
+        '--format',
+        'html,json',
+        '--out',
+        out,
+      ]);
       expect(r.code, r.err.join('\n')).toBe(0);
     }
     const october = join(reportDir(out, brands[1], '2026-10'), 'report.html');
@@ -101,7 +109,9 @@ describe('a client page names recommendations by title, never by id', () => {
 
     // November: the re-issued one is one line by its title, without ids; the twice-listed one
     // (one id done, the other gone) is one line, done, never also "no longer listed".
-    const relistedRows = rowsAfter(reissuedPage, '<div class="changes">').filter((r) => r.includes(relisted.title));
+    const relistedRows = rowsAfter(reissuedPage, '<div class="changes">').filter((r) =>
+      r.includes(relisted.title),
+    );
     expect(relistedRows).toHaveLength(1);
     expect(relistedRows[0]).toMatch(/listed again/);
     const twiceRows = rowsAfter(november, '<div class="changes">').filter((r) => r.includes(twice.title));

@@ -3,8 +3,8 @@
 import { html as escapedHtml, raw } from 'hono/html';
 import type { ReportSection } from '../../config/schema.js';
 import { moneyCompetitorsSection } from '../competitors/section.js';
-import type { ReportModel } from '../model/report-shape.js';
 import { onePerTitle } from '../model/recommendation-titles.js';
+import type { ReportModel } from '../model/report-shape.js';
 import type { ReportStyle } from '../style.js';
 import type { Formatters } from './format.js';
 import { changeTable, enumWord, notRead, unrecognised } from './html-notes.js';

@@ -104,8 +104,14 @@ describe('a client page names recommendations by title, never by id', () => {
     const reissuedPage = join(reportDir(out, brands[0], '2026-11'), 'report.html');
 
     // October lists the title twice (two ids, both open): the page shows it once.
-    const openRows = rowsAfter(october, '<h2>Recommendations</h2>');
+    // The open ones' table, its head row left out.
+    const openRows = rowsAfter(october, '<h2>Recommendations</h2>').slice(1);
     expect(openRows.filter((r) => r.includes(twice.title))).toHaveLength(1);
+    // The card counts what the list shows: one recommendation per title.
+    const card = /<div class="label">Open recommendations<\/div><div class="value">(\d+)<\/div>/.exec(
+      readFileSync(october, 'utf8'),
+    );
+    expect(Number(card?.[1])).toBe(openRows.length);
 
     // November: the re-issued one is one line by its title, without ids; the twice-listed one
     // (one id done, the other gone) is one line, done, never also "no longer listed".

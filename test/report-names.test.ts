@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { DataChange } from '../src/simulator/changes.js';
 import { allRecommendations } from '../src/simulator/data.js';
+import type { FaultRule } from '../src/simulator/faults.js';
 import * as h from './helpers/harness.js';
 import { syncNight } from './helpers/nights.js';
-import { NIGHTS, reportDir } from './helpers/report-nights.js';
+import { NIGHTS, reportDir, twoNights } from './helpers/report-nights.js';
 
 // A seed whose two workspaces each keep a recommendation open over both nights under a title no
 // other of their recommendations has (the simulator draws titles from a small list).
@@ -138,5 +139,24 @@ describe('a client page names recommendations by title, never by id', () => {
     // report.json is data for programs: it keeps the ids.
     const json = readFileSync(join(reportDir(out, brands[0], '2026-11'), 'report.json'), 'utf8');
     expect(json).toContain(`${relisted.id}r`);
+  });
+});
+
+describe('a client the API sends without a name', () => {
+  it('its page names no workspace id, not even in the title', async () => {
+    const dir = h.tempDir();
+    // GET /brands and /brands/{id} without `name`.
+    const faults: FaultRule[] = [
+      { kind: 'missing-fields', endpoint: 'brands', fields: ['name'], times: Infinity },
+      { kind: 'missing-fields', endpoint: 'brand', fields: ['name'], times: Infinity },
+    ];
+    const { config, last } = await twoNights(dir, ['2026-11-10'], faults);
+    const out = h.tempDir();
+    const r = await h.visyncCli(config, ['report', '--period', '2026-11', '--format', 'html', '--out', out]);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    const brand = last.accounts[0]?.workspaceIds[0] as string;
+    const page = readFileSync(join(reportDir(out, brand, '2026-11'), 'report.html'), 'utf8');
+    expect(/<title>([^<]*)<\/title>/.exec(page)?.[1]).toContain('unnamed client');
+    expect(pageText(join(reportDir(out, brand, '2026-11'), 'report.html'))).not.toContain(brand);
   });
 });

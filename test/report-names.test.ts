@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { type ChangeState, diffStates } from '../src/history/changes.js';
+import { changeLines } from '../src/report/model/change-lines.js';
 import type { DataChange } from '../src/simulator/changes.js';
 import { allRecommendations } from '../src/simulator/data.js';
 import type { FaultRule } from '../src/simulator/faults.js';
@@ -158,5 +160,63 @@ describe('a client the API sends without a name', () => {
     const page = readFileSync(join(reportDir(out, brand, '2026-11'), 'report.html'), 'utf8');
     expect(/<title>([^<]*)<\/title>/.exec(page)?.[1]).toContain('unnamed client');
     expect(pageText(join(reportDir(out, brand, '2026-11'), 'report.html'))).not.toContain(brand);
+  });
+});
+
+describe('what changed: one line per recommendation title', () => {
+  const state = (open: [string, string | null][], closed: [string, string, string][] = []): ChangeState => ({
+    open_recommendations: open.map(([id, title]) => ({ id, title })),
+    closed_recommendations: closed.map(([id, title, status]) => ({ id, title, status })),
+    flags: [],
+    conflicts: [],
+    competitors: [],
+    engines: [],
+  });
+  const lines = (before: ChangeState, after: ChangeState) =>
+    changeLines(diffStates(before, after)).map((l) => [l.change, l.what, l.id, l.note]);
+
+  it('two new ids of one title are one new line; done under one id and dismissed under another reads done', () => {
+    expect(
+      lines(
+        state([]),
+        state([
+          ['r1', 'FAQ'],
+          ['r2', 'FAQ'],
+        ]),
+      ),
+    ).toEqual([['recommendation_new', 'FAQ', 'r1', null]]);
+    expect(
+      lines(
+        state([
+          ['r1', 'FAQ'],
+          ['r2', 'FAQ'],
+        ]),
+        state(
+          [],
+          [
+            ['r1', 'FAQ', 'dismissed'],
+            ['r2', 'FAQ', 'done'],
+          ],
+        ),
+      ),
+    ).toEqual([['recommendation_closed', 'FAQ', 'r2', 'done']]);
+  });
+
+  it('done under one id and listed again, open, under another is one "listed again" line; untitled ones stay apart', () => {
+    expect(lines(state([['r1', 'FAQ']]), state([['r9', 'FAQ']], [['r1', 'FAQ', 'done']]))).toEqual([
+      ['recommendation_reissued', 'FAQ', 'r9', 'r1'],
+    ]);
+    expect(
+      lines(
+        state([
+          ['r1', null],
+          ['r2', null],
+        ]),
+        state([]),
+      ),
+    ).toEqual([
+      ['recommendation_unlisted', 'r1', 'r1', null],
+      ['recommendation_unlisted', 'r2', 'r2', null],
+    ]);
   });
 });

@@ -62,6 +62,7 @@ const E2E = files([
   'doctor-cleanup',
   'doctor-webhook',
   'enqueue-no-worker',
+  'events-names',
   'example-config',
   'finish-cap',
   'jobs',

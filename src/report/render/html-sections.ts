@@ -3,6 +3,7 @@
 import { html as escapedHtml, raw } from 'hono/html';
 import type { ReportSection } from '../../config/schema.js';
 import { moneyCompetitorsSection } from '../competitors/section.js';
+import { onePerTitle } from '../model/recommendation-titles.js';
 import type { ReportModel } from '../model/report-shape.js';
 import type { ReportStyle } from '../style.js';
 import type { Formatters } from './format.js';
@@ -197,12 +198,13 @@ ${unrecognised(f, bi.unrecognised)}
 
 function recommendationSection({ r, f }: Page): Html {
   const t = f.t;
+  const shown = onePerTitle(r.recommendations.open, r.recommendations.closed_in_period);
   return html`<section><h2>${heading(f, 'recommendations')}</h2>
 <h3>${t('page:recs.open')}</h3>
 ${table(
   f,
   ['priority', 'recommendation', 'category', 'impact'],
-  r.recommendations.open.map((x) => [
+  shown.open.map((x) => [
     enumWord(f, 'priority', x.priority),
     text(f, x.title),
     text(f, x.category),
@@ -213,7 +215,7 @@ ${table(
 ${table(
   f,
   ['status', 'recommendation', 'when'],
-  r.recommendations.closed_in_period.map((x) => [
+  shown.closed.map((x) => [
     enumWord(f, 'status', x.status),
     text(f, x.title),
     text(f, x.updated_at === null ? null : f.when(x.updated_at)),

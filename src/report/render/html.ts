@@ -87,7 +87,8 @@ export async function renderHtml(
     ),
   ]);
   const sections = sectionsOf(r, style, f, { scoreSvg, sovSvg, enginesSvg, claimsSvg });
-  const client = r.cover.client_name ?? r.brand_id;
+  // A client the data does not name is "unnamed client", as on the agency overview: never its id.
+  const client = r.cover.client_name ?? f.t('overview:unnamed');
   // At the top of every report: under the cover, or first when the cover is not shown.
   const summary = summarySection(r, style, o.notes ?? null);
   const page = html`<!DOCTYPE html>

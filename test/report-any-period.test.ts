@@ -77,7 +77,7 @@ describe('a month before the first run, from the history a later run returned', 
     expect(report.kpis.open_recommendations).toMatchObject({ comparable: false, delta: null });
     expect(report.kpis.open_recommendations.coverage.current.snapshot_date).toBe(night);
     const text = pageText(folder);
-    const said = text.match(/As of 10 November 2026, the first state known \(none from this period\)/g) ?? [];
+    const said = text.match(/As of 2026-11-10, the first state known \(none from this period\)/g) ?? [];
     expect(said).toHaveLength(4);
   });
 

@@ -5,6 +5,12 @@
 import { inProgress } from '../history/comparison.js';
 import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
 import { defaultPeriod, type Period, previousPeriod } from '../history/period.js';
+import {
+  knownWorkspaces,
+  missingDaysLine,
+  returnsDaysOf,
+  workspacesWithDays,
+} from '../history/period-workspaces.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { readAccountData, reportableWorkspaces, type WorkspaceData } from './model/account-data.js';
 import { buildModel } from './model/model.js';
@@ -32,8 +38,10 @@ export interface MadeReport {
 export interface AccountReports {
   made: MadeReport[];
   problems: ReportProblem[];
-  /** Workspaces a report of the period can be made for (a brands snapshot at its end). */
+  /** Workspaces a report of the period is made for without --brand (account-data.ts reportableWorkspaces). */
   workspaces: string[];
+  /** Every workspace a complete run of the account landed: a --brand outside these is unknown. */
+  known: string[];
   partsRead: number;
   partsTotal: number;
   /** Where the account's overview of the period went, when one was written. */
@@ -80,7 +88,7 @@ function periodToReport(
   const period = o.period ?? defaultPeriod(newest);
   // A run whose visibility window (window_start to its date) reaches into the period holds days of
   // it: a week's report works whenever complete runs cover the week, whatever their dates.
-  const covering = runs.filter((r) => r.runDate >= period.from && r.windowStart <= period.to);
+  const covering = runs.filter((r) => returnsDaysOf(r, period));
   if (covering.length === 0) {
     const oldest = runs.map((r) => r.runDate).sort()[0];
     return {
@@ -125,23 +133,45 @@ async function workspaceReport(
 }
 
 export async function makeAccountReports(o: AccountReportOptions): Promise<AccountReports> {
-  const out: AccountReports = { made: [], problems: [], workspaces: [], partsRead: 0, partsTotal: 0 };
+  const out: AccountReports = {
+    made: [],
+    problems: [],
+    workspaces: [],
+    known: [],
+    partsRead: 0,
+    partsTotal: 0,
+  };
   const runs = o.runs ?? (await completeRuns(o.store, o.account, o.now));
+  out.known = knownWorkspaces(runs);
   const found = periodToReport(o, runs);
+  // A --brand the account knows that has no day in the period: its own line says what is missing.
+  const missing = (period: Period, withDays: readonly string[]) =>
+    o.brands
+      .filter((b) => out.known.includes(b) && !withDays.includes(b))
+      .map(
+        (b): ReportProblem => ({
+          kind: 'no data',
+          line: `account ${o.account}: ${missingDaysLine(runs, b, period)}`,
+        }),
+      );
   if ('kind' in found) {
-    out.problems.push(found);
+    const lines = o.period ? missing(o.period, []) : [];
+    out.problems.push(...(lines.length ? lines : [found]));
     return out;
   }
   const { period, available } = found;
   out.workspaces = available;
-  if (available.length === 0) {
+  const withDays = workspacesWithDays(runs, period);
+  out.problems.push(...missing(period, withDays));
+  // --brand: any workspace with days in the period, a client the account no longer has included.
+  const brandIds = o.brands.length ? o.brands.filter((b) => withDays.includes(b)) : available;
+  if (available.length === 0 && o.brands.length === 0) {
     out.problems.push({
       kind: 'no data',
       line: `account ${o.account}: no complete run up to ${period.to} holds a workspace (its brands table); nothing to report for ${period.label}`,
     });
     return out;
   }
-  const brandIds = o.brands.length ? o.brands.filter((b) => available.includes(b)) : available;
   if (brandIds.length === 0) return out;
   const previous = previousPeriod(period);
   const data = await readAccountData(o.store, runs, brandIds, period, previous);

@@ -166,6 +166,15 @@ describe('a client removed from the account keeps its reports', () => {
         `visync: account acme: no day of data for workspace ${removed} in 2026-11-01_2026-11-01 (1 November 2026 to 1 November 2026); ${span}`,
       ],
     ]);
+    // `report send` of that week says the same, and exits 1, not 64.
+    const send = await h.visyncCli(config, ['report', 'send', '--period', '2026-W30', '--brand', removed]);
+    expect([send.code, send.out, send.err]).toEqual([
+      1,
+      [
+        `acme ${removed} 2026-W30: nothing to send (no day of data for workspace ${removed} in 2026-W30 (20 July 2026 to 26 July 2026); ${span})`,
+      ],
+      [],
+    ]);
     const nope = await h.visyncCli(config, [
       'report',
       '--period',

@@ -5,7 +5,12 @@ import type { Row } from '../../catalogue/types.js';
 import { snapshotAtEnd } from '../../history/comparison.js';
 import { type CompleteRun, forEachPartRow } from '../../history/complete-runs.js';
 import type { Period } from '../../history/period.js';
-import { firstRunAfter, returnsDaysOf, snapshotOfPeriod } from '../../history/period-workspaces.js';
+import {
+  firstRunAfter,
+  returnsDaysOf,
+  snapshotOfPeriod,
+  workspacesWithDays,
+} from '../../history/period-workspaces.js';
 import {
   covers,
   DAILY_TABLES,
@@ -76,6 +81,15 @@ export function reportableWorkspaces(runs: readonly CompleteRun[], period: Perio
   const seen = upToEnd.length ? upToEnd : runs.filter((r) => returnsDaysOf(r, period));
   const ids = new Set(listing ? listing.workspaces : seen.flatMap((r) => r.workspaces));
   return [...ids].filter((w) => snapshotOfPeriod(runs, 'brands', w, period) !== undefined).sort();
+}
+
+/**
+ * Every workspace a report of the period can be made for: those reported without --brand and any
+ * other with days in it (a client removed from the account since: `visync report --brand`,
+ * `visync report send --period`).
+ */
+export function periodWorkspaces(runs: readonly CompleteRun[], period: Period): string[] {
+  return [...new Set([...reportableWorkspaces(runs, period), ...workspacesWithDays(runs, period)])].sort();
 }
 
 /** The runs one workspace's report reads each snapshot table and daily table from. */

@@ -5,7 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseConfig } from '../src/config/read-config.js';
 import type { Report } from '../src/report/model/report-shape.js';
+import { runInline } from '../src/run/inline/run-inline.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
 import { syncNight } from './helpers/nights.js';
 import { removedClientOnce } from './helpers/removed-client.js';
@@ -87,6 +90,43 @@ describe('a month before the first run, from the history a later run returned', 
     expect(r.err).toEqual([
       'visync: account acme: no complete run covers period 2026-08 (2026-08-01 to 2026-08-31); complete runs are dated 2026-11-10 to 2026-11-10',
     ]);
+  });
+});
+
+describe('a snapshot no run holds for the period', () => {
+  it('says no state is known, and its count is n/a, never 0', async () => {
+    const dir = h.tempDir();
+    const s = await h.sim({ ...SPEC, accounts: [{ name: 'acme', workspaces: 1 }], today: '2026-11-10' });
+    const file = h.configFile(s, dir, { extract: { visibilityDays: 60 } });
+    // Recommendations were never called: no run holds their state.
+    const run = await runInline({
+      config: parseConfig(file.yaml, { source: 'test', env: file.env }),
+      store: new FsObjectStore(dir),
+      logger: h.memoryLogger('warn').logger,
+      runDate: '2026-11-10',
+      retry: h.FAST_RETRY,
+      endpoints: ['brand', 'visibility', 'prompts', 'buyer-intent', 'reputation'],
+    });
+    expect(run.status).toBe('succeeded');
+    const out = h.tempDir();
+    const r = await h.visyncCli(file.path, [
+      'report',
+      '--period',
+      '2026-10',
+      '--format',
+      'html,json',
+      '--out',
+      out,
+    ]);
+    expect([r.code, r.err]).toEqual([0, []]);
+    const brand = (s.accounts[0] as { workspaceIds: string[] }).workspaceIds[0] as string;
+    const folder = reportDir(out, brand, '2026-10');
+    const report = readReport(folder);
+    expect(report.snapshots.recommendations).toEqual({ date: null, kind: 'none' });
+    expect(report.snapshots.reputation).toEqual({ date: '2026-11-10', kind: 'first_known' });
+    expect(report.kpis.open_recommendations.value).toBeNull();
+    const text = pageText(folder);
+    expect(text).toContain('Recommendations No state is known for this period.');
   });
 });
 

@@ -22,6 +22,21 @@ function pageText(folder: string): string {
     .replace(/&nbsp;|\s+/g, ' ');
 }
 
+/** `visync report --period 2026-10` as HTML and JSON into a fresh folder. */
+async function october(config: string) {
+  const out = h.tempDir();
+  const r = await h.visyncCli(config, [
+    'report',
+    '--period',
+    '2026-10',
+    '--format',
+    'html,json',
+    '--out',
+    out,
+  ]);
+  return { r, out };
+}
+
 const readReport = (folder: string) =>
   JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')) as Report;
 
@@ -44,16 +59,7 @@ describe('a month before the first run, from the history a later run returned', 
   afterAll(() => close());
 
   it("makes October's report: its days from the run of 10 November, its snapshots said to be the first known", async () => {
-    const out = h.tempDir();
-    const r = await h.visyncCli(config, [
-      'report',
-      '--period',
-      '2026-10',
-      '--format',
-      'html,json',
-      '--out',
-      out,
-    ]);
+    const { r, out } = await october(config);
     expect(r.err).toEqual([]);
     expect(r.code).toBe(0);
     expect(r.out.filter((l) => !l.includes(' overview '))).toEqual(
@@ -108,16 +114,7 @@ describe('a snapshot no run holds for the period', () => {
       endpoints: ['brand', 'visibility', 'prompts', 'buyer-intent', 'reputation'],
     });
     expect(run.status).toBe('succeeded');
-    const out = h.tempDir();
-    const r = await h.visyncCli(file.path, [
-      'report',
-      '--period',
-      '2026-10',
-      '--format',
-      'html,json',
-      '--out',
-      out,
-    ]);
+    const { r, out } = await october(file.path);
     expect([r.code, r.err]).toEqual([0, []]);
     const brand = (s.accounts[0] as { workspaceIds: string[] }).workspaceIds[0] as string;
     const folder = reportDir(out, brand, '2026-10');

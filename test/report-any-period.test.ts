@@ -151,6 +151,9 @@ describe('a client removed from the account keeps its reports', () => {
     const report = readReport(folder);
     expect(report.trend.days_with_data).toBe(31);
     expect(report.cover.client_name).not.toBeNull();
+    // The account's overview of the period written beside it has the removed client's row.
+    const overview = r.out.find((l) => l.startsWith('acme overview 2026-10: '))?.split(': ')[1] as string;
+    expect(readFileSync(overview, 'utf8')).toContain(report.cover.client_name as string);
     expect(report.snapshots.recommendations.kind).toBe('at_end');
     expect(report.snapshots.recommendations.date).toBe('2026-10-31');
     // Without --brand: the clients the account had at the period's end (the views' rule).

@@ -168,7 +168,7 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   if (available.length === 0 && o.brands.length === 0) {
     out.problems.push({
       kind: 'no data',
-      line: `account ${o.account}: no complete run up to ${period.to} holds a workspace (its brands table); nothing to report for ${period.label}`,
+      line: `account ${o.account}: no complete run that covers ${period.label} holds a workspace (its brands table); nothing to report`,
     });
     return out;
   }
@@ -206,7 +206,8 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   if (o.overview && pages)
     out.overview = await writeOverview({
       ...{ store: o.store, target: o.target, account: o.account, runs, period, previous },
-      ...{ workspaces: available, made: slim, overview: o.overview },
+      // A removed client's report made by --brand has its row too.
+      ...{ workspaces: [...new Set([...available, ...brandIds])].sort(), made: slim, overview: o.overview },
       formatsFor: (b) => o.formatsFor?.(b) ?? o.formats,
     });
   return out;

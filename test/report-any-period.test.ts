@@ -99,6 +99,30 @@ describe('a month before the first run, from the history a later run returned', 
   });
 });
 
+describe("a new client's first night with 60 days of history", () => {
+  it("the account's report of last month has the new client, its days from that night", async () => {
+    const dir = h.tempDir();
+    // 20 October: one client; 10 November: a second one joins, synced with 60 days of history.
+    const one = await syncNight(dir, { ...SPEC, accounts: [{ name: 'acme', workspaces: 1 }] }, '2026-10-20', {
+      config: { extract: { visibilityDays: 30 } },
+    });
+    const two = await syncNight(dir, SPEC, '2026-11-10', { config: { extract: { visibilityDays: 60 } } });
+    expect([one.status, two.status]).toEqual(['succeeded', 'succeeded']);
+    const [old, joined] = (two.sim.accounts[0] as { workspaceIds: string[] }).workspaceIds as [
+      string,
+      string,
+    ];
+    const { r, out } = await october(two.config);
+    expect([r.code, r.err]).toEqual([0, []]);
+    expect(r.out.filter((l) => !l.includes(' overview ')).map((l) => l.split(' ')[1])).toEqual(
+      [old, joined].sort(),
+    );
+    const report = readReport(reportDir(out, joined, '2026-10'));
+    expect(report.trend.days_with_data).toBe(31);
+    expect(report.snapshots.recommendations).toEqual({ date: '2026-11-10', kind: 'first_known' });
+  });
+});
+
 describe('a snapshot no run holds for the period', () => {
   it('says no state is known, and its count is n/a, never 0', async () => {
     const dir = h.tempDir();

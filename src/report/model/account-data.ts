@@ -69,8 +69,9 @@ const READ_CONCURRENCY = 8;
  * (at its end, else the first known after it) that the account still had then: the newest run up to
  * the day after the period's end that listed every workspace (as the views' rule); for a period
  * before every run (a backfill, a new client), the first run after it that returned its days and
- * listed them all; without such a run, every workspace those runs hold. A removed client's report
- * is made by --brand (make.ts, src/history/period-workspaces.ts workspacesWithDays).
+ * listed them all; without such a run, every workspace those runs hold. Also a client the newest
+ * listing run has that joined since with days of the period. A removed client's report is made by
+ * --brand (make.ts, src/history/period-workspaces.ts workspacesWithDays).
  */
 export function reportableWorkspaces(runs: readonly CompleteRun[], period: Period): string[] {
   const dayAfter = addDays(period.to, 1);
@@ -80,6 +81,9 @@ export function reportableWorkspaces(runs: readonly CompleteRun[], period: Perio
     : firstRunAfter(runs, dayAfter, (r) => r.listsAllWorkspaces && returnsDaysOf(r, period));
   const seen = upToEnd.length ? upToEnd : runs.filter((r) => returnsDaysOf(r, period));
   const ids = new Set(listing ? listing.workspaces : seen.flatMap((r) => r.workspaces));
+  // A client that joined since, whose first night returned days of the period: the account has it.
+  const newest = runs.find((r) => r.listsAllWorkspaces);
+  for (const w of workspacesWithDays(runs, period)) if (newest?.workspaces.includes(w)) ids.add(w);
   return [...ids].filter((w) => snapshotOfPeriod(runs, 'brands', w, period) !== undefined).sort();
 }
 

@@ -147,7 +147,8 @@ describe('a snapshot no run holds for the period', () => {
     expect(report.snapshots.reputation).toEqual({ date: '2026-11-10', kind: 'first_known' });
     expect(report.kpis.open_recommendations.value).toBeNull();
     const text = pageText(folder);
-    expect(text).toContain('Recommendations No state is known for this period.');
+    // The section holds that line only: no empty table reading "None" beside it.
+    expect(text).toContain('Recommendations No state is known for this period. Reputation As of 2026-11-10');
   });
 });
 

@@ -9,7 +9,7 @@ import type { Formatters } from './format.js';
 import { changeTable, enumWord, notRead, unrecognised } from './html-notes.js';
 import { card, deltaCell, fig, type Html, html, share, table, text, whole } from './html-parts.js';
 import { engineReason, kpiReason, noEarlierNote, revisionNote } from './reasons.js';
-import { snapshotNote } from './snapshot-note.js';
+import { snapshotNote, unknownState } from './snapshot-note.js';
 
 export interface Charts {
   scoreSvg: string;
@@ -290,9 +290,12 @@ export function sectionsOf(
     kpis: kpiSection(page),
     trend: trendSection(page, charts),
     engines: engineSection(page, charts),
-    'buyer-intent': buyerIntentSection(page),
-    recommendations: recommendationSection(page),
-    reputation: reputationSection(page, charts),
+    // A section no state is known for holds only the line saying so (./snapshot-note.ts).
+    'buyer-intent':
+      unknownState(f, r, 'buyer_intent', heading(f, 'buyer_intent')) ?? buyerIntentSection(page),
+    recommendations:
+      unknownState(f, r, 'recommendations', heading(f, 'recommendations')) ?? recommendationSection(page),
+    reputation: unknownState(f, r, 'reputation', heading(f, 'reputation')) ?? reputationSection(page, charts),
     changes: changesSection(page),
   };
 }

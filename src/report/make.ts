@@ -5,14 +5,14 @@
 import { inProgress } from '../history/comparison.js';
 import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
 import { defaultPeriod, type Period, previousPeriod } from '../history/period.js';
-import {
-  knownWorkspaces,
-  missingDaysLine,
-  returnsDaysOf,
-  workspacesWithDays,
-} from '../history/period-workspaces.js';
+import { knownWorkspaces, missingDaysLine, returnsDaysOf } from '../history/period-workspaces.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { readAccountData, reportableWorkspaces, type WorkspaceData } from './model/account-data.js';
+import {
+  periodWorkspaces,
+  readAccountData,
+  reportableWorkspaces,
+  type WorkspaceData,
+} from './model/account-data.js';
 import { buildModel } from './model/model.js';
 import type { ReportModel } from './model/report-shape.js';
 import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
@@ -161,10 +161,10 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   }
   const { period, available } = found;
   out.workspaces = available;
-  const withDays = workspacesWithDays(runs, period);
-  out.problems.push(...missing(period, withDays));
-  // --brand: any workspace with days in the period, a client the account no longer has included.
-  const brandIds = o.brands.length ? o.brands.filter((b) => withDays.includes(b)) : available;
+  // --brand: also any workspace with days in the period, a client the account no longer has included.
+  const reportable = periodWorkspaces(runs, period);
+  out.problems.push(...missing(period, reportable));
+  const brandIds = o.brands.length ? o.brands.filter((b) => reportable.includes(b)) : available;
   if (available.length === 0 && o.brands.length === 0) {
     out.problems.push({
       kind: 'no data',

@@ -86,6 +86,19 @@ describe('a month before the first run, from the history a later run returned', 
     expect(report.kpis.open_recommendations).toMatchObject({ comparable: false, delta: null });
     expect(report.kpis.open_recommendations.coverage.current.snapshot_date).toBe(night);
     const text = pageText(folder);
+    // One client by --brand, as an agency re-makes one report.
+    const one = await h.visyncCli(config, [
+      'report',
+      '--period',
+      '2026-10',
+      '--brand',
+      brands[1] as string,
+      '--format',
+      'json',
+      '--out',
+      h.tempDir(),
+    ]);
+    expect([one.code, one.err]).toEqual([0, []]);
     const said = text.match(/As of 2026-11-10, the first state known \(none from this period\)/g) ?? [];
     expect(said).toHaveLength(4);
   });

@@ -77,6 +77,7 @@ const E2E = files([
   'redis-restart',
   'budget-delays',
   'report-json',
+  'report-removed-client-send',
   'report-send-once',
   'run-ownership',
   'runs-show',

@@ -18,6 +18,7 @@ import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
 import { openTitles } from './recommendation-titles.js';
 import { MODEL_VERSION, type Report, type ReportModel } from './report-shape.js';
 import { inPeriod, lastValue } from './section-rows.js';
+import { snapshotsShown } from './snapshots-shown.js';
 import { rowsOf, type Sections, stateSections } from './state-sections.js';
 import { unrecognisedFields } from './unrecognised.js';
 
@@ -298,6 +299,7 @@ export function buildModel(i: ReportInput): ReportModel {
     recommendations: now.recommendations,
     reputation: now.reputation,
     what_changed: whatChanged(x, baseline),
+    snapshots: snapshotsShown(w.end, i.period),
     runs,
   };
   // Key order as documented: revisions after comparison.

@@ -10,6 +10,7 @@ import type { Formatters } from './format.js';
 import { changeTable, enumWord, notRead, unrecognised } from './html-notes.js';
 import { card, deltaCell, fig, type Html, html, share, table, text, whole } from './html-parts.js';
 import { engineReason, kpiReason, noEarlierNote, revisionNote } from './reasons.js';
+import { snapshotNote, unknownState } from './snapshot-note.js';
 
 export interface Charts {
   scoreSvg: string;
@@ -139,7 +140,7 @@ ${unrecognised(f, r.trend.unrecognised)}
 function engineSection({ r, f }: Page, charts: Charts): Html {
   const earlier = r.comparison.earlier_period;
   return html`<section><h2>${heading(f, 'engines')}</h2>
-${svg(charts.enginesSvg)}
+${snapshotNote(f, r, 'engines')}${svg(charts.enginesSvg)}
 ${table(
   f,
   ['engine', 'score_mean', 'latest_score', 'previous', 'change'],
@@ -164,7 +165,7 @@ function buyerIntentSection({ r, style, f }: Page): Html {
   const t = f.t;
   const bi = r.buyer_intent;
   return html`<section><h2>${heading(f, 'buyer_intent')}</h2>
-<p>${t('page:buyer.window', {
+${snapshotNote(f, r, 'buyer_intent')}<p>${t('page:buyer.window', {
     days: days(f, bi.window_days),
     money: fig(f, bi.money_visibility),
     moneyPrompts: prompts(f, bi.money_prompt_count),
@@ -200,7 +201,7 @@ function recommendationSection({ r, f }: Page): Html {
   const t = f.t;
   const shown = onePerTitle(r.recommendations.open, r.recommendations.closed_in_period);
   return html`<section><h2>${heading(f, 'recommendations')}</h2>
-<h3>${t('page:recs.open')}</h3>
+${snapshotNote(f, r, 'recommendations')}<h3>${t('page:recs.open')}</h3>
 ${table(
   f,
   ['priority', 'recommendation', 'category', 'impact'],
@@ -230,7 +231,7 @@ function reputationSection({ r, f }: Page, charts: Charts): Html {
   const rep = r.reputation;
   const notAvailable = html`<p class="na">${t('page:not_available')}</p>`;
   return html`<section><h2>${heading(f, 'reputation')}</h2>
-${notRead(f, t('page:col.claims'), rep.not_available)}
+${snapshotNote(f, r, 'reputation')}${notRead(f, t('page:col.claims'), rep.not_available)}
 <h3>${t('page:rep.suspected')}</h3>
 ${
   rep.not_available
@@ -291,9 +292,12 @@ export function sectionsOf(
     kpis: kpiSection(page),
     trend: trendSection(page, charts),
     engines: engineSection(page, charts),
-    'buyer-intent': buyerIntentSection(page),
-    recommendations: recommendationSection(page),
-    reputation: reputationSection(page, charts),
+    // A section no state is known for holds only the line saying so (./snapshot-note.ts).
+    'buyer-intent':
+      unknownState(f, r, 'buyer_intent', heading(f, 'buyer_intent')) ?? buyerIntentSection(page),
+    recommendations:
+      unknownState(f, r, 'recommendations', heading(f, 'recommendations')) ?? recommendationSection(page),
+    reputation: unknownState(f, r, 'reputation', heading(f, 'reputation')) ?? reputationSection(page, charts),
     changes: changesSection(page),
   };
 }

@@ -82,6 +82,15 @@ ${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}
 </header>`;
 }
 
+/**
+ * The day of the period's last overall score, as the end card names it ("on 30 November 2026"): the
+ * headline is the period mean (../summary/headline.ts); this card is that one day's figure.
+ */
+function lastScoreDay(f: Formatters, r: ReportModel): string {
+  const day = r.trend.series.filter((d) => d.overall_score !== null).at(-1)?.date ?? r.period_status.end;
+  return f.longDay(day);
+}
+
 function kpiSection({ r, f }: Page): Html {
   const k = r.kpis;
   const earlier = r.comparison.earlier_period;
@@ -92,7 +101,7 @@ function kpiSection({ r, f }: Page): Html {
     missing: ReportModel['reputation']['not_available'] = null,
   ) =>
     card(f, k[key], {
-      label: f.t(`page:card.${key}`),
+      label: f.t(`page:card.${key}`, key === 'overall_score_end' ? { day: lastScoreDay(f, r) } : {}),
       shown,
       earlier,
       higherIsBetter,
@@ -101,8 +110,8 @@ function kpiSection({ r, f }: Page): Html {
     });
   return html`<section><h2>${heading(f, 'kpis')}</h2>
 ${earlier ? '' : html`<p class="note">${noEarlierNote(f, r)}</p>\n`}${r.revisions.map((x) => html`<p class="note">${revisionNote(f, r, x)}</p>\n`)}<div class="cards">
-${kpiCard('overall_score_end', 'score')}
 ${kpiCard('overall_score_mean', 'score')}
+${kpiCard('overall_score_end', 'score')}
 ${kpiCard('share_of_voice', r.trend.share_of_voice_unit)}
 ${kpiCard('money_visibility', 'score')}
 ${kpiCard('visibility_gap', 'score', false)}

@@ -37,10 +37,16 @@ describe('one headline rule', () => {
     // The first card is the period mean with the same change; the last day's score says its day.
     expect(cards).toMatch(/^Key figures Overall score \(period mean\) 56\.3 ▲ \+4\.7 pts vs 51\.6/);
     expect(cards).toContain('Overall score on 8 October 2026 45.2 ▼ −8.2 pts vs 53.4');
-    expect(headlineOf(r)).toEqual({ score: 56.3, previous: 51.6, delta: 4.7, earlier: true, comparable: true });
+    expect(headlineOf(r)).toEqual({
+      score: 56.3,
+      previous: 51.6,
+      delta: 4.7,
+      earlier: true,
+      comparable: true,
+    });
   });
 
-  it("the overview puts the largest drop of the period mean first, whatever the last day did", () => {
+  it('the overview puts the largest drop of the period mean first, whatever the last day did', () => {
     const rose = report(ROSE_LAST_DAY_FELL);
     // The mean fell (52.0 -> 50.5) while the last day rose (53.4 -> 60).
     const fell = report({ scores: [45, 45, 52, 60] });
@@ -54,7 +60,7 @@ describe('one headline rule', () => {
     );
     expect(rows.map((x) => [x.brandId, x.score, x.delta])).toEqual([
       ['fell', 50.5, -1.1],
-      ["rose", 56.3, 4.7],
+      ['rose', 56.3, 4.7],
     ]);
   });
 });

@@ -64,7 +64,8 @@ export function oneDecimal(n: number): number {
  * page's precision is 0 (unchanged). Null when either is missing or not a finite number.
  */
 export function shownDelta(value: number | null, previous: number | null): number | null {
-  if (value === null || previous === null || !Number.isFinite(value) || !Number.isFinite(previous)) return null;
+  if (value === null || previous === null || !Number.isFinite(value) || !Number.isFinite(previous))
+    return null;
   const d = oneDecimal(oneDecimal(value) - oneDecimal(previous));
   return Number.isFinite(d) ? d : null;
 }

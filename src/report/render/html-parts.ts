@@ -113,8 +113,7 @@ export function card(f: Formatters, k: Kpi, o: CardOptions): Html {
     shown === 'score' ? fig(f, n) : isWhole ? whole(f, n) : share(f, n, shown);
   // The difference of the values as shown (docs/reports.md, "Precision"): it adds up on the card.
   const asShown = (n: number | null) => (shown === 'score' || isWhole ? n : toPercent(n, shown));
-  const d =
-    k.delta === null ? null : isWhole ? k.delta : shownDelta(asShown(k.value), asShown(k.previous));
+  const d = k.delta === null ? null : isWhole ? k.delta : shownDelta(asShown(k.value), asShown(k.previous));
   const unit: Unit = shown === 'score' ? 'pts' : isWhole ? null : 'pp';
   const compared = !earlier
     ? ''

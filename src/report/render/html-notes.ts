@@ -4,7 +4,7 @@
 import type { ChangeLine, Direction } from '../model/change-lines.js';
 import type { NotAvailable } from '../model/not-read.js';
 import type { Unrecognised } from '../model/unrecognised.js';
-import type { Formatters } from './format.js';
+import { type Formatters, shownDelta } from './format.js';
 import { fig, type Html, html, signedWithUnit, table, text } from './html-parts.js';
 
 const ENUMS = { priority: ['high', 'medium', 'low'], status: ['done', 'dismissed', 'open'] } as const;
@@ -64,7 +64,7 @@ export function changeTable(f: Formatters, lines: readonly ChangeLine[]): Html {
       const label = note === null ? kind : f.t('page:change.noted', { label: kind, note });
       const what =
         l.change === 'engine_moved'
-          ? html`<bdi>${f.engine(l.what)}</bdi>: ${fig(f, l.before)} \u2192 ${fig(f, l.after)} (${l.delta === null ? f.na : signedWithUnit(f, l.delta, 'pts')})`
+          ? html`<bdi>${f.engine(l.what)}</bdi>: ${fig(f, l.before)} \u2192 ${fig(f, l.after)} (${l.delta === null ? f.na : signedWithUnit(f, shownDelta(l.after, l.before) ?? l.delta, 'pts')})`
           : l.change === 'recommendation_reissued'
             ? html`<bdi>${f.api(l.what)}</bdi> <span class="muted">(<bdi>${l.note ?? ''}</bdi> \u2192 <bdi>${l.id ?? ''}</bdi>)</span>`
             : repeated(l)

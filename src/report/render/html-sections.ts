@@ -5,7 +5,7 @@ import type { ReportSection } from '../../config/schema.js';
 import { moneyCompetitorsSection } from '../competitors/section.js';
 import type { ReportModel } from '../model/report-shape.js';
 import type { ReportStyle } from '../style.js';
-import type { Formatters } from './format.js';
+import { type Formatters, shownDelta } from './format.js';
 import { changeTable, enumWord, notRead, unrecognised } from './html-notes.js';
 import { card, deltaCell, fig, type Html, html, share, table, text, whole } from './html-parts.js';
 import { engineReason, kpiReason, noEarlierNote, revisionNote } from './reasons.js';
@@ -125,7 +125,7 @@ function trendSection({ r, f }: Page, charts: Charts): Html {
   const { t, day } = f;
   const sov = r.trend.share_of_voice_unit;
   return html`<section><h2>${heading(f, 'trend')}</h2>
-<p class="note">${t('page:trend.note', { with: whole(f, r.trend.days_with_data), days: days(f, r.trend.days) })}</p>
+<p class="note">${t(r.comparison.earlier_period ? 'page:trend.note' : 'page:trend.note_first', { with: whole(f, r.trend.days_with_data), days: days(f, r.trend.days) })}</p>
 ${svg(charts.scoreSvg)}${svg(charts.sovSvg)}
 ${table(
   f,
@@ -161,7 +161,7 @@ ${table(
     !earlier
       ? html``
       : e.comparable
-        ? deltaCell(f, e.delta, 'pts')
+        ? deltaCell(f, e.delta === null ? null : shownDelta(e.score, e.previous), 'pts')
         : html`<span class="delta na" title="${engineReason(f, r, e) ?? ''}">${f.t('page:not_comparable')}</span>`,
   ]),
 )}

@@ -12,6 +12,7 @@ import { summarySection } from '../summary/section.js';
 import { beginReportCharts, chartSvg, type LinePoint } from './charts.js';
 import { type Formatters, formattersOf } from './format.js';
 import { type Html, html, toPercent } from './html-parts.js';
+import { revisionsSection } from './html-revisions.js';
 import { periodOf, SECTION_KEYS, sectionsOf } from './html-sections.js';
 import { css } from './page-css.js';
 
@@ -104,7 +105,7 @@ export async function renderHtml(
 <style>${raw(css(style))}</style></head>
 <body><main>
 ${style.sections.includes('cover') ? '' : html`${summary}\n\n`}${style.sections.map((key, i) => html`${i ? '\n\n' : ''}${sections[key]}${key === 'cover' ? html`\n\n${summary}` : ''}`)}
-${style.dataDetails ? html`\n${dataDetails(r, f)}\n` : ''}<footer>${style.footer ? html`<p>${style.footer}</p>` : ''}${style.agencyName === null ? '' : html`<p class="muted">${f.t('page:footer.prepared', { agency: style.agencyName })}</p>`}</footer>
+${revisionsSection(f, r)}${style.dataDetails ? html`\n${dataDetails(r, f)}\n` : ''}<footer>${style.footer ? html`<p>${style.footer}</p>` : ''}${style.agencyName === null ? '' : html`<p class="muted">${f.t('page:footer.prepared', { agency: style.agencyName })}</p>`}</footer>
 </main></body></html>
 `;
   return (await page).toString();

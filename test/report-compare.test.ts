@@ -1,6 +1,6 @@
 // One comparison (#30 items 1-3): a report's KPI deltas, engine table, "what changed" and the brand
 // events of the same days come from one comparison of the data known when the report is made; a
-// figure the previous report.json stated otherwise is one value with a "revised" note; a thin or
+// to-date predecessor is completed, not revised (revisions: test/report-revisions.test.ts); a thin or
 // stale previous side reads "not comparable"; a first report says once that there is no earlier
 // period; a period still running is named "to date"; a week report works over runs that cover it.
 // On real parts: the simulator over HTTP on the nights given, the fs store, the CLI for events.
@@ -69,7 +69,7 @@ function read(out: string, brand: string, label: string): { json: Report; html: 
 const month = (label: string, from: string, to: string) => ({ label, kind: 'month' as const, from, to });
 
 describe('one comparison, computed once', () => {
-  it('two runs and two reports: one value per figure, the earlier report revised in words; month to date named so', async () => {
+  it('two runs and two reports: one value per figure, a to-date report completed, not revised; month to date named so', async () => {
     const dir = h.tempDir();
     const out = h.tempDir();
     const { ids } = await nights(dir, [{ date: '2026-10-20' }]);
@@ -102,21 +102,11 @@ describe('one comparison, computed once', () => {
       const row = november.engines.find((e) => e.engine === m.engine);
       expect([m.before, m.after]).toEqual([row?.previous, row?.score]);
     }
-    // October's mean as the October report said it, and as known now: one value, the change in words.
-    const was = october.kpis.overall_score_mean.value;
-    const now = november.kpis.overall_score_mean.previous;
-    expect(was).not.toBe(now);
-    const revised = november.revisions.find((r) => r.figure === 'overall_score_mean');
-    expect(revised).toEqual({
-      figure: 'overall_score_mean',
-      period: '2026-10',
-      was,
-      now,
-      note: `revised since the last report: October's mean was ${was}, now ${now}`,
-    });
-    expect(html).toContain(
-      `Revised since the last report: Overall score (period mean) for October 2026 was ${was}, now ${now}.`,
-    );
+    // October's report was made to date: November's data completes October, it does not revise it
+    // (a revision is of a final report: test/report-revisions.test.ts).
+    expect(october.kpis.overall_score_mean.value).not.toBe(november.kpis.overall_score_mean.previous);
+    expect(november.revisions).toEqual([]);
+    expect(html).not.toMatch(/revised/i);
   });
 
   it('`visync events` and "what changed" agree on the same days (one buyer-intent window)', async () => {

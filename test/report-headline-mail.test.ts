@@ -12,16 +12,10 @@ import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import { startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
 import { mailbox } from './helpers/mailbox.js';
+import { pageText } from './helpers/page-text.js';
 import { twoNights } from './helpers/report-nights.js';
 
-/** Text as a reader sees it: tags gone, entities read, spaces collapsed. */
-const read = (page: string) =>
-  page
-    .replace(/<[^>]+>/g, ' ')
-    .replaceAll('&amp;', '&')
-    .replaceAll('&#39;', "'")
-    .replace(/\s+/g, ' ')
-    .trim();
+const read = pageText;
 
 describe('the mail subject (the built visync)', () => {
   it("`visync report` then `visync report send`: each subject's figures are the report's first card", async () => {

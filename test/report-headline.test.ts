@@ -10,16 +10,10 @@ import { renderHtml } from '../src/report/render/html.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
 import { headlineOf } from '../src/report/summary/headline.js';
 import { summarySection } from '../src/report/summary/section.js';
+import { pageText } from './helpers/page-text.js';
 import { report } from './helpers/report-workspace.js';
 
-/** Text as a reader sees it: tags gone, entities read, spaces collapsed. */
-const read = (page: string) =>
-  page
-    .replace(/<[^>]+>/g, ' ')
-    .replaceAll('&amp;', '&')
-    .replaceAll('&#39;', "'")
-    .replace(/\s+/g, ' ')
-    .trim();
+const read = pageText;
 
 // Previous period 50, 51, 52, 53.4 (mean 51.6, last day 53.4). This one: the mean rose to 56.3 while
 // the last day fell to 45.

@@ -9,15 +9,10 @@ import type { WorkspaceData } from '../src/report/model/account-data.js';
 import { renderHtml } from '../src/report/render/html.js';
 import { buildReport } from '../src/report/render/report-json.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
+import { pageText } from './helpers/page-text.js';
 import { AFTER, BEFORE, PERIOD, PREVIOUS, report, type Side, workspace } from './helpers/report-workspace.js';
 
-const read = (page: string) =>
-  page
-    .replace(/<[^>]+>/g, ' ')
-    .replaceAll('&amp;', '&')
-    .replaceAll('&#39;', "'")
-    .replace(/\s+/g, ' ')
-    .trim();
+const read = pageText;
 
 const build = (w: WorkspaceData) =>
   buildReport({ account: 'acme', workspace: w, period: PERIOD, previous: PREVIOUS, style: DEFAULT_STYLE });
@@ -83,7 +78,7 @@ describe('sentences from what was compared', () => {
     expect(r.engines.find((e) => e.engine === 'chatgpt')?.delta).toBe(3.52);
     const page = read(await renderHtml(r, DEFAULT_STYLE));
     expect(page).toContain('ChatGPT 39.1 not available 35.5 ▲ +3.6 pts');
-    expect(page).toContain('ChatGPT : 35.5 → 39.1 (+3.6 pts)');
+    expect(page).toContain('ChatGPT: 35.5 → 39.1 (+3.6 pts)');
     expect(page).not.toContain('+3.5');
     // The summary's engine sentence too.
     expect(page).toContain('from 35.5 to 39.1 (+3.6 points)');

@@ -3,65 +3,25 @@
 // period later gained data gives one line on page 1 and the details at the end of the page, each
 // value at the page's precision with its unit. On real parts: the simulator over HTTP on the nights
 // given (its clock), the fs store, the reports made into one folder as `--out` does.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/read-config.js';
-import { makeAccountReports } from '../src/report/make.js';
 import type { Report } from '../src/report/model/report-shape.js';
-import { dirTarget } from '../src/report/output.js';
-import { DEFAULT_STYLE } from '../src/report/style.js';
-import { runInline } from '../src/run/inline/run-inline.js';
-import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { datedNights, readReport, reportsInto } from './helpers/dated-nights.js';
 import * as h from './helpers/harness.js';
-import { reportDir, SPEC } from './helpers/report-nights.js';
-
-/** acme synced on each night (its date and how many days of visibility it asks for) into `dir`. */
-async function nights(dir: string, list: { date: string; days: number }[]): Promise<string[]> {
-  let ids: string[] = [];
-  for (const n of list) {
-    const s = await h.sim({ ...SPEC, today: n.date });
-    const file = h.configFile(s, dir, { extract: { visibilityDays: n.days } });
-    ids = (s.accounts[0] as { workspaceIds: string[] }).workspaceIds;
-    const run = await runInline({
-      config: parseConfig(file.yaml, { source: 'test', env: file.env }),
-      store: new FsObjectStore(dir),
-      logger: h.memoryLogger('warn').logger,
-      runDate: n.date,
-      retry: h.FAST_RETRY,
-    });
-    expect(run.status).toBe('succeeded');
-  }
-  return ids;
-}
+import { pageText } from './helpers/page-text.js';
 
 type PeriodArg = { label: string; kind: 'month' | 'week'; from: string; to: string };
 
-async function make(dir: string, out: string, period: PeriodArg) {
-  const made = await makeAccountReports({
-    store: new FsObjectStore(dir),
-    target: dirTarget(out),
-    account: 'acme',
-    period,
-    brands: [],
-    formats: ['json', 'html'],
-    styleFor: () => DEFAULT_STYLE,
-    now: Date.parse('2026-12-01T12:00:00Z'),
-  });
-  expect(made.problems).toEqual([]);
+/** A report the folder holds: its report.json and the text a reader sees. */
+function read(out: string, brand: string, label: string): { json: Report; text: string } {
+  const { json, html } = readReport(out, brand, label);
+  return { json, text: pageText(html) };
 }
 
-function read(out: string, brand: string, label: string): { json: Report; text: string } {
-  const folder = reportDir(out, brand, label);
-  const page = readFileSync(join(folder, 'report.html'), 'utf8');
-  // The text a reader sees, charts left out.
-  const text = page
-    .replace(/<svg[\s\S]*?<\/svg>/g, '')
-    .replace(/<style>[\s\S]*?<\/style>/, '')
-    .replace(/<[^>]+>/g, ' ')
-    .replace(/\s+/g, ' ');
-  return { json: JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')) as Report, text };
-}
+const make = (dir: string, out: string, period: PeriodArg) => reportsInto(dir, out, period, NOW);
+const nights = async (dir: string, list: { date: string; days: number }[]) =>
+  (await datedNights(dir, list)).ids;
+/** When the reports are made: after every night of these tests. */
+const NOW = '2026-12-01T12:00:00Z';
 
 const week = (label: string, from: string, to: string): PeriodArg => ({ label, kind: 'week', from, to });
 const month = (label: string, from: string, to: string): PeriodArg => ({ label, kind: 'month', from, to });

@@ -11,21 +11,13 @@ import { notesPath, readNotes } from '../src/report/summary/notes.js';
 import { summarySection } from '../src/report/summary/section.js';
 import { summarySentences } from '../src/report/summary/sentences.js';
 import * as h from './helpers/harness.js';
+import { pageText } from './helpers/page-text.js';
 import { report } from './helpers/report-workspace.js';
 
 const de: ReportStyle = { ...DEFAULT_STYLE, locale: 'de-DE' };
 /** The summary as a reader sees it: tags gone, entities read. */
 async function said(r = report(), style: ReportStyle = DEFAULT_STYLE, notes: string | null = null) {
-  const page = (await summarySection(r, style, notes)).toString();
-  return page
-    .replace(/<[^>]+>/g, '')
-    .replaceAll('&lt;', '<')
-    .replaceAll('&gt;', '>')
-    .replaceAll('&quot;', '"')
-    .replaceAll('&#39;', "'")
-    .replaceAll('&amp;', '&')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return pageText((await summarySection(r, style, notes)).toString());
 }
 
 describe('executive summary', () => {

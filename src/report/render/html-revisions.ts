@@ -30,7 +30,7 @@ function figureName(f: Formatters, r: ReportModel, x: Revision): string {
 }
 
 /** A revised value as the page shows its figure: a count whole, a share with %, a score at one decimal. */
-function valueOf(f: Formatters, r: ReportModel, x: Revision, v: number | null): string {
+function shownValue(f: Formatters, r: ReportModel, x: Revision, v: number | null): string {
   if (v === null) return f.t('page:not_available');
   if (COUNTS.has(x.figure)) return whole(f, v);
   if (x.figure === 'share_of_voice') return share(f, v, r.trend.share_of_voice_unit);
@@ -48,9 +48,9 @@ export function revisionsSection(f: Formatters, r: ReportModel): Html {
       html`<li>${f.t('page:revised.detail', {
         figure: figureName(f, r, x),
         period,
-        was: valueOf(f, r, x, x.was),
+        was: shownValue(f, r, x, x.was),
         day,
-        now: valueOf(f, r, x, x.now),
+        now: shownValue(f, r, x, x.now),
       })}</li>`,
   )}</ul>
 </section>

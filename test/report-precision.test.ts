@@ -9,6 +9,7 @@ import type { WorkspaceData } from '../src/report/model/account-data.js';
 import { renderHtml } from '../src/report/render/html.js';
 import { buildReport } from '../src/report/render/report-json.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
+import { summarySection } from '../src/report/summary/section.js';
 import { pageText } from './helpers/page-text.js';
 import { AFTER, BEFORE, PERIOD, PREVIOUS, report, type Side, workspace } from './helpers/report-workspace.js';
 
@@ -50,6 +51,22 @@ describe('sentences from what was compared', () => {
     expect(charts.length).toBeGreaterThan(0);
     for (const svg of charts) expect(svg).not.toContain('previous period');
     expect(page).not.toContain('The previous period is dashed');
+  });
+
+  it('says no claim appeared only where the claims were compared', async () => {
+    // The same engines, claims and money on both sides: nothing moved that the data can tell.
+    const calm = { engines: BEFORE.engines, flags: [], money: BEFORE.money, losses: BEFORE.losses };
+    const compared = read((await summarySection(report(calm), DEFAULT_STYLE, null)).toString());
+    expect(compared).toContain('no new suspected false claim appeared');
+    // No state before this period's own (what changed has nothing to compare with): the claims
+    // were not compared, so nothing is said of them.
+    const w = workspace({ ...AFTER, ...calm }, BEFORE);
+    const r = build({ ...w, baseline: {}, baselineDate: null } as unknown as WorkspaceData);
+    expect(r.comparison.earlier_period).toBe(true);
+    expect(r.what_changed.basis).toBe('none');
+    const text = read((await summarySection(r, DEFAULT_STYLE, null)).toString());
+    expect(text).not.toMatch(/no new suspected false claim|no engine moved/i);
+    expect(text).toContain('could not all be compared with the previous period');
   });
 
   it('a change under the precision is neutral: Gemini 78.3 -> 78.3 (±0.0) is never marked worse', async () => {

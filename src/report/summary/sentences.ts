@@ -119,8 +119,26 @@ export function summarySentences(r: ReportModel): Sentence[] {
   const ordered =
     dir === 0 ? found : [...found].sort((a, b) => Number(b.direction === dir) - Number(a.direction === dir));
   const because = ordered.slice(0, MAX_REASONS).map((x) => x.sentence);
-  if (because.length === 0) because.push({ key: 'no_reason', params: {} });
+  if (because.length === 0)
+    because.push({ key: allCompared(r) ? 'no_reason' : 'no_reason_partial', params: {} });
   return [first, ...because, nextStep(r)];
+}
+
+/**
+ * Whether "no engine moved, no claim appeared, money prompts did not fall" stands: an engine
+ * compared, the claims compared with an earlier state ("what changed" has one and read them), the
+ * money-prompt visibility compared. Else the summary says not everything could be compared.
+ */
+function allCompared(r: ReportModel): boolean {
+  const money = r.kpis.money_visibility;
+  return (
+    r.engines.some((e) => e.comparable) &&
+    r.what_changed.basis === 'data' &&
+    r.reputation.not_available === null &&
+    money.comparable &&
+    money.value !== null &&
+    money.previous !== null
+  );
 }
 
 /** A first report's sentences between the score and the next step: what stands, no change claimed. */

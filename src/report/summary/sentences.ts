@@ -1,9 +1,11 @@
 // The executive summary's sentences, chosen from the report's figures by fixed rules (docs/reports.md,
-// "Executive summary"): where the overall score went (the one headline change, ./headline.ts), its main reasons (the biggest engine mover, new
-// suspected-false claims, money prompts lost), and the next step (the top open recommendation). Each
-// sentence is a catalogue key of the `summary` area with its figures as typed parameters; the page
-// words and formats them in its locale (./render.ts). A figure that is missing gets a sentence that
-// says so, never a 0. Same report, same sentences. Pure.
+// "Executive summary"): where the overall score went (the one headline change, ./headline.ts), its
+// main reasons (the biggest engine mover, new suspected-false claims, money prompts lost), and the
+// next step (the top open recommendation); a first report claims no change. Each sentence is a
+// catalogue key of the `summary` area with its figures as typed parameters; the page words and
+// formats them in its locale (./render.ts). A figure that is missing gets a sentence that says so,
+// never a 0. Changes are read from the values as the page shows them. Same report, same sentences.
+// Pure.
 
 import type { ReportModel } from '../model/report-shape.js';
 import { shownDelta } from '../render/format.js';

@@ -49,6 +49,7 @@ const E2E = files([
   // the built bin and the package as users get it
   'built-bin-delivery',
   'built-bin-export',
+  'report-headline-mail',
   'dist-imports',
   'package',
   'node-versions',

@@ -6,6 +6,7 @@ import type { SmtpConfig } from '../../config/schema.js';
 import { scrubSecrets } from '../../log.js';
 import { metrics } from '../../metrics/recorder.js';
 import { storeTarget } from '../../report/output.js';
+import { headlineOf } from '../../report/summary/headline.js';
 import { brandKey, reportPrefix } from '../../sinks/layout.js';
 import { errorMessage } from '../../util/errors.js';
 import { attachmentName, type Headline } from '../mail/compose.js';
@@ -48,15 +49,10 @@ interface Facts {
 
 async function factsOf(o: DeliveryOptions, due: Due): Promise<Facts> {
   const report = await storeTarget(o.store).read(o.account.name, due.brandId, due.period.label);
-  const score = report?.kpis.overall_score_end;
   return {
     clientName: due.settings.clientName ?? report?.cover.client_name ?? due.brandId,
-    headline: {
-      score: score?.value ?? null,
-      delta: score?.delta ?? null,
-      earlier: report?.comparison.earlier_period ?? false,
-      comparable: score?.comparable ?? false,
-    },
+    // The one headline rule: the figures the report's summary and first card lead with.
+    headline: report ? headlineOf(report) : { score: null, delta: null, earlier: false, comparable: false },
   };
 }
 

@@ -1,6 +1,7 @@
 // "What changed" as the lines a client reads, each saying whether it is good or bad news
 // (docs/reports.md, "What changed"). Pure: from the change lists of src/history/changes.ts.
 import type { Changes } from '../../history/changes.js';
+import { shownDelta } from '../render/format.js';
 
 export type Direction = 'better' | 'worse' | 'neutral';
 
@@ -103,6 +104,9 @@ function recommendationLines(c: Changes): ChangeLine[] {
   return [...out.opened, ...out.closed, ...out.unlisted, ...out.reissued];
 }
 
+/** An engine's move as the page shows it (one decimal): one under the precision is neither news. */
+const newsOf = (shown: number): Direction => (shown > 0 ? 'better' : shown < 0 ? 'worse' : 'neutral');
+
 /**
  * Good news: a recommendation done, a claim cleared, a conflict resolved, a competitor no longer
  * winning, an engine up. Bad news: a new suspected-false claim, conflict or winning competitor, an
@@ -122,7 +126,7 @@ export function changeLines(c: Changes): ChangeLine[] {
     ...c.new_competitors.map((n) => line('competitor_new', 'worse', n)),
     ...c.gone_competitors.map((n) => line('competitor_gone', 'better', n)),
     ...c.engine_movers.map((m) => ({
-      ...line('engine_moved', m.delta > 0 ? 'better' : m.delta < 0 ? 'worse' : 'neutral', m.engine),
+      ...line('engine_moved', newsOf(shownDelta(m.after, m.before) ?? 0), m.engine),
       before: m.before,
       after: m.after,
       delta: m.delta,

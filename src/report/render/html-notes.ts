@@ -4,7 +4,7 @@
 import type { ChangeLine, Direction } from '../model/change-lines.js';
 import type { NotAvailable } from '../model/not-read.js';
 import type { Unrecognised } from '../model/unrecognised.js';
-import type { Formatters } from './format.js';
+import { type Formatters, shownDelta } from './format.js';
 import { fig, type Html, html, signedWithUnit, table, text } from './html-parts.js';
 
 const ENUMS = { priority: ['high', 'medium', 'low'], status: ['done', 'dismissed', 'open'] } as const;
@@ -55,7 +55,7 @@ function noteOf(f: Formatters, l: ChangeLine): string | null {
  */
 function subject(f: Formatters, l: ChangeLine): Html {
   if (l.change === 'engine_moved')
-    return html`<bdi>${f.engine(l.what)}</bdi>: ${fig(f, l.before)} \u2192 ${fig(f, l.after)} (${l.delta === null ? f.na : signedWithUnit(f, l.delta, 'pts')})`;
+    return html`<bdi>${f.engine(l.what)}</bdi>: ${fig(f, l.before)} \u2192 ${fig(f, l.after)} (${l.delta === null ? f.na : signedWithUnit(f, shownDelta(l.after, l.before) ?? l.delta, 'pts')})`;
   return text(f, l.id !== null && l.what === l.id ? null : l.what);
 }
 

@@ -6,10 +6,11 @@ import { moneyCompetitorsSection } from '../competitors/section.js';
 import { onePerTitle } from '../model/recommendation-titles.js';
 import type { ReportModel } from '../model/report-shape.js';
 import type { ReportStyle } from '../style.js';
-import type { Formatters } from './format.js';
+import { type Formatters, shownDelta } from './format.js';
 import { changeTable, enumWord, notRead, unrecognised } from './html-notes.js';
 import { card, deltaCell, fig, type Html, html, share, table, text, whole } from './html-parts.js';
-import { engineReason, kpiReason, noEarlierNote, revisionNote } from './reasons.js';
+import { revisionLine } from './html-revisions.js';
+import { engineReason, kpiReason, noEarlierNote } from './reasons.js';
 import { snapshotNote, unknownState } from './snapshot-note.js';
 
 export interface Charts {
@@ -84,6 +85,15 @@ ${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}
 </header>`;
 }
 
+/**
+ * The day of the period's last overall score, as the end card names it ("on 30 November 2026"): the
+ * headline is the period mean (../summary/headline.ts); this card is that one day's figure.
+ */
+function lastScoreDay(f: Formatters, r: ReportModel): string {
+  const day = r.trend.series.filter((d) => d.overall_score !== null).at(-1)?.date ?? r.period_status.end;
+  return f.longDay(day);
+}
+
 function kpiSection({ r, f }: Page): Html {
   const k = r.kpis;
   const earlier = r.comparison.earlier_period;
@@ -94,7 +104,7 @@ function kpiSection({ r, f }: Page): Html {
     missing: ReportModel['reputation']['not_available'] = null,
   ) =>
     card(f, k[key], {
-      label: f.t(`page:card.${key}`),
+      label: f.t(`page:card.${key}`, key === 'overall_score_end' ? { day: lastScoreDay(f, r) } : {}),
       shown,
       earlier,
       higherIsBetter,
@@ -102,9 +112,9 @@ function kpiSection({ r, f }: Page): Html {
       missing,
     });
   return html`<section><h2>${heading(f, 'kpis')}</h2>
-${earlier ? '' : html`<p class="note">${noEarlierNote(f, r)}</p>\n`}${r.revisions.map((x) => html`<p class="note">${revisionNote(f, r, x)}</p>\n`)}<div class="cards">
-${kpiCard('overall_score_end', 'score')}
+${earlier ? '' : html`<p class="note">${noEarlierNote(f, r)}</p>\n`}${revisionLine(f, r)}<div class="cards">
 ${kpiCard('overall_score_mean', 'score')}
+${kpiCard('overall_score_end', 'score')}
 ${kpiCard('share_of_voice', r.trend.share_of_voice_unit)}
 ${kpiCard('money_visibility', 'score')}
 ${kpiCard('visibility_gap', 'score', false)}
@@ -118,7 +128,7 @@ function trendSection({ r, f }: Page, charts: Charts): Html {
   const { t, day } = f;
   const sov = r.trend.share_of_voice_unit;
   return html`<section><h2>${heading(f, 'trend')}</h2>
-<p class="note">${t('page:trend.note', { with: whole(f, r.trend.days_with_data), days: days(f, r.trend.days) })}</p>
+<p class="note">${t(r.comparison.earlier_period ? 'page:trend.note' : 'page:trend.note_first', { with: whole(f, r.trend.days_with_data), days: days(f, r.trend.days) })}</p>
 ${svg(charts.scoreSvg)}${svg(charts.sovSvg)}
 ${table(
   f,
@@ -154,7 +164,7 @@ ${table(
     !earlier
       ? html``
       : e.comparable
-        ? deltaCell(f, e.delta, 'pts')
+        ? deltaCell(f, e.delta === null ? null : shownDelta(e.score, e.previous), 'pts')
         : html`<span class="delta na" title="${engineReason(f, r, e) ?? ''}">${f.t('page:not_comparable')}</span>`,
   ]),
 )}

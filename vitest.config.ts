@@ -49,6 +49,7 @@ const E2E = files([
   // the built bin and the package as users get it
   'built-bin-delivery',
   'built-bin-export',
+  'report-headline-mail',
   'dist-imports',
   'package',
   'node-versions',
@@ -62,6 +63,7 @@ const E2E = files([
   'doctor-cleanup',
   'doctor-webhook',
   'enqueue-no-worker',
+  'events-names',
   'example-config',
   'finish-cap',
   'jobs',
@@ -76,6 +78,7 @@ const E2E = files([
   'redis-restart',
   'budget-delays',
   'report-json',
+  'report-removed-client-send',
   'report-send-once',
   'report-artefact',
   'report-to-date',

@@ -99,7 +99,7 @@ describe('to date and final', () => {
       expect(toDate.subject).toMatch(
         /: AI visibility report for 1\s?–\s?6 December 2026, month to date( \u2013 |$)/,
       );
-      expect(toDate.text).toContain('Overall score on 6 December 2026, the latest day so far');
+      expect(toDate.text).toContain('Overall score, mean of the period up to 6 December 2026: ');
       expect(toDate.text).toContain(
         'This report covers the period up to 6 December 2026; the final report follows once the period is complete.',
       );
@@ -150,7 +150,7 @@ describe('to date and final', () => {
         brands.map(() => 'AI visibility report for December 2026'),
       );
       for (const m of finals) {
-        expect(m.text).toContain('Overall score at the end of the period');
+        expect(m.text).toContain('Overall score, mean of the period: ');
         expect(m.attachments.map((a) => a.filename)).toEqual([
           expect.stringMatching(/^[a-z0-9-]+-2026-12\.html$/),
         ]);

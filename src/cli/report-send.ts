@@ -102,7 +102,8 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
         said = true;
         continue;
       }
-      for (const w of r.workspaces) found.add(w);
+      // Known to a run of the account: one without days in the period has its own line (exit 1).
+      for (const w of r.known) found.add(w);
       for (const w of r.outcomes) {
         said = true;
         if (printOutcome(name, w, io)) code = 1;

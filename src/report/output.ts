@@ -47,7 +47,8 @@ export interface ReportTarget {
   read(account: string, brandId: string, period: string): Promise<Report | undefined>;
 }
 
-function parseReport(bytes: Buffer | undefined): Report | undefined {
+/** report.json's bytes as the model, or undefined (unreadable or another model version). */
+export function parseReport(bytes: Buffer | undefined): Report | undefined {
   if (!bytes) return undefined;
   try {
     const r = JSON.parse(bytes.toString('utf8')) as Report;

@@ -1,23 +1,18 @@
 // The words of a report's e-mail in the client's language (the `mail` catalogue area, src/report/i18n/):
 // a subject and a body per kind of period (a month, an ISO week, a range of days) naming the client,
-// the period as the locale says it and two headline figures, the overall score at the period's end
-// and its change, in the locale's number format. A figure that is missing is said to be missing
-// (never 0); docs/reports.md, "The e-mail". A report of a period still running says so in the subject,
-// the body and the attachment's name ("month to date"), never "end of the period".
+// the period as the locale says it and the report's headline (the period mean of the overall score
+// and its change, as the summary and the first card say them), in the locale's number format. A
+// figure that is missing is said to be missing (never 0); docs/reports.md, "The e-mail". A report of
+// a period still running says so in the subject, the body and the attachment's name ("month to
+// date"), never as if the period were over.
 import type { Period } from '../../history/period.js';
 import { dayRangeName, periodName } from '../../report/i18n/period-name.js';
 import { translator } from '../../report/i18n/translate.js';
 import { escapeText } from '../../report/render/pdf.js';
+import type { Headline as ReportHeadline } from '../../report/summary/headline.js';
 
-/** The two figures the mail leads with, from report.json (kpis.overall_score_end). */
-export interface Headline {
-  score: number | null;
-  delta: number | null;
-  /** False: the report has no earlier period to compare with (the first one). */
-  earlier: boolean;
-  /** False: an earlier period exists but does not compare (too thin, too old). */
-  comparable: boolean;
-}
+/** The two figures the mail leads with: the report's headline (src/report/summary/headline.ts headlineOf). */
+export type Headline = Pick<ReportHeadline, 'score' | 'delta' | 'earlier' | 'comparable'>;
 
 export interface MailWords {
   clientName: string;

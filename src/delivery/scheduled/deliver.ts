@@ -10,9 +10,10 @@
 import type { AccountConfig, SmtpConfig } from '../../config/schema.js';
 import { type CompleteRun, completeRuns } from '../../history/complete-runs.js';
 import { isoWeekOf, monthOf, type Period, parsePeriod, rangePeriod } from '../../history/period.js';
+import { knownWorkspaces, missingDaysLine } from '../../history/period-workspaces.js';
 import { covers, coversLastDay } from '../../history/select.js';
 import { metrics } from '../../metrics/recorder.js';
-import { reportableWorkspaces } from '../../report/model/account-data.js';
+import { periodWorkspaces, reportableWorkspaces } from '../../report/model/account-data.js';
 import { type ReportSettings, reportSettingsFor } from '../../report/settings.js';
 import { addDays, utcDate } from '../../util/time.js';
 import { MailSession, serverName } from '../mail/session.js';
@@ -147,14 +148,29 @@ export function mailSession(
 export async function sendMadeReports(
   o: DeliveryOptions,
   want: { brands: readonly string[]; period?: Period },
-): Promise<{ outcomes: DeliveryOutcome[]; workspaces: string[] }> {
+): Promise<{ outcomes: DeliveryOutcome[]; workspaces: string[]; known: string[] }> {
   const now = o.now ?? (() => new Date());
   const today = utcDate(now());
   const runs = await completeRuns(o.store, o.account.name, now().getTime());
-  const workspaces = reportableWorkspaces(runs, rangePeriod(today, today));
+  // A period asked for by name: its workspaces, a client removed since included (docs/reports.md).
+  const workspaces = want.period
+    ? periodWorkspaces(runs, want.period)
+    : reportableWorkspaces(runs, rangePeriod(today, today));
+  const known = knownWorkspaces(runs);
   const out: DeliveryOutcome[] = [];
   const toSend: Due[] = [];
-  for (const brandId of want.brands.length ? want.brands.filter((b) => workspaces.includes(b)) : workspaces) {
+  for (const brandId of want.brands.length ? want.brands.filter((b) => known.includes(b)) : workspaces) {
+    if (want.period && !workspaces.includes(brandId)) {
+      const why = missingDaysLine(runs, brandId, want.period);
+      out.push({
+        brandId,
+        period: want.period.label,
+        state: 'failed',
+        reason: `nothing to send (${why})`,
+        recipients: [],
+      });
+      continue;
+    }
     const settings = reportSettingsFor(o.config, o.account, brandId);
     if (!settings.schedule && !want.period) continue;
     const period =
@@ -183,7 +199,7 @@ export async function sendMadeReports(
   await withMail(o, async (mail) => {
     for (const due of toSend) out.push(await sendPending(o, due, mail));
   });
-  return { outcomes: out, workspaces };
+  return { outcomes: out, workspaces, known };
 }
 
 /** Nothing left to do for this period: every recipient sent, a draft awaiting review, nobody to mail. */

@@ -6,7 +6,8 @@ import type { SmtpConfig } from '../../config/schema.js';
 import { scrubSecrets } from '../../log.js';
 import { metrics } from '../../metrics/recorder.js';
 import { checkedFile, manifestFormats, parseManifest, type ReportManifest } from '../../report/artefact.js';
-import type { Report } from '../../report/model/report-shape.js';
+import { parseReport } from '../../report/output.js';
+import { headlineOf } from '../../report/summary/headline.js';
 import { brandKey, reportPrefix } from '../../sinks/layout.js';
 import { errorMessage } from '../../util/errors.js';
 import { attachmentName, type Headline } from '../mail/compose.js';
@@ -66,20 +67,15 @@ async function factsOf(o: DeliveryOptions, due: Due): Promise<Facts> {
     );
   const read = (key: string) => o.store.get(key);
   const report = manifestFormats(manifest).includes('json')
-    ? (JSON.parse((await checkedFile(manifest, prefix, 'report.json', read)).toString('utf8')) as Report)
+    ? parseReport(await checkedFile(manifest, prefix, 'report.json', read))
     : undefined;
-  const score = report?.kpis.overall_score_end;
   // A manifest from before to-date was recorded: report.json says whether its period was running.
   const toDate = manifest.to_date || report?.period_status?.in_progress === true;
   const through = manifest.through || report?.period_status?.end || due.period.to;
   return {
     clientName: due.settings.clientName ?? report?.cover.client_name ?? due.brandId,
-    headline: {
-      score: score?.value ?? null,
-      delta: score?.delta ?? null,
-      earlier: report?.comparison.earlier_period ?? false,
-      comparable: score?.comparable ?? false,
-    },
+    // The one headline rule: the figures the report's summary and first card lead with.
+    headline: report ? headlineOf(report) : { score: null, delta: null, earlier: false, comparable: false },
     manifest,
     want: { version: manifest.version, to_date: toDate, ...(toDate ? { through } : {}) },
   };

@@ -51,3 +51,38 @@ export async function confirmOpenReports(
   }
   return out;
 }
+
+/**
+ * Per account, the workspaces whose next period has a to-date report out (sent by hand while it
+ * runs): the report job keeps it after each nightly run (src/delivery/scheduled/deliver.ts), so
+ * `visync status` says a final report is still to follow. One field per workspace.
+ */
+export function toDateIndexKey(prefix: string, account: string): string {
+  return `${prefix}:reports:to-date:${account}`;
+}
+
+export interface ToDateReport {
+  brand_id: string;
+  period: string;
+  /** The newest day the to-date report shows. */
+  through: string;
+}
+
+export async function readToDateReports(
+  redis: Redis,
+  prefix: string,
+  account: string,
+): Promise<ToDateReport[]> {
+  const fields = await redis.hgetall(toDateIndexKey(prefix, account));
+  const out: ToDateReport[] = [];
+  for (const [brand_id, value] of Object.entries(fields)) {
+    try {
+      const v = JSON.parse(value) as { period?: unknown; through?: unknown };
+      if (typeof v.period === 'string' && typeof v.through === 'string')
+        out.push({ brand_id, period: v.period, through: v.through });
+    } catch {
+      // A field that does not parse says nothing.
+    }
+  }
+  return out.sort((a, b) => a.brand_id.localeCompare(b.brand_id));
+}

@@ -13,7 +13,13 @@ import type { LedgerRun, RunLedger } from './ledger.js';
 import { LoadBatches } from './load-batches.js';
 import type { AccountQueues } from './queues.js';
 import { peekBudget } from './redis-rate-budget.js';
-import { confirmOpenReports, type OpenReport, readOpenReports } from './report-index.js';
+import {
+  confirmOpenReports,
+  type OpenReport,
+  readOpenReports,
+  readToDateReports,
+  type ToDateReport,
+} from './report-index.js';
 import { REPORT_QUEUE, reportQueue } from './report-queue.js';
 import { schedulerId } from './schedules.js';
 
@@ -39,6 +45,8 @@ export interface AccountStatus {
   budget: { in_window: number; limit: number; paused_for_ms: number };
   /** Scheduled reports that need a person: stale, draft or failed (jobs/report-index.ts). */
   reports: OpenReport[];
+  /** To-date reports sent by hand whose final report is still to follow (jobs/report-index.ts). */
+  reports_to_date?: ToDateReport[];
 }
 
 export interface StatusReport {
@@ -93,6 +101,7 @@ export async function readStatus(o: {
       next_nightly: scheduler?.next ? new Date(scheduler.next).toISOString() : undefined,
       budget: { in_window: budget.inWindow, limit: limit.requests, paused_for_ms: budget.pausedForMs },
       reports: await openReports(o, a.name),
+      reports_to_date: await readToDateReports(o.redis, o.config.redis.prefix, a.name),
     });
   }
   const queue = await countJobs(o.queues.all());

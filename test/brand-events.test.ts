@@ -9,10 +9,11 @@ import { simulatorOptionsFromFlags } from '../src/cli/simulate.js';
 import { readEvents } from '../src/events/read.js';
 import { enableMetrics, metricsText } from '../src/metrics/prometheus.js';
 import { setMetricsRecorder } from '../src/metrics/recorder.js';
+import { workspace } from '../src/simulator/data.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { openWarehouse } from './helpers/duckdb.js';
 import * as h from './helpers/harness.js';
-import { CLAIM, expectedEvents, RIVAL, twoWatchedNights } from './helpers/watch-nights.js';
+import { CLAIM, expectedEvents, RIVAL, TODAY, twoWatchedNights } from './helpers/watch-nights.js';
 
 const summary = (e: { event_type: string; brand_id: string; key: string }) =>
   `${e.event_type} ${e.brand_id} ${e.key}`;
@@ -72,7 +73,7 @@ describe('visync events', () => {
     // Most severe first; the API's own words as they are (no Slack escaping on a terminal).
     expect(text.out[0]).toMatch(
       new RegExp(
-        `^\\d{4}-\\d\\d-\\d\\d  acme  ${ids[0]}  \\[high\\] new suspected-false claim: chatgpt/scripted-claim-1 "${CLAIM.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"$`,
+        `^\\d{4}-\\d\\d-\\d\\d  acme  ${workspace({ seed: 7, account: 'acme', workspaceId: ids[0] as string }, TODAY).name}  \\[high\\] new suspected-false claim: ChatGPT "${CLAIM.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"$`,
       ),
     );
     expect(text.out.at(-1)).toContain('[low] recommendation closed');
@@ -181,7 +182,7 @@ describe('visync simulate --changes', () => {
       JSON.stringify([{ kind: 'remove-workspace', account: 'demo', workspace: 0 }, { kind: 'drop' }]),
     );
     expect(() => simulatorOptionsFromFlags({ ...flags, changes: bad })).toThrow(
-      `--changes ${bad}: change 1: kind must be one of engine-drop, false-claim, competitor-win, close-recommendation, unlist-recommendation, remove-workspace`,
+      `--changes ${bad}: change 1: kind must be one of engine-drop, false-claim, competitor-win, close-recommendation, unlist-recommendation, relist-recommendation, duplicate-recommendation, remove-workspace`,
     );
   });
 });

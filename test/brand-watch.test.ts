@@ -42,7 +42,7 @@ describe('brand watch alert', () => {
       `${ids[2]} workspace_removed`,
       `${ids[1]} competitor_new`,
     ]);
-    expect(body.text).toContain('quiet: recommendation_closed 1');
+    expect(body.text).toContain('quiet: recommendation closed (done or dismissed) 1');
     expect(body.text).toContain('Rival &lt;Corp&gt; &amp; Sons');
     expect(body.text).toContain('"The &lt;b&gt;brand&lt;/b&gt; &amp; co. was discontinued"');
     expect(body.text).not.toMatch(/<b>|<Corp>/);

@@ -193,7 +193,7 @@ describe('the built visync delivers', () => {
     const digest = (hook.bodies as Body[]).find((b) => b.visync.event === 'events')!;
     expect(digest.visync.period).toBe('2026-W46');
     expect(digest.text).toMatch(
-      /^visync weekly digest: account acme, week 2026-W46 .*: 5 changes in 3 workspaces/,
+      /^visync weekly digest: account acme, week 2026-W46 .*: 5 changes for 3 clients/,
     );
     expect(digest.text).toContain('Rival &lt;Corp&gt; &amp; Sons');
     for (const b of hook.bodies as Body[])

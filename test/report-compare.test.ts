@@ -1,81 +1,23 @@
 // One comparison (#30 items 1-3): a report's KPI deltas, engine table, "what changed" and the brand
 // events of the same days come from one comparison of the data known when the report is made; a
-// figure the previous report.json stated otherwise is one value with a "revised" note; a thin or
+// to-date predecessor is completed, not revised (revisions: test/report-revisions.test.ts); a thin or
 // stale previous side reads "not comparable"; a first report says once that there is no earlier
 // period; a period still running is named "to date"; a week report works over runs that cover it.
 // On real parts: the simulator over HTTP on the nights given, the fs store, the CLI for events.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from '../src/config/read-config.js';
-import { makeAccountReports } from '../src/report/make.js';
-import type { Report } from '../src/report/model/report-shape.js';
-import { dirTarget } from '../src/report/output.js';
-import { DEFAULT_STYLE } from '../src/report/style.js';
-import { runInline } from '../src/run/inline/run-inline.js';
-import { FsObjectStore } from '../src/sinks/fs-store.js';
+import { datedNights, readReport, reportsInto } from './helpers/dated-nights.js';
 import * as h from './helpers/harness.js';
-import { reportDir, SPEC } from './helpers/report-nights.js';
-
-/** acme synced on each night (its date and how many days of visibility it asks for) into `dir`. */
-async function nights(dir: string, list: { date: string; days?: number }[]) {
-  let config = '';
-  let ids: string[] = [];
-  for (const n of list) {
-    const s = await h.sim({ ...SPEC, today: n.date });
-    const file = h.configFile(s, dir, { extract: { visibilityDays: n.days ?? 30 } });
-    config = file.path;
-    ids = (s.accounts[0] as { workspaceIds: string[] }).workspaceIds;
-    const run = await runInline({
-      config: parseConfig(file.yaml, { source: 'test', env: file.env }),
-      store: new FsObjectStore(dir),
-      logger: h.memoryLogger('warn').logger,
-      runDate: n.date,
-      retry: h.FAST_RETRY,
-    });
-    expect(run.status).toBe('succeeded');
-  }
-  return { config, ids };
-}
-
-/** acme's reports of `period` (undefined: the default 30 days) as JSON and HTML into `out`. */
-async function report(
-  dir: string,
-  out: string,
-  period?: { from: string; to: string; label: string; kind: 'month' | 'week' | 'range' },
-) {
-  const made = await makeAccountReports({
-    store: new FsObjectStore(dir),
-    target: dirTarget(out),
-    account: 'acme',
-    period,
-    brands: [],
-    formats: ['json', 'html'],
-    styleFor: () => DEFAULT_STYLE,
-    now: Date.parse('2026-11-28T12:00:00Z'),
-  });
-  expect(made.problems).toEqual([]);
-  return made;
-}
-
-function read(out: string, brand: string, label: string): { json: Report; html: string } {
-  const folder = reportDir(out, brand, label);
-  return {
-    json: JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')) as Report,
-    html: readFileSync(join(folder, 'report.html'), 'utf8'),
-  };
-}
 
 const month = (label: string, from: string, to: string) => ({ label, kind: 'month' as const, from, to });
 
 describe('one comparison, computed once', () => {
-  it('two runs and two reports: one value per figure, the earlier report revised in words; month to date named so', async () => {
+  it('two runs and two reports: one value per figure, a to-date report completed, not revised; month to date named so', async () => {
     const dir = h.tempDir();
     const out = h.tempDir();
-    const { ids } = await nights(dir, [{ date: '2026-10-20' }]);
+    const { ids } = await datedNights(dir, [{ date: '2026-10-20' }]);
     const brand = ids[0] as string;
-    await report(dir, out, month('2026-10', '2026-10-01', '2026-10-31'));
-    const october = read(out, brand, '2026-10').json;
+    await reportsInto(dir, out, month('2026-10', '2026-10-01', '2026-10-31'));
+    const october = readReport(out, brand, '2026-10').json;
     // Made on the 20th, October is still running: named so, ending on its newest day with data.
     expect(october.period_status).toEqual({
       in_progress: true,
@@ -85,9 +27,9 @@ describe('one comparison, computed once', () => {
     expect(october.trend.coverage).toBe('20 of 20 days');
 
     // The 10 November run returns the rest of October: November's report reads October as known now.
-    await nights(dir, [{ date: '2026-11-10' }]);
-    await report(dir, out, month('2026-11', '2026-11-01', '2026-11-30'));
-    const { json: november, html } = read(out, brand, '2026-11');
+    await datedNights(dir, [{ date: '2026-11-10' }]);
+    await reportsInto(dir, out, month('2026-11', '2026-11-01', '2026-11-30'));
+    const { json: november, html } = readReport(out, brand, '2026-11');
     expect(november.period_status.title).toBe('1-10 November 2026, month to date');
     // Intl's range writes thin spaces around the dash.
     expect(html).toContain('AI visibility report, 1\u2009–\u200910 November 2026, month to date.');
@@ -102,29 +44,19 @@ describe('one comparison, computed once', () => {
       const row = november.engines.find((e) => e.engine === m.engine);
       expect([m.before, m.after]).toEqual([row?.previous, row?.score]);
     }
-    // October's mean as the October report said it, and as known now: one value, the change in words.
-    const was = october.kpis.overall_score_mean.value;
-    const now = november.kpis.overall_score_mean.previous;
-    expect(was).not.toBe(now);
-    const revised = november.revisions.find((r) => r.figure === 'overall_score_mean');
-    expect(revised).toEqual({
-      figure: 'overall_score_mean',
-      period: '2026-10',
-      was,
-      now,
-      note: `revised since the last report: October's mean was ${was}, now ${now}`,
-    });
-    expect(html).toContain(
-      `Revised since the last report: Overall score (period mean) for October 2026 was ${was}, now ${now}.`,
-    );
+    // October's report was made to date: November's data completes October, it does not revise it
+    // (a revision is of a final report: test/report-revisions.test.ts).
+    expect(october.kpis.overall_score_mean.value).not.toBe(november.kpis.overall_score_mean.previous);
+    expect(november.revisions).toEqual([]);
+    expect(html).not.toMatch(/revised/i);
   });
 
   it('`visync events` and "what changed" agree on the same days (one buyer-intent window)', async () => {
     const dir = h.tempDir();
     const out = h.tempDir();
-    const { config, ids } = await nights(dir, [{ date: '2026-10-20' }, { date: '2026-11-10' }]);
+    const { config, ids } = await datedNights(dir, [{ date: '2026-10-20' }, { date: '2026-11-10' }]);
     // The days since the first night: what changed from the 20 October run to the 10 November run.
-    await report(dir, out, {
+    await reportsInto(dir, out, {
       label: '2026-10-21_2026-11-10',
       kind: 'range',
       from: '2026-10-21',
@@ -140,7 +72,7 @@ describe('one comparison, computed once', () => {
         .sort();
     let competitors = 0;
     for (const brand of ids) {
-      const w = read(out, brand, '2026-10-21_2026-11-10').json.what_changed;
+      const w = readReport(out, brand, '2026-10-21_2026-11-10').json.what_changed;
       expect(w.basis).toBe('data');
       expect(w.since).toBe('2026-10-20');
       expect(keys(brand, 'competitor_new')).toEqual([...w.new_competitors].sort());
@@ -159,12 +91,12 @@ describe('every comparison says what it stands on', () => {
   it('a previous period with data on 2 of 30 days is "not comparable", in words and in grey', async () => {
     const dir = h.tempDir();
     const out = h.tempDir();
-    const { ids } = await nights(dir, [
+    const { ids } = await datedNights(dir, [
       { date: '2026-09-30', days: 1 },
       { date: '2026-10-31', days: 30 },
     ]);
-    await report(dir, out, month('2026-10', '2026-10-01', '2026-10-31'));
-    const { json, html } = read(out, ids[0] as string, '2026-10');
+    await reportsInto(dir, out, month('2026-10', '2026-10-01', '2026-10-31'));
+    const { json, html } = readReport(out, ids[0] as string, '2026-10');
     const mean = json.kpis.overall_score_mean;
     expect(mean.previous).not.toBeNull();
     // A one-day window returns the run date and the day before it: 29 and 30 September.
@@ -189,9 +121,9 @@ describe('every comparison says what it stands on', () => {
   it("a week's report works over runs that cover it; a previous state older than the previous week is not comparable", async () => {
     const dir = h.tempDir();
     const out = h.tempDir();
-    const { ids } = await nights(dir, [{ date: '2026-10-20' }, { date: '2026-11-10' }]);
-    await report(dir, out, { label: '2026-W45', kind: 'week', from: '2026-11-02', to: '2026-11-08' });
-    const { json } = read(out, ids[0] as string, '2026-W45');
+    const { ids } = await datedNights(dir, [{ date: '2026-10-20' }, { date: '2026-11-10' }]);
+    await reportsInto(dir, out, { label: '2026-W45', kind: 'week', from: '2026-11-02', to: '2026-11-08' });
+    const { json } = readReport(out, ids[0] as string, '2026-W45');
     expect(json.period_status).toEqual({ in_progress: false, end: '2026-11-08', title: '2-8 November 2026' });
     expect(json.trend.coverage).toBe('7 of 7 days');
     expect(json.kpis.overall_score_mean.comparable).toBe(true);
@@ -207,9 +139,9 @@ describe('every comparison says what it stands on', () => {
   it("a workspace's first report says once that there is no earlier period, no card says n/a vs n/a", async () => {
     const dir = h.tempDir();
     const out = h.tempDir();
-    const { ids } = await nights(dir, [{ date: '2026-11-10' }]);
-    await report(dir, out);
-    const { json, html } = read(out, ids[0] as string, '2026-10-12_2026-11-10');
+    const { ids } = await datedNights(dir, [{ date: '2026-11-10' }]);
+    await reportsInto(dir, out);
+    const { json, html } = readReport(out, ids[0] as string, '2026-10-12_2026-11-10');
     expect(json.comparison).toEqual({
       earlier_period: false,
       note: 'there is no earlier period to compare with: nothing is known for 12 September 2026 to 11 October 2026',

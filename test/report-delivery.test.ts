@@ -6,7 +6,6 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type { Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -16,13 +15,12 @@ import { renderStatus } from '../src/cli/status.js';
 import { readConfig } from '../src/config/read-config.js';
 import { type DeliveryRecord, deliveryKey } from '../src/delivery/scheduled/records.js';
 import { logicalRunId } from '../src/records/run-id.js';
-import type { JobContext } from '../src/run/queued/context.js';
-import { processReport } from '../src/run/queued/report.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
 import { jobsClient, jobsConfig, worker } from './helpers/jobs.js';
 import { type Mailbox, mailbox } from './helpers/mailbox.js';
 import { SPEC, twoNights, twoNightsOnce } from './helpers/report-nights.js';
+import { reportJob } from './helpers/report-processor.js';
 import { waitFor } from './helpers/wait-for.js';
 
 const PASSWORD = 'smtp-pw-7Qx!never-logged';
@@ -91,23 +89,8 @@ function withReports(path: string, reports: Record<string, unknown>, hook: Hook,
   return readConfig(path);
 }
 
-/** The report processor as a worker runs it, with a real Redis connection. */
-async function runProcessor(config: ReturnType<typeof readConfig>, dir: string, runDate: string) {
-  const redis = new Redis(inject('redisUrl'));
-  closers.push(() => redis.quit());
-  const log = h.memoryLogger('debug');
-  const ctx = {
-    config,
-    redis,
-    logger: log.logger,
-    storeFor: async () => new FsObjectStore(dir),
-  } as unknown as JobContext;
-  const result = await processReport(
-    { id: `report.acme.${runDate}`, data: { account: 'acme', runDate } } as Job,
-    ctx,
-  );
-  return { result, logs: log.lines.join('') };
-}
+/** The report processor as a worker runs it, with a real Redis connection (test/helpers/report-processor.ts). */
+const runProcessor = reportJob;
 
 function deliveryOf(dir: string, brand: string, period: string): DeliveryRecord {
   return JSON.parse(h.readText(dir, deliveryKey('acme', brand, period))) as DeliveryRecord;

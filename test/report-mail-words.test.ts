@@ -80,7 +80,7 @@ describe('report e-mail', () => {
     expect(first.text).toContain(
       'anbei erhalten Sie den KI-Sichtbarkeitsbericht von Müller & Söhne <b>GmbH</b> für November 2026.',
     );
-    expect(first.text).toContain('Gesamtwert am Ende des Zeitraums: 53,5\n');
+    expect(first.text).toContain('Gesamtwert, Mittel des Zeitraums: 53,5\n');
     expect(first.text).toContain('Veränderung gegenüber dem Vorzeitraum: +2,1 Punkte\n');
     expect(first.text).toContain('Mit freundlichen Grüßen\nNorthwind Digital\nAnna Schmidt, +49 30 1234567');
     // The HTML part shows the name as text: the markup is escaped, never rendered.
@@ -121,7 +121,7 @@ describe('report e-mail', () => {
       words({ headline: { score: null, delta: null, earlier: true, comparable: false } }),
     );
     expect(missing.subject).toBe('Müller & Söhne GmbH: KI-Sichtbarkeitsbericht November 2026');
-    expect(missing.text).toContain('Gesamtwert am Ende des Zeitraums: für diesen Zeitraum nicht verfügbar');
+    expect(missing.text).toContain('Gesamtwert, Mittel des Zeitraums: für diesen Zeitraum nicht verfügbar');
     expect(missing.text).toContain('Veränderung gegenüber dem Vorzeitraum: nicht vergleichbar');
     expect(missing.text).not.toMatch(/\b0,0\b/);
 
@@ -156,6 +156,27 @@ describe('report e-mail', () => {
     // A language without a catalogue keeps English words and its own numbers.
     expect(composeMail(words({ locale: 'sv-SE' })).subject).toContain(
       'AI visibility report for november 2026',
+    );
+  });
+
+  it('a to-date report says so in every catalogue language, and never speaks of the end of the period', () => {
+    const toDate = { through: '2026-11-18' };
+    const de = composeMail(words(toDate));
+    expect(de.subject).toMatch(/^Müller & Söhne GmbH: .*1\.\s?–\s?18\. November 2026, Monat bis heute/);
+    expect(de.text).toContain('Gesamtwert, Mittel des Zeitraums bis 18. November 2026: ');
+    expect(de.text).toContain('der endgültige Bericht folgt, sobald der Zeitraum abgeschlossen ist');
+    const en = composeMail(words({ ...toDate, locale: 'en-GB' }));
+    expect(en.subject).toMatch(/AI visibility report for 1\s?–\s?18 November 2026, month to date/);
+    for (const lang of LANGUAGES) {
+      const final = composeMail(words({ locale: lang }));
+      const running = composeMail(words({ ...toDate, locale: lang }));
+      // The final's score line ("at the end of the period") is not in the to-date mail.
+      const endLine = final.text.split('\n').find((l) => l.includes('53')) as string;
+      expect(running.text, lang).not.toContain(endLine);
+      expect(running.subject, lang).not.toBe(final.subject);
+    }
+    expect(attachmentName('Acme GmbH', '2026-11', 'pdf', '2026-11-18')).toBe(
+      'acme-gmbh-2026-11-to-date-2026-11-18.pdf',
     );
   });
 

@@ -10,6 +10,7 @@ import type { Report } from '../src/report/model/report-shape.js';
 import { renderOverview } from '../src/report/overview/page.js';
 import { overviewRows, portfolioTrend, reportHref } from '../src/report/overview/rows.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
+import { headlineOf } from '../src/report/summary/headline.js';
 import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import { startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
@@ -60,7 +61,8 @@ describe('agency overview', () => {
         await target.goto(href);
         expect(await target.locator('h1').textContent()).toBe(json.cover.client_name);
         await target.close();
-        opened.push({ client: json.cover.client_name ?? '', delta: json.kpis.overall_score_end.delta });
+        // The headline change (src/report/summary/headline.ts): the period mean's, as its first card.
+        opened.push({ client: json.cover.client_name ?? '', delta: headlineOf(json).delta });
       }
       // The links in page order: largest drop first.
       const deltas = opened.map((o) => o.delta ?? Number.POSITIVE_INFINITY);

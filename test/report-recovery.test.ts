@@ -169,8 +169,11 @@ describe('a missed scheduled report is recovered', () => {
     expect([made.code, made.err]).toEqual([0, []]);
     const send = await h.visyncCli(path, ['report', 'send', '--account', 'acme', '--period', '2026-10']);
     expect([send.code, send.err]).toEqual([0, []]);
+    // No run returned 31 October: the report made by hand shows the month to the 30th, and says so.
     expect(send.out.sort()).toEqual(
-      brands.flatMap((b) => RECIPIENTS.map((r) => `acme ${b} 2026-10 ${r}: sent`)).sort(),
+      brands
+        .flatMap((b) => RECIPIENTS.map((r) => `acme ${b} 2026-10 ${r}: sent (to date through 2026-10-30)`))
+        .sort(),
     );
     expect(box.mails.flat()).toHaveLength(brands.length * RECIPIENTS.length);
     for (const brand of brands) {
@@ -180,7 +183,16 @@ describe('a missed scheduled report is recovered', () => {
       expect(d.reason).toBeUndefined();
     }
     const again = await h.visyncCli(path, ['report', 'send', '--account', 'acme', '--period', '2026-10']);
-    expect(again.out.every((l) => l.endsWith(': already sent'))).toBe(true);
+    expect(again.out.every((l) => l.endsWith(': already sent (to date through 2026-10-30)'))).toBe(true);
     expect(box.mails.flat()).toHaveLength(brands.length * RECIPIENTS.length);
+    // The next nights, still without 31 October, keep it as sent to date: not stale again, no alert,
+    // nothing mailed; status says a final report is to follow.
+    expect(await trigger(path, dir, '2026-11-03')).toEqual(brands.map(() => 'sent'));
+    expect(box.mails.flat()).toHaveLength(brands.length * RECIPIENTS.length);
+    const after = renderStatus(await readStatus({ ...jobsClient(config), config }), 200).join('\n');
+    expect(after).not.toContain('stale');
+    expect(after).toContain(
+      `  reports to date: ${brands.length} sent by hand (2026-10 through 2026-10-30); the final reports follow when their periods complete`,
+    );
   });
 });

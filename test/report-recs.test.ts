@@ -218,7 +218,7 @@ describe('reports.formats', () => {
 });
 
 describe('one precision rule', () => {
-  it('the page: scores and means at one decimal, share of voice with %, deltas from the unrounded means', async () => {
+  it('the page: scores and means at one decimal, share of voice with %, a delta the difference of the values shown', async () => {
     const { config, last } = await twoNights(h.tempDir());
     const out = h.tempDir();
     // Ten days against the ten before, both wholly in the second night's 30 days of history.
@@ -270,8 +270,9 @@ describe('one precision rule', () => {
       ) as Record<string, { value: string; delta: string; previous: string }>;
       const one = (n: number) => (Math.round(Math.abs(n) * 10) / 10).toFixed(1);
       const sign = (n: number) => (Math.round(n * 10) === 0 ? '\u00b1' : n > 0 ? '+' : '\u2212');
+      const endLabel = Object.keys(cards).find((l) => l.startsWith('Overall score on ')) as string;
       for (const [name, key] of [
-        ['Overall score (period end)', 'overall_score_end'],
+        [endLabel, 'overall_score_end'],
         ['Overall score (period mean)', 'overall_score_mean'],
         ['Money-prompt visibility', 'money_visibility'],
       ] as const) {
@@ -280,18 +281,20 @@ describe('one precision rule', () => {
         if (json.kpis[key].comparable) expect(cards[name]?.previous).toMatch(/^vs \d+\.\d$/);
         else expect(cards[name]?.delta).toBe('not comparable');
       }
+      // On the page a delta is the difference of the values shown (docs/reports.md, "Precision").
+      const r1 = (n: number) => Math.round(n * 10) / 10;
+      const asShown = (k: { value: number | null; previous: number | null }) =>
+        r1(r1(k.value as number) - r1(k.previous as number));
       const mean = json.kpis.overall_score_mean;
       expect(cards['Overall score (period mean)']?.value).toBe(one(mean.value as number));
       expect(cards['Overall score (period mean)']?.delta).toMatch(
-        new RegExp(
-          `${sign(exact.overall_score_mean)}${one(exact.overall_score_mean).replace('.', '\\.')} pts$`,
-        ),
+        new RegExp(`${sign(asShown(mean))}${one(asShown(mean)).replace('.', '\\.')} pts$`),
       );
       expect(cards['Share of voice (mean)']).toEqual({
         value: `${one(sov.value as number)}%`,
         previous: `vs ${one(sov.previous as number)}%`,
         delta: expect.stringMatching(
-          new RegExp(`${sign(exact.share_of_voice)}${one(exact.share_of_voice).replace('.', '\\.')} pp$`),
+          new RegExp(`${sign(asShown(sov))}${one(asShown(sov)).replace('.', '\\.')} pp$`),
         ),
       });
       for (const name of ['Open recommendations', 'Suspected false claims', 'Engine conflicts'])

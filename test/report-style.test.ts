@@ -68,7 +68,10 @@ describe('visync report per workspace settings', () => {
       // Numbers with a decimal comma at one decimal (53.4 -> 53,4; 53 -> 53,0; 38.192 -> 38,2), the
       // share of voice with its unit (35,0 %).
       const kpis = [
-        ['Gesamtwert (Ende des Zeitraums)', json.kpis.overall_score_end.value],
+        [
+          `Gesamtwert am ${new Intl.DateTimeFormat('de-DE', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }).format(new Date(`${json.period_status.end}T00:00:00Z`))}`,
+          json.kpis.overall_score_end.value,
+        ],
         ['Gesamtwert (Mittel des Zeitraums)', json.kpis.overall_score_mean.value],
         ['Share of Voice (Mittel)', json.kpis.share_of_voice.value],
         ['Sichtbarkeit bei Kauf-Prompts', json.kpis.money_visibility.value],

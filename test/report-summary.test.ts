@@ -11,21 +11,13 @@ import { notesPath, readNotes } from '../src/report/summary/notes.js';
 import { summarySection } from '../src/report/summary/section.js';
 import { summarySentences } from '../src/report/summary/sentences.js';
 import * as h from './helpers/harness.js';
+import { pageText } from './helpers/page-text.js';
 import { report } from './helpers/report-workspace.js';
 
 const de: ReportStyle = { ...DEFAULT_STYLE, locale: 'de-DE' };
 /** The summary as a reader sees it: tags gone, entities read. */
 async function said(r = report(), style: ReportStyle = DEFAULT_STYLE, notes: string | null = null) {
-  const page = (await summarySection(r, style, notes)).toString();
-  return page
-    .replace(/<[^>]+>/g, '')
-    .replaceAll('&lt;', '<')
-    .replaceAll('&gt;', '>')
-    .replaceAll('&quot;', '"')
-    .replaceAll('&#39;', "'")
-    .replaceAll('&amp;', '&')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return pageText((await summarySection(r, style, notes)).toString());
 }
 
 describe('executive summary', () => {
@@ -39,7 +31,10 @@ describe('executive summary', () => {
       'next_step',
     ]);
     const text = await said(r);
-    expect(text).toContain('The overall visibility score fell from 53.4 to 47.5 (\u22125.9 points).');
+    // The period mean, as the first card (src/report/summary/headline.ts), not the last day's 47.5.
+    expect(text).toContain(
+      'The mean overall visibility score over the period fell from 51.6 to 49.6 (\u22122.0 points).',
+    );
     expect(text).toContain('The biggest engine move was on ChatGPT: from 60.0 to 48.5 (\u221211.5 points).');
     expect(text).toContain('1 new suspected false claim appeared, on Claude.');
     expect(text).toContain(
@@ -51,8 +46,10 @@ describe('executive summary', () => {
   it('changes its sentence when one figure changes', async () => {
     const one = await said(report());
     const other = await said(report({ scores: [52, 50, 49, 58.25] }));
-    expect(other).toContain('The overall visibility score rose from 53.4 to 58.3 (+4.9 points).');
-    expect(other).not.toContain('fell from 53.4');
+    expect(other).toContain(
+      'The mean overall visibility score over the period rose from 51.6 to 52.3 (+0.7 points).',
+    );
+    expect(other).not.toContain('period fell from');
     expect(one).not.toBe(other);
     // The engine mover follows the engines' figures.
     expect(await said(report({ engines: { chatgpt: 60, gemini: 30 } }))).toContain(
@@ -107,13 +104,15 @@ describe('executive summary', () => {
     expect(text).not.toMatch(/\b0[.,]0\b/);
     const first = report({}, { scores: [null, null, null, null] });
     expect(await said(first)).toContain(
-      'The overall visibility score ended the period at 47.5; there is no comparable score from the previous period.',
+      'The mean overall visibility score over the period was 49.6; there is no comparable score from the previous period.',
     );
   });
 
   it("speaks the report's language with its number formats", async () => {
     const text = await said(report(), de);
-    expect(text).toContain('Der Gesamt-Sichtbarkeitswert sank von 53,4 auf 47,5 (\u22125,9 Punkte).');
+    expect(text).toContain(
+      'Der mittlere Gesamt-Sichtbarkeitswert des Zeitraums sank von 51,6 auf 49,6 (\u22122,0 Punkte).',
+    );
     expect(text).toContain(
       'Nächster Schritt: Publish comparison page (die erste von 2 offenen Empfehlungen).',
     );

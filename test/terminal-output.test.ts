@@ -50,7 +50,8 @@ describe('terminal output escapes fields from the API', () => {
     expect(events.code, events.stderr).toBe(0);
     const lines = events.stdout.trimEnd().split('\n');
     expectSafe(lines);
-    expect(events.stdout).toContain('ws-\\x1b]0;pwned\\x07\\x1b[31mred\\nacme fake-ws');
+    // The workspace reads by its name (issue #39): its hostile id only in --json, below.
+    expect(events.stdout).not.toContain('pwned');
     expect(events.stdout).toContain('claim\\x1b[2J\\nacme acme fake-ws 2026-10: /etc/passwd\\tend');
     const json = await h.visyncCli(config, ['events', '--json']);
     const parsed = JSON.parse(json.out.join('\n')) as { brand_id: string; after: string | null }[];

@@ -13,19 +13,23 @@ import { isoWeekOf } from '../src/history/period.js';
 import { logicalRunId } from '../src/records/run-id.js';
 import type { JobContext } from '../src/run/queued/context.js';
 import { processReport } from '../src/run/queued/report.js';
+import { workspace } from '../src/simulator/data.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { digestMarkerKey } from '../src/sinks/layout.js';
 import { addDays } from '../src/util/time.js';
 import * as h from './helpers/harness.js';
 import { jobsClient, jobsConfig, worker } from './helpers/jobs.js';
 import { waitFor } from './helpers/wait-for.js';
-import { CLAIM, RIVAL, twoWatchedNights } from './helpers/watch-nights.js';
+import { CLAIM, RIVAL, TODAY, twoWatchedNights } from './helpers/watch-nights.js';
 import { receiver } from './helpers/webhook.js';
 
 interface Body {
   text: string;
   visync: { event: string; period: string; digest: { brand_id: string; score: number; events: number }[] };
 }
+
+/** The workspace's name in the simulator's GET /brands: what the digest calls the client. */
+const nameOf = (workspaceId: string) => workspace({ seed: 7, account: 'acme', workspaceId }, TODAY).name;
 
 const closers: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -102,9 +106,11 @@ describe('weekly digest', () => {
     ]);
     const lines = body.text.split('\n');
     expect(lines[0]).toBe(
-      `visync weekly digest: account acme, week ${week.label} (${week.from} to ${week.to}): 5 changes in 3 workspaces`,
+      `visync weekly digest: account acme, week ${week.label} (${week.from} to ${week.to}): 5 changes for 3 clients`,
     );
-    expect(lines[1]).toBe(`1. workspace ${w0}: score 5, 2 changes (engine_score_drop 1, false_claim_new 1)`);
+    expect(lines[1]).toBe(
+      `1. ${nameOf(w0)}: score 5, 2 changes (engine score dropped 1, new suspected-false claim 1)`,
+    );
     expect(lines[2]).toContain('[high] new suspected-false claim');
     expect(body.text).toContain('"The &lt;b&gt;brand&lt;/b&gt; &amp; co. was discontinued"');
     expect(body.text).toContain('Rival &lt;Corp&gt; &amp; Sons');
@@ -131,13 +137,13 @@ describe('weekly digest', () => {
     expect(hook.bodies).toHaveLength(2);
     const text = (hook.bodies[1] as Body).text.split('\n');
     expect(text).toEqual([
-      `visync weekly digest: account acme, week ${week.label} (${week.from} to ${week.to}): 4 changes in 3 workspaces`,
-      `1. workspace ${ids[0]}: score 5, 2 changes (engine_score_drop 1, false_claim_new 1)`,
+      `visync weekly digest: account acme, week ${week.label} (${week.from} to ${week.to}): 4 changes for 3 clients`,
+      `1. ${nameOf(ids[0] as string)}: score 5, 2 changes (engine score dropped 1, new suspected-false claim 1)`,
       expect.stringContaining('[high] new suspected-false claim'),
       expect.stringContaining('[medium] engine score dropped'),
       // w2 (removed, 3) now ranks above w1 (competitor, 2): the closed recommendation is quiet.
-      '... and 2 more workspaces: 2 changes (score 5)',
-      'quiet: recommendation_closed 1',
+      '... and 2 more clients: 2 changes (score 5)',
+      'quiet: recommendation closed (done or dismissed) 1',
     ]);
   });
 
@@ -177,7 +183,7 @@ describe('weekly digest from a worker', () => {
       timeoutMs: 60_000,
     });
     expect((hook.bodies[0] as Body).text.split('\n')[0]).toBe(
-      `visync weekly digest: account acme, week ${n.week.label} (${n.week.from} to ${n.week.to}): 5 changes in 3 workspaces`,
+      `visync weekly digest: account acme, week ${n.week.label} (${n.week.from} to ${n.week.to}): 5 changes for 3 clients`,
     );
   });
 });
@@ -188,10 +194,10 @@ describe('visync events --digest', () => {
     const text = await h.visyncCli(path, ['events', '--digest', '--week', week.label]);
     expect(text.code, text.err.join('\n')).toBe(0);
     expect(text.out[0]).toBe(
-      `visync weekly digest: account acme, week ${week.label} (${week.from} to ${week.to}): 5 changes in 3 workspaces`,
+      `visync weekly digest: account acme, week ${week.label} (${week.from} to ${week.to}): 5 changes for 3 clients`,
     );
-    expect(text.out.filter((l) => /^\d+\. workspace /.test(l)).map((l) => l.split(':')[0])).toEqual(
-      ids.map((id, i) => `${i + 1}. workspace ${id}`),
+    expect(text.out.filter((l) => /^\d+\. /.test(l)).map((l) => l.split(':')[0])).toEqual(
+      ids.map((id, i) => `${i + 1}. ${nameOf(id)}`),
     );
     // A terminal gets the API's words as they are.
     expect(text.out.join('\n')).toContain(`"${CLAIM}"`);

@@ -24,6 +24,12 @@ export async function readCapped(res: Dispatcher.ResponseData, max: number): Pro
   // Events, not `for await`: an async iterator per body (a promise per chunk, end-of-stream
   // tracking) cost more than reading a small body that mostly comes in one chunk.
   const body = res.body;
+  // Destroyed before anything listened (the run's stop aborted the request while its slot was
+  // settled, after the headers): its 'error' and 'close' have been emitted already and no event
+  // will come again, so waiting for one would wait forever (test/client-stop.test.ts).
+  if (body.destroyed) {
+    throw body.errored ?? new Error('the response body was closed before it was read');
+  }
   return new Promise<string>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;

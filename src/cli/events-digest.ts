@@ -2,6 +2,7 @@
 // from the object store only: the ranking the digest webhook sends, without sending it.
 import type { Command } from 'commander';
 import { readConfigWithoutKeys } from '../config/read-config.js';
+import { displayNames } from '../delivery/digest/display-names.js';
 import { digestWeek } from '../delivery/digest/send.js';
 import { type Digest, digestLines, weeklyDigest } from '../delivery/digest/weekly.js';
 import { readEvents } from '../events/read.js';
@@ -23,6 +24,7 @@ export async function printDigests(
   const stores = new ObjectStores();
   try {
     const digests: Digest[] = [];
+    const lines: string[] = [];
     for (const account of accounts) {
       const settings = digestSettings(config.watch, account.watch);
       // Without --week: the week the webhook's latest digest covered, or last week with no digest set.
@@ -30,10 +32,14 @@ export async function printDigests(
         flags.week ?? (settings ? digestWeek(settings.day, today) : previousPeriod(isoWeekOf(today)));
       const store = await stores.forAccount(config, account.name);
       const events = await readEvents(store, account.name, { since: week.from });
-      digests.push(weeklyDigest(config.watch, account, week, events, settings?.top ?? DEFAULT_DIGEST_TOP));
+      const digest = weeklyDigest(config.watch, account, week, events, settings?.top ?? DEFAULT_DIGEST_TOP);
+      digests.push(digest);
+      if (flags.json) continue;
+      const ids = digest.workspaces.map((w) => w.brand_id);
+      lines.push(...digestLines(digest, (s) => s, await displayNames(config, account, store, ids)));
     }
     if (flags.json) io.verbatim(JSON.stringify(digests, null, 2));
-    else for (const d of digests) for (const line of digestLines(d)) io.out(line);
+    else for (const line of lines) io.out(line);
     return 0;
   } finally {
     await stores.close();

@@ -83,18 +83,21 @@ async function eventsCommand(flags: EventsFlags, cmd: Command, io: CommandIo): P
     { readAccountEvents, bySeverityOf },
     { describeEvent },
     { ObjectStores },
+    { displayNames },
   ] = await Promise.all([
     import('../config/read-config.js'),
     import('./accounts.js'),
     import('../events/read.js'),
     import('../events/describe.js'),
     import('../sinks/create-store.js'),
+    import('../delivery/digest/display-names.js'),
   ]);
   const config = readConfigWithoutKeys(configOption(cmd));
-  chosenAccounts(config, flags.account);
+  const chosen = chosenAccounts(config, flags.account);
   const stores = new ObjectStores();
   try {
     const accounts = flags.account ? [flags.account] : config.accounts.map((a) => a.name);
+    const lines: string[] = [];
     const events = [];
     let known = false;
     for (const name of accounts) {
@@ -105,9 +108,22 @@ async function eventsCommand(flags: EventsFlags, cmd: Command, io: CommandIo): P
         type: flags.type,
       });
       known ||= flags.brand !== undefined && workspaces.has(flags.brand);
+      const account = chosen.find((a) => a.name === name) ?? config.accounts.find((a) => a.name === name);
+      // A person reads the text: clients and engines by their names (ids stay in --json).
+      const naming =
+        flags.json || !account
+          ? undefined
+          : await displayNames(config, account, store, new Set(found.map((e) => e.brand_id)));
       // Per run, the most severe first (the alert's order).
       const runs = [...new Set(found.map((e) => e.run_id))];
-      for (const run of runs) events.push(...found.filter((e) => e.run_id === run).sort(bySeverityOf));
+      for (const run of runs)
+        for (const e of found.filter((x) => x.run_id === run).sort(bySeverityOf)) {
+          events.push(e);
+          if (naming)
+            lines.push(
+              `${e.snapshot_date}  ${e.account}  ${naming.workspace(e.brand_id)}  ${describeEvent(e, (x) => x, naming)}`,
+            );
+        }
     }
     // As `visync report` answers a --brand no account has: one line, a usage error.
     if (flags.brand !== undefined && !known) {
@@ -116,8 +132,7 @@ async function eventsCommand(flags: EventsFlags, cmd: Command, io: CommandIo): P
     }
     if (flags.json) io.verbatim(JSON.stringify(events, null, 2));
     else if (!events.length) io.out('no events: no change between complete runs matches');
-    else
-      for (const e of events) io.out(`${e.snapshot_date}  ${e.account}  ${e.brand_id}  ${describeEvent(e)}`);
+    else for (const line of lines) io.out(line);
     return 0;
   } finally {
     await stores.close();

@@ -102,7 +102,8 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
         said = true;
         continue;
       }
-      for (const w of r.workspaces) found.add(w);
+      // Known to a run of the account: one without days in the period has its own line (exit 1).
+      for (const w of r.known) found.add(w);
       for (const w of r.outcomes) {
         said = true;
         if (printOutcome(name, w, io)) code = 1;
@@ -166,7 +167,7 @@ function printOutcome(account: string, w: DeliveryOutcome, io: CliIo): boolean {
     if (w.reason) failed = true;
   }
   for (const x of w.recipients) {
-    io.out(`${head} ${x.recipient}: ${x.result}${x.reason ? `: ${x.reason}` : ''}`);
+    io.out(`${head} ${x.recipient}: ${x.result}${gotWords(x.got)}${x.reason ? `: ${x.reason}` : ''}`);
     if (x.result === 'failed' || x.result === 'unconfirmed') failed = true;
   }
   if (w.recordFailure) {
@@ -174,6 +175,17 @@ function printOutcome(account: string, w: DeliveryOutcome, io: CliIo): boolean {
     failed = true;
   }
   return failed;
+}
+
+/**
+ * Which version a recipient has, where a period had a to-date report: ` (to date through 2026-12-06)`,
+ * ` (final report, after the to-date one through 2026-12-06)`; nothing for a final report alone.
+ */
+function gotWords(got: DeliveryOutcome['recipients'][number]['got']): string {
+  if (got?.to_date) return got.through ? ` (to date through ${got.through})` : ' (to date)';
+  if (got?.afterToDate !== undefined)
+    return ` (final report, after ${got.afterToDate ? `the to-date one through ${got.afterToDate}` : 'a to-date one'})`;
+  return '';
 }
 
 /** "nothing to send" when no line was printed, the unknown --brand lines, and the exit code. */

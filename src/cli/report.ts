@@ -277,7 +277,8 @@ function countAccount(
     tally.unread.push(account);
     return;
   }
-  for (const w of r.workspaces) tally.found.add(w);
+  // Known to a run of the account: a --brand without days in the period has its own line (exit 1).
+  for (const w of r.known) tally.found.add(w);
   for (const p of r.problems) {
     io.err(`visync: ${p.line}`);
     tally.code = Math.max(tally.code, 1);

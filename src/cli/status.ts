@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { LedgerRun } from '../../jobs/ledger.js';
-import { type OpenReport, SHOWN_STATES } from '../../jobs/report-index.js';
+import { type OpenReport, SHOWN_STATES, type ToDateReport } from '../../jobs/report-index.js';
 import type { FailedRun, StatusReport } from '../../jobs/status.js';
 import { currentPhase } from '../../src/records/run-state.js';
 import { shortened, wrapped } from '../util/text.js';
@@ -131,6 +131,8 @@ export function renderStatus(report: StatusReport, width: number): string[] {
     lines.push(`  budget: ${a.budget.in_window}/${a.budget.limit} requests in the current window${paused}`);
     const reports = describeReports(a.account, a.reports ?? []);
     if (reports) lines.push(`  reports: ${reports}`);
+    const toDate = describeToDate(a.reports_to_date ?? []);
+    if (toDate) lines.push(`  reports to date: ${toDate}`);
   }
   lines.push(`queue: ${describeCounts(report.queue)}`);
   // Scheduled reports and digests, on a queue of their own (a stuck mail server holds no finish).
@@ -169,6 +171,18 @@ function describeReports(account: string, open: readonly OpenReport[]): string {
       `to send ${period} now: visync report --account ${account} --period ${period}, then visync report send --account ${account} --period ${period}`,
     );
   return parts.length ? [parts.join(', '), ...hints].join('; ') : '';
+}
+
+/**
+ * `1 sent by hand (2026-12 through 2026-12-06); the final reports follow when their periods complete`:
+ * to-date reports out, none of them the last word on its period.
+ */
+function describeToDate(out: readonly ToDateReport[]): string {
+  if (!out.length) return '';
+  const periods = [...new Set(out.map((r) => (r.through ? `${r.period} through ${r.through}` : r.period)))]
+    .sort()
+    .join(', ');
+  return `${out.length} sent by hand (${periods}); the final reports follow when their periods complete`;
 }
 
 const describeCounts = (counts: Record<string, number>) =>

@@ -3,6 +3,7 @@
 // then its per-workspace entry, each key overriding the one before.
 import { EVENT_TYPES, type EventType } from '../catalogue/brand-events.js';
 import type { AccountWatchConfig, DigestConfig, WatchConfig } from '../config/schema.js';
+import { eventLabel } from './describe.js';
 import type { BrandEvent } from './read.js';
 
 export interface WatchRules {
@@ -84,7 +85,7 @@ export function applyRules(
   return { listed, quiet };
 }
 
-/** `type n, type n` of the quiet counts, for a message's last line. */
+/** `label n, label n` of the quiet counts (each type in words), for a message's last line. */
 export function quietLine(quiet: ReadonlyMap<string, number>): string {
-  return `quiet: ${[...quiet].map(([t, n]) => `${t} ${n}`).join(', ')}`;
+  return `quiet: ${[...quiet].map(([t, n]) => `${eventLabel(t)} ${n}`).join(', ')}`;
 }

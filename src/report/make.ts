@@ -5,8 +5,15 @@
 import { inProgress } from '../history/comparison.js';
 import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
 import { defaultPeriod, type Period, previousPeriod } from '../history/period.js';
+import { knownWorkspaces, missingDaysLine, returnsDaysOf } from '../history/period-workspaces.js';
 import type { ObjectStore } from '../sinks/object-store.js';
-import { readAccountData, reportableWorkspaces, type WorkspaceData } from './model/account-data.js';
+import type { ArtefactFacts } from './artefact.js';
+import {
+  periodWorkspaces,
+  readAccountData,
+  reportableWorkspaces,
+  type WorkspaceData,
+} from './model/account-data.js';
 import { buildModel } from './model/model.js';
 import type { ReportModel } from './model/report-shape.js';
 import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
@@ -32,8 +39,10 @@ export interface MadeReport {
 export interface AccountReports {
   made: MadeReport[];
   problems: ReportProblem[];
-  /** Workspaces a report of the period can be made for (a brands snapshot at its end). */
+  /** Workspaces a report of the period is made for without --brand (account-data.ts reportableWorkspaces). */
   workspaces: string[];
+  /** Every workspace a complete run of the account landed: a --brand outside these is unknown. */
+  known: string[];
   partsRead: number;
   partsTotal: number;
   /** Where the account's overview of the period went, when one was written. */
@@ -80,7 +89,7 @@ function periodToReport(
   const period = o.period ?? defaultPeriod(newest);
   // A run whose visibility window (window_start to its date) reaches into the period holds days of
   // it: a week's report works whenever complete runs cover the week, whatever their dates.
-  const covering = runs.filter((r) => r.runDate >= period.from && r.windowStart <= period.to);
+  const covering = runs.filter((r) => returnsDaysOf(r, period));
   if (covering.length === 0) {
     const oldest = runs.map((r) => r.runDate).sort()[0];
     return {
@@ -125,23 +134,45 @@ async function workspaceReport(
 }
 
 export async function makeAccountReports(o: AccountReportOptions): Promise<AccountReports> {
-  const out: AccountReports = { made: [], problems: [], workspaces: [], partsRead: 0, partsTotal: 0 };
+  const out: AccountReports = {
+    made: [],
+    problems: [],
+    workspaces: [],
+    known: [],
+    partsRead: 0,
+    partsTotal: 0,
+  };
   const runs = o.runs ?? (await completeRuns(o.store, o.account, o.now));
+  out.known = knownWorkspaces(runs);
   const found = periodToReport(o, runs);
+  // A --brand the account knows that has no day in the period: its own line says what is missing.
+  const missing = (period: Period, withDays: readonly string[]) =>
+    o.brands
+      .filter((b) => out.known.includes(b) && !withDays.includes(b))
+      .map(
+        (b): ReportProblem => ({
+          kind: 'no data',
+          line: `account ${o.account}: ${missingDaysLine(runs, b, period)}`,
+        }),
+      );
   if ('kind' in found) {
-    out.problems.push(found);
+    const lines = o.period ? missing(o.period, []) : [];
+    out.problems.push(...(lines.length ? lines : [found]));
     return out;
   }
   const { period, available } = found;
   out.workspaces = available;
-  if (available.length === 0) {
+  // --brand: also any workspace with days in the period, a client the account no longer has included.
+  const reportable = periodWorkspaces(runs, period);
+  out.problems.push(...missing(period, reportable));
+  const brandIds = o.brands.length ? o.brands.filter((b) => reportable.includes(b)) : available;
+  if (available.length === 0 && o.brands.length === 0) {
     out.problems.push({
       kind: 'no data',
-      line: `account ${o.account}: no complete run up to ${period.to} holds a workspace (its brands table); nothing to report for ${period.label}`,
+      line: `account ${o.account}: no complete run that covers ${period.label} holds a workspace (its brands table); nothing to report`,
     });
     return out;
   }
-  const brandIds = o.brands.length ? o.brands.filter((b) => available.includes(b)) : available;
   if (brandIds.length === 0) return out;
   const previous = previousPeriod(period);
   const data = await readAccountData(o.store, runs, brandIds, period, previous);
@@ -149,9 +180,15 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   out.partsTotal = data.partsTotal;
   // A workspace's PDF prints while the next one's report is made, and PRINTS_AT_ONCE print at once
   // (as many as the PdfSession does); files are written, and problems told, in workspace order.
-  const pending: { brandId: string; files: Promise<ReportFile[] | ReportProblem> }[] = [];
+  const pending: {
+    brandId: string;
+    files: Promise<ReportFile[] | ReportProblem>;
+    facts: ArtefactFacts;
+  }[] = [];
   /** What the overview needs of each report made; one whose files were not written is dropped. */
   const slim = new Map<string, OverviewReport>();
+  /** The newest day of a period still running, from its reports' models; undefined: final. */
+  let running: string | undefined;
   const settleOldest = async () => {
     const oldest = pending.shift();
     if (!oldest) return;
@@ -161,22 +198,29 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
       slim.delete(oldest.brandId);
       return;
     }
-    const location = await o.target.write(o.account, oldest.brandId, period.label, files);
+    const location = await o.target.write(o.account, oldest.brandId, period.label, files, oldest.facts);
     out.made.push({ brandId: oldest.brandId, period: period.label, location });
   };
   for (const workspace of data.workspaces) {
     const { report, files } = await workspaceReport(o, workspace, { runs, period, previous });
-    pending.push({ brandId: workspace.brandId, files });
+    // Whether it is a to-date report travels with its files (manifest.json), so a send can say so.
+    const facts = { toDate: report.period_status.in_progress, through: report.period_status.end };
+    if (facts.toDate) running = facts.through;
+    pending.push({ brandId: workspace.brandId, files, facts });
     slim.set(workspace.brandId, overviewPart(report));
     if (pending.length > PRINTS_AT_ONCE) await settleOldest();
   }
   while (pending.length) await settleOldest();
+  // The reports of one period and runs are all to date or all final; the overview says which.
+  const toDate = running === undefined ? undefined : { through: running };
   // Beside pages only: a JSON-only run (a data export) writes no overview page.
   const pages = out.made.some((m) => (o.formatsFor?.(m.brandId) ?? o.formats).some((f) => f !== 'json'));
   if (o.overview && pages)
     out.overview = await writeOverview({
       ...{ store: o.store, target: o.target, account: o.account, runs, period, previous },
-      ...{ workspaces: available, made: slim, overview: o.overview },
+      // A removed client's report made by --brand has its row too.
+      ...{ workspaces: [...new Set([...available, ...brandIds])].sort(), made: slim, overview: o.overview },
+      toDate,
       formatsFor: (b) => o.formatsFor?.(b) ?? o.formats,
       clientNameFor: (b) => o.styleFor(b).clientName,
     });

@@ -1,14 +1,22 @@
 // Where reports go: under --out DIR as `DIR/account=A/brand=B/period=P/report.{html,json,pdf}`, or into
 // the object store under `reports/` with the same keys and a manifest.json holding each file's
-// SHA-256. The previous period's report.json is read back from the same place for "what changed".
+// SHA-256 and the report's version (./artefact.ts). A report is written whole: the formats it no
+// longer has are removed, so the folder never mixes two versions. The previous period's report.json
+// is read back from the same place for "what changed".
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { overviewPrefix, reportPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
-import { writeInTree } from '../util/safe-write.js';
+import { removeInTree, writeInTree } from '../util/safe-write.js';
+import { type ArtefactFacts, manifestOf } from './artefact.js';
 import { MODEL_VERSION, type Report } from './model/report-shape.js';
 
 export type ReportFormat = 'html' | 'json' | 'pdf';
+
+const FORMATS: readonly ReportFormat[] = ['html', 'json', 'pdf'];
+
+/** The report files a write did not bring: removed, so the folder holds one version only. */
+const dropped = (files: readonly ReportFile[]) => FORMATS.filter((f) => !files.some((x) => x.format === f));
 
 export interface ReportFile {
   format: ReportFormat;
@@ -22,15 +30,25 @@ const CONTENT_TYPES: Record<ReportFormat, string> = {
 };
 
 export interface ReportTarget {
-  /** Writes a report's files; returns where they went (a path or a store location). */
-  write(account: string, brandId: string, period: string, files: readonly ReportFile[]): Promise<string>;
+  /**
+   * Writes a report's files and removes the formats it no longer has; returns where they went (a
+   * path or a store location).
+   */
+  write(
+    account: string,
+    brandId: string,
+    period: string,
+    files: readonly ReportFile[],
+    facts: ArtefactFacts,
+  ): Promise<string>;
   /** The account's overview of a period (`overview.html`, `overview.pdf`); returns where it went. */
   writeOverview(account: string, period: string, files: readonly ReportFile[]): Promise<string>;
   /** A report.json written before, or undefined (missing, unreadable or another model version). */
   read(account: string, brandId: string, period: string): Promise<Report | undefined>;
 }
 
-function parseReport(bytes: Buffer | undefined): Report | undefined {
+/** report.json's bytes as the model, or undefined (unreadable or another model version). */
+export function parseReport(bytes: Buffer | undefined): Report | undefined {
   if (!bytes) return undefined;
   try {
     const r = JSON.parse(bytes.toString('utf8')) as Report;
@@ -42,7 +60,8 @@ function parseReport(bytes: Buffer | undefined): Report | undefined {
 
 /**
  * `--out DIR`: plain files, no manifest. Each written whole under a temporary name, then renamed; a
- * symbolic link inside DIR where a folder or file goes is refused (src/util/safe-write.ts).
+ * symbolic link inside DIR where a folder or file goes is refused (src/util/safe-write.ts). A
+ * format not written this time is removed (a link there is refused, never followed or removed).
  */
 export function dirTarget(dir: string): ReportTarget {
   const folders = (a: string, b: string, p: string) =>
@@ -51,6 +70,7 @@ export function dirTarget(dir: string): ReportTarget {
   return {
     async write(a, b, p, files) {
       for (const f of files) await writeInTree(dir, folders(a, b, p), `report.${f.format}`, f.body);
+      for (const f of dropped(files)) await removeInTree(dir, folders(a, b, p), `report.${f}`);
       return join(dir, ...folders(a, b, p));
     },
     async writeOverview(a, p, files) {
@@ -64,22 +84,28 @@ export function dirTarget(dir: string): ReportTarget {
   };
 }
 
-/** The object store: the files, then manifest.json with their SHA-256 (written last). */
+/**
+ * The object store: the files, then manifest.json with their SHA-256 and the version (written last:
+ * with it the new version is whole), then the formats the report no longer has are removed. A
+ * reader between those steps finds a file the manifest does not list, which is never attached.
+ */
 export function storeTarget(store: ObjectStore): ReportTarget {
-  const put = async (prefix: string, name: string, files: readonly ReportFile[]) => {
+  const put = async (prefix: string, name: string, files: readonly ReportFile[], facts?: ArtefactFacts) => {
     const stored: StoredObject[] = [];
     for (const f of files)
       stored.push(
         await store.put(`${prefix}${name}.${f.format}`, f.body, { contentType: CONTENT_TYPES[f.format] }),
       );
-    const manifest = { files: stored.map((s) => ({ key: s.key, bytes: s.bytes, sha256: s.sha256 })) };
+    const listed = stored.map((s) => ({ key: s.key, bytes: s.bytes, sha256: s.sha256 }));
+    const manifest = facts ? manifestOf(listed, facts) : { files: listed };
     await store.put(`${prefix}manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`, {
       contentType: 'application/json',
     });
+    for (const f of dropped(files)) await store.delete(`${prefix}${name}.${f}`);
     return `${store.location.replace(/\/$/, '')}/${prefix}`;
   };
   return {
-    write: (a, b, p, files) => put(reportPrefix(a, b, p), 'report', files),
+    write: (a, b, p, files, facts) => put(reportPrefix(a, b, p), 'report', files, facts),
     async writeOverview(a, p, files) {
       return `${await put(overviewPrefix(a, p), 'overview', files)}overview.html`;
     },

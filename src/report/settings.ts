@@ -97,7 +97,7 @@ function overlay(base: ReportSettings, level: Level | undefined): ReportSettings
 
 /** The merged, defaulted settings of one workspace's report (without a workspace: the account's). */
 export function reportSettingsFor(
-  config: Config,
+  config: Pick<Config, 'reports'>,
   account: AccountConfig,
   workspaceId?: string,
 ): ReportSettings {

@@ -11,6 +11,8 @@ const DATA_CHANGE_KINDS = [
   'competitor-win',
   'close-recommendation',
   'unlist-recommendation',
+  'relist-recommendation',
+  'duplicate-recommendation',
   'remove-workspace',
 ] as const;
 export type DataChangeKind = (typeof DATA_CHANGE_KINDS)[number];
@@ -28,6 +30,12 @@ export interface DataChange {
   claim?: string;
   /** competitor-win: the competitor's name. */
   competitor?: string;
+  /**
+   * close-, unlist-, relist-, duplicate-recommendation: the recommendation's id (default: the first
+   * open one by id). relist: listed again, open, under `<id>r` (the API re-issuing it); duplicate:
+   * also listed, open, under `<id>d` with the same title (two ids, one title).
+   */
+  recommendation?: string;
 }
 
 /** Validates one change of a --changes file or of the options; `where` names it in the error. */
@@ -116,21 +124,32 @@ export class DataChanges {
       }
       return b;
     }
-    if (
-      endpoint === 'recommendations' &&
-      (of('close-recommendation').length || of('unlist-recommendation').length)
-    ) {
+    const recs = ['close', 'unlist', 'relist', 'duplicate'].flatMap((k) =>
+      of(`${k}-recommendation` as DataChangeKind),
+    );
+    if (endpoint === 'recommendations' && recs.length) {
       const list = structuredClone(body) as { data: Recommendation[]; count: number };
-      const firstOpen = () =>
-        list.data.filter((r) => r.status === 'open').sort((a, b) => a.id.localeCompare(b.id))[0];
-      for (const _ of of('close-recommendation')) {
-        const open = firstOpen();
+      const target = (c: DataChange) =>
+        c.recommendation === undefined
+          ? list.data.filter((r) => r.status === 'open').sort((a, b) => a.id.localeCompare(b.id))[0]
+          : list.data.find((r) => r.id === c.recommendation);
+      for (const c of of('duplicate-recommendation')) {
+        const open = target(c);
+        if (open) list.data.push({ ...open, id: `${open.id}d` });
+      }
+      for (const c of of('close-recommendation')) {
+        const open = target(c);
         if (open) open.status = 'done';
       }
       // Unlisted: gone from the list without being done or dismissed (not "closed").
-      for (const _ of of('unlist-recommendation')) {
-        const open = firstOpen();
+      for (const c of of('unlist-recommendation')) {
+        const open = target(c);
         if (open) list.data = list.data.filter((r) => r !== open);
+      }
+      // Relisted: gone under its id, listed again, open, under another (same title).
+      for (const c of of('relist-recommendation')) {
+        const open = target(c);
+        if (open) list.data = list.data.map((r) => (r === open ? { ...r, id: `${r.id}r` } : r));
       }
       list.count = list.data.length;
       return list;

@@ -85,3 +85,21 @@ export async function writeInTree(
   await writeFileWhole(file, body);
   return file;
 }
+
+/**
+ * Removes `root/...folders/name` when it is there (a report's format not made again). The folders
+ * were checked by the write before it; a link at `name` is refused like a write through it: someone
+ * put it there.
+ */
+export async function removeInTree(root: string, folders: readonly string[], name: string): Promise<void> {
+  const file = join(root, ...folders, name);
+  const st = await entry(file);
+  if (!st) return;
+  if (st.isSymbolicLink())
+    throw new WriteRefused(
+      `refusing to remove the symbolic link ${file}: it was not made by visync; remove it or choose another --out`,
+    );
+  await rm(file).catch((err: unknown) => {
+    throw new WriteRefused(`cannot remove ${file}: ${reason(err)}`);
+  });
+}

@@ -13,6 +13,7 @@ import type { ObjectStore } from '../../sinks/object-store.js';
 import { errorMessage } from '../../util/errors.js';
 import type { Claims } from '../claims/claims.js';
 import { type SendOptions, sendAlert } from '../webhooks/send.js';
+import { displayNames } from './display-names.js';
 import { digestIsEmpty, digestPayload, weeklyDigest } from './weekly.js';
 
 /** Longer than a send's bounded retries (src/delivery/webhooks/send.ts); a crashed sender's claim lapses by the next night. */
@@ -26,8 +27,8 @@ export interface DigestOutcome {
 }
 
 export interface SendDigestOptions {
-  config: Pick<Config, 'alerts' | 'watch'>;
-  account: Pick<AccountConfig, 'name' | 'watch'>;
+  config: Pick<Config, 'alerts' | 'watch' | 'reports'>;
+  account: AccountConfig;
   store: ObjectStore;
   /** The nightly run's date (`YYYY-MM-DD`): the only clock. */
   runDate: string;
@@ -76,7 +77,10 @@ export async function sendWeeklyDigest(o: SendDigestOptions): Promise<DigestOutc
       });
       return done('empty');
     }
-    const res = await sendAlert(webhook, digestPayload(digest), o.send);
+    const naming = await displayNames(o.config, o.account, o.store, [
+      ...digest.workspaces.map((w) => w.brand_id),
+    ]);
+    const res = await sendAlert(webhook, digestPayload(digest, naming), o.send);
     if (!res.ok) {
       o.logger.warn({ ...fields, attempts: res.attempts, err: res.error }, 'weekly digest not delivered');
       await o.claims?.release(claim);

@@ -4,7 +4,7 @@
 // same ranking from it, the first with every API string escaped for Slack.
 import type { Severity } from '../../catalogue/brand-events.js';
 import type { AccountWatchConfig, WatchConfig } from '../../config/schema.js';
-import { describeEvent } from '../../events/describe.js';
+import { counted, describeEvent, eventLabel, ID_NAMING, type Naming } from '../../events/describe.js';
 import { type BrandEvent, bySeverityOf } from '../../events/read.js';
 import { applyRules, DEFAULT_DIGEST_TOP, quietLine } from '../../events/rules.js';
 import type { Period } from '../../history/period.js';
@@ -99,42 +99,51 @@ export function digestIsEmpty(d: Digest): boolean {
 
 const countsText = (counts: Record<string, number>) =>
   Object.entries(counts)
-    .map(([t, n]) => `${t} ${n}`)
+    .map(([t, n]) => `${eventLabel(t)} ${n}`)
     .join(', ');
 
 /** The digest as lines: a head, per listed workspace a title line and its moves, the rest, the quiet. */
-export function digestLines(d: Digest, esc: (s: string) => string = (s) => s): string[] {
+export function digestLines(
+  d: Digest,
+  esc: (s: string) => string = (s) => s,
+  naming: Naming = ID_NAMING,
+): string[] {
   const workspaces = d.workspaces.length + d.rest.workspaces;
   const lines = [
-    `visync weekly digest: account ${d.account}, week ${d.week.label} (${d.week.from} to ${d.week.to}): ` +
-      (d.events ? `${d.events} changes in ${workspaces} workspaces` : 'no ranked changes'),
+    `visync weekly digest: account ${esc(d.account)}, week ${d.week.label} (${d.week.from} to ${d.week.to}): ` +
+      (d.events
+        ? `${counted(d.events, 'change')} for ${counted(workspaces, 'client')}`
+        : 'no ranked changes'),
   ];
   d.workspaces.forEach((w, i) => {
-    lines.push(`${i + 1}. ${workspaceTitle(w, esc)}`, ...w.moves.map((e) => `   • ${describeEvent(e, esc)}`));
+    lines.push(
+      `${i + 1}. ${workspaceTitle(w, esc, naming)}`,
+      ...w.moves.map((e) => `   • ${describeEvent(e, esc, naming)}`),
+    );
   });
   if (d.rest.workspaces)
     lines.push(
-      `... and ${d.rest.workspaces} more workspaces: ${d.rest.events} changes (score ${d.rest.score})`,
+      `... and ${counted(d.rest.workspaces, 'more client')}: ${counted(d.rest.events, 'change')} (score ${d.rest.score})`,
     );
   if (Object.keys(d.quiet).length) lines.push(quietLine(new Map(Object.entries(d.quiet))));
   return lines;
 }
 
-function workspaceTitle(w: RankedWorkspace, esc: (s: string) => string): string {
-  return `workspace ${esc(w.brand_id)}: score ${w.score}, ${w.events} changes (${countsText(w.counts)})`;
+function workspaceTitle(w: RankedWorkspace, esc: (s: string) => string, naming: Naming): string {
+  return `${esc(naming.workspace(w.brand_id))}: score ${w.score}, ${counted(w.events, 'change')} (${countsText(w.counts)})`;
 }
 
 /** The webhook message: Slack-escaped text, one field per listed workspace, the ranking for programs. */
-export function digestPayload(d: Digest): AlertPayload {
+export function digestPayload(d: Digest, naming: Naming = ID_NAMING): AlertPayload {
   const high = d.workspaces.some((w) => w.moves[0]?.severity === 'high');
   return {
-    text: digestLines(d, slackEscape).join('\n'),
+    text: digestLines(d, slackEscape, naming).join('\n'),
     attachments: [
       {
         color: high ? 'danger' : d.events ? 'warning' : 'good',
         fields: d.workspaces.map((w) => ({
-          title: workspaceTitle(w, slackEscape),
-          value: w.moves.map((e) => `• ${describeEvent(e, slackEscape)}`).join('\n'),
+          title: workspaceTitle(w, slackEscape, naming),
+          value: w.moves.map((e) => `• ${describeEvent(e, slackEscape, naming)}`).join('\n'),
           short: false,
         })),
       },
@@ -147,6 +156,7 @@ export function digestPayload(d: Digest): AlertPayload {
       failed_tables: [],
       digest: d.workspaces.map((w) => ({
         brand_id: w.brand_id,
+        brand_name: naming.workspace(w.brand_id),
         score: w.score,
         events: w.events,
         counts: w.counts,

@@ -3,17 +3,19 @@
 // (../schedule.ts): made only when a complete run returned the period's last day for the workspace
 // (one dated on it, or a later one whose window holds it; else `stale`: not made, not sent, one
 // alert), then mailed to every recipient not yet recorded (./records.ts), or kept as a draft with
-// `review: true` until `visync report send`.
+// `review: true` until `visync report send`. A to-date report of the period (sent by hand while it
+// ran) does not count: the final one is made and mailed all the same (docs/reports.md, "To date and final").
 // Every outcome ends recorded in delivery.json; a failure is tried again at the next trigger,
 // and only while its period is the newest due one.
 import type { AccountConfig, SmtpConfig } from '../../config/schema.js';
 import { type CompleteRun, completeRuns } from '../../history/complete-runs.js';
-import { type Period, rangePeriod } from '../../history/period.js';
+import { isoWeekOf, monthOf, type Period, parsePeriod, rangePeriod } from '../../history/period.js';
+import { knownWorkspaces, missingDaysLine } from '../../history/period-workspaces.js';
 import { covers, coversLastDay } from '../../history/select.js';
 import { metrics } from '../../metrics/recorder.js';
-import { reportableWorkspaces } from '../../report/model/account-data.js';
+import { periodWorkspaces, reportableWorkspaces } from '../../report/model/account-data.js';
 import { type ReportSettings, reportSettingsFor } from '../../report/settings.js';
-import { utcDate } from '../../util/time.js';
+import { addDays, utcDate } from '../../util/time.js';
 import { MailSession, serverName } from '../mail/session.js';
 import { duePeriod } from '../schedule.js';
 import { mailStoppedAlert, type ReportAlertFacts, reportAlert } from '../webhooks/payloads.js';
@@ -53,12 +55,18 @@ export async function deliverScheduled(
     const { period } = duePeriod(settings.schedule, trigger.runDate);
     const record = await readDelivery(o.store, o.account.name, brandId, period.label);
     const due: Due = { brandId, period, settings, record };
-    if (record && finished(record, settings)) out.push(outcome(record));
-    else if (record?.location) toSend.push(due);
+    // A to-date report (made and maybe sent by hand while the period ran) never finishes the period:
+    // the final one is made here once the period is covered, and mailed to every recipient once.
+    const final = record?.to_date !== true;
+    if (record && final && finished(record, settings)) out.push(outcome(record));
+    else if (record?.location && final) toSend.push(due);
     else {
       const stale = staleReason(runs, brandId, period);
+      // A to-date report sent by hand (a stale period recovered, docs/operations.md) stays as it is
+      // until a run returns the last day: then the final one is made and mailed.
+      if (stale && record?.to_date && record.state === 'sent') out.push(outcome(record));
       // Together: each waits on its alert, and the alerts go out at once (JOB_ALERTS).
-      if (stale) stales.push(markStale(o, due, stale, trigger));
+      else if (stale) stales.push(markStale(o, due, stale, trigger));
       else toMake.push(due);
     }
   }
@@ -75,7 +83,28 @@ export async function deliverScheduled(
   // The made reports' alerts went out beside the mails; the job ends once they settled.
   await o.alertBatch?.settled();
   for (const w of out) await o.onState?.(w.brandId, w.period, w.state);
+  if (o.onToDate) for (const w of out) await o.onToDate(w.brandId, await toDateOut(o, w));
   return out;
+}
+
+/**
+ * The to-date report a workspace has out, sent by hand, whose final report is still to follow: of
+ * its due period (no run returned its last day yet), else of the period after it (running, or
+ * ended and not due yet).
+ */
+async function toDateOut(
+  o: DeliveryOptions,
+  w: { brandId: string; period: string },
+): Promise<{ period: string; through: string } | undefined> {
+  const due = parsePeriod(w.period);
+  if (!due) return undefined;
+  const after = addDays(due.to, 1);
+  const next = due.kind === 'week' ? isoWeekOf(after) : monthOf(after);
+  for (const label of [due.label, next.label]) {
+    const r = await readDelivery(o.store, o.account.name, w.brandId, label);
+    if (r?.to_date && r.state === 'sent') return { period: label, through: r.through ?? '' };
+  }
+  return undefined;
 }
 
 /** Runs `fn` with the delivery's mail session (the caller's, or one made and closed here). */
@@ -119,14 +148,29 @@ export function mailSession(
 export async function sendMadeReports(
   o: DeliveryOptions,
   want: { brands: readonly string[]; period?: Period },
-): Promise<{ outcomes: DeliveryOutcome[]; workspaces: string[] }> {
+): Promise<{ outcomes: DeliveryOutcome[]; workspaces: string[]; known: string[] }> {
   const now = o.now ?? (() => new Date());
   const today = utcDate(now());
   const runs = await completeRuns(o.store, o.account.name, now().getTime());
-  const workspaces = reportableWorkspaces(runs, rangePeriod(today, today));
+  // A period asked for by name: its workspaces, a client removed since included (docs/reports.md).
+  const workspaces = want.period
+    ? periodWorkspaces(runs, want.period)
+    : reportableWorkspaces(runs, rangePeriod(today, today));
+  const known = knownWorkspaces(runs);
   const out: DeliveryOutcome[] = [];
   const toSend: Due[] = [];
-  for (const brandId of want.brands.length ? want.brands.filter((b) => workspaces.includes(b)) : workspaces) {
+  for (const brandId of want.brands.length ? want.brands.filter((b) => known.includes(b)) : workspaces) {
+    if (want.period && !workspaces.includes(brandId)) {
+      const why = missingDaysLine(runs, brandId, want.period);
+      out.push({
+        brandId,
+        period: want.period.label,
+        state: 'failed',
+        reason: `nothing to send (${why})`,
+        recipients: [],
+      });
+      continue;
+    }
     const settings = reportSettingsFor(o.config, o.account, brandId);
     if (!settings.schedule && !want.period) continue;
     const period =
@@ -155,7 +199,7 @@ export async function sendMadeReports(
   await withMail(o, async (mail) => {
     for (const due of toSend) out.push(await sendPending(o, due, mail));
   });
-  return { outcomes: out, workspaces };
+  return { outcomes: out, workspaces, known };
 }
 
 /** Nothing left to do for this period: every recipient sent, a draft awaiting review, nobody to mail. */

@@ -4,7 +4,7 @@
 // stale (docs/operations.md, "Scheduled reports").
 import { reportPrefix } from '../../sinks/layout.js';
 import type { DeliveryRecord } from './records.js';
-import { base, save } from './steps.js';
+import { base, save, storedVersion } from './steps.js';
 import type { DeliveryOptions, Due } from './types.js';
 
 /**
@@ -15,9 +15,10 @@ import type { DeliveryOptions, Due } from './types.js';
 export async function handMadeRecord(o: DeliveryOptions, due: Due): Promise<DeliveryRecord | undefined> {
   const prefix = reportPrefix(o.account.name, due.brandId, due.period.label);
   // manifest.json is written after the report's files: with it, the report is whole.
-  if (!(await o.store.get(`${prefix}manifest.json`))) return undefined;
+  const version = await storedVersion(o, due);
+  if (!version.version) return undefined;
   const location = `${o.store.location.replace(/\/$/, '')}/${prefix}`;
-  const record = await save(o, { ...base(o, due), state: 'made', location });
+  const record = await save(o, { ...base(o, due), state: 'made', location, ...version });
   o.logger.info(
     { brand_id: due.brandId, period: due.period.label, location },
     'report made by hand taken up',

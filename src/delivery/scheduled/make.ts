@@ -12,7 +12,7 @@ import { pdfFooter, styleOf } from '../../report/style.js';
 import { errorMessage } from '../../util/errors.js';
 import { reportAlert } from '../webhooks/payloads.js';
 import type { DeliveryRecord, DeliveryState } from './records.js';
-import { base, firstToAlert, notify, save, writtenFormats } from './steps.js';
+import { base, firstToAlert, notify, save, storedVersion, writtenFormats } from './steps.js';
 import type { DeliveryOptions, Due } from './types.js';
 
 export interface Made {
@@ -69,7 +69,12 @@ export async function makeReports(
           continue;
         }
         const state = d.settings.review ? 'draft' : 'made';
-        const record = await save(o, { ...base(o, d, trigger), state, location: m.location });
+        const record = await save(o, {
+          ...base(o, d, trigger),
+          state,
+          location: m.location,
+          ...(await storedVersion(o, d)),
+        });
         metrics.reportDelivery(state);
         o.logger.info(
           { brand_id: d.brandId, period: d.period.label, location: m.location, state },

@@ -10,6 +10,7 @@
 // recipient): a `sending` left behind (a crash, or a store that failed after the server took the
 // mail) may have reached the recipient, and only `visync report send --resend-unconfirmed` mails it
 // again, under the same Message-ID (docs/reports.md, "Exactly once").
+import { parsePeriod } from '../../history/period.js';
 import { brandKey, reportPrefix } from '../../sinks/layout.js';
 import { type ObjectStore, putJsonObject, readJsonObject } from '../../sinks/object-store.js';
 import { sha256Hex } from '../../util/hash.js';
@@ -40,10 +41,29 @@ export interface DeliveryRecord {
   recipients: string[];
   /** The stale alert went out (once per account, workspace and period). */
   stale_alerted?: boolean;
+  /** The version of the report last sent or made (its manifest.json, src/report/artefact.ts). */
+  version?: string;
+  /**
+   * That version is a to-date report (its period was still running): it never finishes the
+   * period; the schedule makes and mails the final one when the period completes. Absent: final.
+   */
+  to_date?: boolean;
+  /** A to-date report's newest day. */
+  through?: string;
   updated_at: string;
 }
 
-export interface SendRecord {
+/** What one recipient got of a report: which version, and whether it was to date. */
+export interface VersionSent {
+  /** The report's version (src/report/artefact.ts); absent in records older than versions. */
+  version?: string;
+  /** A to-date report; absent: the final one. */
+  to_date?: boolean;
+  /** A to-date report's newest day. */
+  through?: string;
+}
+
+export interface SendRecord extends VersionSent {
   recipient: string;
   channel: 'email';
   /** `sending`: the mail went (or was about to go) to the server; `sent`: it was accepted. Absent: sent (records older than this). */
@@ -53,6 +73,8 @@ export interface SendRecord {
   /** When the server accepted it (the `sent` record). */
   sent_at?: string;
   message_id: string;
+  /** What the recipient got before this send (a to-date report, then the final one), oldest first. */
+  earlier?: Omit<SendRecord, 'earlier'>[];
 }
 
 /** Whether a send record says the server accepted the mail. */
@@ -69,14 +91,33 @@ export function sendKey(account: string, brandId: string, period: string, recipi
   return `${reportPrefix(account, brandId, period)}sends/${brandKey(recipient.toLowerCase())}.json`;
 }
 
-export function readDelivery(
+export async function readDelivery(
   store: ObjectStore,
   account: string,
   brandId: string,
   period: string,
 ): Promise<DeliveryRecord | undefined> {
-  return readJsonObject<DeliveryRecord>(store, deliveryKey(account, brandId, period));
+  const r = await readJsonObject<DeliveryRecord>(store, deliveryKey(account, brandId, period));
+  return legacyKind(r, period, r?.location ? r.updated_at : undefined);
 }
+
+/**
+ * A record written before versions were recorded (no `to_date`) of a report made or sent on or
+ * before its period's last day: that can only have been a to-date report (a final one needs a run
+ * dated on or after that day), so it is read as one and never blocks the final report.
+ */
+function legacyKind<T extends { to_date?: boolean }>(
+  r: T | undefined,
+  period: string,
+  at: string | undefined,
+): T | undefined {
+  if (!r || r.to_date !== undefined || !at) return r;
+  const p = parsePeriod(period);
+  return p && at.slice(0, 10) <= p.to ? { ...r, to_date: true } : r;
+}
+
+const legacySend = (r: SendRecord | undefined, period: string) =>
+  legacyKind(r, period, r?.sent_at ?? r?.started_at);
 
 export async function writeDelivery(store: ObjectStore, record: DeliveryRecord): Promise<void> {
   await putJsonObject(store, deliveryKey(record.account, record.brand_id, record.period), record);
@@ -92,19 +133,20 @@ export async function readSends(
   const keys = await store.list(`${reportPrefix(account, brandId, period)}sends/`);
   const out = new Map<string, SendRecord>();
   for (const key of keys) {
-    const r = await readJsonObject<SendRecord>(store, key);
+    const r = legacySend(await readJsonObject<SendRecord>(store, key), period);
     if (r?.recipient) out.set(r.recipient.toLowerCase(), r);
   }
   return out;
 }
 
 /** One recipient's send record; undefined when none (or a torn one: nothing readable was written). */
-export function readSend(
+export async function readSend(
   store: ObjectStore,
   where: { account: string; brandId: string; period: string },
   recipient: string,
 ): Promise<SendRecord | undefined> {
-  return readJsonObject<SendRecord>(store, sendKey(where.account, where.brandId, where.period, recipient));
+  const key = sendKey(where.account, where.brandId, where.period, recipient);
+  return legacySend(await readJsonObject<SendRecord>(store, key), where.period);
 }
 
 export async function recordSend(
@@ -115,13 +157,31 @@ export async function recordSend(
   await putJsonObject(store, sendKey(where.account, where.brandId, where.period, send.recipient), send);
 }
 
-/** Removes a `sending` record whose mail the server refused: nothing went out, it is tried again. */
+/**
+ * Removes a `sending` record whose mail the server refused: nothing went out, it is tried again. What
+ * the recipient got before (`earlier`) stays: the record goes back to the newest of those.
+ */
 export async function clearSend(
   store: ObjectStore,
   where: { account: string; brandId: string; period: string },
-  recipient: string,
+  send: SendRecord,
 ): Promise<void> {
-  await store.delete(sendKey(where.account, where.brandId, where.period, recipient));
+  const before = send.earlier?.at(-1);
+  if (before) await recordSend(store, where, { ...before, earlier: send.earlier?.slice(0, -1) ?? [] });
+  else await store.delete(sendKey(where.account, where.brandId, where.period, send.recipient));
+}
+
+/**
+ * Whether a recipient's record already holds this version's send: the final report once per
+ * recipient (any final version: a re-made final is not mailed again); a to-date report once per
+ * version, and never after the final. A record without `to_date` is a final send.
+ */
+export function alreadyHas(
+  r: SendRecord,
+  want: Required<Pick<VersionSent, 'to_date'>> & VersionSent,
+): boolean {
+  if (r.to_date !== true) return true;
+  return want.to_date && r.version === want.version;
 }
 
 /**
@@ -133,10 +193,11 @@ export function reportMessageId(
   where: { account: string; brandId: string; period: string },
   recipient: string,
   from: string,
+  /** A to-date report's version: its mail is another message than the final one's (which keeps the id it always had). */
+  toDateVersion?: string,
 ): string {
-  const id = sha256Hex(
-    JSON.stringify([where.account, where.brandId, where.period, recipient.toLowerCase()]),
-  ).slice(0, 32);
+  const key = [where.account, where.brandId, where.period, recipient.toLowerCase()];
+  const id = sha256Hex(JSON.stringify(toDateVersion ? [...key, 'to-date', toDateVersion] : key)).slice(0, 32);
   const domain = from.slice(from.lastIndexOf('@') + 1).toLowerCase();
   return `<visync-report.${id}@${domain}>`;
 }

@@ -5,7 +5,9 @@
 import type { SmtpConfig } from '../../config/schema.js';
 import { scrubSecrets } from '../../log.js';
 import { metrics } from '../../metrics/recorder.js';
-import { storeTarget } from '../../report/output.js';
+import { checkedFile, manifestFormats, parseManifest, type ReportManifest } from '../../report/artefact.js';
+import { parseReport } from '../../report/output.js';
+import { headlineOf } from '../../report/summary/headline.js';
 import { brandKey, reportPrefix } from '../../sinks/layout.js';
 import { errorMessage } from '../../util/errors.js';
 import { attachmentName, type Headline } from '../mail/compose.js';
@@ -19,6 +21,7 @@ import {
   SMTP_TIMEOUTS,
 } from '../mail/smtp.js';
 import {
+  alreadyHas,
   clearSend,
   confirmed,
   type DeliveryRecord,
@@ -27,8 +30,10 @@ import {
   readSends,
   recordSend,
   reportMessageId,
+  type SendRecord,
+  type VersionSent,
 } from './records.js';
-import { outcome, save, writtenFormats } from './steps.js';
+import { outcome, save } from './steps.js';
 import type { DeliveryOptions, DeliveryOutcome, Due, RecipientOutcome } from './types.js';
 
 /** A claim outlasts the bounded send it covers (src/delivery/mail/smtp.ts) and is given back after it. */
@@ -40,42 +45,70 @@ export function sendClaimSeconds(t: MailTimeouts = SMTP_TIMEOUTS): number {
 export const UNCONFIRMED_FIX =
   'check with the recipient, then `visync report send --resend-unconfirmed` mails it again under the same Message-ID';
 
-/** What the mail says of the report: the client's name and the headline figures (report.json). */
+/** What the mail says of the report (its client's name, the headline figures) and which version it is. */
 interface Facts {
   clientName: string;
   headline: Headline;
+  manifest: ReportManifest;
+  /** The version mailed: its id, whether it is to date and through which day. */
+  want: Required<Pick<VersionSent, 'version' | 'to_date'>> & VersionSent;
 }
 
+/**
+ * The report as its manifest names it (src/report/artefact.ts): the version, whether it is to date,
+ * and report.json's figures, read only when its bytes are that version's.
+ */
 async function factsOf(o: DeliveryOptions, due: Due): Promise<Facts> {
-  const report = await storeTarget(o.store).read(o.account.name, due.brandId, due.period.label);
-  const score = report?.kpis.overall_score_end;
+  const prefix = reportPrefix(o.account.name, due.brandId, due.period.label);
+  const manifest = parseManifest(await o.store.get(`${prefix}manifest.json`));
+  if (!manifest)
+    throw new Error(
+      `${prefix}manifest.json is missing or unreadable: the report is not whole; make it again`,
+    );
+  const read = (key: string) => o.store.get(key);
+  const report = manifestFormats(manifest).includes('json')
+    ? parseReport(await checkedFile(manifest, prefix, 'report.json', read))
+    : undefined;
+  // A manifest from before to-date was recorded: report.json says whether its period was running.
+  const toDate = manifest.to_date || report?.period_status?.in_progress === true;
+  const through = manifest.through || report?.period_status?.end || due.period.to;
   return {
     clientName: due.settings.clientName ?? report?.cover.client_name ?? due.brandId,
-    headline: {
-      score: score?.value ?? null,
-      delta: score?.delta ?? null,
-      earlier: report?.comparison.earlier_period ?? false,
-      comparable: score?.comparable ?? false,
-    },
+    // The one headline rule: the figures the report's summary and first card lead with.
+    headline: report ? headlineOf(report) : { score: null, delta: null, earlier: false, comparable: false },
+    manifest,
+    want: { version: manifest.version, to_date: toDate, ...(toDate ? { through } : {}) },
   };
 }
 
-/** The attachment, `<client>-<period>.<ext>`: the PDF when PDFs are made, else the HTML page (else the JSON model). */
-async function attachmentOf(
-  o: DeliveryOptions,
-  due: Due,
-  clientName: string,
-): Promise<ReportMail['attachment']> {
+/**
+ * The attachment, `<client>-<period>.<ext>`: the PDF when the report's version has one, else its HTML
+ * page (else its JSON model), its bytes checked against the manifest (never a file it does not list).
+ */
+async function attachmentOf(o: DeliveryOptions, due: Due, facts: Facts): Promise<ReportMail['attachment']> {
   const prefix = reportPrefix(o.account.name, due.brandId, due.period.label);
-  const formats = writtenFormats(due.settings);
-  const format = formats.includes('pdf') ? 'pdf' : formats.includes('html') ? 'html' : 'json';
-  const content = await o.store.get(`${prefix}report.${format}`);
-  if (!content) throw new Error(`report.${format} is missing from ${prefix}`);
+  const has = manifestFormats(facts.manifest);
+  const format = has.includes('pdf') ? 'pdf' : has.includes('html') ? 'html' : 'json';
+  const content = await checkedFile(facts.manifest, prefix, `report.${format}`, (k) => o.store.get(k));
   const types = { pdf: 'application/pdf', html: 'text/html; charset=utf-8', json: 'application/json' };
   return {
-    filename: attachmentName(clientName, due.period.label, format),
+    filename: attachmentName(facts.clientName, due.period.label, format, facts.want.through),
     content,
     contentType: types[format],
+  };
+}
+
+/** What a record says the recipient got, for the outcome's line: and a to-date report before the final one. */
+function gotOf(
+  r: Omit<SendRecord, 'recipient' | 'channel' | 'message_id'>,
+): NonNullable<RecipientOutcome['got']> {
+  const toDate =
+    r.to_date !== true ? r.earlier?.filter((e) => e.to_date === true && confirmed(e)).at(-1) : undefined;
+  return {
+    ...(r.version ? { version: r.version } : {}),
+    to_date: r.to_date === true,
+    ...(r.through ? { through: r.through } : {}),
+    ...(toDate ? { afterToDate: toDate.through ?? '' } : {}),
   };
 }
 
@@ -101,21 +134,28 @@ export async function sendPending(
     for (const r of recipients)
       if (!results.some((x) => x.recipient === r)) results.push({ recipient: r, result: 'failed', reason });
   };
+  let facts: Facts | undefined;
   try {
     const sends = await readSends(o.store, where.account, where.brandId, where.period);
+    // Everyone has the final report: nothing of the report itself is needed.
+    const finalSent = (r: string) => {
+      const s = sends.get(r.toLowerCase());
+      return s !== undefined && confirmed(s) && s.to_date !== true;
+    };
+    if (!recipients.every(finalSent)) facts = await factsOf(o, due);
+    const want = facts?.want;
     // A `sending` record may be another process's send in progress: decided under the claim.
     const pending = recipients.filter((r) => {
       const s = sends.get(r.toLowerCase());
-      if (!s || !confirmed(s)) return true;
-      results.push({ recipient: r, result: 'already sent' });
+      if (!s || !confirmed(s) || (want && !alreadyHas(s, want))) return true;
+      results.push({ recipient: r, result: 'already sent', got: gotOf(s) });
       return false;
     });
     const smtp = due.settings.smtp;
     if (pending.length && !smtp)
       failAll('recipients are set but reports.smtp is not: configure host and from');
-    else if (pending.length && smtp) {
-      const facts = await factsOf(o, due);
-      const attachment = await attachmentOf(o, due, facts.clientName);
+    else if (pending.length && smtp && facts) {
+      const attachment = await attachmentOf(o, due, facts);
       for (const recipient of pending)
         results.push(await sendOne(o, { session, smtp, where, recipient, attachment, facts, due }));
     }
@@ -135,9 +175,21 @@ export async function sendPending(
   const reason = failed.length ? failed.map((f) => `${f.recipient}: ${f.reason}`).join('; ') : undefined;
   let saved = record;
   let recordFailure: string | undefined;
-  if (state !== record.state || reason !== record.reason) {
-    const { reason: _old, ...rest } = record;
-    const next = { ...rest, recipients: [...recipients], state, ...(reason ? { reason } : {}) };
+  // The record names the version it is about, and whether that one is to date (src/report/artefact.ts).
+  const version = facts ? { version: facts.want.version, to_date: facts.want.to_date } : {};
+  const newVersion =
+    facts !== undefined &&
+    (facts.want.version !== record.version || facts.want.to_date !== (record.to_date ?? false));
+  if (state !== record.state || reason !== record.reason || newVersion) {
+    const { reason: _old, through: _through, ...rest } = record;
+    const next = {
+      ...rest,
+      recipients: [...recipients],
+      state,
+      ...(reason ? { reason } : {}),
+      ...version,
+      ...(facts?.want.through ? { through: facts.want.through } : {}),
+    };
     try {
       saved = await save(o, next);
     } catch (err) {
@@ -208,10 +260,22 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
   const now = () => (o.now?.() ?? new Date()).toISOString();
   // Read again under the claim: another process may have sent it since the records were listed.
   const before = await readSend(o.store, where, recipient);
-  if (before && confirmed(before)) return { recipient, result: 'already sent' };
-  if (before && !o.resendUnconfirmed) return unconfirmed(recipient, before.started_at);
-  const messageId = reportMessageId(where, recipient, s.smtp.from);
-  const intent = { recipient, channel: 'email' as const, message_id: messageId };
+  const want = s.facts.want;
+  // A record of another version (a to-date report, now the final one) is not this send: it is kept as
+  // what the recipient got before, and this version is mailed.
+  const same = before !== undefined && alreadyHas(before, want);
+  if (before && same && confirmed(before)) return { recipient, result: 'already sent', got: gotOf(before) };
+  if (before && same && !o.resendUnconfirmed) return unconfirmed(recipient, before.started_at);
+  const { earlier: older, ...previous } = before ?? { earlier: [] };
+  const earlier = before && !same ? [...(older ?? []), previous as SendRecord] : (older ?? []);
+  const messageId = reportMessageId(where, recipient, s.smtp.from, want.to_date ? want.version : undefined);
+  const intent = {
+    recipient,
+    channel: 'email' as const,
+    message_id: messageId,
+    ...want,
+    ...(earlier.length ? { earlier } : {}),
+  };
   try {
     await recordSend(o.store, where, { ...intent, state: 'sending', started_at: now() });
   } catch (err) {
@@ -233,6 +297,7 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
         locale: settings.locale ?? null,
         headline: s.facts.headline,
         fileName: s.attachment.filename,
+        through: want.to_date ? (want.through ?? null) : null,
         agency: settings.agency,
         contact: settings.contact,
       },
@@ -252,7 +317,7 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
         reason: `the server never said whether it took the mail (${reason}), so it is not mailed again: ${UNCONFIRMED_FIX}`,
       };
     try {
-      await clearSend(o.store, where, recipient);
+      await clearSend(o.store, where, { ...intent, state: 'sending' });
     } catch (e) {
       return {
         recipient,
@@ -272,5 +337,5 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
       reason: `mailed, but its record could not be written (${scrubSecrets(errorMessage(err))}): it stays \`sending\` and is not mailed again; fix the store`,
     };
   }
-  return { recipient, result: 'sent' };
+  return { recipient, result: 'sent', got: gotOf(intent) };
 }

@@ -3,9 +3,10 @@
 // sees, and a report alert sent and logged.
 
 import { scrubSecrets } from '../../log.js';
+import { parseManifest } from '../../report/artefact.js';
 import type { ReportFormat } from '../../report/output.js';
 import type { ReportSettings } from '../../report/settings.js';
-import { brandKey } from '../../sinks/layout.js';
+import { brandKey, reportPrefix } from '../../sinks/layout.js';
 import type { ReportAlertFacts, reportAlert } from '../webhooks/payloads.js';
 import { sendAlert } from '../webhooks/send.js';
 import { type DeliveryRecord, writeDelivery } from './records.js';
@@ -85,4 +86,22 @@ export async function notify(
 /** The formats written: the configured ones and always report.json (the next report's "what changed", the mail's client name). */
 export function writtenFormats(s: ReportSettings): ReportFormat[] {
   return s.formats.includes('json') ? [...s.formats] : [...s.formats, 'json'];
+}
+
+/**
+ * The version of the report in the store (its manifest.json), for the record that names it:
+ * `{ version, to_date, through }`, or nothing when no manifest is readable.
+ */
+export async function storedVersion(
+  o: DeliveryOptions,
+  due: Pick<Due, 'brandId' | 'period'>,
+): Promise<Pick<DeliveryRecord, 'version' | 'to_date' | 'through'>> {
+  const prefix = reportPrefix(o.account.name, due.brandId, due.period.label);
+  const m = parseManifest(await o.store.get(`${prefix}manifest.json`));
+  if (!m) return {};
+  return {
+    version: m.version,
+    to_date: m.to_date,
+    ...(m.to_date && m.through ? { through: m.through } : {}),
+  };
 }

@@ -10,7 +10,7 @@ import type { Claims } from '../claims/claims.js';
 import type { MailSession } from '../mail/session.js';
 import type { MailTimeouts } from '../mail/smtp.js';
 import type { AlertBatch, SendOptions } from '../webhooks/send.js';
-import type { DeliveryRecord, DeliveryState } from './records.js';
+import type { DeliveryRecord, DeliveryState, VersionSent } from './records.js';
 
 export interface DeliveryOptions {
   config: Config;
@@ -20,6 +20,11 @@ export interface DeliveryOptions {
   claims?: Claims;
   /** Called with each workspace's state after it was decided (the worker keeps an index for `status`). */
   onState?: (brandId: string, period: string, state: DeliveryState) => Promise<void>;
+  /**
+   * Called after each delivery with the to-date report a workspace has out for the period after its
+   * due one (sent by hand while that period runs), or undefined (the worker keeps it for `status`).
+   */
+  onToDate?: (brandId: string, out: { period: string; through: string } | undefined) => Promise<void>;
   env?: NodeJS.ProcessEnv;
   now?: () => Date;
   /** Webhook delivery bounds (tests use short ones). */
@@ -50,6 +55,12 @@ export interface RecipientOutcome {
   recipient: string;
   result: 'sent' | 'already sent' | 'claimed' | 'unconfirmed' | 'failed';
   reason?: string;
+  /**
+   * sent, already sent: which version the recipient has (a to-date report or the final one), and
+   * `afterToDate`: the newest day of a to-date report the recipient got before the final one ('':
+   * a record from before the day was recorded).
+   */
+  got?: VersionSent & { afterToDate?: string };
 }
 
 /** What one workspace's scheduled delivery came to: its state, and each recipient's send. */

@@ -38,13 +38,21 @@ export interface AlertPayload {
     /** Brand-watch alerts: the run's events listed, per workspace (src/delivery/digest/events-alert.ts). */
     brand_events?: {
       brand_id: string;
+      /** The client's name as the texts give it (src/delivery/digest/display-names.ts). */
+      brand_name: string;
       event_type: string;
       key: string;
       severity: string;
       event_id: string;
     }[];
     /** The weekly digest's ranking (`period` is its ISO week; src/delivery/digest/weekly.ts). */
-    digest?: { brand_id: string; score: number; events: number; counts: Record<string, number> }[];
+    digest?: {
+      brand_id: string;
+      brand_name: string;
+      score: number;
+      events: number;
+      counts: Record<string, number>;
+    }[];
   };
 }
 

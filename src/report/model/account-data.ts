@@ -6,6 +6,12 @@ import { snapshotAtEnd } from '../../history/comparison.js';
 import { type CompleteRun, forEachPartRow } from '../../history/complete-runs.js';
 import type { Period } from '../../history/period.js';
 import {
+  firstRunAfter,
+  returnsDaysOf,
+  snapshotOfPeriod,
+  workspacesWithDays,
+} from '../../history/period-workspaces.js';
+import {
   covers,
   DAILY_TABLES,
   type DailyTable,
@@ -28,7 +34,9 @@ export interface WorkspaceData {
   brandId: string;
   /**
    * State at the period's end, and at the previous period's end (src/history/comparison.ts
-   * snapshotAtEnd: the first run of the day after, else the newest within or before).
+   * snapshotAtEnd: the first run of the day after, else the newest within or before). For the
+   * period only, without either: the first state known after it (src/history/period-workspaces.ts
+   * snapshotOfPeriod), a backfilled period's.
    */
   end: SnapshotSet;
   previousEnd: SnapshotSet;
@@ -57,16 +65,35 @@ export interface AccountData {
 const READ_CONCURRENCY = 8;
 
 /**
- * Workspaces a report of the period can name: those with a brands snapshot at its end, and, as in
- * the views, only those the account still had then (the newest run up to the day after the period's
- * end that listed every workspace; without one, every workspace seen).
+ * Workspaces a report of the period names when none is asked for: those with a brands state for it
+ * (at its end, else the first known after it) that the account still had then: the newest run up to
+ * the day after the period's end that listed every workspace (as the views' rule); for a period
+ * before every run (a backfill, a new client), the first run after it that returned its days and
+ * listed them all; without such a run, every workspace those runs hold. Also a client the newest
+ * listing run has that joined since with days of the period. A removed client's report is made by
+ * --brand (make.ts, src/history/period-workspaces.ts workspacesWithDays).
  */
 export function reportableWorkspaces(runs: readonly CompleteRun[], period: Period): string[] {
   const dayAfter = addDays(period.to, 1);
   const upToEnd = runs.filter((r) => r.runDate <= dayAfter);
-  const listing = upToEnd.find((r) => r.listsAllWorkspaces);
-  const ids = new Set(listing ? listing.workspaces : upToEnd.flatMap((r) => r.workspaces));
-  return [...ids].filter((w) => snapshotAtEnd(runs, 'brands', w, period) !== undefined).sort();
+  const listing = upToEnd.length
+    ? upToEnd.find((r) => r.listsAllWorkspaces)
+    : firstRunAfter(runs, dayAfter, (r) => r.listsAllWorkspaces && returnsDaysOf(r, period));
+  const seen = upToEnd.length ? upToEnd : runs.filter((r) => returnsDaysOf(r, period));
+  const ids = new Set(listing ? listing.workspaces : seen.flatMap((r) => r.workspaces));
+  // A client that joined since, whose first night returned days of the period: the account has it.
+  const newest = runs.find((r) => r.listsAllWorkspaces);
+  for (const w of workspacesWithDays(runs, period)) if (newest?.workspaces.includes(w)) ids.add(w);
+  return [...ids].filter((w) => snapshotOfPeriod(runs, 'brands', w, period) !== undefined).sort();
+}
+
+/**
+ * Every workspace a report of the period can be made for: those reported without --brand and any
+ * other with days in it (a client removed from the account since: `visync report --brand`,
+ * `visync report send --period`).
+ */
+export function periodWorkspaces(runs: readonly CompleteRun[], period: Period): string[] {
+  return [...new Set([...reportableWorkspaces(runs, period), ...workspacesWithDays(runs, period)])].sort();
 }
 
 /** The runs one workspace's report reads each snapshot table and daily table from. */
@@ -96,10 +123,11 @@ function planWorkspaces(
     needed.set(run.runId, set);
   };
   const plans = brandIds.map((brandId): WorkspacePlan => {
-    const snap = (p: Period) =>
+    // The period's own state may be the first known after it; the previous period's is never.
+    const snap = (p: Period, firstKnown = false) =>
       Object.fromEntries(
         SNAPSHOT_TABLES.map((t) => {
-          const run = snapshotAtEnd(runs, t, brandId, p);
+          const run = (firstKnown ? snapshotOfPeriod : snapshotAtEnd)(runs, t, brandId, p);
           need(run, t);
           return [t, run];
         }),
@@ -111,7 +139,7 @@ function planWorkspaces(
         return [t, rs];
       }),
     ) as Record<DailyTable, CompleteRun[]>;
-    const end = snap(period);
+    const end = snap(period, true);
     const previousEnd = snap(previous);
     const baseline = Object.fromEntries(
       SNAPSHOT_TABLES.map((t) => {

@@ -1,6 +1,7 @@
 // "What changed" as the lines a client reads, each saying whether it is good or bad news
 // (docs/reports.md, "What changed"). Pure: from the change lists of src/history/changes.ts.
 import type { Changes } from '../../history/changes.js';
+import { shownDelta } from '../render/format.js';
 
 export type Direction = 'better' | 'worse' | 'neutral';
 
@@ -43,38 +44,79 @@ const line = (
   note: string | null = null,
 ): ChangeLine => ({ change, direction, what, id, note, before: null, after: null, delta: null });
 
+type Rec = { id: string; title: string | null };
+
+/** The recommendation lines of one title, or of one id when it has no title. */
+interface TitleChanges {
+  opened: Rec[];
+  closed: (Rec & { status: string })[];
+  unlisted: Rec[];
+}
+
+/** The recommendation changes grouped by title (an untitled one by its id), in the order met. */
+function byTitle(c: Changes): TitleChanges[] {
+  const groups = new Map<string, TitleChanges>();
+  const group = (r: Rec) => {
+    const key = r.title === null ? `id\u0000${r.id}` : `title\u0000${r.title}`;
+    const g = groups.get(key) ?? { opened: [], closed: [], unlisted: [] };
+    groups.set(key, g);
+    return g;
+  };
+  for (const r of c.new_recommendations) group(r).opened.push(r);
+  for (const r of c.closed_recommendations) group(r).closed.push(r);
+  for (const r of c.unlisted_recommendations) group(r).unlisted.push(r);
+  return [...groups.values()];
+}
+
+/**
+ * One line per recommendation title, with its latest state: a title the API no longer lists (or
+ * lists done) under one id and lists again, open, under another is "reissued"; a title that went
+ * under two ids, one done or dismissed and one no longer listed, is closed (what the API last said
+ * of it), never both. `id` is the id whose state the line tells; a reissued line's `note` the old id.
+ */
+function recommendationLines(c: Changes): ChangeLine[] {
+  const titleOf = (r: Rec) => r.title ?? r.id;
+  const out: Record<'opened' | 'closed' | 'unlisted' | 'reissued', ChangeLine[]> = {
+    opened: [],
+    closed: [],
+    unlisted: [],
+    reissued: [],
+  };
+  for (const g of byTitle(c)) {
+    const gone = g.closed[0] ?? g.unlisted[0];
+    const opened = g.opened[0];
+    const closed = g.closed.find((r) => r.status === 'done') ?? g.closed[0];
+    if (opened && gone)
+      out.reissued.push(line('recommendation_reissued', 'neutral', titleOf(opened), opened.id, gone.id));
+    else if (opened) out.opened.push(line('recommendation_new', 'neutral', titleOf(opened), opened.id));
+    else if (closed)
+      out.closed.push(
+        line(
+          'recommendation_closed',
+          closed.status === 'done' ? 'better' : 'neutral',
+          titleOf(closed),
+          closed.id,
+          closed.status,
+        ),
+      );
+    else if (gone) out.unlisted.push(line('recommendation_unlisted', 'neutral', titleOf(gone), gone.id));
+  }
+  return [...out.opened, ...out.closed, ...out.unlisted, ...out.reissued];
+}
+
+/** An engine's move as the page shows it (one decimal): one under the precision is neither news. */
+const newsOf = (shown: number): Direction => (shown > 0 ? 'better' : shown < 0 ? 'worse' : 'neutral');
+
 /**
  * Good news: a recommendation done, a claim cleared, a conflict resolved, a competitor no longer
  * winning, an engine up. Bad news: a new suspected-false claim, conflict or winning competitor, an
  * engine down. Neither: a new recommendation (something to do), one dismissed, one the API no
- * longer lists (it did not say done or dismissed). A recommendation no longer listed whose title is
- * that of exactly one new one is one line, "reissued" (the API listed it again under a new id).
+ * longer lists (it did not say done or dismissed), one listed again under a new id. Recommendations
+ * are told by title, one line each (recommendationLines).
  */
 export function changeLines(c: Changes): ChangeLine[] {
-  const titleOf = (r: { id: string; title: string | null }) => r.title ?? r.id;
-  const count = (xs: readonly { title: string | null }[], t: string | null) =>
-    t === null ? 0 : xs.filter((x) => x.title === t).length;
-  const reissued = c.unlisted_recommendations.flatMap((gone) => {
-    const again = c.new_recommendations.filter((n) => gone.title !== null && n.title === gone.title);
-    return again.length === 1 && count(c.unlisted_recommendations, gone.title) === 1
-      ? [{ gone, again: again[0] as { id: string; title: string | null } }]
-      : [];
-  });
-  const pairedNew = new Set(reissued.map((p) => p.again.id));
-  const pairedGone = new Set(reissued.map((p) => p.gone.id));
   return [
-    ...c.new_recommendations
-      .filter((r) => !pairedNew.has(r.id))
-      .map((r) => line('recommendation_new', 'neutral', titleOf(r), r.id)),
-    ...c.closed_recommendations.map((r) =>
-      line('recommendation_closed', r.status === 'done' ? 'better' : 'neutral', titleOf(r), r.id, r.status),
-    ),
-    ...c.unlisted_recommendations
-      .filter((r) => !pairedGone.has(r.id))
-      .map((r) => line('recommendation_unlisted', 'neutral', titleOf(r), r.id)),
-    ...reissued.map((p) =>
-      line('recommendation_reissued', 'neutral', titleOf(p.again), p.again.id, p.gone.id),
-    ),
+    ...recommendationLines(c),
     ...c.new_flags.map((f) => line('flag_new', 'worse', f.claim ?? f.claim_id, f.claim_id, f.engine)),
     ...c.cleared_flags.map((f) =>
       line('flag_cleared', 'better', f.claim ?? f.claim_id, f.claim_id, f.engine),
@@ -84,7 +126,7 @@ export function changeLines(c: Changes): ChangeLine[] {
     ...c.new_competitors.map((n) => line('competitor_new', 'worse', n)),
     ...c.gone_competitors.map((n) => line('competitor_gone', 'better', n)),
     ...c.engine_movers.map((m) => ({
-      ...line('engine_moved', m.delta > 0 ? 'better' : m.delta < 0 ? 'worse' : 'neutral', m.engine),
+      ...line('engine_moved', newsOf(shownDelta(m.after, m.before) ?? 0), m.engine),
       before: m.before,
       after: m.after,
       delta: m.delta,

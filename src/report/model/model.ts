@@ -15,8 +15,10 @@ import type { SnapshotSet, WorkspaceData } from './account-data.js';
 import { changeLines } from './change-lines.js';
 import { kpi, revisions } from './compare.js';
 import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
+import { openTitles } from './recommendation-titles.js';
 import { MODEL_VERSION, type Report, type ReportModel } from './report-shape.js';
 import { inPeriod, lastValue } from './section-rows.js';
+import { snapshotsShown } from './snapshots-shown.js';
 import { rowsOf, type Sections, stateSections } from './state-sections.js';
 import { unrecognisedFields } from './unrecognised.js';
 
@@ -160,7 +162,6 @@ function bases(x: Frame) {
 function kpisOf(x: Frame, before: Sections, b: ReturnType<typeof bases>): ReportModel['kpis'] {
   const { w, cur, prev, now } = x;
   const means = (rows: Row[], column: string) => mean(rows.map((r) => num(r[column])));
-  const open = (r: Row) => r.status === 'open';
   return {
     overall_score_end: kpi(
       lastValue(cur, 'overall_score'),
@@ -187,9 +188,10 @@ function kpisOf(x: Frame, before: Sections, b: ReturnType<typeof bases>): Report
       before.buyer_intent.visibility_gap,
       b.snapshot('buyer_intent'),
     ),
+    // One per title, as the page lists them (./recommendation-titles.ts).
     open_recommendations: kpi(
-      count(rowsOf(w.end, 'recommendations'), open),
-      count(rowsOf(w.previousEnd, 'recommendations'), open),
+      openTitles(rowsOf(w.end, 'recommendations')),
+      openTitles(rowsOf(w.previousEnd, 'recommendations')),
       b.snapshot('recommendations'),
     ),
     // A snapshot not read is "not available" (null), never a count of 0.
@@ -297,6 +299,7 @@ export function buildModel(i: ReportInput): ReportModel {
     recommendations: now.recommendations,
     reputation: now.reputation,
     what_changed: whatChanged(x, baseline),
+    snapshots: snapshotsShown(w.end, i.period),
     runs,
   };
   // Key order as documented: revisions after comparison.

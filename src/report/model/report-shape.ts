@@ -10,6 +10,7 @@ import type { Loss } from '../../history/snapshot.js';
 import type { MoneyCompetitors } from '../competitors/money-competitors.js';
 import type { ChangeLine } from './change-lines.js';
 import type { NotAvailable } from './not-read.js';
+import type { SnapshotSection, SnapshotShown } from './snapshots-shown.js';
 import type { Unrecognised } from './unrecognised.js';
 
 /**
@@ -180,6 +181,11 @@ export interface ReportModel {
     /** The lines of the page's "what changed", each with whether it is good or bad news. */
     lines: ChangeLine[];
   } & Changes;
+  /**
+   * Which state each snapshot section shows: its run date and whether it is the state at the
+   * period's end, the newest before it, the first known after it, or none (./snapshots-shown.ts).
+   */
+  snapshots: Record<SnapshotSection, SnapshotShown>;
   /** The complete runs whose rows the report used, oldest first. */
   runs: string[];
 }

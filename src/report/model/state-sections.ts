@@ -54,13 +54,16 @@ function engineSection(i: StateInput): ReportModel['engines'] {
   return [...new Set([...now.keys(), ...latest.keys()])].sort(compareText).map((engine) => {
     const score = now.get(engine) ?? null;
     const previous = before.get(engine) ?? null;
-    const dates = new Set(
-      i.previousEngineRows
-        .filter((r) => String(r.engine) === engine && num(r.score) !== null)
-        .map((r) => String(r.date)),
+    const dates = (rows: readonly Row[]) =>
+      new Set(
+        rows.filter((r) => String(r.engine) === engine && num(r.score) !== null).map((r) => String(r.date)),
+      );
+    // Each side its own days: the current period's coverage is this period's, never the previous one's.
+    const b = dailyBasis(
+      i.previousPeriod,
+      dailySide(i.period, dates(i.engineRows)),
+      dailySide(i.previousPeriod, dates(i.previousEngineRows)),
     );
-    const side = dailySide(i.previousPeriod, dates);
-    const b = dailyBasis(i.previousPeriod, side, side);
     return {
       engine,
       score,

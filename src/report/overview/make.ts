@@ -24,6 +24,8 @@ export interface OverviewInput {
   account: string;
   runs: readonly CompleteRun[];
   period: Period;
+  /** The period is still running (its reports are to date), through this day. */
+  toDate?: { through: string } | undefined;
   previous: Period;
   /** Every workspace a report of the period can be made for, one row each. */
   workspaces: readonly string[];
@@ -54,6 +56,7 @@ export async function writeOverview(i: OverviewInput): Promise<string> {
   const { renderOverview } = await import('./page.js');
   const page = await renderOverview({
     period: i.period,
+    toDate: i.toDate,
     previous: i.previous,
     rows,
     trend: portfolioTrend(reports),

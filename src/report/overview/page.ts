@@ -17,6 +17,8 @@ const CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 export interface OverviewPage {
   period: Period;
+  /** A period still running: its newest day with data; the page names it "to date" as the reports do. */
+  toDate?: { through: string } | undefined;
   previous: Period;
   rows: readonly OverviewRow[];
   trend: readonly PortfolioDay[];
@@ -69,14 +71,14 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
 <html lang="${htmlLang}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${s.agencyName === null ? '' : `${s.agencyName} \u2013 `}${t('overview:title')} \u2013 ${f.period(o.period)}</title>${s.agencyName === null ? '' : html`\n<meta name="author" content="${s.agencyName}">`}
+<title>${s.agencyName === null ? '' : `${s.agencyName} \u2013 `}${t('overview:title')} \u2013 ${f.period(o.period, o.toDate?.through, o.toDate !== undefined)}</title>${s.agencyName === null ? '' : html`\n<meta name="author" content="${s.agencyName}">`}
 <style>${raw(css(s))}</style></head>
 <body><main>
 <header class="cover">
 ${s.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${s.logoDataUri}">` : ''}
 ${s.agencyName === null ? '' : html`<p class="agency">${s.agencyName}</p>`}
 <h1>${t('overview:title')}</h1>
-<p>${f.period(o.period)}. ${t('page:cover.compared', { previous: f.period(o.previous) })} ${t('overview:clients', { count: o.rows.length, n: f.number(o.rows.length) })}.</p>
+<p>${f.period(o.period, o.toDate?.through, o.toDate !== undefined)}. ${t('page:cover.compared', { previous: f.period(o.previous) })} ${t('overview:clients', { count: o.rows.length, n: f.number(o.rows.length) })}.</p>
 </header>
 <section><h2>${t('overview:clients_title')}</h2>
 <table class="clients"><thead><tr><th>${t('overview:col_client')}</th><th>${t('overview:col_score')}</th><th>${t('overview:col_delta')}</th><th>${t('overview:col_share')}</th><th>${t('overview:col_events')}</th><th>${t('overview:col_report')}</th></tr></thead>

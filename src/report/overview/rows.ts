@@ -1,11 +1,12 @@
 // The agency overview's figures (docs/reports.md, "Agency overview"): one row per workspace of the
-// account from its report of the period (score at the period's end, its change, share of voice), the
-// period's brand events by severity and the relative link to its report, largest drop first; and the
-// portfolio's score trend, each day the mean of the clients with a score that day. A figure that is
+// account from its report of the period (its headline: the period mean of the overall score and its
+// change; share of voice), the period's brand events by severity and the relative link to its
+// report, largest drop first; and the portfolio's score trend, each day the mean of the clients with a score that day. A figure that is
 // missing stays null (the page says "missing"), never 0. Pure.
 import { compareText, mean } from '../../history/figures.js';
 import { brandKey } from '../../sinks/layout.js';
 import type { ReportModel } from '../model/report-shape.js';
+import { headlineOf } from '../summary/headline.js';
 import type { EventCounts } from './events.js';
 
 /** What the overview reads of a report: kept for every workspace made, so only this much. */
@@ -24,8 +25,9 @@ export interface OverviewRow {
   client: string | null;
   /** False: no report of the period was found for the workspace (every figure null). */
   reported: boolean;
+  /** The period mean of the overall score (the report's headline figure). */
   score: number | null;
-  /** Null when missing or not comparable (`comparable` says which). */
+  /** The headline change as shown; null when missing or not comparable (`comparable` says which). */
   delta: number | null;
   comparable: boolean;
   share: number | null;
@@ -60,14 +62,15 @@ export function overviewRows(
 ): OverviewRow[] {
   const rows = items.map((i): OverviewRow => {
     const r = i.report;
-    const k = r?.kpis.overall_score_end;
-    const comparable = (r?.comparison.earlier_period ?? false) && (k?.comparable ?? false);
+    // The one headline change (../summary/headline.ts): the order agrees with each report's summary.
+    const h = r === undefined ? undefined : headlineOf(r);
+    const comparable = (h?.earlier ?? false) && (h?.comparable ?? false);
     return {
       brandId: i.brandId,
       client: r?.cover.client_name ?? names.get(i.brandId) ?? null,
       reported: r !== undefined,
-      score: k?.value ?? null,
-      delta: comparable ? (k?.delta ?? null) : null,
+      score: h?.score ?? null,
+      delta: h?.delta ?? null,
       comparable,
       share: r?.kpis.share_of_voice.value ?? null,
       shareUnit: r?.trend.share_of_voice_unit ?? 'percent',

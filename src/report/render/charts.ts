@@ -28,7 +28,7 @@ const LABEL_LIMIT = 180;
 function lineSpec(
   title: string,
   colours: [string, string],
-  series: [string, string],
+  series: [string, string] | [string],
   dayFormat: string,
 ): TopLevelSpec {
   return {
@@ -47,7 +47,7 @@ function lineSpec(
       color: {
         field: 'series',
         type: 'nominal',
-        scale: { domain: series, range: colours },
+        scale: { domain: series, range: colours.slice(0, series.length) },
         legend: { orient: 'top', title: null },
       },
       strokeDash: {
@@ -55,10 +55,12 @@ function lineSpec(
         type: 'nominal',
         scale: {
           domain: series,
-          range: [
-            [1, 0],
-            [4, 3],
-          ],
+          range: (
+            [
+              [1, 0],
+              [4, 3],
+            ] as number[][]
+          ).slice(0, series.length),
         },
         legend: null,
       },
@@ -88,8 +90,17 @@ function barSpec(title: string, colour: string, counts = false): TopLevelSpec {
 
 export type ChartName = 'score' | 'share_of_voice' | 'engines' | 'claims';
 
-function specOf(name: ChartName, primary: string, accent: string, lang: string, t: Translate): TopLevelSpec {
-  const series: [string, string] = [t('charts:series.this'), t('charts:series.previous')];
+function specOf(
+  name: ChartName,
+  c: { primary: string; accent: string; previous: boolean },
+  lang: string,
+  t: Translate,
+): TopLevelSpec {
+  const { primary, accent } = c;
+  // A first report has no previous period: the legend names none (docs/reports.md, "A first report").
+  const series: [string, string] | [string] = c.previous
+    ? [t('charts:series.this'), t('charts:series.previous')]
+    : [t('charts:series.this')];
   // German writes the day with a full stop ("01. Nov"); the others as English does.
   const day = lang === 'de' ? '%d. %b' : '%d %b';
   return name === 'score'
@@ -145,13 +156,14 @@ export function beginReportCharts(): void {
 export async function chartSvg(
   name: ChartName,
   values: readonly (LinePoint | BarPoint)[],
-  o: { colours: { primary: string; accent: string }; locale: string | null },
+  o: { colours: { primary: string; accent: string }; locale: string | null; previous?: boolean },
 ): Promise<string> {
   const { lang, t } = translator(o.locale);
   const { primary, accent } = o.colours;
+  const previous = o.previous ?? true;
   return specSvg(
-    `${name}|${primary}|${accent}|${lang}`,
-    () => specOf(name, primary, accent, lang, t),
+    `${name}|${primary}|${accent}|${lang}|${previous}`,
+    () => specOf(name, { primary, accent, previous }, lang, t),
     o.locale,
     values.map((v) => ({ ...v })),
   );

@@ -6,7 +6,7 @@
 // every part of the page takes one object.
 import type { Period } from '../../history/period.js';
 import { engineName } from '../i18n/engines.js';
-import { periodName } from '../i18n/period-name.js';
+import { dayRangeName, periodName } from '../i18n/period-name.js';
 import { type Translate, translator } from '../i18n/translate.js';
 import type { ReportStyle } from '../style.js';
 
@@ -19,6 +19,8 @@ export interface Formatters {
   percent: (n: number) => string;
   /** A calendar day (`YYYY-MM-DD`) as the locale writes it; other text unchanged. */
   day: (d: string) => string;
+  /** A calendar day in words (`30 November 2026`, de-DE `30. November 2026`). */
+  longDay: (d: string) => string;
   /** An instant (ISO time) in the locale and time zone, with the zone's name. */
   instant: (t: string) => string;
   /** A day or an instant, whichever the text is. */
@@ -54,6 +56,18 @@ export function oneDecimal(n: number): number {
   if (!Number.isFinite(scaled)) return n;
   const r = (Math.sign(n) * Math.round(Number(scaled.toPrecision(12)))) / 10;
   return r === 0 ? 0 : r;
+}
+
+/**
+ * The difference of two values as the page shows them (docs/reports.md, "Precision"): each at one
+ * decimal first, then the difference, so "35.5 to 39.1 (+3.6)" always adds up and a change under the
+ * page's precision is 0 (unchanged). Null when either is missing or not a finite number.
+ */
+export function shownDelta(value: number | null, previous: number | null): number | null {
+  if (value === null || previous === null || !Number.isFinite(value) || !Number.isFinite(previous))
+    return null;
+  const d = oneDecimal(oneDecimal(value) - oneDecimal(previous));
+  return Number.isFinite(d) ? d : null;
 }
 
 /** Decimals as JavaScript prints the value (the shortest that reads back the same number). */
@@ -152,6 +166,7 @@ function buildFormatters(style: FormatStyle, rename: ClientRename | null): Forma
     one,
     percent,
     day,
+    longDay: (d) => (DAY.test(d) ? dayRangeName(d, d, locale) : d),
     instant,
     when,
     t: words.t,

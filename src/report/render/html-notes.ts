@@ -4,7 +4,7 @@
 import type { ChangeLine, Direction } from '../model/change-lines.js';
 import type { NotAvailable } from '../model/not-read.js';
 import type { Unrecognised } from '../model/unrecognised.js';
-import type { Formatters } from './format.js';
+import { type Formatters, shownDelta } from './format.js';
 import { fig, type Html, html, signedWithUnit, table, text } from './html-parts.js';
 
 const ENUMS = { priority: ['high', 'medium', 'low'], status: ['done', 'dismissed', 'open'] } as const;
@@ -49,11 +49,18 @@ function noteOf(f: Formatters, l: ChangeLine): string | null {
   return null;
 }
 
-/** The "what changed" lines; a recommendation title on more than one line shows each line's id. */
+/**
+ * A line's subject as a client reads it: an engine by its name, a record by its words, never by its
+ * API id (a record the API sent without words reads as missing).
+ */
+function subject(f: Formatters, l: ChangeLine): Html {
+  if (l.change === 'engine_moved')
+    return html`<bdi>${f.engine(l.what)}</bdi>: ${fig(f, l.before)} \u2192 ${fig(f, l.after)} (${l.delta === null ? f.na : signedWithUnit(f, shownDelta(l.after, l.before) ?? l.delta, 'pts')})`;
+  return text(f, l.id !== null && l.what === l.id ? null : l.what);
+}
+
+/** The "what changed" lines, one per recommendation title (src/report/model/change-lines.ts). */
 export function changeTable(f: Formatters, lines: readonly ChangeLine[]): Html {
-  const recs = lines.filter((l) => l.change.startsWith('recommendation_'));
-  const repeated = (l: ChangeLine) =>
-    l.change.startsWith('recommendation_') && recs.filter((x) => x.what === l.what).length > 1;
   return html`<div class="changes">${table(
     f,
     ['news', 'change', 'what'],
@@ -62,14 +69,7 @@ export function changeTable(f: Formatters, lines: readonly ChangeLine[]): Html {
       const kind = f.t(`page:change.${l.change}`);
       const note = noteOf(f, l);
       const label = note === null ? kind : f.t('page:change.noted', { label: kind, note });
-      const what =
-        l.change === 'engine_moved'
-          ? html`<bdi>${f.engine(l.what)}</bdi>: ${fig(f, l.before)} \u2192 ${fig(f, l.after)} (${l.delta === null ? f.na : signedWithUnit(f, l.delta, 'pts')})`
-          : l.change === 'recommendation_reissued'
-            ? html`<bdi>${f.api(l.what)}</bdi> <span class="muted">(<bdi>${l.note ?? ''}</bdi> \u2192 <bdi>${l.id ?? ''}</bdi>)</span>`
-            : repeated(l)
-              ? html`<bdi>${f.api(l.what)}</bdi> <span class="muted">(<bdi>${l.id ?? ''}</bdi>)</span>`
-              : text(f, l.what);
+      const what = subject(f, l);
       return [
         html`<span class="delta ${n.css}">${n.sign} ${f.t(`page:news.${l.direction}`)}</span>`,
         html`${label}`,

@@ -6,7 +6,7 @@ import type { HtmlEscapedString } from 'hono/utils/html';
 import type { NotAvailable } from '../model/not-read.js';
 import type { Kpi, ReportModel } from '../model/report-shape.js';
 import { cutNote, cutText } from './cut-text.js';
-import { type Formatters, oneDecimal } from './format.js';
+import { type Formatters, oneDecimal, shownDelta } from './format.js';
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 
@@ -111,7 +111,9 @@ export function card(f: Formatters, k: Kpi, o: CardOptions): Html {
   const isWhole = shown === 'count';
   const show = (n: number | null) =>
     shown === 'score' ? fig(f, n) : isWhole ? whole(f, n) : share(f, n, shown);
-  const d = shown === 'score' || isWhole ? k.delta : toPercent(k.delta, shown);
+  // The difference of the values as shown (docs/reports.md, "Precision"): it adds up on the card.
+  const asShown = (n: number | null) => (shown === 'score' || isWhole ? n : toPercent(n, shown));
+  const d = k.delta === null ? null : isWhole ? k.delta : shownDelta(asShown(k.value), asShown(k.previous));
   const unit: Unit = shown === 'score' ? 'pts' : isWhole ? null : 'pp';
   const compared = !earlier
     ? ''

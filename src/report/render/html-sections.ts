@@ -3,12 +3,15 @@
 import { html as escapedHtml, raw } from 'hono/html';
 import type { ReportSection } from '../../config/schema.js';
 import { moneyCompetitorsSection } from '../competitors/section.js';
+import { onePerTitle } from '../model/recommendation-titles.js';
 import type { ReportModel } from '../model/report-shape.js';
 import type { ReportStyle } from '../style.js';
-import type { Formatters } from './format.js';
+import { type Formatters, shownDelta } from './format.js';
 import { changeTable, enumWord, notRead, unrecognised } from './html-notes.js';
 import { card, deltaCell, fig, type Html, html, share, table, text, whole } from './html-parts.js';
-import { engineReason, kpiReason, noEarlierNote, revisionNote } from './reasons.js';
+import { revisionLine } from './html-revisions.js';
+import { engineReason, kpiReason, noEarlierNote } from './reasons.js';
+import { snapshotNote, unknownState } from './snapshot-note.js';
 
 export interface Charts {
   scoreSvg: string;
@@ -82,6 +85,15 @@ ${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}
 </header>`;
 }
 
+/**
+ * The day of the period's last overall score, as the end card names it ("on 30 November 2026"): the
+ * headline is the period mean (../summary/headline.ts); this card is that one day's figure.
+ */
+function lastScoreDay(f: Formatters, r: ReportModel): string {
+  const day = r.trend.series.filter((d) => d.overall_score !== null).at(-1)?.date ?? r.period_status.end;
+  return f.longDay(day);
+}
+
 function kpiSection({ r, f }: Page): Html {
   const k = r.kpis;
   const earlier = r.comparison.earlier_period;
@@ -92,7 +104,7 @@ function kpiSection({ r, f }: Page): Html {
     missing: ReportModel['reputation']['not_available'] = null,
   ) =>
     card(f, k[key], {
-      label: f.t(`page:card.${key}`),
+      label: f.t(`page:card.${key}`, key === 'overall_score_end' ? { day: lastScoreDay(f, r) } : {}),
       shown,
       earlier,
       higherIsBetter,
@@ -100,9 +112,9 @@ function kpiSection({ r, f }: Page): Html {
       missing,
     });
   return html`<section><h2>${heading(f, 'kpis')}</h2>
-${earlier ? '' : html`<p class="note">${noEarlierNote(f, r)}</p>\n`}${r.revisions.map((x) => html`<p class="note">${revisionNote(f, r, x)}</p>\n`)}<div class="cards">
-${kpiCard('overall_score_end', 'score')}
+${earlier ? '' : html`<p class="note">${noEarlierNote(f, r)}</p>\n`}${revisionLine(f, r)}<div class="cards">
 ${kpiCard('overall_score_mean', 'score')}
+${kpiCard('overall_score_end', 'score')}
 ${kpiCard('share_of_voice', r.trend.share_of_voice_unit)}
 ${kpiCard('money_visibility', 'score')}
 ${kpiCard('visibility_gap', 'score', false)}
@@ -116,7 +128,7 @@ function trendSection({ r, f }: Page, charts: Charts): Html {
   const { t, day } = f;
   const sov = r.trend.share_of_voice_unit;
   return html`<section><h2>${heading(f, 'trend')}</h2>
-<p class="note">${t('page:trend.note', { with: whole(f, r.trend.days_with_data), days: days(f, r.trend.days) })}</p>
+<p class="note">${t(r.comparison.earlier_period ? 'page:trend.note' : 'page:trend.note_first', { with: whole(f, r.trend.days_with_data), days: days(f, r.trend.days) })}</p>
 ${svg(charts.scoreSvg)}${svg(charts.sovSvg)}
 ${table(
   f,
@@ -138,7 +150,7 @@ ${unrecognised(f, r.trend.unrecognised)}
 function engineSection({ r, f }: Page, charts: Charts): Html {
   const earlier = r.comparison.earlier_period;
   return html`<section><h2>${heading(f, 'engines')}</h2>
-${svg(charts.enginesSvg)}
+${snapshotNote(f, r, 'engines')}${svg(charts.enginesSvg)}
 ${table(
   f,
   ['engine', 'score_mean', 'latest_score', 'previous', 'change'],
@@ -152,7 +164,7 @@ ${table(
     !earlier
       ? html``
       : e.comparable
-        ? deltaCell(f, e.delta, 'pts')
+        ? deltaCell(f, e.delta === null ? null : shownDelta(e.score, e.previous), 'pts')
         : html`<span class="delta na" title="${engineReason(f, r, e) ?? ''}">${f.t('page:not_comparable')}</span>`,
   ]),
 )}
@@ -163,7 +175,7 @@ function buyerIntentSection({ r, style, f }: Page): Html {
   const t = f.t;
   const bi = r.buyer_intent;
   return html`<section><h2>${heading(f, 'buyer_intent')}</h2>
-<p>${t('page:buyer.window', {
+${snapshotNote(f, r, 'buyer_intent')}<p>${t('page:buyer.window', {
     days: days(f, bi.window_days),
     money: fig(f, bi.money_visibility),
     moneyPrompts: prompts(f, bi.money_prompt_count),
@@ -197,12 +209,13 @@ ${unrecognised(f, bi.unrecognised)}
 
 function recommendationSection({ r, f }: Page): Html {
   const t = f.t;
+  const shown = onePerTitle(r.recommendations.open, r.recommendations.closed_in_period);
   return html`<section><h2>${heading(f, 'recommendations')}</h2>
-<h3>${t('page:recs.open')}</h3>
+${snapshotNote(f, r, 'recommendations')}<h3>${t('page:recs.open')}</h3>
 ${table(
   f,
   ['priority', 'recommendation', 'category', 'impact'],
-  r.recommendations.open.map((x) => [
+  shown.open.map((x) => [
     enumWord(f, 'priority', x.priority),
     text(f, x.title),
     text(f, x.category),
@@ -213,7 +226,7 @@ ${table(
 ${table(
   f,
   ['status', 'recommendation', 'when'],
-  r.recommendations.closed_in_period.map((x) => [
+  shown.closed.map((x) => [
     enumWord(f, 'status', x.status),
     text(f, x.title),
     text(f, x.updated_at === null ? null : f.when(x.updated_at)),
@@ -228,7 +241,7 @@ function reputationSection({ r, f }: Page, charts: Charts): Html {
   const rep = r.reputation;
   const notAvailable = html`<p class="na">${t('page:not_available')}</p>`;
   return html`<section><h2>${heading(f, 'reputation')}</h2>
-${notRead(f, t('page:col.claims'), rep.not_available)}
+${snapshotNote(f, r, 'reputation')}${notRead(f, t('page:col.claims'), rep.not_available)}
 <h3>${t('page:rep.suspected')}</h3>
 ${
   rep.not_available
@@ -289,9 +302,12 @@ export function sectionsOf(
     kpis: kpiSection(page),
     trend: trendSection(page, charts),
     engines: engineSection(page, charts),
-    'buyer-intent': buyerIntentSection(page),
-    recommendations: recommendationSection(page),
-    reputation: reputationSection(page, charts),
+    // A section no state is known for holds only the line saying so (./snapshot-note.ts).
+    'buyer-intent':
+      unknownState(f, r, 'buyer_intent', heading(f, 'buyer_intent')) ?? buyerIntentSection(page),
+    recommendations:
+      unknownState(f, r, 'recommendations', heading(f, 'recommendations')) ?? recommendationSection(page),
+    reputation: unknownState(f, r, 'reputation', heading(f, 'reputation')) ?? reputationSection(page, charts),
     changes: changesSection(page),
   };
 }

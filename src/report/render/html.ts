@@ -12,6 +12,7 @@ import { summarySection } from '../summary/section.js';
 import { beginReportCharts, chartSvg, type LinePoint } from './charts.js';
 import { type Formatters, formattersOf } from './format.js';
 import { type Html, html, toPercent } from './html-parts.js';
+import { revisionsSection } from './html-revisions.js';
 import { periodOf, SECTION_KEYS, sectionsOf } from './html-sections.js';
 import { css } from './page-css.js';
 
@@ -58,20 +59,26 @@ export async function renderHtml(
   const f = formattersOf(style, rename);
   const colours = { primary: style.primaryColour, accent: style.accentColour };
   const series = { current: f.t('charts:series.this'), previous: f.t('charts:series.previous') };
+  // A first report has no previous period: its charts draw, and their legend names, this period only.
+  const earlier = r.comparison.earlier_period;
   const line = (key: 'overall_score' | 'share_of_voice'): LinePoint[] =>
     r.trend.series.flatMap((d) =>
       [
         { date: d.date, series: series.current, value: d[key] },
-        {
-          date: d.date,
-          series: series.previous,
-          value: key === 'overall_score' ? d.previous_overall_score : d.previous_share_of_voice,
-        },
+        ...(earlier
+          ? [
+              {
+                date: d.date,
+                series: series.previous,
+                value: key === 'overall_score' ? d.previous_overall_score : d.previous_share_of_voice,
+              },
+            ]
+          : []),
       ].map((p) =>
         key === 'share_of_voice' ? { ...p, value: toPercent(p.value, r.trend.share_of_voice_unit) } : p,
       ),
     );
-  const chart = { colours, locale: style.locale };
+  const chart = { colours, locale: style.locale, previous: earlier };
   const [scoreSvg, sovSvg, enginesSvg, claimsSvg] = await Promise.all([
     chartSvg('score', line('overall_score'), chart),
     chartSvg('share_of_voice', line('share_of_voice'), chart),
@@ -87,7 +94,8 @@ export async function renderHtml(
     ),
   ]);
   const sections = sectionsOf(r, style, f, { scoreSvg, sovSvg, enginesSvg, claimsSvg });
-  const client = r.cover.client_name ?? r.brand_id;
+  // A client the data does not name is "unnamed client", as on the agency overview: never its id.
+  const client = r.cover.client_name ?? f.t('overview:unnamed');
   // At the top of every report: under the cover, or first when the cover is not shown.
   const summary = summarySection(r, style, o.notes ?? null);
   const page = html`<!DOCTYPE html>
@@ -98,7 +106,7 @@ export async function renderHtml(
 <style>${raw(css(style))}</style></head>
 <body><main>
 ${style.sections.includes('cover') ? '' : html`${summary}\n\n`}${style.sections.map((key, i) => html`${i ? '\n\n' : ''}${sections[key]}${key === 'cover' ? html`\n\n${summary}` : ''}`)}
-${style.dataDetails ? html`\n${dataDetails(r, f)}\n` : ''}<footer>${style.footer ? html`<p>${style.footer}</p>` : ''}${style.agencyName === null ? '' : html`<p class="muted">${f.t('page:footer.prepared', { agency: style.agencyName })}</p>`}</footer>
+${revisionsSection(f, r)}${style.dataDetails ? html`\n${dataDetails(r, f)}\n` : ''}<footer>${style.footer ? html`<p>${style.footer}</p>` : ''}${style.agencyName === null ? '' : html`<p class="muted">${f.t('page:footer.prepared', { agency: style.agencyName })}</p>`}</footer>
 </main></body></html>
 `;
   return (await page).toString();

@@ -1,15 +1,9 @@
 // The page's notes on comparisons in the locale's words, from the codes of ../model/reason-codes.ts
-// (read from the figures a comparison stands on) and a revision's figure and values; report.json
-// says the same in English (../i18n/json-words.ts).
+// (read from the figures a comparison stands on); report.json says the same in English
+// (../i18n/json-words.ts). Revised figures are worded by ./html-revisions.ts.
 
 import { engineReason as engineCode, kpiReason as kpiCode, type Reason } from '../model/reason-codes.js';
-import {
-  type EngineScore,
-  KPI_KEYS,
-  type Kpi,
-  type ReportModel,
-  type Revision,
-} from '../model/report-shape.js';
+import type { EngineScore, Kpi, ReportModel } from '../model/report-shape.js';
 import type { Formatters } from './format.js';
 
 const days = (f: Formatters, n: number) => f.t('page:days', { count: n, n: f.number(n) });
@@ -51,24 +45,4 @@ export function engineReason(f: Formatters, r: ReportModel, e: EngineScore): str
 /** The note on the key figures of a first report: nothing is known of the period before. */
 export function noEarlierNote(f: Formatters, r: ReportModel): string {
   return reasonWords(f, { code: 'no-earlier-period', period: r.previous_period });
-}
-
-const KPIS: ReadonlySet<string> = new Set(KPI_KEYS);
-
-/** "Revised since the last report: …" for a previous-period figure stated otherwise before. */
-export function revisionNote(f: Formatters, r: ReportModel, x: Revision): string {
-  const engine = x.figure.startsWith('engine:') ? x.figure.slice('engine:'.length) : null;
-  const figure =
-    engine !== null
-      ? f.t('page:figure.engine_mean', { engine: f.engine(engine) })
-      : KPIS.has(x.figure)
-        ? f.t(`page:card.${x.figure}`)
-        : x.figure;
-  const value = (v: number | null) => (v === null ? f.t('page:not_available') : f.number(v));
-  return f.t('page:note.revised', {
-    figure,
-    period: f.period(r.previous_period),
-    was: value(x.was),
-    now: value(x.now),
-  });
 }

@@ -1,12 +1,15 @@
 // The executive summary's sentences, chosen from the report's figures by fixed rules (docs/reports.md,
-// "Executive summary"): where the overall score went, its main reasons (the biggest engine mover, new
-// suspected-false claims, money prompts lost), and the next step (the top open recommendation). Each
-// sentence is a catalogue key of the `summary` area with its figures as typed parameters; the page
-// words and formats them in its locale (./render.ts). A figure that is missing gets a sentence that
-// says so, never a 0. Same report, same sentences. Pure.
+// "Executive summary"): where the overall score went (the one headline change, ./headline.ts), its
+// main reasons (the biggest engine mover, new suspected-false claims, money prompts lost), and the
+// next step (the top open recommendation); a first report claims no change. Each sentence is a
+// catalogue key of the `summary` area with its figures as typed parameters; the page words and
+// formats them in its locale (./render.ts). A figure that is missing gets a sentence that says so,
+// never a 0. Changes are read from the values as the page shows them. Same report, same sentences.
+// Pure.
 
-import type { Kpi, ReportModel } from '../model/report-shape.js';
-import { oneDecimal } from '../render/format.js';
+import type { ReportModel } from '../model/report-shape.js';
+import { shownDelta } from '../render/format.js';
+import { type Headline, headlineOf } from './headline.js';
 
 /** A figure or a name as the sentence cites it; the renderer formats each kind in the locale. */
 export type Param =
@@ -31,15 +34,15 @@ export const MAX_REASONS = 3;
 const score = (value: number): Param => ({ kind: 'score', value });
 const deltaOf = (value: number): Param => ({ kind: 'delta', value });
 const count = (value: number): Param => ({ kind: 'count', value });
-/** The direction a delta reads on the page (one decimal): -0.04 is no move. */
-const shown = (d: number) => Math.sign(oneDecimal(d));
+/** The direction a change reads on the page, from the values as shown: 78.34 to 78.26 is no move. */
+const shown = (after: number | null, before: number | null) => Math.sign(shownDelta(after, before) ?? 0);
 
-function scoreSentence(k: Kpi, earlier: boolean): Sentence {
-  if (k.value === null) return { key: 'score_missing', params: {} };
-  if (!earlier || !k.comparable || k.delta === null || k.previous === null)
-    return { key: 'score_no_previous', params: { after: score(k.value) } };
-  const dir = shown(k.delta);
-  const params = { before: score(k.previous), after: score(k.value), delta: deltaOf(k.delta) };
+function scoreSentence(h: Headline): Sentence {
+  if (h.score === null) return { key: 'score_missing', params: {} };
+  if (h.delta === null || h.previous === null)
+    return { key: 'score_no_previous', params: { after: score(h.score) } };
+  const dir = Math.sign(h.delta);
+  const params = { before: score(h.previous), after: score(h.score), delta: deltaOf(h.delta) };
   return { key: dir > 0 ? 'score_up' : dir < 0 ? 'score_down' : 'score_flat', params };
 }
 
@@ -51,17 +54,17 @@ interface Reason {
 
 function reasons(r: ReportModel): Reason[] {
   const out: Reason[] = [];
-  const mover = r.what_changed.engine_movers.find((m) => shown(m.delta) !== 0);
+  const mover = r.what_changed.engine_movers.find((m) => shown(m.after, m.before) !== 0);
   if (mover)
     out.push({
-      direction: shown(mover.delta),
+      direction: shown(mover.after, mover.before),
       sentence: {
         key: 'engine_moved',
         params: {
           engine: { kind: 'engine', value: mover.engine },
           before: score(mover.before),
           after: score(mover.after),
-          delta: deltaOf(mover.delta),
+          delta: deltaOf(shownDelta(mover.after, mover.before) ?? 0),
         },
       },
     });
@@ -84,10 +87,14 @@ function reasons(r: ReportModel): Reason[] {
     money.comparable &&
     money.previous !== null &&
     money.delta !== null &&
-    shown(money.delta) < 0
+    shown(money.value, money.previous) < 0
   ) {
     const top = r.money_competitors.missing === null ? r.money_competitors.competitors[0] : undefined;
-    const params = { before: score(money.previous), after: score(money.value), delta: deltaOf(money.delta) };
+    const params = {
+      before: score(money.previous),
+      after: score(money.value),
+      delta: deltaOf(shownDelta(money.value, money.previous) ?? 0),
+    };
     out.push({
       direction: -1,
       sentence: top
@@ -104,16 +111,52 @@ function reasons(r: ReportModel): Reason[] {
 
 /** Three to five sentences: the score, one to three reasons, the next step. */
 export function summarySentences(r: ReportModel): Sentence[] {
-  const k = r.kpis.overall_score_end;
-  const first = scoreSentence(k, r.comparison.earlier_period);
-  const dir = k.delta === null || !k.comparable ? 0 : shown(k.delta);
+  const h = headlineOf(r);
+  const first = scoreSentence(h);
+  const dir = Math.sign(h.delta ?? 0);
+  // A first report compared nothing: it says so and what stands now, never that nothing moved.
+  if (!r.comparison.earlier_period) return [first, ...firstReport(r), nextStep(r)];
   // Stable sort: within each group the fixed order above (engine, claims, money).
   const found = reasons(r);
   const ordered =
     dir === 0 ? found : [...found].sort((a, b) => Number(b.direction === dir) - Number(a.direction === dir));
   const because = ordered.slice(0, MAX_REASONS).map((x) => x.sentence);
-  if (because.length === 0) because.push({ key: 'no_reason', params: {} });
+  if (because.length === 0)
+    because.push({ key: allCompared(r) ? 'no_reason' : 'no_reason_partial', params: {} });
   return [first, ...because, nextStep(r)];
+}
+
+/**
+ * Whether "no engine moved, no claim appeared, money prompts did not fall" stands: an engine
+ * compared, the claims compared with an earlier state ("what changed" has one and read them), the
+ * money-prompt visibility compared. Else the summary says not everything could be compared.
+ */
+function allCompared(r: ReportModel): boolean {
+  const money = r.kpis.money_visibility;
+  return (
+    r.engines.some((e) => e.comparable) &&
+    r.what_changed.basis === 'data' &&
+    r.reputation.not_available === null &&
+    money.comparable &&
+    money.value !== null &&
+    money.previous !== null
+  );
+}
+
+/** A first report's sentences between the score and the next step: what stands, no change claimed. */
+function firstReport(r: ReportModel): Sentence[] {
+  const out: Sentence[] = [{ key: 'first_report', params: {} }];
+  const flags = r.reputation.not_available === null ? r.reputation.suspected_false : [];
+  if (flags.length > 0) {
+    const engines = [...new Set(flags.map((x) => x.engine))];
+    out.push({
+      key: 'flags_listed',
+      count: flags.length,
+      params: { n: count(flags.length), engines: { kind: 'engines', value: engines } },
+    });
+  }
+  if (r.kpis.money_visibility.value === null) out.push({ key: 'money_missing', params: {} });
+  return out;
 }
 
 function nextStep(r: ReportModel): Sentence {

@@ -6,7 +6,7 @@
 import type { Job } from 'bullmq';
 import { type ReportJobData, ReportJobSchema } from '../../../jobs/definitions.js';
 import { redisClaims } from '../../../jobs/redis-claims.js';
-import { reportIndexKey, SHOWN_STATES } from '../../../jobs/report-index.js';
+import { reportIndexKey, SHOWN_STATES, toDateIndexKey } from '../../../jobs/report-index.js';
 import { accountOf } from '../../../jobs/worker-types.js';
 import type { Claims } from '../../delivery/claims/claims.js';
 import { type DigestOutcome, sendWeeklyDigest } from '../../delivery/digest/send.js';
@@ -29,6 +29,7 @@ export async function processReport(
   const log = ctx.logger.child({ account: data.account, job: job.id });
   const prefix = ctx.config.redis.prefix;
   const index = reportIndexKey(prefix, data.account);
+  const toDateIndex = toDateIndexKey(prefix, data.account);
   const store = await ctx.storeFor(data.account);
   // Each value names this worker process and job: a worker that died is taken over at once.
   const claims: Claims = redisClaims(ctx.redis, prefix, String(job.id));
@@ -44,6 +45,10 @@ export async function processReport(
             if ((SHOWN_STATES as readonly string[]).includes(state))
               await ctx.redis.hset(index, brandId, JSON.stringify({ period, state }));
             else await ctx.redis.hdel(index, brandId);
+          },
+          onToDate: async (brandId, out) => {
+            if (out) await ctx.redis.hset(toDateIndex, brandId, JSON.stringify(out));
+            else await ctx.redis.hdel(toDateIndex, brandId);
           },
         },
         { runDate: data.runDate, runId: logicalRunId('nightly', data.account, data.runDate) },

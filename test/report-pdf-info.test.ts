@@ -38,7 +38,9 @@ describe('PDF document information', () => {
     expect(Number(report.Pages)).toBeGreaterThan(1);
     const overview = pdfinfo(join(out, 'account=acme', 'period=2026-11', 'overview.pdf'));
     expect(overview.Author).toBe(AGENCY);
-    expect(overview.Title).toBe(`${AGENCY} – Überblick KI-Sichtbarkeit – November 2026`);
+    expect(overview.Title).toBe(
+      `${AGENCY} – Überblick KI-Sichtbarkeit – 1.–10. November 2026, Monat bis heute`,
+    );
     for (const info of [report, overview]) expect(JSON.stringify(info)).not.toContain('HeadlessChrome');
   }, 240_000);
 

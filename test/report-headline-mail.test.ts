@@ -59,7 +59,8 @@ describe('the mail subject (the built visync)', () => {
       const change = `${sign === '−' ? '-' : sign === '+' ? '+' : ''}${size}`;
       const mail = box.mails.find((m) => m.subject?.startsWith(`${json.cover.client_name}:`));
       expect(mail?.subject).toContain(`score ${value} (${change})`);
-      expect(mail?.text).toContain(`Overall score, mean of the period: ${value}`);
+      // November is still running on the 10th (the last night): the mean of its days so far.
+      expect(mail?.text).toContain(`Overall score, mean of the period up to 10 November 2026: ${value}`);
       // The summary's first sentence says the same change.
       const d = Number(change);
       expect(page).toContain(

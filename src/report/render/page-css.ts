@@ -3,7 +3,9 @@
 import { DELTA_COLOURS, type ReportStyle } from '../style.js';
 
 /**
- * How the page breaks in print (docs/reports-pdf.md, "Page breaks"): a heading never ends a page;
+ * How the page breaks in print (docs/reports-pdf.md, "Page breaks"): a heading never ends a page,
+ * nor does the note under it (a section's heading and note stood alone under the cards, its chart
+ * on the next page);
  * small blocks (a card, a chart, a table row, a short table) are never cut, long sections flow on;
  * the footer line and the closing "Prepared by" are printed by Chromium at the foot of every page
  * (../style.ts, pdfFooter), so the page's own <footer> is left out: Chromium cannot keep a block
@@ -14,6 +16,7 @@ import { DELTA_COLOURS, type ReportStyle } from '../style.js';
 const PRINT_CSS = `
 main{padding:0}
 h1,h2,h3,caption{break-after:avoid-page}
+h2+.note{break-after:avoid-page}
 .card,.chart,tr,table.short,.drift p{break-inside:avoid-page}
 thead{display:table-header-group}
 p,li{orphans:2;widows:2}

@@ -161,6 +161,13 @@ describe('scheduled report delivery', () => {
     // The webhook heard of each report once, with its location.
     expect(hook.bodies.map((b) => b.visync.event)).toEqual(brands.map(() => 'report'));
     expect(hook.bodies.every((b) => b.visync.location?.includes('period=2026-10/'))).toBe(true);
+    // Each names its client as people know it (the workspace's name in the runs), its id only in the JSON.
+    for (const b of hook.bodies) {
+      expect(b.visync.brand_name).toMatch(/^[A-Z]/);
+      expect(b.text).toContain(`report of ${b.visync.brand_name} (account acme)`);
+      // (The location, a path under brand=<id>, is where the files are: the one place it stays.)
+      expect(b.text.replace(b.visync.location ?? '', '')).not.toContain(b.visync.brand_id);
+    }
     // The password: never in the records, never in the logs.
     expect(recordsText(dir)).not.toContain(PASSWORD);
     expect(first.logs + second.logs).not.toContain(PASSWORD);
@@ -191,6 +198,8 @@ describe('scheduled report delivery', () => {
       brands.map(() => ['stale', '2026-10']),
     );
     expect(hook.bodies[0]?.text).toMatch(/is stale, not made and not sent/);
+    expect(hook.bodies[0]?.text).not.toContain(hook.bodies[0]?.visync.brand_id);
+    expect(hook.bodies[0]?.visync.brand_name).toMatch(/^[A-Z]/);
     // What `visync status` reads.
     const redis = new Redis(inject('redisUrl'));
     closers.push(() => redis.quit());

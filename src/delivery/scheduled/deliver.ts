@@ -24,7 +24,7 @@ import { handMadeRecord } from './hand-made.js';
 import { makeReports } from './make.js';
 import { type DeliveryRecord, readDelivery } from './records.js';
 import { sendPending } from './send.js';
-import { base, firstToAlert, notify, outcome, save } from './steps.js';
+import { alertClientName, base, firstToAlert, notify, outcome, save } from './steps.js';
 import type { DeliveryOptions, DeliveryOutcome, Due } from './types.js';
 
 /**
@@ -240,13 +240,16 @@ async function markStale(
 ): Promise<DeliveryOutcome> {
   const first = due.record?.state !== 'stale';
   let alerted = due.record?.stale_alerted === true;
-  if (!alerted)
+  if (!alerted) {
+    const clientName = await alertClientName(o, due.brandId, 'stale');
     alerted = await alertOnce(o, {
       account: o.account.name,
       brandId: due.brandId,
+      ...(clientName ? { clientName } : {}),
       period: due.period.label,
       staleReason: reason,
     });
+  }
   const record = await save(o, { ...base(o, due, trigger), state: 'stale', reason, stale_alerted: alerted });
   if (first) {
     metrics.reportDelivery('stale');

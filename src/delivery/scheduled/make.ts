@@ -12,7 +12,7 @@ import { pdfFooter, styleOf } from '../../report/style.js';
 import { errorMessage } from '../../util/errors.js';
 import { reportAlert } from '../webhooks/payloads.js';
 import type { DeliveryRecord, DeliveryState } from './records.js';
-import { base, firstToAlert, notify, save, storedVersion, writtenFormats } from './steps.js';
+import { alertClientName, base, firstToAlert, notify, save, storedVersion, writtenFormats } from './steps.js';
 import type { DeliveryOptions, Due } from './types.js';
 
 export interface Made {
@@ -81,9 +81,11 @@ export async function makeReports(
           'scheduled report made',
         );
         const alerts = o.config.alerts;
+        const clientName = await alertClientName(o, d.brandId, 'report');
         const facts = {
           account: o.account.name,
           brandId: d.brandId,
+          ...(clientName ? { clientName } : {}),
           period: d.period.label,
           location: m.location,
           draft: d.settings.review,

@@ -7,6 +7,7 @@ import { parseManifest } from '../../report/artefact.js';
 import type { ReportFormat } from '../../report/output.js';
 import type { ReportSettings } from '../../report/settings.js';
 import { brandKey, reportPrefix } from '../../sinks/layout.js';
+import { displayNames } from '../digest/display-names.js';
 import type { ReportAlertFacts, reportAlert } from '../webhooks/payloads.js';
 import { sendAlert } from '../webhooks/send.js';
 import { type DeliveryRecord, writeDelivery } from './records.js';
@@ -66,6 +67,24 @@ export async function firstToAlert(
     `alerts:${kind}:${facts.account}:${brandKey(facts.brandId)}:${facts.period}`,
     ALERT_ONCE_SECONDS,
   );
+}
+
+/**
+ * The client's name for a report alert's text when the alert `event` is on (else none is read):
+ * the reports config's, else the workspace's in the runs; none when the runs cannot be read (the
+ * alert then names the workspace id, as the only name known).
+ */
+export async function alertClientName(
+  o: Pick<DeliveryOptions, 'config' | 'account' | 'store'>,
+  brandId: string,
+  event: 'report' | 'stale',
+): Promise<string | undefined> {
+  if (!o.config.alerts?.on.includes(event)) return undefined;
+  try {
+    return (await displayNames(o.config, o.account, o.store, [brandId])).workspace(brandId);
+  } catch {
+    return undefined;
+  }
 }
 
 export async function notify(

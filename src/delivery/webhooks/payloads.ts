@@ -32,6 +32,8 @@ export interface AlertPayload {
     stale_hours?: number;
     /** A scheduled report's workspace, period and where its files are (src/delivery/scheduled/deliver.ts). */
     brand_id?: string;
+    /** The client's name the texts use, beside its id (a report or stale alert). */
+    brand_name?: string;
     period?: string;
     location?: string;
     reason?: string;
@@ -174,6 +176,8 @@ export function staleAlert(o: {
 export interface ReportAlertFacts {
   account: string;
   brandId: string;
+  /** The client's name (../digest/display-names.ts), for the texts; the id when none is known. */
+  clientName?: string;
   period: string;
   location?: string;
   /** Made as a draft, waiting for `visync report send`. */
@@ -186,13 +190,14 @@ export interface ReportAlertFacts {
 export function reportAlert(f: ReportAlertFacts, on: readonly AlertEvent[]): AlertPayload | undefined {
   const stale = f.staleReason !== undefined;
   if (!on.includes(stale ? 'stale' : 'report')) return undefined;
-  const what = `report of workspace ${f.brandId} of account ${f.account} for ${f.period}`;
+  const client = f.clientName ?? f.brandId;
+  const what = `report of ${client} (account ${f.account}) for ${f.period}`;
   const text = stale
     ? `visync: the ${what} is stale, not made and not sent: ${short(f.staleReason ?? '')}`
     : `visync: the ${what} is ${f.draft ? 'made as a draft (visync report send delivers it)' : 'made'}: ${f.location ?? ''}`;
   const fields = [
     { title: 'account', value: f.account, short: true },
-    { title: 'workspace', value: f.brandId, short: true },
+    { title: 'client', value: client, short: true },
     { title: 'period', value: f.period, short: true },
     stale
       ? { title: 'reason', value: short(f.staleReason ?? ''), short: false }
@@ -204,6 +209,7 @@ export function reportAlert(f: ReportAlertFacts, on: readonly AlertEvent[]): Ale
       event: stale ? 'stale' : 'report',
       account: f.account,
       brand_id: f.brandId,
+      brand_name: client,
       period: f.period,
       ...(f.location ? { location: f.location } : {}),
       ...(stale ? { reason: short(f.staleReason ?? '') } : {}),

@@ -37,7 +37,7 @@ interface Hook {
   url: string;
   bodies: {
     text: string;
-    visync: { event: string; brand_id?: string; period?: string; location?: string };
+    visync: { event: string; brand_id?: string; brand_name?: string; period?: string; location?: string };
   }[];
 }
 

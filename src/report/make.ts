@@ -22,11 +22,14 @@ import { type OverviewReport, overviewPart } from './overview/rows.js';
 import { PdfError, PRINTS_AT_ONCE } from './render/pdf.js';
 import { reportJsonText } from './render/report-json.js';
 import type { ReportStyle } from './style.js';
-import { readNotes } from './summary/notes.js';
+import { NotesError, readNotes } from './summary/notes.js';
 
 export interface ReportProblem {
-  /** pdf: that workspace's PDF could not be printed; nothing of it was written, the others were. */
-  kind: 'no data' | 'pdf';
+  /**
+   * pdf: that workspace's PDF could not be printed; notes: its notes file is not read
+   * (./summary/notes.ts). Nothing of that workspace was written, the others were.
+   */
+  kind: 'no data' | 'pdf' | 'notes';
   line: string;
 }
 
@@ -121,10 +124,20 @@ async function workspaceReport(
   // The PDF is that HTML printed: rendered once for both.
   // html.js loads Vega: only when a page is asked for.
   const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
+  let notes: string | null = null;
+  if (formats.some((f) => f !== 'json')) {
+    try {
+      notes = await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label);
+    } catch (err) {
+      if (!(err instanceof NotesError)) throw err;
+      const line = `account ${o.account}, workspace ${workspace.brandId}: ${err.message}; its report was not written, the other workspaces' were`;
+      return { report, files: Promise.resolve({ kind: 'notes', line }) };
+    }
+  }
   const page = formats.some((f) => f !== 'json')
     ? await (await import('./render/html.js')).renderHtml(report, style, {
         brandName: brandNameOf(workspace),
-        notes: await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label),
+        notes,
       })
     : '';
   const files = reportFiles(o, formats, report, page, workspace.brandId);

@@ -11,7 +11,7 @@ import { parse, stringify } from 'yaml';
 import { NOTES_MAX_BYTES, readNotes } from '../src/report/summary/notes.js';
 import { brandKey } from '../src/sinks/layout.js';
 import * as h from './helpers/harness.js';
-import { twoNightsOnce } from './helpers/report-nights.js';
+import { reportNovemberCli, twoNightsOnce } from './helpers/report-nights.js';
 
 const nights = twoNightsOnce();
 
@@ -86,16 +86,7 @@ describe("the account manager's notes, read safely", () => {
     const badNote = notesFor(dir, bad).file;
     symlinkSync(config, badNote);
     writeFileSync(notesFor(dir, good).file, 'All good.');
-    const out = h.tempDir();
-    const r = await h.visyncCli(config, [
-      'report',
-      '--period',
-      '2026-11',
-      '--format',
-      'html,json',
-      '--out',
-      out,
-    ]);
+    const { out, r } = await reportNovemberCli(config, 'html,json');
     expect(r.code).toBe(1);
     const lines = r.err.filter((l) => l.includes(badNote));
     expect(lines).toHaveLength(1);

@@ -124,8 +124,9 @@ async function workspaceReport(
   // The PDF is that HTML printed: rendered once for both.
   // html.js loads Vega: only when a page is asked for.
   const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
+  const withPage = formats.some((f) => f !== 'json');
   let notes: string | null = null;
-  if (formats.some((f) => f !== 'json')) {
+  if (withPage) {
     try {
       notes = await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label);
     } catch (err) {
@@ -134,7 +135,7 @@ async function workspaceReport(
       return { report, files: Promise.resolve({ kind: 'notes', line }) };
     }
   }
-  const page = formats.some((f) => f !== 'json')
+  const page = withPage
     ? await (await import('./render/html.js')).renderHtml(report, style, {
         brandName: brandNameOf(workspace),
         notes,

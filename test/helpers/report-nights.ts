@@ -161,8 +161,8 @@ export async function reportNovemberWith(
   return { out, first, second };
 }
 
-/** `visync report --period 2026-11 --format FORMATS --out DIR ...extra` in a fresh folder, exit 0, nothing on stderr; the folder. */
-export async function reportNovember(config: string, formats: string, extra: string[] = []): Promise<string> {
+/** `visync report --period 2026-11 --format FORMATS --out DIR ...extra` in a fresh folder: the folder and what the command said. */
+export async function reportNovemberCli(config: string, formats: string, extra: string[] = []) {
   const out = h.tempDir();
   const r = await h.visyncCli(config, [
     'report',
@@ -174,6 +174,12 @@ export async function reportNovember(config: string, formats: string, extra: str
     out,
     ...extra,
   ]);
+  return { out, r };
+}
+
+/** `reportNovemberCli`, exit 0, nothing on stderr; the folder. */
+export async function reportNovember(config: string, formats: string, extra: string[] = []): Promise<string> {
+  const { out, r } = await reportNovemberCli(config, formats, extra);
   expect(r.code, r.err.join('\n')).toBe(0);
   expect(r.err).toEqual([]);
   return out;

@@ -80,6 +80,7 @@ const E2E = files([
   'report-json',
   'report-removed-client-send',
   'report-send-once',
+  'report-recipients',
   'report-artefact',
   'report-to-date',
   'run-ownership',

@@ -1,6 +1,7 @@
 // A local SMTP server (smtp-server) for report mail tests, its mail read back with mailparser: what
 // it received (logins, mails, connections) and knobs for the faults a test needs (a refused login,
-// a mail held without an answer, a slow acceptance, a hook run as a mail is accepted). Also a TCP
+// a mail held without an answer, a slow acceptance, a hook run as a mail is accepted, an address
+// refused at RCPT TO with 550 while `refusing` holds it). Also a TCP
 // server that accepts and never greets. Everything is closed after the test.
 import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { type ParsedMail, simpleParser } from 'mailparser';
@@ -24,6 +25,13 @@ export interface Mailbox {
   connections: number;
   /** Mails whose DATA arrived, held or not (the held one never answered). */
   dataStarted: number;
+  /**
+   * Addresses (lower-cased) answered `550 5.1.1 <address>: mailbox unavailable` at RCPT TO; a test
+   * deletes one to have the server take it on the next try.
+   */
+  refusing: Set<string>;
+  /** Each RCPT TO the server refused, in order. */
+  refused: string[];
 }
 
 export interface MailboxOptions {
@@ -35,11 +43,22 @@ export interface MailboxOptions {
   acceptDelayMs?: number;
   /** Run before a mail is accepted (the server has its whole message). */
   onAccept?: (mail: ParsedMail) => void | Promise<void>;
+  /** Addresses to refuse at RCPT TO (550), per recipient: the others of the same mail are taken. */
+  refuse?: string[];
 }
 
 /** A server without TLS that takes AUTH in cleartext (allowInsecureAuth): what a client sends is up to the client. */
 export async function mailbox(o: MailboxOptions = {}): Promise<Mailbox> {
-  const box: Mailbox = { port: 0, mails: [], envelopes: [], logins: [], connections: 0, dataStarted: 0 };
+  const box: Mailbox = {
+    port: 0,
+    mails: [],
+    envelopes: [],
+    logins: [],
+    connections: 0,
+    dataStarted: 0,
+    refusing: new Set((o.refuse ?? []).map((a) => a.toLowerCase())),
+    refused: [],
+  };
   const server = new SMTPServer({
     secure: false,
     authOptional: true,
@@ -56,6 +75,11 @@ export async function mailbox(o: MailboxOptions = {}): Promise<Mailbox> {
       box.logins.push(String(auth.password));
       if (o.refuseLogin) cb(new Error('535 5.7.8 authentication failed'));
       else cb(null, { user: auth.username });
+    },
+    onRcptTo(address, _session, cb) {
+      if (!box.refusing.has(address.address.toLowerCase())) return cb();
+      box.refused.push(address.address);
+      cb(Object.assign(new Error(`5.1.1 <${address.address}>: mailbox unavailable`), { responseCode: 550 }));
     },
     onData(stream, session, cb) {
       const n = ++box.dataStarted;

@@ -1,8 +1,8 @@
 // The report's e-mail as a client receives it, through a local SMTP server (smtp-server) read back
 // with mailparser: the subject and body in the client's language with the period as the locale says
 // it and the two headline figures (a missing one said, never 0), text and HTML parts, the client's
-// name escaped in the HTML, the sender's display name, Reply-To, Cc shown, cc and bcc delivered
-// with the first recipient's mail only, and the attachment named `<client>-<period>.pdf`.
+// name escaped in the HTML, the sender's display name, Reply-To, Cc shown, cc and bcc each sent the
+// first recipient's mail on an envelope of their own, and the attachment named `<client>-<period>.pdf`.
 import { describe, expect, it } from 'vitest';
 import { parseConfig } from '../src/config/read-config.js';
 import type { ReportMailConfig, SmtpConfig } from '../src/config/schema.js';
@@ -58,20 +58,25 @@ async function send(mails: ReportMail[]) {
   return box;
 }
 
-const mail = (to: string, w: MailWords, withCopies: boolean): ReportMail => ({
+const mail = (to: string, w: MailWords, deliverTo = to): ReportMail => ({
   to,
+  deliverTo,
   messageId: `<t.${to.replace(/\W/g, '')}@northwind.example>`,
   words: w,
   addressing: ADDRESSING,
-  withCopies,
   attachment: { filename: w.fileName, content: PDF, contentType: 'application/pdf' },
 });
 
 describe('report e-mail', () => {
   it('arrives in German with the period, the figures, both parts, the addressing and the attachment name', async () => {
     const w = words({ clientName: 'Müller & Söhne <b>GmbH</b>' });
-    const box = await send([mail('cmo@client.example', w, true), mail('seo@client.example', w, false)]);
-    expect(box.mails).toHaveLength(2);
+    const box = await send([
+      mail('cmo@client.example', w),
+      mail('seo@client.example', w),
+      mail('cmo@client.example', w, 'anna@northwind.example'),
+      mail('cmo@client.example', w, 'archive@northwind.example'),
+    ]);
+    expect(box.mails).toHaveLength(4);
     const [first, second] = box.mails as [(typeof box.mails)[0], (typeof box.mails)[0]];
 
     expect(first.subject).toBe(
@@ -98,10 +103,16 @@ describe('report e-mail', () => {
         ['muller-sohne-b-gmbh-b-2026-11.pdf', 'application/pdf', true],
       ]);
     }
-    // cc and bcc get one copy, with the first recipient's mail.
+    // Each message goes to its one address: cc and bcc get the first recipient's mail, on their own.
     expect(box.envelopes).toEqual([
-      ['cmo@client.example', 'anna@northwind.example', 'archive@northwind.example'],
+      ['cmo@client.example'],
       ['seo@client.example'],
+      ['anna@northwind.example'],
+      ['archive@northwind.example'],
+    ]);
+    expect(box.mails.slice(2).map((m) => (m.to as { text: string }).text)).toEqual([
+      'cmo@client.example',
+      'cmo@client.example',
     ]);
     expect(second.subject).toBe(first.subject);
   });

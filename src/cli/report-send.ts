@@ -5,6 +5,7 @@
 // Every problem is a line of its own and the exit code 1; nothing stops the other recipients.
 // Registering it loads only commander; the action imports the rest.
 import type { Command } from 'commander';
+import { addresseeName } from '../delivery/scheduled/addressees.js';
 import type { DeliveryOutcome } from '../delivery/scheduled/types.js';
 import type { Period } from '../history/period.js';
 import { EXIT_USAGE } from './exit-codes.js';
@@ -167,7 +168,7 @@ function printOutcome(account: string, w: DeliveryOutcome, io: CliIo): boolean {
     if (w.reason) failed = true;
   }
   for (const x of w.recipients) {
-    io.out(`${head} ${x.recipient}: ${x.result}${gotWords(x.got)}${x.reason ? `: ${x.reason}` : ''}`);
+    io.out(`${head} ${addresseeName(x)}: ${x.result}${gotWords(x.got)}${x.reason ? `: ${x.reason}` : ''}`);
     if (x.result === 'failed' || x.result === 'unconfirmed') failed = true;
   }
   if (w.recordFailure) {

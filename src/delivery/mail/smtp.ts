@@ -1,5 +1,6 @@
 // A scheduled report by e-mail (nodemailer over SMTP, docs/reports.md "Scheduled reports and
-// delivery"): one message per recipient, so each send is recorded (and never repeated) on its own.
+// delivery"): one message per address (recipient, cc or bcc) on an envelope of that address alone,
+// so what the server says of it is its own state, recorded (and never repeated) on its own.
 // The password comes only from the environment variable `smtp.passwordEnv` names, is registered
 // with the log scrubber, and is never written anywhere. Every wait on the server is bounded, a
 // whole send too. The login and the reports cross the network only inside TLS (port 465 with
@@ -70,8 +71,13 @@ export function certainlyNotSent(err: unknown): boolean {
 
 /** The reason of a mail failure in our words where nodemailer's would not tell what to do. */
 export function mailFailureReason(smtp: SmtpConfig, err: unknown): string {
-  const e = err as { code?: string; message?: string } | undefined;
+  const e = err as
+    | { code?: string; message?: string; command?: string; response?: string; rejected?: string[] }
+    | undefined;
   const message = e?.message ?? String(err);
+  // The server's own answer to this address, not nodemailer's "all recipients were rejected".
+  if (e?.code === 'EENVELOPE' && e.command === 'RCPT TO' && e.response)
+    return `the server refused ${e.rejected?.[0] ?? 'the address'}: ${e.response}`;
   if (e?.code === 'ETLS' && !smtp.secure)
     return `${smtp.host}:${smtp.port} offers no STARTTLS, so the login and the report would cross the network in cleartext: refused (use port 465 with secure: true, or a server with STARTTLS; smtp.allowInsecure: true only for a trusted local relay)`;
   if (e?.code === 'EAUTH')
@@ -102,22 +108,20 @@ export function smtpAuth(
 }
 
 export interface ReportMail {
+  /** The To header: the recipient (a cc or bcc copy shows the first recipient, as its mail does). */
   to: string;
+  /** The one address this message is delivered to (the envelope's RCPT TO): `to`, or a cc or bcc. */
+  deliverTo: string;
   messageId: string;
   /** The subject's and body's words (./compose.ts). */
   words: MailWords;
-  /** `reports.mail` of the workspace: sender name, reply-to, cc and bcc. */
+  /** `reports.mail` of the workspace: sender name, reply-to and the Cc header (bcc is never one). */
   addressing: ReportMailConfig;
-  /**
-   * Whether cc and bcc get this message: each recipient's mail is sent and recorded on its own
-   * (../scheduled/records.ts), so the copies ride with one of them, the first recipient's, and arrive once.
-   */
-  withCopies: boolean;
   attachment: { filename: string; content: Buffer; contentType: string };
 }
 
 export interface Mailer {
-  /** Resolves once the server accepted the message; rejects with its reason otherwise. */
+  /** Resolves once the server accepted the message for `deliverTo`; rejects with its reason otherwise. */
   send(mail: ReportMail): Promise<void>;
   /** Connects and, with a user, logs in: what `visync doctor` checks before a first scheduled report. */
   verify(): Promise<void>;
@@ -160,11 +164,14 @@ export async function openMailer(
           );
         }, sendTimeout);
       });
+      let info: SentInfo;
       try {
-        await Promise.race([transport.sendMail(reportMessage(m, smtp.from)), over]);
+        info = await Promise.race([transport.sendMail(reportMessage(m, smtp.from)), over]);
       } finally {
         clearTimeout(timer);
       }
+      const refused = refusalOf(info, m.deliverTo);
+      if (refused) throw refused;
     },
     async verify() {
       await transport.verify();
@@ -173,23 +180,43 @@ export async function openMailer(
   };
 }
 
+/** What nodemailer resolves with: the addresses the server took and refused, and why. */
+interface SentInfo {
+  rejected?: unknown[];
+  rejectedErrors?: Error[];
+}
+
+/**
+ * The server's refusal of `address` in an answer that resolved (nodemailer resolves when it took
+ * the message for any address of the envelope): with one address an envelope, a refusal rejects
+ * instead, but an answer naming it refused is never read as taken.
+ */
+export function refusalOf(info: SentInfo | undefined, address: string): Error | undefined {
+  const same = (a: unknown) => String(a).toLowerCase() === address.toLowerCase();
+  if (!info?.rejected?.some(same)) return undefined;
+  const err = info.rejectedErrors?.find((e) => same((e as { recipient?: unknown }).recipient));
+  return Object.assign(err ?? new Error(`the server refused ${address}`), {
+    code: 'EENVELOPE',
+    command: 'RCPT TO',
+    rejected: [address],
+  });
+}
+
 /**
  * The message nodemailer sends: subject, text and HTML parts, the attachment, the sender with its
  * display name, Reply-To, and Cc shown on every recipient's mail. The envelope says who gets this
- * copy: its recipient, plus cc and bcc only on the mail that carries the copies (Bcc is never a
- * header).
+ * message: the one address `deliverTo`, a recipient or a copy (Bcc is never a header).
  */
 export function reportMessage(m: ReportMail, from: string) {
   const { subject, text, html } = composeMail(m.words);
   const a = m.addressing;
   const cc = a.cc ?? [];
-  const copies = m.withCopies ? [...cc, ...(a.bcc ?? [])] : [];
   return {
     from: a.fromName ? { name: a.fromName, address: from } : from,
     to: m.to,
     ...(cc.length ? { cc } : {}),
     ...(a.replyTo ? { replyTo: a.replyTo } : {}),
-    envelope: { from, to: [m.to, ...copies] },
+    envelope: { from, to: [m.deliverTo] },
     subject,
     text,
     html,

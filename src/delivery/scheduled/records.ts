@@ -1,9 +1,10 @@
 // What the delivery of a scheduled report has done, kept beside the report in the object store
 // (docs/reports.md, "Scheduled reports and delivery"):
 //   reports/account=A/brand=B/period=P/delivery.json          state, why, the run that triggered it
-//   reports/account=A/brand=B/period=P/sends/<recipient>.json one per recipient: `sending` written
-//                                                             before the mail goes to the server,
-//                                                             `sent` once the server accepted it
+//   reports/account=A/brand=B/period=P/sends/<address>.json   one per address (recipient, cc, bcc):
+//                                                             `sending` written before the mail
+//                                                             goes to the server, `sent` once the
+//                                                             server accepted it for that address
 // A send is one object of its own, so a worker and `visync report send` recording different
 // recipients never overwrite each other's records. A recorded send, `sent` or `sending`, is never
 // repeated on its own (design.md section 9: idempotent per account, workspace, period and
@@ -14,6 +15,7 @@ import { parsePeriod } from '../../history/period.js';
 import { brandKey, reportPrefix } from '../../sinks/layout.js';
 import { type ObjectStore, putJsonObject, readJsonObject } from '../../sinks/object-store.js';
 import { sha256Hex } from '../../util/hash.js';
+import type { AddressRole } from './addressees.js';
 
 /**
  * - `stale`: no complete run dated on the period's last day covers the workspace: not made, not sent;
@@ -64,14 +66,22 @@ export interface VersionSent {
 }
 
 export interface SendRecord extends VersionSent {
+  /** The address (a recipient's, or a cc or bcc copy's: `role`). */
   recipient: string;
+  /**
+   * `to`, `cc`, `bcc` (./addressees.ts). Absent: a record from before each address had its own
+   * message, when the first recipient's mail carried the copies in its envelope.
+   */
+  role?: AddressRole;
   channel: 'email';
   /** `sending`: the mail went (or was about to go) to the server; `sent`: it was accepted. Absent: sent (records older than this). */
   state?: 'sending' | 'sent';
   /** When the send began (the `sending` record). */
   started_at?: string;
-  /** When the server accepted it (the `sent` record). */
+  /** When the server accepted it (the `sent` record), or when `--mark-sent` recorded it. */
   sent_at?: string;
+  /** Recorded `sent` by `visync report send --mark-sent`: delivered by other means, not by this mail. */
+  marked_sent?: true;
   message_id: string;
   /** What the recipient got before this send (a to-date report, then the final one), oldest first. */
   earlier?: Omit<SendRecord, 'earlier'>[];

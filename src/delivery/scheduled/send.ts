@@ -1,7 +1,8 @@
-// A made report mailed (./deliver.ts): to every recipient whose send is not recorded, each send
-// claimed (src/delivery/claims/claims.ts) and recorded before and after (./records.ts), then the workspace's
-// state (sent, made, draft or failed). A failure on one recipient never stops the others; a failed
-// server or login stops its sends for the rest of the delivery (../mail/session.ts).
+// A made report mailed (./deliver.ts): to every address (recipient, cc, bcc: ./addressees.ts) whose
+// send is not recorded, each its own message, its send claimed (src/delivery/claims/claims.ts) and
+// recorded before and after (./records.ts), then the workspace's state (sent, made, draft or
+// failed). A failure on one address never stops the others; a failed server or login stops its
+// sends for the rest of the delivery (../mail/session.ts).
 import type { SmtpConfig } from '../../config/schema.js';
 import { scrubSecrets } from '../../log.js';
 import { metrics } from '../../metrics/recorder.js';
@@ -33,6 +34,7 @@ import {
   type SendRecord,
   type VersionSent,
 } from './records.js';
+import { type Addressee, addresseesOf } from './addressees.js';
 import { outcome, save } from './steps.js';
 import type { DeliveryOptions, DeliveryOutcome, Due, RecipientOutcome } from './types.js';
 
@@ -46,7 +48,7 @@ export const UNCONFIRMED_FIX =
   'check with the recipient, then `visync report send --resend-unconfirmed` mails it again under the same Message-ID';
 
 /** What the mail says of the report (its client's name, the headline figures) and which version it is. */
-interface Facts {
+export interface Facts {
   clientName: string;
   headline: Headline;
   manifest: ReportManifest;
@@ -58,7 +60,7 @@ interface Facts {
  * The report as its manifest names it (src/report/artefact.ts): the version, whether it is to date,
  * and report.json's figures, read only when its bytes are that version's.
  */
-async function factsOf(o: DeliveryOptions, due: Due): Promise<Facts> {
+export async function factsOf(o: DeliveryOptions, due: Due): Promise<Facts> {
   const prefix = reportPrefix(o.account.name, due.brandId, due.period.label);
   const manifest = parseManifest(await o.store.get(`${prefix}manifest.json`));
   if (!manifest)
@@ -99,7 +101,7 @@ async function attachmentOf(o: DeliveryOptions, due: Due, facts: Facts): Promise
 }
 
 /** What a record says the recipient got, for the outcome's line: and a to-date report before the final one. */
-function gotOf(
+export function gotOf(
   r: Omit<SendRecord, 'recipient' | 'channel' | 'message_id'>,
 ): NonNullable<RecipientOutcome['got']> {
   const toDate =
@@ -112,43 +114,66 @@ function gotOf(
   };
 }
 
-function unconfirmed(recipient: string, startedAt: string | undefined): RecipientOutcome {
+/** The outcome's address and, for a copy, its role (a recipient's outcome has none). */
+export function who(a: Addressee): Pick<RecipientOutcome, 'recipient' | 'role'> {
+  return { recipient: a.address, ...(a.role !== 'to' ? { role: a.role } : {}) };
+}
+
+function unconfirmed(a: Addressee, startedAt: string | undefined): RecipientOutcome {
   return {
-    recipient,
+    ...who(a),
     result: 'unconfirmed',
     reason: `a send began${startedAt ? ` at ${startedAt}` : ''} and was never recorded as accepted, so it is not mailed again: ${UNCONFIRMED_FIX}`,
   };
 }
 
-/** Mails the made report to every recipient whose send is not recorded; records each send, then the state. */
+/**
+ * Each address's send record, by lower-cased address. A copy (cc, bcc) without a record of its own
+ * has the first recipient's when that one was written before copies were sent on their own (no
+ * `role`): the copies rode in that mail's envelope then, and have what it has.
+ */
+export function recordsByAddress(
+  sends: ReadonlyMap<string, SendRecord>,
+  list: readonly Addressee[],
+): (a: Addressee) => SendRecord | undefined {
+  const first = list.find((a) => a.role === 'to');
+  const carrier = first && sends.get(first.address.toLowerCase());
+  const legacy = carrier && carrier.role === undefined && confirmed(carrier) ? carrier : undefined;
+  return (a) => sends.get(a.address.toLowerCase()) ?? (a.role !== 'to' ? legacy : undefined);
+}
+
+/** Mails the made report to every address whose send is not recorded; records each send, then the state. */
 export async function sendPending(
   o: DeliveryOptions,
   due: Due,
   session: MailSession,
 ): Promise<DeliveryOutcome> {
   const record = due.record as DeliveryRecord;
-  const recipients = due.settings.recipients;
+  const addressees = addresseesOf(due.settings);
   const where = { account: o.account.name, brandId: due.brandId, period: due.period.label };
   const results: RecipientOutcome[] = [];
   const failAll = (reason: string) => {
-    for (const r of recipients)
-      if (!results.some((x) => x.recipient === r)) results.push({ recipient: r, result: 'failed', reason });
+    for (const a of addressees)
+      if (!results.some((x) => x.recipient === a.address)) results.push({ ...who(a), result: 'failed', reason });
   };
   let facts: Facts | undefined;
   try {
-    const sends = await readSends(o.store, where.account, where.brandId, where.period);
+    const recordOf = recordsByAddress(
+      await readSends(o.store, where.account, where.brandId, where.period),
+      addressees,
+    );
     // Everyone has the final report: nothing of the report itself is needed.
-    const finalSent = (r: string) => {
-      const s = sends.get(r.toLowerCase());
+    const finalSent = (a: Addressee) => {
+      const s = recordOf(a);
       return s !== undefined && confirmed(s) && s.to_date !== true;
     };
-    if (!recipients.every(finalSent)) facts = await factsOf(o, due);
+    if (!addressees.every(finalSent)) facts = await factsOf(o, due);
     const want = facts?.want;
     // A `sending` record may be another process's send in progress: decided under the claim.
-    const pending = recipients.filter((r) => {
-      const s = sends.get(r.toLowerCase());
+    const pending = addressees.filter((a) => {
+      const s = recordOf(a);
       if (!s || !confirmed(s) || (want && !alreadyHas(s, want))) return true;
-      results.push({ recipient: r, result: 'already sent', got: gotOf(s) });
+      results.push({ ...who(a), result: 'already sent', got: gotOf(s) });
       return false;
     });
     const smtp = due.settings.smtp;
@@ -156,18 +181,19 @@ export async function sendPending(
       failAll('recipients are set but reports.smtp is not: configure host and from');
     else if (pending.length && smtp && facts) {
       const attachment = await attachmentOf(o, due, facts);
-      for (const recipient of pending)
-        results.push(await sendOne(o, { session, smtp, where, recipient, attachment, facts, due }));
+      for (const to of pending)
+        results.push(await sendOne(o, { session, smtp, where, to, attachment, facts, due }));
     }
   } catch (err) {
     // The records or the report could not be read: nothing was sent to whoever is left.
     failAll(scrubSecrets(errorMessage(err)));
   }
-  results.sort((a, b) => recipients.indexOf(a.recipient) - recipients.indexOf(b.recipient));
+  const order = addressees.map((a) => a.address);
+  results.sort((a, b) => order.indexOf(a.recipient) - order.indexOf(b.recipient));
   const failed = results.filter((r) => r.result === 'failed' || r.result === 'unconfirmed');
   const state: DeliveryState = failed.length
     ? 'failed'
-    : results.every((r) => r.result === 'sent' || r.result === 'already sent') && recipients.length
+    : results.every((r) => r.result === 'sent' || r.result === 'already sent') && addressees.length
       ? 'sent'
       : record.state === 'draft' && due.settings.review && !results.length
         ? 'draft'
@@ -184,7 +210,7 @@ export async function sendPending(
     const { reason: _old, through: _through, ...rest } = record;
     const next = {
       ...rest,
-      recipients: [...recipients],
+      recipients: [...due.settings.recipients],
       state,
       ...(reason ? { reason } : {}),
       ...version,
@@ -199,17 +225,15 @@ export async function sendPending(
     }
     metrics.reportDelivery(state);
   }
-  for (const r of results)
+  for (const r of results) {
+    const fields = { brand_id: due.brandId, period: due.period.label, recipient: r.recipient, role: r.role };
     if (r.result === 'failed' || r.result === 'unconfirmed')
       o.logger.error(
-        { brand_id: due.brandId, period: due.period.label, recipient: r.recipient, err: r.reason },
+        { ...fields, err: r.reason },
         r.result === 'failed' ? 'report mail failed' : 'report mail unconfirmed',
       );
-    else if (r.result === 'sent')
-      o.logger.info(
-        { brand_id: due.brandId, period: due.period.label, recipient: r.recipient },
-        'report mailed',
-      );
+    else if (r.result === 'sent') o.logger.info(fields, 'report mailed');
+  }
   if (recordFailure)
     o.logger.error(
       { brand_id: due.brandId, period: due.period.label, err: recordFailure },
@@ -221,58 +245,92 @@ export async function sendPending(
 interface OneSend {
   session: MailSession;
   smtp: SmtpConfig;
-  where: { account: string; brandId: string; period: string };
-  recipient: string;
+  where: Where;
+  to: Addressee;
   attachment: ReportMail['attachment'];
   facts: Facts;
   due: Due;
 }
 
-/** One recipient: claimed, recorded `sending`, mailed, recorded `sent`; the claim given back. */
-async function sendOne(o: DeliveryOptions, s: OneSend): Promise<RecipientOutcome> {
-  const { where, recipient } = s;
-  const broken = s.session.broken(s.smtp);
-  if (broken) return { recipient, result: 'failed', reason: `not tried: ${broken}` };
-  const claim = `report-send:${where.account}:${brandKey(where.brandId)}:${where.period}:${brandKey(recipient.toLowerCase())}`;
+type Where = { account: string; brandId: string; period: string };
+
+/**
+ * `fn` while this process holds the address's send claim (the one workers and `report send` take
+ * alike), given back after it; `claimed` when another process holds it. `done`: what did not
+ * happen when the claim or the record could not be read (`not sent`, `not marked`).
+ */
+export async function underSendClaim(
+  o: DeliveryOptions,
+  where: Where,
+  a: Addressee,
+  done: string,
+  fn: () => Promise<RecipientOutcome>,
+): Promise<RecipientOutcome> {
+  const claim = `report-send:${where.account}:${brandKey(where.brandId)}:${where.period}:${brandKey(a.address.toLowerCase())}`;
   try {
     if (o.claims && !(await o.claims.take(claim, sendClaimSeconds(o.mailTimeouts), { whileAlive: true })))
-      return { recipient, result: 'claimed', reason: 'another process is sending it now' };
+      return { ...who(a), result: 'claimed', reason: 'another process is sending it now' };
   } catch (err) {
     return {
-      recipient,
+      ...who(a),
       result: 'failed',
-      reason: `not sent: the claim could not be taken: ${errorMessage(err)}`,
+      reason: `${done}: the claim could not be taken: ${errorMessage(err)}`,
     };
   }
   try {
-    return await claimedSend(o, s);
+    return await fn();
   } catch (err) {
-    // Its record could not be read (everything after that read answers for itself): not sent,
-    // and the next recipient is tried all the same.
-    return { recipient, result: 'failed', reason: `not sent: ${scrubSecrets(errorMessage(err))}` };
+    // Its record could not be read (everything after that read answers for itself): nothing
+    // done, and the next address is tried all the same.
+    return { ...who(a), result: 'failed', reason: `${done}: ${scrubSecrets(errorMessage(err))}` };
   } finally {
     await o.claims?.release(claim).catch(() => {});
   }
 }
 
+/**
+ * What an address's record says of the version wanted: `same` (it holds this version's send,
+ * sent or `sending`), and `earlier`, what it got before this version (a to-date report, now the
+ * final one: kept, and this version is sent or recorded beside it).
+ */
+export function sendHistory(before: SendRecord | undefined, want: Facts['want']) {
+  const same = before !== undefined && alreadyHas(before, want);
+  const { earlier: older, ...previous } = before ?? { earlier: [] };
+  const earlier = before && !same ? [...(older ?? []), previous as SendRecord] : (older ?? []);
+  return { same, earlier };
+}
+
+/**
+ * The Message-ID of an address's mail: a recipient's own; a copy (cc, bcc) is the first
+ * recipient's mail on an envelope of its own (its headers say so), and has that mail's id.
+ */
+export function messageIdOf(where: Where, a: Addressee, due: Due, from: string, want: Facts['want']): string {
+  const of = a.role === 'to' ? a.address : (due.settings.recipients[0] ?? a.address);
+  return reportMessageId(where, of, from, want.to_date ? want.version : undefined);
+}
+
+/** One address: claimed, recorded `sending`, mailed, recorded `sent`; the claim given back. */
+async function sendOne(o: DeliveryOptions, s: OneSend): Promise<RecipientOutcome> {
+  const broken = s.session.broken(s.smtp);
+  if (broken) return { ...who(s.to), result: 'failed', reason: `not tried: ${broken}` };
+  return underSendClaim(o, s.where, s.to, 'not sent', () => claimedSend(o, s));
+}
+
 async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOutcome> {
-  const { where, recipient } = s;
+  const { where, to } = s;
+  const recipient = to.address;
   const now = () => (o.now?.() ?? new Date()).toISOString();
   // Read again under the claim: another process may have sent it since the records were listed.
   const before = await readSend(o.store, where, recipient);
   const want = s.facts.want;
-  // A record of another version (a to-date report, now the final one) is not this send: it is kept as
-  // what the recipient got before, and this version is mailed.
-  const same = before !== undefined && alreadyHas(before, want);
-  if (before && same && confirmed(before)) return { recipient, result: 'already sent', got: gotOf(before) };
-  if (before && same && !o.resendUnconfirmed) return unconfirmed(recipient, before.started_at);
-  const { earlier: older, ...previous } = before ?? { earlier: [] };
-  const earlier = before && !same ? [...(older ?? []), previous as SendRecord] : (older ?? []);
-  const messageId = reportMessageId(where, recipient, s.smtp.from, want.to_date ? want.version : undefined);
+  const { same, earlier } = sendHistory(before, want);
+  if (before && same && confirmed(before)) return { ...who(to), result: 'already sent', got: gotOf(before) };
+  if (before && same && !o.resendUnconfirmed) return unconfirmed(to, before.started_at);
   const intent = {
     recipient,
+    role: to.role,
     channel: 'email' as const,
-    message_id: messageId,
+    message_id: messageIdOf(where, to, s.due, s.smtp.from, want),
     ...want,
     ...(earlier.length ? { earlier } : {}),
   };
@@ -280,7 +338,7 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
     await recordSend(o.store, where, { ...intent, state: 'sending', started_at: now() });
   } catch (err) {
     return {
-      recipient,
+      ...who(to),
       result: 'failed',
       reason: `not sent: its send record could not be written (${scrubSecrets(errorMessage(err))}); fix the store, then run \`visync report send\``,
     };
@@ -289,8 +347,10 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
     const mailer = await s.session.mailer(s.smtp);
     const settings = s.due.settings;
     await mailer.send({
-      to: recipient,
-      messageId,
+      // A copy shows the first recipient's headers: it is that mail, on an envelope of its own.
+      to: to.role === 'to' ? recipient : (settings.recipients[0] ?? recipient),
+      deliverTo: recipient,
+      messageId: intent.message_id,
       words: {
         clientName: s.facts.clientName,
         period: s.due.period,
@@ -302,8 +362,6 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
         contact: settings.contact,
       },
       addressing: settings.mail,
-      // The copies ride with the first recipient's mail, so they arrive once (../mail/smtp.ts).
-      withCopies: recipient === settings.recipients[0],
       attachment: s.attachment,
     });
   } catch (err) {
@@ -312,7 +370,7 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
     // Dropped or silent midway: the server may have the mail. Kept `sending`, not mailed again.
     if (!certainlyNotSent(err))
       return {
-        recipient,
+        ...who(to),
         result: 'unconfirmed',
         reason: `the server never said whether it took the mail (${reason}), so it is not mailed again: ${UNCONFIRMED_FIX}`,
       };
@@ -320,22 +378,22 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
       await clearSend(o.store, where, { ...intent, state: 'sending' });
     } catch (e) {
       return {
-        recipient,
+        ...who(to),
         result: 'unconfirmed',
         reason: `refused (${reason}), and its \`sending\` record could not be cleared (${scrubSecrets(errorMessage(e))}): ${UNCONFIRMED_FIX}`,
       };
     }
-    return { recipient, result: 'failed', reason };
+    return { ...who(to), result: 'failed', reason };
   }
   // The crash window: killed here, the mail is out and its record says `sending`: not mailed again.
   try {
     await recordSend(o.store, where, { ...intent, state: 'sent', sent_at: now() });
   } catch (err) {
     return {
-      recipient,
+      ...who(to),
       result: 'unconfirmed',
       reason: `mailed, but its record could not be written (${scrubSecrets(errorMessage(err))}): it stays \`sending\` and is not mailed again; fix the store`,
     };
   }
-  return { recipient, result: 'sent', got: gotOf(intent) };
+  return { ...who(to), result: 'sent', got: gotOf(intent) };
 }

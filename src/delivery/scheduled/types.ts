@@ -48,12 +48,16 @@ export interface Due {
 }
 
 /**
- * What one recipient's send came to: `sent`, `already sent`, `claimed` (another process sends it
- * now), `unconfirmed` (a send began and was never recorded as accepted: not mailed again) or `failed`.
+ * What one address's send came to: `sent`, `already sent`, `claimed` (another process sends it
+ * now), `unconfirmed` (a send began and was never recorded as accepted: not mailed again),
+ * `failed`, or `marked sent` (`report send --mark-sent`: recorded as delivered, nothing mailed).
  */
 export interface RecipientOutcome {
+  /** The address: a recipient's, or a copy's (`role`). */
   recipient: string;
-  result: 'sent' | 'already sent' | 'claimed' | 'unconfirmed' | 'failed';
+  /** A copy of the first recipient's mail (`reports.mail` cc or bcc); absent for a recipient. */
+  role?: 'cc' | 'bcc';
+  result: 'sent' | 'already sent' | 'claimed' | 'unconfirmed' | 'failed' | 'marked sent';
   reason?: string;
   /**
    * sent, already sent: which version the recipient has (a to-date report or the final one), and

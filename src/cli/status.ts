@@ -3,6 +3,7 @@ import type { LedgerRun } from '../../jobs/ledger.js';
 import { type OpenReport, SHOWN_STATES, type ToDateReport } from '../../jobs/report-index.js';
 import type { FailedRun, StatusReport } from '../../jobs/status.js';
 import { currentPhase } from '../../src/records/run-state.js';
+import { shellWord } from '../util/shell-word.js';
 import { shortened, wrapped } from '../util/text.js';
 import { collect } from './options.js';
 import { type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -163,7 +164,18 @@ function describeReports(account: string, open: readonly OpenReport[]): string {
     if (of.length)
       parts.push(`${of.length} ${state} (${[...new Set(of.map((r) => r.period))].sort().join(', ')})`);
   }
-  const hints = open.some((r) => r.state === 'draft') ? ['visync report send delivers the drafts'] : [];
+  // The command that sends each period's drafts, as it is to be typed: `report send` alone takes
+  // each workspace's newest due period, which a draft's need not be.
+  const hints: string[] = [];
+  const drafts = open.filter((r) => r.state === 'draft');
+  for (const period of [...new Set(drafts.map((r) => r.period))].sort())
+    hints.push(
+      draftSendHint(
+        account,
+        period,
+        drafts.filter((r) => r.period === period).map((r) => r.brand_id),
+      ),
+    );
   // A stale report is made at the next nightly run after a complete run returned its period's
   // last day (src/delivery/scheduled/deliver.ts); when none will, a person makes it and sends it.
   for (const period of [...new Set(open.filter((r) => r.state === 'stale').map((r) => r.period))].sort())
@@ -171,6 +183,21 @@ function describeReports(account: string, open: readonly OpenReport[]): string {
       `to send ${period} now: visync report --account ${account} --period ${period}, then visync report send --account ${account} --period ${period}`,
     );
   return parts.length ? [parts.join(', '), ...hints].join('; ') : '';
+}
+
+/** Past this many drafts of a period, its command names the period alone (every draft of it is sent). */
+const NAMED_DRAFTS = 3;
+
+/**
+ * `to send the draft of 2026-10: visync report send --account acme --brand ws_1 --period 2026-10`:
+ * a few drafts each named by --brand, more by their period alone (the command then also mails any
+ * recipient of that period's other reports not sent yet, as `report send --period` does).
+ */
+function draftSendHint(account: string, period: string, brands: readonly string[]): string {
+  const named = brands.length <= NAMED_DRAFTS;
+  const flags = named ? brands.map((b) => ` --brand ${shellWord(b)}`).join('') : '';
+  const what = brands.length === 1 ? 'the draft' : `the ${brands.length} drafts`;
+  return `to send ${what} of ${period}: visync report send --account ${account}${flags} --period ${period}`;
 }
 
 /**

@@ -5,7 +5,7 @@
 // Every problem is a line of its own and the exit code 1; nothing stops the other recipients.
 // Registering it loads only commander; the action imports the rest.
 import type { Command } from 'commander';
-import { addresseeName } from '../delivery/scheduled/addressees.js';
+import { addresseeName, describeAddressees } from '../delivery/scheduled/addressees.js';
 import type { DeliveryOutcome } from '../delivery/scheduled/types.js';
 import type { Period } from '../history/period.js';
 import { EXIT_USAGE } from './exit-codes.js';
@@ -17,6 +17,7 @@ interface SendFlags {
   brand?: string[];
   period?: string;
   resendUnconfirmed?: boolean;
+  markSent?: string[];
 }
 
 export function registerReportSend(report: Command, state: ProgramState, io: CliIo): void {
@@ -28,8 +29,12 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
         'recipient whose send is not recorded yet: the drafts kept by review: true, and any recipient a ' +
         'worker could not reach. One line per recipient: sent, already sent, claimed (another process ' +
         'sends it now), unconfirmed (a send began and was never recorded as accepted: not mailed again ' +
-        'unless --resend-unconfirmed), or the failure. ' +
-        'Exit codes: 0 all sent, 1 a send failed, is unconfirmed or a report was not made, 64 usage error, 78 config error.',
+        'unless --resend-unconfirmed), or the failure. cc and bcc addresses (reports.mail) are sent and ' +
+        'recorded each on their own, their lines marked (cc) or (bcc). With --mark-sent it mails nothing: ' +
+        'it records the named addresses of the --brand report as sent (delivered by other means) and ' +
+        'prints one line each. ' +
+        'Exit codes: 0 all sent, 1 a send failed, is unconfirmed or a report was not made, 64 usage error ' +
+        '(and a --mark-sent address the report does not have), 78 config error.',
     )
     .option('--account <name>', 'only this account (default: every configured account)')
     .option('--brand <id>', 'only this workspace (repeat for more; default: all)', collect)
@@ -37,6 +42,11 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
     .option(
       '--resend-unconfirmed',
       'mail again the recipients whose send began but was never recorded as accepted (same Message-ID)',
+    )
+    .option(
+      '--mark-sent <address>',
+      'record this address (recipient, cc or bcc) of the --brand report as sent without mailing it: it was delivered by other means (mailed by hand, or an unconfirmed send the recipient confirmed); repeatable',
+      collect,
     )
     .action(exitWith(state, (_own: SendFlags, cmd: Command) => sendCommand(cmd, io)));
 }
@@ -51,6 +61,7 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
     ObjectStores,
     parsePeriod,
     sendMadeReports,
+    markMadeReports,
     mailSession,
     findAccount,
     commandLogger,
@@ -59,6 +70,7 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
     chosenAccounts,
   } = await sendModules();
   const period = scheduledPeriod(flags, parsePeriod);
+  const marks = markFlags(flags);
   const config = readConfigWithoutKeys(configOption(cmd));
   const names = chosenAccounts(config, flags.account).map((a) => a.name);
   const brands = flags.brand ?? [];
@@ -76,6 +88,8 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
   );
   const resend = flags.resendUnconfirmed === true;
   let code = 0;
+  /** A --mark-sent address a report does not have: exit 64. */
+  let refused = false;
   /** Whether any line was printed: without one, the command says there was nothing to send. */
   let said = false;
   const found = new Set<string>();
@@ -84,18 +98,26 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
       let r: Awaited<ReturnType<typeof sendMadeReports>>;
       try {
         const store = await stores.forAccount(config, name);
-        r = await sendMadeReports(
-          {
-            config,
-            account: findAccount(config, name),
-            store,
-            logger,
-            mail,
-            resendUnconfirmed: resend,
-            ...(await claims.forStore(store)),
-          },
-          { brands, ...(period ? { period } : {}) },
-        );
+        const o = {
+          config,
+          account: findAccount(config, name),
+          store,
+          logger,
+          mail,
+          resendUnconfirmed: resend,
+          ...(await claims.forStore(store)),
+        };
+        const want = { brands, ...(period ? { period } : {}) };
+        if (marks) {
+          const m = await markMadeReports(o, { ...want, addresses: marks });
+          for (const x of m.refused) {
+            io.err(
+              `visync: --mark-sent ${x.notListed.join(', ')}: not ${x.notListed.length > 1 ? 'addresses' : 'an address'} of the report ${name} ${x.brandId} ${x.period} (${describeAddressees(x.addressees)}); name one of them`,
+            );
+            refused = true;
+          }
+          r = { outcomes: m.outcomes, known: m.known, workspaces: [] };
+        } else r = await sendMadeReports(o, want);
       } catch (err) {
         // The account's store or runs could not be read: its line, and on to the next.
         io.out(`${name}: nothing sent: ${errorMessage(err)}; fix it and run visync report send again`);
@@ -115,7 +137,24 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
     await claims.close();
     await stores.close();
   }
-  return finishSend({ code, said, found, brands }, io);
+  const exit = finishSend({ code, said: said || refused, found, brands }, io);
+  return refused ? EXIT_USAGE : exit;
+}
+
+/** --mark-sent: the addresses, only with --brand (it settles one workspace's report, named) and never with --resend-unconfirmed. */
+function markFlags(flags: SendFlags): string[] | undefined {
+  if (!flags.markSent?.length) return undefined;
+  if (!flags.brand?.length)
+    throw new CliError(
+      '--mark-sent needs --brand: name the workspace whose report was delivered by other means',
+      EXIT_USAGE,
+    );
+  if (flags.resendUnconfirmed)
+    throw new CliError(
+      '--mark-sent and --resend-unconfirmed contradict each other: one records a send without mailing, the other mails',
+      EXIT_USAGE,
+    );
+  return flags.markSent;
 }
 
 /** What `report send` loads when it runs (not for --help): the modules' exports as one. */

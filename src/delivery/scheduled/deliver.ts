@@ -22,6 +22,7 @@ import { mailStoppedAlert, type ReportAlertFacts, reportAlert } from '../webhook
 import { AlertBatch, sendAlert } from '../webhooks/send.js';
 import { handMadeRecord } from './hand-made.js';
 import { makeReports } from './make.js';
+import { type MarkResult, markSent } from './mark-sent.js';
 import { type DeliveryRecord, readDelivery } from './records.js';
 import { sendPending } from './send.js';
 import { alertClientName, base, firstToAlert, notify, outcome, save } from './steps.js';
@@ -149,6 +150,44 @@ export async function sendMadeReports(
   o: DeliveryOptions,
   want: { brands: readonly string[]; period?: Period },
 ): Promise<{ outcomes: DeliveryOutcome[]; workspaces: string[]; known: string[] }> {
+  const { out, toSend, workspaces, known } = await madeReports(o, want);
+  await withMail(o, async (mail) => {
+    for (const due of toSend) out.push(await sendPending(o, due, mail));
+  });
+  return { outcomes: out, workspaces, known };
+}
+
+/**
+ * `visync report send --mark-sent ADDRESS`: those addresses of the same reports `report send`
+ * would send recorded as sent, nothing mailed (./mark-sent.ts); a report they are not addresses of
+ * is named in `refused`, with nothing of it marked.
+ */
+export async function markMadeReports(
+  o: DeliveryOptions,
+  want: { brands: readonly string[]; period?: Period; addresses: readonly string[] },
+): Promise<{
+  outcomes: DeliveryOutcome[];
+  refused: Extract<MarkResult, { notListed: string[] }>[];
+  known: string[];
+}> {
+  const { out, toSend, known } = await madeReports(o, want);
+  const refused: Extract<MarkResult, { notListed: string[] }>[] = [];
+  for (const due of toSend) {
+    const r = await markSent(o, due, want.addresses);
+    if ('outcome' in r) out.push(r.outcome);
+    else refused.push(r);
+  }
+  return { outcomes: out, refused, known };
+}
+
+/**
+ * The made reports `report send` acts on: `toSend`, and a line's outcome for each workspace asked
+ * for whose report is not made (`out`).
+ */
+async function madeReports(
+  o: DeliveryOptions,
+  want: { brands: readonly string[]; period?: Period },
+): Promise<{ out: DeliveryOutcome[]; toSend: Due[]; workspaces: string[]; known: string[] }> {
   const now = o.now ?? (() => new Date());
   const today = utcDate(now());
   const runs = await completeRuns(o.store, o.account.name, now().getTime());
@@ -196,10 +235,7 @@ export async function sendMadeReports(
     }
     toSend.push({ brandId, period, settings, record });
   }
-  await withMail(o, async (mail) => {
-    for (const due of toSend) out.push(await sendPending(o, due, mail));
-  });
-  return { outcomes: out, workspaces, known };
+  return { out, toSend, workspaces, known };
 }
 
 /** Nothing left to do for this period: every recipient sent, a draft awaiting review, nobody to mail. */

@@ -21,6 +21,7 @@ import {
   type ReportMail,
   SMTP_TIMEOUTS,
 } from '../mail/smtp.js';
+import { type Addressee, addresseesOf } from './addressees.js';
 import {
   alreadyHas,
   clearSend,
@@ -34,7 +35,6 @@ import {
   type SendRecord,
   type VersionSent,
 } from './records.js';
-import { type Addressee, addresseesOf } from './addressees.js';
 import { outcome, save } from './steps.js';
 import type { DeliveryOptions, DeliveryOutcome, Due, RecipientOutcome } from './types.js';
 
@@ -154,7 +154,8 @@ export async function sendPending(
   const results: RecipientOutcome[] = [];
   const failAll = (reason: string) => {
     for (const a of addressees)
-      if (!results.some((x) => x.recipient === a.address)) results.push({ ...who(a), result: 'failed', reason });
+      if (!results.some((x) => x.recipient === a.address))
+        results.push({ ...who(a), result: 'failed', reason });
   };
   let facts: Facts | undefined;
   try {

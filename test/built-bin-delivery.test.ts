@@ -161,9 +161,11 @@ describe('the built visync delivers', () => {
       );
 
     const workspaces = 2; // the third was removed by the changes
+    // Per workspace the recipient's mail and the bcc's copy, each its own message.
+    const mails = 2 * workspaces;
     const events = () => (hook.bodies as Body[]).map((b) => b.visync.event);
     await waitFor(
-      () => box.mails.length === workspaces && events().filter((e) => e === 'report').length === workspaces,
+      () => box.mails.length === mails && events().filter((e) => e === 'report').length === workspaces,
       {
         what: () => `${box.mails.length} mails, alerts ${events().join(', ')}; worker:\n${worker.stderr()}`,
         timeoutMs: 90_000,
@@ -188,7 +190,7 @@ describe('the built visync delivers', () => {
       },
       { what: () => `the night's jobs done (${seen}); worker:\n${worker.stderr()}`, timeoutMs: 30_000 },
     );
-    // One digest, one report alert per workspace, one mail per recipient.
+    // One digest, one report alert per workspace, one mail per address (the recipient, the bcc).
     expect(events().sort()).toEqual(['events', 'report', 'report']);
     const digest = (hook.bodies as Body[]).find((b) => b.visync.event === 'events')!;
     expect(digest.visync.period).toBe('2026-W46');
@@ -198,11 +200,14 @@ describe('the built visync delivers', () => {
     expect(digest.text).toContain('Rival &lt;Corp&gt; &amp; Sons');
     for (const b of hook.bodies as Body[])
       if (b.visync.event === 'report') expect(b.visync).toMatchObject({ period: '2026-W46' });
-    expect(box.mails).toHaveLength(workspaces);
-    // The bcc rides with the (only) recipient's mail, once per workspace, never as a header.
-    expect(box.envelopes).toEqual(box.mails.map(() => ['cmo@client.example', 'archive@agency.example']));
+    expect(box.mails).toHaveLength(mails);
+    // The bcc gets the recipient's mail on an envelope of its own, once per workspace, never as a header.
+    expect(box.envelopes.map((e) => e.join()).sort()).toEqual(
+      ['archive@agency.example', 'cmo@client.example'].flatMap((a) => [a, a]),
+    );
     for (const mail of box.mails) {
       expect(mail.headers.has('bcc')).toBe(false);
+      expect((mail.to as { text: string }).text).toBe('cmo@client.example');
       expect(mail.subject).toMatch(
         /: Wöchentlicher KI-Sichtbarkeitsbericht, KW 46 2026( \u2013 Gesamtwert \d+,\d( \([+-]\d+,\d\))?)?$/,
       );

@@ -225,6 +225,35 @@ describe('every recipient on its own', () => {
     expect(box.mails).toHaveLength(mailed);
   });
 
+  it('a report sent before copies had records of their own: its cc and bcc are not mailed again', async () => {
+    const box = await mailbox();
+    const s = setup(box, { recipients: [TO, SEO], cc: [CC], bcc: [BCC], review: true });
+    await night(s, '2026-11-01');
+    // As the earlier code left a sent report: a record per recipient (no role), the copies having
+    // ridden in the first recipient's envelope, so they have no record of their own.
+    const where = { account: 'acme', brandId: s.brand, period: '2026-10' };
+    for (const r of [TO, SEO])
+      await recordSend(new FsObjectStore(s.dir), where, {
+        recipient: r,
+        channel: 'email',
+        message_id: reportMessageId(where, r, FROM),
+        state: 'sent',
+        sent_at: '2026-11-01T06:00:00.000Z',
+        to_date: false,
+      });
+    const r = await sendOctober(s);
+    expect([r.code, r.out]).toEqual([
+      0,
+      [
+        `${line(s, TO)}: already sent`,
+        `${line(s, SEO)}: already sent`,
+        `${line(s, CC)} (cc): already sent`,
+        `${line(s, BCC)} (bcc): already sent`,
+      ],
+    ]);
+    expect(box.mails).toEqual([]);
+  });
+
   it('`visync status` prints the command that sends a draft of a period `report send` does not default to', async () => {
     const box = await mailbox();
     const s = setup(box, { recipients: [TO], review: true });
@@ -253,6 +282,14 @@ describe('every recipient on its own', () => {
     const command = `visync report send --account acme --brand ${s.brand} --period 2026-10`;
     expect(text).toContain(`  reports: 1 draft (2026-10); to send the draft of 2026-10: ${command}`);
     expect(text).not.toContain('delivers the drafts');
+    // A workspace id from the API is one shell word in the command, whatever it holds.
+    const hostile = structuredClone(report);
+    (hostile.accounts[0] as { reports: unknown[] }).reports = [
+      { brand_id: "ws 1'$(touch x)", period: '2026-10', state: 'draft' },
+    ];
+    expect(renderStatus(hostile, 200).join('\n')).toContain(
+      `visync report send --account acme --brand 'ws 1'\\''$(touch x)' --period 2026-10`,
+    );
 
     // Copied as printed, it sends that draft.
     const r = await h.visyncCli(s.path, command.split(' ').slice(1));

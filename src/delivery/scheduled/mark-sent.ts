@@ -5,18 +5,10 @@
 import { scrubSecrets } from '../../log.js';
 import { metrics } from '../../metrics/recorder.js';
 import { errorMessage } from '../../util/errors.js';
+import { gotOf, messageIdOf, recordsByAddress, sendHistory, underSendClaim, who } from './address-sends.js';
 import { type Addressee, addresseesOf } from './addressees.js';
 import { confirmed, type DeliveryRecord, readSend, readSends, recordSend } from './records.js';
-import {
-  type Facts,
-  factsOf,
-  gotOf,
-  messageIdOf,
-  recordsByAddress,
-  sendHistory,
-  underSendClaim,
-  who,
-} from './send.js';
+import { type Facts, factsOf } from './send.js';
 import { outcome, save } from './steps.js';
 import type { DeliveryOptions, DeliveryOutcome, Due, RecipientOutcome } from './types.js';
 

@@ -9,18 +9,21 @@ import { metrics } from '../../metrics/recorder.js';
 import { checkedFile, manifestFormats, parseManifest, type ReportManifest } from '../../report/artefact.js';
 import { parseReport } from '../../report/output.js';
 import { headlineOf } from '../../report/summary/headline.js';
-import { brandKey, reportPrefix } from '../../sinks/layout.js';
+import { reportPrefix } from '../../sinks/layout.js';
 import { errorMessage } from '../../util/errors.js';
 import { attachmentName, type Headline } from '../mail/compose.js';
 import type { MailSession } from '../mail/session.js';
+import { accountFailure, certainlyNotSent, mailFailureReason, type ReportMail } from '../mail/smtp.js';
 import {
-  accountFailure,
-  certainlyNotSent,
-  type MailTimeouts,
-  mailFailureReason,
-  type ReportMail,
-  SMTP_TIMEOUTS,
-} from '../mail/smtp.js';
+  gotOf,
+  messageIdOf,
+  recordsByAddress,
+  sendHistory,
+  underSendClaim,
+  type WantedVersion,
+  type Where,
+  who,
+} from './address-sends.js';
 import { type Addressee, addresseesOf } from './addressees.js';
 import {
   alreadyHas,
@@ -31,17 +34,9 @@ import {
   readSend,
   readSends,
   recordSend,
-  reportMessageId,
-  type SendRecord,
-  type VersionSent,
 } from './records.js';
 import { outcome, save } from './steps.js';
 import type { DeliveryOptions, DeliveryOutcome, Due, RecipientOutcome } from './types.js';
-
-/** A claim outlasts the bounded send it covers (src/delivery/mail/smtp.ts) and is given back after it. */
-export function sendClaimSeconds(t: MailTimeouts = SMTP_TIMEOUTS): number {
-  return Math.ceil(t.sendTimeout / 1000) + 180;
-}
 
 /** What to do about a `sending` record: said once, here. */
 export const UNCONFIRMED_FIX =
@@ -53,7 +48,7 @@ export interface Facts {
   headline: Headline;
   manifest: ReportManifest;
   /** The version mailed: its id, whether it is to date and through which day. */
-  want: Required<Pick<VersionSent, 'version' | 'to_date'>> & VersionSent;
+  want: WantedVersion;
 }
 
 /**
@@ -100,46 +95,12 @@ async function attachmentOf(o: DeliveryOptions, due: Due, facts: Facts): Promise
   };
 }
 
-/** What a record says the recipient got, for the outcome's line: and a to-date report before the final one. */
-export function gotOf(
-  r: Omit<SendRecord, 'recipient' | 'channel' | 'message_id'>,
-): NonNullable<RecipientOutcome['got']> {
-  const toDate =
-    r.to_date !== true ? r.earlier?.filter((e) => e.to_date === true && confirmed(e)).at(-1) : undefined;
-  return {
-    ...(r.version ? { version: r.version } : {}),
-    to_date: r.to_date === true,
-    ...(r.through ? { through: r.through } : {}),
-    ...(toDate ? { afterToDate: toDate.through ?? '' } : {}),
-  };
-}
-
-/** The outcome's address and, for a copy, its role (a recipient's outcome has none). */
-export function who(a: Addressee): Pick<RecipientOutcome, 'recipient' | 'role'> {
-  return { recipient: a.address, ...(a.role !== 'to' ? { role: a.role } : {}) };
-}
-
 function unconfirmed(a: Addressee, startedAt: string | undefined): RecipientOutcome {
   return {
     ...who(a),
     result: 'unconfirmed',
     reason: `a send began${startedAt ? ` at ${startedAt}` : ''} and was never recorded as accepted, so it is not mailed again: ${UNCONFIRMED_FIX}`,
   };
-}
-
-/**
- * Each address's send record, by lower-cased address. A copy (cc, bcc) without a record of its own
- * has the first recipient's when that one was written before copies were sent on their own (no
- * `role`): the copies rode in that mail's envelope then, and have what it has.
- */
-export function recordsByAddress(
-  sends: ReadonlyMap<string, SendRecord>,
-  list: readonly Addressee[],
-): (a: Addressee) => SendRecord | undefined {
-  const first = list.find((a) => a.role === 'to');
-  const carrier = first && sends.get(first.address.toLowerCase());
-  const legacy = carrier && carrier.role === undefined && confirmed(carrier) ? carrier : undefined;
-  return (a) => sends.get(a.address.toLowerCase()) ?? (a.role !== 'to' ? legacy : undefined);
 }
 
 /** Mails the made report to every address whose send is not recorded; records each send, then the state. */
@@ -251,63 +212,6 @@ interface OneSend {
   attachment: ReportMail['attachment'];
   facts: Facts;
   due: Due;
-}
-
-type Where = { account: string; brandId: string; period: string };
-
-/**
- * `fn` while this process holds the address's send claim (the one workers and `report send` take
- * alike), given back after it; `claimed` when another process holds it. `done`: what did not
- * happen when the claim or the record could not be read (`not sent`, `not marked`).
- */
-export async function underSendClaim(
-  o: DeliveryOptions,
-  where: Where,
-  a: Addressee,
-  done: string,
-  fn: () => Promise<RecipientOutcome>,
-): Promise<RecipientOutcome> {
-  const claim = `report-send:${where.account}:${brandKey(where.brandId)}:${where.period}:${brandKey(a.address.toLowerCase())}`;
-  try {
-    if (o.claims && !(await o.claims.take(claim, sendClaimSeconds(o.mailTimeouts), { whileAlive: true })))
-      return { ...who(a), result: 'claimed', reason: 'another process is sending it now' };
-  } catch (err) {
-    return {
-      ...who(a),
-      result: 'failed',
-      reason: `${done}: the claim could not be taken: ${errorMessage(err)}`,
-    };
-  }
-  try {
-    return await fn();
-  } catch (err) {
-    // Its record could not be read (everything after that read answers for itself): nothing
-    // done, and the next address is tried all the same.
-    return { ...who(a), result: 'failed', reason: `${done}: ${scrubSecrets(errorMessage(err))}` };
-  } finally {
-    await o.claims?.release(claim).catch(() => {});
-  }
-}
-
-/**
- * What an address's record says of the version wanted: `same` (it holds this version's send,
- * sent or `sending`), and `earlier`, what it got before this version (a to-date report, now the
- * final one: kept, and this version is sent or recorded beside it).
- */
-export function sendHistory(before: SendRecord | undefined, want: Facts['want']) {
-  const same = before !== undefined && alreadyHas(before, want);
-  const { earlier: older, ...previous } = before ?? { earlier: [] };
-  const earlier = before && !same ? [...(older ?? []), previous as SendRecord] : (older ?? []);
-  return { same, earlier };
-}
-
-/**
- * The Message-ID of an address's mail: a recipient's own; a copy (cc, bcc) is the first
- * recipient's mail on an envelope of its own (its headers say so), and has that mail's id.
- */
-export function messageIdOf(where: Where, a: Addressee, due: Due, from: string, want: Facts['want']): string {
-  const of = a.role === 'to' ? a.address : (due.settings.recipients[0] ?? a.address);
-  return reportMessageId(where, of, from, want.to_date ? want.version : undefined);
 }
 
 /** One address: claimed, recorded `sending`, mailed, recorded `sent`; the claim given back. */

@@ -291,6 +291,17 @@ describe('every recipient on its own', () => {
       `visync report send --account acme --brand 'ws 1'\\''$(touch x)' --period 2026-10`,
     );
 
+    // Many drafts of a period: the period names them all.
+    const many = structuredClone(report);
+    (many.accounts[0] as { reports: unknown[] }).reports = ['a', 'b', 'c', 'd'].map((b) => ({
+      brand_id: `ws_${b}`,
+      period: '2026-09',
+      state: 'draft',
+    }));
+    expect(renderStatus(many, 200).join('\n')).toContain(
+      '  reports: 4 draft (2026-09); to send the 4 drafts of 2026-09: visync report send --account acme --period 2026-09',
+    );
+
     // Copied as printed, it sends that draft.
     const r = await h.visyncCli(s.path, command.split(' ').slice(1));
     expect([r.code, r.out]).toEqual([0, [`${line(s, TO)}: sent`]]);

@@ -5,7 +5,6 @@
 // Every problem is a line of its own and the exit code 1; nothing stops the other recipients.
 // Registering it loads only commander; the action imports the rest.
 import type { Command } from 'commander';
-import { addresseeName, describeAddressees } from '../delivery/scheduled/addressees.js';
 import type { DeliveryOutcome } from '../delivery/scheduled/types.js';
 import type { Period } from '../history/period.js';
 import { EXIT_USAGE } from './exit-codes.js';
@@ -68,6 +67,8 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
     sendClaimsFor,
     errorMessage,
     chosenAccounts,
+    addresseeName,
+    describeAddressees,
   } = await sendModules();
   const period = scheduledPeriod(flags, parsePeriod);
   const marks = markFlags(flags);
@@ -129,7 +130,7 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
       for (const w of r.known) found.add(w);
       for (const w of r.outcomes) {
         said = true;
-        if (printOutcome(name, w, io)) code = 1;
+        if (printOutcome(name, w, io, addresseeName)) code = 1;
       }
     }
   } finally {
@@ -159,18 +160,29 @@ function markFlags(flags: SendFlags): string[] | undefined {
 
 /** What `report send` loads when it runs (not for --help): the modules' exports as one. */
 async function sendModules() {
-  const [readConfig, createStore, period, deliver, accountSettings, log, claims, errors, accounts] =
-    await Promise.all([
-      import('../config/read-config.js'),
-      import('../sinks/create-store.js'),
-      import('../history/period.js'),
-      import('../delivery/scheduled/deliver.js'),
-      import('../config/account-settings.js'),
-      import('./command-logger.js'),
-      import('../delivery/claims/choose.js'),
-      import('../util/errors.js'),
-      import('./accounts.js'),
-    ]);
+  const [
+    readConfig,
+    createStore,
+    period,
+    deliver,
+    accountSettings,
+    log,
+    claims,
+    errors,
+    accounts,
+    addressees,
+  ] = await Promise.all([
+    import('../config/read-config.js'),
+    import('../sinks/create-store.js'),
+    import('../history/period.js'),
+    import('../delivery/scheduled/deliver.js'),
+    import('../config/account-settings.js'),
+    import('./command-logger.js'),
+    import('../delivery/claims/choose.js'),
+    import('../util/errors.js'),
+    import('./accounts.js'),
+    import('../delivery/scheduled/addressees.js'),
+  ]);
   return {
     ...readConfig,
     ...createStore,
@@ -181,6 +193,7 @@ async function sendModules() {
     ...claims,
     ...errors,
     ...accounts,
+    ...addressees,
   };
 }
 
@@ -199,7 +212,13 @@ function scheduledPeriod(
 }
 
 /** One workspace's outcome: a line per recipient, or one saying why none; true when any failed. */
-function printOutcome(account: string, w: DeliveryOutcome, io: CliIo): boolean {
+function printOutcome(
+  account: string,
+  w: DeliveryOutcome,
+  io: CliIo,
+  /** How a line names an address (a copy's with `(cc)`, `(bcc)`: src/delivery/scheduled/addressees.ts). */
+  nameOf: (x: DeliveryOutcome['recipients'][number]) => string,
+): boolean {
   const head = `${account} ${w.brandId} ${w.period}`;
   let failed = false;
   if (!w.recipients.length) {
@@ -207,7 +226,7 @@ function printOutcome(account: string, w: DeliveryOutcome, io: CliIo): boolean {
     if (w.reason) failed = true;
   }
   for (const x of w.recipients) {
-    io.out(`${head} ${addresseeName(x)}: ${x.result}${gotWords(x.got)}${x.reason ? `: ${x.reason}` : ''}`);
+    io.out(`${head} ${nameOf(x)}: ${x.result}${gotWords(x.got)}${x.reason ? `: ${x.reason}` : ''}`);
     if (x.result === 'failed' || x.result === 'unconfirmed') failed = true;
   }
   if (w.recordFailure) {

@@ -203,6 +203,16 @@ describe('every recipient on its own', () => {
       `visync: --mark-sent nobody@client.example: not an address of the report acme ${s.brand} 2026-10 (to: ${TO}, ${SEO}; cc: ${CC}); name one of them`,
     ]);
     expect(sendOf(s, s.brand, 'nobody@client.example')).toBeUndefined();
+    // It settles one named workspace's report, and never beside a resend.
+    const unnamed = await h.visyncCli(s.path, ['report', 'send', '--period', '2026-10', '--mark-sent', TO]);
+    expect([unnamed.code, unnamed.out, unnamed.err]).toEqual([
+      64,
+      [],
+      ['visync: --mark-sent needs --brand: name the workspace whose report was delivered by other means'],
+    ]);
+    const both = await sendOctober(s, '--mark-sent', TO, '--resend-unconfirmed');
+    expect([both.code, both.out, both.err.length]).toEqual([64, [], 1]);
+    expect(box.mails).toHaveLength(mailed);
 
     // The account manager mailed cmo by hand and seo confirmed they got it.
     const marked = await sendOctober(s, '--mark-sent', TO, '--mark-sent', SEO.toUpperCase());

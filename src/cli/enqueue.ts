@@ -6,6 +6,7 @@ import { storedCode } from '../records/error-code.js';
 import { combineRunStatuses, exitCodeFor, isFinishedStatus } from '../records/run-state.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { errorMessage } from '../util/errors.js';
+import { shellWord } from '../util/shell-word.js';
 import { type LostRuns, waitForRuns } from './enqueue-wait.js';
 import { collect, parseDays, parseEndpoints } from './options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -245,9 +246,6 @@ async function jsonOutput(io: CommandIo, runs: EnqueuedJson[]) {
     },
   };
 }
-
-/** A workspace id as one word of a POSIX shell command line. */
-const shellWord = (w: string) => (/^[\w.,:/@+-]+$/.test(w) ? w : `'${w.replaceAll("'", "'\\''")}'`);
 
 /** The command that enqueues the account's run again: the flags that make its run id, no other. */
 function enqueueCommand(kind: string, account: string, flags: EnqueueFlags): string {

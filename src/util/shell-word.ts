@@ -1,5 +1,5 @@
 // A value printed inside a command a person copies into a POSIX shell (`visync status`'s hints,
-// src/cli/status.ts): as it is when it is plainly one word, else single-quoted, so a workspace id
+// src/cli/status.ts, src/cli/enqueue.ts): as it is when it is plainly one word, else single-quoted, so a workspace id
 // from the API with a space, `$(...)` or a quote stays one argument and runs nothing.
 
 const PLAIN = /^[A-Za-z0-9_.@%+=:,/-]+$/;

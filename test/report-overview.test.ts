@@ -5,7 +5,7 @@
 // name told apart, the period named in the Gregorian calendar whatever the locale's own.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
@@ -180,7 +180,9 @@ describe('overview.pdf through the built bin', () => {
     const html = readFileSync(join(folder, 'overview.html'), 'utf8');
 
     // Links: the page's hrefs, each once per row, none to the origin Chromium printed from.
-    const hrefs = [...html.matchAll(/<a href="([^"]+)"/g)].map((m) => (m[1] as string).replaceAll('&amp;', '&'));
+    const hrefs = [...html.matchAll(/<a href="([^"]+)"/g)].map((m) =>
+      (m[1] as string).replaceAll('&amp;', '&'),
+    );
     expect(hrefs).toHaveLength(2);
     const links = pdfLinks(pdf);
     expect(links.filter((u) => /\.invalid\b/.test(u))).toEqual([]);
@@ -200,7 +202,9 @@ describe('overview.pdf through the built bin', () => {
       t(`overview:col_${k}`).replaceAll('\u00ad', '').split(/\s+/),
     );
     const bbox = execFileSync('pdftotext', ['-bbox', pdf, '-']).toString();
-    const words = [...bbox.matchAll(/>([^<]*)<\/word>/g)].map((m) => (m[1] as string).replaceAll('\u00ad', ''));
+    const words = [...bbox.matchAll(/>([^<]*)<\/word>/g)].map((m) =>
+      (m[1] as string).replaceAll('\u00ad', ''),
+    );
     expect(headerWords.filter((w) => !words.includes(w))).toEqual([]);
 
     // Two clients of one name: two different names in the table, each starting with it.

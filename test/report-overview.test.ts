@@ -126,6 +126,54 @@ describe('agency overview', () => {
     expect(de).not.toContain('<svg');
   });
 
+  it('tells two clients of one name apart: by domain where that differs, else by number, in id order', async () => {
+    const named = (name: string | null, domain: string | null) => {
+      const r = report({ scores: [50, 50, 50, 45] });
+      return { ...r, cover: { ...r.cover, client_name: name, client_domain: domain } };
+    };
+    const item = (brandId: string, name: string | null, domain: string | null) => ({
+      brandId,
+      report: named(name, domain),
+      href: reportHref(brandId, PERIOD.label, 'html'),
+    });
+    const rows = overviewRows(
+      [
+        item('ws_b', 'Acme', 'acme.example'),
+        item('ws_a', 'Acme', 'acme-shop.example'),
+        item('ws_d', 'Bolt', 'bolt.example'),
+        item('ws_c', 'Bolt', 'bolt.example'),
+        item('ws_e', 'Bolt', null),
+        item('ws_f', 'Crux', 'crux.example'),
+        item('ws_g', null, null),
+        item('ws_h', null, null),
+      ],
+      new Map(),
+    );
+    const page = await renderOverview({
+      period: PERIOD,
+      previous: PREVIOUS,
+      rows,
+      trend: [],
+      style: DEFAULT_STYLE,
+    });
+    const names = [...page.matchAll(/<tr><td>([\s\S]*?)<\/td>/g)].map((m) =>
+      (m[1] as string).replace(/<[^>]+>/g, '').trim(),
+    );
+    // Same figures: rows by name (the unnamed first), then by what tells them apart; each row named
+    // once, the id never shown.
+    expect(names).toEqual([
+      'unnamed client (1)',
+      'unnamed client (2)',
+      'Acme (acme-shop.example)',
+      'Acme (acme.example)',
+      'Bolt (1)',
+      'Bolt (2)',
+      'Bolt (3)',
+      'Crux',
+    ]);
+    expect(page).not.toMatch(/ws_[a-h]\b(?!\/)/);
+  });
+
   it('writes overview.pdf through the built bin when the reports have PDFs', async () => {
     const built = builtVisync();
     const { config } = await twoNights(h.tempDir(), NIGHTS, [], [2, 2]);

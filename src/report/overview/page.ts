@@ -61,9 +61,14 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
     const cls = d.startsWith('+') ? 'up' : d.startsWith('\u2212') ? 'down' : 'flat';
     return html`<span class="delta ${cls}">${d}</span>`;
   };
+  // A name another client has too is followed by what tells them apart (./told-apart.ts).
+  const suffix = (r: OverviewRow) =>
+    r.suffix === null
+      ? ''
+      : html` <span class="apart">(${'domain' in r.suffix ? html`<bdi>${r.suffix.domain}</bdi>` : f.number(r.suffix.n)})</span>`;
   const row = (
     r: OverviewRow,
-  ) => html`<tr><td>${r.client === null ? html`<span class="na">${t('overview:unnamed')}</span>` : html`<bdi>${r.client}</bdi>`}</td>
+  ) => html`<tr><td>${r.client === null ? html`<span class="na">${t('overview:unnamed')}</span>` : html`<bdi>${r.client}</bdi>`}${suffix(r)}</td>
 <td>${r.score === null ? missing : f.one(r.score)}</td><td>${change(r)}</td>
 <td>${r.share === null ? missing : share(f, r.share, r.shareUnit)}</td><td>${events(r)}</td>
 <td>${r.href === null ? html`<span class="na">${t('overview:no_report')}</span>` : escapedHtml`<a href="${r.href}">${t('overview:open_report')}</a>`}</td></tr>`;
@@ -109,7 +114,7 @@ table{width:100%;border-collapse:collapse;margin:8px 0 16px}
 th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}th{background:#f6f8fa}
 th{overflow-wrap:normal;word-break:normal;hyphens:none}
 .delta{font-weight:600}.delta.up{color:${DELTA_COLOURS.up}}.delta.down{color:${DELTA_COLOURS.down}}.delta.flat{color:${DELTA_COLOURS.flat}}
-.event{white-space:nowrap}
+.event{white-space:nowrap}.apart{color:#57606a}
 .chart svg{max-width:100%;height:auto}
 tr{break-inside:avoid}
 .closing{break-inside:avoid-page}

@@ -108,7 +108,7 @@ describe('agency overview', () => {
       style: DEFAULT_STYLE,
     });
     const text = page.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
-    expect(text).toContain('1 score drop , 2 new false claims');
+    expect(text).toContain('1 score drop, 2 new false claims');
     expect(text).toContain('not comparable');
     expect(text).toContain('no report for this period');
     expect(text).toContain('missing');

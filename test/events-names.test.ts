@@ -144,13 +144,15 @@ describe('events, digest and alerts name the client and the engine', () => {
     });
     expect(outcome?.state).toBe('sent');
     const body = hook.bodies[0] as Body;
-    const labels = ids.map((id) => `Northwind (${workspace(ref(id), TODAY).domain})`);
-    expect(new Set(labels).size).toBe(ids.length);
-    for (const label of labels) expect(body.text).toContain(label);
+    const label = (id: string) => `Northwind (${workspace(ref(id), TODAY).domain})`;
+    expect(new Set(ids.map(label)).size).toBe(ids.length);
+    const listed = body.visync.digest ?? [];
+    expect(listed.length).toBeGreaterThanOrEqual(2);
+    for (const w of listed) {
+      expect(body.text).toContain(label(w.brand_id));
+      expect(w.brand_name).toBe(label(w.brand_id));
+    }
     expect(body.text).not.toMatch(NO_IDS);
-    expect(body.visync.digest?.map((w) => w.brand_name).sort()).toEqual(
-      body.visync.digest?.map((w) => labels[ids.indexOf(w.brand_id)]).sort(),
-    );
   });
 
   it('the nightly alert of an account with many changes is a short summary, worst client first, with a count of the rest and the command', async () => {

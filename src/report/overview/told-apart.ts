@@ -40,3 +40,8 @@ export function suffixes(clients: readonly Named[]): Map<string, Suffix> {
   }
   return out;
 }
+
+/** A name with what tells it apart, as plain text: `Acme (acme.example)`, `Bolt (2)`. */
+export function toldApart(name: string, suffix: Suffix | undefined): string {
+  return suffix === undefined ? name : `${name} (${'domain' in suffix ? suffix.domain : suffix.n})`;
+}

@@ -213,6 +213,7 @@ describe('the overview page in print', () => {
       // Name, score, change and share: whole words and figures ("30,0 %" on one line).
       expect(await splitWords(p, 'table.clients td:nth-child(-n+4)')).toEqual([]);
       // Each event count with its words: no line starting with the comma after one.
+      // biome-ignore lint/performance/useDomNodeTextContent: the lines as laid out are what is checked
       const events = await p.locator('table.clients td:nth-child(5)').first().innerText();
       expect(events.split('\n').filter((l) => /^\s*,/.test(l))).toEqual([]);
     } finally {

@@ -3,6 +3,7 @@
 // period's brand_events hold them; no column header breaks inside a word; the PDF never has a page
 // holding only the closing "Prepared by" line. Through `visync report` on two synced nights, headless
 // Chromium and poppler.
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -220,6 +221,24 @@ describe('the overview page in print', () => {
       await browser.close();
     }
   }, 60_000);
+
+  it("prints each link as the page has it: relative ones relative to the PDF, another origin's as written", async () => {
+    const hrefs = [
+      '../brand%3Dws_(1)/period%3D2026-11/report.html',
+      '../../elsewhere/a%20b.html?x=1#top',
+      'report.pdf',
+      'https://agency.example/clients?id=1',
+    ];
+    const page = `<!DOCTYPE html><html><body>${hrefs.map((h) => `<p><a href="${h.replaceAll('&', '&amp;')}">link</a></p>`).join('')}</body></html>`;
+    const file = join(h.tempDir(), 'links.pdf');
+    writeFileSync(file, await session.render(page, { pageSize: 'A4' }));
+    const links = execFileSync('pdfinfo', ['-url', file])
+      .toString()
+      .split('\n')
+      .slice(1)
+      .flatMap((l) => /Annotation\s+(\S+)/.exec(l)?.[1] ?? []);
+    expect(links).toEqual(hrefs);
+  });
 
   it('never prints a page holding only the closing "Prepared by" line', async () => {
     const style = { ...DEFAULT_STYLE, agencyName: 'Northwind Digital' };

@@ -120,7 +120,9 @@ table{width:100%;border-collapse:collapse;margin:8px 0 16px}
 th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}th{background:#f6f8fa}
 th{overflow-wrap:normal;word-break:keep-all;hyphens:none}
 table.clients{font-size:13px}table.clients th{font-size:12px}
-th:nth-child(1){width:30%}th:nth-child(2),th:nth-child(4){width:10%}th:nth-child(3){width:11%}th:nth-child(5){width:28%}th:nth-child(6){width:11%}td.fig{white-space:nowrap}
+table.clients th:nth-child(1){width:30%}table.clients th:nth-child(2),table.clients th:nth-child(4){width:10%}
+table.clients th:nth-child(3){width:11%}table.clients th:nth-child(5){width:28%}table.clients th:nth-child(6){width:11%}
+td.fig{white-space:nowrap}
 .delta{font-weight:600}.delta.up{color:${DELTA_COLOURS.up}}.delta.down{color:${DELTA_COLOURS.down}}.delta.flat{color:${DELTA_COLOURS.flat}}
 .event{display:inline-block}.apart{display:block;color:#57606a;font-size:12px}
 .chart svg{max-width:100%;height:auto}

@@ -120,6 +120,41 @@ describe('events, digest and alerts name the client and the engine', () => {
     expect(body.visync.digest?.find((w) => w.brand_id === ids[0])?.brand_name).toBe(names[0]);
   });
 
+  it('the weekly digest tells two clients of one name apart, by their domains (issue #40)', async () => {
+    const hook = await receiver([200]);
+    const dir = h.tempDir();
+    const { ids, second } = await twoWatchedNights(dir);
+    const config = h.configFor(second, dir, {
+      top: { alerts: { webhook: hook.url }, watch: { digest: { day: 'monday' } } },
+    });
+    const account = config.accounts[0];
+    if (!account) throw new Error('no account');
+    // The agency named both workspaces alike.
+    account.reports = {
+      workspaces: Object.fromEntries(ids.map((id) => [id, { clientName: 'Northwind' }])),
+    };
+    const store = new FsObjectStore(dir);
+    const runDate = (await readEvents(store, 'acme'))[0]?.snapshot_date as string;
+    const outcome = await sendWeeklyDigest({
+      config,
+      account,
+      store,
+      runDate: addDays(isoWeekOf(runDate).to, 1),
+      logger: h.memoryLogger('warn').logger,
+    });
+    expect(outcome?.state).toBe('sent');
+    const body = hook.bodies[0] as Body;
+    const label = (id: string) => `Northwind (${workspace(ref(id), TODAY).domain})`;
+    expect(new Set(ids.map(label)).size).toBe(ids.length);
+    const listed = body.visync.digest ?? [];
+    expect(listed.length).toBeGreaterThanOrEqual(2);
+    for (const w of listed) {
+      expect(body.text).toContain(label(w.brand_id));
+      expect(w.brand_name).toBe(label(w.brand_id));
+    }
+    expect(body.text).not.toMatch(NO_IDS);
+  });
+
   it('the nightly alert of an account with many changes is a short summary, worst client first, with a count of the rest and the command', async () => {
     const hook = await receiver([200]);
     const dir = h.tempDir();

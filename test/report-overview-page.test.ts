@@ -3,6 +3,7 @@
 // period's brand_events hold them; no column header breaks inside a word; the PDF never has a page
 // holding only the closing "Prepared by" line. Through `visync report` on two synced nights, headless
 // Chromium and poppler.
+import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -144,41 +145,100 @@ describe('the overview page in print', () => {
     });
   };
 
-  it('no column header breaks inside a word (German, A4 width)', async () => {
+  /** The words (between spaces) of the cells `selector` finds that do not sit on one line. */
+  const splitWords = (p: import('playwright-core').Page, selector: string) =>
+    p.locator(selector).evaluateAll((cells) =>
+      cells.flatMap((cell) => {
+        const out: string[] = [];
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        // A word is what lies between spaces, across the cell's elements (a no-break space joins, as
+        // in "30,0 %"): a break even at a catalogue's soft hyphen counts.
+        let word: { text: string; tops: Set<number> } = { text: '', tops: new Set() };
+        const end = () => {
+          if (word.tops.size > 1) out.push(word.text);
+          word = { text: '', tops: new Set() };
+        };
+        for (let text = walker.nextNode(); text; text = walker.nextNode()) {
+          const s = text.textContent ?? '';
+          for (let c = 0; c < s.length; c++) {
+            if (/[ \t\n\r\f]/.test(s[c] as string)) {
+              end();
+              continue;
+            }
+            const r = document.createRange();
+            r.setStart(text, c);
+            r.setEnd(text, c + 1);
+            const box = [...r.getClientRects()].find((x) => x.width > 0);
+            word.text += s[c];
+            if (box) word.tops.add(Math.round(box.top));
+          }
+        }
+        end();
+        return out;
+      }),
+    );
+
+  it('no column header breaks inside a word, nor a client name, a domain or a figure (German, A4 width)', async () => {
     const style = { ...DEFAULT_STYLE, locale: 'de-DE', agencyName: 'Northwind Digital' };
     const file = join(h.tempDir(), 'overview.html');
-    writeFileSync(file, await page(12, style));
+    // Names as agencies write them: long words, two clients of one name told apart by their domains.
+    const names: [string, string][] = [
+      ['Nordwind Fahrradmanufaktur Gesellschaft', 'nordwind-fahrraeder.example'],
+      ['Acme', 'acme-versand.example'],
+      ['Acme', 'acme-handel.example'],
+      ['Krux Versicherungsmakler', 'krux.example'],
+    ];
+    const items = names.map(([name, domain], i) => {
+      const r = report({ scores: [50, 50, 50, 40 + i] });
+      return {
+        brandId: `ws_${i}`,
+        report: { ...r, cover: { ...r.cover, client_name: name, client_domain: domain } },
+        href: reportHref(`ws_${i}`, PERIOD.label, 'html' as const),
+      };
+    });
+    const all = {
+      score_drop: 3,
+      engine_score_drop: 12,
+      share_of_voice_drop: 2,
+      false_claim_new: 4,
+      conflict_new: 1,
+      competitor_new: 2,
+    };
+    const rows = overviewRows(items, new Map(items.map((x) => [x.brandId, all])));
+    writeFileSync(file, await renderOverview({ period: PERIOD, previous: PREVIOUS, rows, trend: [], style }));
     const { browser, page: p } = await openInChromium(file);
     try {
       // The printable width of A4 with the PDF's margins (210 - 2 x 14 mm).
       await p.setViewportSize({ width: 688, height: 1000 });
-      const broken = await p.locator('table.clients th').evaluateAll((ths) =>
-        ths.flatMap((th) => {
-          const text = th.firstChild;
-          if (!text || text.nodeType !== Node.TEXT_NODE) return [];
-          const s = text.textContent ?? '';
-          const out: string[] = [];
-          // A word is what lies between spaces: a break even at a catalogue's soft hyphen counts.
-          for (const m of s.matchAll(/\S+/g)) {
-            // Each letter's line: all of a word's letters on one line.
-            const tops = new Set<number>();
-            for (let c = 0; c < m[0].length; c++) {
-              const r = document.createRange();
-              r.setStart(text, (m.index ?? 0) + c);
-              r.setEnd(text, (m.index ?? 0) + c + 1);
-              const box = [...r.getClientRects()].find((x) => x.width > 0);
-              if (box) tops.add(Math.round(box.top));
-            }
-            if (tops.size > 1) out.push(m[0]);
-          }
-          return out;
-        }),
-      );
-      expect(broken).toEqual([]);
+      expect(await splitWords(p, 'table.clients th')).toEqual([]);
+      // Name, score, change and share: whole words and figures ("30,0 %" on one line).
+      expect(await splitWords(p, 'table.clients td:nth-child(-n+4)')).toEqual([]);
+      // Each event count with its words: no line starting with the comma after one.
+      // biome-ignore lint/performance/useDomNodeTextContent: the lines as laid out are what is checked
+      const events = await p.locator('table.clients td:nth-child(5)').first().innerText();
+      expect(events.split('\n').filter((l) => /^\s*,/.test(l))).toEqual([]);
     } finally {
       await browser.close();
     }
   }, 60_000);
+
+  it("prints each link as the page has it: relative ones relative to the PDF, another origin's as written", async () => {
+    const hrefs = [
+      '../brand%3Dws_(1)/period%3D2026-11/report.html',
+      '../../elsewhere/a%20b.html?x=1#top',
+      'report.pdf',
+      'https://agency.example/clients?id=1',
+    ];
+    const page = `<!DOCTYPE html><html><body>${hrefs.map((h) => `<p><a href="${h.replaceAll('&', '&amp;')}">link</a></p>`).join('')}</body></html>`;
+    const file = join(h.tempDir(), 'links.pdf');
+    writeFileSync(file, await session.render(page, { pageSize: 'A4' }));
+    const links = execFileSync('pdfinfo', ['-url', file])
+      .toString()
+      .split('\n')
+      .slice(1)
+      .flatMap((l) => /Annotation\s+(\S+)/.exec(l)?.[1] ?? []);
+    expect(links).toEqual(hrefs);
+  });
 
   it('never prints a page holding only the closing "Prepared by" line', async () => {
     const style = { ...DEFAULT_STYLE, agencyName: 'Northwind Digital' };

@@ -236,7 +236,7 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
       ...{ workspaces: [...new Set([...available, ...brandIds])].sort(), made: slim, overview: o.overview },
       toDate,
       formatsFor: (b) => o.formatsFor?.(b) ?? o.formats,
-      clientNameFor: (b) => o.styleFor(b).clientName,
+      clientFor: (b) => ({ name: o.styleFor(b).clientName, domain: o.styleFor(b).clientDomain }),
     });
   return out;
 }

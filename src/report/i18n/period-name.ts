@@ -2,7 +2,9 @@
 // month "November 2026" / "novembre 2026", an ISO week "KW 47 2026" / "Week 47, 2026", a range of
 // days "1.–28. November 2026" / "1–28 novembre 2026" (Intl.DateTimeFormat.formatRange), and a period
 // still running says so ("…, month to date"). Without a locale: British English, day before month.
+// Always in the Gregorian calendar, in the locale's language and digits (./calendar.ts).
 import type { Period } from '../../history/period.js';
+import { gregorianDates } from './calendar.js';
 import type { Translate } from './translate.js';
 
 const utc = (day: string) => new Date(`${day}T00:00:00Z`);
@@ -16,8 +18,8 @@ function dates(locale: string | null) {
   let f = formatters.get(tag);
   if (!f) {
     f = {
-      days: new Intl.DateTimeFormat(tag, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }),
-      month: new Intl.DateTimeFormat(tag, { month: 'long', year: 'numeric', timeZone: 'UTC' }),
+      days: gregorianDates(tag, { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' }),
+      month: gregorianDates(tag, { month: 'long', year: 'numeric', timeZone: 'UTC' }),
     };
     formatters.set(tag, f);
   }

@@ -8,7 +8,7 @@ import type { ObjectStore } from '../../sinks/object-store.js';
 import type { ReportFile, ReportFormat, ReportTarget } from '../output.js';
 import type { ReportStyle } from '../style.js';
 import { periodEvents } from './events.js';
-import { clientNames } from './names.js';
+import { type ClientName, clientNames } from './names.js';
 import { type OverviewReport, overviewRows, portfolioTrend, reportHref } from './rows.js';
 
 export interface OverviewOptions {
@@ -32,8 +32,8 @@ export interface OverviewInput {
   /** The reports written in this call, by workspace id. */
   made: ReadonlyMap<string, OverviewReport>;
   formatsFor: (brandId: string) => readonly ReportFormat[];
-  /** The agency's own name for a client (reports.workspaces.<id>.clientName); null: the data's. */
-  clientNameFor?: (brandId: string) => string | null;
+  /** The agency's own name and domain for a client (reports.workspaces.<id>.clientName, clientDomain); null: the data's. */
+  clientFor?: (brandId: string) => ClientName;
   overview: OverviewOptions;
 }
 
@@ -47,9 +47,9 @@ export async function writeOverview(i: OverviewInput): Promise<string> {
     items.push({ brandId, report, href: ext === null ? null : reportHref(brandId, i.period.label, ext) });
   }
   // A workspace whose report is not at hand (made with --brand, the others not made yet) is still
-  // named, from the data.
+  // named, from the data, with its domain: two clients of one name are told apart by it.
   const unnamed = items.filter((x) => !x.report?.cover.client_name).map((x) => x.brandId);
-  const names = await clientNames(i.store, i.runs, i.period, unnamed, i.clientNameFor);
+  const names = await clientNames(i.store, i.runs, i.period, unnamed, i.clientFor);
   const rows = overviewRows(items, await periodEvents(i.store, i.runs, i.period), names);
   const reports = items.map((x) => x.report).filter((r): r is OverviewReport => r !== undefined);
   // Vega loads with the page only when there is an overview to render (test/startup-imports.test.ts).

@@ -1,8 +1,10 @@
 // The agency overview as one self-contained HTML page (docs/reports.md, "Agency overview"): the same
 // Content-Security-Policy, white label and locale as the workspace reports, every word from the
 // `overview` catalogue area, every client name escaped, each report linked relative to the page.
-// Headers break only between words (never "Chan/ge"), and the closing "Prepared by" line is kept
-// with the trend above it, so a printed page never holds it alone.
+// Headers break only between words (never "Chan/ge"); the client column is wide enough for a name's
+// words and the domain that tells two clients of one name apart (on a line of its own), figures
+// never wrap ("30,0 %"), and a comma stays with the event count before it. The closing "Prepared
+// by" line is kept with the trend above it, so a printed page never holds it alone.
 import { html as escapedHtml, raw } from 'hono/html';
 import type { Period } from '../../history/period.js';
 import { translator } from '../i18n/translate.js';
@@ -46,12 +48,16 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
   const svg = hasTrend ? await trendSvg(o, [t('charts:series.this'), t('charts:series.previous')]) : '';
   const events = (r: OverviewRow) => {
     if (r.events === null) return html`<span class="na">${t('overview:events_missing')}</span>`;
-    const parts = OVERVIEW_EVENT_KINDS.filter((k) => (r.events?.[k] ?? 0) > 0).map((k) => {
+    const kinds = OVERVIEW_EVENT_KINDS.filter((k) => (r.events?.[k] ?? 0) > 0);
+    // The comma stays with the count before it: no line starts with one. Each count with its words
+    // is one block, on a line of its own when it does not fit beside the last, and wraps inside
+    // only when the column is narrower than it (then the table still fits the page).
+    const parts = kinds.map((k, i) => {
       const n = r.events?.[k] ?? 0;
-      return html`<span class="event">${t(`overview:events_${k}`, { count: n, n: f.number(n) })}</span>`;
+      return html`<span class="event">${t(`overview:events_${k}`, { count: n, n: f.number(n) })}${i < kinds.length - 1 ? ',' : ''}</span>`;
     });
     return parts.length
-      ? html`${parts.map((p, i) => html`${i ? ', ' : ''}${p}`)}`
+      ? html`${parts.map((p, i) => html`${i ? ' ' : ''}${p}`)}`
       : html`${t('overview:events_none')}`;
   };
   const change = (r: OverviewRow) => {
@@ -61,11 +67,16 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
     const cls = d.startsWith('+') ? 'up' : d.startsWith('\u2212') ? 'down' : 'flat';
     return html`<span class="delta ${cls}">${d}</span>`;
   };
+  // A name another client has too is followed by what tells them apart (./told-apart.ts).
+  const suffix = (r: OverviewRow) =>
+    r.suffix === null
+      ? ''
+      : html` <span class="apart">(${'domain' in r.suffix ? html`<bdi>${r.suffix.domain}</bdi>` : f.number(r.suffix.n)})</span>`;
   const row = (
     r: OverviewRow,
-  ) => html`<tr><td>${r.client === null ? html`<span class="na">${t('overview:unnamed')}</span>` : html`<bdi>${r.client}</bdi>`}</td>
-<td>${r.score === null ? missing : f.one(r.score)}</td><td>${change(r)}</td>
-<td>${r.share === null ? missing : share(f, r.share, r.shareUnit)}</td><td>${events(r)}</td>
+  ) => html`<tr><td>${r.client === null ? html`<span class="na">${t('overview:unnamed')}</span>` : html`<bdi>${r.client}</bdi>`}${suffix(r)}</td>
+<td class="fig">${r.score === null ? missing : f.one(r.score)}</td><td class="fig">${change(r)}</td>
+<td class="fig">${r.share === null ? missing : share(f, r.share, r.shareUnit)}</td><td>${events(r)}</td>
 <td>${r.href === null ? html`<span class="na">${t('overview:no_report')}</span>` : escapedHtml`<a href="${r.href}">${t('overview:open_report')}</a>`}</td></tr>`;
   const page = html`<!DOCTYPE html>
 <html lang="${htmlLang}"><head><meta charset="utf-8">
@@ -107,9 +118,13 @@ h2{font-size:20px;border-bottom:2px solid ${s.primaryColour};padding-bottom:4px}
 .muted,.note{color:#57606a}.na{color:#57606a;font-style:italic}
 table{width:100%;border-collapse:collapse;margin:8px 0 16px}
 th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}th{background:#f6f8fa}
-th{overflow-wrap:normal;word-break:normal;hyphens:none}
+th{overflow-wrap:normal;word-break:keep-all;hyphens:none}
+table.clients{font-size:13px}table.clients th{font-size:12px}
+table.clients th:nth-child(1){width:30%}table.clients th:nth-child(2),table.clients th:nth-child(4){width:10%}
+table.clients th:nth-child(3){width:11%}table.clients th:nth-child(5){width:28%}table.clients th:nth-child(6){width:11%}
+td.fig{white-space:nowrap}
 .delta{font-weight:600}.delta.up{color:${DELTA_COLOURS.up}}.delta.down{color:${DELTA_COLOURS.down}}.delta.flat{color:${DELTA_COLOURS.flat}}
-.event{white-space:nowrap}
+.event{display:inline-block}.apart{display:block;color:#57606a;font-size:12px}
 .chart svg{max-width:100%;height:auto}
 tr{break-inside:avoid}
 .closing{break-inside:avoid-page}

@@ -8,6 +8,8 @@ import { brandKey } from '../../sinks/layout.js';
 import type { ReportModel } from '../model/report-shape.js';
 import { headlineOf } from '../summary/headline.js';
 import type { EventCounts } from './events.js';
+import type { ClientName } from './names.js';
+import { type Suffix, suffixes } from './told-apart.js';
 
 /** What the overview reads of a report: kept for every workspace made, so only this much. */
 export type OverviewReport = Pick<ReportModel, 'cover' | 'kpis' | 'comparison' | 'trend'>;
@@ -23,6 +25,8 @@ export interface OverviewRow {
   brandId: string;
   /** The client's name as its report shows it; null: the data names none. */
   client: string | null;
+  /** What tells the client from another of the same name (./told-apart.ts); null: its name does. */
+  suffix: Suffix | null;
   /** False: no report of the period was found for the workspace (every figure null). */
   reported: boolean;
   /** The period mean of the overall score (the report's headline figure). */
@@ -57,17 +61,24 @@ export interface OverviewItem {
 export function overviewRows(
   items: readonly OverviewItem[],
   events: ReadonlyMap<string, EventCounts> | null,
-  /** The client's name in the data, for a workspace whose report names none (not made yet). */
-  names: ReadonlyMap<string, string> = new Map(),
+  /** The client's name and domain in the data, for a workspace whose report names none (not made yet). */
+  names: ReadonlyMap<string, ClientName> = new Map(),
 ): OverviewRow[] {
-  const rows = items.map((i): OverviewRow => {
+  const clients = items.map((i) => ({
+    id: i.brandId,
+    name: i.report?.cover.client_name ?? names.get(i.brandId)?.name ?? null,
+    domain: i.report?.cover.client_domain ?? names.get(i.brandId)?.domain ?? null,
+  }));
+  const apart = suffixes(clients);
+  const rows = items.map((i, at): OverviewRow => {
     const r = i.report;
     // The one headline change (../summary/headline.ts): the order agrees with each report's summary.
     const h = r === undefined ? undefined : headlineOf(r);
     const comparable = (h?.earlier ?? false) && (h?.comparable ?? false);
     return {
       brandId: i.brandId,
-      client: r?.cover.client_name ?? names.get(i.brandId) ?? null,
+      client: clients[at]?.name ?? null,
+      suffix: apart.get(i.brandId) ?? null,
       reported: r !== undefined,
       score: h?.score ?? null,
       delta: h?.delta ?? null,
@@ -79,15 +90,20 @@ export function overviewRows(
     };
   });
   // Largest drop first; a row without a change after every row with one, a workspace without a
-  // report last; then by name and id.
+  // report last; then by name, by what tells a name's clients apart, and by id.
   return rows.sort(
     (a, b) =>
       (a.delta ?? Number.POSITIVE_INFINITY) - (b.delta ?? Number.POSITIVE_INFINITY) ||
       Number(a.reported === false) - Number(b.reported === false) ||
       compareText(a.client ?? '', b.client ?? '') ||
+      compareText(suffixText(a.suffix), suffixText(b.suffix)) ||
       compareText(a.brandId, b.brandId),
   );
 }
+
+/** A suffix as text for sorting: domains by name, numbers in order (`(2)` before `(10)`). */
+const suffixText = (s: Suffix | null) =>
+  s === null ? '' : 'domain' in s ? s.domain : String(s.n).padStart(12, '0');
 
 export interface PortfolioDay {
   date: string;

@@ -5,6 +5,7 @@
 // `t`, the "n/a" mark, engine display names and the period's name travel with the number formats so
 // every part of the page takes one object.
 import type { Period } from '../../history/period.js';
+import { gregorianDates } from '../i18n/calendar.js';
 import { engineName } from '../i18n/engines.js';
 import { dayRangeName, periodName } from '../i18n/period-name.js';
 import { type Translate, translator } from '../i18n/translate.js';
@@ -132,15 +133,16 @@ function buildFormatters(style: FormatStyle, rename: ClientRename | null): Forma
   const days =
     locale === null
       ? null
-      : new Intl.DateTimeFormat(locale, {
+      : gregorianDates(locale, {
           year: 'numeric',
           month: '2-digit',
           day: '2-digit',
           timeZone: 'UTC',
         });
   const day = (d: string): string => (days && DAY.test(d) ? days.format(new Date(`${d}T00:00:00Z`)) : d);
-  // Always formatted: a raw ISO timestamp is not for a client (docs/reports.md, "Language").
-  const instants = new Intl.DateTimeFormat(locale ?? 'en-US', {
+  // Always formatted: a raw ISO timestamp is not for a client (docs/reports.md, "Language"). Days
+  // and instants in the Gregorian calendar, as the period (../i18n/calendar.ts).
+  const instants = gregorianDates(locale ?? 'en-US', {
     year: 'numeric',
     month: '2-digit',
     day: '2-digit',

@@ -3,6 +3,7 @@
 import { html as escapedHtml, raw } from 'hono/html';
 import type { ReportSection } from '../../config/schema.js';
 import { moneyCompetitorsSection } from '../competitors/section.js';
+import { gregorianDates } from '../i18n/calendar.js';
 import { onePerTitle } from '../model/recommendation-titles.js';
 import type { ReportModel } from '../model/report-shape.js';
 import type { ReportStyle } from '../style.js';
@@ -44,7 +45,7 @@ export function periodOf(f: Formatters, r: ReportModel): string {
 function dayOf(f: Formatters, instant: string, timeZone: string | null): string {
   const ms = Date.parse(instant);
   if (!Number.isFinite(ms)) return f.na;
-  const iso = new Intl.DateTimeFormat('en-CA', {
+  const iso = gregorianDates('en-CA', {
     year: 'numeric',
     month: '2-digit',
     day: '2-digit',

@@ -12,6 +12,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { reasonOf } from '../../util/errors.js';
 import { translator } from '../i18n/translate.js';
 import { withAuthor } from './pdf-info.js';
+import { withRelativeLinks } from './pdf-links.js';
 
 export const DEFAULT_CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -212,7 +213,7 @@ export class PdfSession {
       );
     });
     this.printed += 1;
-    const url = `http://report-${this.printed}.invalid/`;
+    const url = `http://report-${this.printed}.invalid/${PAGE_FOLDERS}`;
     const printing = (async () => {
       printer = await this.printer(timeoutMs);
       await show(printer, { url, html, onBlockedRequest: o.onBlockedRequest }, timeoutMs);
@@ -232,7 +233,8 @@ export class PdfSession {
         tagged: true,
         outline: true,
       });
-      return withAuthor(pdf, author);
+      // Its links as the HTML has them, relative to the page, never to the made-up origin.
+      return withAuthor(withRelativeLinks(pdf, url), author);
     })();
     try {
       const pdf = await Promise.race([printing, expired]);
@@ -263,6 +265,13 @@ export class PdfSession {
 }
 
 const ENDPOINT_VAR = 'VISYNC_CHROMIUM_ENDPOINT';
+
+/**
+ * The folders a printed page sits in under its made-up origin. A relative link resolves against
+ * them (`../brand=...` from the overview), and ./pdf-links.ts writes it back relative to the page;
+ * at the origin's root a leading `../` would be lost. Eight: the pages' links climb one folder.
+ */
+const PAGE_FOLDERS = 'page/'.repeat(8);
 
 /** `ws://host:port` of an endpoint: its path is the browser server's secret, never printed. */
 function endpointOrigin(endpoint: string): string {

@@ -61,6 +61,19 @@ function nonEmptyString(what: string) {
   return z.string({ error: expected(what) }).min(1, { error: `expected ${what}` });
 }
 
+/** C0 controls (line breaks, tab, NUL) and DEL: nothing a folder or key of the store needs. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+/**
+ * A folder, prefix or name of the store. It reaches generated SQL, YAML and their comments
+ * (src/export), where a line break would end a comment and start a statement: refused here.
+ */
+function storePath(what: string) {
+  return nonEmptyString(what).refine((s) => !CONTROL_CHARACTER.test(s), {
+    error: `expected ${what} without a line break or other control character`,
+  });
+}
+
 function parseHttpUrl(s: string, ctx: z.RefinementCtx<string>, example: string): URL | undefined {
   let url: URL;
   try {
@@ -476,17 +489,22 @@ const AccountBigQuerySchema = z.strictObject(
 );
 
 // Stored with a trailing slash (or empty) so that keys are always `${prefix}raw/...`.
-const s3Prefix = z.string({ error: expected('a key prefix such as visibility/') }).transform((p) => {
-  const trimmed = p.replace(/^\/+/, '');
-  return trimmed === '' || trimmed.endsWith('/') ? trimmed : `${trimmed}/`;
-});
+const s3Prefix = z
+  .string({ error: expected('a key prefix such as visibility/') })
+  .refine((p) => !CONTROL_CHARACTER.test(p), {
+    error: 'expected a key prefix without a line break or other control character',
+  })
+  .transform((p) => {
+    const trimmed = p.replace(/^\/+/, '');
+    return trimmed === '' || trimmed.endsWith('/') ? trimmed : `${trimmed}/`;
+  });
 
 /** An account's own key prefix in the bucket of sinks.s3 (it replaces sinks.s3.prefix). */
 const AccountS3Schema = z.strictObject({ prefix: s3Prefix }, { error: expected('a mapping with prefix') });
 
 /** An account's own folder when the object store is sinks.fs. */
 const AccountFsSchema = z.strictObject(
-  { dir: nonEmptyString('a directory path') },
+  { dir: storePath('a directory path') },
   { error: expected('a mapping with dir') },
 );
 
@@ -634,13 +652,16 @@ const LoadSchema = z.strictObject(
 );
 
 const FsSinkSchema = z.strictObject(
-  { dir: nonEmptyString('a directory path').default('./data') },
+  { dir: storePath('a directory path').default('./data') },
   { error: expected('a mapping with dir') },
 );
 
 const S3SinkSchema = z.strictObject(
   {
-    bucket: nonEmptyString('a bucket name'),
+    // S3's own rule, loosely (older buckets may hold capitals and _): nothing to quote anywhere.
+    bucket: z.string({ error: expected('a bucket name') }).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, {
+      error: 'expected a bucket name made of letters, digits, ., - and _',
+    }),
     prefix: s3Prefix.default(''),
     region: nonEmptyString('an AWS region such as eu-west-1').default('us-east-1'),
     endpoint: endpointUrl('http://127.0.0.1:9000').optional(),

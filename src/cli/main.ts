@@ -74,20 +74,35 @@ export async function main(argv: string[], raw: CliIo = consoleIo): Promise<numb
     },
     err: raw.err,
   };
-  const { code, refusal } = await run(argv, counted);
-  const operands = argv.indexOf('--');
-  const json = argv.slice(2, operands < 0 ? undefined : operands).includes('--json');
-  if (json && refusal !== undefined && !printed) {
+  const state: ProgramState = { exitCode: 0 };
+  const program = buildProgram(state, counted);
+  const { code, refusal } = await run(program, state, argv, counted);
+  if (refusal !== undefined && !printed && asksForJson(program, argv)) {
     const { refusalResult } = await import('./json-result.js');
     raw.out(JSON.stringify(refusalResult(refusal, code), null, 2));
   }
   return code;
 }
 
+/**
+ * Whether `argv` runs a command that takes --json and asks for it: the command found by its names
+ * in argv (`report send`). `export duckdb --json` is an unknown option, not a request for JSON.
+ */
+function asksForJson(program: Command, argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  const words = argv.slice(2, end < 0 ? undefined : end);
+  let cmd = program;
+  for (const w of words) cmd = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w)) ?? cmd;
+  return words.includes('--json') && cmd.options.some((o) => o.long === '--json');
+}
+
 /** The exit code, and the one line of a refusal (without `visync: `) when the command was refused. */
-async function run(argv: string[], raw: CliIo): Promise<{ code: number; refusal?: string }> {
-  const state: ProgramState = { exitCode: 0 };
-  const program = buildProgram(state, raw);
+async function run(
+  program: Command,
+  state: ProgramState,
+  argv: string[],
+  raw: CliIo,
+): Promise<{ code: number; refusal?: string }> {
   const io = commandIo(raw);
   try {
     await program.parseAsync(argv);

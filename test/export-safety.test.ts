@@ -107,6 +107,22 @@ describe('a line break in a path is refused where it is given', () => {
     }
   });
 
+  it('sinks.bigquery: a dataset or project that would leave its backticks or YAML is refused at load', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 6 });
+    for (const [bigquery, key] of [
+      [{ projectId: 'p', dataset: 'vis`; DROP TABLE x; --' }, 'sinks.bigquery.dataset'],
+      [{ projectId: "p'\n{{ env_var('HOME') }}", dataset: 'vis' }, 'sinks.bigquery.projectId'],
+    ] as const) {
+      const dir = tempDir();
+      const { path } = configFile(s, dir, { sinks: { fs: { dir }, bigquery } });
+      const r = await visyncCli(path, ['export', 'dbt', '--out', join(dir, 'dbt')]);
+      expect(r.code, key).toBe(78);
+      expect(r.err, key).toHaveLength(1);
+      expect(r.err[0]).toContain(key);
+      expect(readdirSync(dir), key).toEqual(['visync.yaml']);
+    }
+  });
+
   it('--root: one line naming the option, exit 64, for duckdb, athena and dbt', async () => {
     const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 6 });
     const dir = tempDir();
@@ -131,6 +147,7 @@ describe('a line break in a path is refused where it is given', () => {
     for (const [args, why] of [
       [['export', 'dbt', '--root', './{{ env_var("HOME") }}', '--out', join(dir, 'dbt')], /Jinja/],
       [['export', 'duckdb', '--root', './back\\slash'], /backslash/],
+      [['export', 'athena', '--root', 's3://lake/${dt}/', '--split', join(dir, 'athena')], /projection/],
     ] as const) {
       const r = await visyncCli(path, [...args]);
       expect(r.code, args[1]).toBe(64);

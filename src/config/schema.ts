@@ -61,6 +61,17 @@ function nonEmptyString(what: string) {
   return z.string({ error: expected(what) }).min(1, { error: `expected ${what}` });
 }
 
+/**
+ * A BigQuery name as BigQuery allows it (`pattern`, described by `chars`): it is written into SQL
+ * between backticks and into the YAML of `visync export dbt`, so nothing else gets that far.
+ */
+function bigqueryName(what: string, pattern: RegExp, chars: string) {
+  return z
+    .string({ error: expected(what) })
+    .min(1, { error: `expected ${what}`, abort: true })
+    .regex(pattern, { error: `expected ${what} made of ${chars}` });
+}
+
 /** C0 controls (line breaks, tab, NUL) and DEL: nothing a folder or key of the store needs. */
 const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
 
@@ -482,9 +493,11 @@ const AccountScheduleSchema = z.strictObject(
   { error: expected('a mapping with cron and/or tz') },
 );
 
+const datasetName = bigqueryName('a BigQuery dataset name', /^[A-Za-z0-9_]+$/, 'letters, digits and _');
+
 /** An account's own dataset; project, location and endpoint come from sinks.bigquery. */
 const AccountBigQuerySchema = z.strictObject(
-  { dataset: nonEmptyString('a BigQuery dataset name') },
+  { dataset: datasetName },
   { error: expected('a mapping with dataset') },
 );
 
@@ -676,8 +689,13 @@ const S3SinkSchema = z.strictObject(
 
 const BigQuerySinkSchema = z.strictObject(
   {
-    projectId: nonEmptyString('a Google Cloud project id'),
-    dataset: nonEmptyString('a BigQuery dataset name'),
+    // Letters, digits and - (older ids may hold a domain: example.com:project).
+    projectId: bigqueryName(
+      'a Google Cloud project id',
+      /^[A-Za-z0-9][A-Za-z0-9.:_-]*$/,
+      'letters, digits, -, . and :',
+    ),
+    dataset: datasetName,
     location: nonEmptyString('a BigQuery location such as US or EU').default('US'),
     apiEndpoint: endpointUrl('http://127.0.0.1:9050').optional(),
     /**

@@ -199,7 +199,14 @@ describe('where the output goes', () => {
     // An earlier export with more statements, numbered past the new ones.
     for (let n = 1; n <= STATEMENTS + 3; n++)
       writeFileSync(join(split, `${n}-old_view.sql`), 'DROP TABLE x;\n');
-    const r = await visyncCli(path, ['export', 'athena', '--root', 's3://lake/visync/', '--split', split]);
+    const r = await visyncCli(path, [
+      'export',
+      'athena',
+      '--root',
+      's3://lake/visync/',
+      '--split',
+      `${split}/`,
+    ]);
     expect(r.code, r.err.join('\n')).toBe(0);
     const files = readdirSync(split);
     expect(files).toHaveLength(STATEMENTS);

@@ -194,7 +194,7 @@ type AthenaFlags = OutFlags & { root?: string; location?: string; split?: string
 
 async function exportAthena(io: CommandIo, flags: AthenaFlags, cmd: Command): Promise<number> {
   const config = await configOf(cmd);
-  const [{ WAREHOUSE_TABLES }, { athenaDdl, athenaFiles, s3Location }] = await Promise.all([
+  const [{ WAREHOUSE_TABLES }, { athenaDdl, athenaFiles, isStatementFile, s3Location }] = await Promise.all([
     import('../catalogue/index.js'),
     import('../export/athena.js'),
   ]);
@@ -211,14 +211,8 @@ async function exportAthena(io: CommandIo, flags: AthenaFlags, cmd: Command): Pr
     const files = athenaFiles(options);
     // The folder becomes these files whole: no statement of an earlier export stays beside them.
     const { replaceFolder } = await import('../util/swap-in.js');
-    const statement = /^\d+-[a-z0-9_]+\.sql$/;
-    await written(
-      replaceFolder(
-        flags.split,
-        files.map((f) => ({ path: f.file, text: f.sql })),
-        (name) => statement.test(name),
-      ),
-    );
+    const statements = files.map((f) => ({ path: f.file, text: f.sql }));
+    await written(replaceFolder(flags.split, statements, isStatementFile));
     io.out(`wrote ${files.length} statements to ${flags.split} (run them in the order of their numbers)`);
     return 0;
   }

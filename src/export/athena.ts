@@ -74,6 +74,11 @@ function athenaCurrentStateViews(): CurrentStateView[] {
   return currentStateViews('athena', viewIdentifier);
 }
 
+/** A file name athenaStatements() gives: `07-brands.sql`. */
+export function isStatementFile(name: string): boolean {
+  return /^\d+-[a-z0-9_]+\.sql$/.test(name);
+}
+
 /** Every statement, in the order to run: the tables (sync_runs among them), then the views over them. */
 export function athenaStatements(o: AthenaExportOptions): AthenaStatement[] {
   const location = o.location.endsWith('/') ? o.location : `${o.location}/`;

@@ -19,6 +19,9 @@ import {
   writeInTree,
 } from './safe-write.js';
 
+/** `athena/` as `athena`: the folder is renamed by its own name. */
+const withoutTrailingSlash = (dir: string) => dir.replace(/(?<=.)\/+$/, '');
+
 export interface TreeFile {
   /** Relative to the folder, `/`-separated. */
   path: string;
@@ -57,10 +60,11 @@ async function folderAt(dir: string, followLink: boolean): Promise<boolean> {
  * (what an earlier export wrote); anything else is refused in one line and nothing is changed.
  */
 export async function replaceFolder(
-  dir: string,
+  folder: string,
   files: readonly TreeFile[],
   ours: (name: string) => boolean,
 ): Promise<void> {
+  const dir = withoutTrailingSlash(folder);
   const exists = await folderAt(dir, false);
   if (exists) {
     const foreign = (await readdir(dir, { withFileTypes: true })).find((e) => !e.isFile() || !ours(e.name));
@@ -87,7 +91,8 @@ export async function replaceFolder(
  * its name; the folder's other files stay. A link or a file where a folder or file of `files` goes
  * is refused before anything is written.
  */
-export async function mergeIntoFolder(dir: string, files: readonly TreeFile[]): Promise<void> {
+export async function mergeIntoFolder(folder: string, files: readonly TreeFile[]): Promise<void> {
+  const dir = withoutTrailingSlash(folder);
   // The folder a person names may be a link they chose; links inside it are refused.
   const exists = await folderAt(dir, true);
   if (exists) for (const f of files) await checkPath(dir, f.path.split('/'));

@@ -98,6 +98,8 @@ describe('a line break in a path is refused where it is given', () => {
     for (const [s3, key] of [
       [{ bucket: 'lake', prefix: `visync${INJECTED}/` }, 'sinks.s3.prefix'],
       [{ bucket: "lake'\nDROP TABLE brands;--", prefix: 'visync/' }, 'sinks.s3.bucket'],
+      // The region goes into the dbt profile, which dbt renders with Jinja.
+      [{ bucket: 'lake', region: "eu-west-1{{ env_var('AWS_SECRET_ACCESS_KEY') }}" }, 'sinks.s3.region'],
     ] as const) {
       const { path } = configFile(s, tempDir(), { sinks: { s3 } });
       const r = await visyncCli(path, ['export', 'athena', '--split', join(tempDir(), 'athena')]);
@@ -112,6 +114,7 @@ describe('a line break in a path is refused where it is given', () => {
     for (const [bigquery, key] of [
       [{ projectId: 'p', dataset: 'vis`; DROP TABLE x; --' }, 'sinks.bigquery.dataset'],
       [{ projectId: "p'\n{{ env_var('HOME') }}", dataset: 'vis' }, 'sinks.bigquery.projectId'],
+      [{ projectId: 'p', dataset: 'vis', location: "US{{ env_var('HOME') }}" }, 'sinks.bigquery.location'],
     ] as const) {
       const dir = tempDir();
       const { path } = configFile(s, dir, { sinks: { fs: { dir }, bigquery } });

@@ -62,10 +62,11 @@ function nonEmptyString(what: string) {
 }
 
 /**
- * A BigQuery name as BigQuery allows it (`pattern`, described by `chars`): it is written into SQL
- * between backticks and into the YAML of `visync export dbt`, so nothing else gets that far.
+ * A cloud name (a BigQuery dataset or project, a region) as its service allows it (`pattern`,
+ * described by `chars`): it is written into SQL between backticks and into the YAML of `visync
+ * export dbt`, which dbt renders with Jinja, so nothing else gets that far.
  */
-function bigqueryName(what: string, pattern: RegExp, chars: string) {
+function cloudName(what: string, pattern: RegExp, chars: string) {
   return z
     .string({ error: expected(what) })
     .min(1, { error: `expected ${what}`, abort: true })
@@ -493,7 +494,7 @@ const AccountScheduleSchema = z.strictObject(
   { error: expected('a mapping with cron and/or tz') },
 );
 
-const datasetName = bigqueryName('a BigQuery dataset name', /^[A-Za-z0-9_]+$/, 'letters, digits and _');
+const datasetName = cloudName('a BigQuery dataset name', /^[A-Za-z0-9_]+$/, 'letters, digits and _');
 
 /** An account's own dataset; project, location and endpoint come from sinks.bigquery. */
 const AccountBigQuerySchema = z.strictObject(
@@ -676,7 +677,9 @@ const S3SinkSchema = z.strictObject(
       error: 'expected a bucket name made of letters, digits, ., - and _',
     }),
     prefix: s3Prefix.default(''),
-    region: nonEmptyString('an AWS region such as eu-west-1').default('us-east-1'),
+    region: cloudName('an AWS region such as eu-west-1', /^[A-Za-z0-9-]+$/, 'letters, digits and -').default(
+      'us-east-1',
+    ),
     endpoint: endpointUrl('http://127.0.0.1:9000').optional(),
     forcePathStyle: bool.default(false),
     /** Per-request deadline for S3 calls: a server that accepts and never answers cannot hang a put. */
@@ -690,13 +693,17 @@ const S3SinkSchema = z.strictObject(
 const BigQuerySinkSchema = z.strictObject(
   {
     // Letters, digits and - (older ids may hold a domain: example.com:project).
-    projectId: bigqueryName(
+    projectId: cloudName(
       'a Google Cloud project id',
       /^[A-Za-z0-9][A-Za-z0-9.:_-]*$/,
       'letters, digits, -, . and :',
     ),
     dataset: datasetName,
-    location: nonEmptyString('a BigQuery location such as US or EU').default('US'),
+    location: cloudName(
+      'a BigQuery location such as US or EU',
+      /^[A-Za-z0-9-]+$/,
+      'letters, digits and -',
+    ).default('US'),
     apiEndpoint: endpointUrl('http://127.0.0.1:9050').optional(),
     /**
      * Days BigQuery keeps each partition (counted from its date: snapshot_date, date, run_date),

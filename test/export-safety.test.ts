@@ -262,16 +262,22 @@ describe('where the output goes', () => {
 describe('--json refusals print a document', () => {
   it('replay --json: a run that is not there, or not a run id: the line on stderr, the document on stdout', async () => {
     const { config } = await nightIn('data');
-    for (const [run, code] of [
-      ['nope', 1],
-      ['../x', 64],
+    for (const [args, code] of [
+      [['--run', 'nope'], 1],
+      [['--run', '../x'], 64],
+      // An option the command does not take: commander's line, then its pointer to --help.
+      [['--run', 'nope', '--bogus'], 64],
     ] as const) {
-      const r = await visyncCli(config, ['replay', '--run', run, '--json']);
+      const run = args.join(' ');
+      const r = await visyncCli(config, ['replay', ...args, '--json']);
       expect(r.code, run).toBe(code);
-      expect(r.err, run).toHaveLength(1);
+      expect(
+        r.err.filter((l) => l !== '(add --help for usage)'),
+        run,
+      ).toHaveLength(1);
       const doc = JSON.parse(r.out.join('\n'));
       expect(doc).toEqual({
-        error: r.err[0]!.replace(/^visync: /, ''),
+        error: r.err[0]!.replace(/^(visync|error): /, ''),
         exit_code: code,
         exit_meaning: code === 64 ? 'usage error' : 'failed',
       });

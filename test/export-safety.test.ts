@@ -44,6 +44,7 @@ describe('a store path is a literal path in the DuckDB script', () => {
     ['store [prod]', 'store p'],
     ['a*b?c{1,2}', 'aXbYc{1,2}'],
     ["it's data", undefined],
+    ['env=prod', undefined],
   ] as const) {
     it(`reads the folder ${JSON.stringify(store)} and only it`, async () => {
       const { dir, config, ids } = await nightIn(store);
@@ -63,19 +64,20 @@ describe('a store path is a literal path in the DuckDB script', () => {
     });
   }
 
-  it('dbt: the sources read the folder `store [prod]` (external_location run in DuckDB)', async () => {
-    const { dir, config, ids } = await nightIn('store [prod]');
-    const r = await visyncCli(config, ['export', 'dbt', '--out', join(dir, 'visync_dbt')]);
-    expect(r.code, r.err.join('\n')).toBe(0);
-    const doc = parse(readFileSync(join(dir, 'visync_dbt/models/sources.yml'), 'utf8'));
-    const brands = doc.sources[0].tables.find((t: { name: string }) => t.name === 'brands');
-    const db = await duckdbIn(join(dir, 'visync_dbt'));
-    const from = (brands.config.external_location as string).replaceAll('%%', '%');
-    const rows = (
-      await db.runAndReadAll(`SELECT DISTINCT brand_id FROM ${from} ORDER BY 1`)
-    ).getRowObjectsJson();
-    expect(rows.map((x) => x.brand_id)).toEqual(ids);
-  });
+  for (const store of ['store [prod]', "it's 100% data"])
+    it(`dbt: the sources read the folder ${JSON.stringify(store)} (external_location run in DuckDB)`, async () => {
+      const { dir, config, ids } = await nightIn(store);
+      const r = await visyncCli(config, ['export', 'dbt', '--out', join(dir, 'visync_dbt')]);
+      expect(r.code, r.err.join('\n')).toBe(0);
+      const doc = parse(readFileSync(join(dir, 'visync_dbt/models/sources.yml'), 'utf8'));
+      const brands = doc.sources[0].tables.find((t: { name: string }) => t.name === 'brands');
+      const db = await duckdbIn(join(dir, 'visync_dbt'));
+      const from = (brands.config.external_location as string).replaceAll('%%', '%');
+      const rows = (
+        await db.runAndReadAll(`SELECT DISTINCT brand_id FROM ${from} ORDER BY 1`)
+      ).getRowObjectsJson();
+      expect(rows.map((x) => x.brand_id)).toEqual(ids);
+    });
 });
 
 describe('a line break in a path is refused where it is given', () => {

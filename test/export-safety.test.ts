@@ -80,6 +80,25 @@ describe('a store path is a literal path in the DuckDB script', () => {
     });
 });
 
+describe("DuckDB's globbing, as the escape relies on it", () => {
+  it('a class matches its one character; a backslash cannot be globbed through, escaped or not', async () => {
+    const dir = tempDir();
+    for (const folder of ['a[b]', 'ab', 'back\\slash']) {
+      mkdirSync(join(dir, folder), { recursive: true });
+      writeFileSync(join(dir, folder, 'part-1.ndjson'), `{"folder": ${JSON.stringify(folder)}}\n`);
+    }
+    const db = await duckdbIn(dir);
+    const read = async (glob: string) =>
+      (await db.runAndReadAll(`SELECT folder FROM read_json('${glob}')`))
+        .getRowObjectsJson()
+        .map((r) => r.folder);
+    expect(await read(`${dir}/a[b]/*.ndjson`)).toEqual(['ab']);
+    expect(await read(`${dir}/a[[]b]/*.ndjson`)).toEqual(['a[b]']);
+    await expect(read(`${dir}/back\\slash/*.ndjson`)).rejects.toThrow(/No files found/);
+    await expect(read(`${dir}/back[\\]slash/*.ndjson`)).rejects.toThrow(/No files found/);
+  });
+});
+
 describe('a line break in a path is refused where it is given', () => {
   const INJECTED = '\nCREATE TABLE injected AS SELECT 1;\n--';
 

@@ -5,6 +5,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Config, SinksConfig } from '../config/schema.js';
 import type { RootReader } from '../export/store-root.js';
+import { hasControlCharacter } from '../util/terminal.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
@@ -376,7 +377,7 @@ async function refuseRoot(root: string, reader: RootReader, option: string | und
 
 /** A root never holds a line break or control character: it is written into SQL, YAML and comments. */
 function parseRoot(value: string): string {
-  if (/[\u0000-\u001f\u007f-\u009f]/.test(value))
+  if (hasControlCharacter(value))
     throw new InvalidArgumentError('the root holds a line break or other control character');
   return value;
 }

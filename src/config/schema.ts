@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../catalogue/brand-events.js';
 import { isLoopbackHost } from '../util/net.js';
+import { hasControlCharacter } from '../util/terminal.js';
 import { cronProblem, schedulerAcceptsTimeZone } from './cron.js';
 
 // Messages here are what an operator reads when start-up fails, so each says what was expected
@@ -73,15 +74,12 @@ function cloudName(what: string, pattern: RegExp, chars: string) {
     .regex(pattern, { error: `expected ${what} made of ${chars}` });
 }
 
-/** C0 controls (line breaks, tab, NUL) and DEL: nothing a folder or key of the store needs. */
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
-
 /**
  * A folder, prefix or name of the store. It reaches generated SQL, YAML and their comments
  * (src/export), where a line break would end a comment and start a statement: refused here.
  */
 function storePath(what: string) {
-  return nonEmptyString(what).refine((s) => !CONTROL_CHARACTER.test(s), {
+  return nonEmptyString(what).refine((s) => !hasControlCharacter(s), {
     error: `expected ${what} without a line break or other control character`,
   });
 }
@@ -505,7 +503,7 @@ const AccountBigQuerySchema = z.strictObject(
 // Stored with a trailing slash (or empty) so that keys are always `${prefix}raw/...`.
 const s3Prefix = z
   .string({ error: expected('a key prefix such as visibility/') })
-  .refine((p) => !CONTROL_CHARACTER.test(p), {
+  .refine((p) => !hasControlCharacter(p), {
     error: 'expected a key prefix without a line break or other control character',
   })
   .transform((p) => {

@@ -2,17 +2,15 @@
 // read_json, Athena's LOCATION), a YAML value dbt renders with Jinja, and a comment line of each
 // file's header. Quoting as a string is done where the string is written (src/export/duckdb.ts,
 // athena.ts); here, what a string cannot carry (refused with the reason) and DuckDB's glob escape.
-import { terminalSafe } from '../util/terminal.js';
+import { hasControlCharacter, terminalSafe } from '../util/terminal.js';
 
 /** The readers of a root: each reads some characters as more than text. */
 export type RootReader = 'duckdb' | 'athena' | 'dbt-duckdb';
 
-const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
-
 /** Why `root` cannot be written for `reader` (a phrase after the root's name), or undefined. */
 export function rootProblem(root: string, reader: RootReader): string | undefined {
-  if (CONTROL_CHARACTER.test(root)) return 'holds a line break or other control character';
-  // DuckDB splits a glob at `\` as at `/`, and has no escape for it (tested on DuckDB 1.5).
+  if (hasControlCharacter(root)) return 'holds a line break or other control character';
+  // DuckDB splits a glob at `\` as at `/`, and has no escape for it (test/export-safety.test.ts).
   if (reader !== 'athena' && root.includes('\\'))
     return 'holds a backslash, which DuckDB reads as a folder separator';
   // dbt renders every value of sources.yml with Jinja before dbt-duckdb reads it.

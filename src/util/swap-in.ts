@@ -76,10 +76,16 @@ export async function replaceFolder(
   }
   const temp = await staged(dir, files);
   const old = `${temp.replace(/\.tmp$/, '')}.old`;
+  let moved = false;
   try {
-    if (exists) await rename(dir, old);
+    if (exists) {
+      await rename(dir, old);
+      moved = true;
+    }
     await rename(temp, dir);
   } catch (err) {
+    // The earlier folder back in its place: a failed export leaves what was there.
+    if (moved) await rename(old, dir).catch(() => undefined);
     await rm(temp, { recursive: true, force: true });
     throw new WriteRefused(`cannot write ${dir}: ${reason(err)}`);
   }

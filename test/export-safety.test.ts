@@ -276,7 +276,35 @@ describe('where the output goes', () => {
     const r = await visyncCli(config, ['export', 'dbt', '--out', out]);
     expect(r.code, r.err.join('\n')).toBe(0);
     expect(readFileSync(join(out, 'target', 'manifest.json'), 'utf8')).toBe('{}');
-    expect(readdirSync(out).sort()).toEqual(['dbt_project.yml', 'models', 'profiles.yml', 'target', 'tests']);
+    expect(readdirSync(out).sort()).toEqual([
+      '.visync-export',
+      'dbt_project.yml',
+      'models',
+      'profiles.yml',
+      'target',
+      'tests',
+    ]);
+  });
+});
+
+describe('dbt into its own project again', () => {
+  it('a model an earlier export wrote and this one does not is removed; your own files stay', async () => {
+    const { dir, config } = await nightIn('data');
+    const out = join(dir, 'visync_dbt');
+    expect((await visyncCli(config, ['export', 'dbt', '--out', out])).code).toBe(0);
+    // As an earlier visync would have left it: a view since renamed, listed as written by it.
+    const old = 'models/changes/renamed_changes.sql';
+    writeFileSync(join(out, old), 'select 1 as x\n');
+    writeFileSync(
+      join(out, '.visync-export'),
+      `${readFileSync(join(out, '.visync-export'), 'utf8')}${old}\n`,
+    );
+    writeFileSync(join(out, 'models', 'my_model.sql'), 'select 2 as y\n');
+    const r = await visyncCli(config, ['export', 'dbt', '--out', out]);
+    expect(r.code, r.err.join('\n')).toBe(0);
+    expect(readdirSync(join(out, 'models', 'changes'))).not.toContain('renamed_changes.sql');
+    expect(readFileSync(join(out, 'models', 'my_model.sql'), 'utf8')).toBe('select 2 as y\n');
+    expect(readFileSync(join(out, '.visync-export'), 'utf8')).not.toContain(old);
   });
 });
 

@@ -160,9 +160,10 @@ async function exportDbt(io: CommandIo, flags: DbtFlags, cmd: Command): Promise<
     athenaSchema: flags.database,
     region: sinks.s3?.region,
   });
-  // Every file first into a fresh folder: a refusal or a full disk leaves no half project.
+  // Every file first into a fresh folder: a refusal or a full disk leaves no half project. The
+  // record lists what was written: the next export removes what it no longer writes.
   const { mergeIntoFolder } = await import('../util/swap-in.js');
-  await written(mergeIntoFolder(flags.out, files));
+  await written(mergeIntoFolder(flags.out, files, { name: dbt.RECORD_FILE, header: dbt.RECORD_HEADER }));
   io.out(`wrote a dbt project for ${target} in ${flags.out} (${files.length} files):`);
   for (const f of files) io.out(`  ${f.path}`);
   io.out('next, in that folder:');

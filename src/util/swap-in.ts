@@ -6,8 +6,10 @@
 //   emptied: someone else's file is not ours to remove.
 // - mergeIntoFolder: each file is renamed over its name in the target, whose other files (a dbt
 //   project's target/, logs/, the user's own models) stay; every path is checked before the first.
+//   A record in the folder lists what was written, so that the next export removes what it no
+//   longer writes (a model of a view since renamed) and nothing else.
 import { randomBytes } from 'node:crypto';
-import { readdir, rename, rm, stat } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import {
   ensureFolders,
@@ -94,30 +96,76 @@ export async function replaceFolder(
 
 /**
  * `files` written into `dir` (made whole from a temporary folder when missing), each renamed over
- * its name; the folder's other files stay. A link or a file where a folder or file of `files` goes
- * is refused before anything is written.
+ * its name, with `record` (a file name) listing them; the files an earlier record lists and
+ * `files` does not are removed, the folder's other files stay. A link or a file where a folder or
+ * file of `files` goes is refused before anything is written.
  */
-export async function mergeIntoFolder(folder: string, files: readonly TreeFile[]): Promise<void> {
+export async function mergeIntoFolder(
+  folder: string,
+  files: readonly TreeFile[],
+  record: { name: string; header: string },
+): Promise<void> {
   const dir = withoutTrailingSlash(folder);
   // The folder a person names may be a link they chose; links inside it are refused.
   const exists = await folderAt(dir, true);
-  if (exists) for (const f of files) await checkPath(dir, f.path.split('/'));
-  const temp = await staged(dir, files);
+  const all = [
+    ...files,
+    { path: record.name, text: [record.header, ...files.map((f) => f.path), ''].join('\n') },
+  ];
+  if (exists) for (const f of all) await checkPath(dir, f.path.split('/'));
+  const kept = new Set(all.map((f) => f.path));
+  const stale = exists ? await staleFiles(dir, record.name, kept) : [];
+  const temp = await staged(dir, all);
   try {
     if (!exists) {
       await rename(temp, dir);
       return;
     }
-    for (const f of files) {
+    for (const f of all) {
       const parts = f.path.split('/');
       const into = await ensureFolders(dir, parts.slice(0, -1));
       await rename(join(temp, ...parts), join(into, parts.at(-1) as string));
     }
+    for (const path of stale) await rm(join(dir, ...path.split('/')), { force: true });
   } catch (err) {
     throw err instanceof WriteRefused ? err : new WriteRefused(`cannot write into ${dir}: ${reason(err)}`);
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
+}
+
+/**
+ * What the earlier record lists and this export does not write, where it is still a file of ours:
+ * a link or folder put there since is left alone, as any file not ours.
+ */
+async function staleFiles(dir: string, record: string, kept: ReadonlySet<string>): Promise<string[]> {
+  const stale: string[] = [];
+  for (const path of await recorded(join(dir, record))) {
+    if (kept.has(path)) continue;
+    const ours = await checkPath(dir, path.split('/')).then(
+      () => true,
+      () => false,
+    );
+    if (ours) stale.push(path);
+  }
+  return stale;
+}
+
+/**
+ * The paths a record lists: relative, `/`-separated, none leading out of the folder (a record
+ * someone edited names nothing outside it). No record: none.
+ */
+async function recorded(file: string): Promise<string[]> {
+  const st = await entry(file);
+  if (!st) return [];
+  if (!st.isFile()) refuseLink(file);
+  const text = await readFile(file, 'utf8');
+  return text
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#'))
+    .filter(
+      (l) => !l.startsWith('/') && !l.split('/').some((part) => part === '..' || part === '.' || part === ''),
+    );
 }
 
 /** Each folder of `parts` below `dir` is a folder or missing, the file a file or missing; no link. */
@@ -129,7 +177,7 @@ async function checkPath(dir: string, parts: readonly string[]): Promise<void> {
     if (!st) return;
     if (st.isSymbolicLink()) refuseLink(at);
     const last = i === parts.length - 1;
-    if (last && st.isDirectory()) throw new WriteRefused(`cannot write ${at}: it is a folder, not a file`);
+    if (last && !st.isFile()) throw new WriteRefused(`cannot write ${at}: it is not a file`);
     if (!last && !st.isDirectory()) throw new WriteRefused(`cannot write into ${at}: it is not a folder`);
   }
 }

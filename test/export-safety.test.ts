@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { VIEWS, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
 import { duckdbViewsSql } from '../src/export/duckdb.js';
+import { fill, smallDisk } from './helpers/full-disk.js';
 import { configFile, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
 
 const instances: DuckDBInstance[] = [];
@@ -307,6 +308,44 @@ describe('dbt into its own project again', () => {
     expect(readFileSync(join(out, '.visync-export'), 'utf8')).not.toContain(old);
   });
 });
+
+describe('a full disk', () => {
+  it('dbt and --split: one line, exit 1, the earlier project and statements as they were, nothing beside them', async () => {
+    const { config } = await nightIn('data');
+    const disk = smallDisk(4);
+    const out = join(disk, 'visync_dbt');
+    const split = join(disk, 'athena');
+    const args = {
+      dbt: ['export', 'dbt', '--out', out],
+      athena: ['export', 'athena', '--root', 's3://lake/v/', '--split', split],
+    };
+    for (const a of Object.values(args)) expect((await visyncCli(config, a)).code).toBe(0);
+    const before = snapshot(disk);
+    fill(disk);
+    for (const a of Object.values(args)) {
+      const r = await visyncCli(config, a);
+      expect(r.code, a[1]).toBe(1);
+      expect(r.err, a[1]).toHaveLength(1);
+      expect(r.err[0]).toContain('no space left on device');
+    }
+    expect(snapshot(disk)).toEqual({ ...before, filler: expect.any(String) });
+  });
+});
+
+/** Every file under `dir` with its text, by path. */
+function snapshot(dir: string, base = dir): Record<string, string> {
+  return Object.assign(
+    {},
+    ...readdirSync(dir, { withFileTypes: true }).map((e) =>
+      e.isDirectory()
+        ? snapshot(join(dir, e.name), base)
+        : {
+            [join(dir, e.name).slice(base.length + 1)]:
+              e.name === 'filler' ? 'filler' : readFileSync(join(dir, e.name), 'utf8'),
+          },
+    ),
+  );
+}
 
 describe('--json refusals print a document', () => {
   it('replay --json: a run that is not there, or not a run id: the line on stderr, the document on stdout', async () => {

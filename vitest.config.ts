@@ -115,6 +115,7 @@ const E2E = files([
   'export-dbt',
   'export-athena',
   'export-dbt-duckdb',
+  'export-safety',
   'report-out-safety',
   'views',
   'views-e2e',

@@ -161,12 +161,15 @@ describe('environment interpolation', () => {
 
   it('never lets an environment value add YAML structure', () => {
     const evil = 'x\n  injected: true\n- name: evil';
-    const c = parse(minimal().replace('fs: {}', 'fs: { dir: "${DATA_DIR}" }'), {
+    const c = parse(minimal('reports: { footer: "${FOOTER}" }\n'), { ACME_API_KEY: SECRET, FOOTER: evil });
+    expect(c.accounts).toHaveLength(1);
+    expect(c.reports?.footer).toBe(evil);
+    // A store folder goes into generated SQL and its comments: a line break there is refused.
+    const e = configError(minimal().replace('fs: {}', 'fs: { dir: "${DATA_DIR}" }'), {
       ACME_API_KEY: SECRET,
       DATA_DIR: evil,
     });
-    expect(c.accounts).toHaveLength(1);
-    expect(c.sinks.fs?.dir).toBe(evil);
+    expect(e.issues.map((i) => i.path)).toEqual(['sinks.fs.dir']);
   });
 
   it('reports unset variables as undefined with their dotted path', () => {

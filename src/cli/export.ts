@@ -4,6 +4,9 @@
 // each subcommand loads the config and one generator.
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Config, SinksConfig } from '../config/schema.js';
+import type { RootReader } from '../export/store-root.js';
+import { hasControlCharacter } from '../util/terminal.js';
+import { EXIT_USAGE } from './exit-codes.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
 interface OutFlags {
@@ -81,9 +84,14 @@ function registerDbt(exp: Command, state: ProgramState, io: CommandIo): void {
       'the project folder (made if missing; its generated files are replaced)',
       'visync_dbt',
     )
-    .option('--root <path|s3url>', 'duckdb: the object store root (default: the configured sink)')
+    .option('--root <path|s3url>', 'duckdb: the object store root (default: the configured sink)', parseRoot)
     .option('--list', 'duckdb: also list an S3 store (the configured sinks.s3) for tables with no files yet')
-    .option('--database <name>', 'athena: the Glue database holding the visync tables', 'visync')
+    .option(
+      '--database <name>',
+      'athena: the Glue database holding the visync tables',
+      parseDatabase,
+      'visync',
+    )
     .option(...ACCOUNT_OPTION)
     .addHelpText(
       'after',
@@ -124,6 +132,7 @@ async function exportDbt(io: CommandIo, flags: DbtFlags, cmd: Command): Promise<
   // dbt runs from the project folder: a relative root stays relative, from there.
   const root =
     /^s3:\/\//.test(given) || isAbsolute(given) ? given : relative(resolve(flags.out), resolve(given)) || '.';
+  if (target === 'duckdb') await refuseRoot(root, 'dbt-duckdb', flags.root);
   // The store is listed for DuckDB: a table without part files reads as empty (docs/dbt.md). S3
   // only with --list, as for `export duckdb`: that loads the S3 client and needs read access.
   const storeSinks: SinksConfig | undefined = !/^s3:\/\//.test(given)
@@ -151,13 +160,10 @@ async function exportDbt(io: CommandIo, flags: DbtFlags, cmd: Command): Promise<
     athenaSchema: flags.database,
     region: sinks.s3?.region,
   });
-  const { writeInTree, WriteRefused } = await import('../util/safe-write.js');
-  for (const f of files) {
-    const parts = f.path.split('/');
-    await writeInTree(flags.out, parts.slice(0, -1), parts.at(-1) as string, f.text).catch((err: unknown) => {
-      throw err instanceof WriteRefused ? new CliError(err.message) : err;
-    });
-  }
+  // Every file first into a fresh folder: a refusal or a full disk leaves no half project. The
+  // record lists what was written: the next export removes what it no longer writes.
+  const { mergeIntoFolder } = await import('../util/swap-in.js');
+  await written(mergeIntoFolder(flags.out, files, { name: dbt.RECORD_FILE, header: dbt.RECORD_HEADER }));
   io.out(`wrote a dbt project for ${target} in ${flags.out} (${files.length} files):`);
   for (const f of files) io.out(`  ${f.path}`);
   io.out('next, in that folder:');
@@ -190,7 +196,7 @@ type AthenaFlags = OutFlags & { root?: string; location?: string; split?: string
 
 async function exportAthena(io: CommandIo, flags: AthenaFlags, cmd: Command): Promise<number> {
   const config = await configOf(cmd);
-  const [{ WAREHOUSE_TABLES }, { athenaDdl, athenaFiles, s3Location }] = await Promise.all([
+  const [{ WAREHOUSE_TABLES }, { athenaDdl, athenaFiles, isStatementFile, s3Location }] = await Promise.all([
     import('../catalogue/index.js'),
     import('../export/athena.js'),
   ]);
@@ -200,12 +206,15 @@ async function exportAthena(io: CommandIo, flags: AthenaFlags, cmd: Command): Pr
   const location = given ?? (s3 ? s3Location(s3.bucket, s3.prefix) : undefined);
   if (!location)
     throw new CliError('no sinks.s3 in the config: give the S3 root with --root s3://bucket/prefix/');
+  await refuseRoot(location, 'athena', given);
   const options = { tables: WAREHOUSE_TABLES, location, accounts: scope.accounts };
   if (flags.split) {
-    if (flags.out) throw new CliError('give --out or --split, not both');
+    if (flags.out) throw new CliError('give --out or --split, not both', EXIT_USAGE);
     const files = athenaFiles(options);
-    for (const f of files)
-      await emit(io, `${flags.split.replace(/\/+$/, '')}/${f.file}`, f.sql, 'statement', true);
+    // The folder becomes these files whole: no statement of an earlier export stays beside them.
+    const { replaceFolder } = await import('../util/swap-in.js');
+    const statements = files.map((f) => ({ path: f.file, text: f.sql }));
+    await written(replaceFolder(flags.split, statements, isStatementFile));
     io.out(`wrote ${files.length} statements to ${flags.split} (run them in the order of their numbers)`);
     return 0;
   }
@@ -232,6 +241,7 @@ function registerDuckdb(exp: Command, state: ProgramState, io: CommandIo): void 
     .option(
       '--root <path|s3url>',
       'object store root: a folder or s3://bucket/prefix (default: the configured sink)',
+      parseRoot,
     )
     .option(
       '--list',
@@ -256,6 +266,7 @@ async function exportDuckdb(io: CommandIo, flags: DuckdbFlags, cmd: Command): Pr
   // A root given on the command line is written as given (a relative folder stays relative).
   const given = flags.root ?? defaultRoot(sinks, s3Location);
   const root = flags.root || isS3(given) ? given : resolve(given);
+  await refuseRoot(root, 'duckdb', flags.root);
   // An S3 store is listed only when asked (--list): that loads the S3 client and needs read access.
   const storeSinks: SinksConfig | undefined = !isS3(root)
     ? { fs: { dir: resolve(root) } }
@@ -328,32 +339,58 @@ async function exportScope(
   return { sinks: accountSettings(config, accounts[0] as string).sinks, accounts };
 }
 
-async function emit(
-  io: CommandIo,
-  out: string | undefined,
-  text: string,
-  what: string,
-  quiet = false,
-): Promise<number> {
+async function emit(io: CommandIo, out: string | undefined, text: string, what: string): Promise<number> {
   if (!out) {
     io.verbatim(text.trimEnd());
     return 0;
   }
-  const [{ mkdirSync }, { dirname }, { writeFileWhole, WriteRefused }] = await Promise.all([
-    import('node:fs'),
-    import('node:path'),
-    import('../util/safe-write.js'),
-  ]);
-  mkdirSync(dirname(out), { recursive: true });
+  const { writeFileMakingFolders } = await import('../util/safe-write.js');
   // Whole or not at all (a temporary file renamed), never through a link at `out`.
-  await writeFileWhole(out, text).catch((err: unknown) => {
-    throw err instanceof WriteRefused ? new CliError(err.message) : err;
-  });
-  if (!quiet) io.out(`wrote ${out} (${what})`);
+  await written(writeFileMakingFolders(out, text));
+  io.out(`wrote ${out} (${what})`);
   return 0;
+}
+
+/** A write's refusal as the command's one line: exit 64 for a path that cannot be what it must be. */
+async function written(write: Promise<void>): Promise<void> {
+  const { WriteRefused } = await import('../util/safe-write.js');
+  await write.catch((err: unknown) => {
+    throw err instanceof WriteRefused ? new CliError(err.message, err.usage ? EXIT_USAGE : 1) : err;
+  });
+}
+
+/**
+ * Refuses a root the reader cannot take as a literal path, naming where it came from: `--root`,
+ * or the configured store (sinks.fs.dir, sinks.s3).
+ */
+async function refuseRoot(root: string, reader: RootReader, option: string | undefined): Promise<void> {
+  const { rootProblem } = await import('../export/store-root.js');
+  const problem = rootProblem(root, reader);
+  if (!problem) return;
+  const { terminalSafe } = await import('../util/terminal.js');
+  throw new CliError(
+    option === undefined
+      ? `the configured store ${terminalSafe(JSON.stringify(root))} ${problem}: give a --root without it`
+      : `--root ${terminalSafe(JSON.stringify(option))} ${problem}: give a root without it`,
+    EXIT_USAGE,
+  );
+}
+
+/** A root never holds a line break or control character: it is written into SQL, YAML and comments. */
+function parseRoot(value: string): string {
+  if (hasControlCharacter(value))
+    throw new InvalidArgumentError('the root holds a line break or other control character');
+  return value;
 }
 
 function parseS3Url(value: string): string {
   if (!/^s3:\/\/[^/]+/.test(value)) throw new InvalidArgumentError('expected s3://bucket/prefix/');
+  return parseRoot(value);
+}
+
+/** A Glue database name (letters, digits, _): written into sources.yml, which dbt renders. */
+function parseDatabase(value: string): string {
+  if (!/^[A-Za-z0-9_]+$/.test(value))
+    throw new InvalidArgumentError('expected a Glue database name made of letters, digits and _');
   return value;
 }

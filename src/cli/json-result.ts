@@ -72,3 +72,14 @@ const MEANINGS: Record<number, string> = {
 export function exitFields(code: number): { exit_code: number; exit_meaning: string } {
   return { exit_code: code, exit_meaning: MEANINGS[code] ?? 'failed' };
 }
+
+/**
+ * What a command refused under --json prints (docs/cli-json.md): the line it printed on stderr
+ * (without `visync: `), and the exit code with its meaning.
+ */
+export function refusalResult(
+  line: string,
+  code: number,
+): { error: string; exit_code: number; exit_meaning: string } {
+  return { error: line, ...exitFields(code) };
+}

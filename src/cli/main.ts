@@ -64,15 +64,58 @@ export function buildProgram(state: ProgramState, raw: CliIo = consoleIo): Comma
 
 /** Runs the CLI; resolves with the process exit code (never calls process.exit itself). */
 export async function main(argv: string[], raw: CliIo = consoleIo): Promise<number> {
+  // Under --json a refusal prints a document too (docs/cli-json.md), unless the command printed
+  // its own before it failed: the refusal's line and the exit code.
+  let printed = false;
+  const counted: CliIo = {
+    out: (line) => {
+      printed = true;
+      raw.out(line);
+    },
+    err: raw.err,
+  };
   const state: ProgramState = { exitCode: 0 };
-  const program = buildProgram(state, raw);
+  const program = buildProgram(state, counted);
+  const { code, refusal } = await run(program, state, argv, counted);
+  if (refusal !== undefined && !printed && asksForJson(program, argv)) {
+    const { refusalResult } = await import('./json-result.js');
+    raw.out(JSON.stringify(refusalResult(refusal, code), null, 2));
+  }
+  return code;
+}
+
+/**
+ * Whether `argv` runs a command that takes --json and asks for it: the command found by its names
+ * in argv (`report send`). `export duckdb --json` is an unknown option, not a request for JSON.
+ */
+function asksForJson(program: Command, argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  const words = argv.slice(2, end < 0 ? undefined : end);
+  let cmd = program;
+  for (const w of words) cmd = cmd.commands.find((c) => c.name() === w || c.aliases().includes(w)) ?? cmd;
+  return words.includes('--json') && cmd.options.some((o) => o.long === '--json');
+}
+
+/** The exit code, and the one line of a refusal (without `visync: `) when the command was refused. */
+async function run(
+  program: Command,
+  state: ProgramState,
+  argv: string[],
+  raw: CliIo,
+): Promise<{ code: number; refusal?: string }> {
   const io = commandIo(raw);
   try {
     await program.parseAsync(argv);
-    return state.exitCode;
+    return { code: state.exitCode };
   } catch (err) {
     // Help and --version exit 0; every other commander error is a usage error.
-    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : EXIT_USAGE;
+    if (err instanceof CommanderError)
+      return err.exitCode === 0
+        ? { code: 0 }
+        : {
+            code: EXIT_USAGE,
+            refusal: terminalSafe(err.message.split('\n')[0] ?? '').replace(/^error: /, ''),
+          };
     // Loaded only now: the command that failed has loaded them already, or they are cheap enough here.
     const [{ RedisUnreachableError }, { ConfigError }, { UnknownAccountError }, { scrubSecrets }] =
       await Promise.all([
@@ -87,9 +130,17 @@ export async function main(argv: string[], raw: CliIo = consoleIo): Promise<numb
       err instanceof RedisUnreachableError ||
       err instanceof UnknownAccountError
     ) {
-      io.err(`visync: ${scrubSecrets(err.message)}`);
-      if (err instanceof CliError) return err.exitCode;
-      return err instanceof ConfigError ? EXIT_CONFIG : err instanceof UnknownAccountError ? EXIT_USAGE : 1;
+      const line = scrubSecrets(err.message);
+      io.err(`visync: ${line}`);
+      const code =
+        err instanceof CliError
+          ? err.exitCode
+          : err instanceof ConfigError
+            ? EXIT_CONFIG
+            : err instanceof UnknownAccountError
+              ? EXIT_USAGE
+              : 1;
+      return { code, refusal: terminalSafe(line) };
     }
     // The message on one line, escaped like any other; the stack's frames on lines of their own.
     const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
@@ -97,6 +148,6 @@ export async function main(argv: string[], raw: CliIo = consoleIo): Promise<numb
     const frames = stack.split('\n').filter((l) => /^\s+at /.test(l));
     io.err(`visync: unexpected error: ${scrubSecrets(message)}`);
     for (const frame of frames) io.err(scrubSecrets(frame));
-    return 1;
+    return { code: 1, refusal: terminalSafe(`unexpected error: ${scrubSecrets(message)}`) };
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { EVENT_TYPES } from '../catalogue/brand-events.js';
 import { isLoopbackHost } from '../util/net.js';
+import { hasControlCharacter } from '../util/terminal.js';
 import { cronProblem, schedulerAcceptsTimeZone } from './cron.js';
 
 // Messages here are what an operator reads when start-up fails, so each says what was expected
@@ -59,6 +60,28 @@ const bool = z.preprocess(booleanString, z.boolean({ error: expected('true or fa
 
 function nonEmptyString(what: string) {
   return z.string({ error: expected(what) }).min(1, { error: `expected ${what}` });
+}
+
+/**
+ * A cloud name (a BigQuery dataset or project, a region) as its service allows it (`pattern`,
+ * described by `chars`): it is written into SQL between backticks and into the YAML of `visync
+ * export dbt`, which dbt renders with Jinja, so nothing else gets that far.
+ */
+function cloudName(what: string, pattern: RegExp, chars: string) {
+  return z
+    .string({ error: expected(what) })
+    .min(1, { error: `expected ${what}`, abort: true })
+    .regex(pattern, { error: `expected ${what} made of ${chars}` });
+}
+
+/**
+ * A folder, prefix or name of the store. It reaches generated SQL, YAML and their comments
+ * (src/export), where a line break would end a comment and start a statement: refused here.
+ */
+function storePath(what: string) {
+  return nonEmptyString(what).refine((s) => !hasControlCharacter(s), {
+    error: `expected ${what} without a line break or other control character`,
+  });
 }
 
 function parseHttpUrl(s: string, ctx: z.RefinementCtx<string>, example: string): URL | undefined {
@@ -469,24 +492,31 @@ const AccountScheduleSchema = z.strictObject(
   { error: expected('a mapping with cron and/or tz') },
 );
 
+const datasetName = cloudName('a BigQuery dataset name', /^[A-Za-z0-9_]+$/, 'letters, digits and _');
+
 /** An account's own dataset; project, location and endpoint come from sinks.bigquery. */
 const AccountBigQuerySchema = z.strictObject(
-  { dataset: nonEmptyString('a BigQuery dataset name') },
+  { dataset: datasetName },
   { error: expected('a mapping with dataset') },
 );
 
 // Stored with a trailing slash (or empty) so that keys are always `${prefix}raw/...`.
-const s3Prefix = z.string({ error: expected('a key prefix such as visibility/') }).transform((p) => {
-  const trimmed = p.replace(/^\/+/, '');
-  return trimmed === '' || trimmed.endsWith('/') ? trimmed : `${trimmed}/`;
-});
+const s3Prefix = z
+  .string({ error: expected('a key prefix such as visibility/') })
+  .refine((p) => !hasControlCharacter(p), {
+    error: 'expected a key prefix without a line break or other control character',
+  })
+  .transform((p) => {
+    const trimmed = p.replace(/^\/+/, '');
+    return trimmed === '' || trimmed.endsWith('/') ? trimmed : `${trimmed}/`;
+  });
 
 /** An account's own key prefix in the bucket of sinks.s3 (it replaces sinks.s3.prefix). */
 const AccountS3Schema = z.strictObject({ prefix: s3Prefix }, { error: expected('a mapping with prefix') });
 
 /** An account's own folder when the object store is sinks.fs. */
 const AccountFsSchema = z.strictObject(
-  { dir: nonEmptyString('a directory path') },
+  { dir: storePath('a directory path') },
   { error: expected('a mapping with dir') },
 );
 
@@ -634,15 +664,20 @@ const LoadSchema = z.strictObject(
 );
 
 const FsSinkSchema = z.strictObject(
-  { dir: nonEmptyString('a directory path').default('./data') },
+  { dir: storePath('a directory path').default('./data') },
   { error: expected('a mapping with dir') },
 );
 
 const S3SinkSchema = z.strictObject(
   {
-    bucket: nonEmptyString('a bucket name'),
+    // S3's own rule, loosely (older buckets may hold capitals and _): nothing to quote anywhere.
+    bucket: z.string({ error: expected('a bucket name') }).regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, {
+      error: 'expected a bucket name made of letters, digits, ., - and _',
+    }),
     prefix: s3Prefix.default(''),
-    region: nonEmptyString('an AWS region such as eu-west-1').default('us-east-1'),
+    region: cloudName('an AWS region such as eu-west-1', /^[A-Za-z0-9-]+$/, 'letters, digits and -').default(
+      'us-east-1',
+    ),
     endpoint: endpointUrl('http://127.0.0.1:9000').optional(),
     forcePathStyle: bool.default(false),
     /** Per-request deadline for S3 calls: a server that accepts and never answers cannot hang a put. */
@@ -655,9 +690,18 @@ const S3SinkSchema = z.strictObject(
 
 const BigQuerySinkSchema = z.strictObject(
   {
-    projectId: nonEmptyString('a Google Cloud project id'),
-    dataset: nonEmptyString('a BigQuery dataset name'),
-    location: nonEmptyString('a BigQuery location such as US or EU').default('US'),
+    // Letters, digits and - (older ids may hold a domain: example.com:project).
+    projectId: cloudName(
+      'a Google Cloud project id',
+      /^[A-Za-z0-9][A-Za-z0-9.:_-]*$/,
+      'letters, digits, -, . and :',
+    ),
+    dataset: datasetName,
+    location: cloudName(
+      'a BigQuery location such as US or EU',
+      /^[A-Za-z0-9-]+$/,
+      'letters, digits and -',
+    ).default('US'),
     apiEndpoint: endpointUrl('http://127.0.0.1:9050').optional(),
     /**
      * Days BigQuery keeps each partition (counted from its date: snapshot_date, date, run_date),

@@ -6,40 +6,71 @@
 // someone put it there, and writing through it would put a report wherever it points.
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { lstat, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 
-/** Why a file could not be written, in one line: the path and the system's reason. */
+/**
+ * Why a file could not be written, in one line: the path and the system's reason. `usage`: the
+ * path asked for cannot be what it must be (a file where a folder is needed, or the reverse):
+ * a usage error (src/cli/exit-codes.ts), not a failure a retry could fix.
+ */
 export class WriteRefused extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly usage = false,
+  ) {
     super(message);
     this.name = 'WriteRefused';
   }
 }
 
-const reason = (err: unknown): string => {
+export const reason = (err: unknown): string => {
   const e = err as NodeJS.ErrnoException;
   return e.code === 'ENOSPC' ? 'no space left on device' : (e.message ?? String(err));
 };
 
 /** lstat, or undefined for a path that does not exist. */
-async function entry(path: string) {
+export async function entry(path: string) {
   return lstat(path).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ENOENT') return undefined;
     throw new WriteRefused(`cannot write ${path}: ${reason(err)}`);
   });
 }
 
-function refuseLink(path: string): never {
+export function refuseLink(path: string): never {
   throw new WriteRefused(
     `refusing to write through the symbolic link ${path}: it was not made by visync; remove it or choose another --out`,
   );
 }
 
+/**
+ * Makes `dir` and the folders above it that are missing. A file where one of them should be is
+ * refused in one line (a usage error: the path given cannot be a folder), never an EEXIST.
+ */
+export async function makeFolders(dir: string): Promise<void> {
+  const missing: string[] = [];
+  let at = resolve(dir);
+  for (;;) {
+    const st = await stat(at).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return undefined;
+      throw new WriteRefused(`cannot make ${dir}: ${reason(err)}`);
+    });
+    if (st?.isDirectory()) break;
+    if (st) throw new WriteRefused(`cannot make the folder ${dir}: ${at} is a file, not a folder`, true);
+    missing.unshift(at);
+    if (dirname(at) === at) break;
+    at = dirname(at);
+  }
+  for (const m of missing)
+    await mkdir(m).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EEXIST') throw new WriteRefused(`cannot make ${m}: ${reason(err)}`);
+    });
+}
+
 /** The folders `parts` below `root` (which may itself be a link a person chose), none a link. */
-async function ensureFolders(root: string, parts: readonly string[]): Promise<string> {
+export async function ensureFolders(root: string, parts: readonly string[]): Promise<string> {
   let dir = root;
-  await mkdir(root, { recursive: true });
+  await makeFolders(root);
   for (const part of parts) {
     dir = join(dir, part);
     const st = await entry(dir);
@@ -55,7 +86,10 @@ async function ensureFolders(root: string, parts: readonly string[]): Promise<st
 
 /** `body` to `file` whole, through a temporary file in the same folder; a link at `file` is refused. */
 export async function writeFileWhole(file: string, body: string | Uint8Array): Promise<void> {
-  if ((await entry(file))?.isSymbolicLink()) refuseLink(file);
+  const st = await entry(file);
+  if (st?.isSymbolicLink()) refuseLink(file);
+  if (st?.isDirectory())
+    throw new WriteRefused(`cannot write ${file}: it is a folder; give a file name`, true);
   const temp = join(dirname(file), `.${basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
@@ -72,6 +106,12 @@ export async function writeFileWhole(file: string, body: string | Uint8Array): P
     await rm(temp, { force: true });
     throw err instanceof WriteRefused ? err : new WriteRefused(`cannot write ${file}: ${reason(err)}`);
   }
+}
+
+/** `body` to `file` whole (writeFileWhole), the folders above it made as needed (makeFolders). */
+export async function writeFileMakingFolders(file: string, body: string | Uint8Array): Promise<void> {
+  await makeFolders(dirname(file));
+  await writeFileWhole(file, body);
 }
 
 /** `body` to `root/...folders/name`, the folders made as needed, none of them a link. */

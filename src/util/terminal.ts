@@ -15,6 +15,14 @@ function escaped(c: string): string {
   return NAMED[c] ?? (code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`);
 }
 
+/**
+ * Whether `text` holds a C0 control (a line break, tab, NUL), DEL or a C1 control (NEL): what no
+ * path or name needs, and what ends a line of a comment or a header where it is written.
+ */
+export function hasControlCharacter(text: string): boolean {
+  return /[\u0000-\u001f\u007f-\u009f]/.test(text);
+}
+
 /** `text` with every control character shown as an escape: one line, drawn as it reads. */
 export function terminalSafe(text: string): string {
   return text.replace(CONTROL, escaped);

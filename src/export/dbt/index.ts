@@ -10,6 +10,11 @@ import type { DbtTarget, SourceLocation } from './sources.js';
 export { rowKey } from './data-tests.js';
 export { sourceRef } from './models.js';
 
+/** The project's list of the files `visync export dbt` wrote (docs/dbt.md). */
+export const RECORD_FILE = '.visync-export';
+export const RECORD_HEADER =
+  '# The files `visync export dbt` wrote here: the next export replaces them and removes those it no longer writes.';
+
 /** Default warn threshold: one nightly late by a few hours (alerts.staleAfterHours has the same default). */
 export const DEFAULT_WARN_AFTER_HOURS = 30;
 /** Error one nightly after the warning: two runs in a row missing is an outage, not a late run. */

@@ -2,8 +2,8 @@
 // its columns, types and data tests, where its rows are (BigQuery dataset, Athena database, or the
 // object store read by DuckDB), and freshness on the time the rows were loaded.
 import type { ColumnDef, TableDef } from '../../catalogue/index.js';
-import { athenaType, bigqueryType, duckdbType, tablePartPattern } from '../column-types.js';
-import { sqlIdentifier, sqlString, underRoot } from '../duckdb.js';
+import { athenaType, bigqueryType, duckdbType } from '../column-types.js';
+import { sqlIdentifier, sqlString, tablePartsGlob } from '../duckdb.js';
 import { columnTests, rowKey, tableTests } from './data-tests.js';
 
 export type DbtTarget = 'bigquery' | 'duckdb' | 'athena';
@@ -51,7 +51,7 @@ const dataType: Record<DbtTarget, (c: ColumnDef) => string> = {
  * the folders' dt, account and run as columns, so a filter on dt reads only that day's files.
  */
 function duckdbReadJson(table: TableDef, root: string): string {
-  const glob = underRoot(root, tablePartPattern(table.name, { dt: '*', account: '*', run: '*', part: '*' }));
+  const glob = tablePartsGlob(root, table.name);
   const columns = table.columns.map((c) => `${sqlString(c.name)}: ${sqlString(duckdbType(c))}`);
   return [
     `read_json(${sqlString(glob)}, format = 'newline_delimited', compression = 'gzip',`,

@@ -114,6 +114,7 @@ const E2E = files([
   'export-dbt',
   'export-athena',
   'export-dbt-duckdb',
+  'export-listing',
   'report-out-safety',
   'views',
   'views-e2e',

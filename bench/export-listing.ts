@@ -2,7 +2,7 @@
 // ask the store which tables have part files (src/export/tables-with-files.ts). Two stores in the
 // real layout (tables/{table}/dt=../account=../run=../part-00000.ndjson.gz):
 //   large: a year of a large agency, 12 tables x 365 nights x a 30-day window = 131,400 part files
-//   small: a first night, 14 tables x 5 days = 70 part files
+//   small: two nights, 7 tables x 2 nights x a 5-day window = 70 part files
 // each as an fs sink (a folder) and as S3 (s3rver, its folder written directly: 131,400 PUTs would
 // take longer than the measure), then each export through the CLI in its own process, timed from
 // spawn to exit; for S3 also the ListObjectsV2 requests it sent and the keys they asked for.
@@ -46,7 +46,7 @@ interface Shape {
   window: number;
 }
 const SHAPES: Shape[] = [
-  { name: 'small', tables: 14, nights: 1, window: 5 },
+  { name: 'small', tables: 7, nights: 2, window: 5 },
   { name: 'large', tables: 12, nights: 365, window: 30 },
 ];
 const BUCKET = 'lake';
@@ -201,7 +201,10 @@ async function main(): Promise<void> {
         const config = (sinks: unknown) =>
           writeFileSync(
             join(work, 'visync.yaml'),
-            stringify({ accounts: [{ name: 'acme', apiKey: 'bench-key' }], sinks }),
+            stringify({
+              accounts: [{ name: 'acme', apiKey: 'bench-key', baseUrl: 'https://visibility.example/api/v1' }],
+              sinks,
+            }),
           );
         config({ fs: { dir: fsDir } });
         results.push(...(await measure(work, 'fs', shape, files, fsDir)));

@@ -5,7 +5,8 @@
 //   small: two nights, 7 tables x 2 nights x a 5-day window = 70 part files
 // each as an fs sink (a folder) and as S3 (s3rver, its folder written directly: 131,400 PUTs would
 // take longer than the measure), then each export through the CLI in its own process, timed from
-// spawn to exit; for S3 also the ListObjectsV2 requests it sent and the keys they asked for.
+// spawn to exit; for S3 also the ListObjectsV2 requests it sent and the keys they asked for. When
+// the CLI is this checkout's, the question alone (tablesWithFiles) is timed in this process too.
 //   npm run bench:export [-- --runs 3 --bin built --out export-listing]
 // --bin: `built` (default: `npm run build` first, then bin/visync.js), `dev`, or another checkout's
 // bin (the code before, for a comparison). --no-s3 skips s3rver. Results: stdout and
@@ -19,7 +20,11 @@ import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { stringify } from 'yaml';
 import { WAREHOUSE_TABLES } from '../src/catalogue/index.js';
+import { tablesWithFiles } from '../src/export/tables-with-files.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { tablePartKey } from '../src/sinks/layout.js';
+import type { ObjectStore } from '../src/sinks/object-store.js';
+import { S3ObjectStore } from '../src/sinks/s3-store.js';
 import { startS3rver } from '../test/helpers/s3rver.js';
 import { binToMeasure } from './lib/bin.js';
 import { CleanupStack } from './lib/cleanup.js';
@@ -38,6 +43,8 @@ const [RUNS] = countList('runs', values.runs) as [number];
 if (!/^[\w-]+$/.test(values.out ?? ''))
   throw new Error(`--out: expected a file name without extension, got "${values.out}"`);
 const BIN = binToMeasure(values.bin as string);
+/** The CLI measured is this checkout's: the question alone is measured in this process too. */
+const OWN_CODE = values.bin === 'built' || values.bin === 'dev';
 
 interface Shape {
   name: string;
@@ -154,10 +161,7 @@ async function measure(
       const t0 = performance.now();
       await visync(work, args);
       runs.push(round(performance.now() - t0, 0));
-      lists = (requests ?? [])
-        .slice(before)
-        .map((r) => new URL(r.url, 'http://s3').searchParams)
-        .filter((q) => q.get('list-type') === '2');
+      lists = listsSince(requests ?? [], before);
     }
     const text = readFileSync(join(work, script), 'utf8');
     // dbt's sources name an empty table by its typed SELECT ... WHERE FALSE instead of a read_json.
@@ -169,17 +173,58 @@ async function measure(
       command,
       runs_ms: runs,
       median_ms: median(runs),
-      ...(requests
-        ? {
-            list_requests: lists.length,
-            max_keys: [...new Set(lists.map((q) => q.get('max-keys') ?? 'none'))],
-          }
-        : {}),
+      ...(requests ? listFigures(lists, 1) : {}),
       empty_tables: empty,
     });
     console.log(JSON.stringify(out.at(-1)));
   }
   return out;
+}
+
+/** The ListObjectsV2 requests among s3rver's requests since `before`. */
+function listsSince(requests: readonly { url: string }[], before: number): URLSearchParams[] {
+  return requests
+    .slice(before)
+    .map((r) => new URL(r.url, 'http://s3').searchParams)
+    .filter((q) => q.get('list-type') === '2');
+}
+
+/** Requests per run and the max-keys they asked for. */
+function listFigures(lists: readonly URLSearchParams[], runs: number) {
+  return {
+    list_requests: lists.length / runs,
+    max_keys: [...new Set(lists.map((q) => q.get('max-keys') ?? 'none'))],
+  };
+}
+
+/** The question alone, without the process around it (this checkout's tablesWithFiles). */
+async function listingOnly(
+  store: ObjectStore,
+  kind: 'fs' | 's3',
+  shape: Shape,
+  files: number,
+  requests?: { url: string }[],
+): Promise<Measure> {
+  const runs: number[] = [];
+  let found = 0;
+  const before = requests?.length ?? 0;
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    found = (await tablesWithFiles(store, WAREHOUSE_TABLES)).size;
+    runs.push(round(performance.now() - t0, 1));
+  }
+  const m: Measure = {
+    store: kind,
+    shape: shape.name,
+    part_files: files,
+    command: 'tablesWithFiles in process',
+    runs_ms: runs,
+    median_ms: median(runs),
+    ...(requests ? listFigures(listsSince(requests, before), RUNS) : {}),
+    empty_tables: WAREHOUSE_TABLES.length - found,
+  };
+  console.log(JSON.stringify(m));
+  return m;
 }
 
 async function main(): Promise<void> {
@@ -208,6 +253,7 @@ async function main(): Promise<void> {
           );
         config({ fs: { dir: fsDir } });
         results.push(...(await measure(work, 'fs', shape, files, fsDir)));
+        if (OWN_CODE) results.push(await listingOnly(new FsObjectStore(fsDir), 'fs', shape, files));
         if (!s3Dir) return;
         const s3rver = await startS3rver({ directory: s3Dir });
         defer(() => s3rver.close());
@@ -221,6 +267,18 @@ async function main(): Promise<void> {
           },
         });
         results.push(...(await measure(work, 's3', shape, files, '', s3rver.requests)));
+        if (!OWN_CODE) return;
+        const store = new S3ObjectStore({
+          bucket: BUCKET,
+          prefix: PREFIX,
+          region: 'us-east-1',
+          endpoint: s3rver.endpoint,
+          forcePathStyle: true,
+          requestTimeoutSeconds: 30,
+          maxAttempts: 1,
+        });
+        defer(() => store.close());
+        results.push(await listingOnly(store, 's3', shape, files, s3rver.requests));
       });
     }
   } finally {

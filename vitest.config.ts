@@ -116,6 +116,7 @@ const E2E = files([
   'export-athena',
   'export-dbt-duckdb',
   'export-safety',
+  'export-listing',
   'report-out-safety',
   'views',
   'views-e2e',

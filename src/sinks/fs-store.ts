@@ -20,9 +20,9 @@
 // The price: a call blocks the event loop for as long as the disk takes, so this store is meant for
 // a local disk; on a network file system that can stall for seconds, use the S3 sink (README).
 import { randomBytes } from 'node:crypto';
-import { linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { readdir, rm, rmdir, stat } from 'node:fs/promises';
-import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { type Dir, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { opendir, readdir, rm, rmdir, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { errorMessage } from '../util/errors.js';
 import { sha256Hex } from '../util/hash.js';
 import { ownerGone, ownerMark } from '../util/process-owner.js';
@@ -181,29 +181,39 @@ export class FsObjectStore implements ObjectStore {
 
   async list(prefix: string): Promise<string[]> {
     const out: string[] = [];
-    // Walk only the folder the prefix names, not the whole store.
-    const cut = prefix.lastIndexOf('/');
-    const folder = cut < 0 ? this.#root : join(this.#root, ...prefix.slice(0, cut).split('/'));
-    await this.#walk(folder, out);
-    return out
-      .filter((p) => !isTempName(basename(p)))
-      .map((p) => relative(this.#root, p).split(sep).join('/'))
-      .filter((k) => k.startsWith(prefix))
-      .sort();
+    for await (const key of this.#keys(prefix)) out.push(key);
+    return out.sort();
   }
 
-  async #walk(dir: string, out: string[]): Promise<void> {
-    let entries: import('node:fs').Dirent[];
+  async findKey(prefix: string, accept: (key: string) => boolean): Promise<string | undefined> {
+    for await (const key of this.#keys(prefix)) if (accept(key)) return key;
+    return undefined;
+  }
+
+  /**
+   * The keys under `prefix`, temporary files skipped, depth first in the order the disk gives. Only
+   * the folder the prefix names is walked, and in it only the names that continue the prefix
+   * (`tables/rep` walks `tables/reputation*`, not `tables/brands`). Each folder is read as it is
+   * walked, never whole ahead, so findKey stops after its key with the rest unread.
+   */
+  async *#keys(prefix: string): AsyncGenerator<string> {
+    const cut = prefix.lastIndexOf('/');
+    const folder = cut < 0 ? this.#root : join(this.#root, ...prefix.slice(0, cut).split('/'));
+    yield* this.#walk(folder, prefix.slice(0, cut + 1), prefix.slice(cut + 1));
+  }
+
+  async *#walk(dir: string, dirKey: string, namePrefix: string): AsyncGenerator<string> {
+    let entries: Dir;
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = await opendir(dir);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
     }
-    for (const e of entries) {
-      const p = join(dir, e.name);
-      if (e.isDirectory()) await this.#walk(p, out);
-      else if (e.isFile()) out.push(p);
+    for await (const e of entries) {
+      if (!e.name.startsWith(namePrefix)) continue;
+      if (e.isDirectory()) yield* this.#walk(join(dir, e.name), `${dirKey}${e.name}/`, '');
+      else if (e.isFile() && !isTempName(e.name)) yield `${dirKey}${e.name}`;
     }
   }
 }

@@ -25,6 +25,13 @@ export interface ObjectStore {
   /** Keys under a prefix, sorted. */
   list(prefix: string): Promise<string[]>;
   /**
+   * One key under a prefix that `accept` admits, or undefined: whether there is any, reading as few
+   * keys as the store can (S3: a listing of one key, paging on only past refused keys; fs: the walk
+   * stops at the first), so the answer costs the same for a folder of ten files or of a million.
+   * Which key, when several are admitted, is the store's choice. A store without it is listed whole.
+   */
+  findKey?(prefix: string, accept: (key: string) => boolean): Promise<string | undefined>;
+  /**
    * Writes one object only if none exists under the key (fs: a hard link, which fails on an
    * existing name; S3: PutObject with If-None-Match: *): false when one exists. A claim in the store
    * (src/delivery/claims/claims.ts); a store without it cannot hold claims.

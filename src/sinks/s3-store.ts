@@ -7,6 +7,7 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   ListObjectsV2Command,
+  type ListObjectsV2CommandOutput,
   PutObjectCommand,
   S3Client,
 } from '@aws-sdk/client-s3';
@@ -194,30 +195,48 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async list(prefix: string): Promise<string[]> {
+    const out: string[] = [];
+    for await (const keys of this.#pages(prefix, this.#listPageSize)) out.push(...keys);
+    // S3 orders by UTF-8 bytes, the fs store by UTF-16 code units; sort here so both agree.
+    return out.sort();
+  }
+
+  async findKey(prefix: string, accept: (key: string) => boolean): Promise<string | undefined> {
+    // One key first: in a table's folder that is a part file, and the answer. Only a refused key
+    // (a stray file) pages on, a page at a time.
+    for await (const keys of this.#pages(prefix, 1)) {
+      const found = keys.find(accept);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+
+  /** The keys under `prefix`, a ListObjectsV2 page at a time: the first of `firstPage` keys (S3 caps it at 1000). */
+  async *#pages(prefix: string, firstPage: number | undefined): AsyncGenerator<string[]> {
     const storePrefix = this.#config.prefix;
     const fullPrefix = storePrefix + prefix;
-    const out: string[] = [];
+    let maxKeys = firstPage;
     let token: string | undefined;
-    try {
-      do {
-        const res = await this.#client.send(
+    do {
+      let res: ListObjectsV2CommandOutput;
+      try {
+        res = await this.#client.send(
           new ListObjectsV2Command({
             Bucket: this.#config.bucket,
             Prefix: fullPrefix,
             ContinuationToken: token,
-            ...(this.#listPageSize ? { MaxKeys: this.#listPageSize } : {}),
+            ...(maxKeys ? { MaxKeys: maxKeys } : {}),
           }),
         );
-        for (const obj of res.Contents ?? []) {
-          if (obj.Key?.startsWith(fullPrefix)) out.push(obj.Key.slice(storePrefix.length));
-        }
-        token = res.IsTruncated ? res.NextContinuationToken : undefined;
-      } while (token);
-    } catch (err) {
-      throw this.#error('list', fullPrefix, err);
-    }
-    // S3 orders by UTF-8 bytes, the fs store by UTF-16 code units; sort here so both agree.
-    return out.sort();
+      } catch (err) {
+        throw this.#error('list', fullPrefix, err);
+      }
+      yield (res.Contents ?? []).flatMap((obj) =>
+        obj.Key?.startsWith(fullPrefix) ? [obj.Key.slice(storePrefix.length)] : [],
+      );
+      token = res.IsTruncated ? res.NextContinuationToken : undefined;
+      maxKeys = this.#listPageSize;
+    } while (token);
   }
 
   async delete(key: string): Promise<void> {

@@ -66,6 +66,11 @@ export async function startS3rver(
      * with the error answer returned (its HTTP status, S3 error code and message).
      */
     refuse?: (req: S3rverRequest) => boolean | S3ErrorAnswer;
+    /**
+     * The folder s3rver keeps its buckets in, filled beforehand (bench/export-listing.ts writes a
+     * year of objects there without a request each); left in place. Default: a temp folder, removed.
+     */
+    directory?: string;
   } = {},
 ): Promise<RunningS3rver> {
   // The store under test uses the SDK's default provider chain, which reads these first.
@@ -74,7 +79,10 @@ export async function startS3rver(
   delete process.env.AWS_SESSION_TOKEN;
 
   patchDesForS3rver();
-  const directory = mkdtempSync(join(tmpdir(), 'visync-s3rver-'));
+  const directory = options.directory ?? mkdtempSync(join(tmpdir(), 'visync-s3rver-'));
+  const removeDirectory = () => {
+    if (!options.directory) rmSync(directory, { recursive: true, force: true });
+  };
   const s3rver = new S3rver({
     directory,
     silent: true,
@@ -110,11 +118,11 @@ export async function startS3rver(
       close: async () => {
         server.closeAllConnections();
         await new Promise<void>((resolve) => server.close(() => resolve()));
-        rmSync(directory, { recursive: true, force: true });
+        removeDirectory();
       },
     };
   } catch (err) {
-    rmSync(directory, { recursive: true, force: true });
+    removeDirectory();
     throw err;
   }
 }

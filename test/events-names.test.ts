@@ -97,23 +97,7 @@ describe('events, digest and alerts name the client and the engine', () => {
     const dir = h.tempDir();
     const { ids, second } = await twoWatchedNights(dir);
     const { names } = named(ids);
-    const config = h.configFor(second, dir, {
-      top: { alerts: { webhook: hook.url }, watch: { digest: { day: 'monday' } } },
-    });
-    const account = config.accounts[0];
-    if (!account) throw new Error('no account');
-    // The Monday after the week of the nights' runs: the digest of that week is due.
-    const store = new FsObjectStore(dir);
-    const runDate = (await readEvents(store, 'acme'))[0]?.snapshot_date as string;
-    const outcome = await sendWeeklyDigest({
-      config,
-      account,
-      store,
-      runDate: addDays(isoWeekOf(runDate).to, 1),
-      logger: h.memoryLogger('warn').logger,
-    });
-    expect(outcome?.state).toBe('sent');
-    const body = hook.bodies[0] as Body;
+    const body = await weeklyDigest(second, dir, hook);
     for (const name of names) expect(body.text).toContain(name);
     expect(body.text).not.toMatch(NO_IDS);
     expect(body.text).not.toMatch(/\b1 changes\b/);
@@ -124,26 +108,10 @@ describe('events, digest and alerts name the client and the engine', () => {
     const hook = await receiver([200]);
     const dir = h.tempDir();
     const { ids, second } = await twoWatchedNights(dir);
-    const config = h.configFor(second, dir, {
-      top: { alerts: { webhook: hook.url }, watch: { digest: { day: 'monday' } } },
-    });
-    const account = config.accounts[0];
-    if (!account) throw new Error('no account');
     // The agency named both workspaces alike.
-    account.reports = {
+    const body = await weeklyDigest(second, dir, hook, {
       workspaces: Object.fromEntries(ids.map((id) => [id, { clientName: 'Northwind' }])),
-    };
-    const store = new FsObjectStore(dir);
-    const runDate = (await readEvents(store, 'acme'))[0]?.snapshot_date as string;
-    const outcome = await sendWeeklyDigest({
-      config,
-      account,
-      store,
-      runDate: addDays(isoWeekOf(runDate).to, 1),
-      logger: h.memoryLogger('warn').logger,
     });
-    expect(outcome?.state).toBe('sent');
-    const body = hook.bodies[0] as Body;
     const label = (id: string) => `Northwind (${workspace(ref(id), TODAY).domain})`;
     expect(new Set(ids.map(label)).size).toBe(ids.length);
     const listed = body.visync.digest ?? [];
@@ -201,3 +169,32 @@ describe('events, digest and alerts name the client and the engine', () => {
     expect(body.attachments[0]?.fields.length ?? 0).toBeLessThanOrEqual(5);
   });
 });
+
+/**
+ * The weekly digest the webhook `hook` received for the nights in `dir`, sent on the Monday after
+ * their week (the digest of that week is due), with the account's `reports` settings when given.
+ */
+async function weeklyDigest(
+  second: Awaited<ReturnType<typeof h.sim>>,
+  dir: string,
+  hook: { url: string; bodies: unknown[] },
+  reports?: NonNullable<ReturnType<typeof h.configFor>['accounts'][number]['reports']>,
+): Promise<Body> {
+  const config = h.configFor(second, dir, {
+    top: { alerts: { webhook: hook.url }, watch: { digest: { day: 'monday' } } },
+  });
+  const account = config.accounts[0];
+  if (!account) throw new Error('no account');
+  if (reports) account.reports = reports;
+  const store = new FsObjectStore(dir);
+  const runDate = (await readEvents(store, 'acme'))[0]?.snapshot_date as string;
+  const outcome = await sendWeeklyDigest({
+    config,
+    account,
+    store,
+    runDate: addDays(isoWeekOf(runDate).to, 1),
+    logger: h.memoryLogger('warn').logger,
+  });
+  expect(outcome?.state).toBe('sent');
+  return hook.bodies[0] as Body;
+}

@@ -4,33 +4,18 @@
 // demo's data (`npm run demo`, two workspaces) and on two runs of one day.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TABLES, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
 import { rowKey } from '../src/export/dbt/index.js';
 import { utcDate } from '../src/util/time.js';
 import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import { startProcess } from './helpers/cli-process.js';
 import { dbtBuild, loadDbtProject } from './helpers/dbt-compile.js';
+import { duckdbIn } from './helpers/duckdb.js';
 import * as h from './helpers/harness.js';
 import { syncNight } from './helpers/nights.js';
 
 const ROOT = join(import.meta.dirname, '..');
-const instances: DuckDBInstance[] = [];
-afterAll(() => {
-  for (const i of instances) i.closeSync();
-});
-
-/** A DuckDB session that reads relative paths from `dir`, as dbt run from the project folder does. */
-async function duckdbIn(dir: string) {
-  const db = await DuckDBInstance.create(':memory:');
-  instances.push(db);
-  const c = await db.connect();
-  await c.run("SET TimeZone = 'UTC'");
-  await c.run(`SET file_search_path = '${dir.replaceAll("'", "''")}'`);
-  return c;
-}
-
 async function exportProject(config: string, args: string[]) {
   const r = await h.visyncCli(config, ['export', 'dbt', ...args]);
   expect(r.code, r.err.join('\n')).toBe(0);

@@ -5,28 +5,13 @@
 // What is written is swapped in whole: no old statements beside new ones, no half project.
 import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DuckDBInstance } from '@duckdb/node-api';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { VIEWS, WAREHOUSE_TABLES } from '../src/catalogue/index.js';
 import { duckdbViewsSql } from '../src/export/duckdb.js';
+import { duckdbIn } from './helpers/duckdb.js';
 import { fill, smallDisk } from './helpers/full-disk.js';
 import { configFile, runOnceCli, sim, tempDir, visyncCli } from './helpers/harness.js';
-
-const instances: DuckDBInstance[] = [];
-afterAll(() => {
-  for (const i of instances) i.closeSync();
-});
-
-/** DuckDB reading relative paths from `dir`, as one started there. */
-async function duckdbIn(dir: string) {
-  const db = await DuckDBInstance.create(':memory:');
-  instances.push(db);
-  const c = await db.connect();
-  await c.run("SET TimeZone = 'UTC'");
-  await c.run(`SET file_search_path = '${dir.replaceAll("'", "''")}'`);
-  return c;
-}
 
 const STATEMENTS = WAREHOUSE_TABLES.length + VIEWS.length;
 

@@ -178,14 +178,7 @@ describe('agency overview', () => {
     const built = builtVisync();
     const { config } = await twoNights(h.tempDir(), NIGHTS, [], [2, 2]);
     const out = h.tempDir();
-    const run = await startProcess(
-      NODE22,
-      [built.bin, '--config', config, 'report', '--period', '2026-11', '--format', 'html,pdf', '--out', out],
-      // Its own Chromium, as users run the bin (the default chromiumPath started through the bundle),
-      // not the test run's shared one: an empty VISYNC_CHROMIUM_ENDPOINT is unset.
-      { env: { VISYNC_CHROMIUM_ENDPOINT: '' }, guardMs: 180_000 },
-    ).exited;
-    expect(run.code, run.stderr).toBe(0);
+    await reportPdfThroughBin(built.bin, config, out);
     const pdf = join(out, 'account=acme', 'period=2026-11', 'overview.pdf');
     expect(existsSync(pdf)).toBe(true);
     const text = execFileSync('pdftotext', ['-layout', pdf, '-']).toString();
@@ -193,6 +186,20 @@ describe('agency overview', () => {
     expect(text).toContain('Clients, largest drop first');
   }, 240_000);
 });
+
+/**
+ * `visync report` of 2026-11 in HTML and PDF into `out`, through the built bin with its own Chromium,
+ * as users run it (the default chromiumPath started through the bundle), not the test run's shared
+ * one: an empty VISYNC_CHROMIUM_ENDPOINT is unset.
+ */
+async function reportPdfThroughBin(bin: string, config: string, out: string): Promise<void> {
+  const run = await startProcess(
+    NODE22,
+    [bin, '--config', config, 'report', '--period', '2026-11', '--format', 'html,pdf', '--out', out],
+    { env: { VISYNC_CHROMIUM_ENDPOINT: '' }, guardMs: 180_000 },
+  ).exited;
+  expect(run.code, run.stderr).toBe(0);
+}
 
 /** The link annotations' URIs of a PDF, page by page, as poppler reads them (`pdfinfo -url`). */
 function pdfLinks(file: string): string[] {
@@ -217,12 +224,7 @@ describe('overview.pdf through the built bin', () => {
     };
     writeFileSync(config, stringify(doc));
     const out = h.tempDir();
-    const run = await startProcess(
-      NODE22,
-      [built.bin, '--config', config, 'report', '--period', '2026-11', '--format', 'html,pdf', '--out', out],
-      { env: { VISYNC_CHROMIUM_ENDPOINT: '' }, guardMs: 180_000 },
-    ).exited;
-    expect(run.code, run.stderr).toBe(0);
+    await reportPdfThroughBin(built.bin, config, out);
     const folder = join(out, 'account=acme', 'period=2026-11');
     const pdf = join(folder, 'overview.pdf');
     const html = readFileSync(join(folder, 'overview.html'), 'utf8');

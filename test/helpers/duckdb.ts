@@ -18,9 +18,24 @@ import { duckdbType } from '../../src/export/column-types.js';
 import { parseTablePartKey } from '../../src/sinks/layout.js';
 
 const open: Warehouse[] = [];
+const sessions: DuckDBInstance[] = [];
 /** Closes what this helper opened for the test (also registered per file by test/setup/cleanups.ts). */
 export function closeDuckDbs(): void {
   while (open.length) open.pop()?.close();
+  while (sessions.length) sessions.pop()?.closeSync();
+}
+
+/**
+ * A DuckDB session (UTC) that reads relative paths from `dir`, as one started there: the generated
+ * scripts and a dbt project name the store relative to where they run. Closed after the test.
+ */
+export async function duckdbIn(dir: string): Promise<DuckDBConnection> {
+  const db = await DuckDBInstance.create(':memory:');
+  sessions.push(db);
+  const c = await db.connect();
+  await c.run("SET TimeZone = 'UTC'");
+  await c.run(`SET file_search_path = '${dir.replaceAll("'", "''")}'`);
+  return c;
 }
 afterEach(closeDuckDbs);
 

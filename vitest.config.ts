@@ -59,6 +59,7 @@ const E2E = files([
   // a spawned visync: exit codes, signals, what reaches a terminal
   'cli',
   'cli-options',
+  'store-writer',
   'crash-points',
   'doctor-cleanup',
   'doctor-webhook',

@@ -162,7 +162,9 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
   const cap = { maxPauseMs: maxPauseMs(config) };
   const shared = await sharedWithWorkers(config, cap);
   try {
-    chosenAccounts(config, flags.account);
+    const chosen = chosenAccounts(config, flags.account).map((a) => a.name);
+    // Before any call: a store a newer release wrote is not written (exit 78).
+    await stores.claimForWriting(config, chosen);
     const budget = shared?.budget ?? new MemoryRateBudget(cap);
     // --brand alone runs the account that owns the workspace, not every account.
     const brandsByAccount =
@@ -278,8 +280,12 @@ async function printPlan(flags: RunOnceFlags, cmd: Command, io: CommandIo): Prom
 
 /** One line for main() to print; an unknown --account is a usage error, kept as such. */
 async function asCliError(err: unknown): Promise<Error> {
-  const { UnknownAccountError } = await import('../config/account-settings.js');
-  if (err instanceof CliError || err instanceof UnknownAccountError) return err;
+  const [{ UnknownAccountError }, { StoreTooNewError }] = await Promise.all([
+    import('../config/account-settings.js'),
+    import('../sinks/store-marker.js'),
+  ]);
+  if (err instanceof CliError || err instanceof UnknownAccountError || err instanceof StoreTooNewError)
+    return err;
   return new CliError((err as Error).message);
 }
 

@@ -71,7 +71,7 @@ describe('a store a newer release wrote', () => {
     expect(s.log).toEqual([]);
   });
 
-  it('replay and report refuse the same way, the store as it was', async () => {
+  it('replay, report and the worker refuse the same way, the store as it was', async () => {
     const { data, config, env, runId } = await storeWithOneRun();
     writeMarker(data, NEWER);
     const before = snapshot(data);
@@ -84,6 +84,10 @@ describe('a store a newer release wrote', () => {
     const report = await runVisync(['--config', config, 'report', '--period', '2026-11'], env);
     expect(report.stderr).toBe(refusal(data));
     expect(report.code).toBe(78);
+    // The worker too: at its start, before Redis, a port or a job.
+    const worker = await runVisync(['--config', config, 'worker', '--log-level', 'silent'], env);
+    expect(worker.stderr).toBe(refusal(data));
+    expect(worker.code).toBe(78);
     expect(snapshot(data)).toEqual(before);
   });
 

@@ -16,6 +16,7 @@ import { startS3rver } from './helpers/s3rver.js';
 
 const MARKER = '_visync/store.json';
 const NEWER = '9.0.0';
+const THIS_WRITER = { writer: { name: 'visibility-sync', version: packageVersion() }, format_version: 1 };
 
 const refusal = (at: string) =>
   `visync: this store (${at}) was written by visibility-sync ${NEWER}, newer than this ${packageVersion()}; ` +
@@ -129,21 +130,32 @@ describe('a store a newer release wrote', () => {
 });
 
 describe('a store without a marker, or with an older one', () => {
-  it('is written, and its marker then names this release and its format', async () => {
+  it('is written, and its marker, run manifests and report manifests then name this release and their format', async () => {
     const { s, data, config, env } = await storeWithOneRun();
     // The run above found no marker (a store of a release before markers, or a new one): it wrote one.
     const marker = () => JSON.parse(readFileSync(join(data, MARKER), 'utf8')) as unknown;
-    expect(marker()).toEqual({
-      writer: { name: 'visibility-sync', version: packageVersion() },
-      format_version: 1,
-    });
+    expect(marker()).toEqual(THIS_WRITER);
     writeMarker(data, '0.0.1');
-    const r = await runVisync(['--config', config, 'run', '--once', '--log-level', 'silent'], env);
+    const r = await runVisync(['--config', config, 'run', '--once', '--log-level', 'silent', '--json'], env);
     expect(r.code, r.stderr).toBe(0);
     expect(s.log.length).toBeGreaterThan(0);
-    expect(marker()).toEqual({
-      writer: { name: 'visibility-sync', version: packageVersion() },
-      format_version: 1,
-    });
+    expect(marker()).toEqual(THIS_WRITER);
+    // The run's manifest names its writer, and so does the report written into the store.
+    const run = (JSON.parse(r.stdout) as { runs: { manifest: string }[] }).runs[0]!;
+    const manifest = JSON.parse(readFileSync(run.manifest, 'utf8')) as Record<string, unknown>;
+    expect(manifest).toMatchObject(THIS_WRITER);
+    const month = String(manifest.run_date).slice(0, 7);
+    const report = await runVisync(
+      ['--config', config, 'report', '--period', month, '--format', 'json'],
+      env,
+    );
+    expect(report.code, report.stderr).toBe(0);
+    const reports = listFiles(join(data, 'reports')).filter((f) => f.endsWith('/manifest.json'));
+    expect(reports.length).toBeGreaterThan(0);
+    for (const f of reports)
+      expect(JSON.parse(readFileSync(join(data, 'reports', f), 'utf8'))).toMatchObject({
+        writer: THIS_WRITER.writer,
+        format_version: 1,
+      });
   });
 });

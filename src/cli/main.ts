@@ -74,31 +74,22 @@ export async function main(argv: string[], raw: CliIo = consoleIo): Promise<numb
     // Help and --version exit 0; every other commander error is a usage error.
     if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : EXIT_USAGE;
     // Loaded only now: the command that failed has loaded them already, or they are cheap enough here.
-    const [
-      { RedisUnreachableError },
-      { ConfigError },
-      { UnknownAccountError },
-      { StoreTooNewError },
-      { scrubSecrets },
-    ] = await Promise.all([
-      import('../../jobs/connection.js'),
-      import('../config/read-config.js'),
-      import('../config/account-settings.js'),
-      import('../sinks/store-marker.js'),
-      import('../log.js'),
-    ]);
+    const [{ RedisUnreachableError }, { ConfigError }, { UnknownAccountError }, { scrubSecrets }] =
+      await Promise.all([
+        import('../../jobs/connection.js'),
+        import('../config/read-config.js'),
+        import('../config/account-settings.js'),
+        import('../log.js'),
+      ]);
     if (
       err instanceof ConfigError ||
-      err instanceof StoreTooNewError ||
       err instanceof CliError ||
       err instanceof RedisUnreachableError ||
       err instanceof UnknownAccountError
     ) {
       io.err(`visync: ${scrubSecrets(err.message)}`);
       if (err instanceof CliError) return err.exitCode;
-      // A store a newer release wrote: no retry fixes it, only another release or store (config).
-      if (err instanceof ConfigError || err instanceof StoreTooNewError) return EXIT_CONFIG;
-      return err instanceof UnknownAccountError ? EXIT_USAGE : 1;
+      return err instanceof ConfigError ? EXIT_CONFIG : err instanceof UnknownAccountError ? EXIT_USAGE : 1;
     }
     // The message on one line, escaped like any other; the stack's frames on lines of their own.
     const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);

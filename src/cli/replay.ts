@@ -50,7 +50,7 @@ async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): P
     import('../run/warehouse.js'),
     import('../records/run-state.js'),
     import('../sinks/create-store.js'),
-    import('../sinks/store-marker.js'),
+    import('./claim-stores.js'),
     import('./command-logger.js'),
   ]);
   const config = readConfigWithoutKeys(configOption(cmd));

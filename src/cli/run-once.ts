@@ -164,7 +164,7 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
   try {
     const chosen = chosenAccounts(config, flags.account).map((a) => a.name);
     // Before any call: a store a newer release wrote is not written (exit 78).
-    await stores.claimForWriting(config, chosen);
+    await (await import('./claim-stores.js')).claimStores(stores, config, chosen);
     const budget = shared?.budget ?? new MemoryRateBudget(cap);
     // --brand alone runs the account that owns the workspace, not every account.
     const brandsByAccount =

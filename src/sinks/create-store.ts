@@ -2,7 +2,6 @@ import { accountSettings, groupBySinks, storeKey } from '../config/account-setti
 import type { AccountConfig, Config, SinksConfig } from '../config/schema.js';
 import { FsObjectStore } from './fs-store.js';
 import type { ObjectStore } from './object-store.js';
-import { claimStore } from './store-marker.js';
 
 /**
  * The configured object store (raw, curated, manifests, latest). The S3 adapter, and with it the
@@ -60,14 +59,6 @@ export class ObjectStores {
         accounts: names,
       })),
     );
-  }
-
-  /**
-   * Claims the stores of `accounts` for writing by this release (./store-marker.ts), before a
-   * command calls or writes anything: a store a newer release wrote refuses the whole command.
-   */
-  async claimForWriting(config: Config, accounts: readonly string[]): Promise<void> {
-    for (const { store } of await this.grouped(config, accounts)) await claimStore(store);
   }
 
   async close(): Promise<void> {

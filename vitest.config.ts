@@ -116,6 +116,7 @@ const E2E = files([
   'export-dbt',
   'export-athena',
   'export-dbt-duckdb',
+  'export-writer',
   'report-out-safety',
   'views',
   'views-e2e',

@@ -41,6 +41,7 @@ const UNIT = files([
   'run-status',
   'run-window',
   'spool',
+  'store-marker',
   'tier-times',
   'workspace-job-plan',
 ]);

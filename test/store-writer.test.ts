@@ -72,6 +72,24 @@ describe('a store a newer release wrote', () => {
     expect(s.log).toEqual([]);
   });
 
+  it('a marker that does not parse is refused the same way, naming the marker', async () => {
+    const s = await sim({ accounts: [{ name: 'acme', workspaces: 1 }], seed: 41 });
+    const dir = tempDir();
+    const data = join(dir, 'data');
+    const file = configFile(s, dir, { sinks: { fs: { dir: data } } });
+    writeMarker(data, NEWER);
+    writeFileSync(join(data, MARKER), '{"writer": {"name": "visibility-sync", "ver');
+    const before = snapshot(data);
+    const r = await runVisync(['--config', file.path, 'run', '--once', '--log-level', 'silent'], file.env);
+    expect(r.stderr).toBe(
+      `visync: this store (${data}) has a marker ${MARKER} this release (${packageVersion()}) cannot read: ` +
+        'a newer release may have written it; upgrade, or point sinks.fs.dir or sinks.s3.prefix at another store\n',
+    );
+    expect(r.code).toBe(78);
+    expect(snapshot(data)).toEqual(before);
+    expect(s.log).toEqual([]);
+  });
+
   it('replay, report and the worker refuse the same way, the store as it was', async () => {
     const { data, config, env, runId } = await storeWithOneRun();
     writeMarker(data, NEWER);

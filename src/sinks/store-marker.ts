@@ -42,7 +42,8 @@ export type MarkerVerdict =
 /** Pure: what to do with a store whose marker is `marker` (undefined: none), for this `version`. */
 export function markerVerdict(marker: unknown, version: string): MarkerVerdict {
   if (marker === undefined) return { write: 'marker' };
-  const m = marker as Partial<WrittenBy>;
+  // Anything but an object (a torn or foreign file read as null, a number) names no version.
+  const m = (typeof marker === 'object' && marker !== null ? marker : {}) as Partial<WrittenBy>;
   const ours = parseVersion(version);
   // No package.json beside the code (a broken install): nothing to compare, and no marker to write.
   if (!ours) return { write: 'none' };

@@ -280,12 +280,8 @@ async function printPlan(flags: RunOnceFlags, cmd: Command, io: CommandIo): Prom
 
 /** One line for main() to print; an unknown --account is a usage error, kept as such. */
 async function asCliError(err: unknown): Promise<Error> {
-  const [{ UnknownAccountError }, { StoreTooNewError }] = await Promise.all([
-    import('../config/account-settings.js'),
-    import('../sinks/store-marker.js'),
-  ]);
-  if (err instanceof CliError || err instanceof UnknownAccountError || err instanceof StoreTooNewError)
-    return err;
+  const { UnknownAccountError } = await import('../config/account-settings.js');
+  if (err instanceof CliError || err instanceof UnknownAccountError) return err;
   return new CliError((err as Error).message);
 }
 

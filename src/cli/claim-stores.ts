@@ -18,12 +18,15 @@ export async function claimStores(
   for (const { store } of groups) await claimStore(store);
 }
 
-/** Claims one store. */
+/**
+ * Claims one store. Only a marker read refuses: a store that cannot be read or written now (S3
+ * down, no permission) is left to fail where the command always reported it, each account with
+ * its own line (a run's lease is its first write, before any API call: docs/faults.md).
+ */
 export async function claimStore(store: ObjectStore): Promise<void> {
   try {
     await claimMarker(store);
   } catch (err) {
     if (err instanceof StoreTooNewError) throw new CliError(err.message, EXIT_CONFIG);
-    throw err;
   }
 }

@@ -41,6 +41,7 @@ const UNIT = files([
   'run-status',
   'run-window',
   'spool',
+  'store-marker',
   'tier-times',
   'workspace-job-plan',
 ]);
@@ -59,6 +60,7 @@ const E2E = files([
   // a spawned visync: exit codes, signals, what reaches a terminal
   'cli',
   'cli-options',
+  'store-writer',
   'crash-points',
   'doctor-cleanup',
   'doctor-webhook',
@@ -117,6 +119,7 @@ const E2E = files([
   'export-dbt-duckdb',
   'export-safety',
   'export-listing',
+  'export-writer',
   'report-out-safety',
   'views',
   'views-e2e',

@@ -12,6 +12,7 @@ import { ConfigError } from '../src/config/config-error.js';
 import { BrandRoutingError } from '../src/run/brand-owner.js';
 import { ReplayError } from '../src/run/replay.js';
 import { S3StoreError } from '../src/sinks/s3-store.js';
+import { StoreTooNewError } from '../src/sinks/store-marker.js';
 import { VisyncError } from '../src/util/errors.js';
 
 describe('VisyncError', () => {
@@ -28,6 +29,7 @@ describe('VisyncError', () => {
     [new RedisUnreachableError('127.0.0.1:6379', new Error('connect ECONNREFUSED')), 'redis_unreachable'],
     [new EndpointError('worker listen address "x": expected HOST:PORT'), 'ops_endpoint'],
     [new WorkerStartAborted(), 'worker_start_aborted'],
+    [new StoreTooNewError('written by 9.0.0'), 'store_too_new'],
   ];
 
   it.each(errors)('%s has its code and keeps its name', (err, code) => {

@@ -3,6 +3,7 @@
 // a command that needs no cloud client start without loading the AWS SDK, BigQuery or BullMQ.
 import { Command, CommanderError } from 'commander';
 import { terminalSafe } from '../util/terminal.js';
+import { packageVersion } from '../util/writer.js';
 import { registerAlerts } from './alerts.js';
 import { registerDoctor } from './doctor.js';
 import { registerEnqueue } from './enqueue.js';
@@ -17,7 +18,6 @@ import { registerRun } from './run-once.js';
 import { registerRuns } from './runs.js';
 import { registerSimulate } from './simulate.js';
 import { registerStatus } from './status.js';
-import { packageVersion } from './version.js';
 import { registerWorker } from './worker.js';
 
 export function buildProgram(state: ProgramState, raw: CliIo = consoleIo): Command {

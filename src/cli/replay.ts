@@ -42,6 +42,7 @@ async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): P
     { RunLoaders },
     { exitCodeFor },
     { ObjectStores },
+    { claimStore },
     { commandLogger },
   ] = await Promise.all([
     import('../config/read-config.js'),
@@ -49,6 +50,7 @@ async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): P
     import('../run/warehouse.js'),
     import('../records/run-state.js'),
     import('../sinks/create-store.js'),
+    import('./claim-stores.js'),
     import('./command-logger.js'),
   ]);
   const config = readConfigWithoutKeys(configOption(cmd));
@@ -69,6 +71,8 @@ async function replayCommand(flags: ReplayFlags, cmd: Command, io: CommandIo): P
       if (!verdict.ok) throw new CliError(verdict.refusal);
       io.err(`visync: ${verdict.notice}`);
     }
+    // Before anything is loaded or rewritten: a store a newer release wrote is not (exit 78).
+    await claimStore(store);
     const loader = await new RunLoaders().forAccount(config, account);
     const m = await replayRun({
       store,

@@ -130,6 +130,14 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
   const accounts = chosenAccounts(config, flags.account).map((a) => a.name);
   const brands = flags.brand ?? [];
   const stores = new ObjectStores();
+  // Reports written into the store: not into one a newer release wrote (exit 78). --out only reads it.
+  if (!flags.out)
+    await (await import('./claim-stores.js'))
+      .claimStores(stores, config, accounts)
+      .catch(async (err: unknown) => {
+        await stores.close();
+        throw err;
+      });
   const settingsOf = (account: string, brandId?: string) =>
     settings.reportSettingsFor(config, findAccount(config, account), brandId);
   // --format wins; without it each workspace's reports.formats (workspace, account, top level),

@@ -162,7 +162,9 @@ async function runCommand(flags: RunOnceFlags, cmd: Command, io: CommandIo): Pro
   const cap = { maxPauseMs: maxPauseMs(config) };
   const shared = await sharedWithWorkers(config, cap);
   try {
-    chosenAccounts(config, flags.account);
+    const chosen = chosenAccounts(config, flags.account).map((a) => a.name);
+    // Before any call: a store a newer release wrote is not written (exit 78).
+    await (await import('./claim-stores.js')).claimStores(stores, config, chosen);
     const budget = shared?.budget ?? new MemoryRateBudget(cap);
     // --brand alone runs the account that owns the workspace, not every account.
     const brandsByAccount =

@@ -69,6 +69,8 @@ async function workerCommand(
   const { sweepStaleTempDirsOnce } = await import('../util/temp-dir.js');
   const removed = await sweepStaleTempDirsOnce();
   if (removed.length) logger.info({ folders: removed }, 'removed temporary folders of stopped processes');
+  // Before any job or port: stores a newer release wrote are not written by this one (exit 78).
+  await claimConfiguredStores(config);
   // Bound before the workers start: a taken port or missing credentials stop it before any job.
   const endpoint = await openEndpoint(flags.listen, config, logger);
   // Listening from the start: a stop while the worker still waits for Redis ends the wait.
@@ -100,6 +102,24 @@ async function workerCommand(
   await endpoint?.close();
   logger.info({ forced }, forced ? 'stopped; unfinished jobs go back to the queue' : 'stopped');
   return 0;
+}
+
+/** Claims every configured account's store for this release (src/sinks/store-marker.ts). */
+async function claimConfiguredStores(config: Config): Promise<void> {
+  const [{ ObjectStores }, { claimStores }] = await Promise.all([
+    import('../sinks/create-store.js'),
+    import('./claim-stores.js'),
+  ]);
+  const stores = new ObjectStores();
+  try {
+    await claimStores(
+      stores,
+      config,
+      config.accounts.map((a) => a.name),
+    );
+  } finally {
+    await stores.close();
+  }
 }
 
 /**

@@ -7,6 +7,7 @@ import { manifestKey } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import type { RunErrorCode } from '../util/errors.js';
 import { addDays } from '../util/time.js';
+import { type Writer, writtenBy } from '../util/writer.js';
 import type { RunCoordinates } from './run-coordinates.js';
 import type { RunKind } from './run-id.js';
 import { type RunScope, runScope } from './run-scope.js';
@@ -118,10 +119,19 @@ export interface Manifest {
   interrupted?: string;
   /** How each stage ended and when it ran (src/records/run-state.ts); absent in older manifests. */
   stages?: RunStages;
+  /** The release that last wrote this manifest (src/util/writer.ts); absent before 0.2.0. */
+  writer?: Writer;
+  /** This manifest's format (FORMAT_VERSIONS.run_manifest); absent before 0.2.0 (format 1). */
+  format_version?: number;
 }
 
+/**
+ * Writes the manifest, stamped with the release that writes it (src/util/writer.ts): a replay or a
+ * completion records itself, not the release that first wrote the run.
+ */
 export async function writeManifest(store: ObjectStore, m: Manifest): Promise<StoredObject> {
-  return store.put(manifestKey(m.account, m.run_id), `${JSON.stringify(m, null, 2)}\n`, {
+  const stamped: Manifest = { ...m, ...writtenBy('run_manifest') };
+  return store.put(manifestKey(m.account, m.run_id), `${JSON.stringify(stamped, null, 2)}\n`, {
     contentType: 'application/json',
   });
 }

@@ -4,6 +4,7 @@
 // whoever wrote them, and any change to a file (a new note, a PDF dropped) is a new one. A send
 // attaches a file only when its bytes hash to what the manifest says (./output.ts writes it last).
 import { sha256Hex } from '../util/hash.js';
+import { type WrittenBy, writtenBy } from '../util/writer.js';
 
 export interface ManifestFile {
   key: string;
@@ -11,7 +12,7 @@ export interface ManifestFile {
   sha256: string;
 }
 
-export interface ReportManifest {
+export interface ReportManifest extends Partial<WrittenBy> {
   /** The version of the report: sha256 over its files' names and hashes (versionOf). */
   version: string;
   /** The period was still running when it was made: a to-date report, replaced by the final one. */
@@ -37,8 +38,22 @@ export function versionOf(files: readonly Pick<ManifestFile, 'key' | 'sha256'>[]
   return sha256Hex(JSON.stringify(pairs));
 }
 
+/** A report's manifest, stamped with the release that writes it (src/util/writer.ts). */
 export function manifestOf(files: readonly ManifestFile[], facts: ArtefactFacts): ReportManifest {
-  return { version: versionOf(files), to_date: facts.toDate, through: facts.through, files: [...files] };
+  return {
+    ...writtenBy('report_manifest'),
+    version: versionOf(files),
+    to_date: facts.toDate,
+    through: facts.through,
+    files: [...files],
+  };
+}
+
+/** An overview's manifest: its files, stamped with the release that writes it. */
+export function overviewManifestOf(
+  files: readonly ManifestFile[],
+): Pick<ReportManifest, 'files'> & WrittenBy {
+  return { ...writtenBy('report_manifest'), files: [...files] };
 }
 
 /**

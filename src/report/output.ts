@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { overviewPrefix, reportPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { removeInTree, writeInTree } from '../util/safe-write.js';
-import { type ArtefactFacts, manifestOf } from './artefact.js';
+import { type ArtefactFacts, manifestOf, overviewManifestOf } from './artefact.js';
 import { MODEL_VERSION, type Report } from './model/report-shape.js';
 
 export type ReportFormat = 'html' | 'json' | 'pdf';
@@ -97,7 +97,7 @@ export function storeTarget(store: ObjectStore): ReportTarget {
         await store.put(`${prefix}${name}.${f.format}`, f.body, { contentType: CONTENT_TYPES[f.format] }),
       );
     const listed = stored.map((s) => ({ key: s.key, bytes: s.bytes, sha256: s.sha256 }));
-    const manifest = facts ? manifestOf(listed, facts) : { files: listed };
+    const manifest = facts ? manifestOf(listed, facts) : overviewManifestOf(listed);
     await store.put(`${prefix}manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`, {
       contentType: 'application/json',
     });

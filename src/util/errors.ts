@@ -20,6 +20,7 @@
  * | `ops_endpoint` | EndpointError (jobs/ops-server.ts) | the worker's HTTP endpoint setting cannot work |
  * | `worker_start_aborted` | WorkerStartAborted (jobs/start-guard.ts) | the worker was stopped before Redis answered |
  * | `clock_ahead` | ClockAheadError (src/records/clock.ts) | a run is refused: this machine's clock is ahead of the API's |
+ * | `store_too_new` | StoreTooNewError (src/sinks/store-marker.ts) | a newer release wrote the store: this one must not write it |
  */
 export type VisyncErrorCode =
   | 'api_failed'
@@ -34,7 +35,8 @@ export type VisyncErrorCode =
   | 'redis_unreachable'
   | 'ops_endpoint'
   | 'worker_start_aborted'
-  | 'clock_ahead';
+  | 'clock_ahead'
+  | 'store_too_new';
 
 /**
  * An expected failure: one a user or an operator can meet and act on, as opposed to a bug.

@@ -25,6 +25,8 @@ export default function setup(project: TestProject): () => void {
   const dir = join(ROOT, '.tmp', `built-${process.pid}-${Date.now().toString(36)}`);
   mkdirSync(dir, { recursive: true });
   cpSync(join(ROOT, 'bin'), join(dir, 'bin'), { recursive: true });
+  // Beside bin/ and dist/ as in the package: the bundle reads its version from it (src/util/writer.ts).
+  cpSync(join(ROOT, 'package.json'), join(dir, 'package.json'));
   const dist = join(dir, 'dist');
   try {
     execFileSync(NODE22, [join(ROOT, 'scripts/build.mjs'), dist], { cwd: ROOT, stdio: 'pipe' });

@@ -2,6 +2,7 @@
 // are listed to the user. The CLI writes them under --out (src/cli/export.ts).
 import { stringify } from 'yaml';
 import type { TableDef } from '../../catalogue/index.js';
+import { writerLine } from '../../util/writer.js';
 import { athenaType, bigqueryType, duckdbType } from '../column-types.js';
 import { type DbtModel, dbtModels, modelsDocument, type RenderedView } from './models.js';
 import { adapterOf, dbtProjectDocument, MACRO_FILES, type ProfileSettings, profilesYaml } from './project.js';
@@ -28,7 +29,12 @@ const GENERATED =
 function yamlFile(path: string, header: readonly string[], doc: unknown): DbtFile {
   return {
     path,
-    text: [...header, GENERATED, stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false })].join('\n'),
+    text: [
+      ...header,
+      GENERATED,
+      `# ${writerLine('dbt_project')}`,
+      stringify(doc, { lineWidth: 0, aliasDuplicateObjects: false }),
+    ].join('\n'),
   };
 }
 

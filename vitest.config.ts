@@ -104,6 +104,8 @@ const E2E = files([
   'report-delivery',
   'report-languages',
   'report-overview',
+  // runs release 0.1.0 from its recorded commit (test/helpers/old-release.ts)
+  'old-reports',
   'report-pdf',
   'report-print',
   'report-recs',

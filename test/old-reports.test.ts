@@ -106,13 +106,20 @@ describe('the first report after an upgrade from 0.1.0', () => {
       expect(json.revisions).toEqual([]);
       // What moved by rule is listed apart, each with what the old report said.
       for (const x of json.restated) {
-        expect(['money_visibility', 'visibility_gap', 'open_recommendations', 'suspected_false_claims', 'engine_conflicts']).toContain(x.figure);
+        expect([
+          'money_visibility',
+          'visibility_gap',
+          'open_recommendations',
+          'suspected_false_claims',
+          'engine_conflicts',
+        ]).toContain(x.figure);
         expect(x.was).toBe(was.kpis[x.figure as keyof Report['kpis']].value);
         expect(x.now).toBe(json.kpis[x.figure as keyof Report['kpis']].previous);
         expect(x.was).not.toBe(x.now);
       }
       const text = nov.text(b);
-      const line = 'October 2026’s figures from the state at its end (buyer intent, recommendations, claims, conflicts) follow the new period rule from this release, so some differ from the report of 31 October 2026.';
+      const line =
+        'Figures for October 2026 on buyer intent, recommendations, claims and conflicts follow the new period rule from this report on, so some differ from the report of 31 October 2026.';
       expect(text.split(line)).toHaveLength(json.restated.length > 0 ? 2 : 1);
       expect(text).not.toMatch(/revised/i);
       restatedAny += json.restated.length;

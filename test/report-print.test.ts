@@ -55,6 +55,7 @@ beforeAll(async () => {
       // The overview's pages are checked in test/report-overview.test.ts.
       writeOverview: async () => '',
       read: async () => undefined,
+      stated: async () => undefined,
     },
     account: 'demo',
     brands: [],

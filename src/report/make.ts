@@ -110,7 +110,7 @@ async function workspaceReport(
   at: { runs: readonly CompleteRun[]; period: Period; previous: Period },
 ): Promise<{ report: ReportModel; files: Promise<ReportFile[] | ReportProblem> }> {
   const { period, previous } = at;
-  const previousReport = await o.target.read(o.account, workspace.brandId, previous.label);
+  const previousReport = await o.target.stated(o.account, workspace.brandId, previous.label);
   const style = o.styleFor(workspace.brandId);
   const report = buildModel({
     account: o.account,

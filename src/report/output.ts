@@ -2,13 +2,15 @@
 // the object store under `reports/` with the same keys and a manifest.json holding each file's
 // SHA-256 and the report's version (./artefact.ts). A report is written whole: the formats it no
 // longer has are removed, so the folder never mixes two versions. The previous period's report.json
-// is read back from the same place for "what changed".
+// is read back from the same place for its revised figures, whichever release wrote it
+// (./model/previous-report.ts).
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { overviewPrefix, reportPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { removeInTree, writeInTree } from '../util/safe-write.js';
 import { type ArtefactFacts, manifestOf, overviewManifestOf } from './artefact.js';
+import { type StatedFigures, statedFigures } from './model/previous-report.js';
 import { MODEL_VERSION, type Report } from './model/report-shape.js';
 
 export type ReportFormat = 'html' | 'json' | 'pdf';
@@ -45,6 +47,21 @@ export interface ReportTarget {
   writeOverview(account: string, period: string, files: readonly ReportFile[]): Promise<string>;
   /** A report.json written before, or undefined (missing, unreadable or another model version). */
   read(account: string, brandId: string, period: string): Promise<Report | undefined>;
+  /**
+   * The figures a report.json written before stated, of any model version a release has written;
+   * undefined when missing, unreadable or newer than this release.
+   */
+  stated(account: string, brandId: string, period: string): Promise<StatedFigures | undefined>;
+}
+
+/** report.json's bytes as the figures it stated (./model/previous-report.ts), or undefined. */
+function parseStated(bytes: Buffer | undefined): StatedFigures | undefined {
+  if (!bytes) return undefined;
+  try {
+    return statedFigures(JSON.parse(bytes.toString('utf8')));
+  } catch {
+    return undefined;
+  }
 }
 
 /** report.json's bytes as the model, or undefined (unreadable or another model version). */
@@ -81,6 +98,9 @@ export function dirTarget(dir: string): ReportTarget {
     async read(a, b, p) {
       return parseReport(await readFile(path(a, b, p, 'report.json')).catch(() => undefined));
     },
+    async stated(a, b, p) {
+      return parseStated(await readFile(path(a, b, p, 'report.json')).catch(() => undefined));
+    },
   };
 }
 
@@ -111,6 +131,9 @@ export function storeTarget(store: ObjectStore): ReportTarget {
     },
     async read(a, b, p) {
       return parseReport(await store.get(`${reportPrefix(a, b, p)}report.json`));
+    },
+    async stated(a, b, p) {
+      return parseStated(await store.get(`${reportPrefix(a, b, p)}report.json`));
     },
   };
 }

@@ -35,12 +35,19 @@ function periodName(p: Period): string {
 
 const shown = (v: number | null) => (v === null ? 'not available' : String(v));
 
-/** `revised since the last report: October's mean was 45.9, now 45.44`. */
-export function revisionWords(previous: Period, x: Revision): string {
-  const label = x.figure.startsWith('engine:')
+const figureName = (x: Revision) =>
+  x.figure.startsWith('engine:')
     ? `${x.figure.slice('engine:'.length)} mean`
     : FIGURE_NAMES[x.figure as KpiKey];
-  return `revised since the last report: ${periodName(previous)} ${label} was ${shown(x.was)}, now ${shown(x.now)}`;
+
+/** `revised since the last report: October's mean was 45.9, now 45.44`. */
+export function revisionWords(previous: Period, x: Revision): string {
+  return `revised since the last report: ${periodName(previous)} ${figureName(x)} was ${shown(x.was)}, now ${shown(x.now)}`;
+}
+
+/** `follows the new period rule: October's money-prompt visibility was 23.7 in the last report, now 26`. */
+export function restatedWords(previous: Period, x: Revision): string {
+  return `follows the new period rule: ${periodName(previous)} ${figureName(x)} was ${shown(x.was)} in the last report, now ${shown(x.now)}`;
 }
 
 /** `30 of 30 days`. */

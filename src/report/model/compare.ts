@@ -1,11 +1,14 @@
 // A report's comparisons with the previous period (the rules of src/history/comparison.ts): each KPI
 // with what it stands on, and the previous-period figures that the previous final report.json stated
-// otherwise at the page's precision (data that arrived later, a replay): the report keeps today's
-// value and says it was revised, never both as facts. Pure.
+// otherwise (data that arrived later, a replay): the report keeps today's value and says it was
+// revised, never both as facts. A report.json of an earlier release (./previous-report.ts) is
+// compared at its own precision, and a figure whose rule changed since it was written is restated,
+// not revised. Pure.
 import type { Basis } from '../../history/comparison.js';
 import { delta } from '../../history/figures.js';
 import { oneDecimal } from '../render/format.js';
-import { KPI_KEYS, type Kpi, type Report, type ReportModel, type Revision } from './report-shape.js';
+import type { StatedFigures } from './previous-report.js';
+import { KPI_KEYS, type Kpi, type ReportModel, type Revision } from './report-shape.js';
 
 export function kpi(value: number | null, previous: number | null, basis: Basis): Kpi {
   return {
@@ -24,32 +27,84 @@ const COUNTS: ReadonlySet<string> = new Set([
 ]);
 
 /**
- * A figure as the page shows it (docs/reports.md, "Precision"): a count whole, a share of voice as a
- * percentage at one decimal, any other figure at one decimal. A change under it is no revision.
+ * The figures whose rule changed after a model version, by that version: a report.json of it stated
+ * them by the old rule. After 1 (release 0.1.0): the state at a period's end is the first run of
+ * the next day (it was the newest run up to the last day), buyer intent is the shortest window
+ * fetched (it was the one closest to the period's length), and open recommendations are counted by
+ * title (they were by id). Daily figures kept their rule: a difference there is revised data.
  */
-function asShown(figure: string, v: number, unit: ReportModel['trend']['share_of_voice_unit']): number {
-  if (COUNTS.has(figure)) return v;
-  return oneDecimal(figure === 'share_of_voice' && unit === 'fraction' ? v * 100 : v);
+export const RULE_CHANGED: Readonly<Record<number, ReadonlySet<string>>> = {
+  1: new Set([
+    'money_visibility',
+    'visibility_gap',
+    'open_recommendations',
+    'suspected_false_claims',
+    'engine_conflicts',
+  ]),
+};
+
+/** Decimals as JavaScript prints the value (the shortest that reads back the same number). */
+function decimalsOf(n: number): number {
+  const s = String(Math.abs(n));
+  if (s.includes('e')) return 1;
+  return s.split('.')[1]?.length ?? 0;
 }
 
 /**
- * Figures of the previous period that `last` (its report.json) stated otherwise than `r` now
- * computes them; none when there is no previous report or it covered another period.
+ * Whether `was` and `now` read the same at the coarser of the page's precision (docs/reports.md,
+ * "Precision": a count whole, a share of voice as a percentage at one decimal, any other figure at
+ * one decimal) and the previous report's own. Model version 1 stored each figure at the precision it
+ * had (API values as sent, means at one more decimal than their values) and its page printed it so:
+ * a whole 26 there stood for 26, so 26.3 now is no revision. A change under both is no revision.
  */
-export function revisions(r: Omit<ReportModel, 'revisions'>, last: Report | undefined): Revision[] {
-  if (!last || last.period.label !== r.previous_period.label) return [];
+function sameAsStated(
+  figure: string,
+  was: number,
+  now: number,
+  unit: ReportModel['trend']['share_of_voice_unit'],
+  version: number,
+): boolean {
+  if (COUNTS.has(figure)) return was === now;
+  const scale = figure === 'share_of_voice' && unit === 'fraction' ? 100 : 1;
+  const places = version >= 2 ? 1 : Math.min(1, Math.max(0, decimalsOf(was) - (scale === 100 ? 2 : 0)));
+  const round = (v: number) => (places === 1 ? oneDecimal(v * scale) : Math.round(v * scale));
+  return round(was) === round(now);
+}
+
+/** Each previous-period figure the previous report stated otherwise, and whether its rule changed since. */
+function differences(
+  r: Omit<ReportModel, 'revisions' | 'restated'>,
+  last: StatedFigures | undefined,
+): { x: Revision; byRule: boolean }[] {
+  if (!last || last.period !== r.previous_period.label) return [];
   // A to-date predecessor (docs/reports.md, "Revised figures") is completed by the days that came
   // after it, not revised: only a final report's figures can have been stated otherwise.
-  if ((last.period_status as Report['period_status'] | undefined)?.in_progress !== false) return [];
+  if (!last.final) return [];
   const unit = r.trend.share_of_voice_unit;
-  const out: Revision[] = [];
+  const changed = RULE_CHANGED[last.model_version] ?? new Set<string>();
+  const out: { x: Revision; byRule: boolean }[] = [];
   const add = (figure: string, was: number | null, now: number | null) => {
-    if (now === null || (was !== null && asShown(figure, was, unit) === asShown(figure, now, unit))) return;
-    out.push({ figure, period: r.previous_period.label, was, now });
+    if (now === null || (was !== null && sameAsStated(figure, was, now, unit, last.model_version))) return;
+    out.push({ x: { figure, period: r.previous_period.label, was, now }, byRule: changed.has(figure) });
   };
-  for (const k of KPI_KEYS) add(k, last.kpis[k]?.value ?? null, r.kpis[k].previous);
-  const before = new Map((last.engines ?? []).map((e) => [e.engine, e.score]));
+  for (const k of KPI_KEYS) add(k, last.kpis[k] ?? null, r.kpis[k].previous);
+  const before = new Map(last.engines.map((e) => [e.engine, e.score]));
   for (const e of r.engines)
     if (before.has(e.engine)) add(`engine:${e.engine}`, before.get(e.engine) ?? null, e.previous);
   return out;
 }
+
+/**
+ * Figures of the previous period that `last` (its report.json) stated otherwise than `r` now
+ * computes them by the same rule; none when there is no previous report or it covered another period.
+ */
+export const revisions = (r: Omit<ReportModel, 'revisions' | 'restated'>, last: StatedFigures | undefined) =>
+  differences(r, last)
+    .filter((d) => !d.byRule)
+    .map((d) => d.x);
+
+/** Figures of the previous period that an earlier release's report stated by a rule changed since. */
+export const restated = (r: Omit<ReportModel, 'revisions' | 'restated'>, last: StatedFigures | undefined) =>
+  differences(r, last)
+    .filter((d) => d.byRule)
+    .map((d) => d.x);

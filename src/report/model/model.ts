@@ -13,10 +13,11 @@ import { moneyCompetitors } from '../competitors/money-competitors.js';
 import type { ReportStyle } from '../style.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
 import { changeLines } from './change-lines.js';
-import { kpi, revisions } from './compare.js';
+import { kpi, restated, revisions } from './compare.js';
 import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
+import type { StatedFigures } from './previous-report.js';
 import { openTitles } from './recommendation-titles.js';
-import { MODEL_VERSION, type Report, type ReportModel } from './report-shape.js';
+import { MODEL_VERSION, type ReportModel } from './report-shape.js';
 import { inPeriod, lastValue } from './section-rows.js';
 import { snapshotsShown } from './snapshots-shown.js';
 import { rowsOf, type Sections, stateSections } from './state-sections.js';
@@ -73,8 +74,11 @@ export interface ReportInput {
    * the period is named "to date" and ends on its newest day with data.
    */
   inProgress?: boolean | undefined;
-  /** The previous period's report.json, when there is one: only to say which figures were revised. */
-  previousReport?: Report | undefined;
+  /**
+   * What the previous period's report.json stated, of whichever release: only to say which figures
+   * were revised, or moved by a rule changed since (./compare.ts).
+   */
+  previousReport?: StatedFigures | undefined;
 }
 
 /** Days with a value in `column`. */
@@ -277,7 +281,7 @@ export function buildModel(i: ReportInput): ReportModel {
   const b = bases(x);
   const brand = rowsOf(w.end, 'brands')?.[0];
   const { asOf, runs } = provenance(w);
-  const model: Omit<ReportModel, 'revisions'> = {
+  const model: Omit<ReportModel, 'revisions' | 'restated'> = {
     model_version: MODEL_VERSION,
     account: i.account,
     brand_id: w.brandId,
@@ -302,12 +306,13 @@ export function buildModel(i: ReportInput): ReportModel {
     snapshots: snapshotsShown(w.end, i.period),
     runs,
   };
-  // Key order as documented: revisions after comparison.
+  // Key order as documented: revisions and restated after comparison.
   const { model_version, account, brand_id, period, previous_period, period_status, comparison, ...rest } =
     model;
   return {
     ...{ model_version, account, brand_id, period, previous_period, period_status, comparison },
     revisions: revisions(model, i.previousReport),
+    restated: restated(model, i.previousReport),
     ...rest,
   };
 }

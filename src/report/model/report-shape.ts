@@ -15,8 +15,9 @@ import type { Unrecognised } from './unrecognised.js';
 
 /**
  * 2: each Kpi and engine row says what it stands on (`comparable`, `reason`, `coverage`), and the
- * report has `period_status`, `comparison` and `revisions`; `what_changed.basis` is never
- * 'previous report' (docs/reports.md).
+ * report has `period_status`, `comparison`, `revisions` and `restated`; `what_changed.basis` is
+ * never 'previous report' (docs/reports.md). The previous report.json of every earlier version is
+ * read (./previous-report.ts).
  */
 export const MODEL_VERSION = 2;
 
@@ -123,6 +124,11 @@ export interface ReportModel {
   comparison: { earlier_period: boolean };
   /** Previous-period figures that the previous report.json stated otherwise; the report keeps today's. */
   revisions: Revision[];
+  /**
+   * Previous-period figures that an earlier release's report.json stated otherwise because a rule
+   * changed since (./compare.ts RULE_CHANGED), not the data: the page says so once.
+   */
+  restated: Revision[];
   cover: {
     client_name: string | null;
     client_domain: string | null;
@@ -202,13 +208,18 @@ type Worded<T extends { coverage: unknown }> = Omit<T, 'coverage'> & {
  * model, so a report.json read back renders as the model does.
  */
 export interface Report
-  extends Omit<ReportModel, 'period_status' | 'comparison' | 'revisions' | 'kpis' | 'trend' | 'engines'> {
+  extends Omit<
+    ReportModel,
+    'period_status' | 'comparison' | 'revisions' | 'restated' | 'kpis' | 'trend' | 'engines'
+  > {
   /** `title`: `1-28 November 2026, month to date`. */
   period_status: ReportModel['period_status'] & { title: string };
   /** `note`: the first report's "there is no earlier period ..." once; null otherwise. */
   comparison: ReportModel['comparison'] & { note: string | null };
   /** `note`: `revised since the last report: October's mean was 45.9, now 45.44`. */
   revisions: (Revision & { note: string })[];
+  /** `note`: `follows the new period rule: October's money-prompt visibility was 23.7 in the last report, now 26`. */
+  restated: (Revision & { note: string })[];
   kpis: Record<KpiKey, Worded<Kpi>>;
   /** `coverage`: `30 of 30 days`. */
   trend: Omit<ReportModel['trend'], 'days' | 'days_with_data'> & {

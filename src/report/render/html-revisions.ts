@@ -1,6 +1,8 @@
 // Revised figures on the page (docs/reports.md, "Revised figures"): one line above the cards saying
 // how many figures of the previous period changed since its final report, and the details at the end
-// of the page, each value at the page's precision with its unit, so the cards keep page 1.
+// of the page, each value at the page's precision with its unit, so the cards keep page 1. Figures an
+// earlier release's report stated by a rule changed since (../model/compare.ts) are said once, in
+// one line above the cards, not listed as revised.
 import { KPI_KEYS, type ReportModel, type Revision } from '../model/report-shape.js';
 import type { Formatters } from './format.js';
 import { fig, type Html, html, share, whole } from './html-parts.js';
@@ -20,6 +22,15 @@ export function revisionLine(f: Formatters, r: ReportModel): Html {
   const n = r.revisions.length;
   if (n === 0) return html``;
   return html`<p class="note">${f.t('page:revised.line', { count: n, n: f.number(n), day: reportDay(f, r) })}</p>\n`;
+}
+
+/**
+ * Page 1: "Figures for October 2026 on buyer intent, ... follow the new period rule from this report
+ * on, so some differ from the report of 31 October 2026." Nothing when no figure moved by a rule.
+ */
+export function restatedLine(f: Formatters, r: ReportModel): Html {
+  if (r.restated.length === 0) return html``;
+  return html`<p class="note">${f.t('page:restated.line', { period: f.period(r.previous_period), day: reportDay(f, r) })}</p>\n`;
 }
 
 function figureName(f: Formatters, r: ReportModel, x: Revision): string {

@@ -10,7 +10,7 @@ import type { ReportStyle } from '../style.js';
 import { type Formatters, shownDelta } from './format.js';
 import { changeTable, enumWord, notRead, unrecognised } from './html-notes.js';
 import { card, deltaCell, fig, type Html, html, share, table, text, whole } from './html-parts.js';
-import { revisionLine } from './html-revisions.js';
+import { restatedLine, revisionLine } from './html-revisions.js';
 import { engineReason, kpiReason, noEarlierNote } from './reasons.js';
 import { snapshotNote, unknownState } from './snapshot-note.js';
 
@@ -113,7 +113,7 @@ function kpiSection({ r, f }: Page): Html {
       missing,
     });
   return html`<section><h2>${heading(f, 'kpis')}</h2>
-${earlier ? '' : html`<p class="note">${noEarlierNote(f, r)}</p>\n`}${revisionLine(f, r)}<div class="cards">
+${earlier ? '' : html`<p class="note">${noEarlierNote(f, r)}</p>\n`}${revisionLine(f, r)}${restatedLine(f, r)}<div class="cards">
 ${kpiCard('overall_score_mean', 'score')}
 ${kpiCard('overall_score_end', 'score')}
 ${kpiCard('share_of_voice', r.trend.share_of_voice_unit)}

@@ -2,7 +2,7 @@
 // (../i18n/json-words.ts) at the places docs/reports.md documents, every other key as the model has
 // it and in its order, so the bytes are those of the contract (`model_version` 2). Pure.
 import { periodTitle } from '../../history/comparison.js';
-import { coverageWords, reasonWords, revisionWords } from '../i18n/json-words.js';
+import { coverageWords, reasonWords, restatedWords, revisionWords } from '../i18n/json-words.js';
 import { buildModel, type ReportInput } from '../model/model.js';
 import { engineReason, kpiReason, noEarlierReason, type Reason } from '../model/reason-codes.js';
 import { KPI_KEYS, type Kpi, type Report, type ReportModel } from '../model/report-shape.js';
@@ -31,6 +31,7 @@ export function reportJson(m: ReportModel): Report {
       note: words(noEarlierReason(m)),
     },
     revisions: m.revisions.map((x) => ({ ...x, note: revisionWords(m.previous_period, x) })),
+    restated: m.restated.map((x) => ({ ...x, note: restatedWords(m.previous_period, x) })),
     kpis: Object.fromEntries(KPI_KEYS.map((key) => [key, worded(m.kpis[key])])) as Report['kpis'],
     trend: { days, days_with_data, coverage: coverageWords(days_with_data, days), ...trend },
     engines: m.engines.map(({ coverage, ...e }) => ({

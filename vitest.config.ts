@@ -33,6 +33,7 @@ const UNIT = files([
   'report-competitors',
   'report-language-config',
   'report-model',
+  'report-old-versions',
   'report-schedule',
   'report-summary',
   'reservation-settle',

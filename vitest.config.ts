@@ -117,6 +117,7 @@ const E2E = files([
   'export-dbt',
   'export-athena',
   'export-dbt-duckdb',
+  'export-dbt-upgrade',
   'export-safety',
   'export-listing',
   'export-writer',

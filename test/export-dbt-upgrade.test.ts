@@ -40,7 +40,11 @@ function visync(dir: string, args: string[]) {
 }
 
 /** The bin with its stdout redirected into `file`, as `visync export dbt > file` does. */
-function visyncInto(dir: string, file: string, args: string[]): Promise<{ code: number | null; stderr: string }> {
+function visyncInto(
+  dir: string,
+  file: string,
+  args: string[],
+): Promise<{ code: number | null; stderr: string }> {
   const fd = openSync(join(dir, file), 'w');
   const child = spawn(NODE22, [builtVisync().bin, '--config', 'visync.yaml', ...args], {
     cwd: dir,

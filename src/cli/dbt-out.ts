@@ -1,0 +1,18 @@
+// Where `visync export dbt` may write: a project folder. 0.1.0 wrote one sources.yml, to --out or
+// to stdout (its --help: `--out models/staging/visync/sources.yml`); since 0.2.0 it writes a dbt
+// project (docs/dbt.md). The old usage is refused with the new way to do it, before anything is
+// written, rather than a folder where the file was or a progress line in a redirected file.
+import { basename, dirname } from 'node:path';
+
+/** The refusal for an --out that names a sources file (any .yml/.yaml), or undefined. */
+export function sourcesFileOut(out: string): string | undefined {
+  if (!/\.ya?ml$/i.test(out)) return undefined;
+  const folder = dirname(out) === '.' ? 'visync_dbt' : dirname(out);
+  return `--out ${out} names a file: export dbt now writes a dbt project folder (dbt_project.yml, models/sources.yml, staging models), not one ${basename(out)}: use --out ${folder} (the folder), and see docs/dbt.md "Upgrading from 0.1.0"`;
+}
+
+/** The refusal for stdout redirected into a file with no --out given, or undefined. */
+export function redirectedOut(outGiven: boolean, stdoutIsFile: boolean): string | undefined {
+  if (outGiven || !stdoutIsFile) return undefined;
+  return 'export dbt writes a dbt project folder, not to stdout: give it with --out DIR (e.g. --out visync_dbt); the file stdout goes to gets nothing';
+}

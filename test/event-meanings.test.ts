@@ -7,8 +7,9 @@
 // rows byte for byte: the same ids and types a warehouse may have loaded.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { ndjsonPartBytes } from '../src/curate/ndjson-part.js';
 import { eventId } from '../src/events/curate.js';
 import { sha256Hex } from '../src/util/hash.js';
 import { packageVersion } from '../src/util/writer.js';
@@ -70,7 +71,7 @@ function asWrittenBy010(dir: string, run: { key: string; m: Row }): string {
       : r,
   );
   expect(rows.filter((r) => r.event_type === 'recommendation_closed')).toHaveLength(2);
-  const bytes = gzipSync(`${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  const bytes = ndjsonPartBytes(`${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
   writeFileSync(join(dir, part.key), bytes);
   const { writer: _, ...manifest } = run.m;
   manifest.files = files.map((f) =>

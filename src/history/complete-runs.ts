@@ -3,9 +3,11 @@
 // row recorded. What each run covered (endpoints, workspaces, failed tables) is read from that row,
 // as the views read it. Runs dated ahead of today (a clock that was ahead, src/records/clock.ts) are
 // left out: their date would put them above every real run.
+
 import { gunzipSync } from 'node:zlib';
 import { SYNC_RUNS } from '../catalogue/sync-runs.js';
 import type { Row } from '../catalogue/types.js';
+import { eventsDetectedBy } from '../events/meanings.js';
 import { datedAhead } from '../records/clock.js';
 import { manifestRunIds } from '../records/history.js';
 import { type Manifest, readManifest } from '../records/manifest.js';
@@ -32,6 +34,8 @@ export interface CompleteRun {
   listsAllWorkspaces: boolean;
   /** Keys of its curated parts (tables/...), from the manifest. */
   partKeys: string[];
+  /** The version of the release that detected its brand_events (src/events/meanings.ts). */
+  eventsDetectedBy?: string;
 }
 
 const READ_CONCURRENCY = 8;
@@ -115,6 +119,7 @@ async function recordedRun(store: ObjectStore, m: Manifest): Promise<CompleteRun
       strings(row.endpoints).includes('brands') &&
       row.workspace_list_incomplete !== true,
     partKeys: partKeys.filter((k) => k !== syncRunsKey),
+    eventsDetectedBy: eventsDetectedBy(m),
   };
 }
 

@@ -21,6 +21,7 @@ const UNIT = files([
   'config-reports',
   'config-scale',
   'config-watch',
+  'doc-sections',
   'errors',
   'history-comparison',
   'install',

@@ -5,14 +5,19 @@
 import { basename, dirname } from 'node:path';
 
 /** The refusal for an --out that names a sources file (any .yml/.yaml), or undefined. */
-export function sourcesFileOut(out: string): string | undefined {
+function sourcesFileOut(out: string): string | undefined {
   if (!/\.ya?ml$/i.test(out)) return undefined;
   const folder = dirname(out) === '.' ? 'visync_dbt' : dirname(out);
   return `--out ${out} names a file: export dbt now writes a dbt project folder (dbt_project.yml, models/sources.yml, staging models), not one ${basename(out)}: use --out ${folder} (the folder), and see docs/dbt.md "Upgrading from 0.1.0"`;
 }
 
 /** The refusal for stdout redirected into a file with no --out given, or undefined. */
-export function redirectedOut(outGiven: boolean, stdoutIsFile: boolean): string | undefined {
+function redirectedOut(outGiven: boolean, stdoutIsFile: boolean): string | undefined {
   if (outGiven || !stdoutIsFile) return undefined;
   return 'export dbt writes a dbt project folder, not to stdout: give it with --out DIR (e.g. --out visync_dbt); the file stdout goes to gets nothing';
+}
+
+/** Either refusal of 0.1.0's usage, or undefined. */
+export function oldUsage(out: string, outGiven: boolean, stdoutIsFile = false): string | undefined {
+  return sourcesFileOut(out) ?? redirectedOut(outGiven, stdoutIsFile);
 }

@@ -114,10 +114,9 @@ interface DbtFlags {
 
 async function exportDbt(io: CommandIo, flags: DbtFlags, cmd: Command): Promise<number> {
   // 0.1.0's usage (one sources.yml to --out or stdout) is refused before the config is read.
-  const { redirectedOut, sourcesFileOut } = await import('./dbt-out.js');
-  const outGiven = cmd.getOptionValueSource('out') !== 'default';
-  const oldUsage = sourcesFileOut(flags.out) ?? redirectedOut(outGiven, io.outIsFile?.() ?? false);
-  if (oldUsage) throw new CliError(oldUsage, EXIT_USAGE);
+  const { oldUsage } = await import('./dbt-out.js');
+  const refusal = oldUsage(flags.out, cmd.getOptionValueSource('out') !== 'default', io.outIsFile?.());
+  if (refusal) throw new CliError(refusal, EXIT_USAGE);
   const config = await configOf(cmd);
   const [{ resolve, relative, isAbsolute }, catalogue, dbt, { s3Location }] = await Promise.all([
     import('node:path'),

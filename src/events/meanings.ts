@@ -1,13 +1,8 @@
 // What an event type meant when its row was recorded. A row's meaning is that of the release whose
-// rules detected it: its run's manifest says which (`events_writer`, kept by a replay that keeps
-// the recorded rows, else `writer`; neither: 0.1.0, the one release before writers were recorded,
-// releases.json). Rows are never migrated: their type and id stay what a warehouse loaded, and
-// only their words depend on the release that detected them (docs/operations.md, "Brand watch").
-import type { Writer } from '../util/writer.js';
+// rules detected it, as its run's manifest says (src/records/events-writer.ts). Rows are never
+// migrated: their type and id stay what a warehouse loaded, and only their words depend on the
+// release that detected them (docs/operations.md, "Brand watch").
 import { compareVersions, parseVersion } from '../util/writer.js';
-
-/** The release a manifest without a writer was written by (releases.json: the first release). */
-export const UNRECORDED_WRITER = '0.1.0';
 
 /**
  * The first release whose event rules this release's are: a run whose events an older release
@@ -23,14 +18,6 @@ const OLD_LABELS: Readonly<Record<string, string>> = {
   recommendation_closed:
     'recommendation closed or no longer listed (recorded by 0.1.0, which did not tell them apart)',
 };
-
-/** The version of the release that detected a run's events, from its manifest. */
-export function eventsDetectedBy(m: {
-  writer?: Writer | undefined;
-  events_writer?: Writer | undefined;
-}): string {
-  return m.events_writer?.version ?? m.writer?.version ?? UNRECORDED_WRITER;
-}
 
 /** Whether events detected by `version` were detected under this release's rules. */
 export function underCurrentRules(version: string): boolean {

@@ -7,8 +7,8 @@
 import { gunzipSync } from 'node:zlib';
 import { SYNC_RUNS } from '../catalogue/sync-runs.js';
 import type { Row } from '../catalogue/types.js';
-import { eventsDetectedBy } from '../events/meanings.js';
 import { datedAhead } from '../records/clock.js';
+import { eventsDetectedBy } from '../records/events-writer.js';
 import { manifestRunIds } from '../records/history.js';
 import { type Manifest, readManifest } from '../records/manifest.js';
 import { parseTablePartKey } from '../sinks/layout.js';

@@ -4,9 +4,10 @@ import type { Logger } from 'pino';
 import { BRAND_EVENTS } from '../catalogue/brand-events.js';
 import type { Row } from '../catalogue/types.js';
 import { rawRunWorkspaceCalls } from '../curate/raw-run.js';
-import { eventsDetectedBy, underCurrentRules } from '../events/meanings.js';
+import { underCurrentRules } from '../events/meanings.js';
 import { readPart } from '../history/complete-runs.js';
 import { compareText } from '../history/figures.js';
+import { eventsDetectedBy } from '../records/events-writer.js';
 import {
   type LoadResult,
   type Manifest,

@@ -70,7 +70,8 @@ describe('visync export dbt, used as 0.1.0 was', () => {
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/export dbt now writes a dbt project folder/);
-    expect(lines[0]).toContain('--out models/staging/visync');
+    expect(lines[0]).toContain('use --out visync_dbt');
+    expect(lines[0]).toContain('docs/dbt.md "Upgrading from 0.1.0"');
     expect(lines[0]).not.toMatch(/\bat .*\.js:\d+/);
     expect(readFileSync(old, 'utf8')).toBe(OLD_SOURCES);
   });

@@ -3,7 +3,6 @@
 // row recorded. What each run covered (endpoints, workspaces, failed tables) is read from that row,
 // as the views read it. Runs dated ahead of today (a clock that was ahead, src/records/clock.ts) are
 // left out: their date would put them above every real run.
-
 import { gunzipSync } from 'node:zlib';
 import { SYNC_RUNS } from '../catalogue/sync-runs.js';
 import type { Row } from '../catalogue/types.js';

@@ -2,7 +2,6 @@
 // the brand_events table to derive, so curate (src/curate/curate-run.ts) knows nothing of brand
 // watch. The rows are what src/events/curate.ts detects: each workspace's state in this run
 // against the account's previous complete runs, under the same ids, whatever the driver.
-
 import { BRAND_EVENTS } from '../catalogue/brand-events.js';
 import type { Row } from '../catalogue/types.js';
 import type { DerivedTable } from '../curate/curate-run.js';

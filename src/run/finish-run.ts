@@ -5,7 +5,6 @@
 // It never throws for a fault of the sink or the warehouse: the data has landed by then, so the run
 // ends partial with each table that was not curated or not loaded, and why (a failed load entry).
 // Replay, or the next run of the same id, redoes exactly those tables.
-
 import type { Logger } from 'pino';
 import { RUN_TABLES, tableByName } from '../catalogue/index.js';
 import type { Row, TableDef } from '../catalogue/types.js';

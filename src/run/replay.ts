@@ -1,5 +1,5 @@
-// `visync replay`: rebuild a run's curated files and loads from its raw landing, no API call.
-
+// `visync replay`: rebuild a run's curated files and loads from its raw landing, no API call. Its
+// brand_events are detected anew, unless an older release's rules recorded them: those are kept.
 import type { Logger } from 'pino';
 import { BRAND_EVENTS } from '../catalogue/brand-events.js';
 import type { Row } from '../catalogue/types.js';

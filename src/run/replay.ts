@@ -114,6 +114,11 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     );
   const started = old?.started_at ?? lease?.started_at;
   const recordedEvents = old && (await olderRulesEvents(o.store, old));
+  if (old && recordedEvents)
+    o.logger.info(
+      { events: recordedEvents.length, detected_by: eventsDetectedBy(old) },
+      'brand_events kept as recorded: an older release detected them under other rules (docs/operations.md, "Brand watch")',
+    );
   const finished = await curateAndLoad(
     { store: o.store, run, log: o.logger, startedAt: started },
     {

@@ -2,9 +2,13 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { lowContrastColours } from '../src/config/colour-warnings.js';
 import { interpolateEnv } from '../src/config/interpolate.js';
 import { suggest } from '../src/config/issues.js';
 import { ConfigError, parseConfig, readConfig, resolveConfigPath } from '../src/config/read-config.js';
+import type { Config } from '../src/config/schema.js';
+import { defaultReportSettings } from '../src/report/settings.js';
+import { AA_TEXT, ratioOnWhite } from '../src/util/contrast.js';
 import { visyncCli } from './helpers/harness.js';
 
 const SOURCE = 'test.yaml';
@@ -661,5 +665,22 @@ describe('per-account overrides in accounts', () => {
   it('an account with neither apiKey nor apiKeyFile: apiKey is required', () => {
     const e = configError(minimal().replace('    apiKey: ${ACME_API_KEY}\n', ''));
     expect(e.issues).toEqual([{ path: 'accounts.0.apiKey', message: expect.stringMatching(/^required: /) }]);
+  });
+});
+
+describe('the colours the example config shows', () => {
+  // Issue #41, case 5: the example's own accent colour warned on every command once uncommented.
+  it('uncommented, warn of nothing; the default colours are as readable as text on white', () => {
+    const example = readFileSync(join(import.meta.dirname, '../config/visync.example.yaml'), 'utf8');
+    const line = example.split('\n').find((l) => /^#\s+colors: \{/.test(l)) as string;
+    const colours = [...line.matchAll(/(primary|accent): "(#[0-9a-f]{6})"/gi)].map((m) => [m[1], m[2]]);
+    expect(colours.map(([k]) => k)).toEqual(['primary', 'accent']);
+    expect(
+      lowContrastColours({ reports: { colors: Object.fromEntries(colours) } } as unknown as Config),
+    ).toEqual([]);
+    const defaults = defaultReportSettings().colors;
+    expect(Object.fromEntries(colours)).toEqual(defaults);
+    for (const c of Object.values(defaults))
+      expect(ratioOnWhite(c as string)).toBeGreaterThanOrEqual(AA_TEXT);
   });
 });

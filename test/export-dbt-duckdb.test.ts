@@ -170,6 +170,21 @@ describe('visync export dbt on DuckDB over the object store', () => {
     );
     const c = await buildPasses(out, project);
     expect(await count(c, 'select count(*) from stg_brands')).toBe(2);
+    // The views are sources too, as 0.1.0 declared them: `source('visync', 'visibility_daily_latest')`
+    // reads what the staging model reads, and a change view's source runs.
+    const viewSource = (name: string) =>
+      project.sources.get(`visync.${name}`)!.config!.external_location!.replaceAll('%%', '%');
+    const latest = viewSource('visibility_daily_latest');
+    expect(await count(c, `select count(*) from ${latest}`)).toBe(
+      await count(c, 'select count(*) from stg_visibility_daily'),
+    );
+    expect(
+      await count(
+        c,
+        `select count(*) from (select * from ${latest} except select * from stg_visibility_daily)`,
+      ),
+    ).toBe(0);
+    await count(c, `select count(*) from ${viewSource('recommendation_status_changes')}`);
     for (const t of WAREHOUSE_TABLES)
       expect(project.sources.get(`visync.${t.name}`)?.config?.external_location, t.name).toMatch(
         /^read_json\(|^\(SELECT/,

@@ -113,6 +113,10 @@ interface DbtFlags {
 }
 
 async function exportDbt(io: CommandIo, flags: DbtFlags, cmd: Command): Promise<number> {
+  // 0.1.0's usage (one sources.yml to --out or stdout) is refused before the config is read.
+  const { oldUsage } = await import('./dbt-out.js');
+  const refusal = oldUsage(flags.out, cmd.getOptionValueSource('out') !== 'default', io.outIsFile?.());
+  if (refusal) throw new CliError(refusal, EXIT_USAGE);
   const config = await configOf(cmd);
   const [{ resolve, relative, isAbsolute }, catalogue, dbt, { s3Location }] = await Promise.all([
     import('node:path'),

@@ -68,6 +68,7 @@ export async function main(argv: string[], raw: CliIo = consoleIo): Promise<numb
   // its own before it failed: the refusal's line and the exit code.
   let printed = false;
   const counted: CliIo = {
+    ...raw,
     out: (line) => {
       printed = true;
       raw.out(line);

@@ -1,4 +1,5 @@
 // Commander actions cannot return an exit code; they record it here and main() returns it.
+import { fstatSync } from 'node:fs';
 import type { Command } from 'commander';
 import { VisyncError } from '../util/errors.js';
 import { terminalSafe } from '../util/terminal.js';
@@ -7,6 +8,8 @@ import { terminalSafe } from '../util/terminal.js';
 export interface CliIo {
   out: (line: string) => void;
   err: (line: string) => void;
+  /** Whether `out` goes to a regular file (`visync ... > file`); absent: it does not (a test's arrays). */
+  outIsFile?: () => boolean;
 }
 
 /**
@@ -24,13 +27,24 @@ export function commandIo(io: CliIo): CommandIo {
     out: (line) => io.out(terminalSafe(line)),
     err: (line) => io.err(terminalSafe(line)),
     verbatim: (text) => io.out(text),
+    ...(io.outIsFile ? { outIsFile: io.outIsFile } : {}),
   };
 }
 
 export const consoleIo: CliIo = {
   out: (line) => process.stdout.write(`${line}\n`),
   err: (line) => process.stderr.write(`${line}\n`),
+  outIsFile: stdoutIsFile,
 };
+
+/** Whether this process's stdout is a regular file, not a terminal or a pipe. */
+function stdoutIsFile(): boolean {
+  try {
+    return fstatSync(1).isFile();
+  } catch {
+    return false;
+  }
+}
 
 /** Thrown by commands for an expected failure: printed as one line, no stack. */
 export class CliError extends VisyncError {

@@ -2,6 +2,7 @@
 // that came from the API (Slack's escaping in the alert, none on a terminal). A person reads it:
 // records by their words, engines and workspaces by the names `Naming` gives (the callers know the
 // display names: src/delivery/digest/display-names.ts), never by an API id.
+import { oldLabel } from './meanings.js';
 import type { BrandEvent } from './read.js';
 
 /** Display names for ids: an engine's (of a workspace, whose settings may rename it), a workspace's. */
@@ -102,7 +103,7 @@ export function describeEvent(
   esc: (s: string) => string = (s) => s,
   naming: Naming = ID_NAMING,
 ): string {
-  const label = LABELS[e.event_type] ?? e.event_type;
+  const label = oldLabel(e.event_type, e.detected_by) ?? LABELS[e.event_type] ?? e.event_type;
   const what = subject(e, esc, naming);
   const head = `[${e.severity}] ${label}${what === undefined ? '' : `: ${what}`}`;
   if (e.event_type === 'payload_changed') {

@@ -21,6 +21,8 @@ export interface BrandEvent {
   magnitude: number | null;
   severity: Severity;
   detected_at: string;
+  /** The version of the release whose rules detected it (its words: src/events/meanings.ts). */
+  detected_by?: string;
 }
 
 /** The most severe first, then the largest move (detect.ts's order, for stored events). */
@@ -62,9 +64,16 @@ export async function readAccountEvents(
         (f.since === undefined || r.runDate >= f.since) && (f.runId === undefined || r.runId === f.runId),
     )
     .reverse();
-  const events = ((await eventRows(store, runs)) as unknown as BrandEvent[]).filter(
-    (e) =>
-      (f.brand === undefined || e.brand_id === f.brand) && (f.type === undefined || e.event_type === f.type),
-  );
+  const detectedBy = new Map(runs.map((r) => [r.runId, r.eventsDetectedBy]));
+  const events = ((await eventRows(store, runs)) as unknown as BrandEvent[])
+    .filter(
+      (e) =>
+        (f.brand === undefined || e.brand_id === f.brand) &&
+        (f.type === undefined || e.event_type === f.type),
+    )
+    .map((e) => {
+      const by = detectedBy.get(e.run_id);
+      return by === undefined ? e : { ...e, detected_by: by };
+    });
   return { events, workspaces };
 }

@@ -3,7 +3,7 @@
 // partition projection, so new days and runs are queryable without MSCK REPAIR TABLE; then the
 // current-state and change views (docs/tables.md "Views") rendered in Trino SQL from their one
 // definition. Athena runs one statement per query: the statements come numbered in the order to
-// run (docs/storage.md "Athena" says why this SerDe, with AWS's caveat).
+// run (docs/pipeline.md "Athena" says why this SerDe, with AWS's caveat).
 import { type CurrentStateView, currentStateViews, type TableDef } from '../catalogue/index.js';
 import { shortened } from '../util/text.js';
 import { writerLine } from '../util/writer.js';
@@ -121,7 +121,7 @@ function header(o: AthenaExportOptions, split: boolean): string[] {
     '--',
     `-- SerDe: OpenX JSON (${SERDE}). AWS notes that its results "can be non-deterministic" and`,
     '-- recommends the Hive JSON SerDe; that SerDe cannot read a JSON object into a string column, and',
-    '-- every table has JSON columns (payload): see docs/storage.md "Athena" before relying on it.',
+    '-- every table has JSON columns (payload): see docs/pipeline.md "Athena" before relying on it.',
     '-- TIMESTAMP columns are timestamps (UTC), read with the SerDe property timestamp.formats. JSON columns',
     '-- are strings holding the JSON text: read them with json_extract / json_extract_scalar.',
   ];

@@ -7,6 +7,7 @@ import { gunzipSync } from 'node:zlib';
 import { SYNC_RUNS } from '../catalogue/sync-runs.js';
 import type { Row } from '../catalogue/types.js';
 import { datedAhead } from '../records/clock.js';
+import { eventsDetectedBy } from '../records/events-writer.js';
 import { manifestRunIds } from '../records/history.js';
 import { type Manifest, readManifest } from '../records/manifest.js';
 import { parseTablePartKey } from '../sinks/layout.js';
@@ -32,6 +33,8 @@ export interface CompleteRun {
   listsAllWorkspaces: boolean;
   /** Keys of its curated parts (tables/...), from the manifest. */
   partKeys: string[];
+  /** The version of the release that detected its brand_events (src/events/meanings.ts). */
+  eventsDetectedBy?: string;
 }
 
 const READ_CONCURRENCY = 8;
@@ -115,6 +118,7 @@ async function recordedRun(store: ObjectStore, m: Manifest): Promise<CompleteRun
       strings(row.endpoints).includes('brands') &&
       row.workspace_list_incomplete !== true,
     partKeys: partKeys.filter((k) => k !== syncRunsKey),
+    eventsDetectedBy: eventsDetectedBy(m),
   };
 }
 

@@ -121,6 +121,12 @@ export interface Manifest {
   stages?: RunStages;
   /** The release that last wrote this manifest (src/util/writer.ts); absent before 0.2.0. */
   writer?: Writer;
+  /**
+   * The release whose rules detected the run's brand_events, when it is not `writer`: a replay by a
+   * release with other event rules keeps the recorded rows and says here whose they are
+   * (src/events/meanings.ts).
+   */
+  events_writer?: Writer;
   /** This manifest's format (FORMAT_VERSIONS.run_manifest); absent before 0.2.0 (format 1). */
   format_version?: number;
 }

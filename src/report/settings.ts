@@ -64,7 +64,7 @@ export interface ReportSettings {
 /** A fresh copy each time: callers may change theirs. */
 export function defaultReportSettings(): ReportSettings {
   return {
-    colors: { primary: '#1f4e79', accent: '#c05f00' },
+    colors: { primary: '#1f4e79', accent: '#b35900' },
     pageSize: 'A4',
     sections: [...REPORT_SECTIONS],
     hidePlatformName: false,

@@ -3,6 +3,7 @@
 // watch. The rows are what src/events/curate.ts detects: each workspace's state in this run
 // against the account's previous complete runs, under the same ids, whatever the driver.
 import { BRAND_EVENTS } from '../catalogue/brand-events.js';
+import type { Row } from '../catalogue/types.js';
 import type { DerivedTable } from '../curate/curate-run.js';
 import { brandEventRows } from '../events/curate.js';
 import { WatchRows } from '../events/state.js';
@@ -18,13 +19,16 @@ export function brandEventsTable(o: {
   startedAt?: string | undefined;
   /** The run's history, read once for all its stages. */
   history?: RunHistory | undefined;
+  /** The rows as recorded, kept instead of detected anew (src/events/meanings.ts says when). */
+  recorded?: readonly Row[] | undefined;
 }): DerivedTable {
   const watched = new WatchRows();
   return {
     table: BRAND_EVENTS.name,
     see: (table, row) => watched.add(table, row),
     async rows({ landed, listWhole }) {
-      const { history = new RunHistory(o.store, o.run.account), ...run } = o;
+      if (o.recorded) return [...o.recorded];
+      const { history = new RunHistory(o.store, o.run.account), recorded: _, ...run } = o;
       const runIds = await history.runIds();
       const rows = await brandEventRows({ ...run, current: watched, landed, listWhole, runIds });
       const byType = new Map<string, number>();

@@ -7,7 +7,7 @@
 // Replay, or the next run of the same id, redoes exactly those tables.
 import type { Logger } from 'pino';
 import { RUN_TABLES, tableByName } from '../catalogue/index.js';
-import type { TableDef } from '../catalogue/types.js';
+import type { Row, TableDef } from '../catalogue/types.js';
 import { type CuratedTable, type CurateResult, curateRun } from '../curate/curate-run.js';
 import { metrics } from '../metrics/recorder.js';
 import { failedLoadsByReason } from '../records/failed-loads.js';
@@ -61,6 +61,11 @@ export interface FinishRunOptions {
   startedAt?: string | undefined;
   /** The run's history, read once for all its stages (its brand_events compare with it). */
   history?: RunHistory | undefined;
+  /**
+   * The run's brand_events as recorded, written again as they are instead of detected anew: a
+   * replay of a run whose events an older release's rules detected (src/run/replay.ts).
+   */
+  recordedEvents?: readonly Row[] | undefined;
   /** Called once curate ends: what stopped it, or how many tables could not be curated. */
   onCurated?: ((r: { error?: unknown; failedTables: number }) => void) | undefined;
   /** Called after each table's load (the crash-point test hook uses it). */
@@ -98,7 +103,13 @@ export async function finishRun(o: FinishRunOptions): Promise<FinishRunResult> {
       partRows: o.partRows || undefined,
       latestLock: o.latestLock,
       loadFiles: Boolean(o.loader) && !o.deferLoads,
-      derived: brandEventsTable({ store: o.store, run: o.run, startedAt: o.startedAt, history: o.history }),
+      derived: brandEventsTable({
+        store: o.store,
+        run: o.run,
+        startedAt: o.startedAt,
+        history: o.history,
+        recorded: o.recordedEvents,
+      }),
     });
   } catch (err) {
     // Curate stopped as a whole (spool or sink failing): no table of the run can be loaded. Which

@@ -1,6 +1,13 @@
-// `visync replay`: rebuild a run's curated files and loads from its raw landing, no API call.
+// `visync replay`: rebuild a run's curated files and loads from its raw landing, no API call. Its
+// brand_events are detected anew, unless an older release's rules recorded them: those are kept.
 import type { Logger } from 'pino';
+import { BRAND_EVENTS } from '../catalogue/brand-events.js';
+import type { Row } from '../catalogue/types.js';
 import { rawRunWorkspaceCalls } from '../curate/raw-run.js';
+import { underCurrentRules } from '../events/meanings.js';
+import { readPart } from '../history/complete-runs.js';
+import { compareText } from '../history/figures.js';
+import { eventsDetectedBy } from '../records/events-writer.js';
 import {
   type LoadResult,
   type Manifest,
@@ -15,9 +22,16 @@ import { kindOfRunId } from '../records/run-id.js';
 import { leaseOwnerGone, readRunLease } from '../records/run-lease.js';
 import { workspaceOutcome } from '../records/workspace-outcome.js';
 import type { KeyLock } from '../sinks/key-lock.js';
-import { parseManifestKey, parseRawKey, rawAccountPrefix, rawEndpointPrefix } from '../sinks/layout.js';
+import {
+  parseManifestKey,
+  parseRawKey,
+  parseTablePartKey,
+  rawAccountPrefix,
+  rawEndpointPrefix,
+} from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { VisyncError } from '../util/errors.js';
+import { WRITER_NAME, type Writer } from '../util/writer.js';
 import type { RunLoader } from './finish-run.js';
 import { recordRun } from './record-run.js';
 import { curateAndLoad } from './stages.js';
@@ -99,9 +113,16 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
       `run ${o.runId} is still running (${lease.owner} on ${lease.holder.host}, process ${lease.holder.pid}; its lease runs to ${lease.expires_at}): replay it once it has ended`,
     );
   const started = old?.started_at ?? lease?.started_at;
+  const recordedEvents = old && (await olderRulesEvents(o.store, old));
+  if (old && recordedEvents)
+    o.logger.info(
+      { events: recordedEvents.length, detected_by: eventsDetectedBy(old) },
+      'brand_events kept as recorded: an older release detected them under other rules (docs/operations.md, "Brand watch")',
+    );
   const finished = await curateAndLoad(
     { store: o.store, run, log: o.logger, startedAt: started },
     {
+      recordedEvents,
       loader: o.loader,
       previousLoads: old?.loads,
       partRows: o.partRows,
@@ -110,7 +131,8 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     },
   );
   const now = (o.now ?? (() => new Date()))().toISOString();
-  const base: Manifest =
+  // Events detected anew are this replay's (its writer's): an earlier events_writer no longer holds.
+  const { events_writer: _, ...base }: Manifest =
     old ??
     manifestFromRaw(run, finished.rawFiles, now, {
       calls: await rawRunWorkspaceCalls(o.store, run),
@@ -119,6 +141,8 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     });
   const manifest: Manifest = {
     ...base,
+    // Whose rules detected the events kept as recorded: this manifest's writer is the replay's.
+    ...(old && recordedEvents ? { events_writer: eventsWriterOf(old) } : {}),
     files: [...finished.rawFiles, ...finished.files],
     loads: finished.loads,
     drift: [...base.drift.filter((d) => d.stage === 'extract'), ...finished.drift],
@@ -135,6 +159,27 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
     loader: o.loader,
     now: () => new Date(now),
   });
+}
+
+/**
+ * The run's brand_events as recorded, when an older release's rules detected them (which differ
+ * from this release's: src/events/meanings.ts): a replay writes them again as they are, so their
+ * ids and types stay those the store and any warehouse that loaded them hold. Undefined: detect anew.
+ */
+async function olderRulesEvents(store: ObjectStore, m: Manifest): Promise<Row[] | undefined> {
+  if (underCurrentRules(eventsDetectedBy(m))) return undefined;
+  const keys = m.files
+    .map((f) => f.key)
+    .filter((k) => parseTablePartKey(k)?.table === BRAND_EVENTS.name)
+    .sort(compareText);
+  const rows: Row[] = [];
+  for (const key of keys) rows.push(...(await readPart(store, key)));
+  return rows;
+}
+
+/** The release whose rules detected a run's events, as a manifest's writer. */
+function eventsWriterOf(m: Manifest): Writer {
+  return m.events_writer ?? m.writer ?? { name: WRITER_NAME, version: eventsDetectedBy(m) };
 }
 
 /** What is known of a run that stopped before its manifest, besides its raw files. */

@@ -1,7 +1,9 @@
 // models/sources.yml of the dbt project: the source `visync`, one table per catalogue table with
 // its columns, types and data tests, where its rows are (BigQuery dataset, Athena database, or the
-// object store read by DuckDB), and freshness on the time the rows were loaded.
-import type { ColumnDef, TableDef } from '../../catalogue/index.js';
+// object store read by DuckDB), and freshness on the time the rows were loaded; then every `_latest`
+// and change view as a source too, as 0.1.0's sources.yml declared them, so a project that reads
+// `source('visync', 'visibility_daily_latest')` keeps compiling (docs/dbt.md).
+import { type ColumnDef, currentStateViews, type TableDef } from '../../catalogue/index.js';
 import { athenaType, bigqueryType, duckdbType } from '../column-types.js';
 import { sqlIdentifier, sqlString, tablePartsGlob } from '../duckdb.js';
 import { columnTests, rowKey, tableTests } from './data-tests.js';
@@ -102,6 +104,46 @@ function loadedAtExpression(t: TableDef, field: string, target: DbtTarget): stri
   return target === 'athena' && athenaType(column) === 'string' ? `from_iso8601_timestamp(${field})` : field;
 }
 
+/** How DuckDB reads a table's rows: its part files, or no rows when it has none yet. */
+function duckdbRead(t: TableDef, at: SourceLocation & { target: 'duckdb' }): string {
+  return !at.withFiles || at.withFiles.has(t.name) ? duckdbReadJson(t, at.root) : duckdbEmpty(t);
+}
+
+/**
+ * Each view as a source. BigQuery and Athena have the views beside the tables (the BigQuery sink
+ * and `visync export athena` create them); for DuckDB the source reads the view's SELECT over the
+ * tables' part files. A `_latest` view lists its base table's columns; it has no tests or
+ * freshness of its own (its staging model and base table have them).
+ */
+function viewEntries(tables: readonly TableDef[], at: SourceLocation): Record<string, unknown>[] {
+  const byName = new Map(tables.map((t) => [t.name, t]));
+  const ref = (name: string) => {
+    const t = byName.get(name);
+    if (at.target !== 'duckdb') return name;
+    if (!t) throw new Error(`a view reads ${name}, which is no table of the catalogue`);
+    return duckdbRead(t, at);
+  };
+  return currentStateViews(at.target, ref).map((v) => {
+    const base = v.name.endsWith('_latest') ? byName.get(v.name.slice(0, -'_latest'.length)) : undefined;
+    return {
+      name: v.name,
+      description: v.description,
+      ...(at.target === 'duckdb'
+        ? { config: { external_location: `(${v.sql.trim()})`.replaceAll('%', '%%'), formatter: 'oldstyle' } }
+        : {}),
+      ...(base
+        ? {
+            columns: base.columns.map((c) => ({
+              name: c.name,
+              description: c.description,
+              data_type: dataType[at.target](c),
+            })),
+          }
+        : {}),
+    };
+  });
+}
+
 function tableEntry(t: TableDef, at: SourceLocation, f: Freshness): Record<string, unknown> {
   const key = rowKey(t);
   const field = loadedAtField(t);
@@ -110,8 +152,7 @@ function tableEntry(t: TableDef, at: SourceLocation, f: Freshness): Record<strin
   if (at.target === 'duckdb') {
     // oldstyle: dbt-duckdb formats the location with `%`, not str.format, which would read the
     // braces of `columns = {...}` as fields; a `%` of the path is doubled.
-    const read = !at.withFiles || at.withFiles.has(t.name) ? duckdbReadJson(t, at.root) : duckdbEmpty(t);
-    config.external_location = read.replaceAll('%', '%%');
+    config.external_location = duckdbRead(t, at).replaceAll('%', '%%');
     config.formatter = 'oldstyle';
   }
   if (field) {
@@ -165,9 +206,10 @@ export function sourcesDocument(
         description:
           `AI-visibility data synced by visync from the read-only visibility API, in ${WHERE[at.target]}: ` +
           'one snapshot per run in each table (`run_id`, `extracted_at` say which run), one row per ' +
-          'finished run in `sync_runs`; the staging models give the current state. Column reference: docs/tables.md.',
+          'finished run in `sync_runs`; the staging models give the current state, as do the `_latest` ' +
+          'views, declared here with the change views. Column reference: docs/tables.md.',
         ...place,
-        tables: tables.map((t) => tableEntry(t, at, f)),
+        tables: [...tables.map((t) => tableEntry(t, at, f)), ...viewEntries(tables, at)],
       },
     ],
   };

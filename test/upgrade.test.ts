@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
+import { S3ObjectStore } from '../src/sinks/s3-store.js';
 import { packageVersion } from '../src/util/writer.js';
 import { NODE22, ROOT } from './helpers/built-bin.js';
 import { cleanups } from './helpers/cleanup-stack.js';
@@ -15,6 +16,7 @@ import { BIN, type CliRun, startProcess } from './helpers/cli-process.js';
 import { type ConfigOverrides, configFile, listFiles, sim, tempDir } from './helpers/harness.js';
 import { type BuiltRelease, buildRelease } from './helpers/previous-release.js';
 import { startS3rver } from './helpers/s3rver.js';
+import { waitFor } from './helpers/wait-for.js';
 import { spawnWorker } from './helpers/worker-process.js';
 
 const SPEC = { accounts: [{ name: 'acme', workspaces: 2 }], seed: 41 };
@@ -42,7 +44,12 @@ afterAll(() => {
 type Release = 'old' | 'new';
 
 /** `visync ARGS` of a release on a clock moved to 03:00 UTC of `night`. */
-function visync(release: Release, night: string, args: string[], env: Record<string, string>): Promise<CliRun> {
+function visync(
+  release: Release,
+  night: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<CliRun> {
   const bin = release === 'old' ? old.bin : BIN;
   return startProcess(NODE22, [bin, ...args], { env: { ...env, ...onNight(night) }, guardMs: 90_000 }).exited;
 }
@@ -70,7 +77,12 @@ async function night(release: Release, date: string, dir: string, store: Store) 
   const s = await sim({ ...SPEC, today: date });
   const file = configFile(s, dir, { ...store.config, extract: { visibilityDays: 31 } });
   const env = { ...file.env, ...store.env };
-  const r = await visync(release, date, ['--config', file.path, 'run', '--once', '--log-level', 'silent'], env);
+  const r = await visync(
+    release,
+    date,
+    ['--config', file.path, 'run', '--once', '--log-level', 'silent'],
+    env,
+  );
   ok(r, `${release} run --once on ${date}`);
   return { config: file.path, env };
 }
@@ -89,33 +101,206 @@ async function events(release: Release, date: string, config: string, env: Recor
   return JSON.parse(r.stdout) as Record<string, unknown>[];
 }
 
+/** `fields` of `row` only: what an old release printed, read back from the new one's output. */
+function pick(row: Record<string, unknown> | undefined, fields: string[]): Record<string, unknown> {
+  return Object.fromEntries(fields.map((f) => [f, row?.[f]]));
+}
+
+/** Each old run as the new release lists it: the same value in every field the old release printed. */
+function expectSameRuns(oldRuns: Record<string, unknown>[], now: Record<string, unknown>[]): void {
+  for (const o of oldRuns) {
+    const n = now.find((r) => r.run_id === o.run_id);
+    expect(pick(n, Object.keys(o)), String(o.run_id)).toEqual(o);
+  }
+}
+
+/** What an event says, without the ids and times that differ between two installs. */
+const meaning = (e: Record<string, unknown>) =>
+  JSON.stringify(
+    pick(e, ['brand_id', 'snapshot_date', 'event_type', 'key', 'before', 'after', 'magnitude', 'severity']),
+  );
+
+/** The report files of the store's reports/ folder (fs) with their bytes. */
+function reportFiles(data: string): Record<string, string> {
+  return Object.fromEntries(
+    listFiles(join(data, 'reports')).map((f) => [f, readFileSync(join(data, 'reports', f), 'utf8')]),
+  );
+}
+
+/** A fresh install: this release alone on every night, for what the upgraded store must equal. */
+async function freshInstall(nights: string[]) {
+  const dir = tempDir();
+  const store: Store = { config: { sinks: { fs: { dir: join(dir, 'data') } } } };
+  let last = { config: '', env: {} as Record<string, string> };
+  for (const d of nights) last = await night('new', d, dir, store);
+  return { dir, ...last };
+}
+
 describe('upgrading from the previous release on an fs store', () => {
-  it('this release refuses nothing, reads the old runs field for field, and extends the store', async () => {
+  it('this release refuses nothing, reads the old runs, events and reports, and extends the store as a fresh install does', async () => {
     const dir = tempDir();
-    const store: Store = { config: { sinks: { fs: { dir: join(dir, 'data') } } } };
+    const data = join(dir, 'data');
+    const store: Store = { config: { sinks: { fs: { dir: data } } } };
     let last = { config: '', env: {} as Record<string, string> };
     for (const d of OLD_NIGHTS) last = await night('old', d, dir, store);
     const oldRuns = await runs('old', '2026-10-31', last.config, last.env);
     const oldEvents = await events('old', '2026-10-31', last.config, last.env);
-    const oct = await visync('old', '2026-11-01', ['--config', last.config, 'report', '--period', '2026-10', '--format', 'json'], last.env);
+    const oct = await visync(
+      'old',
+      '2026-11-01',
+      ['--config', last.config, 'report', '--period', '2026-10', '--format', 'json'],
+      last.env,
+    );
     ok(oct, 'old report --period 2026-10');
-    console.log(JSON.stringify(oldRuns[0], null, 1), oldEvents.length, JSON.stringify(oldEvents[0]));
-    console.log(listFiles(join(dir, 'data')).filter((f) => f.startsWith('reports') || f.startsWith('_visync')));
+    expect(oldRuns.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    expect(oldEvents.length).toBeGreaterThan(0);
+    const octReports = reportFiles(data);
+    expect(Object.keys(octReports).filter((f) => f.endsWith('/report.json'))).toHaveLength(2);
+    // The old release left no marker: this release must take the store as one of its own past.
+    expect(listFiles(data)).not.toContain(MARKER);
 
-    // The current release reads the old store before writing into it.
-    const readBefore = await runs('new', '2026-11-01', last.config, last.env);
-    console.log(JSON.stringify(readBefore[0], null, 1));
+    // This release reads the old store before writing anything into it.
+    expectSameRuns(oldRuns, await runs('new', '2026-11-01', last.config, last.env));
     for (const d of NEW_NIGHTS) last = await night('new', d, dir, store);
-    const marker = JSON.parse(readFileSync(join(dir, 'data', MARKER), 'utf8')) as { writer: { version: string } };
+    const marker = JSON.parse(readFileSync(join(data, MARKER), 'utf8')) as { writer: { version: string } };
     expect(marker.writer.version).toBe(packageVersion());
-    const nov = await visync('new', '2026-12-01', ['--config', last.config, 'report', '--period', '2026-11', '--format', 'json'], last.env);
+    const nov = await visync(
+      'new',
+      '2026-12-01',
+      ['--config', last.config, 'report', '--period', '2026-11', '--format', 'json'],
+      last.env,
+    );
     ok(nov, 'new report --period 2026-11');
-    console.log(listFiles(join(dir, 'data')).filter((f) => f.startsWith('reports') || f.startsWith('_visync')));
+
+    // Nothing lost: the old runs read field for field the same after the new nights, and the new
+    // nights succeeded beside them.
+    const after = await runs('new', '2026-12-01', last.config, last.env);
+    expectSameRuns(oldRuns, after);
+    expect(after.map((r) => r.status)).toEqual(
+      Array(OLD_NIGHTS.length + NEW_NIGHTS.length).fill('succeeded'),
+    );
+    // October's reports as the old release wrote them; November's beside them, naming this release.
+    const now = reportFiles(data);
+    for (const [f, text] of Object.entries(octReports)) expect(now[f], f).toBe(text);
+    const novManifests = Object.keys(now).filter(
+      (f) => f.includes('period=2026-11/') && f.endsWith('manifest.json'),
+    );
+    expect(novManifests).toHaveLength(2);
+    for (const f of novManifests)
+      expect(JSON.parse(now[f] ?? '{}')).toMatchObject({ writer: { version: packageVersion() } });
+
+    // Old events read once, each as the old release recorded it; the new nights add what a fresh
+    // install of this release adds on those nights.
     const newEvents = await events('new', '2026-12-01', last.config, last.env);
-    console.log(newEvents.length, JSON.stringify(newEvents[0]));
-    void cleanups;
-    void inject;
-    void startS3rver;
-    void spawnWorker;
+    const ids = newEvents.map((e) => e.event_id);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const o of oldEvents)
+      expect(
+        pick(
+          newEvents.find((e) => e.event_id === o.event_id),
+          Object.keys(o),
+        ),
+        String(o.event_id),
+      ).toEqual(o);
+    const fresh = await freshInstall([...OLD_NIGHTS, ...NEW_NIGHTS]);
+    const freshEvents = await events('new', '2026-12-01', fresh.config, fresh.env);
+    const inNewNights = (list: Record<string, unknown>[]) =>
+      list
+        .filter((e) => String(e.snapshot_date) >= NEW_NIGHTS[0]!)
+        .map(meaning)
+        .sort();
+    expect(inNewNights(newEvents)).toEqual(inNewNights(freshEvents));
+    expect(inNewNights(newEvents).length).toBeGreaterThan(0);
+  });
+});
+
+describe('upgrading from the previous release on S3 (s3rver)', () => {
+  it('this release reads the old runs and reports under the prefix and extends them', async () => {
+    // s3rver refuses a request signed more than 15 minutes away from its clock: this process's Date
+    // follows each command's night (the simulator's data follow its `today`).
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    const at = (d: string) => vi.setSystemTime(Date.parse(`${d}T03:00:00Z`));
+    const s3 = await startS3rver({ buckets: ['lake'] });
+    cleanups.push(() => s3.close());
+    const dir = tempDir();
+    const s3Sink = { bucket: 'lake', prefix: 'vis/', endpoint: s3.endpoint, forcePathStyle: true };
+    const store: Store = { config: { sinks: { s3: s3Sink } }, env: { AWS_REGION: 'us-east-1' } };
+    let last = { config: '', env: {} as Record<string, string> };
+    const nightAt = async (release: Release, d: string) => {
+      at(d);
+      last = await night(release, d, dir, store);
+    };
+    await nightAt('old', '2026-10-30');
+    await nightAt('old', '2026-10-31');
+    at('2026-11-01');
+    const oldRuns = await runs('old', '2026-11-01', last.config, last.env);
+    ok(
+      await visync(
+        'old',
+        '2026-11-01',
+        ['--config', last.config, 'report', '--period', '2026-10', '--format', 'json'],
+        last.env,
+      ),
+      'old report --period 2026-10 on S3',
+    );
+    expectSameRuns(oldRuns, await runs('new', '2026-11-01', last.config, last.env));
+    await nightAt('new', '2026-11-30');
+    at('2026-12-01');
+    ok(
+      await visync(
+        'new',
+        '2026-12-01',
+        ['--config', last.config, 'report', '--period', '2026-11', '--format', 'json'],
+        last.env,
+      ),
+      'new report --period 2026-11 on S3',
+    );
+    const after = await runs('new', '2026-12-01', last.config, last.env);
+    expectSameRuns(oldRuns, after);
+    expect(after.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    const lake = new S3ObjectStore({
+      ...s3Sink,
+      region: 'us-east-1',
+      requestTimeoutSeconds: 5,
+      maxAttempts: 1,
+    });
+    cleanups.push(() => lake.close());
+    const keys = await lake.list('');
+    expect(keys).toContain(MARKER);
+    for (const period of ['2026-10', '2026-11'])
+      expect(keys.filter((k) => k.includes(`period=${period}/`) && k.endsWith('/report.json'))).toHaveLength(
+        2,
+      );
+    vi.useRealTimers();
+  });
+});
+
+describe('a Redis with the old release queued work', () => {
+  it("this release's worker works the sync the old release enqueued, without a worker", async () => {
+    const dir = tempDir();
+    const data = join(dir, 'data');
+    const redis = { url: inject('redisUrl'), prefix: `up-${realNow().toString(36)}` };
+    const s = await sim({ ...SPEC, today: '2026-11-02' });
+    const file = configFile(s, dir, { sinks: { fs: { dir: data } }, top: { redis } });
+    const queued = await visync(
+      'old',
+      '2026-11-02',
+      ['--config', file.path, 'enqueue', 'sync', '--account', 'acme', '--json'],
+      file.env,
+    );
+    ok(queued, 'old enqueue sync');
+    const runId = String((JSON.parse(queued.stdout) as { runs: { run_id: string }[] }).runs[0]?.run_id);
+    expect(runId).toMatch(/^20261102-sync-/);
+    await spawnWorker(file.path, { ...file.env, ...onNight('2026-11-02') }, 2);
+    const manifest = join(data, `runs/account=acme/run=${runId}/manifest.json`);
+    await waitFor(() => listFiles(data).includes(`runs/account=acme/run=${runId}/manifest.json`), {
+      what: () => `the worker to finish ${runId}`,
+      timeoutMs: 60_000,
+    });
+    expect(JSON.parse(readFileSync(manifest, 'utf8'))).toMatchObject({
+      run_id: runId,
+      status: 'succeeded',
+      writer: { version: packageVersion() },
+    });
   });
 });

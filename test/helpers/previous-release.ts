@@ -74,11 +74,14 @@ export function buildRelease(release: Release = previousRelease()): BuiltRelease
       env: { ...process.env, PATH: `${dirname(NODE22)}:${process.env.PATH ?? ''}` },
       maxBuffer: 64 * 1024 * 1024,
     });
-    if (!existsSync(join(work, 'dist'))) execFileSync(NODE22, ['scripts/build.mjs'], { cwd: work, stdio: 'pipe' });
+    if (!existsSync(join(work, 'dist')))
+      execFileSync(NODE22, ['scripts/build.mjs'], { cwd: work, stdio: 'pipe' });
   } catch (err) {
     rmSync(work, { recursive: true, force: true });
     const e = err as { stderr?: Buffer; message: string };
-    throw new Error(`release ${release.version} (${release.commit}) did not build: ${e.stderr?.toString() || e.message}`);
+    throw new Error(
+      `release ${release.version} (${release.commit}) did not build: ${e.stderr?.toString() || e.message}`,
+    );
   }
   rmSync(dir, { recursive: true, force: true });
   renameSync(work, dir);

@@ -141,6 +141,9 @@ describe('upgrading from the previous release on an fs store', () => {
     const dir = tempDir();
     const data = join(dir, 'data');
     const store: Store = { config: { sinks: { fs: { dir: data } } } };
+    // The build is the recorded release, and HEAD says the version package.json gives it.
+    expect((await visync('old', OLD_NIGHTS[0]!, ['--version'], {})).stdout.trim()).toBe(old.version);
+    expect((await visync('new', OLD_NIGHTS[0]!, ['--version'], {})).stdout.trim()).toBe(packageVersion());
     let last = { config: '', env: {} as Record<string, string> };
     for (const d of OLD_NIGHTS) last = await night('old', d, dir, store);
     const oldRuns = await runs('old', '2026-10-31', last.config, last.env);

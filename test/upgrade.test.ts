@@ -217,6 +217,52 @@ describe('upgrading from the previous release on an fs store', () => {
   });
 });
 
+describe('a run the old release crashed', () => {
+  it('is completed by the first run of this release, as it completes a crash of its own', async () => {
+    const dir = tempDir();
+    const data = join(dir, 'data');
+    const store: Store = { config: { sinks: { fs: { dir: data } } } };
+    await night('old', '2026-10-30', dir, store);
+    // Killed by the old release's own test hook (src/run/inline/crash-points.ts has the same) once
+    // the first curated part is written: no manifest.
+    const s = await sim({ ...SPEC, today: '2026-10-31' });
+    const file = configFile(s, dir, { ...store.config, extract: { visibilityDays: 31 } });
+    const crashed = await visync(
+      'old',
+      '2026-10-31',
+      ['--config', file.path, 'run', '--once', '--log-level', 'silent'],
+      {
+        ...file.env,
+        VISYNC_TEST_CRASH_AT: 'curate',
+      },
+    );
+    expect(crashed.code, crashed.stderr).toBeNull();
+    const landed = listFiles(data).find((f) => f.startsWith('raw/me/') && f.includes('dt=2026-10-31'));
+    const crashedRun = /\/run=([^/]+)\//.exec(landed ?? '')?.[1];
+    expect(crashedRun).toMatch(/^20261031-sync-/);
+    expect(listFiles(data)).not.toContain(`runs/account=acme/run=${crashedRun}/manifest.json`);
+
+    const s2 = await sim({ ...SPEC, today: '2026-11-01' });
+    const next = configFile(s2, dir, { ...store.config, extract: { visibilityDays: 31 } });
+    const r = await visync(
+      'new',
+      '2026-11-01',
+      ['--config', next.path, 'run', '--once', '--log-level', 'silent'],
+      next.env,
+    );
+    ok(r, 'new run --once after the crash');
+    // As test/crash-points.test.ts finds it for a crash of this release at the same point.
+    expect(r.stdout.split('\n')[0]).toMatch(
+      new RegExp(`^acme: completed interrupted run: partial \\| run ${crashedRun} \\|`),
+    );
+    const manifest = JSON.parse(
+      readFileSync(join(data, `runs/account=acme/run=${crashedRun}/manifest.json`), 'utf8'),
+    ) as Record<string, unknown>;
+    expect(manifest).toMatchObject({ run_id: crashedRun, writer: { version: packageVersion() } });
+    expect(manifest.interrupted).toMatch(/stopped before writing its manifest/);
+  });
+});
+
 describe('upgrading from the previous release on S3 (s3rver)', () => {
   it('this release reads the old runs and reports under the prefix and extends them', async () => {
     // s3rver refuses a request signed more than 15 minutes away from its clock: this process's Date

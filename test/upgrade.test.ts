@@ -32,6 +32,10 @@ const MARKER = '_visync/store.json';
  */
 const PER_INSTALL = /(^|_)run(_id)?$|^event_id$|_at$|_ms$|_seconds$/;
 const MOVED_CLOCK = join(ROOT, 'test/setup/moved-clock.mjs');
+// Bounds for a hang only, ten times a quiet machine's time (about 40 s for the fs case with its fresh
+// install of six nights, 20 s on S3): more than the e2e tier's two minutes.
+const FS_BOUND_MS = 400_000;
+const S3_BOUND_MS = 200_000;
 
 // The wall clock as it really is, whatever this process's Date says (a fake one, or scripts/on-day.mjs).
 const dateNow = Date.now.bind(Date);
@@ -167,104 +171,120 @@ async function freshInstall(nights: string[]) {
   return { dir, ...last };
 }
 
-describe('upgrading from the previous release on an fs store', () => {
-  it('this release refuses nothing, reads the old runs, events and reports, and extends the store as a fresh install does', async () => {
-    const dir = tempDir();
-    const data = join(dir, 'data');
-    const store: Store = { config: { sinks: { fs: { dir: data } } } };
-    // The build is the recorded release, and HEAD says the version package.json gives it.
-    expect((await visync('old', OLD_NIGHTS[0]!, ['--version'], {})).stdout.trim()).toBe(old.version);
-    expect((await visync('new', OLD_NIGHTS[0]!, ['--version'], {})).stdout.trim()).toBe(packageVersion());
-    let last = { config: '', env: {} as Record<string, string> };
-    for (const d of OLD_NIGHTS) last = await night('old', d, dir, store);
-    const oldRuns = await runs('old', '2026-10-31', last.config, last.env);
-    const oldEvents = await events('old', '2026-10-31', last.config, last.env);
-    const oct = await visync(
-      'old',
-      '2026-11-01',
-      ['--config', last.config, 'report', '--period', '2026-10', '--format', 'json'],
-      last.env,
+describe('the previous release', () => {
+  it('is refused in one line saying how to fetch it when this clone does not have its commit', () => {
+    const missing = { version: '0.0.1', commit: 'f'.repeat(40) };
+    expect(() => buildRelease(missing)).toThrow(
+      new RegExp(
+        `^the upgrade test needs release 0\\.0\\.1's commit ${missing.commit}, which this (shallow )?clone ` +
+          'does not have: run `git fetch --unshallow`',
+      ),
     );
-    ok(oct, 'old report --period 2026-10');
-    expect(oldRuns.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
-    expect(oldEvents.length).toBeGreaterThan(0);
-    const octReports = reportFiles(data);
-    expect(Object.keys(octReports).filter((f) => f.endsWith('/report.json'))).toHaveLength(2);
-    // The old release left no marker: this release must take the store as one of its own past.
-    expect(listFiles(data)).not.toContain(MARKER);
-
-    // This release reads the old store before writing anything into it.
-    expectSameRuns(oldRuns, await runs('new', '2026-11-01', last.config, last.env));
-    for (const d of NEW_NIGHTS) last = await night('new', d, dir, store);
-    const marker = JSON.parse(readFileSync(join(data, MARKER), 'utf8')) as { writer: { version: string } };
-    expect(marker.writer.version).toBe(packageVersion());
-    const nov = await visync(
-      'new',
-      '2026-12-01',
-      ['--config', last.config, 'report', '--period', '2026-11', '--format', 'json'],
-      last.env,
-    );
-    ok(nov, 'new report --period 2026-11');
-
-    // Nothing lost: the old runs read field for field the same after the new nights, and the new
-    // nights succeeded beside them.
-    const after = await runs('new', '2026-12-01', last.config, last.env);
-    expectSameRuns(oldRuns, after);
-    expect(after.map((r) => r.status)).toEqual(
-      Array(OLD_NIGHTS.length + NEW_NIGHTS.length).fill('succeeded'),
-    );
-    // October's reports as the old release wrote them; November's beside them, naming this release.
-    const now = reportFiles(data);
-    for (const [f, text] of Object.entries(octReports)) expect(now[f], f).toBe(text);
-    const novManifests = Object.keys(now).filter(
-      (f) => f.includes('period=2026-11/') && f.endsWith('manifest.json'),
-    );
-    expect(novManifests).toHaveLength(2);
-    for (const f of novManifests)
-      expect(JSON.parse(now[f] ?? '{}')).toMatchObject({ writer: { version: packageVersion() } });
-
-    // Old events read once, each as the old release recorded it; the new nights add what a fresh
-    // install of this release adds on those nights.
-    const newEvents = await events('new', '2026-12-01', last.config, last.env);
-    const ids = newEvents.map((e) => e.event_id);
-    expect(new Set(ids).size).toBe(ids.length);
-    for (const o of oldEvents)
-      expect(
-        pick(
-          newEvents.find((e) => e.event_id === o.event_id),
-          Object.keys(o),
-        ),
-        String(o.event_id),
-      ).toEqual(o);
-    const fresh = await freshInstall([...OLD_NIGHTS, ...NEW_NIGHTS]);
-    const freshEvents = await events('new', '2026-12-01', fresh.config, fresh.env);
-    const inNewNights = (list: Record<string, unknown>[]) =>
-      list
-        .filter((e) => String(e.snapshot_date) >= NEW_NIGHTS[0]!)
-        .map(meaning)
-        .sort();
-    expect(inNewNights(newEvents)).toEqual(inNewNights(freshEvents));
-    expect(inNewNights(newEvents).length).toBeGreaterThan(0);
-
-    // The `_latest` and change views of `visync export duckdb` over the upgraded store show what
-    // they show over the fresh install's. brand_events_latest keeps every event ever recorded: its
-    // rows of the old nights are the old release's (checked above, as `visync events` reads them),
-    // where a fresh install of this release records some differently (an event type whose meaning
-    // changed, issue #41 item 3); its rows of the new nights must be the fresh install's.
-    const upgraded = await duckdbViews('2026-12-01', last.config, last.env, data);
-    const freshViews = await duckdbViews('2026-12-01', fresh.config, fresh.env, join(fresh.dir, 'data'));
-    expect(Object.keys(upgraded).sort()).toEqual(Object.keys(freshViews).sort());
-    expect(Object.keys(upgraded).length).toBeGreaterThan(10);
-    const sinceUpgrade = (rows: string[] = []) =>
-      rows.filter(
-        (r) => String((JSON.parse(r) as { snapshot_date: string }).snapshot_date) >= NEW_NIGHTS[0]!,
-      );
-    for (const [view, rows] of Object.entries(freshViews)) {
-      if (view === 'brand_events_latest')
-        expect(sinceUpgrade(upgraded[view]), view).toEqual(sinceUpgrade(rows));
-      else expect(upgraded[view], view).toEqual(rows);
-    }
   });
+});
+
+describe('upgrading from the previous release on an fs store', () => {
+  it(
+    'this release refuses nothing, reads the old runs, events and reports, and extends the store as a fresh install does',
+    async () => {
+      const dir = tempDir();
+      const data = join(dir, 'data');
+      const store: Store = { config: { sinks: { fs: { dir: data } } } };
+      // The build is the recorded release, and HEAD says the version package.json gives it.
+      expect((await visync('old', OLD_NIGHTS[0]!, ['--version'], {})).stdout.trim()).toBe(old.version);
+      expect((await visync('new', OLD_NIGHTS[0]!, ['--version'], {})).stdout.trim()).toBe(packageVersion());
+      let last = { config: '', env: {} as Record<string, string> };
+      for (const d of OLD_NIGHTS) last = await night('old', d, dir, store);
+      const oldRuns = await runs('old', '2026-10-31', last.config, last.env);
+      const oldEvents = await events('old', '2026-10-31', last.config, last.env);
+      const oct = await visync(
+        'old',
+        '2026-11-01',
+        ['--config', last.config, 'report', '--period', '2026-10', '--format', 'json'],
+        last.env,
+      );
+      ok(oct, 'old report --period 2026-10');
+      expect(oldRuns.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+      expect(oldEvents.length).toBeGreaterThan(0);
+      const octReports = reportFiles(data);
+      expect(Object.keys(octReports).filter((f) => f.endsWith('/report.json'))).toHaveLength(2);
+      // The old release left no marker: this release must take the store as one of its own past.
+      expect(listFiles(data)).not.toContain(MARKER);
+
+      // This release reads the old store before writing anything into it.
+      expectSameRuns(oldRuns, await runs('new', '2026-11-01', last.config, last.env));
+      for (const d of NEW_NIGHTS) last = await night('new', d, dir, store);
+      const marker = JSON.parse(readFileSync(join(data, MARKER), 'utf8')) as { writer: { version: string } };
+      expect(marker.writer.version).toBe(packageVersion());
+      const nov = await visync(
+        'new',
+        '2026-12-01',
+        ['--config', last.config, 'report', '--period', '2026-11', '--format', 'json'],
+        last.env,
+      );
+      ok(nov, 'new report --period 2026-11');
+
+      // Nothing lost: the old runs read field for field the same after the new nights, and the new
+      // nights succeeded beside them.
+      const after = await runs('new', '2026-12-01', last.config, last.env);
+      expectSameRuns(oldRuns, after);
+      expect(after.map((r) => r.status)).toEqual(
+        Array(OLD_NIGHTS.length + NEW_NIGHTS.length).fill('succeeded'),
+      );
+      // October's reports as the old release wrote them; November's beside them, naming this release.
+      const now = reportFiles(data);
+      for (const [f, text] of Object.entries(octReports)) expect(now[f], f).toBe(text);
+      const novManifests = Object.keys(now).filter(
+        (f) => f.includes('period=2026-11/') && f.endsWith('manifest.json'),
+      );
+      expect(novManifests).toHaveLength(2);
+      for (const f of novManifests)
+        expect(JSON.parse(now[f] ?? '{}')).toMatchObject({ writer: { version: packageVersion() } });
+
+      // Old events read once, each as the old release recorded it; the new nights add what a fresh
+      // install of this release adds on those nights.
+      const newEvents = await events('new', '2026-12-01', last.config, last.env);
+      const ids = newEvents.map((e) => e.event_id);
+      expect(new Set(ids).size).toBe(ids.length);
+      for (const o of oldEvents)
+        expect(
+          pick(
+            newEvents.find((e) => e.event_id === o.event_id),
+            Object.keys(o),
+          ),
+          String(o.event_id),
+        ).toEqual(o);
+      const fresh = await freshInstall([...OLD_NIGHTS, ...NEW_NIGHTS]);
+      const freshEvents = await events('new', '2026-12-01', fresh.config, fresh.env);
+      const inNewNights = (list: Record<string, unknown>[]) =>
+        list
+          .filter((e) => String(e.snapshot_date) >= NEW_NIGHTS[0]!)
+          .map(meaning)
+          .sort();
+      expect(inNewNights(newEvents)).toEqual(inNewNights(freshEvents));
+      expect(inNewNights(newEvents).length).toBeGreaterThan(0);
+
+      // The `_latest` and change views of `visync export duckdb` over the upgraded store show what
+      // they show over the fresh install's. brand_events_latest keeps every event ever recorded: its
+      // rows of the old nights are the old release's (checked above, as `visync events` reads them),
+      // where a fresh install of this release records some differently (an event type whose meaning
+      // changed, issue #41 item 3); its rows of the new nights must be the fresh install's.
+      const upgraded = await duckdbViews('2026-12-01', last.config, last.env, data);
+      const freshViews = await duckdbViews('2026-12-01', fresh.config, fresh.env, join(fresh.dir, 'data'));
+      expect(Object.keys(upgraded).sort()).toEqual(Object.keys(freshViews).sort());
+      expect(Object.keys(upgraded).length).toBeGreaterThan(10);
+      const sinceUpgrade = (rows: string[] = []) =>
+        rows.filter(
+          (r) => String((JSON.parse(r) as { snapshot_date: string }).snapshot_date) >= NEW_NIGHTS[0]!,
+        );
+      for (const [view, rows] of Object.entries(freshViews)) {
+        if (view === 'brand_events_latest')
+          expect(sinceUpgrade(upgraded[view]), view).toEqual(sinceUpgrade(rows));
+        else expect(upgraded[view], view).toEqual(rows);
+      }
+    },
+    FS_BOUND_MS,
+  );
 });
 
 describe('a run the old release crashed', () => {
@@ -314,64 +334,68 @@ describe('a run the old release crashed', () => {
 });
 
 describe('upgrading from the previous release on S3 (s3rver)', () => {
-  it('this release reads the old runs and reports under the prefix and extends them', async () => {
-    // s3rver refuses a request signed more than 15 minutes away from its clock: this process's Date
-    // follows each command's night (the simulator's data follow its `today`).
-    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
-    const at = (d: string) => vi.setSystemTime(Date.parse(`${d}T03:00:00Z`));
-    const s3 = await startS3rver({ buckets: ['lake'] });
-    cleanups.push(() => s3.close());
-    const dir = tempDir();
-    const s3Sink = { bucket: 'lake', prefix: 'vis/', endpoint: s3.endpoint, forcePathStyle: true };
-    const store: Store = { config: { sinks: { s3: s3Sink } }, env: { AWS_REGION: 'us-east-1' } };
-    let last = { config: '', env: {} as Record<string, string> };
-    const nightAt = async (release: Release, d: string) => {
-      at(d);
-      last = await night(release, d, dir, store);
-    };
-    await nightAt('old', '2026-10-30');
-    await nightAt('old', '2026-10-31');
-    at('2026-11-01');
-    const oldRuns = await runs('old', '2026-11-01', last.config, last.env);
-    ok(
-      await visync(
-        'old',
-        '2026-11-01',
-        ['--config', last.config, 'report', '--period', '2026-10', '--format', 'json'],
-        last.env,
-      ),
-      'old report --period 2026-10 on S3',
-    );
-    expectSameRuns(oldRuns, await runs('new', '2026-11-01', last.config, last.env));
-    await nightAt('new', '2026-11-30');
-    at('2026-12-01');
-    ok(
-      await visync(
-        'new',
-        '2026-12-01',
-        ['--config', last.config, 'report', '--period', '2026-11', '--format', 'json'],
-        last.env,
-      ),
-      'new report --period 2026-11 on S3',
-    );
-    const after = await runs('new', '2026-12-01', last.config, last.env);
-    expectSameRuns(oldRuns, after);
-    expect(after.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
-    const lake = new S3ObjectStore({
-      ...s3Sink,
-      region: 'us-east-1',
-      requestTimeoutSeconds: 5,
-      maxAttempts: 1,
-    });
-    cleanups.push(() => lake.close());
-    const keys = await lake.list('');
-    expect(keys).toContain(MARKER);
-    for (const period of ['2026-10', '2026-11'])
-      expect(keys.filter((k) => k.includes(`period=${period}/`) && k.endsWith('/report.json'))).toHaveLength(
-        2,
+  it(
+    'this release reads the old runs and reports under the prefix and extends them',
+    async () => {
+      // s3rver refuses a request signed more than 15 minutes away from its clock: this process's Date
+      // follows each command's night (the simulator's data follow its `today`).
+      vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+      const at = (d: string) => vi.setSystemTime(Date.parse(`${d}T03:00:00Z`));
+      const s3 = await startS3rver({ buckets: ['lake'] });
+      cleanups.push(() => s3.close());
+      const dir = tempDir();
+      const s3Sink = { bucket: 'lake', prefix: 'vis/', endpoint: s3.endpoint, forcePathStyle: true };
+      const store: Store = { config: { sinks: { s3: s3Sink } }, env: { AWS_REGION: 'us-east-1' } };
+      let last = { config: '', env: {} as Record<string, string> };
+      const nightAt = async (release: Release, d: string) => {
+        at(d);
+        last = await night(release, d, dir, store);
+      };
+      await nightAt('old', '2026-10-30');
+      await nightAt('old', '2026-10-31');
+      at('2026-11-01');
+      const oldRuns = await runs('old', '2026-11-01', last.config, last.env);
+      ok(
+        await visync(
+          'old',
+          '2026-11-01',
+          ['--config', last.config, 'report', '--period', '2026-10', '--format', 'json'],
+          last.env,
+        ),
+        'old report --period 2026-10 on S3',
       );
-    vi.useRealTimers();
-  });
+      expectSameRuns(oldRuns, await runs('new', '2026-11-01', last.config, last.env));
+      await nightAt('new', '2026-11-30');
+      at('2026-12-01');
+      ok(
+        await visync(
+          'new',
+          '2026-12-01',
+          ['--config', last.config, 'report', '--period', '2026-11', '--format', 'json'],
+          last.env,
+        ),
+        'new report --period 2026-11 on S3',
+      );
+      const after = await runs('new', '2026-12-01', last.config, last.env);
+      expectSameRuns(oldRuns, after);
+      expect(after.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+      const lake = new S3ObjectStore({
+        ...s3Sink,
+        region: 'us-east-1',
+        requestTimeoutSeconds: 5,
+        maxAttempts: 1,
+      });
+      cleanups.push(() => lake.close());
+      const keys = await lake.list('');
+      expect(keys).toContain(MARKER);
+      for (const period of ['2026-10', '2026-11'])
+        expect(
+          keys.filter((k) => k.includes(`period=${period}/`) && k.endsWith('/report.json')),
+        ).toHaveLength(2);
+      vi.useRealTimers();
+    },
+    S3_BOUND_MS,
+  );
 });
 
 describe('a Redis with the old release queued work', () => {

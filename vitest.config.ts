@@ -128,6 +128,8 @@ const E2E = files([
   'report-out-safety',
   'views',
   'views-e2e',
+  // the previous release (built from its recorded commit) then this one on the same store
+  'upgrade',
 ]);
 
 export default defineConfig({

@@ -105,6 +105,10 @@ export async function startS3rver(
         );
         return;
       }
+      // The Date header from this process's Date, not from Node's own clock: a test that moves
+      // Date (test/upgrade.test.ts) gets a server that says the moved time, as s3rver's signature
+      // check reads it, and the SDK does not correct its clock towards the real one.
+      res.setHeader('date', new Date().toUTCString());
       handle(req, res);
     });
     await new Promise<void>((resolve, reject) => {

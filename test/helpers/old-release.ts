@@ -2,31 +2,18 @@
 // through tsx with this checkout's node_modules (a superset of what it needed). For tests of what a
 // store that release wrote reads like to this one (docs/development.md, "Cutting a release").
 import { spawnSync } from 'node:child_process';
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import * as h from './harness.js';
+import { exportRelease, recordedRelease } from './previous-release.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
-/** The commit releases.json records for `version`. */
-export function releaseCommit(version: string): string {
-  const { releases } = JSON.parse(readFileSync(join(ROOT, 'releases.json'), 'utf8')) as {
-    releases: { version: string; commit: string }[];
-  };
-  const r = releases.find((x) => x.version === version);
-  if (!r) throw new Error(`releases.json records no ${version}`);
-  return r.commit;
-}
-
-/** `version`'s source tree in a temporary folder (git archive of its commit), ready to run. */
+/** `version`'s source tree in a temporary folder (git archive of its recorded commit), ready to run. */
 export function releaseTree(version: string): string {
   const dir = h.tempDir();
-  const tar = spawnSync('sh', ['-c', `git archive ${releaseCommit(version)} | tar -x -C "${dir}"`], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  expect(tar.status, tar.stderr).toBe(0);
+  exportRelease(recordedRelease(version), dir);
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
   return dir;
 }

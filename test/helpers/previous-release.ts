@@ -22,12 +22,30 @@ export interface BuiltRelease extends Release {
   buildMs: number;
 }
 
+const recorded = () =>
+  (JSON.parse(readFileSync(join(ROOT, 'releases.json'), 'utf8')) as { releases: Release[] }).releases;
+
 /** The newest release recorded in releases.json. */
 export function previousRelease(): Release {
-  const doc = JSON.parse(readFileSync(join(ROOT, 'releases.json'), 'utf8')) as { releases: Release[] };
-  const last = doc.releases.at(-1);
+  const last = recorded().at(-1);
   if (!last) throw new Error('releases.json records no release: nothing to upgrade from');
   return { version: last.version, commit: last.commit };
+}
+
+/** The release releases.json records as `version`. */
+export function recordedRelease(version: string): Release {
+  const r = recorded().find((x) => x.version === version);
+  if (!r) throw new Error(`releases.json records no ${version}`);
+  return { version: r.version, commit: r.commit };
+}
+
+/** `release`'s source tree exported into the folder `into` (git archive of its commit). */
+export function exportRelease(release: Release, into: string): void {
+  requireCommit(release);
+  execFileSync('sh', ['-c', `git archive --format=tar "$1" | tar -x -C "$2"`, 'sh', release.commit, into], {
+    cwd: ROOT,
+    stdio: 'pipe',
+  });
 }
 
 const git = (args: string[]) => execFileSync('git', args, { cwd: ROOT, encoding: 'utf8' }).trim();
@@ -62,10 +80,7 @@ export function buildRelease(release: Release = previousRelease()): BuiltRelease
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
   try {
-    execFileSync('sh', ['-c', `git archive --format=tar "$1" | tar -x -C "$2"`, 'sh', release.commit, work], {
-      cwd: ROOT,
-      stdio: 'pipe',
-    });
+    exportRelease(release, work);
     // Its own lockfile on the Node 22 of this clone (its engines say >= 22.19): npm and the scripts
     // it runs find that node first on PATH.
     execFileSync('npm', ['ci', '--no-audit', '--no-fund'], {

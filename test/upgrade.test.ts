@@ -240,6 +240,19 @@ describe('upgrading from the previous release on an fs store', () => {
       expect(novManifests).toHaveLength(2);
       for (const f of novManifests)
         expect(JSON.parse(now[f] ?? '{}')).toMatchObject({ writer: { version: packageVersion() } });
+      // October's figures as the old reports stated them: none called revised where only a rule
+      // changed since (issue #41 case 1); those that moved are restated, once.
+      const novReports = Object.keys(now).filter(
+        (f) => f.includes('period=2026-11/') && f.endsWith('/report.json'),
+      );
+      expect(novReports).toHaveLength(2);
+      let restated = 0;
+      for (const f of novReports) {
+        const json = JSON.parse(now[f] ?? '{}') as { revisions: unknown[]; restated: unknown[] };
+        expect(json.revisions, f).toEqual([]);
+        restated += json.restated.length;
+      }
+      expect(restated).toBeGreaterThan(0);
 
       // Old events read once, each as the old release recorded it; the new nights add what a fresh
       // install of this release adds on those nights.
@@ -254,6 +267,11 @@ describe('upgrading from the previous release on an fs store', () => {
           ),
           String(o.event_id),
         ).toEqual(o);
+      // Each old event keeps the meaning of the release that recorded it (issue #41 case 3).
+      for (const o of oldEvents)
+        expect(newEvents.find((e) => e.event_id === o.event_id)?.detected_by, String(o.event_id)).toBe(
+          old.version,
+        );
       const fresh = await freshInstall([...OLD_NIGHTS, ...NEW_NIGHTS]);
       const freshEvents = await events('new', '2026-12-01', fresh.config, fresh.env);
       const inNewNights = (list: Record<string, unknown>[]) =>

@@ -1,11 +1,13 @@
 // The previous release, built from its recorded commit, for the upgrade test (test/upgrade.test.ts):
-// the newest entry of releases.json, exported from this repository's history (`git archive`), its
-// own `npm ci` (whose prepare script runs its `npm run build`), as a user installs it. Built once per
+// the newest entry of releases.json before this version, exported from this repository's history
+// (`git archive`), its own `npm ci` (whose prepare script runs its `npm run build`), as a user
+// installs it. Built once per
 // commit into node_modules/.cache/visync-releases/<commit>, so a second run reuses it; a clone without
 // that commit (shallow, or not fetched) is refused in one line that says how to fetch it, never skipped.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { compareVersions, packageVersion, parseVersion } from '../../src/util/writer.js';
 import { NODE22, ROOT } from './built-bin.js';
 
 export interface Release {
@@ -25,10 +27,17 @@ export interface BuiltRelease extends Release {
 const recorded = () =>
   (JSON.parse(readFileSync(join(ROOT, 'releases.json'), 'utf8')) as { releases: Release[] }).releases;
 
-/** The newest release recorded in releases.json. */
+/**
+ * The release this checkout upgrades from: the newest one releases.json records before the version
+ * package.json says (that version is the next release, or the one just cut: never itself).
+ */
 export function previousRelease(): Release {
-  const last = recorded().at(-1);
-  if (!last) throw new Error('releases.json records no release: nothing to upgrade from');
+  const ours = parseVersion(packageVersion()) as [number, number, number];
+  const last = recorded()
+    .filter((r) => compareVersions(parseVersion(r.version) ?? [0, 0, 0], ours) < 0)
+    .at(-1);
+  if (!last)
+    throw new Error(`releases.json records no release before ${packageVersion()}: nothing to upgrade from`);
   return { version: last.version, commit: last.commit };
 }
 

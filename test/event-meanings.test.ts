@@ -108,14 +108,7 @@ describe('events recorded by 0.1.0', () => {
     const events = JSON.parse(json.out.join('\n')) as Row[];
     expect(new Set(events.map((e) => e.detected_by))).toEqual(new Set(['0.1.0']));
 
-    const replay = await h.visyncCli(config, [
-      'replay',
-      '--run',
-      String(run2.m.run_id),
-      '--log-level',
-      'silent',
-    ]);
-    expect(replay.code, replay.err.join('\n')).toBe(0);
+    await replayRun(config, String(run2.m.run_id));
     expect(parts()).toEqual(before);
     expect(await closedLines()).toEqual(lines);
     const again = JSON.parse((await h.visyncCli(config, ['events', '--json'])).out.join('\n')) as Row[];
@@ -135,14 +128,13 @@ describe('events recorded by 0.1.0', () => {
     const text = (await h.visyncCli(config, ['events'])).out.join('\n');
     expect(text).toContain('recommendation closed (done or dismissed)');
     expect(text).toContain('recommendation no longer listed');
-    const replay = await h.visyncCli(config, [
-      'replay',
-      '--run',
-      String(run2.m.run_id),
-      '--log-level',
-      'silent',
-    ]);
-    expect(replay.code, replay.err.join('\n')).toBe(0);
+    await replayRun(config, String(run2.m.run_id));
     expect(await ids()).toEqual(before);
   });
 });
+
+/** `visync replay --run RUN`, which must end 0. */
+async function replayRun(config: string, run: string): Promise<void> {
+  const replay = await h.visyncCli(config, ['replay', '--run', run, '--log-level', 'silent']);
+  expect(replay.code, replay.err.join('\n')).toBe(0);
+}

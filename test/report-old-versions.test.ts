@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { restated, revisions } from '../src/report/model/compare.js';
 import { type StatedFigures, statedFigures } from '../src/report/model/previous-report.js';
-import type { KpiKey, ReportModel } from '../src/report/model/report-shape.js';
+import { KPI_KEYS, type KpiKey, type ReportModel } from '../src/report/model/report-shape.js';
 
 const OLD = JSON.parse(
   readFileSync(join(import.meta.dirname, 'fixtures', 'report', 'report-0.1.0.json'), 'utf8'),
@@ -19,20 +19,7 @@ function november(previous: Partial<Record<KpiKey, number | null>>, engines: Rec
   return {
     previous_period: { label: '2026-10', kind: 'month', from: '2026-10-01', to: '2026-10-31' },
     trend: { share_of_voice_unit: 'percent' },
-    kpis: Object.fromEntries(
-      (
-        [
-          'overall_score_end',
-          'overall_score_mean',
-          'share_of_voice',
-          'money_visibility',
-          'visibility_gap',
-          'open_recommendations',
-          'suspected_false_claims',
-          'engine_conflicts',
-        ] as const
-      ).map((k) => [k, kpi(k)]),
-    ),
+    kpis: Object.fromEntries(KPI_KEYS.map((k) => [k, kpi(k)])),
     engines: Object.entries(engines).map(([engine, previous]) => ({ engine, previous })),
   } as unknown as Omit<ReportModel, 'revisions' | 'restated'>;
 }

@@ -112,6 +112,22 @@ async function events(release: Release, date: string, config: string, env: Recor
   return JSON.parse(r.stdout) as Record<string, unknown>[];
 }
 
+/** `release`'s `visync report --period PERIOD --format json` on `date` into the store, which must end 0. */
+async function report(
+  release: Release,
+  date: string,
+  period: string,
+  at: { config: string; env: Record<string, string> },
+): Promise<void> {
+  const r = await visync(
+    release,
+    date,
+    ['--config', at.config, 'report', '--period', period, '--format', 'json'],
+    at.env,
+  );
+  ok(r, `${release} report --period ${period}`);
+}
+
 /** `fields` of `row` only: what an old release printed, read back from the new one's output. */
 function pick(row: Record<string, unknown> | undefined, fields: string[]): Record<string, unknown> {
   return Object.fromEntries(fields.map((f) => [f, row?.[f]]));
@@ -197,13 +213,7 @@ describe('upgrading from the previous release on an fs store', () => {
       for (const d of OLD_NIGHTS) last = await night('old', d, dir, store);
       const oldRuns = await runs('old', '2026-10-31', last.config, last.env);
       const oldEvents = await events('old', '2026-10-31', last.config, last.env);
-      const oct = await visync(
-        'old',
-        '2026-11-01',
-        ['--config', last.config, 'report', '--period', '2026-10', '--format', 'json'],
-        last.env,
-      );
-      ok(oct, 'old report --period 2026-10');
+      await report('old', '2026-11-01', '2026-10', last);
       expect(oldRuns.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
       expect(oldEvents.length).toBeGreaterThan(0);
       const octReports = reportFiles(data);
@@ -216,13 +226,7 @@ describe('upgrading from the previous release on an fs store', () => {
       for (const d of NEW_NIGHTS) last = await night('new', d, dir, store);
       const marker = JSON.parse(readFileSync(join(data, MARKER), 'utf8')) as { writer: { version: string } };
       expect(marker.writer.version).toBe(packageVersion());
-      const nov = await visync(
-        'new',
-        '2026-12-01',
-        ['--config', last.config, 'report', '--period', '2026-11', '--format', 'json'],
-        last.env,
-      );
-      ok(nov, 'new report --period 2026-11');
+      await report('new', '2026-12-01', '2026-11', last);
 
       // Nothing lost: the old runs read field for field the same after the new nights, and the new
       // nights succeeded beside them.
@@ -373,27 +377,11 @@ describe('upgrading from the previous release on S3 (s3rver)', () => {
       await nightAt('old', '2026-10-31');
       at('2026-11-01');
       const oldRuns = await runs('old', '2026-11-01', last.config, last.env);
-      ok(
-        await visync(
-          'old',
-          '2026-11-01',
-          ['--config', last.config, 'report', '--period', '2026-10', '--format', 'json'],
-          last.env,
-        ),
-        'old report --period 2026-10 on S3',
-      );
+      await report('old', '2026-11-01', '2026-10', last);
       expectSameRuns(oldRuns, await runs('new', '2026-11-01', last.config, last.env));
       await nightAt('new', '2026-11-30');
       at('2026-12-01');
-      ok(
-        await visync(
-          'new',
-          '2026-12-01',
-          ['--config', last.config, 'report', '--period', '2026-11', '--format', 'json'],
-          last.env,
-        ),
-        'new report --period 2026-11 on S3',
-      );
+      await report('new', '2026-12-01', '2026-11', last);
       const after = await runs('new', '2026-12-01', last.config, last.env);
       expectSameRuns(oldRuns, after);
       expect(after.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);

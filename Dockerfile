@@ -4,9 +4,9 @@
 # runtime stage holds only production dependencies, the compiled JavaScript, and Chromium with
 # fonts for the PDF reports.
 #
-#   docker build -t visibility-sync:0.2.0 --build-arg VERSION=0.2.0 .
+#   docker build -t visibility-sync:0.3.0 --build-arg VERSION=0.3.0 .
 #   docker run --rm -e VISYNC_CONFIG=/app/config/visync.yaml -v "$PWD/config:/app/config:ro" \
-#     visibility-sync:0.2.0 worker
+#     visibility-sync:0.3.0 worker
 #
 # Node 22 LTS, pinned to a release so a rebuild does not change the runtime under us; bump it
 # (and the tini line below) deliberately.
@@ -27,7 +27,7 @@ RUN npm run build
 
 FROM ${NODE_IMAGE} AS runtime
 # Kept equal to package.json's version (test/docker-files.test.ts checks it); CI passes the tag.
-ARG VERSION=0.2.0
+ARG VERSION=0.3.0
 ARG REVISION=unknown
 # The repository's public address, e.g. --build-arg SOURCE=https://github.com/OWNER/visibility-sync
 ARG SOURCE=unknown

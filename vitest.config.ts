@@ -52,6 +52,7 @@ const E2E = files([
   // the built bin and the package as users get it
   'built-bin-delivery',
   'built-bin-export',
+  'built-bin-sheets',
   'report-headline-mail',
   'dist-imports',
   'package',

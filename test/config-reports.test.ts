@@ -181,7 +181,7 @@ describe('reports config', () => {
     expect(messageAt(list, 'reports.timeZone')).toMatch(/^unknown time zone "Mars\/Olympus"/);
     expect(messageAt(list, 'reports.pageSize')).toBe('expected one of A4, Letter');
     expect(messageAt(list, 'reports.sections.2')).toMatch(/^expected one of cover, kpis, trend/);
-    expect(messageAt(list, 'reports.formats.1')).toBe('expected one of html, json, pdf');
+    expect(messageAt(list, 'reports.formats.1')).toBe('expected one of html, json, pdf, csv, xlsx');
     expect(messageAt(list, 'reports.hidePlatformName')).toBe('expected true or false');
     expect(messageAt(list, 'reports.workspaces')).toMatch(/^workspaces belong in an account's reports block/);
     expect(messageAt(list, 'accounts.0.reports.schedule.day')).toMatch(

@@ -148,7 +148,7 @@ describe('visync report', () => {
     ]);
     const docx = await h.visyncCli(config, ['report', '--format', 'html,docx', '--out', out]);
     expect(docx.code).toBe(64);
-    expect(docx.err.join('\n')).toContain('unknown format "docx": use html, json, pdf');
+    expect(docx.err.join('\n')).toContain('unknown format "docx": use html, json, pdf, csv, xlsx');
     expect(docx.err.join('\n')).not.toMatch(/\n\s+at /); // no stack trace
     expect(h.listFiles(out)).toEqual([]);
   });

@@ -24,7 +24,7 @@ interface ReportFlags {
   json?: boolean;
 }
 
-const FORMATS = ['html', 'json', 'pdf'] as const;
+const FORMATS = ['html', 'json', 'pdf', 'csv', 'xlsx'] as const;
 
 /** Without --format and without reports.formats: the HTML and its JSON model (a PDF needs Chromium). */
 const DEFAULT_FORMATS: ReportFormat[] = ['html', 'json'];
@@ -37,7 +37,7 @@ function parseFormats(value: string): ReportFormat[] {
   const bad = list.filter((f) => !(FORMATS as readonly string[]).includes(f));
   if (bad.length || list.length === 0)
     throw new InvalidArgumentError(
-      `unknown format ${JSON.stringify(bad[0] ?? value)}: use html, json, pdf or several (html,json,pdf)`,
+      `unknown format ${JSON.stringify(bad[0] ?? value)}: use html, json, pdf, csv, xlsx or several (html,json,xlsx)`,
     );
   return [...new Set(list)] as ReportFormat[];
 }
@@ -63,7 +63,8 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
     .addOption(
       new Option(
         '--format <list>',
-        'html, json, pdf, or several: html,json,pdf (pdf prints the HTML with Chromium, reports.chromiumPath); ' +
+        'html, json, pdf, csv, xlsx, or several: html,json,pdf (pdf prints the HTML with Chromium, reports.chromiumPath; ' +
+          'csv writes every table as tables/<table>.csv, xlsx one workbook report.xlsx with a sheet per table); ' +
           "default: each workspace's reports.formats, else html,json",
       )
         .argParser(parseFormats)
@@ -86,6 +87,7 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         'Examples:',
         '  visync report --out ./reports',
         '  visync report --account acme --period 2026-10 --format html',
+        '  visync report --format html,json,xlsx,csv --out ./reports   # the tables for a deck: report.xlsx, tables/*.csv',
         '  visync report --brand brand_1 --from 2026-11-01 --to 2026-11-15 --out ./reports',
         '',
         'Scheduled reports (reports.schedule) are made by the workers; `visync report send` mails the',
@@ -144,7 +146,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
   // else the default html,json (docs/reports.md).
   const typed = cmd.getOptionValueSource('format') === 'default' ? undefined : flags.format;
   const configuredFormats = (account: string, brandId?: string): ReportFormat[] =>
-    typed ?? settingsOf(account, brandId).formats;
+    typed ?? settings.madeFormats(settingsOf(account, brandId));
   const wantsPdf = typed
     ? typed.includes('pdf')
     : settings.pdfReportsConfigured(

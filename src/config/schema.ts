@@ -3,6 +3,7 @@ import { EVENT_TYPES } from '../catalogue/brand-events.js';
 import { isLoopbackHost } from '../util/net.js';
 import { hasControlCharacter } from '../util/terminal.js';
 import { cronProblem, schedulerAcceptsTimeZone } from './cron.js';
+import { reportAttachShape } from './report-attach.js';
 
 // Messages here are what an operator reads when start-up fails, so each says what was expected
 // in plain words. None of them may quote the input: an API key must never reach a log line.
@@ -180,7 +181,7 @@ export const REPORT_SECTIONS = [
   'reputation',
   'changes',
 ] as const;
-const REPORT_FORMATS = ['html', 'json', 'pdf'] as const;
+const REPORT_FORMATS = ['html', 'json', 'pdf', 'csv', 'xlsx'] as const;
 const PAGE_SIZES = ['A4', 'Letter'] as const;
 export const WEEKDAYS = [
   'monday',
@@ -387,6 +388,7 @@ const reportSettingsShape = {
   review: bool.optional(),
   smtp: z.preprocess(nullAsUndefined, SmtpSchema.optional()),
   mail: z.preprocess(nullAsUndefined, ReportMailSchema.optional()),
+  ...reportAttachShape,
   /**
    * The account manager's notes: `<notesDir>/<account>/<brand_key>/<period>.md` under each report's
    * summary (docs/reports.md); relative to the config file's folder.

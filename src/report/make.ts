@@ -16,13 +16,15 @@ import {
 } from './model/account-data.js';
 import { buildModel } from './model/model.js';
 import type { ReportModel } from './model/report-shape.js';
-import type { ReportFile, ReportFormat, ReportTarget } from './output.js';
+import { csvName, type ReportFile, type ReportFormat, type ReportTarget } from './output.js';
 import { type OverviewOptions, writeOverview } from './overview/make.js';
 import { type OverviewReport, overviewPart } from './overview/rows.js';
 import { PdfError, PRINTS_AT_ONCE } from './render/pdf.js';
 import { reportJsonText } from './render/report-json.js';
 import type { ReportStyle } from './style.js';
 import { NotesError, readNotes } from './summary/notes.js';
+import { tableCsv } from './tables/csv.js';
+import { reportTables, workbookFacts } from './tables/report-tables.js';
 
 export interface ReportProblem {
   /**
@@ -124,7 +126,7 @@ async function workspaceReport(
   // The PDF is that HTML printed: rendered once for both.
   // html.js loads Vega: only when a page is asked for.
   const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
-  const withPage = formats.some((f) => f !== 'json');
+  const withPage = formats.some(isPage);
   let notes: string | null = null;
   if (withPage) {
     try {
@@ -141,7 +143,10 @@ async function workspaceReport(
         notes,
       })
     : '';
-  const files = reportFiles(o, formats, report, page, workspace.brandId);
+  const files = reportFiles(o, formats, report, page, {
+    brandId: workspace.brandId,
+    brandName: brandNameOf(workspace),
+  });
   // Awaited in order by the caller; a failure of one still in flight then is not left unheard.
   files.catch(() => undefined);
   return { report, files };
@@ -228,7 +233,7 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   // The reports of one period and runs are all to date or all final; the overview says which.
   const toDate = running === undefined ? undefined : { through: running };
   // Beside pages only: a JSON-only run (a data export) writes no overview page.
-  const pages = out.made.some((m) => (o.formatsFor?.(m.brandId) ?? o.formats).some((f) => f !== 'json'));
+  const pages = out.made.some((m) => (o.formatsFor?.(m.brandId) ?? o.formats).some(isPage));
   if (o.overview && pages)
     out.overview = await writeOverview({
       ...{ store: o.store, target: o.target, account: o.account, runs, period, previous },
@@ -241,19 +246,33 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   return out;
 }
 
+/** Formats that are the report's page (its HTML, or that printed): the others need no page. */
+const isPage = (f: ReportFormat) => f === 'html' || f === 'pdf';
+
 /** A report's files in the order of `formats`, or the problem that kept its PDF from printing. */
 async function reportFiles(
   o: AccountReportOptions,
   formats: readonly ReportFormat[],
   report: ReportModel,
   page: string,
-  brandId: string,
+  { brandId, brandName }: { brandId: string; brandName: string | null },
 ): Promise<ReportFile[] | ReportProblem> {
   const files: ReportFile[] = [];
+  // The spreadsheets' tables, made once for csv and xlsx (./tables/).
+  const tables = formats.some((f) => f === 'csv' || f === 'xlsx')
+    ? reportTables(report, o.styleFor(brandId), brandName)
+    : [];
   for (const format of formats) {
     if (format === 'json') files.push({ format, body: reportJsonText(report) });
     else if (format === 'html') files.push({ format, body: page });
-    else {
+    else if (format === 'csv')
+      for (const t of tables) files.push({ format, name: csvName(t.name), body: tableCsv(t) });
+    else if (format === 'xlsx') {
+      // Loads exceljs: only when a workbook is asked for.
+      const { tablesXlsx } = await import('./tables/xlsx.js');
+      const style = o.styleFor(brandId);
+      files.push({ format, body: await tablesXlsx(tables, workbookFacts(report, style)) });
+    } else {
       if (!o.printPdf) throw new Error('the pdf format needs a PDF printer (printPdf)');
       try {
         files.push({ format, body: await o.printPdf(page, brandId) });

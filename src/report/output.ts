@@ -1,4 +1,5 @@
-// Where reports go: under --out DIR as `DIR/account=A/brand=B/period=P/report.{html,json,pdf}`, or into
+// Where reports go: under --out DIR as `DIR/account=A/brand=B/period=P/report.{html,json,pdf,xlsx}` (and
+// `tables/<table>.csv` for csv: ./tables/), or into
 // the object store under `reports/` with the same keys and a manifest.json holding each file's
 // SHA-256 and the report's version (./artefact.ts). A report is written whole: the formats it no
 // longer has are removed, so the folder never mixes two versions. The previous period's report.json
@@ -12,24 +13,52 @@ import { removeInTree, writeInTree } from '../util/safe-write.js';
 import { type ArtefactFacts, manifestOf, overviewManifestOf } from './artefact.js';
 import { type StatedFigures, statedFigures } from './model/previous-report.js';
 import { MODEL_VERSION, type Report } from './model/report-shape.js';
+import { TABLE_NAMES } from './tables/report-tables.js';
 
-export type ReportFormat = 'html' | 'json' | 'pdf';
+export type ReportFormat = 'html' | 'json' | 'pdf' | 'csv' | 'xlsx';
 
-const FORMATS: readonly ReportFormat[] = ['html', 'json', 'pdf'];
+/** Every file a report folder can hold: csv is a file per table under `tables/`. */
+const ALL_NAMES: readonly string[] = [
+  ...(['html', 'json', 'pdf', 'xlsx'] as const).map((f) => `report.${f}`),
+  ...TABLE_NAMES.map(csvName),
+];
+
+/** Where a table's CSV goes in its report's folder. */
+export function csvName(table: string): string {
+  return `tables/${table}.csv`;
+}
 
 /** The report files a write did not bring: removed, so the folder holds one version only. */
-const dropped = (files: readonly ReportFile[]) => FORMATS.filter((f) => !files.some((x) => x.format === f));
+const dropped = (files: readonly ReportFile[], name: string) => {
+  const names = files.map((f) => fileName(f, name));
+  return ALL_NAMES.filter((n) => n.startsWith(`${name}.`) || n.startsWith('tables/'))
+    .map((n) => (n.startsWith('report.') ? `${name}${n.slice('report'.length)}` : n))
+    .filter((n) => !names.includes(n));
+};
 
 export interface ReportFile {
   format: ReportFormat;
   body: string | Uint8Array;
+  /** Its path in the report's folder, when not `report.<format>` (a CSV table: `tables/kpis.csv`). */
+  name?: string;
 }
+
+/** A file's path in its folder: `name`, else `<base>.<format>`. */
+const fileName = (f: ReportFile, base: string) => f.name ?? `${base}.${f.format}`;
 
 const CONTENT_TYPES: Record<ReportFormat, string> = {
   html: 'text/html; charset=utf-8',
   json: 'application/json',
   pdf: 'application/pdf',
+  csv: 'text/csv; charset=utf-8',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
+
+/** `tables/kpis.csv` under `folders` as the folders and the file's own name. */
+function placed(folders: readonly string[], name: string): [string[], string] {
+  const parts = name.split('/');
+  return [[...folders, ...parts.slice(0, -1)], parts.at(-1) as string];
+}
 
 export interface ReportTarget {
   /**
@@ -86,13 +115,14 @@ export function dirTarget(dir: string): ReportTarget {
   const path = (a: string, b: string, p: string, f: string) => join(dir, ...folders(a, b, p), f);
   return {
     async write(a, b, p, files) {
-      for (const f of files) await writeInTree(dir, folders(a, b, p), `report.${f.format}`, f.body);
-      for (const f of dropped(files)) await removeInTree(dir, folders(a, b, p), `report.${f}`);
+      for (const f of files)
+        await writeInTree(dir, ...placed(folders(a, b, p), fileName(f, 'report')), f.body);
+      for (const n of dropped(files, 'report')) await removeInTree(dir, ...placed(folders(a, b, p), n));
       return join(dir, ...folders(a, b, p));
     },
     async writeOverview(a, p, files) {
       const at = overviewPrefix(a, p).slice('reports/'.length).split('/').filter(Boolean);
-      for (const f of files) await writeInTree(dir, at, `overview.${f.format}`, f.body);
+      for (const f of files) await writeInTree(dir, at, fileName(f, 'overview'), f.body);
       return join(dir, ...at, 'overview.html');
     },
     async read(a, b, p) {
@@ -114,14 +144,14 @@ export function storeTarget(store: ObjectStore): ReportTarget {
     const stored: StoredObject[] = [];
     for (const f of files)
       stored.push(
-        await store.put(`${prefix}${name}.${f.format}`, f.body, { contentType: CONTENT_TYPES[f.format] }),
+        await store.put(`${prefix}${fileName(f, name)}`, f.body, { contentType: CONTENT_TYPES[f.format] }),
       );
     const listed = stored.map((s) => ({ key: s.key, bytes: s.bytes, sha256: s.sha256 }));
     const manifest = facts ? manifestOf(listed, facts) : overviewManifestOf(listed);
     await store.put(`${prefix}manifest.json`, `${JSON.stringify(manifest, null, 2)}\n`, {
       contentType: 'application/json',
     });
-    for (const f of dropped(files)) await store.delete(`${prefix}${name}.${f}`);
+    for (const n of dropped(files, name)) await store.delete(`${prefix}${n}`);
     return `${store.location.replace(/\/$/, '')}/${prefix}`;
   };
   return {

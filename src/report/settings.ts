@@ -4,6 +4,7 @@
 // The renderer takes the look part of them (./style.ts); the scheduled delivery the schedule,
 // recipients and mail (src/delivery/). Here, not in src/config: the defaults name the page size
 // and Chromium of ./render/pdf.ts.
+import type { AttachFormat } from '../config/report-attach.js';
 import type {
   AccountConfig,
   Config,
@@ -59,6 +60,8 @@ export interface ReportSettings {
   smtp?: SmtpConfig;
   /** Sender name, reply-to, cc and bcc of the report's e-mail (each level overrides the keys it sets). */
   mail: ReportMailConfig;
+  /** The files the e-mail attaches (src/config/report-attach.ts); unset: the PDF, else the page, else the JSON. */
+  attach?: AttachFormat[];
 }
 
 /** A fresh copy each time: callers may change theirs. */
@@ -115,11 +118,19 @@ function inCatalogueLocale(s: ReportSettings): ReportSettings {
   return { ...rest, localeWithoutCatalogue: locale };
 }
 
+/**
+ * The formats a report is made in without --format: `formats`, and what its mail attaches
+ * (`attach: [pdf, xlsx]` makes the PDF and the workbook whatever `formats` says).
+ */
+export function madeFormats(s: Pick<ReportSettings, 'formats' | 'attach'>): ReportFormat[] {
+  return [...new Set<ReportFormat>([...s.formats, ...(s.attach ?? [])])];
+}
+
 /** Whether any of these accounts (or any of their workspaces) has PDF reports. */
 export function pdfReportsConfigured(config: Config, accounts: readonly AccountConfig[]): boolean {
   return accounts.some((a) =>
     [undefined, ...Object.keys(a.reports?.workspaces ?? {})].some((ws) =>
-      reportSettingsFor(config, a, ws).formats.includes('pdf'),
+      madeFormats(reportSettingsFor(config, a, ws)).includes('pdf'),
     ),
   );
 }

@@ -117,7 +117,15 @@ export interface ReportMail {
   words: MailWords;
   /** `reports.mail` of the workspace: sender name, reply-to and the Cc header (bcc is never one). */
   addressing: ReportMailConfig;
-  attachment: { filename: string; content: Buffer; contentType: string };
+  attachment: Attachment;
+  /** Further files of the report (`reports.attach`), after the first. */
+  more?: Attachment[];
+}
+
+export interface Attachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
 }
 
 export interface Mailer {
@@ -198,6 +206,6 @@ export function reportMessage(m: ReportMail, from: string) {
     text,
     html,
     messageId: m.messageId,
-    attachments: [m.attachment],
+    attachments: [m.attachment, ...(m.more ?? [])],
   };
 }

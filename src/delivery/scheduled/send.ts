@@ -3,6 +3,7 @@
 // recorded before and after (./records.ts), then the workspace's state (sent, made, draft or
 // failed). A failure on one address never stops the others; a failed server or login stops its
 // sends for the rest of the delivery (../mail/session.ts).
+import type { AttachFormat } from '../../config/report-attach.js';
 import type { SmtpConfig } from '../../config/schema.js';
 import { scrubSecrets } from '../../log.js';
 import { metrics } from '../../metrics/recorder.js';
@@ -13,7 +14,7 @@ import { reportPrefix } from '../../sinks/layout.js';
 import { errorMessage } from '../../util/errors.js';
 import { attachmentName, type Headline } from '../mail/compose.js';
 import type { MailSession } from '../mail/session.js';
-import { accountFailure, certainlyNotSent, mailFailureReason, type ReportMail } from '../mail/smtp.js';
+import { type Attachment, accountFailure, certainlyNotSent, mailFailureReason } from '../mail/smtp.js';
 import {
   gotOf,
   messageIdOf,
@@ -78,21 +79,40 @@ export async function factsOf(o: DeliveryOptions, due: Due): Promise<Facts> {
   };
 }
 
+/** The files a mail attaches, of those the report's version has: `reports.attach` when set. */
+export function attachedFormats(
+  has: readonly string[],
+  attach: readonly AttachFormat[] | undefined,
+): AttachFormat[] {
+  const listed = (attach ?? []).filter((f) => has.includes(f));
+  if (listed.length) return listed;
+  // Unset, or none of them made: the one file a report mail has always carried.
+  return [has.includes('pdf') ? 'pdf' : has.includes('html') ? 'html' : 'json'];
+}
+
+const CONTENT_TYPES: Record<AttachFormat, string> = {
+  pdf: 'application/pdf',
+  html: 'text/html; charset=utf-8',
+  json: 'application/json',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
 /**
- * The attachment, `<client>-<period>.<ext>`: the PDF when the report's version has one, else its HTML
- * page (else its JSON model), its bytes checked against the manifest (never a file it does not list).
+ * The attachments, each `<client>-<period>.<ext>`: those `reports.attach` lists that the report's
+ * version has, else its PDF (else its HTML page, else its JSON model); their bytes checked against
+ * the manifest (never a file it does not list).
  */
-async function attachmentOf(o: DeliveryOptions, due: Due, facts: Facts): Promise<ReportMail['attachment']> {
+async function attachmentsOf(o: DeliveryOptions, due: Due, facts: Facts): Promise<Attachment[]> {
   const prefix = reportPrefix(o.account.name, due.brandId, due.period.label);
-  const has = manifestFormats(facts.manifest);
-  const format = has.includes('pdf') ? 'pdf' : has.includes('html') ? 'html' : 'json';
-  const content = await checkedFile(facts.manifest, prefix, `report.${format}`, (k) => o.store.get(k));
-  const types = { pdf: 'application/pdf', html: 'text/html; charset=utf-8', json: 'application/json' };
-  return {
-    filename: attachmentName(facts.clientName, due.period.label, format, facts.want.through),
-    content,
-    contentType: types[format],
-  };
+  const formats = attachedFormats(manifestFormats(facts.manifest), due.settings.attach);
+  const out: Attachment[] = [];
+  for (const format of formats)
+    out.push({
+      filename: attachmentName(facts.clientName, due.period.label, format, facts.want.through),
+      content: await checkedFile(facts.manifest, prefix, `report.${format}`, (k) => o.store.get(k)),
+      contentType: CONTENT_TYPES[format],
+    });
+  return out;
 }
 
 function unconfirmed(a: Addressee, startedAt: string | undefined): RecipientOutcome {
@@ -142,9 +162,9 @@ export async function sendPending(
     if (pending.length && !smtp)
       failAll('recipients are set but reports.smtp is not: configure host and from');
     else if (pending.length && smtp && facts) {
-      const attachment = await attachmentOf(o, due, facts);
+      const attachments = await attachmentsOf(o, due, facts);
       for (const to of pending)
-        results.push(await sendOne(o, { session, smtp, where, to, attachment, facts, due }));
+        results.push(await sendOne(o, { session, smtp, where, to, attachments, facts, due }));
     }
   } catch (err) {
     // The records or the report could not be read: nothing was sent to whoever is left.
@@ -209,7 +229,8 @@ interface OneSend {
   smtp: SmtpConfig;
   where: Where;
   to: Addressee;
-  attachment: ReportMail['attachment'];
+  /** The first is the report; the body names them all. */
+  attachments: Attachment[];
   facts: Facts;
   due: Due;
 }
@@ -261,13 +282,14 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
         period: s.due.period,
         locale: settings.locale ?? null,
         headline: s.facts.headline,
-        fileName: s.attachment.filename,
+        fileName: s.attachments.map((a) => a.filename).join(', '),
         through: want.to_date ? (want.through ?? null) : null,
         agency: settings.agency,
         contact: settings.contact,
       },
       addressing: settings.mail,
-      attachment: s.attachment,
+      attachment: s.attachments[0] as Attachment,
+      more: s.attachments.slice(1),
     });
   } catch (err) {
     const reason = scrubSecrets(mailFailureReason(s.smtp, err));

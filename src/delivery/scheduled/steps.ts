@@ -5,7 +5,7 @@
 import { scrubSecrets } from '../../log.js';
 import { parseManifest } from '../../report/artefact.js';
 import type { ReportFormat } from '../../report/output.js';
-import type { ReportSettings } from '../../report/settings.js';
+import { madeFormats, type ReportSettings } from '../../report/settings.js';
 import { brandKey, reportPrefix } from '../../sinks/layout.js';
 import { displayNames } from '../digest/display-names.js';
 import type { ReportAlertFacts, reportAlert } from '../webhooks/payloads.js';
@@ -102,9 +102,13 @@ export async function notify(
   return res.ok;
 }
 
-/** The formats written: the configured ones and always report.json (the next report's "what changed", the mail's client name). */
+/**
+ * The formats written: the configured ones, those the mail attaches (`reports.attach`), and always
+ * report.json (the next report's "what changed", the mail's client name).
+ */
 export function writtenFormats(s: ReportSettings): ReportFormat[] {
-  return s.formats.includes('json') ? [...s.formats] : [...s.formats, 'json'];
+  const made = madeFormats(s);
+  return made.includes('json') ? made : [...made, 'json'];
 }
 
 /**

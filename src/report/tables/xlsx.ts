@@ -17,6 +17,7 @@ const NUMBER_FORMATS: Partial<Record<ColumnKind, string>> = {
   count: '0',
   percent: '0.0%',
   delta: '+0.0;-0.0;0.0',
+  count_delta: '+0;-0;0',
   percent_delta: '+0.0%;-0.0%;0.0%',
   date: 'mm-dd-yy',
   instant: 'yyyy-mm-dd hh:mm',
@@ -80,7 +81,15 @@ export async function tablesXlsx(tables: readonly SheetTable[], facts: WorkbookF
       ...(NUMBER_FORMATS[c.kind] ? { style: { numFmt: NUMBER_FORMATS[c.kind] } } : {}),
     }));
     ws.getRow(1).font = { bold: true };
-    for (const row of t.rows) ws.addRow(t.columns.map((c, i) => cellOf(row[i] ?? null, c.kind)));
+    t.rows.forEach((row, r) => {
+      const kinds = t.kinds?.[r];
+      const added = ws.addRow(t.columns.map((c, i) => cellOf(row[i] ?? null, kinds?.[i] ?? c.kind)));
+      // A cell whose kind is not its column's (a count in the key figures) gets its own format.
+      kinds?.forEach((k, i) => {
+        const format = NUMBER_FORMATS[k];
+        if (format && k !== t.columns[i]?.kind) added.getCell(i + 1).numFmt = format;
+      });
+    });
   });
   return withFileTimes(new Uint8Array(await wb.xlsx.writeBuffer()), at);
 }

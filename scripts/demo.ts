@@ -4,7 +4,7 @@
 // it, and syncs two nights: one 30 days ago (the simulator's `today` and the run date set back, so
 // the client reports have a previous period to compare with), then tonight's `run --once` through
 // the real CLI. It prints what tonight's run did, writes every workspace's client report with
-// `visync report` (html and json, into the data folder's store) and prints where one is, and
+// `visync report` (html and json, and its tables as csv and report.xlsx, into the data folder's store) and prints where one is, and
 // where the account's overview of all of them is.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -101,10 +101,14 @@ console.log(
 // Client reports from what the two nights synced: the real CLI, no API call. Its one line per
 // report is kept to count them and name one.
 const made: string[] = [];
-const reportCode = await main(['node', 'visync', '--config', configPath, 'report'], {
-  out: (line) => made.push(line),
-  err: (line) => process.stderr.write(`${line}\n`),
-});
+// csv and xlsx: each report's tables as spreadsheets too (docs/reports.md, "Spreadsheets").
+const reportCode = await main(
+  ['node', 'visync', '--config', configPath, 'report', '--format', 'html,json,csv,xlsx'],
+  {
+    out: (line) => made.push(line),
+    err: (line) => process.stderr.write(`${line}\n`),
+  },
+);
 // The account's overview line (`demo overview <period>: <path>`) is printed apart from the reports.
 const overview = made
   .find((line) => line.startsWith('demo overview '))
@@ -116,6 +120,11 @@ console.log(
   [
     `reports: ${reports.length} (html and json per workspace, the last 30 days against the 30 before) in ${dataDir}/reports`,
     oneFolder ? `open one: ${oneFolder.replace(/\/?$/, '/')}report.html` : 'no report written',
+    ...(oneFolder
+      ? [
+          `its tables for a deck: ${oneFolder.replace(/\/?$/, '/')}report.xlsx (a sheet per table; each also as tables/<table>.csv)`,
+        ]
+      : []),
     overview ? `agency overview: ${overview}` : 'no overview written',
     `total seconds: ${((Date.now() - started) / 1000).toFixed(1)}`,
   ].join('\n'),

@@ -26,6 +26,11 @@ describe('npm run demo', () => {
     const path = /^open one: (.+\/report\.html)$/m.exec(stdout)?.[1];
     expect(path?.startsWith(join(dir, 'reports', 'account=demo'))).toBe(true);
     expect(existsSync(path as string)).toBe(true);
+    // Its tables as a workbook and CSVs beside it (docs/reports.md, "Spreadsheets"), the workbook's path printed.
+    const workbook = /^its tables for a deck: (.+\/report\.xlsx) /m.exec(stdout)?.[1];
+    expect(workbook).toBe(join(path as string, '..', 'report.xlsx'));
+    expect(existsSync(workbook as string)).toBe(true);
+    expect(existsSync(join(path as string, '..', 'tables', 'kpis.csv'))).toBe(true);
     // The account's overview beside the reports (src/report/overview/), its path printed.
     const overview = /^agency overview: (.+\/overview\.html)$/m.exec(stdout)?.[1];
     expect(overview?.startsWith(join(dir, 'reports', 'account=demo', 'period='))).toBe(true);

@@ -135,6 +135,10 @@ describe('the built visync writes spreadsheets', () => {
     expect(readFileSync(join(folder2, 'tables', 'kpis.csv'), 'utf8')).toBe(
       readFileSync(join(folder, 'tables', 'kpis.csv'), 'utf8'),
     );
+    // Made again as HTML only: the spreadsheets and their folder are gone, one version in the folder.
+    const html = await visync(dir, ['report', '--period', '2026-11', '--format', 'html', '--out', out]);
+    expect(html.code).toBe(0);
+    expect(readdirSync(folder)).toEqual(['report.html']);
   });
 
   it('into the store: manifest.json lists the workbook and every CSV with their SHA-256', async () => {

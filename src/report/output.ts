@@ -5,7 +5,7 @@
 // longer has are removed, so the folder never mixes two versions. The previous period's report.json
 // is read back from the same place for its revised figures, whichever release wrote it
 // (./model/previous-report.ts).
-import { readFile } from 'node:fs/promises';
+import { readFile, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { overviewPrefix, reportPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
@@ -118,6 +118,9 @@ export function dirTarget(dir: string): ReportTarget {
       for (const f of files)
         await writeInTree(dir, ...placed(folders(a, b, p), fileName(f, 'report')), f.body);
       for (const n of dropped(files, 'report')) await removeInTree(dir, ...placed(folders(a, b, p), n));
+      // No CSV any more: the emptied tables/ folder goes too (rmdir removes neither a link nor a folder with files).
+      if (!files.some((f) => f.format === 'csv'))
+        await rmdir(join(dir, ...folders(a, b, p), 'tables')).catch(() => undefined);
       return join(dir, ...folders(a, b, p));
     },
     async writeOverview(a, p, files) {

@@ -15,6 +15,7 @@ import { type CliRun, startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
 import { mailbox } from './helpers/mailbox.js';
 import { reportDir, twoNightsOnce } from './helpers/report-nights.js';
+import { TODAY } from './helpers/watch-nights.js';
 
 let built: BuiltVisync;
 beforeAll(() => {
@@ -199,5 +200,50 @@ describe('the built visync writes spreadsheets', () => {
     const wb = new ExcelJS.Workbook();
     await wb.xlsx.load(xlsx as unknown as ArrayBuffer);
     expect(wb.worksheets[1]?.name).toBe('Kennzahlen');
+  });
+
+  it('hostile names from the API: a formula is text in the CSV and the workbook, <script> stays a string', async () => {
+    const FORMULA = '=HYPERLINK("http://evil.example/x","Click")';
+    const SCRIPT = '<script>alert(1)</script> is cheaper';
+    const dir = h.tempDir();
+    const accounts = [{ name: 'acme', workspaces: 1 }];
+    const top = { top: { reports: { locale: 'de-DE' } } };
+    const first = await h.sim({ seed: 7, accounts, today: TODAY });
+    const one = await h.runOnceCli(first, dir, [], top);
+    expect(one.code, one.err.join('\n')).toBe(0);
+    const changes = [
+      { kind: 'competitor-win' as const, account: 'acme', workspace: 0, competitor: FORMULA },
+      { kind: 'false-claim' as const, account: 'acme', workspace: 0, engine: 'chatgpt', claim: SCRIPT },
+    ];
+    const second = await h.sim({ seed: 7, accounts, today: TODAY, changes });
+    const config = h.configFile(second, dir, top).path;
+    const two = await h.visyncCli(config, ['run', '--once', '--log-level', 'silent']);
+    expect(two.code, two.err.join('\n')).toBe(0);
+    const out = h.tempDir();
+    const run = await startProcess(
+      NODE22,
+      [built.bin, '--config', config, 'report', '--format', 'csv,xlsx', '--out', out],
+      {
+        cwd: dir,
+        guardMs: 60_000,
+      },
+    ).exited;
+    expect([run.code, run.stderr]).toEqual([0, '']);
+    const workbook = h.listFiles(out).find((f) => f.endsWith('/report.xlsx')) as string;
+    const folder = join(out, workbook, '..');
+    const csv = readFileSync(join(folder, 'tables', 'losses.csv'), 'utf8');
+    expect(csv).toContain(`"'=HYPERLINK(""http://evil.example/x"",""Click"")"`);
+    expect(csv).not.toMatch(/(^|,)"?=HYPERLINK/m);
+    expect(readFileSync(join(folder, 'tables', 'suspected_false_claims.csv'), 'utf8')).toContain(SCRIPT);
+    const wb = new ExcelJS.Workbook();
+    await wb.xlsx.load(readFileSync(join(folder, 'report.xlsx')) as unknown as ArrayBuffer);
+    const cells = wb.worksheets.flatMap((w) =>
+      w.getSheetValues().flatMap((row) => (Array.isArray(row) ? row : [])),
+    );
+    expect(cells).toContain(FORMULA);
+    expect(cells).toContain(SCRIPT);
+    // No cell of any sheet is a formula.
+    for (const w of wb.worksheets)
+      w.eachRow((row) => row.eachCell((cell) => expect(cell.type).not.toBe(ExcelJS.ValueType.Formula)));
   });
 });

@@ -106,6 +106,7 @@ const E2E = files([
   'report-delivery',
   'report-languages',
   'report-overview',
+  'report-agency',
   // runs release 0.1.0 from its recorded commit (test/helpers/old-release.ts)
   'old-reports',
   'report-pdf',

@@ -1,0 +1,241 @@
+// The whole book (src/report/overview/book.ts, docs/reports.md "The whole book"): with the top-level
+// `reports.agency` a mapping, `visync report` over every account writes
+// `agency/period=P/overview.html` in the agency's locale: one row per client of every account,
+// the account named, the accounts' overview order and headline, each link opening a report that
+// exists, an account without data named with why, hostile names kept text; the string form and
+// the mapping's place checked at load.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { ConfigError, readConfig } from '../src/config/read-config.js';
+import type { Report } from '../src/report/model/report-shape.js';
+import { bookHref, wholeBook } from '../src/report/overview/book.js';
+import type { OverviewRow } from '../src/report/overview/rows.js';
+import { agencyBookSettings, reportSettingsFor } from '../src/report/settings.js';
+import { headlineOf } from '../src/report/summary/headline.js';
+import { builtVisync, NODE22 } from './helpers/built-bin.js';
+import { startProcess } from './helpers/cli-process.js';
+import * as h from './helpers/harness.js';
+import { syncNight } from './helpers/nights.js';
+import { NIGHTS } from './helpers/report-nights.js';
+import { PERIOD, PREVIOUS } from './helpers/report-workspace.js';
+import { chromiumBrowser } from './helpers/shared-chromium.js';
+
+const HOSTILE = '<img src=x onerror=alert(1)>Acme "&" Co';
+const AGENCY = 'Nord & <b>Söhne</b>';
+
+/** acme (2 workspaces) and beta (1) synced on two nights; gamma configured, never synced. */
+async function threeAccounts(dir: string): Promise<{ config: string; ids: Record<string, string[]> }> {
+  const spec = {
+    accounts: [
+      { name: 'acme', workspaces: 2 },
+      { name: 'beta', workspaces: 1 },
+      { name: 'gamma', workspaces: 1 },
+    ],
+    seed: 22,
+  };
+  let config = '';
+  let ids: Record<string, string[]> = {};
+  for (const night of NIGHTS) {
+    const run = await syncNight(dir, spec, night, {
+      accounts: ['acme', 'beta'],
+      config: { extract: { visibilityDays: 30 } },
+    });
+    expect(run.status).toBe('succeeded');
+    config = run.config;
+    ids = Object.fromEntries(
+      run.sim.accounts.map((a) => [a.name, [...(a as { workspaceIds: string[] }).workspaceIds]]),
+    );
+  }
+  return { config, ids };
+}
+
+describe('the whole book through the built bin', () => {
+  it('lists every client of every account in de-DE, links each to its report, names the account without data, keeps names text', async () => {
+    const { config, ids } = await threeAccounts(h.tempDir());
+    const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown> & {
+      accounts: Record<string, unknown>[];
+    };
+    doc.reports = { agency: { name: AGENCY, locale: 'de-DE' }, locale: 'en-GB' };
+    const first = ids.acme?.[0] as string;
+    (doc.accounts[0] as Record<string, unknown>).reports = {
+      workspaces: { [first]: { clientName: HOSTILE } },
+    };
+    writeFileSync(config, stringify(doc));
+    const out = h.tempDir();
+    const run = await startProcess(
+      NODE22,
+      [
+        builtVisync().bin,
+        '--config',
+        config,
+        'report',
+        '--period',
+        '2026-11',
+        '--format',
+        'html,json',
+        '--out',
+        out,
+      ],
+      { guardMs: 180_000 },
+    ).exited;
+    // gamma has no complete run: its own line, exit 1; the others and the book are written.
+    expect(run.stderr).toContain('account gamma: no complete run');
+    expect(run.code).toBe(1);
+    const file = join(out, 'agency', 'period=2026-11', 'overview.html');
+    expect(run.stdout).toContain(`agency overview 2026-11: ${file}`);
+    const html = readFileSync(file, 'utf8');
+    expect(html).not.toContain('<img src=x');
+    expect(html).not.toContain('<b>Söhne');
+
+    const browser = await chromiumBrowser();
+    try {
+      const context = await browser.newContext({
+        javaScriptEnabled: false,
+        viewport: { width: 1024, height: 800 },
+      });
+      let requests = 0;
+      await context.route('http*://**/*', (route) => {
+        requests += 1;
+        return route.abort();
+      });
+      const page = await context.newPage();
+      await page.goto(pathToFileURL(file).href);
+      expect(await page.getAttribute('html', 'lang')).toBe('de-DE');
+      expect(await page.locator('h1').textContent()).toBe('Überblick KI-Sichtbarkeit, alle Konten');
+      expect(await page.locator('table.clients th').first().textContent()).toBe('Konto');
+      expect(await page.locator('.agency').textContent()).toBe(AGENCY);
+      const rows = page.locator('table.clients tbody tr');
+      expect(await rows.count()).toBe(3);
+      const accounts = await page.locator('table.clients tbody td.account').allTextContents();
+      expect([...accounts].sort()).toEqual(['acme', 'acme', 'beta']);
+      expect(await page.locator('table.clients img').count()).toBe(0);
+      expect(await page.locator('table.clients').textContent()).toContain(HOSTILE);
+      // gamma: named, with why, in German.
+      expect(await page.locator('.book-missing li').allTextContents()).toEqual([
+        'gamma: noch kein vollständiger Lauf, daher kein Bericht.',
+      ]);
+      // Each link, resolved from the book's folder, is a report written; in the accounts' order.
+      const hrefs = await page
+        .locator('table.clients a')
+        .evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+      expect(hrefs).toHaveLength(3);
+      const deltas: number[] = [];
+      for (const [i, href] of hrefs.entries()) {
+        const path = fileURLToPath(href);
+        const json = JSON.parse(readFileSync(join(path, '..', 'report.json'), 'utf8')) as Report;
+        expect(json.account).toBe(accounts[i]);
+        expect(ids[json.account]).toContain(json.brand_id);
+        expect(readFileSync(path, 'utf8')).toContain('<!DOCTYPE html>');
+        deltas.push(headlineOf(json).delta ?? Number.POSITIVE_INFINITY);
+      }
+      expect(deltas).toEqual([...deltas].sort((a, b) => a - b));
+      expect(requests).toBe(0);
+      await page.screenshot({ path: join(h.tempDir(), 'agency-de.png'), fullPage: true });
+      if (process.env.AGENCY_PNG) await page.screenshot({ path: process.env.AGENCY_PNG, fullPage: true });
+    } finally {
+      await browser.close();
+    }
+  }, 300_000);
+});
+
+const row = (brandId: string, client: string, delta: number | null, href: string | null): OverviewRow => ({
+  brandId,
+  client,
+  suffix: null,
+  reported: true,
+  score: 50,
+  delta,
+  comparable: delta !== null,
+  share: null,
+  shareUnit: 'percent',
+  events: {},
+  href,
+});
+
+describe('the whole book, pure', () => {
+  it("orders every account's rows by the one headline rule, links from the book's folder, and names why an account is missing", () => {
+    const part = (account: string, rows: OverviewRow[], period = PERIOD) => ({
+      account,
+      book: { account, period, previous: PREVIOUS, rows, reports: [] },
+    });
+    const other = { ...PERIOD, label: '2026-09', from: '2026-09-01', to: '2026-09-30' };
+    const book = wholeBook([
+      part('eu', [row('a', 'Acme', -2, '../brand%3Da/period%3Dx/report.html'), row('b', 'Bolt', null, null)]),
+      part('us', [row('a', 'Acme', -5, '../brand%3Da/period%3Dx/report.html')]),
+      part('apac', [row('c', 'Cola', 1, null)], other),
+      { account: 'late', made: { known: ['z'], workspaces: [] } },
+      { account: 'new', made: { known: [], workspaces: [] } },
+      { account: 'down', made: undefined },
+    ]);
+    expect(book?.period.label).toBe(PERIOD.label);
+    expect(book?.rows.map((r) => `${r.account}/${r.brandId}`)).toEqual(['us/a', 'eu/a', 'eu/b']);
+    expect(book?.rows[0]?.href).toBe('../../account%3Dus/brand%3Da/period%3Dx/report.html');
+    expect(book?.rows[2]?.href).toBeNull();
+    expect(book?.missing).toEqual([
+      { account: 'apac', reason: 'other_period', period: other },
+      { account: 'late', reason: 'not_covered' },
+      { account: 'new', reason: 'no_runs' },
+      { account: 'down', reason: 'unreadable' },
+    ]);
+    expect(bookHref('x-1', '../brand%3Db/period%3Dp/report.pdf')).toBe(
+      '../../account%3Dx-1/brand%3Db/period%3Dp/report.pdf',
+    );
+    expect(wholeBook([{ account: 'new', made: { known: [], workspaces: [] } }])).toBeNull();
+  });
+});
+
+const ENV = { ACME_API_KEY: 'k-acme-0123456789' };
+function load(reports: string, accountReports = '') {
+  const dir = h.tempDir();
+  writeFileSync(
+    join(dir, 'visync.yaml'),
+    `accounts:\n  - name: acme\n    apiKey: \${ACME_API_KEY}\n    baseUrl: https://visibility.example/api/v1\n${accountReports}sinks:\n  fs: {}\n${reports}`,
+  );
+  return readConfig(join(dir, 'visync.yaml'), ENV, () => {});
+}
+function issues(reports: string, accountReports = '') {
+  try {
+    load(reports, accountReports);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as ConfigError).issues;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('reports.agency at load', () => {
+  it('keeps the string form (no book), takes the top-level mapping, and refuses a mapping below the top level naming the key', () => {
+    const plain = load('reports:\n  agency: Northwind Agency\n');
+    expect(agencyBookSettings(plain)).toBeNull();
+    expect(reportSettingsFor(plain, plain.accounts[0] as never).agency).toBe('Northwind Agency');
+
+    const mapped = load(
+      'reports:\n  agency: { name: Northwind Agency, locale: de-DE, timeZone: Europe/Berlin }\n  locale: en-GB\n',
+    );
+    expect(reportSettingsFor(mapped, mapped.accounts[0] as never)).toMatchObject({
+      agency: 'Northwind Agency',
+      locale: 'en-GB',
+    });
+    expect(agencyBookSettings(mapped)?.settings).toMatchObject({
+      agency: 'Northwind Agency',
+      locale: 'de-DE',
+      timeZone: 'Europe/Berlin',
+    });
+
+    const below = issues('', '    reports:\n      agency: { name: Northwind, locale: de-DE }\n');
+    expect(below).toEqual([
+      expect.objectContaining({
+        path: 'accounts.0.reports.agency',
+        message: expect.stringContaining('belongs in the top-level reports block'),
+      }),
+    ]);
+    const bad = issues('reports:\n  agency: { name: Northwind, locale: xx-nowhere-1234, colour: red }\n');
+    expect(bad.map((i) => i.path).sort()).toEqual(['reports.agency', 'reports.agency.locale']);
+    expect(issues('reports:\n  agency: { locale: de-DE }\n').map((i) => i.path)).toEqual([
+      'reports.agency.name',
+    ]);
+  });
+});

@@ -4,7 +4,8 @@
 // the account named, the accounts' overview order and headline, each link opening a report that
 // exists, an account without data named with why, hostile names kept text; the string form and
 // the mapping's place checked at load.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -19,6 +20,7 @@ import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import { startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
 import { syncNight } from './helpers/nights.js';
+import { pdfLinks } from './helpers/pdf-pages.js';
 import { NIGHTS } from './helpers/report-nights.js';
 import { PERIOD, PREVIOUS } from './helpers/report-workspace.js';
 import { chromiumBrowser } from './helpers/shared-chromium.js';
@@ -137,6 +139,53 @@ describe('the whole book through the built bin', () => {
       if (process.env.AGENCY_PNG) await page.screenshot({ path: process.env.AGENCY_PNG, fullPage: true });
     } finally {
       await browser.close();
+    }
+  }, 300_000);
+});
+
+describe('the whole book in the object store', () => {
+  it("writes overview.html and overview.pdf with a manifest beside the accounts, the PDF in the book's locale, its links opening reports that exist", async () => {
+    const dir = h.tempDir();
+    const { config } = await threeAccounts(dir);
+    const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
+    doc.reports = { agency: { name: 'Northwind', locale: 'fr-FR' } };
+    writeFileSync(config, stringify(doc));
+    const run = await startProcess(
+      NODE22,
+      [
+        builtVisync().bin,
+        '--config',
+        config,
+        'report',
+        '--period',
+        '2026-11',
+        '--format',
+        'html,pdf',
+        '--json',
+      ],
+      { guardMs: 180_000 },
+    ).exited;
+    expect(run.code).toBe(1); // gamma: no complete run
+    const folder = join(dir, 'reports', 'agency', 'period=2026-11');
+    const said = JSON.parse(run.stdout) as { agency_overview?: string };
+    expect(said.agency_overview).toMatch(/\/reports\/agency\/period=2026-11\/overview\.html$/);
+    const manifest = JSON.parse(readFileSync(join(folder, 'manifest.json'), 'utf8')) as {
+      files: { key: string }[];
+    };
+    expect(manifest.files.map((f) => f.key).sort()).toEqual([
+      'reports/agency/period=2026-11/overview.html',
+      'reports/agency/period=2026-11/overview.pdf',
+    ]);
+    const pdf = join(folder, 'overview.pdf');
+    expect(execFileSync('pdftotext', ['-layout', pdf, '-']).toString()).toContain('Compte');
+    // A link wrapped over two lines is two annotations of one URI.
+    const links = [...new Set(pdfLinks(pdf))];
+    expect(links).toHaveLength(3);
+    for (const link of links) {
+      const target = fileURLToPath(new URL(link, pathToFileURL(pdf)));
+      expect(target.startsWith(join(dir, 'reports', 'account='))).toBe(true);
+      expect(existsSync(target), target).toBe(true);
+      expect(target.endsWith('report.html')).toBe(true); // the HTML where there is one, as the accounts' overviews
     }
   }, 300_000);
 });

@@ -190,6 +190,27 @@ describe('the whole book in the object store', () => {
   }, 300_000);
 });
 
+describe('the whole book and several object stores', () => {
+  it('is not written when the accounts write to more than one store and there is no --out: one line says to use --out', async () => {
+    const dir = h.tempDir();
+    const { config } = await threeAccounts(dir);
+    const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown> & {
+      accounts: Record<string, unknown>[];
+    };
+    doc.reports = { agency: { name: 'Northwind', locale: 'de-DE' } };
+    (doc.accounts[2] as Record<string, unknown>).fs = { dir: h.tempDir() };
+    writeFileSync(config, stringify(doc));
+    const r = await h.visyncCli(config, ['report', '--period', '2026-11', '--format', 'html']);
+    expect(r.err).toContain(
+      'visync: the whole-book overview (reports.agency) is not written: the accounts write to 2 object stores and its links are relative; run `visync report --out DIR` to have it in one folder',
+    );
+    expect(r.out.some((l) => l.startsWith('agency overview'))).toBe(false);
+    expect(existsSync(join(dir, 'reports', 'agency'))).toBe(false);
+    // Each account's own overview is still written.
+    expect(r.out.some((l) => l.startsWith('acme overview 2026-11: '))).toBe(true);
+  }, 120_000);
+});
+
 const row = (brandId: string, client: string, delta: number | null, href: string | null): OverviewRow => ({
   brandId,
   client,
@@ -215,8 +236,10 @@ describe('the whole book, pure', () => {
       part('eu', [row('a', 'Acme', -2, '../brand%3Da/period%3Dx/report.html'), row('b', 'Bolt', null, null)]),
       part('us', [row('a', 'Acme', -5, '../brand%3Da/period%3Dx/report.html')]),
       part('apac', [row('c', 'Cola', 1, null)], other),
-      { account: 'late', made: { known: ['z'], workspaces: [] } },
-      { account: 'new', made: { known: [], workspaces: [] } },
+      { account: 'late', made: { known: ['z'], workspaces: [], made: [] } },
+      { account: 'json', made: { known: ['z'], workspaces: ['z'], made: [{}] } },
+      { account: 'failed', made: { known: ['z'], workspaces: ['z'], made: [] } },
+      { account: 'new', made: { known: [], workspaces: [], made: [] } },
       { account: 'down', made: undefined },
     ]);
     expect(book?.period.label).toBe(PERIOD.label);
@@ -226,13 +249,15 @@ describe('the whole book, pure', () => {
     expect(book?.missing).toEqual([
       { account: 'apac', reason: 'other_period', period: other },
       { account: 'late', reason: 'not_covered' },
+      { account: 'json', reason: 'no_pages' },
+      { account: 'failed', reason: 'not_made' },
       { account: 'new', reason: 'no_runs' },
       { account: 'down', reason: 'unreadable' },
     ]);
     expect(bookHref('x-1', '../brand%3Db/period%3Dp/report.pdf')).toBe(
       '../../account%3Dx-1/brand%3Db/period%3Dp/report.pdf',
     );
-    expect(wholeBook([{ account: 'new', made: { known: [], workspaces: [] } }])).toBeNull();
+    expect(wholeBook([{ account: 'new', made: { known: [], workspaces: [], made: [] } }])).toBeNull();
   });
 });
 

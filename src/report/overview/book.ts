@@ -19,11 +19,25 @@ export interface AccountBook {
 
 /**
  * Why an account has no rows: unreadable (its store could not be read), no_runs (no complete run
- * at all), not_covered (no complete run covers the period, or none holds a workspace), not_made (no
- * report page of the period was written: each failed, or JSON only), other_period (its reports are
- * of another period: the default period ends on each account's newest run).
+ * at all), not_covered (no complete run covers the period, or none holds a workspace), no_pages
+ * (its reports are JSON only: no page to link), not_made (none of its reports was written: each
+ * failed), other_period (its reports are of another period: the default period ends on each
+ * account's newest run).
  */
-export type MissingReason = 'unreadable' | 'no_runs' | 'not_covered' | 'not_made' | 'other_period';
+export type MissingReason =
+  | 'unreadable'
+  | 'no_runs'
+  | 'not_covered'
+  | 'no_pages'
+  | 'not_made'
+  | 'other_period';
+
+/** What tells why an account has no book part (src/report/make.ts AccountReports). */
+export interface AccountMade {
+  known: readonly string[];
+  workspaces: readonly string[];
+  made: readonly unknown[];
+}
 
 export interface MissingAccount {
   account: string;
@@ -44,20 +58,15 @@ export interface Book {
 /** What one account's `visync report` gave: its book part, or what tells why it has none. */
 export type AccountOutcome =
   | { account: string; book: AccountBook }
-  | {
-      account: string;
-      book?: undefined;
-      made: { known: readonly string[]; workspaces: readonly string[] } | undefined;
-    };
+  | { account: string; book?: undefined; made: AccountMade | undefined };
 
 /** Why an account without a book part has none (undefined `made`: its store could not be read). */
-export function missingReason(
-  made: { known: readonly string[]; workspaces: readonly string[] } | undefined,
-): MissingReason {
+export function missingReason(made: AccountMade | undefined): MissingReason {
   if (made === undefined) return 'unreadable';
   if (made.known.length === 0) return 'no_runs';
   if (made.workspaces.length === 0) return 'not_covered';
-  return 'not_made';
+  // Written, yet no overview: its reports are JSON only (src/report/make.ts writes pages' overviews).
+  return made.made.length > 0 ? 'no_pages' : 'not_made';
 }
 
 /**

@@ -18,6 +18,7 @@ const UNIT = files([
   'cli-commands-layout',
   'code-layout',
   'config',
+  'report-agency-book',
   'config-reports',
   'config-scale',
   'config-watch',

@@ -186,9 +186,9 @@ describe('the whole book in the object store', () => {
 });
 
 describe('the whole book and several object stores', () => {
-  it('is not written when the accounts write to more than one store and there is no --out: one line says to use --out', async () => {
+  it('is not written when the accounts write to more than one store and there is no --out (one line says to use --out), nor with --brand', async () => {
     const dir = h.tempDir();
-    const { config } = await threeAccounts(dir);
+    const { config, ids } = await threeAccounts(dir);
     const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown> & {
       accounts: Record<string, unknown>[];
     };
@@ -203,5 +203,19 @@ describe('the whole book and several object stores', () => {
     expect(existsSync(join(dir, 'reports', 'agency'))).toBe(false);
     // Each account's own overview is still written.
     expect(r.out.some((l) => l.startsWith('acme overview 2026-11: '))).toBe(true);
+    // One client (--brand): the other accounts write no overview, so no book either.
+    const out = h.tempDir();
+    const one = await h.visyncCli(config, [
+      'report',
+      '--period',
+      '2026-11',
+      '--brand',
+      ids.beta?.[0] as string,
+      '--out',
+      out,
+    ]);
+    expect(one.out.some((l) => l.startsWith('beta overview 2026-11: '))).toBe(true);
+    expect(one.out.some((l) => l.startsWith('agency overview'))).toBe(false);
+    expect(existsSync(join(out, 'agency'))).toBe(false);
   }, 120_000);
 });

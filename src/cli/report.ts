@@ -92,7 +92,8 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         '  visync report --brand brand_1 --from 2026-11-01 --to 2026-11-15 --out ./reports',
         '',
         'With the top-level reports.agency a mapping ({ name: Northwind, locale: de-DE }), a run over',
-        'every account also writes the whole book of all clients: agency/period=P/overview.html.',
+        'every account (no --account, no --brand) also writes the whole book of all clients:',
+        'agency/period=P/overview.html.',
         '',
         'Scheduled reports (reports.schedule) are made by the workers; `visync report send` mails the',
         'drafts (review: true) and any recipient not yet sent (docs/reports.md).',
@@ -187,9 +188,10 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
         });
       countAccount(tally, account, r, flags, io);
     }
-    // The whole book: only when reports.agency is a mapping and the call covers every account.
+    // The whole book: only when reports.agency is a mapping and the call covers every client of
+    // every account (with --brand the other accounts write no overview, so they would be missing).
     const agency = settings.agencyBookSettings(config);
-    if (agency && !flags.account)
+    if (agency && !flags.account && brands.length === 0)
       await wholeBook({ config, flags, io, tally, stores, accounts, style, output, pdf, typed, agency });
   } finally {
     await pdf?.close();

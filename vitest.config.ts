@@ -18,6 +18,7 @@ const UNIT = files([
   'cli-commands-layout',
   'code-layout',
   'config',
+  'report-agency-book',
   'config-reports',
   'config-scale',
   'config-watch',
@@ -107,6 +108,7 @@ const E2E = files([
   'report-delivery',
   'report-languages',
   'report-overview',
+  'report-agency',
   // runs release 0.1.0 from its recorded commit (test/helpers/old-release.ts)
   'old-reports',
   'report-pdf',

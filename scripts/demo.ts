@@ -4,8 +4,9 @@
 // it, and syncs two nights: one 30 days ago (the simulator's `today` and the run date set back, so
 // the client reports have a previous period to compare with), then tonight's `run --once` through
 // the real CLI. It prints what tonight's run did, writes every workspace's client report with
-// `visync report` (html and json, and its tables as csv and report.xlsx, into the data folder's store) and prints where one is, and
-// where the account's overview of all of them is.
+// `visync report` (html and json, and its tables as csv and report.xlsx, into the data folder's store)
+// and prints where one is, where the account's overview of all of them is, and the agency's whole
+// book of every account.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { main } from '../src/cli/main.js';
@@ -46,6 +47,9 @@ function writeConfig(url: string): void {
       `    rateWindowSeconds: ${WINDOW_S}`,
       'sinks:',
       `  fs: { dir: ${JSON.stringify(dataDir)} }`,
+      '# A mapping (not just a name): `visync report` also writes the whole book of every account.',
+      'reports:',
+      '  agency: { name: Northwind Agency, locale: de-DE }',
       '',
     ].join('\n'),
   );
@@ -114,7 +118,14 @@ const overview = made
   .find((line) => line.startsWith('demo overview '))
   ?.split(': ')
   .at(-1);
-const reports = made.filter((line) => !line.startsWith('demo overview '));
+// The whole book's line (`agency overview <period>: <path>`, reports.agency a mapping) too.
+const book = made
+  .find((line) => line.startsWith('agency overview '))
+  ?.split(': ')
+  .at(-1);
+const reports = made.filter(
+  (line) => !line.startsWith('demo overview ') && !line.startsWith('agency overview '),
+);
 const oneFolder = reports[0]?.split(': ').at(-1);
 console.log(
   [
@@ -126,6 +137,7 @@ console.log(
         ]
       : []),
     overview ? `agency overview: ${overview}` : 'no overview written',
+    book ? `whole book (every account, de-DE): ${book}` : 'no whole book written',
     `total seconds: ${((Date.now() - started) / 1000).toFixed(1)}`,
   ].join('\n'),
 );

@@ -35,6 +35,10 @@ describe('npm run demo', () => {
     const overview = /^agency overview: (.+\/overview\.html)$/m.exec(stdout)?.[1];
     expect(overview?.startsWith(join(dir, 'reports', 'account=demo', 'period='))).toBe(true);
     expect(existsSync(overview as string)).toBe(true);
+    // The whole book (reports.agency a mapping in the demo's config), in the agency's de-DE.
+    const book = /^whole book \(every account, de-DE\): (.+\/overview\.html)$/m.exec(stdout)?.[1];
+    expect(book?.startsWith(join(dir, 'reports', 'agency', 'period='))).toBe(true);
+    expect(readFileSync(book as string, 'utf8')).toContain('<html lang="de-DE">');
 
     const html = readFileSync(path as string, 'utf8');
     const headings = [...html.matchAll(/<h2>([^<]*)<\/h2>/g)].map((m) => m[1]);

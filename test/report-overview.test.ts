@@ -18,6 +18,7 @@ import { headlineOf } from '../src/report/summary/headline.js';
 import { builtVisync, NODE22 } from './helpers/built-bin.js';
 import { startProcess } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
+import { pdfLinks } from './helpers/pdf-pages.js';
 import { NIGHTS, reportDir, twoNights } from './helpers/report-nights.js';
 import { PERIOD, PREVIOUS, report } from './helpers/report-workspace.js';
 import { chromiumBrowser } from './helpers/shared-chromium.js';
@@ -199,16 +200,6 @@ async function reportPdfThroughBin(bin: string, config: string, out: string): Pr
     { env: { VISYNC_CHROMIUM_ENDPOINT: '' }, guardMs: 180_000 },
   ).exited;
   expect(run.code, run.stderr).toBe(0);
-}
-
-/** The link annotations' URIs of a PDF, page by page, as poppler reads them (`pdfinfo -url`). */
-function pdfLinks(file: string): string[] {
-  return execFileSync('pdfinfo', ['-url', file])
-    .toString()
-    .split('\n')
-    .slice(1)
-    .map((l) => /^\s*\d+\s+Annotation\s+(\S+)/.exec(l)?.[1])
-    .filter((u): u is string => u !== undefined);
 }
 
 describe('overview.pdf through the built bin', () => {

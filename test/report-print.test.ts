@@ -54,6 +54,7 @@ beforeAll(async () => {
       },
       // The overview's pages are checked in test/report-overview.test.ts.
       writeOverview: async () => '',
+      writeBook: async () => '',
       read: async () => undefined,
       stated: async () => undefined,
     },

@@ -2,11 +2,14 @@
 // period, never an API call (docs/reports.md). Registering it loads only commander: the action
 // imports the report modules (and Vega) when it runs.
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import type { Config } from '../config/schema.js';
 import type { Period } from '../history/period.js';
 import type { AccountReportOptions, AccountReports } from '../report/make.js';
 import type { ReportFormat } from '../report/output.js';
+import type { AccountOutcome } from '../report/overview/book.js';
 import type { PdfSession } from '../report/render/pdf.js';
-import type { ReportSettings } from '../report/settings.js';
+import type { agencyBookSettings, ReportSettings } from '../report/settings.js';
+import type { ObjectStores } from '../sinks/create-store.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { collect, unknownWorkspaceLine } from './options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -90,6 +93,10 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         '  visync report --format html,json,xlsx,csv --out ./reports   # the tables for a deck: report.xlsx, tables/*.csv',
         '  visync report --brand brand_1 --from 2026-11-01 --to 2026-11-15 --out ./reports',
         '',
+        'With the top-level reports.agency a mapping ({ name: Northwind, locale: de-DE }), a run over',
+        'every account (no --account, no --brand) also writes the whole book of all clients:',
+        'agency/period=P/overview.html.',
+        '',
         'Scheduled reports (reports.schedule) are made by the workers; `visync report send` mails the',
         'drafts (review: true) and any recipient not yet sent (docs/reports.md).',
       ].join('\n'),
@@ -161,7 +168,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
         throw new CliError(errorMessage(err));
       })
     : undefined;
-  const tally: Tally = { code: 0, written: [], found: new Set(), unread: [] };
+  const tally: Tally = { code: 0, written: [], found: new Set(), unread: [], outcomes: [] };
   try {
     for (const account of accounts) {
       const store = await stores.forAccount(config, account);
@@ -183,6 +190,11 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
         });
       countAccount(tally, account, r, flags, io);
     }
+    // The whole book: only when reports.agency is a mapping and the call covers every client of
+    // every account (with --brand the other accounts write no overview, so they would be missing).
+    const agency = settings.agencyBookSettings(config);
+    if (agency && !flags.account && brands.length === 0)
+      await wholeBook({ config, flags, io, tally, stores, accounts, style, output, pdf, typed, agency });
   } finally {
     await pdf?.close();
     await stores.close();
@@ -272,6 +284,10 @@ interface Tally {
   found: Set<string>;
   /** Accounts whose store could not be read: a --brand of theirs is not "unknown". */
   unread: string[];
+  /** Each account's part of the whole book, or what tells why it has none (src/report/overview/book.ts). */
+  outcomes: AccountOutcome[];
+  /** Where the whole book went, when it was written. */
+  book?: string;
 }
 
 /** One account's reports (undefined: its store could not be read) into the tally, lines printed. */
@@ -282,6 +298,7 @@ function countAccount(
   flags: ReportFlags,
   io: CommandIo,
 ): void {
+  tally.outcomes.push(r?.book ? { account, book: r.book } : { account, made: r });
   if (!r) {
     tally.code = 1;
     tally.unread.push(account);
@@ -300,6 +317,62 @@ function countAccount(
   if (r.overview && !flags.json) io.out(`${account} overview ${r.made[0]?.period}: ${r.overview}`);
 }
 
+interface BookSources {
+  config: Config;
+  flags: ReportFlags;
+  io: CommandIo;
+  tally: Tally;
+  stores: ObjectStores;
+  accounts: readonly string[];
+  style: typeof import('../report/style.js');
+  output: typeof import('../report/output.js');
+  pdf: PdfSession | undefined;
+  typed: ReportFormat[] | undefined;
+  agency: NonNullable<ReturnType<typeof agencyBookSettings>>;
+}
+
+/**
+ * The whole book of every account's clients (docs/reports.md, "The whole book"), in the agency's
+ * look and locale, beside the accounts' folders: under --out, or in the one object store they
+ * share (its links are relative: accounts in several stores get a line saying to use --out).
+ */
+async function wholeBook(b: BookSources): Promise<void> {
+  const { wholeBook: bookOf } = await import('../report/overview/book.js');
+  const book = bookOf(b.tally.outcomes);
+  if (!book) return;
+  let target = b.flags.out ? b.output.dirTarget(b.flags.out) : undefined;
+  if (!target) {
+    const shared = await b.stores.grouped(b.config, b.accounts);
+    if (shared.length !== 1 || !shared[0]) {
+      b.io.err(
+        `visync: the whole-book overview (reports.agency) is not written: the accounts write to ${shared.length} object stores and its links are relative; run \`visync report --out DIR\` to have it in one folder`,
+      );
+      return;
+    }
+    target = b.output.storeTarget(shared[0].store);
+  }
+  const s = b.agency.settings;
+  const withPdf = b.pdf && (b.typed ?? s.formats).includes('pdf');
+  const { writeBook } = await import('../report/overview/book-write.js');
+  try {
+    b.tally.book = await writeBook({
+      target,
+      book,
+      style: b.style.styleOf(s),
+      print: withPdf
+        ? (html: string) =>
+            (b.pdf as PdfSession).render(html, { pageSize: s.pageSize, locale: s.locale ?? null })
+        : undefined,
+    });
+  } catch (err) {
+    const { errorMessage } = await import('../util/errors.js');
+    b.io.err(`visync: the whole-book overview (reports.agency): ${errorMessage(err)}`);
+    b.tally.code = Math.max(b.tally.code, 1);
+    return;
+  }
+  if (!b.flags.json) b.io.out(`agency overview ${book.period.label}: ${b.tally.book}`);
+}
+
 /** The unknown --brand lines, the --json document, and the exit code. */
 async function finishReport(
   tally: Tally,
@@ -312,7 +385,16 @@ async function finishReport(
   if (o.flags.json) {
     const { exitFields } = await import('./json-result.js');
     o.io.verbatim(
-      JSON.stringify({ reports: tally.written, formats: formats(), ...exitFields(exit) }, null, 2),
+      JSON.stringify(
+        {
+          reports: tally.written,
+          ...(tally.book ? { agency_overview: tally.book } : {}),
+          formats: formats(),
+          ...exitFields(exit),
+        },
+        null,
+        2,
+      ),
     );
   }
   return exit;

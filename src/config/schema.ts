@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EVENT_TYPES } from '../catalogue/brand-events.js';
 import { isLoopbackHost } from '../util/net.js';
 import { hasControlCharacter } from '../util/terminal.js';
+import { agencySchemas } from './agency.js';
 import { cronProblem, schedulerAcceptsTimeZone } from './cron.js';
 import { reportAttachShape } from './report-attach.js';
 
@@ -347,8 +348,10 @@ const ReportMailSchema = z.strictObject(
 
 // Every key optional: a level says only what it changes; src/report/settings.ts merges the levels
 // (top level <- account <- workspace) and fills the defaults.
+// The agency's name; at the top level also the whole-book mapping (./agency.ts).
+const agency = agencySchemas({ name: shortText('the agency name', 120), locale, timeZone });
 const reportSettingsShape = {
-  agency: shortText('the agency name', 120).optional(),
+  agency: agency.level.optional(),
   logo: logoPath.optional(),
   colors: z.preprocess(
     nullAsUndefined,
@@ -425,6 +428,7 @@ const AccountReportsSchema = z.strictObject(
 const ReportsSchema = z.strictObject(
   {
     ...reportSettingsShape,
+    agency: agency.top.optional(),
     /** The browser that prints PDFs (Debian's chromium by default). */
     chromiumPath: nonEmptyString('the path of a Chromium executable').optional(),
     workspaces: z.never({ error: WORKSPACES_AT_TOP }).optional(),

@@ -17,6 +17,7 @@ import {
 import { buildModel } from './model/model.js';
 import type { ReportModel } from './model/report-shape.js';
 import { csvName, type ReportFile, type ReportFormat, type ReportTarget } from './output.js';
+import type { AccountBook } from './overview/book.js';
 import { type OverviewOptions, writeOverview } from './overview/make.js';
 import { type OverviewReport, overviewPart } from './overview/rows.js';
 import { PdfError, PRINTS_AT_ONCE } from './render/pdf.js';
@@ -52,6 +53,8 @@ export interface AccountReports {
   partsTotal: number;
   /** Where the account's overview of the period went, when one was written. */
   overview?: string;
+  /** The account's part of the whole book (./overview/book.ts): its overview's rows, when one was written. */
+  book?: AccountBook;
 }
 
 export interface AccountReportOptions {
@@ -234,8 +237,8 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   const toDate = running === undefined ? undefined : { through: running };
   // Beside pages only: a JSON-only run (a data export) writes no overview page.
   const pages = out.made.some((m) => (o.formatsFor?.(m.brandId) ?? o.formats).some(isPage));
-  if (o.overview && pages)
-    out.overview = await writeOverview({
+  if (o.overview && pages) {
+    const written = await writeOverview({
       ...{ store: o.store, target: o.target, account: o.account, runs, period, previous },
       // A removed client's report made by --brand has its row too.
       ...{ workspaces: [...new Set([...available, ...brandIds])].sort(), made: slim, overview: o.overview },
@@ -243,6 +246,9 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
       formatsFor: (b) => o.formatsFor?.(b) ?? o.formats,
       clientFor: (b) => ({ name: o.styleFor(b).clientName, domain: o.styleFor(b).clientDomain }),
     });
+    out.overview = written.location;
+    out.book = { account: o.account, period, previous, toDate, rows: written.rows, reports: written.reports };
+  }
   return out;
 }
 

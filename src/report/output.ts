@@ -7,7 +7,7 @@
 // (./model/previous-report.ts).
 import { readFile, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { overviewPrefix, reportPrefix } from '../sinks/layout.js';
+import { agencyPrefix, overviewPrefix, reportPrefix } from '../sinks/layout.js';
 import type { ObjectStore, StoredObject } from '../sinks/object-store.js';
 import { removeInTree, writeInTree } from '../util/safe-write.js';
 import { type ArtefactFacts, manifestOf, overviewManifestOf } from './artefact.js';
@@ -74,6 +74,8 @@ export interface ReportTarget {
   ): Promise<string>;
   /** The account's overview of a period (`overview.html`, `overview.pdf`); returns where it went. */
   writeOverview(account: string, period: string, files: readonly ReportFile[]): Promise<string>;
+  /** The whole book of a period (`reports/agency/period=P/overview.{html,pdf}`); returns where it went. */
+  writeBook(period: string, files: readonly ReportFile[]): Promise<string>;
   /** A report.json written before, or undefined (missing, unreadable or another model version). */
   read(account: string, brandId: string, period: string): Promise<Report | undefined>;
   /**
@@ -113,6 +115,11 @@ export function dirTarget(dir: string): ReportTarget {
   const folders = (a: string, b: string, p: string) =>
     reportPrefix(a, b, p).slice('reports/'.length).split('/').filter(Boolean);
   const path = (a: string, b: string, p: string, f: string) => join(dir, ...folders(a, b, p), f);
+  const overviewIn = async (prefix: string, files: readonly ReportFile[]) => {
+    const at = prefix.slice('reports/'.length).split('/').filter(Boolean);
+    for (const f of files) await writeInTree(dir, at, fileName(f, 'overview'), f.body);
+    return join(dir, ...at, 'overview.html');
+  };
   return {
     async write(a, b, p, files) {
       for (const f of files)
@@ -123,11 +130,8 @@ export function dirTarget(dir: string): ReportTarget {
         await rmdir(join(dir, ...folders(a, b, p), 'tables')).catch(() => undefined);
       return join(dir, ...folders(a, b, p));
     },
-    async writeOverview(a, p, files) {
-      const at = overviewPrefix(a, p).slice('reports/'.length).split('/').filter(Boolean);
-      for (const f of files) await writeInTree(dir, at, fileName(f, 'overview'), f.body);
-      return join(dir, ...at, 'overview.html');
-    },
+    writeOverview: (a, p, files) => overviewIn(overviewPrefix(a, p), files),
+    writeBook: (p, files) => overviewIn(agencyPrefix(p), files),
     async read(a, b, p) {
       return parseReport(await readFile(path(a, b, p, 'report.json')).catch(() => undefined));
     },
@@ -161,6 +165,9 @@ export function storeTarget(store: ObjectStore): ReportTarget {
     write: (a, b, p, files, facts) => put(reportPrefix(a, b, p), 'report', files, facts),
     async writeOverview(a, p, files) {
       return `${await put(overviewPrefix(a, p), 'overview', files)}overview.html`;
+    },
+    async writeBook(p, files) {
+      return `${await put(agencyPrefix(p), 'overview', files)}overview.html`;
     },
     async read(a, b, p) {
       return parseReport(await store.get(`${reportPrefix(a, b, p)}report.json`));

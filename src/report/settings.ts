@@ -4,6 +4,8 @@
 // The renderer takes the look part of them (./style.ts); the scheduled delivery the schedule,
 // recipients and mail (src/delivery/). Here, not in src/config: the defaults name the page size
 // and Chromium of ./render/pdf.ts.
+
+import { type AgencyBook, agencyBook, agencyName } from '../config/agency.js';
 import type { AttachFormat } from '../config/report-attach.js';
 import type {
   AccountConfig,
@@ -104,11 +106,35 @@ export function reportSettingsFor(
   account: AccountConfig,
   workspaceId?: string,
 ): ReportSettings {
-  const top = overlay(defaultReportSettings(), config.reports);
+  const top = topSettings(config);
   const own = overlay(top, account.reports);
   return inCatalogueLocale(
     workspaceId === undefined ? own : overlay(own, account.reports?.workspaces?.[workspaceId]),
   );
+}
+
+/** The top-level `reports` block over the defaults; `agency` as its name whichever form it takes. */
+function topSettings(config: Pick<Config, 'reports'>): ReportSettings {
+  const r = config.reports;
+  return overlay(defaultReportSettings(), r && { ...r, agency: agencyName(r.agency) });
+}
+
+/**
+ * The whole-book overview's settings when the top-level `reports.agency` is a mapping (docs/reports.md,
+ * "The whole book"): the top-level look, the agency's name, its locale and time zone; else null.
+ */
+export function agencyBookSettings(
+  config: Pick<Config, 'reports'>,
+): { book: AgencyBook; settings: ReportSettings } | null {
+  const book = agencyBook(config.reports?.agency);
+  if (!book) return null;
+  const top = topSettings(config);
+  const settings = inCatalogueLocale({
+    ...top,
+    ...(book.locale === undefined ? {} : { locale: book.locale }),
+    ...(book.timeZone === undefined ? {} : { timeZone: book.timeZone }),
+  });
+  return { book, settings };
 }
 
 /** A locale without a catalogue moves to `localeWithoutCatalogue`: the report is then English. */

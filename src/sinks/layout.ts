@@ -235,6 +235,11 @@ export function overviewPrefix(account: string, period: string): string {
   return `reports/account=${account}/period=${period}/`;
 }
 
+/** The whole book's folder, above the accounts' (docs/reports.md, "The whole book"): `reports/agency/period={period}/`. */
+export function agencyPrefix(period: string): string {
+  return `reports/agency/period=${period}/`;
+}
+
 /** A client report's folder: `reports/account={account}/brand={brand_key}/period={period}/` (docs/reports.md). */
 export function reportPrefix(account: string, brandId: string, period: string): string {
   return `reports/account=${account}/brand=${brandKey(brandId)}/period=${period}/`;

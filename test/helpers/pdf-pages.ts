@@ -75,3 +75,13 @@ function unescapeXml(s: string): string {
     (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[e] as string,
   );
 }
+
+/** The link annotations' URIs of a PDF, page by page, as poppler reads them (`pdfinfo -url`). */
+export function pdfLinks(file: string): string[] {
+  return execFileSync('pdfinfo', ['-url', file])
+    .toString()
+    .split('\n')
+    .slice(1)
+    .map((l) => /^\s*\d+\s+Annotation\s+(\S+)/.exec(l)?.[1])
+    .filter((u): u is string => u !== undefined);
+}

@@ -9,7 +9,7 @@ import type { ReportFile, ReportFormat, ReportTarget } from '../output.js';
 import type { ReportStyle } from '../style.js';
 import { periodEvents } from './events.js';
 import { type ClientName, clientNames } from './names.js';
-import { type OverviewReport, overviewRows, portfolioTrend, reportHref } from './rows.js';
+import { type OverviewReport, type OverviewRow, overviewRows, portfolioTrend, reportHref } from './rows.js';
 
 export interface OverviewOptions {
   /** The account's look and locale (its `reports` settings without a workspace's). */
@@ -37,8 +37,15 @@ export interface OverviewInput {
   overview: OverviewOptions;
 }
 
-/** Writes the overview; returns where overview.html went. */
-export async function writeOverview(i: OverviewInput): Promise<string> {
+/** What an account's overview showed: where overview.html went, its rows and the reports read. */
+export interface WrittenOverview {
+  location: string;
+  rows: OverviewRow[];
+  reports: OverviewReport[];
+}
+
+/** Writes the overview; returns where overview.html went, and its rows for the whole book (./book.ts). */
+export async function writeOverview(i: OverviewInput): Promise<WrittenOverview> {
   const items = [];
   for (const brandId of i.workspaces) {
     const report = i.made.get(brandId) ?? (await i.target.read(i.account, brandId, i.period.label));
@@ -64,5 +71,5 @@ export async function writeOverview(i: OverviewInput): Promise<string> {
   });
   const files: ReportFile[] = [{ format: 'html', body: page }];
   if (i.overview.print) files.push({ format: 'pdf', body: await i.overview.print(page) });
-  return i.target.writeOverview(i.account, i.period.label, files);
+  return { location: await i.target.writeOverview(i.account, i.period.label, files), rows, reports };
 }

@@ -7,11 +7,12 @@
 // by" line is kept with the trend above it, so a printed page never holds it alone.
 import { html as escapedHtml, raw } from 'hono/html';
 import type { Period } from '../../history/period.js';
-import { translator } from '../i18n/translate.js';
+import { type Translate, translator } from '../i18n/translate.js';
 import { beginReportCharts, chartSvg, type LinePoint } from '../render/charts.js';
-import { formattersOf } from '../render/format.js';
+import { type Formatters, formattersOf } from '../render/format.js';
 import { html, share, signed } from '../render/html-parts.js';
 import { DELTA_COLOURS, type ReportStyle } from '../style.js';
+import type { MissingAccount } from './book.js';
 import { OVERVIEW_EVENT_KINDS } from './events.js';
 import type { OverviewRow, PortfolioDay } from './rows.js';
 
@@ -25,6 +26,8 @@ export interface OverviewPage {
   rows: readonly OverviewRow[];
   trend: readonly PortfolioDay[];
   style: ReportStyle;
+  /** The whole book (./book.ts): an account column, and the accounts without rows with why. */
+  book?: { missing: readonly MissingAccount[] } | undefined;
 }
 
 async function trendSvg(o: OverviewPage, series: [string, string]): Promise<string> {
@@ -72,9 +75,11 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
     r.suffix === null
       ? ''
       : html` <span class="apart">(${'domain' in r.suffix ? html`<bdi>${r.suffix.domain}</bdi>` : f.number(r.suffix.n)})</span>`;
+  // The whole book names each row's account first (./book.ts).
+  const account = (r: OverviewRow) => (o.book ? html`<td class="account">${r.account ?? ''}</td>` : '');
   const row = (
     r: OverviewRow,
-  ) => html`<tr><td>${r.client === null ? html`<span class="na">${t('overview:unnamed')}</span>` : html`<bdi>${r.client}</bdi>`}${suffix(r)}</td>
+  ) => html`<tr>${account(r)}<td>${r.client === null ? html`<span class="na">${t('overview:unnamed')}</span>` : html`<bdi>${r.client}</bdi>`}${suffix(r)}</td>
 <td class="fig">${r.score === null ? missing : f.one(r.score)}</td><td class="fig">${change(r)}</td>
 <td class="fig">${r.share === null ? missing : share(f, r.share, r.shareUnit)}</td><td>${events(r)}</td>
 <td>${r.href === null ? html`<span class="na">${t('overview:no_report')}</span>` : escapedHtml`<a href="${r.href}">${t('overview:open_report')}</a>`}</td></tr>`;
@@ -82,20 +87,20 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
 <html lang="${htmlLang}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${s.agencyName === null ? '' : `${s.agencyName} \u2013 `}${t('overview:title')} \u2013 ${f.period(o.period, o.toDate?.through, o.toDate !== undefined)}</title>${s.agencyName === null ? '' : html`\n<meta name="author" content="${s.agencyName}">`}
+<title>${s.agencyName === null ? '' : `${s.agencyName} \u2013 `}${o.book ? t('overview:book_title') : t('overview:title')} \u2013 ${f.period(o.period, o.toDate?.through, o.toDate !== undefined)}</title>${s.agencyName === null ? '' : html`\n<meta name="author" content="${s.agencyName}">`}
 <style>${raw(css(s))}</style></head>
 <body><main>
 <header class="cover">
 ${s.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${s.logoDataUri}">` : ''}
 ${s.agencyName === null ? '' : html`<p class="agency">${s.agencyName}</p>`}
-<h1>${t('overview:title')}</h1>
+<h1>${o.book ? t('overview:book_title') : t('overview:title')}</h1>
 <p>${f.period(o.period, o.toDate?.through, o.toDate !== undefined)}. ${t('page:cover.compared', { previous: f.period(o.previous) })} ${t('overview:clients', { count: o.rows.length, n: f.number(o.rows.length) })}.</p>
 </header>
 <section><h2>${t('overview:clients_title')}</h2>
-<table class="clients"><thead><tr><th>${t('overview:col_client')}</th><th>${t('overview:col_score')}</th><th>${t('overview:col_delta')}</th><th>${t('overview:col_share')}</th><th>${t('overview:col_events')}</th><th>${t('overview:col_report')}</th></tr></thead>
+<table class="clients${o.book ? ' book' : ''}"><thead><tr>${o.book ? html`<th>${t('overview:col_account')}</th>` : ''}<th>${t('overview:col_client')}</th><th>${t('overview:col_score')}</th><th>${t('overview:col_delta')}</th><th>${t('overview:col_share')}</th><th>${t('overview:col_events')}</th><th>${t('overview:col_report')}</th></tr></thead>
 <tbody>${o.rows.map(row)}</tbody></table>
 <p class="note events-note">${t('overview:events_note')}</p>
-</section>
+</section>${o.book?.missing.length ? bookMissing(o.book.missing, t, f) : ''}
 <div class="closing"><section><h2>${t('overview:trend_title')}</h2>
 ${hasTrend ? html`<p class="note">${t('overview:trend_note')}</p>\n<div class="chart">${raw(svg)}</div>` : html`<p class="na">${t('overview:trend_missing')}</p>`}
 </section>
@@ -104,6 +109,18 @@ ${s.agencyName === null ? '' : html`<footer><p class="muted">${t('overview:prepa
 </main></body></html>
 `;
   return (await page).toString();
+}
+
+/** The book's accounts without rows of its period, each with why, in the book's words. */
+function bookMissing(missing: readonly MissingAccount[], t: Translate, f: Formatters) {
+  const line = (m: MissingAccount) =>
+    t(`overview:book_missing_${m.reason}`, {
+      account: m.account,
+      period: m.period ? f.period(m.period) : '',
+    });
+  return html`
+<section class="book-missing"><h2>${t('overview:book_missing_title')}</h2>
+<ul>${missing.map((m) => html`<li>${line(m)}</li>`)}</ul></section>`;
 }
 
 function css(s: ReportStyle): string {
@@ -122,6 +139,8 @@ th{overflow-wrap:normal;word-break:keep-all;hyphens:none}
 table.clients{font-size:13px}table.clients th{font-size:12px}
 table.clients th:nth-child(1){width:30%}table.clients th:nth-child(2),table.clients th:nth-child(4){width:10%}
 table.clients th:nth-child(3){width:11%}table.clients th:nth-child(5){width:28%}table.clients th:nth-child(6){width:11%}
+table.book th:nth-child(1){width:10%}table.book th:nth-child(2){width:24%}table.book th:nth-child(3),table.book th:nth-child(5){width:9%}
+table.book th:nth-child(4){width:10%}table.book th:nth-child(6){width:27%}table.book th:nth-child(7){width:11%}
 td.fig{white-space:nowrap}
 .delta{font-weight:600}.delta.up{color:${DELTA_COLOURS.up}}.delta.down{color:${DELTA_COLOURS.down}}.delta.flat{color:${DELTA_COLOURS.flat}}
 .event{display:inline-block}.apart{display:block;color:#57606a;font-size:12px}

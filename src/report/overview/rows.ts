@@ -22,6 +22,8 @@ export const overviewPart = ({ cover, kpis, comparison, trend }: ReportModel): O
 });
 
 export interface OverviewRow {
+  /** The account of the row on the whole book (./book.ts); unset on an account's own overview. */
+  account?: string;
   brandId: string;
   /** The client's name as its report shows it; null: the data names none. */
   client: string | null;
@@ -89,15 +91,20 @@ export function overviewRows(
       href: r === undefined ? null : i.href,
     };
   });
-  // Largest drop first; a row without a change after every row with one, a workspace without a
-  // report last; then by name, by what tells a name's clients apart, and by id.
-  return rows.sort(
-    (a, b) =>
-      (a.delta ?? Number.POSITIVE_INFINITY) - (b.delta ?? Number.POSITIVE_INFINITY) ||
-      Number(a.reported === false) - Number(b.reported === false) ||
-      compareText(a.client ?? '', b.client ?? '') ||
-      compareText(suffixText(a.suffix), suffixText(b.suffix)) ||
-      compareText(a.brandId, b.brandId),
+  return rows.sort((a, b) => byHeadline(a, b) || compareText(a.brandId, b.brandId));
+}
+
+/**
+ * The overviews' one order (an account's and the whole book's): largest drop first; a row without
+ * a change after every row with one, a workspace without a report last; then by name and by what
+ * tells a name's clients apart. Each overview breaks the last ties by its own ids.
+ */
+export function byHeadline(a: OverviewRow, b: OverviewRow): number {
+  return (
+    (a.delta ?? Number.POSITIVE_INFINITY) - (b.delta ?? Number.POSITIVE_INFINITY) ||
+    Number(a.reported === false) - Number(b.reported === false) ||
+    compareText(a.client ?? '', b.client ?? '') ||
+    compareText(suffixText(a.suffix), suffixText(b.suffix))
   );
 }
 

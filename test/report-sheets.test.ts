@@ -53,6 +53,19 @@ describe('report tables', () => {
     expect(shown.map((t) => t.name)).toEqual(['report', 'kpis']);
   });
 
+  it('the Report table says why a section is empty, for the sections shown only', () => {
+    const gap = report({ money: null });
+    const notes = (sections: typeof DE.sections) =>
+      reportTables(gap, { ...DE, sections })[0]!
+        .rows.filter((row) => row[0] === 'Hinweis')
+        .map((row) => row[1]);
+    expect(notes(DE.sections)).toContain('Kaufabsicht: Für diesen Zeitraum ist kein Stand bekannt.');
+    expect(notes(['kpis'])).toEqual([
+      'In den CSV-Dateien steht Share of Voice in Prozent: 35.2 bedeutet 35,2\u00a0%.',
+    ]);
+    expect(notes(['engines'])).toEqual([]);
+  });
+
   it('a missing figure is an empty cell with its reason, never 0', () => {
     const gap = report({ money: null });
     const kpis = reportTables(gap, DE).find((t) => t.name === 'kpis')!;

@@ -112,9 +112,10 @@ function reportTable(c: Ctx, shown: SheetTable[]): SheetTable {
     [f.t('sheets:as_of'), r.cover.data_as_of === null ? null : f.instant(r.cover.data_as_of)],
   ];
   const notes: string[] = [];
-  if (shown.some((t) => t.columns.some((x) => x.kind === 'percent' || x.kind === 'percent_delta')))
+  const kinds = new Set(shown.flatMap((t) => [...t.columns.map((x) => x.kind), ...(t.kinds ?? []).flat()]));
+  if (kinds.has('percent') || kinds.has('percent_delta'))
     notes.push(f.t('sheets:share_unit', { value: '35.2', shown: f.percent(35.2) }));
-  if (shown.some((t) => t.columns.some((x) => x.kind === 'instant'))) notes.push(f.t('sheets:times_utc'));
+  if (kinds.has('instant')) notes.push(f.t('sheets:times_utc'));
   for (const n of notes) rows.push([f.t('sheets:col_note'), n]);
   return {
     name: 'report',
@@ -358,17 +359,33 @@ function changesTable(c: Ctx): SheetTable {
   };
 }
 
-/** Notes of the sections whose data was not read: a row of the "Report" table each. */
-function notReadNotes(c: Ctx): string[] {
+/**
+ * Why a shown section's table is empty or short, a row of the "Report" table each: no state known
+ * for the period, data sent in a shape not read, no money-prompt counts.
+ */
+function sectionNotes(c: Ctx, sections: readonly string[]): string[] {
   const { r, f } = c;
   const out: string[] = [];
-  const bi = r.buyer_intent.not_available;
-  if (bi) out.push(notReadNote(c, f.t('page:buyer.losses'), bi.endpoint, bi.reason));
-  const rep = r.reputation.not_available;
-  if (rep) out.push(notReadNote(c, f.t('page:col.claims'), rep.endpoint, rep.reason));
-  const mc = r.money_competitors;
-  if (mc.missing !== null) out.push(f.t(`competitors:missing_${mc.missing}`));
-  else if (mc.previous_missing !== null) out.push(f.t(`competitors:previous_${mc.previous_missing}`));
+  const heading = (s: string) => plain(f.t(`page:section.${s}`));
+  const none = (key: 'buyer_intent' | 'recommendations' | 'reputation') =>
+    `${heading(key)}: ${f.t('page:snapshot.none')}`;
+  if (sections.includes('buyer-intent')) {
+    const bi = r.buyer_intent.not_available;
+    const mc = r.money_competitors;
+    if (r.snapshots.buyer_intent.kind === 'none') out.push(none('buyer_intent'));
+    else {
+      if (bi) out.push(notReadNote(c, f.t('page:buyer.losses'), bi.endpoint, bi.reason));
+      if (mc.missing !== null) out.push(f.t(`competitors:missing_${mc.missing}`));
+      else if (mc.previous_missing !== null) out.push(f.t(`competitors:previous_${mc.previous_missing}`));
+    }
+  }
+  if (sections.includes('recommendations') && r.snapshots.recommendations.kind === 'none')
+    out.push(none('recommendations'));
+  if (sections.includes('reputation')) {
+    const rep = r.reputation.not_available;
+    if (r.snapshots.reputation.kind === 'none') out.push(none('reputation'));
+    else if (rep) out.push(notReadNote(c, f.t('page:col.claims'), rep.endpoint, rep.reason));
+  }
   return out;
 }
 
@@ -395,7 +412,7 @@ export function reportTables(
   };
   const shown = style.sections.flatMap((s) => by[s]?.() ?? []);
   const about = reportTable(c, shown);
-  for (const n of notReadNotes(c)) about.rows.push([f.t('sheets:col_note'), n]);
+  for (const n of sectionNotes(c, style.sections)) about.rows.push([f.t('sheets:col_note'), n]);
   return [about, ...shown];
 }
 

@@ -170,7 +170,9 @@ describe('report tables', () => {
 
   it('XLSX: a missing figure is an empty cell, and a control character does not break the file', async () => {
     const gap = report({ money: null, open: ['bell\u0007 title'] });
-    const wb = await readWorkbook(await tablesXlsx(reportTables(gap, DE), FACTS));
+    const facts = { ...FACTS, title: 'Client <b>&"One"\u0007', author: "O'Brien & <Co>" };
+    const wb = await readWorkbook(await tablesXlsx(reportTables(gap, DE), facts));
+    expect([wb.title, wb.creator]).toEqual(['Client <b>&"One"', "O'Brien & <Co>"]);
     const kpis = wb.getWorksheet('Kennzahlen')!;
     const row = kpis
       .getRows(2, 8)!

@@ -86,6 +86,7 @@ const E2E = files([
   'report-send-once',
   'report-recipients',
   'report-artefact',
+  'report-mail-templates',
   'report-to-date',
   'run-ownership',
   'runs-show',

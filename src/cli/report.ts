@@ -10,6 +10,7 @@ import type { ReportSettings } from '../report/settings.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { collect, unknownWorkspaceLine } from './options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { registerReportLink } from './report-link.js';
 import { registerReportSend } from './report-send.js';
 
 interface ReportFlags {
@@ -45,6 +46,7 @@ function parseFormats(value: string): ReportFormat[] {
 export function registerReport(program: Command, state: ProgramState, io: CommandIo): void {
   const report = program.command('report');
   registerReportSend(report, state, io);
+  registerReportLink(report, state, io);
   report
     .summary('write client-ready HTML and JSON reports from the synced data (no API call)')
     .description(

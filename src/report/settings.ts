@@ -4,6 +4,8 @@
 // The renderer takes the look part of them (./style.ts); the scheduled delivery the schedule,
 // recipients and mail (src/delivery/). Here, not in src/config: the defaults name the page size
 // and Chromium of ./render/pdf.ts.
+
+import type { MailTemplates } from '../config/mail-templates.js';
 import type {
   AccountConfig,
   Config,
@@ -91,8 +93,19 @@ function overlay(base: ReportSettings, level: Level | undefined): ReportSettings
     ...set,
     ...names,
     colors: { ...base.colors, ...colors },
-    mail: { ...base.mail, ...mailSet },
+    // Templates merge per locale and per part: a workspace's `de.subject` keeps the account's `de.body`.
+    mail: { ...base.mail, ...mailSet, ...templatesOver(base.mail.templates, mail?.templates) },
   } as ReportSettings;
+}
+
+function templatesOver(
+  base: MailTemplates | undefined,
+  level: MailTemplates | undefined,
+): { templates?: MailTemplates } {
+  if (!base && !level) return {};
+  const merged: MailTemplates = { ...base };
+  for (const [key, t] of Object.entries(level ?? {})) merged[key] = { ...merged[key], ...t };
+  return { templates: merged };
 }
 
 /** The merged, defaulted settings of one workspace's report (without a workspace: the account's). */

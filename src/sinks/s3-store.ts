@@ -194,6 +194,25 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
+  /**
+   * A presigned GET of one object (Signature Version 4, at most 7 days): whoever has the URL reads that
+   * object until it expires; the URL names the access key id (X-Amz-Credential), never the secret.
+   * Signed locally: no request is made.
+   */
+  async presignGet(key: string, expiresInSeconds: number, now: Date): Promise<string> {
+    const fullKey = this.#key(key);
+    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
+    try {
+      return await getSignedUrl(
+        this.#client,
+        new GetObjectCommand({ Bucket: this.#config.bucket, Key: fullKey }),
+        { expiresIn: expiresInSeconds, signingDate: now },
+      );
+    } catch (err) {
+      throw this.#error('read', fullKey, err);
+    }
+  }
+
   async list(prefix: string): Promise<string[]> {
     const out: string[] = [];
     for await (const keys of this.#pages(prefix, this.#listPageSize)) out.push(...keys);

@@ -3,17 +3,22 @@
 // recorded before and after (./records.ts), then the workspace's state (sent, made, draft or
 // failed). A failure on one address never stops the others; a failed server or login stops its
 // sends for the rest of the delivery (../mail/session.ts).
+
+import { linkSeconds } from '../../config/mail-templates.js';
 import type { SmtpConfig } from '../../config/schema.js';
 import { scrubSecrets } from '../../log.js';
 import { metrics } from '../../metrics/recorder.js';
 import { checkedFile, manifestFormats, parseManifest, type ReportManifest } from '../../report/artefact.js';
+import type { ReportModel } from '../../report/model/report-shape.js';
 import { parseReport } from '../../report/output.js';
 import { headlineOf } from '../../report/summary/headline.js';
+import { type Sentence, summarySentences } from '../../report/summary/sentences.js';
 import { reportPrefix } from '../../sinks/layout.js';
 import { errorMessage } from '../../util/errors.js';
 import { attachmentName, type Headline } from '../mail/compose.js';
 import type { MailSession } from '../mail/session.js';
 import { accountFailure, certainlyNotSent, mailFailureReason, type ReportMail } from '../mail/smtp.js';
+import { type ReportLink, reportLink } from '../report-link.js';
 import {
   gotOf,
   messageIdOf,
@@ -46,6 +51,9 @@ export const UNCONFIRMED_FIX =
 export interface Facts {
   clientName: string;
   headline: Headline;
+  /** The summary's sentences and the manager's note, as the version's report.json gives them. */
+  summary?: readonly Sentence[];
+  note?: string;
   manifest: ReportManifest;
   /** The version mailed: its id, whether it is to date and through which day. */
   want: WantedVersion;
@@ -73,6 +81,9 @@ export async function factsOf(o: DeliveryOptions, due: Due): Promise<Facts> {
     clientName: due.settings.clientName ?? report?.cover.client_name ?? due.brandId,
     // The one headline rule: the figures the report's summary and first card lead with.
     headline: report ? headlineOf(report) : { score: null, delta: null, earlier: false, comparable: false },
+    // report.json is the model with words added (a superset): its sentences are the page's.
+    ...(report ? { summary: summarySentences(report as unknown as ReportModel) } : {}),
+    ...(report?.manager_note ? { note: report.manager_note } : {}),
     manifest,
     want: { version: manifest.version, to_date: toDate, ...(toDate ? { through } : {}) },
   };
@@ -143,8 +154,9 @@ export async function sendPending(
       failAll('recipients are set but reports.smtp is not: configure host and from');
     else if (pending.length && smtp && facts) {
       const attachment = await attachmentOf(o, due, facts);
+      const link = await linkOf(o, due, facts);
       for (const to of pending)
-        results.push(await sendOne(o, { session, smtp, where, to, attachment, facts, due }));
+        results.push(await sendOne(o, { session, smtp, where, to, attachment, facts, due, link }));
     }
   } catch (err) {
     // The records or the report could not be read: nothing was sent to whoever is left.
@@ -212,6 +224,17 @@ interface OneSend {
   attachment: ReportMail['attachment'];
   facts: Facts;
   due: Due;
+  link: ReportLink | null;
+}
+
+/** `reports.mail.link`: one link for the delivery's mails, signed now for its configured lifetime. */
+async function linkOf(o: DeliveryOptions, due: Due, facts: Facts): Promise<ReportLink | null> {
+  const lifetime = due.settings.mail.link?.expires;
+  if (lifetime === undefined) return null;
+  // Checked at load: a lifetime of at most 7 days.
+  const seconds = linkSeconds(lifetime) as number;
+  const where = { account: o.account.name, brandId: due.brandId, period: due.period.label };
+  return reportLink(o.store, where, seconds, o.now?.() ?? new Date(), facts.manifest);
 }
 
 /** One address: claimed, recorded `sending`, mailed, recorded `sent`; the claim given back. */
@@ -265,6 +288,12 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
         through: want.to_date ? (want.through ?? null) : null,
         agency: settings.agency,
         contact: settings.contact,
+        summary: s.facts.summary,
+        note: s.facts.note ?? null,
+        link: s.link,
+        timeZone: settings.timeZone ?? null,
+        engineNames: settings.engineNames,
+        templates: settings.mail.templates,
       },
       addressing: settings.mail,
       attachment: s.attachment,

@@ -5,6 +5,7 @@
 //   line, text plain, HTML escaped and the note rendered with raw HTML off; a line whose placeholder
 //   has no value (no link with an fs store) is left out, never "undefined";
 // - the default body carries the summary and the manager's note in the report's language;
+// - `report mail-preview` prints and writes that mail, byte for byte, sending nothing;
 // - an unknown placeholder or a lone brace: exit 78 naming the key;
 // - `visync report link` against s3rver: the URL opens the page over plain HTTP (text/html), a link
 //   signed earlier than its lifetime is refused; the mail carries the link and its expiry; an fs
@@ -112,6 +113,25 @@ describe('mail templates through the built bin', () => {
     await makeAndSend(config, brand);
     expect(box.mails).toHaveLength(1);
     const mail = box.mails[0]!;
+    // `report mail-preview` shows that mail as it was sent, sending nothing.
+    const out = h.tempDir();
+    const preview = await visync(config, [
+      'report',
+      'mail-preview',
+      '--brand',
+      brand,
+      '--period',
+      WEEK,
+      '--out',
+      out,
+    ]);
+    expect(preview.code, preview.stderr).toBe(0);
+    expect(readFileSync(join(out, 'mail.txt'), 'utf8')).toBe(`Subject: ${mail.subject}\n\n${mail.text}`);
+    expect(readFileSync(join(out, 'mail.html'), 'utf8')).toBe(mail.html);
+    expect(preview.stdout).toContain(
+      `Subject: ${mail.subject}\nAttachment: muller-img-src-x-onerror-alert-1-sohne-2026-W45.html\n\nHallo`,
+    );
+    expect(box.mails).toHaveLength(1);
     // The subject: the client's name as written (a header is text), one line, the German figures.
     expect(mail.subject).toMatch(
       /^Müller <img src=x onerror=alert\(1\)> & \*Söhne\* – KW 45 2026: Gesamtwert \d+,\d( \([+−-]?\d+,\d\))? \| Agentur Nord$/,

@@ -19,6 +19,7 @@ const UNIT = files([
   'code-layout',
   'config',
   'config-reports',
+  'mail-template',
   'config-scale',
   'config-watch',
   'doc-sections',

@@ -102,7 +102,12 @@ export const MailTemplatesSchema = z.record(
     { error: 'expected default or a locale such as de or de-CH' },
   ),
   MailTemplateSchema,
-  { error: 'expected a mapping of locales (or default) to { subject, body }' },
+  {
+    error: (iss) =>
+      iss.code === 'invalid_key'
+        ? 'expected default or a locale such as de or de-CH'
+        : 'expected a mapping of locales (or default) to { subject, body }',
+  },
 );
 
 /** S3's presigned URLs (Signature Version 4) are valid for at most 7 days. */

@@ -20,6 +20,7 @@ const UNIT = files([
   'config',
   'config-reports',
   'mail-template',
+  'report-link',
   'config-scale',
   'config-watch',
   'doc-sections',

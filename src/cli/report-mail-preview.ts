@@ -23,7 +23,7 @@ export function registerReportMailPreview(report: Command, state: ProgramState, 
         "reports.mail.templates or the built-in ones, in the report's locale, with its summary and the " +
         "account manager's note, and the link when reports.mail.link is set) and prints its subject and " +
         'text part; --out DIR also writes mail.txt and mail.html there. Sends nothing and records ' +
-        'nothing. Exit codes: 0 shown, 1 no report made for the period, 64 usage error, 78 config error.',
+        'nothing; with reports.mail.link the link shown is signed and works like the mailed one. Exit codes: 0 shown, 1 no report made for the period, 64 usage error, 78 config error.',
     )
     .option('--account <name>', 'the account (may be left out when the config has one)')
     .option('--brand <id>', 'the workspace whose report is mailed (one)', collect)

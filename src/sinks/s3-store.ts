@@ -17,6 +17,7 @@ import { VisyncError } from '../util/errors.js';
 import { sha256Hex } from '../util/hash.js';
 import { assertSafeKey, type ObjectStore, type PutOptions, type StoredObject } from './object-store.js';
 import { deadlineAgents, isConnectTimeout } from './s3-connect.js';
+import { presignGet } from './s3-presign.js';
 
 /** Curated files can be large; parts of this size keep memory bounded and stay above S3's 5 MiB minimum. */
 export const PART_SIZE = 8 * 1024 * 1024;
@@ -194,23 +195,9 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  /**
-   * A presigned GET of one object (Signature Version 4, at most 7 days): whoever has the URL reads that
-   * object until it expires; the URL names the access key id (X-Amz-Credential), never the secret.
-   * Signed locally: no request is made.
-   */
-  async presignGet(key: string, expiresInSeconds: number, now: Date): Promise<string> {
-    const fullKey = this.#key(key);
-    const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
-    try {
-      return await getSignedUrl(
-        this.#client,
-        new GetObjectCommand({ Bucket: this.#config.bucket, Key: fullKey }),
-        { expiresIn: expiresInSeconds, signingDate: now },
-      );
-    } catch (err) {
-      throw this.#error('read', fullKey, err);
-    }
+  /** A presigned GET of one object (./s3-presign.ts): whoever has the URL reads it until it expires. */
+  presignGet(key: string, expiresInSeconds: number, now: Date): Promise<string> {
+    return presignGet(this.#client, this.#config.bucket, this.#key(key), expiresInSeconds, now);
   }
 
   async list(prefix: string): Promise<string[]> {

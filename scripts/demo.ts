@@ -5,15 +5,20 @@
 // the client reports have a previous period to compare with), then tonight's `run --once` through
 // the real CLI. It prints what tonight's run did, writes every workspace's client report with
 // `visync report` (html and json, into the data folder's store) and prints where one is, and
-// where the account's overview of all of them is, and the agency's whole book of every account.
+// where the account's overview of all of them is, the agency's whole book of every account, and
+// the e-mail one report's client would get
+// (`visync report mail-preview`: the agency's own wording from reports.mail.templates, the summary
+// and the account manager's note; nothing is sent, the demo has no mail server).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { readConfig } from '../src/config/read-config.js';
+import { defaultPeriod } from '../src/history/period.js';
 import { createLogger } from '../src/log.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import { peakInWindow, type SimulatorOptions, startSimulator } from '../src/simulator/index.js';
 import { createObjectStore } from '../src/sinks/create-store.js';
+import { brandKey } from '../src/sinks/layout.js';
 import { addDays, utcDate } from '../src/util/time.js';
 
 const WORKSPACES = Number(process.env.DEMO_WORKSPACES ?? 24);
@@ -46,9 +51,16 @@ function writeConfig(url: string): void {
       `    rateWindowSeconds: ${WINDOW_S}`,
       'sinks:',
       `  fs: { dir: ${JSON.stringify(dataDir)} }`,
-      '# A mapping (not just a name): `visync report` also writes the whole book of every account.',
+      // The agency's own mail wording and the account manager's notes (docs/reports.md).
       'reports:',
-      '  agency: { name: Northwind Agency, locale: de-DE }',
+      '  # A mapping (not just a name): `visync report` also writes the whole book of every account.',
+      '  agency: { name: Northwind Digital, locale: de-DE }',
+      `  notesDir: ${JSON.stringify(join(dataDir, '.demo', 'notes'))}`,
+      '  mail:',
+      '    templates:',
+      '      default:',
+      '        subject: "{client}: your AI visibility, {period} – {headline}"',
+      '        body: "Hello {client} team,\\n\\n**In short:** {summary}\\n\\n{note}\\n\\nThe full report is attached ({file}).\\n\\n{agency}"',
       '',
     ].join('\n'),
   );
@@ -101,6 +113,15 @@ console.log(
   ].join('\n'),
 );
 
+// The account manager's note for the first workspace's report: on its page and in its mail.
+const noted = sim.accounts[0]!.workspaceIds[0]!;
+const period = defaultPeriod(tonight).label;
+mkdirSync(join(dataDir, '.demo', 'notes', 'demo', brandKey(noted)), { recursive: true });
+writeFileSync(
+  join(dataDir, '.demo', 'notes', 'demo', brandKey(noted), `${period}.md`),
+  'The new comparison page went live on the 3rd; **ChatGPT** picked it up within a week.\n',
+);
+
 // Client reports from what the two nights synced: the real CLI, no API call. Its one line per
 // report is kept to count them and name one.
 const made: string[] = [];
@@ -122,13 +143,22 @@ const reports = made.filter(
   (line) => !line.startsWith('demo overview ') && !line.startsWith('agency overview '),
 );
 const oneFolder = reports[0]?.split(': ').at(-1);
+// The mail the first workspace's client would get, as `report send` composes it; written beside.
+const mailLines: string[] = [];
+const mailDir = join(dataDir, 'mail-preview');
+const mailCode = await main(
+  ['node', 'visync', '--config', configPath, 'report', 'mail-preview', '--brand', noted, '--out', mailDir],
+  { out: (line) => mailLines.push(line), err: () => undefined },
+);
 console.log(
   [
     `reports: ${reports.length} (html and json per workspace, the last 30 days against the 30 before) in ${dataDir}/reports`,
     oneFolder ? `open one: ${oneFolder.replace(/\/?$/, '/')}report.html` : 'no report written',
     overview ? `agency overview: ${overview}` : 'no overview written',
     book ? `whole book (every account, de-DE): ${book}` : 'no whole book written',
+    `mail (reports.mail.templates, not sent; ${mailDir}/mail.html):`,
+    ...mailLines.map((line) => `  ${line}`),
     `total seconds: ${((Date.now() - started) / 1000).toFixed(1)}`,
   ].join('\n'),
 );
-process.exitCode = first.status === 'succeeded' ? Math.max(code, reportCode) : 1;
+process.exitCode = first.status === 'succeeded' ? Math.max(code, reportCode, mailCode) : 1;

@@ -13,6 +13,8 @@ import type { ObjectStores } from '../sinks/create-store.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { collect, unknownWorkspaceLine } from './options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { registerReportLink } from './report-link.js';
+import { registerReportMailPreview } from './report-mail-preview.js';
 import { registerReportSend } from './report-send.js';
 
 interface ReportFlags {
@@ -48,6 +50,8 @@ function parseFormats(value: string): ReportFormat[] {
 export function registerReport(program: Command, state: ProgramState, io: CommandIo): void {
   const report = program.command('report');
   registerReportSend(report, state, io);
+  registerReportLink(report, state, io);
+  registerReportMailPreview(report, state, io);
   report
     .summary('write client-ready HTML and JSON reports from the synced data (no API call)')
     .description(

@@ -4,6 +4,7 @@ import { isLoopbackHost } from '../util/net.js';
 import { hasControlCharacter } from '../util/terminal.js';
 import { agencySchemas } from './agency.js';
 import { cronProblem, schedulerAcceptsTimeZone } from './cron.js';
+import { MailLinkSchema, MailTemplatesSchema } from './mail-templates.js';
 
 // Messages here are what an operator reads when start-up fails, so each says what was expected
 // in plain words. None of them may quote the input: an API key must never reach a log line.
@@ -341,8 +342,10 @@ const ReportMailSchema = z.strictObject(
     cc: emailList('cc').optional(),
     /** In blind copy: delivered once, with the first recipient's mail, never shown. */
     bcc: emailList('bcc').optional(),
+    templates: MailTemplatesSchema.optional(),
+    link: MailLinkSchema.optional(),
   },
-  { error: expected('a mapping with fromName, replyTo, cc and bcc') },
+  { error: expected('a mapping with fromName, replyTo, cc, bcc, templates and link') },
 );
 
 // Every key optional: a level says only what it changes; src/report/settings.ts merges the levels

@@ -128,15 +128,14 @@ async function workspaceReport(
   // html.js loads Vega: only when a page is asked for.
   const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
   const withPage = formats.some((f) => f !== 'json');
+  // Read for the JSON model too: the mail says the note of the version it sends (report.json's).
   let notes: string | null = null;
-  if (withPage) {
-    try {
-      notes = await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label);
-    } catch (err) {
-      if (!(err instanceof NotesError)) throw err;
-      const line = `account ${o.account}, workspace ${workspace.brandId}: ${err.message}; its report was not written, the other workspaces' were`;
-      return { report, files: Promise.resolve({ kind: 'notes', line }) };
-    }
+  try {
+    notes = await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label);
+  } catch (err) {
+    if (!(err instanceof NotesError)) throw err;
+    const line = `account ${o.account}, workspace ${workspace.brandId}: ${err.message}; its report was not written, the other workspaces' were`;
+    return { report, files: Promise.resolve({ kind: 'notes', line }) };
   }
   const page = withPage
     ? await (await import('./render/html.js')).renderHtml(report, style, {
@@ -144,7 +143,7 @@ async function workspaceReport(
         notes,
       })
     : '';
-  const files = reportFiles(o, formats, report, page, workspace.brandId);
+  const files = reportFiles(o, formats, report, page, workspace.brandId, notes);
   // Awaited in order by the caller; a failure of one still in flight then is not left unheard.
   files.catch(() => undefined);
   return { report, files };
@@ -254,10 +253,11 @@ async function reportFiles(
   report: ReportModel,
   page: string,
   brandId: string,
+  notes: string | null,
 ): Promise<ReportFile[] | ReportProblem> {
   const files: ReportFile[] = [];
   for (const format of formats) {
-    if (format === 'json') files.push({ format, body: reportJsonText(report) });
+    if (format === 'json') files.push({ format, body: reportJsonText(report, notes) });
     else if (format === 'html') files.push({ format, body: page });
     else {
       if (!o.printPdf) throw new Error('the pdf format needs a PDF printer (printPdf)');

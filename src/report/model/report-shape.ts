@@ -228,4 +228,9 @@ export interface Report
     coverage: string;
   };
   engines: Worded<EngineScore>[];
+  /**
+   * The account manager's note of the period as its Markdown file says it (src/report/summary/notes.ts),
+   * for the mail; absent when there is none (and in a report.json written before it was kept).
+   */
+  manager_note?: string;
 }

@@ -113,6 +113,7 @@ const E2E = files([
   'report-recs',
   'report-style',
   'ui-browser',
+  'review-page',
   // DuckDB, dbt and the Athena grammars
   'brand-events',
   'dialects',

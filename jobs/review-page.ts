@@ -14,12 +14,10 @@ import type { Logger } from 'pino';
 import type { AccountConfig } from '../src/config/schema.js';
 import { type ActionResult, approveAndSend, holdReport, sendAll } from '../src/delivery/review/actions.js';
 import { outcomeLines, reviewPage } from '../src/delivery/review/page.js';
-import { type ReviewRow, type ReviewTarget, reviewRow } from '../src/delivery/review/rows.js';
+import { previewHtml } from '../src/delivery/review/preview.js';
+import { configuredName, type ReviewRow, type ReviewTarget, reviewRow } from '../src/delivery/review/rows.js';
 import type { DeliveryOptions } from '../src/delivery/scheduled/types.js';
 import { parsePeriod } from '../src/history/period.js';
-import { checkedFile, parseManifest } from '../src/report/artefact.js';
-import { reportSettingsFor } from '../src/report/settings.js';
-import { reportPrefix } from '../src/sinks/layout.js';
 import { errorMessage } from '../src/util/errors.js';
 import { redisClaims } from './redis-claims.js';
 import { confirmOpenReports, markReviewed, readOpenReports, readReviewedIndex } from './report-index.js';
@@ -97,14 +95,9 @@ export function addReviewPage(app: Hono, o: ReviewOptions): void {
       period: c.req.query('period'),
     });
     if ('why' in t) return c.text(`${t.why}\n`, 404);
-    const store = await w.context.storeFor(t.account.name);
-    const prefix = reportPrefix(t.account.name, t.brandId, t.period);
-    const manifest = parseManifest(await store.get(`${prefix}manifest.json`));
-    if (!manifest) return c.text('the report is not whole (no manifest): make it again\n', 404);
-    const html = await checkedFile(manifest, prefix, 'report.html', (k) => store.get(k)).catch(
-      () => undefined,
-    );
-    if (!html) return c.text('this report has no HTML page of its version\n', 404);
+    const got = await previewHtml(await w.context.storeFor(t.account.name), t.account.name, t);
+    if ('why' in got) return c.text(`${got.why}\n`, 404);
+    const html = got.html;
     return c.body(new Uint8Array(html), 200, {
       'content-type': 'text/html; charset=utf-8',
       'content-security-policy': PREVIEW_CSP,
@@ -115,16 +108,16 @@ export function addReviewPage(app: Hono, o: ReviewOptions): void {
     run: (w: RunningWorker, form: Record<string, unknown>) => Promise<{ lines: Notices; status?: 400 }>,
   ) => {
     return async (c: Context) => {
-      const w = running(c);
-      if (!w) return c.text('starting: the workers are not running yet\n', 503);
+      if (o.readOnly)
+        return c.text(
+          'refused: the worker endpoint is read-only (worker.ui.readOnly is true): nothing is held or sent here; set worker.ui.readOnly: false to act on drafts\n',
+          403,
+        );
       const form = await c.req.parseBody();
       if (!tokenOk(form.token))
         return c.text('refused: the form is not from this review page (reload it)\n', 403);
-      if (o.readOnly)
-        return c.text(
-          'refused: the worker endpoint is read-only (worker.ui.readOnly): nothing is held or sent here\n',
-          403,
-        );
+      const w = running(c);
+      if (!w) return c.text('starting: the workers are not running yet\n', 503);
       const r = await run(w, form);
       return page(c, w, r.lines, r.status ?? 200);
     };
@@ -208,7 +201,7 @@ async function recorded(w: RunningWorker, account: AccountConfig, r: ActionResul
   return (rows) =>
     outcomeLines(account.name, r.outcomes, (brandId) => {
       const row = rows.find((x) => x.account === account.name && x.brandId === brandId);
-      return row?.clientName ?? reportSettingsFor(w.context.config, account, brandId).clientName ?? brandId;
+      return row?.clientName ?? configuredName(w.context.config, account, brandId);
     });
 }
 

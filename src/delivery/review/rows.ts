@@ -39,6 +39,15 @@ export interface ReviewTarget {
   period: string;
 }
 
+/** The client's name the config gives a workspace, else its id. */
+export function configuredName(
+  config: DeliveryOptions['config'],
+  account: DeliveryOptions['account'],
+  brandId: string,
+): string {
+  return reportSettingsFor(config, account, brandId).clientName ?? brandId;
+}
+
 /** The row of one report, or undefined when it has no record (never made nor scheduled). */
 export async function reviewRow(
   o: Pick<DeliveryOptions, 'config' | 'account' | 'store' | 'logger'>,

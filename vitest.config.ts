@@ -37,6 +37,7 @@ const UNIT = files([
   'report-old-versions',
   'report-schedule',
   'report-summary',
+  'review-page-html',
   'reservation-settle',
   'retry-after',
   'run-phase',

@@ -170,6 +170,8 @@ describe('review page', () => {
     expect(res?.headers()['content-security-policy']).toMatch(/^sandbox;/);
     await preview.getByText('Müller & Söhne').first().waitFor();
     expect(await preview.locator('html').getAttribute('lang')).toBe('de-DE');
+    mkdirSync(SHOTS, { recursive: true });
+    await preview.screenshot({ path: `${SHOTS}review-preview-de.png` });
     await preview.close();
 
     // Hold Müller & Söhne, with a reason.

@@ -37,9 +37,16 @@ function headlineText(r: ReviewRow): string {
   return `${score} (${x.earlier ? 'not comparable with the previous period' : 'first period, nothing to compare'})`;
 }
 
+/** `2026-11-02 09:00 UTC` of an ISO time (the records keep the whole ISO time). */
+export function shownTime(iso: string): string {
+  return /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(iso) ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : iso;
+}
+
 function stateText(r: ReviewRow): string {
-  if (r.held) return `held by ${r.held.by} at ${r.held.at}${r.held.reason ? `: ${r.held.reason}` : ''}`;
-  const approved = r.approvedBy ? `, approved by ${r.approvedBy} at ${r.approvedAt ?? '?'}` : '';
+  if (r.held)
+    return `held by ${r.held.by} at ${shownTime(r.held.at)}${r.held.reason ? `: ${r.held.reason}` : ''}`;
+  const at = r.approvedAt ? shownTime(r.approvedAt) : '?';
+  const approved = r.approvedBy ? `, approved by ${r.approvedBy} at ${at}` : '';
   return `${r.state}${approved}`;
 }
 
@@ -75,7 +82,7 @@ function rowHtml(r: ReviewRow, o: PageInput): string {
 <td class="nowrap">${h(r.period)}</td>
 <td>${r.toDate ? `to date${r.through ? ` through ${h(r.through)}` : ''}` : 'final'}</td>
 <td class="num">${h(headlineText(r))}</td>
-<td>${sent}/${r.addresses.length} sent${r.addresses.map((a) => `<div class="id">${h(a.role === 'to' ? a.address : `${a.address} (${a.role})`)}${a.sent ? ' ✓' : ''}</div>`).join('')}</td>
+<td>${sent}/${r.addresses.length} sent${r.addresses.map((a) => `<div class="id nowrap">${h(a.role === 'to' ? a.address : `${a.address} (${a.role})`)}${a.sent ? ' ✓' : ''}</div>`).join('')}</td>
 <td class="state">${h(stateText(r))}</td>
 <td>${preview}</td>
 <td class="actions">${actions}</td>
@@ -134,7 +141,7 @@ export function outcomeLines(
     const head = `${account}, ${nameOf(w.brandId)} (${w.brandId}), ${w.period}`;
     if (w.held)
       lines.push(
-        `${head}: held by ${w.held.by} at ${w.held.at}${w.held.reason ? ` (${w.held.reason})` : ''}`,
+        `${head}: held by ${w.held.by} at ${shownTime(w.held.at)}${w.held.reason ? ` (${w.held.reason})` : ''}`,
       );
     else if (!w.recipients.length) lines.push(`${head}: ${w.reason ?? w.state}`);
     for (const x of w.recipients)

@@ -139,10 +139,12 @@ export async function readReviewedReports(
   redis: Redis,
   prefix: string,
   account: string,
-  store: ObjectStore | undefined,
+  /** The account's store, opened only when the hash names a report. */
+  storeFor: (() => Promise<ObjectStore>) | undefined,
 ): Promise<ReviewedReport[]> {
   const listed = await readReviewedIndex(redis, prefix, account);
-  if (!store) return [];
+  if (!listed.length || !storeFor) return [];
+  const store = await storeFor();
   const out: ReviewedReport[] = [];
   for (const r of listed) {
     const d = await readDelivery(store, account, r.brand_id, r.period).catch(() => undefined);

@@ -82,6 +82,7 @@ export async function readStatus(o: {
 }): Promise<StatusReport> {
   const reasonsOf = o.reasonsOf ?? (async (r: LedgerRun) => (r.error ? [r.error] : []));
   const accounts: AccountStatus[] = [];
+  const storeFor = o.storeFor;
   for (const a of o.config.accounts) {
     if (o.accounts?.length && !o.accounts.includes(a.name)) continue;
     const queue = o.queues.for(a.name);
@@ -110,7 +111,7 @@ export async function readStatus(o: {
         o.redis,
         o.config.redis.prefix,
         a.name,
-        o.storeFor ? await o.storeFor(a.name) : undefined,
+        storeFor && (() => storeFor(a.name)),
       ),
     });
   }

@@ -81,7 +81,7 @@ export function endpointCredentials(addr: ListenAddress, env: NodeJS.ProcessEnv)
   throw new EndpointError(
     user || password
       ? 'worker endpoint: set both VISYNC_UI_USER and VISYNC_UI_PASSWORD (basic auth), or neither on a loopback address'
-      : `worker endpoint ${formatHostPort(addr)} is not a loopback address: set VISYNC_UI_USER and VISYNC_UI_PASSWORD (basic auth for /metrics, /readyz and /ui/), or listen on 127.0.0.1`,
+      : `worker endpoint ${formatHostPort(addr)} is not a loopback address: set VISYNC_UI_USER and VISYNC_UI_PASSWORD (basic auth for /metrics, /readyz, /ui/ and /review/), or listen on 127.0.0.1`,
   );
 }
 

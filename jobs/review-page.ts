@@ -188,11 +188,14 @@ async function options(w: RunningWorker, account: AccountConfig, logger: Logger)
   };
 }
 
-/** The action's lines; each report it held or sent named in the reviewed hash (`visync status`). */
+/**
+ * The action's lines; each report it held or tried to send named in the reviewed hash (`visync
+ * status`, and the page keeps listing it: a send that failed stays there to be tried again).
+ */
 async function recorded(w: RunningWorker, account: AccountConfig, r: ActionResult): Promise<Notices> {
   if (!r.ok) return () => [r.why];
   for (const x of r.outcomes)
-    if (x.held || x.recipients.some((s) => s.result === 'sent' || s.result === 'already sent'))
+    if (x.held || x.recipients.length)
       await markReviewed(w.context.redis, w.context.config.redis.prefix, account.name, {
         brand_id: x.brandId,
         period: x.period,

@@ -21,6 +21,7 @@ import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
 import { until, worker } from './helpers/jobs.js';
 import { type Mailbox, mailbox, mailedTo } from './helpers/mailbox.js';
+import { freePort } from './helpers/net.js';
 import { twoNightsOnce } from './helpers/report-nights.js';
 
 const CMO = 'cmo@client.example';
@@ -56,6 +57,45 @@ const record = (dir: string, brand: string) =>
     string,
     unknown
   >;
+
+/** The worker (in this process) makes the drafts; `start` serves its endpoint without credentials. */
+async function withDrafts(config: ReturnType<typeof readConfig>) {
+  const redis = new Redis(inject('redisUrl') as string);
+  closers.push(() => redis.quit());
+  const queue = reportQueue(redis, config.redis.prefix);
+  closers.push(() => queue.close());
+  const w = await worker(config);
+  await queue.add(
+    JOB.report,
+    { account: 'acme', runDate: '2026-11-01' },
+    { jobId: jobIds.report('acme', '2026-11-01') },
+  );
+  await until(
+    'two drafts in the index',
+    async () => (await readOpenReports(redis, config.redis.prefix, 'acme')).length === 2,
+  );
+  const logger = h.memoryLogger('warn').logger;
+  const start = async (readOnly: boolean) => {
+    const s = await startOpsServer({
+      address: { host: '127.0.0.1', port: 0 },
+      credentials: undefined,
+      readOnly,
+      logger,
+    });
+    closers.push(() => s.close());
+    await s.attach(w);
+    return s;
+  };
+  return { start };
+}
+
+const tokenOf = (html: string) => /name="token" value="([0-9a-f]+)"/.exec(html)?.[1] ?? '';
+const post = (url: string, path: string, body: Record<string, string>, origin = url) =>
+  fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
+    body: new URLSearchParams(body).toString(),
+  });
 
 describe('review actions', () => {
   it('a held draft is mailed by nobody (report send without --brand says so, exit 0; the schedule with review off) until report send --brand releases it, recording who', async () => {
@@ -120,39 +160,7 @@ describe('review actions', () => {
     const box = await mailbox();
     const { dir, brands, config } = configure(box);
     const [first] = brands;
-    const redis = new Redis(inject('redisUrl') as string);
-    closers.push(() => redis.quit());
-    const queue = reportQueue(redis, config.redis.prefix);
-    closers.push(() => queue.close());
-    const w = await worker(config);
-    await queue.add(
-      JOB.report,
-      { account: 'acme', runDate: '2026-11-01' },
-      { jobId: jobIds.report('acme', '2026-11-01') },
-    );
-    await until(
-      'two drafts in the index',
-      async () => (await readOpenReports(redis, config.redis.prefix, 'acme')).length === 2,
-    );
-    const logger = h.memoryLogger('warn').logger;
-    const start = async (readOnly: boolean) => {
-      const s = await startOpsServer({
-        address: { host: '127.0.0.1', port: 0 },
-        credentials: undefined,
-        readOnly,
-        logger,
-      });
-      closers.push(() => s.close());
-      await s.attach(w);
-      return s;
-    };
-    const tokenOf = (html: string) => /name="token" value="([0-9a-f]+)"/.exec(html)?.[1] ?? '';
-    const post = (url: string, path: string, body: Record<string, string>, origin = url) =>
-      fetch(`${url}${path}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded', origin },
-        body: new URLSearchParams(body).toString(),
-      });
+    const { start } = await withDrafts(config);
     const form = { account: 'acme', brand: first, period: '2026-10' };
 
     const ro = await start(true);
@@ -186,5 +194,29 @@ describe('review actions', () => {
     const unknown = await post(rw.url, '/review/hold', { ...form, brand: 'ws_nope', token });
     expect(await unknown.text()).toContain('ws_nope 2026-10: no report made to hold');
     expect(box.mails).toEqual([]);
+  });
+
+  it('an approval whose mail server is down: the line says why, the report stays listed as failed and approved, to be tried again', async () => {
+    const down = await freePort();
+    const { dir, brands, config } = configure({ port: down } as Mailbox);
+    const [first] = brands;
+    const { start } = await withDrafts(config);
+    const rw = await start(false);
+    const token = tokenOf(await (await fetch(`${rw.url}/review/`)).text());
+    const res = await post(rw.url, '/review/approve', {
+      account: 'acme',
+      brand: first,
+      period: '2026-10',
+      token,
+    });
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toMatch(new RegExp(`acme, [^<]+ \\(${first}\\), 2026-10 ${CMO}: failed: `));
+    expect(record(dir, first)).toMatchObject({ state: 'failed', approved_by: 'local' });
+    // Listed again on the next visit, with its approve button.
+    const again = await (await fetch(`${rw.url}/review/`)).text();
+    const row = new RegExp(`<tr data-brand="${first}">[\\s\\S]*?</tr>`).exec(again)?.[0] ?? '';
+    expect(row).toContain('failed, approved by local at ');
+    expect(row).toContain('data-action="approve"');
   });
 });

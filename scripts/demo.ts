@@ -5,7 +5,7 @@
 // the client reports have a previous period to compare with), then tonight's `run --once` through
 // the real CLI. It prints what tonight's run did, writes every workspace's client report with
 // `visync report` (html and json, into the data folder's store) and prints where one is, and
-// where the account's overview of all of them is, and how drafts are reviewed in a worker.
+// where the account's overview of all of them is.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { main } from '../src/cli/main.js';
@@ -117,9 +117,11 @@ console.log(
     `reports: ${reports.length} (html and json per workspace, the last 30 days against the 30 before) in ${dataDir}/reports`,
     oneFolder ? `open one: ${oneFolder.replace(/\/?$/, '/')}report.html` : 'no report written',
     overview ? `agency overview: ${overview}` : 'no overview written',
-    // Scheduled delivery needs Redis and a worker, which the demo does without: where to look then.
-    'review drafts before they are mailed: reports.review: true, then http://127.0.0.1:9464/review/ of a running visync worker (docs/reports.md, "Reviewing drafts in the worker")',
     `total seconds: ${((Date.now() - started) / 1000).toFixed(1)}`,
   ].join('\n'),
+);
+// Scheduled delivery needs Redis and a worker, which the demo does without: where drafts are reviewed then.
+console.log(
+  'review drafts before they are mailed: reports.review: true, then http://127.0.0.1:9464/review/ of a running visync worker (docs/reports.md, "Reviewing drafts in the worker")',
 );
 process.exitCode = first.status === 'succeeded' ? Math.max(code, reportCode) : 1;

@@ -40,6 +40,7 @@ const UNIT = files([
   'report-old-versions',
   'report-schedule',
   'report-summary',
+  'review-page-html',
   'reservation-settle',
   'retry-after',
   'run-phase',
@@ -118,6 +119,7 @@ const E2E = files([
   'report-recs',
   'report-style',
   'ui-browser',
+  'review-page',
   // DuckDB, dbt and the Athena grammars
   'brand-events',
   'dialects',

@@ -161,4 +161,8 @@ console.log(
     `total seconds: ${((Date.now() - started) / 1000).toFixed(1)}`,
   ].join('\n'),
 );
+// Scheduled delivery needs Redis and a worker, which the demo does without: where drafts are reviewed then.
+console.log(
+  'review drafts before they are mailed: reports.review: true, then http://127.0.0.1:9464/review/ of a running visync worker (docs/reports.md, "Reviewing drafts in the worker")',
+);
 process.exitCode = first.status === 'succeeded' ? Math.max(code, reportCode, mailCode) : 1;

@@ -32,6 +32,7 @@ const UNIT = files([
   'recent-complete-runs',
   'report-catalogues',
   'report-competitors',
+  'report-goals',
   'report-language-config',
   'report-model',
   'report-old-versions',
@@ -106,6 +107,7 @@ const E2E = files([
   'report-delivery',
   'report-languages',
   'report-overview',
+  'report-goals-bin',
   // runs release 0.1.0 from its recorded commit (test/helpers/old-release.ts)
   'old-reports',
   'report-pdf',

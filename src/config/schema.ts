@@ -3,6 +3,7 @@ import { EVENT_TYPES } from '../catalogue/brand-events.js';
 import { isLoopbackHost } from '../util/net.js';
 import { hasControlCharacter } from '../util/terminal.js';
 import { cronProblem, schedulerAcceptsTimeZone } from './cron.js';
+import { GoalsSchema } from './report-goals.js';
 
 // Messages here are what an operator reads when start-up fails, so each says what was expected
 // in plain words. None of them may quote the input: an API key must never reach a log line.
@@ -392,6 +393,8 @@ const reportSettingsShape = {
    * summary (docs/reports.md); relative to the config file's folder.
    */
   notesDir: nonEmptyString("the folder of the account manager's notes").optional(),
+  /** The client's goals (./report-goals.ts, docs/reports.md "Goals"); a workspace's list replaces its account's. */
+  goals: GoalsSchema.optional(),
 };
 
 const WORKSPACES_AT_TOP =

@@ -4,6 +4,8 @@
 // The renderer takes the look part of them (./style.ts); the scheduled delivery the schedule,
 // recipients and mail (src/delivery/). Here, not in src/config: the defaults name the page size
 // and Chromium of ./render/pdf.ts.
+
+import type { GoalConfig } from '../config/report-goals.js';
 import type {
   AccountConfig,
   Config,
@@ -59,6 +61,8 @@ export interface ReportSettings {
   smtp?: SmtpConfig;
   /** Sender name, reply-to, cc and bcc of the report's e-mail (each level overrides the keys it sets). */
   mail: ReportMailConfig;
+  /** The client's goals (docs/reports.md "Goals"); a level's list replaces the one above. */
+  goals?: GoalConfig[];
 }
 
 /** A fresh copy each time: callers may change theirs. */

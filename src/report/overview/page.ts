@@ -7,6 +7,7 @@
 // by" line is kept with the trend above it, so a printed page never holds it alone.
 import { html as escapedHtml, raw } from 'hono/html';
 import type { Period } from '../../history/period.js';
+import { anyGoal, goalsCell } from '../goals/overview-cell.js';
 import { translator } from '../i18n/translate.js';
 import { beginReportCharts, chartSvg, type LinePoint } from '../render/charts.js';
 import { formattersOf } from '../render/format.js';
@@ -72,18 +73,20 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
     r.suffix === null
       ? ''
       : html` <span class="apart">(${'domain' in r.suffix ? html`<bdi>${r.suffix.domain}</bdi>` : f.number(r.suffix.n)})</span>`;
+  // A goal column only when some client has a goal (reports.goals): else the page as before.
+  const goals = anyGoal(o.rows);
   const row = (
     r: OverviewRow,
   ) => html`<tr><td>${r.client === null ? html`<span class="na">${t('overview:unnamed')}</span>` : html`<bdi>${r.client}</bdi>`}${suffix(r)}</td>
 <td class="fig">${r.score === null ? missing : f.one(r.score)}</td><td class="fig">${change(r)}</td>
-<td class="fig">${r.share === null ? missing : share(f, r.share, r.shareUnit)}</td><td>${events(r)}</td>
+<td class="fig">${r.share === null ? missing : share(f, r.share, r.shareUnit)}</td>${goals ? html`<td>${goalsCell(f, r.goals)}</td>` : ''}<td>${events(r)}</td>
 <td>${r.href === null ? html`<span class="na">${t('overview:no_report')}</span>` : escapedHtml`<a href="${r.href}">${t('overview:open_report')}</a>`}</td></tr>`;
   const page = html`<!DOCTYPE html>
 <html lang="${htmlLang}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${s.agencyName === null ? '' : `${s.agencyName} \u2013 `}${t('overview:title')} \u2013 ${f.period(o.period, o.toDate?.through, o.toDate !== undefined)}</title>${s.agencyName === null ? '' : html`\n<meta name="author" content="${s.agencyName}">`}
-<style>${raw(css(s))}</style></head>
+<style>${raw(css(s))}${raw(goals ? GOALS_CSS : '')}</style></head>
 <body><main>
 <header class="cover">
 ${s.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${s.logoDataUri}">` : ''}
@@ -92,7 +95,7 @@ ${s.agencyName === null ? '' : html`<p class="agency">${s.agencyName}</p>`}
 <p>${f.period(o.period, o.toDate?.through, o.toDate !== undefined)}. ${t('page:cover.compared', { previous: f.period(o.previous) })} ${t('overview:clients', { count: o.rows.length, n: f.number(o.rows.length) })}.</p>
 </header>
 <section><h2>${t('overview:clients_title')}</h2>
-<table class="clients"><thead><tr><th>${t('overview:col_client')}</th><th>${t('overview:col_score')}</th><th>${t('overview:col_delta')}</th><th>${t('overview:col_share')}</th><th>${t('overview:col_events')}</th><th>${t('overview:col_report')}</th></tr></thead>
+<table class="clients${goals ? ' with-goals' : ''}"><thead><tr><th>${t('overview:col_client')}</th><th>${t('overview:col_score')}</th><th>${t('overview:col_delta')}</th><th>${t('overview:col_share')}</th>${goals ? html`<th>${t('goals:overview.col')}</th>` : ''}<th>${t('overview:col_events')}</th><th>${t('overview:col_report')}</th></tr></thead>
 <tbody>${o.rows.map(row)}</tbody></table>
 <p class="note events-note">${t('overview:events_note')}</p>
 </section>
@@ -105,6 +108,15 @@ ${s.agencyName === null ? '' : html`<footer><p class="muted">${t('overview:prepa
 `;
   return (await page).toString();
 }
+
+/** The column widths with a goal column (../goals/overview-cell.ts), only on a page that has one. */
+const GOALS_CSS = [
+  'table.with-goals th:nth-child(1){width:25%}',
+  'table.with-goals th:nth-child(2),table.with-goals th:nth-child(4){width:9%}',
+  'table.with-goals th:nth-child(3){width:10%}table.with-goals th:nth-child(5){width:15%}',
+  'table.with-goals th:nth-child(6){width:21%}table.with-goals th:nth-child(7){width:11%}',
+  '.goal{display:block}.goal+.goal{margin-top:4px}',
+].join('');
 
 function css(s: ReportStyle): string {
   return `

@@ -7,17 +7,20 @@ import type { Formatters } from '../render/format.js';
 import { type Html, html } from '../render/html-parts.js';
 import { goalAim, goalFigure, goalName, statusWord } from './words.js';
 
+/** The columns' widths: inline, so a page without goals keeps its stylesheet byte for byte. */
+const WIDTHS = ['26%', '30%', '12%', '16%', '16%'];
+
 export function goalsBlock(f: Formatters, r: Pick<ReportModel, 'goals'>): Html | '' {
   const goals = r.goals ?? [];
   if (goals.length === 0) return '';
   const cols = ['goal', 'target', 'now', 'projected', 'status'] as const;
   const days = (n: number) => f.t('page:days', { count: n, n: f.number(n) });
   return html`<div class="goals"><h3>${f.t('goals:title')}</h3>
-<table class="short"><thead><tr>${cols.map((c) => html`<th>${f.t(`goals:col.${c}`)}</th>`)}</tr></thead>
+<table class="short"><colgroup>${WIDTHS.map((w) => html`<col style="width:${w}">`)}</colgroup><thead><tr>${cols.map((c) => html`<th>${f.t(`goals:col.${c}`)}</th>`)}</tr></thead>
 <tbody>${goals.map(
     (
       g,
-    ) => html`<tr><td>${goalName(f, g)}</td><td>${goalAim(f, g)}${g.days_left > 0 ? html` <span class="muted">(${f.t('goals:days_left', { days: days(g.days_left) })})</span>` : ''}</td><td>${goalFigure(f, g.metric, g.value)}</td><td>${goalFigure(f, g.metric, g.projected)}</td><td>${statusWord(f, g)}</td></tr>
+    ) => html`<tr><td>${goalName(f, g)}</td><td>${goalAim(f, g)}${g.days_left > 0 ? html` <span class="muted">(${f.t('goals:days_left', { days: days(g.days_left) })})</span>` : ''}</td><td style="white-space:nowrap">${goalFigure(f, g.metric, g.value)}</td><td style="white-space:nowrap">${goalFigure(f, g.metric, g.projected)}</td><td>${statusWord(f, g)}</td></tr>
 `,
   )}</tbody></table>
 <p class="note">${f.t('goals:note')}</p></div>

@@ -111,11 +111,13 @@ ${s.agencyName === null ? '' : html`<footer><p class="muted">${t('overview:prepa
 
 /** The column widths with a goal column (../goals/overview-cell.ts), only on a page that has one. */
 const GOALS_CSS = [
-  'table.with-goals th:nth-child(1){width:25%}',
-  'table.with-goals th:nth-child(2),table.with-goals th:nth-child(4){width:9%}',
-  'table.with-goals th:nth-child(3){width:10%}table.with-goals th:nth-child(5){width:15%}',
-  'table.with-goals th:nth-child(6){width:21%}table.with-goals th:nth-child(7){width:11%}',
-  '.goal{display:block}.goal+.goal{margin-top:4px}',
+  'table.with-goals th:nth-child(1){width:22%}',
+  'table.with-goals th:nth-child(2),table.with-goals th:nth-child(4){width:8%}',
+  'table.with-goals th:nth-child(3){width:10%}table.with-goals th:nth-child(5){width:17%}',
+  'table.with-goals th:nth-child(6){width:26%}table.with-goals th:nth-child(7){width:9%}',
+  'table.with-goals .event{overflow-wrap:normal}',
+  // A status on one line, a goal's name broken only between words: the column is as wide as its longest word.
+  '.goal{display:block}.goal+.goal{margin-top:4px}.goal .delta{white-space:nowrap}.goal .apart{overflow-wrap:normal}',
 ].join('');
 
 function css(s: ReportStyle): string {

@@ -5,8 +5,9 @@
 // the client reports have a previous period to compare with), then tonight's `run --once` through
 // the real CLI. It prints what tonight's run did, writes every workspace's client report with
 // `visync report` (html and json, into the data folder's store) and prints where one is, and
-// where the account's overview of all of them is.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// where the account's overview of all of them is; then sets goals for two clients (./demo-goals.ts),
+// makes their reports again and prints where each stands.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { readConfig } from '../src/config/read-config.js';
@@ -15,6 +16,7 @@ import { runInline } from '../src/run/inline/run-inline.js';
 import { peakInWindow, type SimulatorOptions, startSimulator } from '../src/simulator/index.js';
 import { createObjectStore } from '../src/sinks/create-store.js';
 import { addDays, utcDate } from '../src/util/time.js';
+import { writeDemoGoals } from './demo-goals.js';
 
 const WORKSPACES = Number(process.env.DEMO_WORKSPACES ?? 24);
 const LIMIT = 120;
@@ -112,12 +114,38 @@ const overview = made
   .at(-1);
 const reports = made.filter((line) => !line.startsWith('demo overview '));
 const oneFolder = reports[0]?.split(': ').at(-1);
+// Goals for two clients (one on track, one off), then their reports and the overview made again.
+const folders = new Map(
+  reports.map((line) => [line.split(' ')[1] as string, line.split(': ').at(-1) as string] as const),
+);
+const withGoals = writeDemoGoals(configPath, folders, tonight);
+const goalLines: string[] = [];
+const goalsCode = withGoals.length
+  ? await main(
+      ['node', 'visync', '--config', configPath, 'report', ...withGoals.flatMap((id) => ['--brand', id])],
+      {
+        out: () => {},
+        err: (line) => process.stderr.write(`${line}\n`),
+      },
+    )
+  : 0;
+for (const id of withGoals) {
+  const json = JSON.parse(readFileSync(join(folders.get(id) as string, 'report.json'), 'utf8')) as {
+    cover: { client_name: string | null };
+    goals?: { metric: string; label: string | null; status: string }[];
+  };
+  for (const g of json.goals ?? [])
+    goalLines.push(`${json.cover.client_name ?? id}: ${g.label ?? g.metric}, ${g.status.replace('_', ' ')}`);
+}
 console.log(
   [
     `reports: ${reports.length} (html and json per workspace, the last 30 days against the 30 before) in ${dataDir}/reports`,
     oneFolder ? `open one: ${oneFolder.replace(/\/?$/, '/')}report.html` : 'no report written',
     overview ? `agency overview: ${overview}` : 'no overview written',
+    goalLines.length
+      ? `goals: ${goalLines.join('; ')} (reports.goals in ${configPath}: a table under the key figures, a dashed line on the trend chart, the summary, the overview's goal column)`
+      : 'goals: none set (no figure to set one on)',
     `total seconds: ${((Date.now() - started) / 1000).toFixed(1)}`,
   ].join('\n'),
 );
-process.exitCode = first.status === 'succeeded' ? Math.max(code, reportCode) : 1;
+process.exitCode = first.status === 'succeeded' ? Math.max(code, reportCode, goalsCode) : 1;

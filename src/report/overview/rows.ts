@@ -38,8 +38,8 @@ export interface OverviewRow {
   comparable: boolean;
   share: number | null;
   shareUnit: ReportModel['trend']['share_of_voice_unit'];
-  /** The client's goals as its report states them (../goals/progress.ts); empty: no goal, or no report. */
-  goals: readonly GoalProgress[];
+  /** The client's goals as its report states them (../goals/progress.ts); none or empty: no goal, or no report. */
+  goals?: readonly GoalProgress[];
   /** The period's events per kind shown; null: not known (no complete run dated within the period). */
   events: EventCounts | null;
   /** Relative to the overview's folder; null when no report page was written. */

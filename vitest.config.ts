@@ -35,6 +35,7 @@ const UNIT = files([
   'recent-complete-runs',
   'report-catalogues',
   'report-competitors',
+  'report-goals',
   'report-language-config',
   'report-model',
   'report-old-versions',
@@ -112,6 +113,7 @@ const E2E = files([
   'report-languages',
   'report-overview',
   'report-agency',
+  'report-goals-bin',
   // runs release 0.1.0 from its recorded commit (test/helpers/old-release.ts)
   'old-reports',
   'report-pdf',

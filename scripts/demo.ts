@@ -5,11 +5,12 @@
 // the client reports have a previous period to compare with), then tonight's `run --once` through
 // the real CLI. It prints what tonight's run did, writes every workspace's client report with
 // `visync report` (html and json, into the data folder's store) and prints where one is, and
-// where the account's overview of all of them is, the agency's whole book of every account, and
-// the e-mail one report's client would get
-// (`visync report mail-preview`: the agency's own wording from reports.mail.templates, the summary
-// and the account manager's note; nothing is sent, the demo has no mail server).
-import { mkdirSync, writeFileSync } from 'node:fs';
+// where the account's overview of all of them is and the agency's whole book of every account;
+// then sets goals for two clients (./demo-goals.ts), makes their reports again and prints where
+// each stands; and shows the e-mail one report's client would get (`visync report mail-preview`:
+// the agency's own wording from reports.mail.templates, the summary and the account manager's
+// note; nothing is sent, the demo has no mail server).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { readConfig } from '../src/config/read-config.js';
@@ -20,6 +21,7 @@ import { peakInWindow, type SimulatorOptions, startSimulator } from '../src/simu
 import { createObjectStore } from '../src/sinks/create-store.js';
 import { brandKey } from '../src/sinks/layout.js';
 import { addDays, utcDate } from '../src/util/time.js';
+import { writeDemoGoals } from './demo-goals.js';
 
 const WORKSPACES = Number(process.env.DEMO_WORKSPACES ?? 24);
 const LIMIT = 120;
@@ -143,6 +145,29 @@ const reports = made.filter(
   (line) => !line.startsWith('demo overview ') && !line.startsWith('agency overview '),
 );
 const oneFolder = reports[0]?.split(': ').at(-1);
+// Goals for two clients (one on track, one off), then their reports and the overview made again.
+const folders = new Map(
+  reports.map((line) => [line.split(' ')[1] as string, line.split(': ').at(-1) as string] as const),
+);
+const withGoals = writeDemoGoals(configPath, folders, tonight);
+const goalLines: string[] = [];
+const goalsCode = withGoals.length
+  ? await main(
+      ['node', 'visync', '--config', configPath, 'report', ...withGoals.flatMap((id) => ['--brand', id])],
+      {
+        out: () => {},
+        err: (line) => process.stderr.write(`${line}\n`),
+      },
+    )
+  : 0;
+for (const id of withGoals) {
+  const json = JSON.parse(readFileSync(join(folders.get(id) as string, 'report.json'), 'utf8')) as {
+    cover: { client_name: string | null };
+    goals?: { metric: string; label: string | null; status: string }[];
+  };
+  for (const g of json.goals ?? [])
+    goalLines.push(`${json.cover.client_name ?? id}: ${g.label ?? g.metric}, ${g.status.replace('_', ' ')}`);
+}
 // The mail the first workspace's client would get, as `report send` composes it; written beside.
 const mailLines: string[] = [];
 const mailDir = join(dataDir, 'mail-preview');
@@ -156,6 +181,9 @@ console.log(
     oneFolder ? `open one: ${oneFolder.replace(/\/?$/, '/')}report.html` : 'no report written',
     overview ? `agency overview: ${overview}` : 'no overview written',
     book ? `whole book (every account, de-DE): ${book}` : 'no whole book written',
+    goalLines.length
+      ? `goals: ${goalLines.join('; ')} (reports.goals in ${configPath}: a table under the key figures, a dashed line on the trend chart, the summary, the overview's goal column)`
+      : 'goals: none set (no figure to set one on)',
     `mail (reports.mail.templates, not sent; ${mailDir}/mail.html):`,
     ...mailLines.map((line) => `  ${line}`),
     `total seconds: ${((Date.now() - started) / 1000).toFixed(1)}`,
@@ -165,4 +193,4 @@ console.log(
 console.log(
   'review drafts before they are mailed: reports.review: true, then http://127.0.0.1:9464/review/ of a running visync worker (docs/reports.md, "Reviewing drafts in the worker")',
 );
-process.exitCode = first.status === 'succeeded' ? Math.max(code, reportCode, mailCode) : 1;
+process.exitCode = first.status === 'succeeded' ? Math.max(code, reportCode, goalsCode, mailCode) : 1;

@@ -5,6 +5,7 @@ import { hasControlCharacter } from '../util/terminal.js';
 import { agencySchemas } from './agency.js';
 import { cronProblem, schedulerAcceptsTimeZone } from './cron.js';
 import { MailLinkSchema, MailTemplatesSchema } from './mail-templates.js';
+import { GoalsSchema } from './report-goals.js';
 
 // Messages here are what an operator reads when start-up fails, so each says what was expected
 // in plain words. None of them may quote the input: an API key must never reach a log line.
@@ -398,6 +399,8 @@ const reportSettingsShape = {
    * summary (docs/reports.md); relative to the config file's folder.
    */
   notesDir: nonEmptyString("the folder of the account manager's notes").optional(),
+  /** The client's goals (./report-goals.ts, docs/reports.md "Goals"); a workspace's list replaces its account's. */
+  goals: GoalsSchema.optional(),
 };
 
 const WORKSPACES_AT_TOP =

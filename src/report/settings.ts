@@ -7,6 +7,7 @@
 
 import { type AgencyBook, agencyBook, agencyName } from '../config/agency.js';
 import type { MailTemplates } from '../config/mail-templates.js';
+import type { GoalConfig } from '../config/report-goals.js';
 import type {
   AccountConfig,
   Config,
@@ -62,6 +63,8 @@ export interface ReportSettings {
   smtp?: SmtpConfig;
   /** Sender name, reply-to, cc and bcc of the report's e-mail (each level overrides the keys it sets). */
   mail: ReportMailConfig;
+  /** The client's goals (docs/reports.md "Goals"); a level's list replaces the one above. */
+  goals?: GoalConfig[];
 }
 
 /** A fresh copy each time: callers may change theirs. */

@@ -4,6 +4,7 @@
 
 import de_charts from './de/charts.json' with { type: 'json' };
 import de_competitors from './de/competitors.json' with { type: 'json' };
+import de_goals from './de/goals.json' with { type: 'json' };
 import de_mail from './de/mail.json' with { type: 'json' };
 import de_overview from './de/overview.json' with { type: 'json' };
 import de_page from './de/page.json' with { type: 'json' };
@@ -11,6 +12,7 @@ import de_pdf from './de/pdf.json' with { type: 'json' };
 import de_summary from './de/summary.json' with { type: 'json' };
 import en_charts from './en/charts.json' with { type: 'json' };
 import en_competitors from './en/competitors.json' with { type: 'json' };
+import en_goals from './en/goals.json' with { type: 'json' };
 import en_mail from './en/mail.json' with { type: 'json' };
 import en_overview from './en/overview.json' with { type: 'json' };
 import en_page from './en/page.json' with { type: 'json' };
@@ -18,6 +20,7 @@ import en_pdf from './en/pdf.json' with { type: 'json' };
 import en_summary from './en/summary.json' with { type: 'json' };
 import es_charts from './es/charts.json' with { type: 'json' };
 import es_competitors from './es/competitors.json' with { type: 'json' };
+import es_goals from './es/goals.json' with { type: 'json' };
 import es_mail from './es/mail.json' with { type: 'json' };
 import es_overview from './es/overview.json' with { type: 'json' };
 import es_page from './es/page.json' with { type: 'json' };
@@ -25,6 +28,7 @@ import es_pdf from './es/pdf.json' with { type: 'json' };
 import es_summary from './es/summary.json' with { type: 'json' };
 import fr_charts from './fr/charts.json' with { type: 'json' };
 import fr_competitors from './fr/competitors.json' with { type: 'json' };
+import fr_goals from './fr/goals.json' with { type: 'json' };
 import fr_mail from './fr/mail.json' with { type: 'json' };
 import fr_overview from './fr/overview.json' with { type: 'json' };
 import fr_page from './fr/page.json' with { type: 'json' };
@@ -32,6 +36,7 @@ import fr_pdf from './fr/pdf.json' with { type: 'json' };
 import fr_summary from './fr/summary.json' with { type: 'json' };
 import it_charts from './it/charts.json' with { type: 'json' };
 import it_competitors from './it/competitors.json' with { type: 'json' };
+import it_goals from './it/goals.json' with { type: 'json' };
 import it_mail from './it/mail.json' with { type: 'json' };
 import it_overview from './it/overview.json' with { type: 'json' };
 import it_page from './it/page.json' with { type: 'json' };
@@ -39,6 +44,7 @@ import it_pdf from './it/pdf.json' with { type: 'json' };
 import it_summary from './it/summary.json' with { type: 'json' };
 import nl_charts from './nl/charts.json' with { type: 'json' };
 import nl_competitors from './nl/competitors.json' with { type: 'json' };
+import nl_goals from './nl/goals.json' with { type: 'json' };
 import nl_mail from './nl/mail.json' with { type: 'json' };
 import nl_overview from './nl/overview.json' with { type: 'json' };
 import nl_page from './nl/page.json' with { type: 'json' };
@@ -46,6 +52,7 @@ import nl_pdf from './nl/pdf.json' with { type: 'json' };
 import nl_summary from './nl/summary.json' with { type: 'json' };
 import pt_charts from './pt/charts.json' with { type: 'json' };
 import pt_competitors from './pt/competitors.json' with { type: 'json' };
+import pt_goals from './pt/goals.json' with { type: 'json' };
 import pt_mail from './pt/mail.json' with { type: 'json' };
 import pt_overview from './pt/overview.json' with { type: 'json' };
 import pt_page from './pt/page.json' with { type: 'json' };
@@ -55,7 +62,16 @@ import pt_summary from './pt/summary.json' with { type: 'json' };
 /** A catalogue area: message key -> text, `{{name}}` placeholders, plural keys `_one`, `_other` ... */
 export type Messages = Readonly<Record<string, string>>;
 
-export const AREAS = ['page', 'pdf', 'charts', 'mail', 'summary', 'overview', 'competitors'] as const;
+export const AREAS = [
+  'page',
+  'pdf',
+  'charts',
+  'mail',
+  'summary',
+  'overview',
+  'competitors',
+  'goals',
+] as const;
 export type Area = (typeof AREAS)[number];
 
 export const LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt'] as const;
@@ -70,6 +86,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: en_summary,
     overview: en_overview,
     competitors: en_competitors,
+    goals: en_goals,
   },
   de: {
     page: de_page,
@@ -79,6 +96,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: de_summary,
     overview: de_overview,
     competitors: de_competitors,
+    goals: de_goals,
   },
   fr: {
     page: fr_page,
@@ -88,6 +106,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: fr_summary,
     overview: fr_overview,
     competitors: fr_competitors,
+    goals: fr_goals,
   },
   es: {
     page: es_page,
@@ -97,6 +116,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: es_summary,
     overview: es_overview,
     competitors: es_competitors,
+    goals: es_goals,
   },
   it: {
     page: it_page,
@@ -106,6 +126,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: it_summary,
     overview: it_overview,
     competitors: it_competitors,
+    goals: it_goals,
   },
   nl: {
     page: nl_page,
@@ -115,6 +136,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: nl_summary,
     overview: nl_overview,
     competitors: nl_competitors,
+    goals: nl_goals,
   },
   pt: {
     page: pt_page,
@@ -124,5 +146,6 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: pt_summary,
     overview: pt_overview,
     competitors: pt_competitors,
+    goals: pt_goals,
   },
 };

@@ -1,5 +1,6 @@
 // The worker's HTTP endpoint: /healthz (the process serves), /readyz (Redis answers and the
-// workers run), /metrics (Prometheus text) and /ui/ (Bull Board over the deployment's queues).
+// workers run), /metrics (Prometheus text), /ui/ (Bull Board over the deployment's queues) and
+// /review/ (the drafts of scheduled reports to approve, hold or send: ./review-page.ts).
 // It binds before the workers start, so a taken port or missing credentials stop the worker
 // before it takes a job; the workers are attached once they run.
 import type { AddressInfo } from 'node:net';
@@ -14,6 +15,7 @@ import { VisyncError } from '../src/util/errors.js';
 import { isLoopbackHost } from '../src/util/net.js';
 import type { Queue } from './bullmq.js';
 import type { Board } from './ops-board.js';
+import { addReviewPage } from './review-page.js';
 import type { Readiness, RunningWorker } from './worker-types.js';
 
 /** BullMQ job states counted into visync_queue_jobs. */
@@ -79,7 +81,7 @@ export function endpointCredentials(addr: ListenAddress, env: NodeJS.ProcessEnv)
   throw new EndpointError(
     user || password
       ? 'worker endpoint: set both VISYNC_UI_USER and VISYNC_UI_PASSWORD (basic auth), or neither on a loopback address'
-      : `worker endpoint ${formatHostPort(addr)} is not a loopback address: set VISYNC_UI_USER and VISYNC_UI_PASSWORD (basic auth for /metrics, /readyz and /ui/), or listen on 127.0.0.1`,
+      : `worker endpoint ${formatHostPort(addr)} is not a loopback address: set VISYNC_UI_USER and VISYNC_UI_PASSWORD (basic auth for /metrics, /readyz, /ui/ and /review/), or listen on 127.0.0.1`,
   );
 }
 
@@ -203,7 +205,13 @@ function opsApp(o: OpsServerOptions, attached: Attached, loadBoard: () => Promis
     const snapshot = worker ? await deploymentSnapshot(worker, redisTimeoutMs) : undefined;
     return c.body(await metricsText(snapshot), 200, { 'content-type': METRICS_CONTENT_TYPE });
   });
-  app.get('/', (c) => c.text('visync worker: /metrics /healthz /readyz /ui/\n'));
+  app.get('/', (c) => c.text('visync worker: /metrics /healthz /readyz /ui/ /review/\n'));
+  addReviewPage(app, {
+    user: o.credentials?.user,
+    readOnly: o.readOnly,
+    logger: o.logger,
+    worker: () => attached.worker,
+  });
   app.all('/ui/*', async (c) => (await loadBoard()).app.fetch(c.req.raw));
   app.onError((err, c) => {
     // The 401 of basic auth comes this way too.

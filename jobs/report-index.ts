@@ -86,3 +86,76 @@ export async function readToDateReports(
   }
   return out.sort((a, b) => a.brand_id.localeCompare(b.brand_id));
 }
+
+/**
+ * Per account, the last report of each workspace acted on at the review page (jobs/review-page.ts):
+ * held, or approved and sent. The page lists them beside the drafts, and `visync status` shows who
+ * did what and when, as delivery.json records it. One field per workspace.
+ */
+export function reviewedIndexKey(prefix: string, account: string): string {
+  return `${prefix}:reports:reviewed:${account}`;
+}
+
+export async function markReviewed(
+  redis: Redis,
+  prefix: string,
+  account: string,
+  r: { brand_id: string; period: string },
+): Promise<void> {
+  await redis.hset(reviewedIndexKey(prefix, account), r.brand_id, JSON.stringify({ period: r.period }));
+}
+
+/** A report acted on at the review page, as its delivery.json says now. */
+export interface ReviewedReport {
+  brand_id: string;
+  period: string;
+  state: DeliveryState;
+  held?: { by: string; at: string; reason?: string };
+  approved_by?: string;
+  approved_at?: string;
+}
+
+/** The workspaces' reviewed reports (brand and period) from the hash. */
+export async function readReviewedIndex(
+  redis: Redis,
+  prefix: string,
+  account: string,
+): Promise<{ brand_id: string; period: string }[]> {
+  const fields = await redis.hgetall(reviewedIndexKey(prefix, account));
+  const out: { brand_id: string; period: string }[] = [];
+  for (const [brand_id, value] of Object.entries(fields)) {
+    try {
+      const v = JSON.parse(value) as { period?: unknown };
+      if (typeof v.period === 'string') out.push({ brand_id, period: v.period });
+    } catch {
+      // A field that does not parse says nothing.
+    }
+  }
+  return out.sort((a, b) => a.brand_id.localeCompare(b.brand_id));
+}
+
+/** The reviewed reports with who held or approved them and when, read from their delivery.json. */
+export async function readReviewedReports(
+  redis: Redis,
+  prefix: string,
+  account: string,
+  /** The account's store, opened only when the hash names a report. */
+  storeFor: (() => Promise<ObjectStore>) | undefined,
+): Promise<ReviewedReport[]> {
+  const listed = await readReviewedIndex(redis, prefix, account);
+  if (!listed.length || !storeFor) return [];
+  const store = await storeFor();
+  const out: ReviewedReport[] = [];
+  for (const r of listed) {
+    const d = await readDelivery(store, account, r.brand_id, r.period).catch(() => undefined);
+    if (!d || (!d.held && !d.approved_by)) continue;
+    out.push({
+      ...r,
+      state: d.state,
+      ...(d.held ? { held: d.held } : {}),
+      ...(d.approved_by ? { approved_by: d.approved_by } : {}),
+      ...(d.approved_at ? { approved_at: d.approved_at } : {}),
+    });
+  }
+  return out;
+}

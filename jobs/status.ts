@@ -16,7 +16,9 @@ import { peekBudget } from './redis-rate-budget.js';
 import {
   confirmOpenReports,
   type OpenReport,
+  type ReviewedReport,
   readOpenReports,
+  readReviewedReports,
   readToDateReports,
   type ToDateReport,
 } from './report-index.js';
@@ -47,6 +49,8 @@ export interface AccountStatus {
   reports: OpenReport[];
   /** To-date reports sent by hand whose final report is still to follow (jobs/report-index.ts). */
   reports_to_date?: ToDateReport[];
+  /** Reports held or approved on the review page: who and when (jobs/review-page.ts). */
+  reports_reviewed?: ReviewedReport[];
 }
 
 export interface StatusReport {
@@ -78,6 +82,7 @@ export async function readStatus(o: {
 }): Promise<StatusReport> {
   const reasonsOf = o.reasonsOf ?? (async (r: LedgerRun) => (r.error ? [r.error] : []));
   const accounts: AccountStatus[] = [];
+  const storeFor = o.storeFor;
   for (const a of o.config.accounts) {
     if (o.accounts?.length && !o.accounts.includes(a.name)) continue;
     const queue = o.queues.for(a.name);
@@ -102,6 +107,12 @@ export async function readStatus(o: {
       budget: { in_window: budget.inWindow, limit: limit.requests, paused_for_ms: budget.pausedForMs },
       reports: await openReports(o, a.name),
       reports_to_date: await readToDateReports(o.redis, o.config.redis.prefix, a.name),
+      reports_reviewed: await readReviewedReports(
+        o.redis,
+        o.config.redis.prefix,
+        a.name,
+        storeFor && (() => storeFor(a.name)),
+      ),
     });
   }
   const queue = await countJobs(o.queues.all());

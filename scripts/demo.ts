@@ -5,17 +5,23 @@
 // the client reports have a previous period to compare with), then tonight's `run --once` through
 // the real CLI. It prints what tonight's run did, writes every workspace's client report with
 // `visync report` (html and json, and its tables as csv and report.xlsx, into the data folder's store)
-// and prints where one is, where the account's overview of all of them is, and the agency's whole
-// book of every account.
-import { mkdirSync, writeFileSync } from 'node:fs';
+// and prints where one is, and where the account's overview of all of them is and the agency's whole book of every account;
+// then sets goals for two clients (./demo-goals.ts), makes their reports again and prints where
+// each stands; and shows the e-mail one report's client would get (`visync report mail-preview`:
+// the agency's own wording from reports.mail.templates, the summary and the account manager's
+// note; nothing is sent, the demo has no mail server).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { readConfig } from '../src/config/read-config.js';
+import { defaultPeriod } from '../src/history/period.js';
 import { createLogger } from '../src/log.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import { peakInWindow, type SimulatorOptions, startSimulator } from '../src/simulator/index.js';
 import { createObjectStore } from '../src/sinks/create-store.js';
+import { brandKey } from '../src/sinks/layout.js';
 import { addDays, utcDate } from '../src/util/time.js';
+import { writeDemoGoals } from './demo-goals.js';
 
 const WORKSPACES = Number(process.env.DEMO_WORKSPACES ?? 24);
 const LIMIT = 120;
@@ -47,9 +53,16 @@ function writeConfig(url: string): void {
       `    rateWindowSeconds: ${WINDOW_S}`,
       'sinks:',
       `  fs: { dir: ${JSON.stringify(dataDir)} }`,
-      '# A mapping (not just a name): `visync report` also writes the whole book of every account.',
+      // The agency's own mail wording and the account manager's notes (docs/reports.md).
       'reports:',
-      '  agency: { name: Northwind Agency, locale: de-DE }',
+      '  # A mapping (not just a name): `visync report` also writes the whole book of every account.',
+      '  agency: { name: Northwind Digital, locale: de-DE }',
+      `  notesDir: ${JSON.stringify(join(dataDir, '.demo', 'notes'))}`,
+      '  mail:',
+      '    templates:',
+      '      default:',
+      '        subject: "{client}: your AI visibility, {period} – {headline}"',
+      '        body: "Hello {client} team,\\n\\n**In short:** {summary}\\n\\n{note}\\n\\nThe full report is attached ({file}).\\n\\n{agency}"',
       '',
     ].join('\n'),
   );
@@ -102,6 +115,15 @@ console.log(
   ].join('\n'),
 );
 
+// The account manager's note for the first workspace's report: on its page and in its mail.
+const noted = sim.accounts[0]!.workspaceIds[0]!;
+const period = defaultPeriod(tonight).label;
+mkdirSync(join(dataDir, '.demo', 'notes', 'demo', brandKey(noted)), { recursive: true });
+writeFileSync(
+  join(dataDir, '.demo', 'notes', 'demo', brandKey(noted), `${period}.md`),
+  'The new comparison page went live on the 3rd; **ChatGPT** picked it up within a week.\n',
+);
+
 // Client reports from what the two nights synced: the real CLI, no API call. Its one line per
 // report is kept to count them and name one.
 const made: string[] = [];
@@ -127,6 +149,39 @@ const reports = made.filter(
   (line) => !line.startsWith('demo overview ') && !line.startsWith('agency overview '),
 );
 const oneFolder = reports[0]?.split(': ').at(-1);
+// Goals for two clients (one on track, one off), then their reports and the overview made again.
+const folders = new Map(
+  reports.map((line) => [line.split(' ')[1] as string, line.split(': ').at(-1) as string] as const),
+);
+const withGoals = writeDemoGoals(configPath, folders, tonight);
+const goalLines: string[] = [];
+const goalsCode = withGoals.length
+  ? await main(
+      [
+        ...['node', 'visync', '--config', configPath, 'report', '--format', 'html,json,csv,xlsx'],
+        ...withGoals.flatMap((id) => ['--brand', id]),
+      ],
+      {
+        out: () => {},
+        err: (line) => process.stderr.write(`${line}\n`),
+      },
+    )
+  : 0;
+for (const id of withGoals) {
+  const json = JSON.parse(readFileSync(join(folders.get(id) as string, 'report.json'), 'utf8')) as {
+    cover: { client_name: string | null };
+    goals?: { metric: string; label: string | null; status: string }[];
+  };
+  for (const g of json.goals ?? [])
+    goalLines.push(`${json.cover.client_name ?? id}: ${g.label ?? g.metric}, ${g.status.replace('_', ' ')}`);
+}
+// The mail the first workspace's client would get, as `report send` composes it; written beside.
+const mailLines: string[] = [];
+const mailDir = join(dataDir, 'mail-preview');
+const mailCode = await main(
+  ['node', 'visync', '--config', configPath, 'report', 'mail-preview', '--brand', noted, '--out', mailDir],
+  { out: (line) => mailLines.push(line), err: () => undefined },
+);
 console.log(
   [
     `reports: ${reports.length} (html and json per workspace, the last 30 days against the 30 before) in ${dataDir}/reports`,
@@ -138,7 +193,16 @@ console.log(
       : []),
     overview ? `agency overview: ${overview}` : 'no overview written',
     book ? `whole book (every account, de-DE): ${book}` : 'no whole book written',
+    goalLines.length
+      ? `goals: ${goalLines.join('; ')} (reports.goals in ${configPath}: a table under the key figures, a dashed line on the trend chart, the summary, the overview's goal column)`
+      : 'goals: none set (no figure to set one on)',
+    `mail (reports.mail.templates, not sent; ${mailDir}/mail.html):`,
+    ...mailLines.map((line) => `  ${line}`),
     `total seconds: ${((Date.now() - started) / 1000).toFixed(1)}`,
   ].join('\n'),
 );
-process.exitCode = first.status === 'succeeded' ? Math.max(code, reportCode) : 1;
+// Scheduled delivery needs Redis and a worker, which the demo does without: where drafts are reviewed then.
+console.log(
+  'review drafts before they are mailed: reports.review: true, then http://127.0.0.1:9464/review/ of a running visync worker (docs/reports.md, "Reviewing drafts in the worker")',
+);
+process.exitCode = first.status === 'succeeded' ? Math.max(code, reportCode, goalsCode, mailCode) : 1;

@@ -1,6 +1,6 @@
 // `npm run demo` as a newcomer runs it (scripts/demo.ts in its own process, two workspaces instead
 // of 24 to keep it quick): two nights synced, then the client reports written, and the path of one
-// report.html printed in the closing lines (README, first lines).
+// report.html printed in the closing lines (README, first lines), then one client's mail.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,5 +48,16 @@ describe('npm run demo', () => {
     expect(report.kpis.overall_score_mean.delta).not.toBeNull();
     expect(report.kpis.open_recommendations.previous).not.toBeNull();
     expect(report.what_changed.basis).toBe('data');
+    // The mail one client would get, in the agency's own wording (reports.mail.templates), with the
+    // summary and the account manager's note; not sent, written beside the data.
+    expect(stdout).toMatch(
+      /^mail \(reports\.mail\.templates, not sent; .+\/mail\.html\):\n {2}Subject: .+: your AI visibility, /m,
+    );
+    expect(stdout).toMatch(/^ {2}\*\*In short:\*\* The mean overall visibility score over the period /m);
+    expect(stdout).toContain(
+      '  The new comparison page went live on the 3rd; **ChatGPT** picked it up within a week.',
+    );
+    const mail = readFileSync(join(dir, 'mail-preview', 'mail.html'), 'utf8');
+    expect(mail).toContain('<strong>ChatGPT</strong> picked it up');
   });
 });

@@ -349,7 +349,7 @@ describe('visync worker --listen', () => {
     expect(r.code).toBe(78);
     expect(r.stdout).not.toContain('visync worker ready');
     expect(r.stderr.trim().split('\n')).toEqual([
-      'visync: worker endpoint 0.0.0.0:0 is not a loopback address: set VISYNC_UI_USER and VISYNC_UI_PASSWORD (basic auth for /metrics, /readyz and /ui/), or listen on 127.0.0.1',
+      'visync: worker endpoint 0.0.0.0:0 is not a loopback address: set VISYNC_UI_USER and VISYNC_UI_PASSWORD (basic auth for /metrics, /readyz, /ui/ and /review/), or listen on 127.0.0.1',
     ]);
   });
 });

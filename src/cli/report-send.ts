@@ -36,7 +36,11 @@ export function registerReportSend(report: Command, state: ProgramState, io: Cli
         '(and a --mark-sent address the report does not have), 78 config error.',
     )
     .option('--account <name>', 'only this account (default: every configured account)')
-    .option('--brand <id>', 'only this workspace (repeat for more; default: all)', collect)
+    .option(
+      '--brand <id>',
+      'only this workspace (repeat for more; default: all); a report held on the review page is sent only when named',
+      collect,
+    )
     .option('--period <period>', 'YYYY-MM or YYYY-Www (default: the newest due period of each schedule)')
     .option(
       '--resend-unconfirmed',
@@ -108,7 +112,8 @@ async function sendCommand(cmd: Command, io: CliIo): Promise<number> {
           resendUnconfirmed: resend,
           ...(await claims.forStore(store)),
         };
-        const want = { brands, ...(period ? { period } : {}) };
+        // A workspace named by --brand is sent even when held on the review page (that releases it).
+        const want = { brands, release: brands, ...(period ? { period } : {}) };
         if (marks) {
           const m = await markMadeReports(o, { ...want, addresses: marks });
           for (const x of m.refused) {
@@ -221,6 +226,14 @@ function printOutcome(
 ): boolean {
   const head = `${account} ${w.brandId} ${w.period}`;
   let failed = false;
+  if (w.held) {
+    // Held on purpose: said, not a failure.
+    const why = w.held.reason ? ` (${w.held.reason})` : '';
+    io.out(
+      `${head}: held by ${w.held.by} at ${w.held.at}${why}: not sent; approve it on the worker's review page (/review/) or send it with visync report send --account ${account} --brand ${w.brandId} --period ${w.period}`,
+    );
+    return false;
+  }
   if (!w.recipients.length) {
     io.out(`${head}: ${w.reason ?? `no recipients (${w.state})`}`);
     if (w.reason) failed = true;

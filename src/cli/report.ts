@@ -2,17 +2,18 @@
 // period, never an API call (docs/reports.md). Registering it loads only commander: the action
 // imports the report modules (and Vega) when it runs.
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { Config } from '../config/schema.js';
 import type { Period } from '../history/period.js';
 import type { AccountReportOptions, AccountReports } from '../report/make.js';
 import type { ReportFormat } from '../report/output.js';
 import type { AccountOutcome } from '../report/overview/book.js';
 import type { PdfSession } from '../report/render/pdf.js';
-import type { agencyBookSettings, ReportSettings } from '../report/settings.js';
-import type { ObjectStores } from '../sinks/create-store.js';
+import type { ReportSettings } from '../report/settings.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { collect, unknownWorkspaceLine } from './options.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { wholeBook } from './report-book.js';
+import { registerReportLink } from './report-link.js';
+import { registerReportMailPreview } from './report-mail-preview.js';
 import { registerReportSend } from './report-send.js';
 
 interface ReportFlags {
@@ -48,6 +49,8 @@ function parseFormats(value: string): ReportFormat[] {
 export function registerReport(program: Command, state: ProgramState, io: CommandIo): void {
   const report = program.command('report');
   registerReportSend(report, state, io);
+  registerReportLink(report, state, io);
+  registerReportMailPreview(report, state, io);
   report
     .summary('write client-ready HTML and JSON reports from the synced data (no API call)')
     .description(
@@ -315,62 +318,6 @@ function countAccount(
     if (!flags.json) io.out(`${account} ${m.brandId} ${m.period}: ${m.location}`);
   }
   if (r.overview && !flags.json) io.out(`${account} overview ${r.made[0]?.period}: ${r.overview}`);
-}
-
-interface BookSources {
-  config: Config;
-  flags: ReportFlags;
-  io: CommandIo;
-  tally: Tally;
-  stores: ObjectStores;
-  accounts: readonly string[];
-  style: typeof import('../report/style.js');
-  output: typeof import('../report/output.js');
-  pdf: PdfSession | undefined;
-  typed: ReportFormat[] | undefined;
-  agency: NonNullable<ReturnType<typeof agencyBookSettings>>;
-}
-
-/**
- * The whole book of every account's clients (docs/reports.md, "The whole book"), in the agency's
- * look and locale, beside the accounts' folders: under --out, or in the one object store they
- * share (its links are relative: accounts in several stores get a line saying to use --out).
- */
-async function wholeBook(b: BookSources): Promise<void> {
-  const { wholeBook: bookOf } = await import('../report/overview/book.js');
-  const book = bookOf(b.tally.outcomes);
-  if (!book) return;
-  let target = b.flags.out ? b.output.dirTarget(b.flags.out) : undefined;
-  if (!target) {
-    const shared = await b.stores.grouped(b.config, b.accounts);
-    if (shared.length !== 1 || !shared[0]) {
-      b.io.err(
-        `visync: the whole-book overview (reports.agency) is not written: the accounts write to ${shared.length} object stores and its links are relative; run \`visync report --out DIR\` to have it in one folder`,
-      );
-      return;
-    }
-    target = b.output.storeTarget(shared[0].store);
-  }
-  const s = b.agency.settings;
-  const withPdf = b.pdf && (b.typed ?? s.formats).includes('pdf');
-  const { writeBook } = await import('../report/overview/book-write.js');
-  try {
-    b.tally.book = await writeBook({
-      target,
-      book,
-      style: b.style.styleOf(s),
-      print: withPdf
-        ? (html: string) =>
-            (b.pdf as PdfSession).render(html, { pageSize: s.pageSize, locale: s.locale ?? null })
-        : undefined,
-    });
-  } catch (err) {
-    const { errorMessage } = await import('../util/errors.js');
-    b.io.err(`visync: the whole-book overview (reports.agency): ${errorMessage(err)}`);
-    b.tally.code = Math.max(b.tally.code, 1);
-    return;
-  }
-  if (!b.flags.json) b.io.out(`agency overview ${book.period.label}: ${b.tally.book}`);
 }
 
 /** The unknown --brand lines, the --json document, and the exit code. */

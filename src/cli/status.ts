@@ -1,9 +1,15 @@
 import type { Command } from 'commander';
 import type { LedgerRun } from '../../jobs/ledger.js';
-import { type OpenReport, SHOWN_STATES, type ToDateReport } from '../../jobs/report-index.js';
+import {
+  type OpenReport,
+  type ReviewedReport,
+  SHOWN_STATES,
+  type ToDateReport,
+} from '../../jobs/report-index.js';
 import type { FailedRun, StatusReport } from '../../jobs/status.js';
 import { currentPhase } from '../../src/records/run-state.js';
 import { shellWord } from '../util/shell-word.js';
+import { terminalSafe } from '../util/terminal.js';
 import { shortened, wrapped } from '../util/text.js';
 import { collect } from './options.js';
 import { type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
@@ -134,6 +140,7 @@ export function renderStatus(report: StatusReport, width: number): string[] {
     if (reports) lines.push(`  reports: ${reports}`);
     const toDate = describeToDate(a.reports_to_date ?? []);
     if (toDate) lines.push(`  reports to date: ${toDate}`);
+    for (const r of a.reports_reviewed ?? []) lines.push(`  reviewed: ${describeReviewed(r)}`);
   }
   lines.push(`queue: ${describeCounts(report.queue)}`);
   // Scheduled reports and digests, on a queue of their own (a stuck mail server holds no finish).
@@ -210,6 +217,20 @@ function describeToDate(out: readonly ToDateReport[]): string {
     .sort()
     .join(', ');
   return `${out.length} sent by hand (${periods}); the final reports follow when their periods complete`;
+}
+
+/**
+ * `ws_1 2026-10: held by alice at 2026-11-02T09:00:00.000Z (wrong logo)` or `ws_2 2026-10: sent,
+ * approved by alice at ...`: a review page's action, who and when (the reason made terminal-safe;
+ * the `reports:` line above says how to send a held draft: `report send --brand` releases it).
+ */
+function describeReviewed(r: ReviewedReport): string {
+  const head = `${r.brand_id} ${r.period}`;
+  if (r.held)
+    return terminalSafe(
+      `${head}: held by ${r.held.by} at ${r.held.at}${r.held.reason ? ` (${r.held.reason})` : ''}`,
+    );
+  return terminalSafe(`${head}: ${r.state}, approved by ${r.approved_by} at ${r.approved_at ?? '?'}`);
 }
 
 const describeCounts = (counts: Record<string, number>) =>

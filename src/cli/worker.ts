@@ -38,7 +38,7 @@ export function registerWorker(program: Command, state: ProgramState, io: Comman
     )
     .option(
       '--listen <host:port>',
-      'address of /metrics, /healthz, /readyz and /ui/, or off (default: worker.listen)',
+      'address of /metrics, /healthz, /readyz, /ui/ (queue board) and /review/ (drafts to approve and send), or off (default: worker.listen)',
     )
     .action(
       exitWith(state, (flags: { concurrency: number; listen?: string } & LogFlags, cmd: Command) =>

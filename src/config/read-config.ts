@@ -337,7 +337,26 @@ function accountSetIssues(
     needs('s3', "the account's prefix is in the bucket of sinks.s3");
     needs('fs', 'the account has its own folder only when the object store is sinks.fs');
   }
+  issues.push(...linkIssues(accounts, file));
   return issues;
+}
+
+/** `reports.mail.link` at any level: a presigned URL needs an S3 store (docs/reports.md, "A link to the report"). */
+function linkIssues(
+  accounts: { account: AccountConfig; origin: AccountOrigin }[],
+  file: ConfigFile,
+): ConfigIssue[] {
+  if (file.sinks.s3) return [];
+  const message =
+    'needs sinks.s3: the link is an S3 presigned URL, and a report on the local disk has no address a client can open';
+  const at: string[] = [];
+  if (file.reports?.mail?.link) at.push('reports.mail.link');
+  for (const { account, origin: o } of accounts) {
+    if (account.reports?.mail?.link) at.push(pathIn(o.where, 'reports.mail.link'));
+    for (const [id, w] of Object.entries(account.reports?.workspaces ?? {}))
+      if (w?.mail?.link) at.push(pathIn(o.where, `reports.workspaces.${id}.mail.link`));
+  }
+  return at.map((path) => ({ path, message }));
 }
 
 // Defence in depth: no message is built from values, but a key must never leak even if one is.

@@ -4,7 +4,9 @@ import { isLoopbackHost } from '../util/net.js';
 import { hasControlCharacter } from '../util/terminal.js';
 import { agencySchemas } from './agency.js';
 import { cronProblem, schedulerAcceptsTimeZone } from './cron.js';
+import { MailLinkSchema, MailTemplatesSchema } from './mail-templates.js';
 import { reportAttachShape } from './report-attach.js';
+import { GoalsSchema } from './report-goals.js';
 
 // Messages here are what an operator reads when start-up fails, so each says what was expected
 // in plain words. None of them may quote the input: an API key must never reach a log line.
@@ -342,8 +344,10 @@ const ReportMailSchema = z.strictObject(
     cc: emailList('cc').optional(),
     /** In blind copy: delivered once, with the first recipient's mail, never shown. */
     bcc: emailList('bcc').optional(),
+    templates: MailTemplatesSchema.optional(),
+    link: MailLinkSchema.optional(),
   },
-  { error: expected('a mapping with fromName, replyTo, cc and bcc') },
+  { error: expected('a mapping with fromName, replyTo, cc, bcc, templates and link') },
 );
 
 // Every key optional: a level says only what it changes; src/report/settings.ts merges the levels
@@ -397,6 +401,8 @@ const reportSettingsShape = {
    * summary (docs/reports.md); relative to the config file's folder.
    */
   notesDir: nonEmptyString("the folder of the account manager's notes").optional(),
+  /** The client's goals (./report-goals.ts, docs/reports.md "Goals"); a workspace's list replaces its account's. */
+  goals: GoalsSchema.optional(),
 };
 
 const WORKSPACES_AT_TOP =

@@ -130,15 +130,14 @@ async function workspaceReport(
   // html.js loads Vega: only when a page is asked for.
   const formats = o.formatsFor?.(workspace.brandId) ?? o.formats;
   const withPage = formats.some(isPage);
+  // Read for the JSON model too: the mail says the note of the version it sends (report.json's).
   let notes: string | null = null;
-  if (withPage) {
-    try {
-      notes = await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label);
-    } catch (err) {
-      if (!(err instanceof NotesError)) throw err;
-      const line = `account ${o.account}, workspace ${workspace.brandId}: ${err.message}; its report was not written, the other workspaces' were`;
-      return { report, files: Promise.resolve({ kind: 'notes', line }) };
-    }
+  try {
+    notes = await readNotes(style.notesDir ?? null, o.account, workspace.brandId, period.label);
+  } catch (err) {
+    if (!(err instanceof NotesError)) throw err;
+    const line = `account ${o.account}, workspace ${workspace.brandId}: ${err.message}; its report was not written, the other workspaces' were`;
+    return { report, files: Promise.resolve({ kind: 'notes', line }) };
   }
   const page = withPage
     ? await (await import('./render/html.js')).renderHtml(report, style, {
@@ -149,6 +148,7 @@ async function workspaceReport(
   const files = reportFiles(o, formats, report, page, {
     brandId: workspace.brandId,
     brandName: brandNameOf(workspace),
+    notes,
   });
   // Awaited in order by the caller; a failure of one still in flight then is not left unheard.
   files.catch(() => undefined);
@@ -261,7 +261,7 @@ async function reportFiles(
   formats: readonly ReportFormat[],
   report: ReportModel,
   page: string,
-  { brandId, brandName }: { brandId: string; brandName: string | null },
+  { brandId, brandName, notes }: { brandId: string; brandName: string | null; notes: string | null },
 ): Promise<ReportFile[] | ReportProblem> {
   const files: ReportFile[] = [];
   // The spreadsheets' tables, made once for csv and xlsx (./tables/).
@@ -269,7 +269,7 @@ async function reportFiles(
     ? reportTables(report, o.styleFor(brandId), brandName)
     : [];
   for (const format of formats) {
-    if (format === 'json') files.push({ format, body: reportJsonText(report) });
+    if (format === 'json') files.push({ format, body: reportJsonText(report, notes) });
     else if (format === 'html') files.push({ format, body: page });
     else if (format === 'csv')
       for (const t of tables) files.push({ format, name: csvName(t.name), body: tableCsv(t) });

@@ -6,7 +6,9 @@
 // and Chromium of ./render/pdf.ts.
 
 import { type AgencyBook, agencyBook, agencyName } from '../config/agency.js';
+import type { MailTemplates } from '../config/mail-templates.js';
 import type { AttachFormat } from '../config/report-attach.js';
+import type { GoalConfig } from '../config/report-goals.js';
 import type {
   AccountConfig,
   Config,
@@ -64,6 +66,8 @@ export interface ReportSettings {
   mail: ReportMailConfig;
   /** The files the e-mail attaches (src/config/report-attach.ts); unset: the PDF, else the page, else the JSON. */
   attach?: AttachFormat[];
+  /** The client's goals (docs/reports.md "Goals"); a level's list replaces the one above. */
+  goals?: GoalConfig[];
 }
 
 /** A fresh copy each time: callers may change theirs. */
@@ -96,8 +100,19 @@ function overlay(base: ReportSettings, level: Level | undefined): ReportSettings
     ...set,
     ...names,
     colors: { ...base.colors, ...colors },
-    mail: { ...base.mail, ...mailSet },
+    // Templates merge per locale and per part: a workspace's `de.subject` keeps the account's `de.body`.
+    mail: { ...base.mail, ...mailSet, ...templatesOver(base.mail.templates, mail?.templates) },
   } as ReportSettings;
+}
+
+function templatesOver(
+  base: MailTemplates | undefined,
+  level: MailTemplates | undefined,
+): { templates?: MailTemplates } {
+  if (!base && !level) return {};
+  const merged: MailTemplates = { ...base };
+  for (const [key, t] of Object.entries(level ?? {})) merged[key] = { ...merged[key], ...t };
+  return { templates: merged };
 }
 
 /** The merged, defaulted settings of one workspace's report (without a workspace: the account's). */

@@ -1,5 +1,6 @@
 // The look of one workspace's report, `ReportStyle` (styleOf), taken from its merged settings
 // (./settings.ts); the up/down colours of deltas are fixed (a palette never turns a loss green).
+import type { GoalConfig } from '../config/report-goals.js';
 import type { ReportSection } from '../config/schema.js';
 import { textColourOnWhite } from '../util/contrast.js';
 import { translator } from './i18n/translate.js';
@@ -38,6 +39,8 @@ export interface ReportStyle {
   engineNames: Readonly<Record<string, string>>;
   /** Show the closing "Data details" section (workspace id, account, runs, data time). */
   dataDetails: boolean;
+  /** The client's goals: the model says how it stands against each (./goals/progress.ts). */
+  goals?: readonly GoalConfig[];
 }
 
 /** The look a report takes from its settings; no agency named: `visibility-sync`, or no name at all
@@ -60,6 +63,7 @@ export function styleOf(s: ReportSettings): ReportStyle {
     notesDir: s.notesDir ?? null,
     engineNames: s.engineNames ?? {},
     dataDetails: s.dataDetails,
+    ...(s.goals === undefined ? {} : { goals: s.goals }),
   };
 }
 

@@ -41,6 +41,11 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
   /** Releases what the store holds open (an S3 client's sockets); a store with nothing open has none. */
   close?(): void;
+  /**
+   * A URL anyone can GET `key` with until `expiresInSeconds` after `now` (an S3 presigned URL;
+   * docs/reports.md, "A link to the report"). Only a store with an address a client can reach has it.
+   */
+  presignGet?(key: string, expiresInSeconds: number, now: Date): Promise<string>;
 }
 
 /**

@@ -17,6 +17,7 @@ import { VisyncError } from '../util/errors.js';
 import { sha256Hex } from '../util/hash.js';
 import { assertSafeKey, type ObjectStore, type PutOptions, type StoredObject } from './object-store.js';
 import { deadlineAgents, isConnectTimeout } from './s3-connect.js';
+import { presignGet } from './s3-presign.js';
 
 /** Curated files can be large; parts of this size keep memory bounded and stay above S3's 5 MiB minimum. */
 export const PART_SIZE = 8 * 1024 * 1024;
@@ -192,6 +193,11 @@ export class S3ObjectStore implements ObjectStore {
       if (isMissingKey(err)) return undefined;
       throw this.#error('read', fullKey, err);
     }
+  }
+
+  /** A presigned GET of one object (./s3-presign.ts): whoever has the URL reads it until it expires. */
+  presignGet(key: string, expiresInSeconds: number, now: Date): Promise<string> {
+    return presignGet(this.#client, this.#config.bucket, this.#key(key), expiresInSeconds, now);
   }
 
   async list(prefix: string): Promise<string[]> {

@@ -148,7 +148,7 @@ export function mailSession(
  */
 export async function sendMadeReports(
   o: DeliveryOptions,
-  want: { brands: readonly string[]; period?: Period },
+  want: ReportsWanted,
 ): Promise<{ outcomes: DeliveryOutcome[]; workspaces: string[]; known: string[] }> {
   const { out, toSend, workspaces, known } = await madeReports(o, want);
   await withMail(o, async (mail) => {
@@ -164,7 +164,7 @@ export async function sendMadeReports(
  */
 export async function markMadeReports(
   o: DeliveryOptions,
-  want: { brands: readonly string[]; period?: Period; addresses: readonly string[] },
+  want: ReportsWanted & { addresses: readonly string[] },
 ): Promise<{
   outcomes: DeliveryOutcome[];
   refused: Extract<MarkResult, { notListed: string[] }>[];
@@ -186,7 +186,7 @@ export async function markMadeReports(
  */
 async function madeReports(
   o: DeliveryOptions,
-  want: { brands: readonly string[]; period?: Period },
+  want: ReportsWanted,
 ): Promise<{ out: DeliveryOutcome[]; toSend: Due[]; workspaces: string[]; known: string[] }> {
   const now = o.now ?? (() => new Date());
   const today = utcDate(now());
@@ -233,15 +233,44 @@ async function madeReports(
       });
       continue;
     }
-    toSend.push({ brandId, period, settings, record });
+    if (record.held && !want.release?.includes(brandId)) {
+      out.push({ ...outcome(record), held: record.held });
+      continue;
+    }
+    toSend.push({ brandId, period, settings, record: await approved(o, record, want.approvedBy) });
   }
   return { out, toSend, workspaces, known };
+}
+
+/**
+ * Which reports `report send` (and the review page, jobs/review-page.ts) acts on: `brands` (all when
+ * empty) of `period`; a held one only when `release` names it, and `approvedBy` recorded on each
+ * report still to be sent (a hold released without it names `visync report send`).
+ */
+export interface ReportsWanted {
+  brands: readonly string[];
+  period?: Period;
+  release?: readonly string[];
+  approvedBy?: string;
+}
+
+/** The record with its approval (who, when) and without its hold, written before anything is sent. */
+async function approved(
+  o: DeliveryOptions,
+  record: DeliveryRecord,
+  by: string | undefined,
+): Promise<DeliveryRecord> {
+  if (record.state === 'sent' || (!by && !record.held)) return record;
+  const { held: _held, ...rest } = record;
+  const at = (o.now?.() ?? new Date()).toISOString();
+  return save(o, { ...rest, approved_by: by ?? 'visync report send', approved_at: at });
 }
 
 /** Nothing left to do for this period: every recipient sent, a draft awaiting review, nobody to mail. */
 function finished(r: DeliveryRecord, s: ReportSettings): boolean {
   return (
     r.state === 'sent' ||
+    r.held !== undefined ||
     (r.state === 'draft' && s.review) ||
     (r.state === 'made' && s.recipients.length === 0)
   );

@@ -52,7 +52,23 @@ export interface DeliveryRecord {
   to_date?: boolean;
   /** A to-date report's newest day. */
   through?: string;
+  /**
+   * Held on the review page (jobs/review-page.ts): neither the schedule, nor `visync report send`
+   * without --brand, nor the page's "send all" mails it until it is approved there or sent with
+   * `visync report send --brand`. Absent: not held (records older than the review page).
+   */
+  held?: ReviewMark & { reason?: string };
+  /** Who approved the sending (the review page's basic-auth user, `local` on loopback without one, or `visync report send` releasing a hold). */
+  approved_by?: string;
+  /** When it was approved. */
+  approved_at?: string;
   updated_at: string;
+}
+
+/** Who did a review action and when. */
+export interface ReviewMark {
+  by: string;
+  at: string;
 }
 
 /** What one recipient got of a report: which version, and whether it was to date. */

@@ -3,18 +3,23 @@
 // recorded before and after (./records.ts), then the workspace's state (sent, made, draft or
 // failed). A failure on one address never stops the others; a failed server or login stops its
 // sends for the rest of the delivery (../mail/session.ts).
+
+import { linkSeconds } from '../../config/mail-templates.js';
 import type { AttachFormat } from '../../config/report-attach.js';
 import type { SmtpConfig } from '../../config/schema.js';
 import { scrubSecrets } from '../../log.js';
 import { metrics } from '../../metrics/recorder.js';
 import { checkedFile, manifestFormats, parseManifest, type ReportManifest } from '../../report/artefact.js';
+import type { ReportModel } from '../../report/model/report-shape.js';
 import { parseReport } from '../../report/output.js';
 import { headlineOf } from '../../report/summary/headline.js';
+import { type Sentence, summarySentences } from '../../report/summary/sentences.js';
 import { reportPrefix } from '../../sinks/layout.js';
 import { errorMessage } from '../../util/errors.js';
-import { attachmentName, type Headline } from '../mail/compose.js';
+import { attachmentName, type Headline, type MailWords } from '../mail/compose.js';
 import type { MailSession } from '../mail/session.js';
 import { type Attachment, accountFailure, certainlyNotSent, mailFailureReason } from '../mail/smtp.js';
+import { type ReportLink, reportLink } from '../report-link.js';
 import {
   gotOf,
   messageIdOf,
@@ -47,6 +52,9 @@ export const UNCONFIRMED_FIX =
 export interface Facts {
   clientName: string;
   headline: Headline;
+  /** The summary's sentences and the manager's note, as the version's report.json gives them. */
+  summary?: readonly Sentence[];
+  note?: string;
   manifest: ReportManifest;
   /** The version mailed: its id, whether it is to date and through which day. */
   want: WantedVersion;
@@ -56,7 +64,10 @@ export interface Facts {
  * The report as its manifest names it (src/report/artefact.ts): the version, whether it is to date,
  * and report.json's figures, read only when its bytes are that version's.
  */
-export async function factsOf(o: DeliveryOptions, due: Due): Promise<Facts> {
+export async function factsOf(
+  o: Pick<DeliveryOptions, 'store' | 'account'>,
+  due: Pick<Due, 'brandId' | 'period' | 'settings'>,
+): Promise<Facts> {
   const prefix = reportPrefix(o.account.name, due.brandId, due.period.label);
   const manifest = parseManifest(await o.store.get(`${prefix}manifest.json`));
   if (!manifest)
@@ -74,6 +85,9 @@ export async function factsOf(o: DeliveryOptions, due: Due): Promise<Facts> {
     clientName: due.settings.clientName ?? report?.cover.client_name ?? due.brandId,
     // The one headline rule: the figures the report's summary and first card lead with.
     headline: report ? headlineOf(report) : { score: null, delta: null, earlier: false, comparable: false },
+    // report.json is the model with words added (a superset): its sentences are the page's.
+    ...(report ? { summary: summarySentences(report as unknown as ReportModel) } : {}),
+    ...(report?.manager_note ? { note: report.manager_note } : {}),
     manifest,
     want: { version: manifest.version, to_date: toDate, ...(toDate ? { through } : {}) },
   };
@@ -113,6 +127,40 @@ async function attachmentsOf(o: DeliveryOptions, due: Due, facts: Facts): Promis
       contentType: CONTENT_TYPES[format],
     });
   return out;
+}
+
+/** The attachments' file names, as the mail names them (`a.pdf, a.xlsx`). */
+export function attachedName(facts: Facts, due: Pick<Due, 'period' | 'settings'>): string {
+  return attachedFormats(manifestFormats(facts.manifest), due.settings.attach)
+    .map((f) => attachmentName(facts.clientName, due.period.label, f, facts.want.through))
+    .join(', ');
+}
+
+/** Everything the mail says (../mail/compose.ts): one place, for a send and for `report mail-preview`. */
+export function mailWordsOf(
+  facts: Facts,
+  due: Pick<Due, 'period' | 'settings'>,
+  fileName: string,
+  link: ReportLink | null,
+): MailWords {
+  const settings = due.settings;
+  const want = facts.want;
+  return {
+    clientName: facts.clientName,
+    period: due.period,
+    locale: settings.locale ?? null,
+    headline: facts.headline,
+    fileName,
+    through: want.to_date ? (want.through ?? null) : null,
+    agency: settings.agency,
+    contact: settings.contact,
+    summary: facts.summary,
+    note: facts.note ?? null,
+    link,
+    timeZone: settings.timeZone ?? null,
+    engineNames: settings.engineNames,
+    templates: settings.mail.templates,
+  };
 }
 
 function unconfirmed(a: Addressee, startedAt: string | undefined): RecipientOutcome {
@@ -163,8 +211,9 @@ export async function sendPending(
       failAll('recipients are set but reports.smtp is not: configure host and from');
     else if (pending.length && smtp && facts) {
       const attachments = await attachmentsOf(o, due, facts);
+      const link = await linkOf(o, due, facts);
       for (const to of pending)
-        results.push(await sendOne(o, { session, smtp, where, to, attachments, facts, due }));
+        results.push(await sendOne(o, { session, smtp, where, to, attachments, facts, due, link }));
     }
   } catch (err) {
     // The records or the report could not be read: nothing was sent to whoever is left.
@@ -233,6 +282,21 @@ interface OneSend {
   attachments: Attachment[];
   facts: Facts;
   due: Due;
+  link: ReportLink | null;
+}
+
+/** `reports.mail.link`: one link for the delivery's mails, signed now for its configured lifetime. */
+export async function linkOf(
+  o: Pick<DeliveryOptions, 'store' | 'account' | 'now'>,
+  due: Pick<Due, 'brandId' | 'period' | 'settings'>,
+  facts: Facts,
+): Promise<ReportLink | null> {
+  const lifetime = due.settings.mail.link?.expires;
+  if (lifetime === undefined) return null;
+  // Checked at load: a lifetime of at most 7 days.
+  const seconds = linkSeconds(lifetime) as number;
+  const where = { account: o.account.name, brandId: due.brandId, period: due.period.label };
+  return reportLink(o.store, where, seconds, o.now?.() ?? new Date(), facts.manifest);
 }
 
 /** One address: claimed, recorded `sending`, mailed, recorded `sent`; the claim given back. */
@@ -277,16 +341,7 @@ async function claimedSend(o: DeliveryOptions, s: OneSend): Promise<RecipientOut
       to: to.role === 'to' ? recipient : (settings.recipients[0] ?? recipient),
       deliverTo: recipient,
       messageId: intent.message_id,
-      words: {
-        clientName: s.facts.clientName,
-        period: s.due.period,
-        locale: settings.locale ?? null,
-        headline: s.facts.headline,
-        fileName: s.attachments.map((a) => a.filename).join(', '),
-        through: want.to_date ? (want.through ?? null) : null,
-        agency: settings.agency,
-        contact: settings.contact,
-      },
+      words: mailWordsOf(s.facts, s.due, s.attachments.map((a) => a.filename).join(', '), s.link),
       addressing: settings.mail,
       attachment: s.attachments[0] as Attachment,
       more: s.attachments.slice(1),

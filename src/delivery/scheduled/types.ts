@@ -10,7 +10,7 @@ import type { Claims } from '../claims/claims.js';
 import type { MailSession } from '../mail/session.js';
 import type { MailTimeouts } from '../mail/smtp.js';
 import type { AlertBatch, SendOptions } from '../webhooks/send.js';
-import type { DeliveryRecord, DeliveryState, VersionSent } from './records.js';
+import type { DeliveryRecord, DeliveryState, ReviewMark, VersionSent } from './records.js';
 
 export interface DeliveryOptions {
   config: Config;
@@ -77,4 +77,6 @@ export interface DeliveryOutcome {
   recipients: RecipientOutcome[];
   /** delivery.json could not be written (the sends are recorded on their own). */
   recordFailure?: string;
+  /** Held on the review page: not sent (who, when, why). */
+  held?: ReviewMark & { reason?: string };
 }

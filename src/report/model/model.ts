@@ -10,6 +10,7 @@ import { compareText, mean, num, shareOfVoiceUnit } from '../../history/figures.
 import { type Period, periodDays } from '../../history/period.js';
 import { isSuspect } from '../../history/snapshot.js';
 import { moneyCompetitors } from '../competitors/money-competitors.js';
+import { goalsProgress } from '../goals/progress.js';
 import type { ReportStyle } from '../style.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
 import { changeLines } from './change-lines.js';
@@ -281,13 +282,18 @@ export function buildModel(i: ReportInput): ReportModel {
   const b = bases(x);
   const brand = rowsOf(w.end, 'brands')?.[0];
   const { asOf, runs } = provenance(w);
+  const kpis = kpisOf(x, before, b);
+  const trend = trendOf(x);
+  const status = { in_progress: i.inProgress === true, end };
+  // Only a client with goals has the field: a report without goals keeps its bytes.
+  const goals = goalsProgress({ kpis, trend, period: i.period, period_status: status }, i.style.goals);
   const model: Omit<ReportModel, 'revisions' | 'restated'> = {
     model_version: MODEL_VERSION,
     account: i.account,
     brand_id: w.brandId,
     period: i.period,
     previous_period: i.previous,
-    period_status: { in_progress: i.inProgress === true, end },
+    period_status: status,
     comparison: { earlier_period: b.earlier },
     cover: {
       client_name: i.style.clientName ?? str(brand?.name),
@@ -295,8 +301,9 @@ export function buildModel(i: ReportInput): ReportModel {
       agency_name: i.style.agencyName,
       data_as_of: asOf,
     },
-    kpis: kpisOf(x, before, b),
-    trend: trendOf(x),
+    kpis,
+    ...(goals.length > 0 ? { goals } : {}),
+    trend,
     engines: now.engines,
     buyer_intent: now.buyer_intent,
     money_competitors: moneyCompetitors(w.end, w.previousEnd, b.buyerIntentComparable),

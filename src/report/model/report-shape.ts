@@ -8,6 +8,7 @@ import type { Side } from '../../history/comparison.js';
 import type { Period } from '../../history/period.js';
 import type { Loss } from '../../history/snapshot.js';
 import type { MoneyCompetitors } from '../competitors/money-competitors.js';
+import type { GoalProgress } from '../goals/goal-shape.js';
 import type { ChangeLine } from './change-lines.js';
 import type { NotAvailable } from './not-read.js';
 import type { SnapshotSection, SnapshotShown } from './snapshots-shown.js';
@@ -137,6 +138,11 @@ export interface ReportModel {
     data_as_of: string | null;
   };
   kpis: Record<KpiKey, Kpi>;
+  /**
+   * How the client stands against each of its goals (`reports.goals`, ../goals/progress.ts), in the
+   * config's order; absent when it has none, and in a report.json of an earlier release.
+   */
+  goals?: GoalProgress[];
   trend: {
     days: number;
     days_with_data: number;
@@ -228,4 +234,9 @@ export interface Report
     coverage: string;
   };
   engines: Worded<EngineScore>[];
+  /**
+   * The account manager's note of the period as its Markdown file says it (src/report/summary/notes.ts),
+   * for the mail; absent when there is none (and in a report.json written before it was kept).
+   */
+  manager_note?: string;
 }

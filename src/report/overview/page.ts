@@ -7,6 +7,7 @@
 // by" line is kept with the trend above it, so a printed page never holds it alone.
 import { html as escapedHtml, raw } from 'hono/html';
 import type { Period } from '../../history/period.js';
+import { anyGoal, goalsCell } from '../goals/overview-cell.js';
 import { type Translate, translator } from '../i18n/translate.js';
 import { beginReportCharts, chartSvg, type LinePoint } from '../render/charts.js';
 import { type Formatters, formattersOf } from '../render/format.js';
@@ -77,18 +78,20 @@ export async function renderOverview(o: OverviewPage): Promise<string> {
       : html` <span class="apart">(${'domain' in r.suffix ? html`<bdi>${r.suffix.domain}</bdi>` : f.number(r.suffix.n)})</span>`;
   // The whole book names each row's account first (./book.ts).
   const account = (r: OverviewRow) => (o.book ? html`<td class="account">${r.account ?? ''}</td>` : '');
+  // A goal column only when some client has a goal (reports.goals): else the page as before.
+  const goals = anyGoal(o.rows);
   const row = (
     r: OverviewRow,
   ) => html`<tr>${account(r)}<td>${r.client === null ? html`<span class="na">${t('overview:unnamed')}</span>` : html`<bdi>${r.client}</bdi>`}${suffix(r)}</td>
 <td class="fig">${r.score === null ? missing : f.one(r.score)}</td><td class="fig">${change(r)}</td>
-<td class="fig">${r.share === null ? missing : share(f, r.share, r.shareUnit)}</td><td>${events(r)}</td>
+<td class="fig">${r.share === null ? missing : share(f, r.share, r.shareUnit)}</td>${goals ? html`<td>${goalsCell(f, r.goals)}</td>` : ''}<td>${events(r)}</td>
 <td>${r.href === null ? html`<span class="na">${t('overview:no_report')}</span>` : escapedHtml`<a href="${r.href}">${t('overview:open_report')}</a>`}</td></tr>`;
   const page = html`<!DOCTYPE html>
 <html lang="${htmlLang}"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="${CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${s.agencyName === null ? '' : `${s.agencyName} \u2013 `}${o.book ? t('overview:book_title') : t('overview:title')} \u2013 ${f.period(o.period, o.toDate?.through, o.toDate !== undefined)}</title>${s.agencyName === null ? '' : html`\n<meta name="author" content="${s.agencyName}">`}
-<style>${raw(css(s))}</style></head>
+<style>${raw(css(s))}${raw(goals ? goalsCss(o.book !== undefined) : '')}</style></head>
 <body><main>
 <header class="cover">
 ${s.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${s.logoDataUri}">` : ''}
@@ -97,7 +100,7 @@ ${s.agencyName === null ? '' : html`<p class="agency">${s.agencyName}</p>`}
 <p>${f.period(o.period, o.toDate?.through, o.toDate !== undefined)}. ${t('page:cover.compared', { previous: f.period(o.previous) })} ${t('overview:clients', { count: o.rows.length, n: f.number(o.rows.length) })}.</p>
 </header>
 <section><h2>${t('overview:clients_title')}</h2>
-<table class="clients${o.book ? ' book' : ''}"><thead><tr>${o.book ? html`<th>${t('overview:col_account')}</th>` : ''}<th>${t('overview:col_client')}</th><th>${t('overview:col_score')}</th><th>${t('overview:col_delta')}</th><th>${t('overview:col_share')}</th><th>${t('overview:col_events')}</th><th>${t('overview:col_report')}</th></tr></thead>
+<table class="clients${o.book ? ' book' : ''}${goals ? ' with-goals' : ''}"><thead><tr>${o.book ? html`<th>${t('overview:col_account')}</th>` : ''}<th>${t('overview:col_client')}</th><th>${t('overview:col_score')}</th><th>${t('overview:col_delta')}</th><th>${t('overview:col_share')}</th>${goals ? html`<th>${t('goals:overview.col')}</th>` : ''}<th>${t('overview:col_events')}</th><th>${t('overview:col_report')}</th></tr></thead>
 <tbody>${o.rows.map(row)}</tbody></table>
 <p class="note events-note">${t('overview:events_note')}</p>
 </section>${o.book?.missing.length ? bookMissing(o.book.missing, t, f) : ''}
@@ -121,6 +124,18 @@ function bookMissing(missing: readonly MissingAccount[], t: Translate, f: Format
   return html`
 <section class="book-missing"><h2>${t('overview:book_missing_title')}</h2>
 <ul>${missing.map((m) => html`<li>${line(m)}</li>`)}</ul></section>`;
+}
+
+/** The column widths with a goal column (../goals/overview-cell.ts), only on a page that has one. */
+function goalsCss(book: boolean): string {
+  const w = book ? [9, 18, 8, 9, 8, 15, 24, 9] : [22, 8, 10, 8, 17, 26, 9];
+  const table = book ? 'table.book.with-goals' : 'table.with-goals';
+  return [
+    ...w.map((pct, i) => `${table} th:nth-child(${i + 1}){width:${pct}%}`),
+    'table.with-goals .event{overflow-wrap:normal}',
+    // A status on one line, a goal's name broken only between words: the column is as wide as its longest word.
+    '.goal{display:block}.goal+.goal{margin-top:4px}.goal .delta{white-space:nowrap}.goal .apart{overflow-wrap:normal}',
+  ].join('');
 }
 
 function css(s: ReportStyle): string {

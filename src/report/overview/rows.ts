@@ -5,6 +5,7 @@
 // missing stays null (the page says "missing"), never 0. Pure.
 import { compareText, mean } from '../../history/figures.js';
 import { brandKey } from '../../sinks/layout.js';
+import type { GoalProgress } from '../goals/goal-shape.js';
 import type { ReportModel } from '../model/report-shape.js';
 import { headlineOf } from '../summary/headline.js';
 import type { EventCounts } from './events.js';
@@ -12,13 +13,14 @@ import type { ClientName } from './names.js';
 import { type Suffix, suffixes } from './told-apart.js';
 
 /** What the overview reads of a report: kept for every workspace made, so only this much. */
-export type OverviewReport = Pick<ReportModel, 'cover' | 'kpis' | 'comparison' | 'trend'>;
+export type OverviewReport = Pick<ReportModel, 'cover' | 'kpis' | 'comparison' | 'trend' | 'goals'>;
 
-export const overviewPart = ({ cover, kpis, comparison, trend }: ReportModel): OverviewReport => ({
+export const overviewPart = ({ cover, kpis, comparison, trend, goals }: ReportModel): OverviewReport => ({
   cover,
   kpis,
   comparison,
   trend,
+  ...(goals === undefined ? {} : { goals }),
 });
 
 export interface OverviewRow {
@@ -38,6 +40,8 @@ export interface OverviewRow {
   comparable: boolean;
   share: number | null;
   shareUnit: ReportModel['trend']['share_of_voice_unit'];
+  /** The client's goals as its report states them (../goals/progress.ts); none or empty: no goal, or no report. */
+  goals?: readonly GoalProgress[];
   /** The period's events per kind shown; null: not known (no complete run dated within the period). */
   events: EventCounts | null;
   /** Relative to the overview's folder; null when no report page was written. */
@@ -87,6 +91,8 @@ export function overviewRows(
       comparable,
       share: r?.kpis.share_of_voice.value ?? null,
       shareUnit: r?.trend.share_of_voice_unit ?? 'percent',
+      // A report.json of an earlier release has no goals: no goal, as for a client without any.
+      goals: r?.goals ?? [],
       events: events === null ? null : (events.get(i.brandId) ?? {}),
       href: r === undefined ? null : i.href,
     };

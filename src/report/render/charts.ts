@@ -17,6 +17,46 @@ export interface LinePoint {
   value: number | null;
 }
 
+/** A client's goal on a line chart: a dashed level with its words (../goals/chart-targets.ts). */
+export interface TargetLine {
+  value: number;
+  label: string;
+}
+
+/** The goal lines' colour: fixed, as the delta colours, never the agency's palette. */
+const TARGET_COLOUR = '#1a7f37';
+
+/** `base` with a dashed rule and its label per target (dataset `targets`); the y scale takes both in. */
+function withTargets(base: TopLevelSpec): TopLevelSpec {
+  const { width, height, data, config, ...line } = base as unknown as Record<string, unknown>;
+  const y = { field: 'value', type: 'quantitative' } as const;
+  return {
+    width,
+    height,
+    config,
+    layer: [
+      { data, ...line },
+      {
+        data: { name: 'targets' },
+        mark: { type: 'rule', color: TARGET_COLOUR, strokeDash: [6, 3], strokeWidth: 1.5 },
+        encoding: { y },
+      },
+      {
+        data: { name: 'targets' },
+        mark: {
+          type: 'text',
+          color: TARGET_COLOUR,
+          align: 'right',
+          baseline: 'bottom',
+          dy: -3,
+          fontSize: 11,
+        },
+        encoding: { y, x: { value: WIDTH }, text: { field: 'label' } },
+      },
+    ],
+  } as TopLevelSpec;
+}
+
 export interface BarPoint {
   label: string;
   value: number | null;
@@ -125,6 +165,8 @@ export async function specSvg(
   spec: () => TopLevelSpec,
   localeTag: string | null,
   points: readonly object[],
+  /** Other named datasets of the spec (a line chart's `targets`). */
+  more: Record<string, readonly object[]> = {},
 ): Promise<string> {
   let rt = parsed.get(key);
   if (!rt) {
@@ -140,6 +182,7 @@ export async function specSvg(
     ...(locale ? { locale: locale as unknown as ViewOptions['locale'] } : {}),
   });
   view.data('points', points as object[]);
+  for (const [name, rows] of Object.entries(more)) view.data(name, rows as object[]);
   try {
     return await view.toSVG();
   } finally {
@@ -156,15 +199,27 @@ export function beginReportCharts(): void {
 export async function chartSvg(
   name: ChartName,
   values: readonly (LinePoint | BarPoint)[],
-  o: { colours: { primary: string; accent: string }; locale: string | null; previous?: boolean },
+  o: {
+    colours: { primary: string; accent: string };
+    locale: string | null;
+    previous?: boolean;
+    /** A line chart's goal lines (reports.goals); none: the chart as before, byte for byte. */
+    targets?: readonly TargetLine[];
+  },
 ): Promise<string> {
   const { lang, t } = translator(o.locale);
   const { primary, accent } = o.colours;
   const previous = o.previous ?? true;
+  const targets = o.targets ?? [];
+  const goal = targets.length > 0;
   return specSvg(
-    `${name}|${primary}|${accent}|${lang}|${previous}`,
-    () => specOf(name, { primary, accent, previous }, lang, t),
+    `${name}|${primary}|${accent}|${lang}|${previous}${goal ? '|targets' : ''}`,
+    () => {
+      const spec = specOf(name, { primary, accent, previous }, lang, t);
+      return goal ? withTargets(spec) : spec;
+    },
     o.locale,
     values.map((v) => ({ ...v })),
+    goal ? { targets: targets.map((x) => ({ ...x })) } : {},
   );
 }

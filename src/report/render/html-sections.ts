@@ -3,6 +3,7 @@
 import { html as escapedHtml, raw } from 'hono/html';
 import type { ReportSection } from '../../config/schema.js';
 import { moneyCompetitorsSection } from '../competitors/section.js';
+import { goalsBlock } from '../goals/section.js';
 import { gregorianDates } from '../i18n/calendar.js';
 import { onePerTitle } from '../model/recommendation-titles.js';
 import type { ReportModel } from '../model/report-shape.js';
@@ -122,7 +123,7 @@ ${kpiCard('visibility_gap', 'score', false)}
 ${kpiCard('open_recommendations', 'count', false)}
 ${kpiCard('suspected_false_claims', 'count', false, r.reputation.not_available)}
 ${kpiCard('engine_conflicts', 'count', false)}
-</div></section>`;
+</div>${goalsBlock(f, r)}</section>`;
 }
 
 function trendSection({ r, f }: Page, charts: Charts): Html {

@@ -5,6 +5,7 @@
 // the page around it. Every other word is the locale's (src/report/i18n/, `<html lang>` says which),
 // every number in its formats; null and non-finite figures read "n/a" in the locale.
 import { raw } from 'hono/html';
+import { chartTargets } from '../goals/chart-targets.js';
 import { translator } from '../i18n/translate.js';
 import type { ReportModel } from '../model/report-shape.js';
 import type { ReportStyle } from '../style.js';
@@ -80,8 +81,11 @@ export async function renderHtml(
     );
   const chart = { colours, locale: style.locale, previous: earlier };
   const [scoreSvg, sovSvg, enginesSvg, claimsSvg] = await Promise.all([
-    chartSvg('score', line('overall_score'), chart),
-    chartSvg('share_of_voice', line('share_of_voice'), chart),
+    chartSvg('score', line('overall_score'), { ...chart, targets: chartTargets(f, r, 'overall_score') }),
+    chartSvg('share_of_voice', line('share_of_voice'), {
+      ...chart,
+      targets: chartTargets(f, r, 'share_of_voice'),
+    }),
     chartSvg(
       'engines',
       r.engines.map((e) => ({ label: f.engine(e.engine), value: e.score })),

@@ -42,8 +42,13 @@ export function reportJson(m: ReportModel): Report {
   };
 }
 
-/** report.json's bytes: two-space indented, one trailing newline. */
-export const reportJsonText = (m: ReportModel): string => `${JSON.stringify(reportJson(m), null, 2)}\n`;
+/**
+ * report.json's bytes: two-space indented, one trailing newline. `note`: the account manager's note
+ * of the period (Markdown), kept as `manager_note` so the mail says the note of the version it
+ * sends; absent when there is none.
+ */
+export const reportJsonText = (m: ReportModel, note: string | null = null): string =>
+  `${JSON.stringify({ ...reportJson(m), ...(note === null ? {} : { manager_note: note }) }, null, 2)}\n`;
 
 /** The report.json of a workspace's period straight from the curated rows (the model, worded). */
 export const buildReport = (i: ReportInput): Report => reportJson(buildModel(i));

@@ -3,7 +3,8 @@
 // and its names from the API escaped and wrapped in <bdi>. The catalogue sees placeholders only (a
 // private-use token per parameter), so its text is escaped here, once, whatever the translator wrote.
 
-import type { Translate } from '../i18n/translate.js';
+import { goalParamHtml } from '../goals/words.js';
+import type { MessageKey, Translate } from '../i18n/translate.js';
 import { type Formatters, oneDecimal } from '../render/format.js';
 import { type Html, html, signed, text } from '../render/html-parts.js';
 import type { Param, Sentence } from './sentences.js';
@@ -32,6 +33,8 @@ function param(p: Param, w: SummaryWords): Html {
       return html`<bdi>${new Intl.ListFormat(w.locale ?? 'en', { type: 'conjunction' }).format(p.value.map(name))}</bdi>`;
     case 'text':
       return text(w.f, p.value);
+    case 'goal':
+      return goalParamHtml(p, w.f);
   }
 }
 
@@ -39,7 +42,9 @@ function param(p: Param, w: SummaryWords): Html {
 export function sentenceHtml(s: Sentence, w: SummaryWords): Html {
   const names = Object.keys(s.params);
   const tokens = Object.fromEntries(names.map((n, i) => [n, `\uE000${i}\uE001`]));
-  const words = w.t(`summary:${s.key}`, { ...tokens, ...(s.count === undefined ? {} : { count: s.count }) });
+  // A goal's sentence names its own area (../goals/sentences.ts); the others are the summary's.
+  const key: MessageKey = s.key.startsWith('goals:') ? (s.key as MessageKey) : `summary:${s.key}`;
+  const words = w.t(key, { ...tokens, ...(s.count === undefined ? {} : { count: s.count }) });
   const parts: Html[] = [];
   let last = 0;
   for (const m of words.matchAll(TOKEN)) {

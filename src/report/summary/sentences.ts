@@ -7,6 +7,8 @@
 // never a 0. Changes are read from the values as the page shows them. Same report, same sentences.
 // Pure.
 
+import { goalSentences } from '../goals/sentences.js';
+import type { GoalParam } from '../goals/words.js';
 import type { ReportModel } from '../model/report-shape.js';
 import { shownDelta } from '../render/format.js';
 import { type Headline, headlineOf } from './headline.js';
@@ -18,10 +20,11 @@ export type Param =
   | { kind: 'count'; value: number }
   | { kind: 'engine'; value: string }
   | { kind: 'engines'; value: string[] }
-  | { kind: 'text'; value: string };
+  | { kind: 'text'; value: string }
+  | GoalParam;
 
 export interface Sentence {
-  /** A key of the `summary` catalogue area. */
+  /** A key of the `summary` catalogue area, or a goal's `goals:sentence.<status>`. */
   key: string;
   /** Picks the plural form (`_one`, `_other`, ...). */
   count?: number;
@@ -109,8 +112,16 @@ function reasons(r: ReportModel): Reason[] {
   return out;
 }
 
-/** Three to five sentences: the score, one to three reasons, the next step. */
+/**
+ * Three to five sentences: the score, one to three reasons, the next step; with goals, one sentence
+ * per goal right after the score (the headline stays first: design.md section 9).
+ */
 export function summarySentences(r: ReportModel): Sentence[] {
+  const [first, ...rest] = withoutGoals(r);
+  return [first as Sentence, ...goalSentences(r.goals), ...rest];
+}
+
+function withoutGoals(r: ReportModel): Sentence[] {
   const h = headlineOf(r);
   const first = scoreSentence(h);
   const dir = Math.sign(h.delta ?? 0);

@@ -4,6 +4,7 @@
 
 import de_charts from './de/charts.json' with { type: 'json' };
 import de_competitors from './de/competitors.json' with { type: 'json' };
+import de_goals from './de/goals.json' with { type: 'json' };
 import de_mail from './de/mail.json' with { type: 'json' };
 import de_overview from './de/overview.json' with { type: 'json' };
 import de_page from './de/page.json' with { type: 'json' };
@@ -12,6 +13,7 @@ import de_sheets from './de/sheets.json' with { type: 'json' };
 import de_summary from './de/summary.json' with { type: 'json' };
 import en_charts from './en/charts.json' with { type: 'json' };
 import en_competitors from './en/competitors.json' with { type: 'json' };
+import en_goals from './en/goals.json' with { type: 'json' };
 import en_mail from './en/mail.json' with { type: 'json' };
 import en_overview from './en/overview.json' with { type: 'json' };
 import en_page from './en/page.json' with { type: 'json' };
@@ -20,6 +22,7 @@ import en_sheets from './en/sheets.json' with { type: 'json' };
 import en_summary from './en/summary.json' with { type: 'json' };
 import es_charts from './es/charts.json' with { type: 'json' };
 import es_competitors from './es/competitors.json' with { type: 'json' };
+import es_goals from './es/goals.json' with { type: 'json' };
 import es_mail from './es/mail.json' with { type: 'json' };
 import es_overview from './es/overview.json' with { type: 'json' };
 import es_page from './es/page.json' with { type: 'json' };
@@ -28,6 +31,7 @@ import es_sheets from './es/sheets.json' with { type: 'json' };
 import es_summary from './es/summary.json' with { type: 'json' };
 import fr_charts from './fr/charts.json' with { type: 'json' };
 import fr_competitors from './fr/competitors.json' with { type: 'json' };
+import fr_goals from './fr/goals.json' with { type: 'json' };
 import fr_mail from './fr/mail.json' with { type: 'json' };
 import fr_overview from './fr/overview.json' with { type: 'json' };
 import fr_page from './fr/page.json' with { type: 'json' };
@@ -36,6 +40,7 @@ import fr_sheets from './fr/sheets.json' with { type: 'json' };
 import fr_summary from './fr/summary.json' with { type: 'json' };
 import it_charts from './it/charts.json' with { type: 'json' };
 import it_competitors from './it/competitors.json' with { type: 'json' };
+import it_goals from './it/goals.json' with { type: 'json' };
 import it_mail from './it/mail.json' with { type: 'json' };
 import it_overview from './it/overview.json' with { type: 'json' };
 import it_page from './it/page.json' with { type: 'json' };
@@ -44,6 +49,7 @@ import it_sheets from './it/sheets.json' with { type: 'json' };
 import it_summary from './it/summary.json' with { type: 'json' };
 import nl_charts from './nl/charts.json' with { type: 'json' };
 import nl_competitors from './nl/competitors.json' with { type: 'json' };
+import nl_goals from './nl/goals.json' with { type: 'json' };
 import nl_mail from './nl/mail.json' with { type: 'json' };
 import nl_overview from './nl/overview.json' with { type: 'json' };
 import nl_page from './nl/page.json' with { type: 'json' };
@@ -52,6 +58,7 @@ import nl_sheets from './nl/sheets.json' with { type: 'json' };
 import nl_summary from './nl/summary.json' with { type: 'json' };
 import pt_charts from './pt/charts.json' with { type: 'json' };
 import pt_competitors from './pt/competitors.json' with { type: 'json' };
+import pt_goals from './pt/goals.json' with { type: 'json' };
 import pt_mail from './pt/mail.json' with { type: 'json' };
 import pt_overview from './pt/overview.json' with { type: 'json' };
 import pt_page from './pt/page.json' with { type: 'json' };
@@ -70,6 +77,7 @@ export const AREAS = [
   'summary',
   'overview',
   'competitors',
+  'goals',
   'sheets',
 ] as const;
 export type Area = (typeof AREAS)[number];
@@ -86,6 +94,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: en_summary,
     overview: en_overview,
     competitors: en_competitors,
+    goals: en_goals,
     sheets: en_sheets,
   },
   de: {
@@ -96,6 +105,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: de_summary,
     overview: de_overview,
     competitors: de_competitors,
+    goals: de_goals,
     sheets: de_sheets,
   },
   fr: {
@@ -106,6 +116,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: fr_summary,
     overview: fr_overview,
     competitors: fr_competitors,
+    goals: fr_goals,
     sheets: fr_sheets,
   },
   es: {
@@ -116,6 +127,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: es_summary,
     overview: es_overview,
     competitors: es_competitors,
+    goals: es_goals,
     sheets: es_sheets,
   },
   it: {
@@ -126,6 +138,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: it_summary,
     overview: it_overview,
     competitors: it_competitors,
+    goals: it_goals,
     sheets: it_sheets,
   },
   nl: {
@@ -136,6 +149,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: nl_summary,
     overview: nl_overview,
     competitors: nl_competitors,
+    goals: nl_goals,
     sheets: nl_sheets,
   },
   pt: {
@@ -146,6 +160,7 @@ export const CATALOGUES: Record<Language, Record<Area, Messages>> = {
     summary: pt_summary,
     overview: pt_overview,
     competitors: pt_competitors,
+    goals: pt_goals,
     sheets: pt_sheets,
   },
 };

@@ -58,6 +58,7 @@ function writeConfig(url: string): void {
       '  # A mapping (not just a name): `visync report` also writes the whole book of every account.',
       '  agency: { name: Northwind Digital, locale: de-DE }',
       `  notesDir: ${JSON.stringify(join(dataDir, '.demo', 'notes'))}`,
+      '  attach: [html, xlsx] # the mail carries the page and the workbook of its tables',
       '  mail:',
       '    templates:',
       '      default:',

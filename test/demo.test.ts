@@ -57,6 +57,8 @@ describe('npm run demo', () => {
     expect(stdout).toContain(
       '  The new comparison page went live on the 3rd; **ChatGPT** picked it up within a week.',
     );
+    // reports.attach: [html, xlsx]: the mail names the page and the workbook it carries.
+    expect(stdout).toMatch(/^ {2}The full report is attached \([\w-]+\.html, [\w-]+\.xlsx\)\.$/m);
     const mail = readFileSync(join(dir, 'mail-preview', 'mail.html'), 'utf8');
     expect(mail).toContain('<strong>ChatGPT</strong> picked it up');
   });

@@ -4,79 +4,26 @@
 // report.json has them, days as `YYYY-MM-DD`, instants as ISO UTC). A value that is missing or not
 // comparable is an empty cell, and the row's note (or the "Report" table) says why: never a 0.
 // Only the sections the page shows (`reports.sections`) give tables. Pure.
-import { onePerTitle } from '../model/recommendation-titles.js';
 import { KPI_KEYS, type Kpi, type KpiKey, type ReportModel } from '../model/report-shape.js';
 import { type Formatters, formattersOf } from '../render/format.js';
 import { engineReason, kpiReason } from '../render/reasons.js';
 import type { ReportStyle } from '../style.js';
+import { buyerIntentTables, recommendationTables, reputationTables } from './state-tables.js';
+import {
+  type CellValue,
+  type Column,
+  type ColumnKind,
+  type Ctx,
+  col,
+  head,
+  notReadNote,
+  plain,
+  type SheetTable,
+  TABLE_NAMES,
+} from './table-shape.js';
 
-/**
- * How a column's values read: `number` a score or mean (one decimal in a workbook), `count` a whole
- * number, `percent` a share in percent (35.2; a workbook stores 0.352 as a percentage), `delta` and
- * `percent_delta` a signed change, `date` a day, `instant` a UTC time, `text` anything else.
- */
-export type ColumnKind =
-  | 'text'
-  | 'number'
-  | 'count'
-  | 'percent'
-  | 'delta'
-  | 'count_delta'
-  | 'percent_delta'
-  | 'date'
-  | 'instant';
+export { type CellValue, type Column, type ColumnKind, type SheetTable, TABLE_NAMES };
 
-export type CellValue = string | number | null;
-
-export interface Column {
-  header: string;
-  kind: ColumnKind;
-}
-
-export interface SheetTable {
-  /** The file name without `.csv`, fixed in English (`kpis`): a script finds it in any locale. */
-  name: TableName;
-  /** The sheet's name in the report's language (at most 31 characters, unique: ./sheet-names.ts). */
-  title: string;
-  columns: Column[];
-  rows: CellValue[][];
-  /** Per row, the kinds of its cells where they differ from their columns' (a count among scores). */
-  kinds?: (ColumnKind[] | undefined)[];
-}
-
-/** Every table a report can have, in the workbook's order. */
-export const TABLE_NAMES = [
-  'report',
-  'kpis',
-  'trend',
-  'engines',
-  'money_competitors',
-  'losses',
-  'recommendations_open',
-  'recommendations_closed',
-  'suspected_false_claims',
-  'conflicts',
-  'claims_per_engine',
-  'what_changed',
-] as const;
-export type TableName = (typeof TABLE_NAMES)[number];
-
-/** Soft hyphens of the page's headers help a narrow column break; a spreadsheet has no use for them. */
-const plain = (s: string) => s.replaceAll('\u00ad', '');
-
-interface Ctx {
-  r: ReportModel;
-  f: Formatters;
-  lang: string;
-}
-
-const head = (c: Ctx, key: string): string => {
-  const s = plain(c.f.t(key as `page:${string}`));
-  return s.charAt(0).toLocaleUpperCase(c.lang) + s.slice(1);
-};
-const col = (c: Ctx, key: string, kind: ColumnKind): Column => ({ header: head(c, key), kind });
-
-/** A share of voice in percent, whichever unit the API sent it in. */
 function percentOf(r: ReportModel, v: number | null): number | null {
   if (v === null) return null;
   return r.trend.share_of_voice_unit === 'fraction' ? Number((v * 100).toPrecision(12)) : v;
@@ -126,13 +73,6 @@ function reportTable(c: Ctx, shown: SheetTable[]): SheetTable {
     ],
     rows,
   };
-}
-
-/** Why a section's table is empty though the section has data: read from the page's words. */
-function notReadNote(c: Ctx, what: string, endpoint: string, reason: string): string {
-  return plain(
-    `${c.f.t('page:drift.not_read', { what })} ${c.f.t('page:drift.not_read_text', { endpoint, reason })}`,
-  );
 }
 
 const COUNT_ROW: ColumnKind[] = ['text', 'count', 'count', 'count_delta', 'text'];
@@ -208,127 +148,6 @@ function enginesTable(c: Ctx): SheetTable {
       e.score === null ? f.t('sheets:missing') : e.comparable ? null : engineReason(f, r, e),
     ]),
   };
-}
-
-function buyerIntentTables(c: Ctx): SheetTable[] {
-  const { r, f } = c;
-  const bi = r.buyer_intent;
-  const mc = r.money_competitors;
-  const money: SheetTable = {
-    name: 'money_competitors',
-    title: f.t('competitors:title'),
-    columns: [
-      { header: f.t('competitors:col_competitor'), kind: 'text' },
-      { header: f.t('competitors:col_now'), kind: 'count' },
-      { header: f.t('competitors:col_before'), kind: 'count' },
-    ],
-    rows: mc.missing === null ? mc.competitors.map((x) => [x.name, x.won, x.previous_won]) : [],
-  };
-  const losses: SheetTable = {
-    name: 'losses',
-    title: head(c, 'page:buyer.losses'),
-    columns: [
-      col(c, 'page:col.prompt', 'text'),
-      col(c, 'page:col.engine', 'text'),
-      col(c, 'page:col.winner', 'text'),
-      col(c, 'page:col.winner_domain', 'text'),
-    ],
-    rows: bi.not_available
-      ? []
-      : bi.losses.map((l) => [
-          l.prompt === null ? null : f.api(l.prompt),
-          l.engine === null ? null : f.engine(l.engine),
-          l.winner_name,
-          l.winner_domain,
-        ]),
-  };
-  return [money, losses];
-}
-
-function recommendationTables(c: Ctx): SheetTable[] {
-  const { r, f } = c;
-  const shown = onePerTitle(r.recommendations.open, r.recommendations.closed_in_period);
-  const word = (kind: 'priority' | 'status', v: string | null) =>
-    v !== null && ['high', 'medium', 'low', 'done', 'dismissed', 'open'].includes(v)
-      ? f.t(`page:${kind}.${v}`)
-      : v;
-  return [
-    {
-      name: 'recommendations_open',
-      title: head(c, 'page:recs.open'),
-      columns: [
-        col(c, 'page:col.priority', 'text'),
-        col(c, 'page:col.recommendation', 'text'),
-        col(c, 'page:col.category', 'text'),
-        col(c, 'page:col.impact', 'number'),
-      ],
-      rows: shown.open.map((x) => [
-        word('priority', x.priority),
-        x.title === null ? null : f.api(x.title),
-        x.category,
-        x.impact_score,
-      ]),
-    },
-    {
-      name: 'recommendations_closed',
-      title: head(c, 'page:recs.closed'),
-      columns: [
-        col(c, 'page:col.status', 'text'),
-        col(c, 'page:col.recommendation', 'text'),
-        col(c, 'page:col.when', 'instant'),
-      ],
-      rows: shown.closed.map((x) => [
-        word('status', x.status),
-        x.title === null ? null : f.api(x.title),
-        x.updated_at,
-      ]),
-    },
-  ];
-}
-
-function reputationTables(c: Ctx): SheetTable[] {
-  const { r, f } = c;
-  const rep = r.reputation;
-  return [
-    {
-      name: 'suspected_false_claims',
-      title: head(c, 'page:rep.suspected'),
-      columns: [
-        col(c, 'page:col.engine', 'text'),
-        col(c, 'page:col.claim', 'text'),
-        col(c, 'page:col.reason', 'text'),
-      ],
-      rows: rep.not_available
-        ? []
-        : rep.suspected_false.map((x) => [
-            f.engine(x.engine),
-            x.claim === null ? null : f.api(x.claim),
-            x.flag_reason,
-          ]),
-    },
-    {
-      name: 'conflicts',
-      title: head(c, 'page:rep.conflicts'),
-      columns: [
-        col(c, 'page:col.topic', 'text'),
-        col(c, 'page:col.engines', 'text'),
-        col(c, 'page:col.description', 'text'),
-      ],
-      rows: rep.conflicts.map((x) => [x.topic, x.engines.map(f.engine).join(', '), x.description]),
-    },
-    {
-      name: 'claims_per_engine',
-      title: head(c, 'page:rep.claims'),
-      columns: [
-        col(c, 'page:col.engine', 'text'),
-        col(c, 'page:col.claims', 'count'),
-        col(c, 'page:col.suspected_false', 'count'),
-      ],
-      rows: rep.not_available
-        ? []
-        : rep.claims_per_engine.map((x) => [f.engine(x.engine), x.claims, x.suspected_false]),
-    },
-  ];
 }
 
 function changesTable(c: Ctx): SheetTable {

@@ -36,6 +36,7 @@ const UNIT = files([
   'report-catalogues',
   'report-competitors',
   'report-goals',
+  'report-goal-projection',
   'report-language-config',
   'report-model',
   'report-old-versions',

@@ -1,7 +1,8 @@
 // Goals through the built bin (docs/reports.md "Goals"): two simulator nights synced over real HTTP,
 // goals set for one client in the config, `visync report` of the built bundle writes report.json
 // (each goal's progress), report.html and report.pdf (the goal table, the summary sentence, the
-// goal line on the chart, read back with pdftotext) and the overview's goal column, all in German;
+// goal line on the chart, read back with pdftotext; a date too far for the trend says the change
+// per day needed and the trend's) and the overview's goal column, all in German;
 // a bad goal stops the built bin with exit 78 naming the key.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -34,6 +35,10 @@ interface Goal {
   status: string;
   value: number | null;
   projected: number | null;
+  projection_limited: boolean;
+  horizon_days: number | null;
+  needed_per_day: number | null;
+  days_left: number;
   trend: { basis: string; per_day: number; days: number } | null;
 }
 
@@ -57,15 +62,20 @@ describe('goals through the built bin', () => {
     const json = JSON.parse(readFileSync(join(folder, 'report.json'), 'utf8')) as { goals: Goal[] };
     const [score, share, recs] = json.goals as [Goal, Goal, Goal];
     expect(score).toMatchObject({ metric: 'overall_score_mean', status: 'reached' });
-    // November to date (1-10 November): a line through its days with data, carried to the date.
+    // November to date (1-10 November): a line through its days with data, too short to be carried
+    // to 31 March (141 days on): no projection, the change per day it needs against the trend's.
     expect(share.trend).toMatchObject({ basis: 'daily' });
     expect(share.trend?.days).toBeGreaterThanOrEqual(5);
-    expect(share.projected).not.toBeNull();
-    // Carried to its date the line stays within a share's range.
-    expect(share.projected).toBeGreaterThanOrEqual(0);
-    expect(share.projected).toBeLessThanOrEqual(100);
+    expect(share.days_left).toBeGreaterThan(share.horizon_days as number);
+    expect(share).toMatchObject({ projected: null, projection_limited: true });
+    expect(share.needed_per_day).toBeCloseTo((100 - (share.value as number)) / share.days_left, 9);
     expect(['on_track', 'off_track']).toContain(share.status);
-    expect(share.status).toBe(share.projected !== null && share.projected >= 100 ? 'on_track' : 'off_track');
+    const shown = (n: number) => Math.round(n * 100) / 100;
+    expect(share.status).toBe(
+      shown(share.trend?.per_day as number) >= shown(share.needed_per_day as number)
+        ? 'on_track'
+        : 'off_track',
+    );
     expect(recs.status).toBe(recs.value === 0 ? 'reached' : 'past_due');
     // The other client has none: no field, its report as without goals.
     const other = JSON.parse(readFileSync(join(reportDir(out, second, '2026-11'), 'report.json'), 'utf8'));
@@ -82,11 +92,17 @@ describe('goals through the built bin', () => {
       ),
     );
     expect(text).toContain('Ziele Ziel Zielwert und Termin Jetzt Laut Trend zum Termin Stand');
+    // The rates in the table and the summary, never a bound of the range as a forecast.
+    expect(text).toMatch(
+      / braucht \+\d+,\d\d Pp\.\/Tag, Trend [+\u2212±]\d+,\d\d Pp\.\/Tag (nicht )?im Plan/,
+    );
+    expect(text).toMatch(/dafür braucht es \+\d+,\d\d Pp\. pro Tag, der Trend dieses Zeitraums liegt bei/);
     expect(html).toMatch(/Ziel 100,0\s%<\/text>/);
 
     const pdf = execFileSync('pdftotext', ['-layout', join(folder, 'report.pdf'), '-'], { encoding: 'utf8' });
     expect(pdf).toContain('Ziele');
     expect(pdf).toContain(shareWord);
+    expect(pdf).toMatch(/braucht \+\d+,\d\d Pp\.\/Tag/);
     // Headers wrap in the PDF's columns: each word of them is there.
     for (const word of ['Zielwert', 'Termin', 'Jetzt', 'Laut', 'Stand']) expect(pdf).toContain(word);
     expect(pdf).toContain('Sichtbarkeit <halten>');

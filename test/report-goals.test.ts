@@ -192,9 +192,13 @@ describe('goal progress', () => {
     });
     // Day 30 is 64.5; 62 days on at +0.5 a day.
     expect(p.projected).toBe(95.5);
-    // Further on the line leaves the score's range: it stops at 100, as a falling one stops at 0.
-    expect(goalProgress(part(rising), goal({ by: '2027-06-30' })).projected).toBe(100);
-    expect(goalProgress(part([...rising].reverse()), goal({ by: '2027-06-30' })).projected).toBe(0);
+    // Further on than three times its 30 days, the line is not carried: no 100 or 0 as a forecast
+    // (test/report-goal-projection.test.ts).
+    expect(goalProgress(part(rising), goal({ by: '2027-06-30' }))).toMatchObject({
+      projected: null,
+      projection_limited: true,
+    });
+    expect(goalProgress(part([...rising].reverse()), goal({ by: '2027-06-30' })).projected).toBeNull();
   });
 
   it('off track when the line falls short, reached when the value as shown meets the target', () => {
@@ -239,8 +243,10 @@ describe('goal progress', () => {
       value: 6,
       gap: 4,
       trend: { basis: 'snapshot', per_day: -0.1, days: 30 },
-      // 6 - 0.1 a day for 62 days is -0.2: no count goes below 0.
-      projected: 0,
+      // 6 - 0.1 a day for 62 days is -0.2: no count goes below 0, so no projection; the change
+      // per day (-0.1) keeps pace with the one needed (-4 in 62 days, -0.06).
+      projected: null,
+      projection_limited: true,
       status: 'on_track',
     });
     const off = goalProgress(

@@ -30,7 +30,25 @@ export interface GoalProgress {
   days_left: number;
   /** The trend: change per day and what it stands on; null when there is too little for one. */
   trend: { basis: 'daily' | 'snapshot'; per_day: number; days: number } | null;
-  /** The trend carried to the goal's date; null without a trend or when the date has passed. */
+  /**
+   * How many days after the period's end the trend may be carried (HORIZON_FACTOR times the days it
+   * stands on, ./progress.ts); null without a trend.
+   */
+  horizon_days: number | null;
+  /**
+   * The trend carried to the goal's date; null without a trend, when the date has passed, or when
+   * the projection is limited (`projection_limited`).
+   */
   projected: number | null;
+  /**
+   * True when there is a trend and a value but the date lies beyond `horizon_days`, or the line would
+   * leave the figure's range by then: no projection is stated, the status compares the rates.
+   */
+  projection_limited: boolean;
+  /**
+   * The change per day from `value` to `target` by the date (negative for a figure that must fall);
+   * null when reached, past its date, or without a value.
+   */
+  needed_per_day: number | null;
   status: GoalStatus;
 }

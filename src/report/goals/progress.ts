@@ -1,15 +1,19 @@
 // How a client stands against each of its goals (`reports.goals`, docs/reports.md "Goals"), from the
 // report's own figures only: the KPI now, how far it is from the target, the days left to the
-// goal's date, and the trend of this period projected to that date. The trend of a daily figure
-// (scores, share of voice) is the least-squares line through the period's days with data; of a
-// snapshot figure (buyer intent, counts) the change from the previous period's state to this one,
-// per day between their run dates. Too little to draw a line is "no trend", a missing figure "no
+// goal's date, and the trend of this period projected to that date, as far as it carries. The
+// trend of a daily figure (scores, share of voice) is the least-squares line through the period's
+// days with data; of a snapshot figure (buyer intent, counts) the change from the previous period's
+// state to this one, per day between their run dates. Too little to draw a line is "no trend", a missing figure "no
 // value": never a silent 0. Compared as the page shows them (one decimal), so a value that reads
-// 70.0 has reached 70. Pure: same report, same progress.
+// 70.0 has reached 70. A line says little far beyond the days it was drawn through, and nothing
+// once it leaves the figure's range (a 10-day fall carried 141 days is a share "below 0"): past
+// HORIZON_FACTOR times its days, or out of range on the way, no projection is stated and the goal
+// is judged by its rates instead, the change per day it needs against the trend's, both as the
+// page shows them. Pure: same report, same progress.
 import { FEWER_IS_BETTER, type GoalConfig, type GoalMetric, metricRange } from '../../config/report-goals.js';
 import { dayCount } from '../../history/period.js';
 import type { ReportModel, TrendDay } from '../model/report-shape.js';
-import { oneDecimal } from '../render/format.js';
+import { oneDecimal, twoDecimals } from '../render/format.js';
 import type { GoalProgress, GoalStatus } from './goal-shape.js';
 
 /** A daily trend stands on at least this many days with data, and half the period's days. */
@@ -22,6 +26,13 @@ const DAILY: Partial<Record<GoalMetric, 'overall_score' | 'share_of_voice'>> = {
   overall_score_mean: 'overall_score',
   share_of_voice: 'share_of_voice',
 };
+
+/**
+ * A trend is carried at most this many times the days it stands on: a month's line speaks for the
+ * next quarter, ten days for a month. Further on, a least-squares line's error grows with the square
+ * of the distance from its days, so the value it reaches there is no forecast to hand a client.
+ */
+export const HORIZON_FACTOR = 3;
 
 /** 12 significant digits: float noise off, as the model's means (src/history/figures.ts). */
 const clean = (n: number) => Number(n.toPrecision(12));
@@ -90,6 +101,13 @@ function meets(v: number, g: GoalConfig, atMost: boolean): boolean {
   return atMost ? shown <= g.target : shown >= g.target;
 }
 
+/** Whether the trend's change per day keeps pace with the one needed, both as the page shows them (two decimals). */
+function paceMeets(perDay: number, needed: number, atMost: boolean): boolean {
+  const trend = twoDecimals(perDay);
+  const need = twoDecimals(needed);
+  return atMost ? trend <= need : trend >= need;
+}
+
 export function goalProgress(r: ModelPart, g: GoalConfig): GoalProgress {
   const atMost = FEWER_IS_BETTER.includes(g.metric);
   const column = DAILY[g.metric];
@@ -97,24 +115,35 @@ export function goalProgress(r: ModelPart, g: GoalConfig): GoalProgress {
   const daysLeft = dayCount(r.period_status.end, g.by) - 1;
   const slope = column === undefined ? snapshotSlope(r, g.metric) : dailySlope(r, g.metric, column);
   const trend = slope === null ? null : { basis: column === undefined ? 'snapshot' : 'daily', ...slope };
-  // A line carried far enough leaves the figure's range (a share below 0 %): it stops at its bound.
-  const [low, high] = metricRange(g.metric);
-  const projected =
+  const horizon = slope === null ? null : HORIZON_FACTOR * slope.days;
+  const carried =
     slope === null || value === null || daysLeft < 0
       ? null
-      : Math.min(high, Math.max(low, projectedOn(r, g.metric, column, slope.per_day, value, g.by)));
+      : projectedOn(r, g.metric, column, slope.per_day, value, g.by);
+  // Too far ahead for the line, or out of the figure's range on the way (a share below 0 %): no
+  // projection, never its clamped bound; the rates say how it stands.
+  const [low, high] = metricRange(g.metric);
+  const outOfRange = carried !== null && (carried < low || carried > high);
+  const limited = carried !== null && horizon !== null && daysLeft > 0 && (daysLeft > horizon || outOfRange);
+  const projected = limited || outOfRange ? null : carried;
+  const reached = value !== null && meets(value, g, atMost);
+  const needed = value === null || reached || daysLeft <= 0 ? null : clean((g.target - value) / daysLeft);
   const status: GoalStatus =
     value === null
       ? 'no_value'
-      : meets(value, g, atMost)
+      : reached
         ? 'reached'
         : daysLeft <= 0
           ? 'past_due'
-          : projected === null
+          : slope === null
             ? 'no_trend'
-            : meets(projected, g, atMost)
-              ? 'on_track'
-              : 'off_track';
+            : limited
+              ? paceMeets(slope.per_day, needed as number, atMost)
+                ? 'on_track'
+                : 'off_track'
+              : projected !== null && meets(projected, g, atMost)
+                ? 'on_track'
+                : 'off_track';
   // Reached as shown is no gap left, though 57.25 is 0.05 short of 57.3.
   const gap =
     value === null
@@ -132,7 +161,10 @@ export function goalProgress(r: ModelPart, g: GoalConfig): GoalProgress {
     gap,
     days_left: daysLeft,
     trend: trend as GoalProgress['trend'],
+    horizon_days: horizon,
     projected,
+    projection_limited: limited,
+    needed_per_day: needed,
     status,
   };
 }

@@ -1,14 +1,15 @@
 // The goals on the page (docs/reports.md "Goals"): under the key figures, one row per goal with its
-// aim and days left, the value now, where this period's trend puts it on the goal's date, and the
+// aim and days left, the value now, where this period's trend puts it on the goal's date (or, when
+// the date is beyond what the trend can carry, the change per day needed and the trend's), and the
 // status in words in the fixed delta colours; then a line saying what "on track" stands on. A
 // client without goals has no block: its page keeps its bytes.
 import type { ReportModel } from '../model/report-shape.js';
 import type { Formatters } from '../render/format.js';
 import { type Html, html } from '../render/html-parts.js';
-import { goalAim, goalFigure, goalName, statusWord } from './words.js';
+import { goalAim, goalFigure, goalName, goalProjection, statusWord } from './words.js';
 
 /** The columns' widths: inline, so a page without goals keeps its stylesheet byte for byte. */
-const WIDTHS = ['26%', '30%', '12%', '16%', '16%'];
+const WIDTHS = ['24%', '28%', '12%', '20%', '16%'];
 
 export function goalsBlock(f: Formatters, r: Pick<ReportModel, 'goals'>): Html | '' {
   const goals = r.goals ?? [];
@@ -20,7 +21,7 @@ export function goalsBlock(f: Formatters, r: Pick<ReportModel, 'goals'>): Html |
 <tbody>${goals.map(
     (
       g,
-    ) => html`<tr><td>${goalName(f, g)}</td><td>${goalAim(f, g)}${g.days_left > 0 ? html` <span class="muted">(${f.t('goals:days_left', { days: days(g.days_left) })})</span>` : ''}</td><td style="white-space:nowrap">${goalFigure(f, g.metric, g.value)}</td><td style="white-space:nowrap">${goalFigure(f, g.metric, g.projected)}</td><td>${statusWord(f, g)}</td></tr>
+    ) => html`<tr><td>${goalName(f, g)}</td><td>${goalAim(f, g)}${g.days_left > 0 ? html` <span class="muted">(${f.t('goals:days_left', { days: days(g.days_left) })})</span>` : ''}</td><td style="white-space:nowrap">${goalFigure(f, g.metric, g.value)}</td><td style="white-space:nowrap">${goalProjection(f, g)}</td><td>${statusWord(f, g)}</td></tr>
 `,
   )}</tbody></table>
 <p class="note">${f.t('goals:note')}</p></div>

@@ -1,9 +1,10 @@
 // A goal in the page's words and number formats (docs/reports.md "Goals"): its name (the agency's
 // label, escaped, or the metric's name in the locale), its aim ("at least 70.0 by 31 March 2027"),
 // and its figures at the page's precision: a share of voice as a percentage, a count whole, any
-// other figure at one decimal; a missing figure reads "n/a", never 0.
+// other figure at one decimal; a missing figure reads "n/a", never 0. A change per day is signed at
+// two decimals, a share's in percentage points.
 import type { GoalMetric } from '../../config/report-goals.js';
-import type { Formatters } from '../render/format.js';
+import { type Formatters, twoDecimals } from '../render/format.js';
 import { fig, type Html, html, text, whole } from '../render/html-parts.js';
 import type { GoalProgress } from './goal-shape.js';
 
@@ -14,6 +15,29 @@ export function goalFigure(f: Formatters, metric: GoalMetric, v: number | null):
   if (v === null || !Number.isFinite(v)) return f.na;
   if (COUNTS.includes(metric)) return whole(f, Math.round(v));
   return metric === 'share_of_voice' ? f.percent(v) : fig(f, v);
+}
+
+/** A change per day as the page shows it: "+0,04", a share's "+0,01 Pp.", a count's "−0,10". */
+export function goalRate(f: Formatters, metric: GoalMetric, n: number): string {
+  const r = twoDecimals(n);
+  const value = r > 0 ? `+${f.two(r)}` : r < 0 ? `\u2212${f.two(-r)}` : `\u00b1${f.two(0)}`;
+  return metric === 'share_of_voice' ? f.t('page:unit.pp', { value }) : value;
+}
+
+/**
+ * The table's "on the date, at the trend" cell: the projection, or when it is limited (too far
+ * ahead, or out of range on the way) the change per day the goal needs and the trend's, which the
+ * status then compares. A report.json of an earlier release has no `projection_limited`.
+ */
+export function goalProjection(f: Formatters, g: GoalProgress): Html {
+  if (g.projection_limited !== true || g.trend === null) return html`${goalFigure(f, g.metric, g.projected)}`;
+  const needs =
+    g.needed_per_day === null || g.needed_per_day === undefined
+      ? []
+      : [f.t('goals:rate.needs', { rate: goalRate(f, g.metric, g.needed_per_day) })];
+  const parts = [...needs, f.t('goals:rate.trend', { rate: goalRate(f, g.metric, g.trend.per_day) })];
+  // Each rate kept on one line; the comma between them is where a narrow column wraps.
+  return html`${parts.map((p, i) => html`${i ? ', ' : ''}<span style="white-space:nowrap">${p}</span>`)}`;
 }
 
 /** The agency's label, or the metric's name in the locale. */
@@ -40,7 +64,7 @@ export const statusWord = (f: Formatters, g: GoalProgress): Html =>
 export interface GoalParam {
   kind: 'goal';
   goal: GoalProgress;
-  part: 'name' | 'aim' | 'value' | 'projected';
+  part: 'name' | 'aim' | 'value' | 'projected' | 'needed' | 'per_day';
 }
 
 export function goalParamHtml(p: GoalParam, f: Formatters): Html {
@@ -54,5 +78,9 @@ export function goalParamHtml(p: GoalParam, f: Formatters): Html {
       return html`${goalFigure(f, g.metric, g.value)}`;
     case 'projected':
       return html`${goalFigure(f, g.metric, g.projected)}`;
+    case 'needed':
+      return html`${g.needed_per_day == null ? f.na : goalRate(f, g.metric, g.needed_per_day)}`;
+    case 'per_day':
+      return html`${g.trend === null ? f.na : goalRate(f, g.metric, g.trend.per_day)}`;
   }
 }

@@ -16,6 +16,8 @@ export interface Formatters {
   number: (n: number) => string;
   /** A score, mean or percentage on the page: one decimal (18.308 -> 18.3, 53 -> 53.0), half away from zero. */
   one: (n: number) => string;
+  /** A rate at two decimals (a goal's change per day: 0.04, de-DE 0,04), half away from zero. */
+  two: (n: number) => string;
   /** A percentage at one decimal with its sign (35.0%, de-DE 35,0 %). */
   percent: (n: number) => string;
   /** A calendar day (`YYYY-MM-DD`) as the locale writes it; other text unchanged. */
@@ -56,6 +58,14 @@ export function oneDecimal(n: number): number {
   const scaled = Math.abs(n) * 10;
   if (!Number.isFinite(scaled)) return n;
   const r = (Math.sign(n) * Math.round(Number(scaled.toPrecision(12)))) / 10;
+  return r === 0 ? 0 : r;
+}
+
+/** `n` at two decimals, half away from zero as the number reads (a goal's change per day); -0 reads 0. */
+export function twoDecimals(n: number): number {
+  const scaled = Math.abs(n) * 100;
+  if (!Number.isFinite(scaled)) return n;
+  const r = (Math.sign(n) * Math.round(Number(scaled.toPrecision(12)))) / 100;
   return r === 0 ? 0 : r;
 }
 
@@ -128,6 +138,20 @@ function buildFormatters(style: FormatStyle, rename: ClientRename | null): Forma
     if (Math.abs(r) >= 1e21) return String(r);
     return fixed ? fixed.format(r) : r.toFixed(1);
   };
+  const twos =
+    locale === null
+      ? null
+      : new Intl.NumberFormat(locale, {
+          minimumFractionDigits: 2,
+          maximumFractionDigits: 2,
+          useGrouping: false,
+        });
+  const two = (n: number): string => {
+    if (!Number.isFinite(n)) return String(n);
+    const r = twoDecimals(n);
+    if (Math.abs(r) >= 1e21) return String(r);
+    return twos ? twos.format(r) : r.toFixed(2);
+  };
   const percent = (n: number): string =>
     percents && Number.isFinite(n) && Math.abs(n) < 1e21 ? percents.format(oneDecimal(n)) : `${one(n)}%`;
   const days =
@@ -166,6 +190,7 @@ function buildFormatters(style: FormatStyle, rename: ClientRename | null): Forma
   return {
     number,
     one,
+    two,
     percent,
     day,
     longDay: (d) => (DAY.test(d) ? dayRangeName(d, d, locale) : d),

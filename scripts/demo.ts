@@ -171,10 +171,28 @@ const goalsCode = withGoals.length
 for (const id of withGoals) {
   const json = JSON.parse(readFileSync(join(folders.get(id) as string, 'report.json'), 'utf8')) as {
     cover: { client_name: string | null };
-    goals?: { metric: string; label: string | null; status: string }[];
+    goals?: {
+      metric: string;
+      label: string | null;
+      status: string;
+      projected: number | null;
+      projection_limited?: boolean;
+      needed_per_day?: number | null;
+      trend: { per_day: number } | null;
+    }[];
   };
+  // What the status stands on: the projection, or (a date beyond what the trend carries) the rates.
+  const rate = (n: number) => `${n > 0 ? '+' : ''}${n.toFixed(2)}/day`;
+  const basis = (g: NonNullable<typeof json.goals>[number]) =>
+    g.projection_limited && g.trend && g.needed_per_day != null
+      ? ` (needs ${rate(g.needed_per_day)}, trend ${rate(g.trend.per_day)})`
+      : g.projected !== null
+        ? ` (${g.projected.toFixed(1)} on its date at the trend)`
+        : '';
   for (const g of json.goals ?? [])
-    goalLines.push(`${json.cover.client_name ?? id}: ${g.label ?? g.metric}, ${g.status.replace('_', ' ')}`);
+    goalLines.push(
+      `${json.cover.client_name ?? id}: ${g.label ?? g.metric}, ${g.status.replace('_', ' ')}${basis(g)}`,
+    );
 }
 // The mail the first workspace's client would get, as `report send` composes it; written beside.
 const mailLines: string[] = [];

@@ -9,7 +9,7 @@ import { type Html, html } from '../render/html-parts.js';
 import { goalAim, goalFigure, goalName, goalProjection, statusWord } from './words.js';
 
 /** The columns' widths: inline, so a page without goals keeps its stylesheet byte for byte. */
-const WIDTHS = ['24%', '28%', '12%', '20%', '16%'];
+const WIDTHS = ['22%', '27%', '11%', '25%', '15%'];
 
 export function goalsBlock(f: Formatters, r: Pick<ReportModel, 'goals'>): Html | '' {
   const goals = r.goals ?? [];
@@ -21,7 +21,7 @@ export function goalsBlock(f: Formatters, r: Pick<ReportModel, 'goals'>): Html |
 <tbody>${goals.map(
     (
       g,
-    ) => html`<tr><td>${goalName(f, g)}</td><td>${goalAim(f, g)}${g.days_left > 0 ? html` <span class="muted">(${f.t('goals:days_left', { days: days(g.days_left) })})</span>` : ''}</td><td style="white-space:nowrap">${goalFigure(f, g.metric, g.value)}</td><td style="white-space:nowrap">${goalProjection(f, g)}</td><td>${statusWord(f, g)}</td></tr>
+    ) => html`<tr><td>${goalName(f, g)}</td><td>${goalAim(f, g)}${g.days_left > 0 ? html` <span class="muted">(${f.t('goals:days_left', { days: days(g.days_left) })})</span>` : ''}</td><td style="white-space:nowrap">${goalFigure(f, g.metric, g.value)}</td><td>${goalProjection(f, g)}</td><td>${statusWord(f, g)}</td></tr>
 `,
   )}</tbody></table>
 <p class="note">${f.t('goals:note')}</p></div>

@@ -30,14 +30,15 @@ export function goalRate(f: Formatters, metric: GoalMetric, n: number): string {
  * status then compares. A report.json of an earlier release has no `projection_limited`.
  */
 export function goalProjection(f: Formatters, g: GoalProgress): Html {
-  if (g.projection_limited !== true || g.trend === null) return html`${goalFigure(f, g.metric, g.projected)}`;
+  if (g.projection_limited !== true || g.trend === null)
+    return html`<span style="white-space:nowrap">${goalFigure(f, g.metric, g.projected)}</span>`;
   const needs =
     g.needed_per_day === null || g.needed_per_day === undefined
       ? []
       : [f.t('goals:rate.needs', { rate: goalRate(f, g.metric, g.needed_per_day) })];
   const parts = [...needs, f.t('goals:rate.trend', { rate: goalRate(f, g.metric, g.trend.per_day) })];
-  // Each rate kept on one line; the comma between them is where a narrow column wraps.
-  return html`${parts.map((p, i) => html`${i ? ', ' : ''}<span style="white-space:nowrap">${p}</span>`)}`;
+  // Each rate kept on one line with its comma; the space between them is where a narrow column wraps.
+  return html`${parts.map((p, i) => html`${i ? ' ' : ''}<span style="white-space:nowrap">${p}${i < parts.length - 1 ? ',' : ''}</span>`)}`;
 }
 
 /** The agency's label, or the metric's name in the locale. */

@@ -5,6 +5,7 @@
 // Never a clamped bound printed as a forecast (a 10-day falling line carried 141 days read "0,0").
 import { describe, expect, it } from 'vitest';
 import type { GoalConfig } from '../src/config/report-goals.js';
+import { summaryValue } from '../src/delivery/mail/report-words.js';
 import type { GoalProgress } from '../src/report/goals/goal-shape.js';
 import { goalsCell } from '../src/report/goals/overview-cell.js';
 import { goalProgress, HORIZON_FACTOR } from '../src/report/goals/progress.js';
@@ -209,5 +210,23 @@ describe("a goal's trend is carried only as far as it stands", () => {
     expect(table([old as GoalProgress])).toContain('69,5 k. A. nicht im Plan');
     const cell = pageText(String(await goalsCell(de, [old as GoalProgress])));
     expect(cell).toBe('nicht im Plan Gesamtwert 75');
+  });
+});
+
+describe("the mail's summary, from report.json as the worker reads it back", () => {
+  it('says the rates in plain text; an earlier release report.json keeps its projection sentence', () => {
+    const limited = JSON.parse(JSON.stringify(goalProgress(part(TEN), SPRING))) as GoalProgress;
+    const mail = summaryValue(goalSentences([limited]), { locale: 'de-DE' });
+    expect(mail.text).toBe(
+      'Gesamtwert 75, Ziel mindestens 75,0 bis 31. März 2027: nicht im Plan, jetzt 69,5; dafür braucht es +0,04 pro Tag, der Trend dieses Zeitraums liegt bei −1,02 pro Tag.',
+    );
+    // Written before this release: no projection_limited, the projection as it was stated.
+    const { needed_per_day: _n, projection_limited: _l, horizon_days: _h, ...old } = limited;
+    const before = summaryValue(goalSentences([{ ...old, projected: 0 } as GoalProgress]), {
+      locale: 'de-DE',
+    });
+    expect(before.text).toContain(
+      'nicht im Plan, jetzt 69,5 und laut Trend dieses Zeitraums 0,0 zum Termin.',
+    );
   });
 });

@@ -6,9 +6,14 @@
 // synced into an fs store, the report processor with real Redis claims (test/helpers/report-processor.ts).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
 import { describe, expect, inject, it } from 'vitest';
 import { parse, stringify } from 'yaml';
+import { redisClaims } from '../jobs/redis-claims.js';
 import { readConfig } from '../src/config/read-config.js';
+import type { AccountConfig } from '../src/config/schema.js';
+import { deliverScheduled } from '../src/delivery/scheduled/deliver.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
 import { mailbox } from './helpers/mailbox.js';
 import { syncNight } from './helpers/nights.js';
@@ -105,6 +110,37 @@ describe('the whole book by the scheduled delivery', () => {
         opened.some((f) => f.includes(`brand=${b}`)),
         b,
       ).toBe(true);
+  });
+
+  it('never writes the book while another report job holds it (one writer at a time), and says so', async () => {
+    const dir = h.tempDir();
+    const { config: path } = await twoAccounts(dir);
+    const config = await withBook(path);
+    // Another worker's job holds the period's book: the claim a report job takes before it reads.
+    const redis = new Redis(inject('redisUrl'));
+    const prefix = config.redis?.prefix ?? '';
+    const other = redisClaims(redis, prefix, 'report.other.2026-11-01');
+    const log = h.memoryLogger('debug');
+    try {
+      expect(await other.take('book:2026-10', 60, { whileAlive: true })).toBe(true);
+      const out = await deliverScheduled(
+        {
+          config,
+          account: config.accounts[0] as AccountConfig,
+          store: new FsObjectStore(dir),
+          logger: log.logger,
+          claims: redisClaims(redis, prefix, 'report.acme.2026-11-01'),
+          bookWaitMs: 300,
+        },
+        { runDate: '2026-11-01', runId: 'r-acme' },
+      );
+      expect(out.map((w) => w.state)).toEqual(['draft', 'draft']);
+      expect(existsSync(join(dir, BOOK))).toBe(false);
+      expect(log.lines.join('')).toContain('another report job has been writing it for 0.3 s');
+    } finally {
+      await other.release('book:2026-10');
+      await redis.quit();
+    }
   });
 
   it('skips the book with one log line when the accounts write to two stores, and a book that cannot be written fails no report', async () => {

@@ -108,7 +108,10 @@ export async function makeReports(
     }
     // The whole book (reports.agency a mapping) of each period made, with what the store now holds.
     const periods = out.filter((m) => m.state !== 'failed').map((m) => m.due.period);
-    await scheduledBook(o, periods, pdfSession);
+    // Never the account's delivery failed by it: a book not written is a log line.
+    await scheduledBook(o, periods, pdfSession).catch((err: unknown) =>
+      o.logger.error({ err: errorMessage(err) }, 'agency book not written'),
+    );
   } finally {
     await pdf?.close();
   }

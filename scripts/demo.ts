@@ -220,8 +220,12 @@ console.log(
     `total seconds: ${((Date.now() - started) / 1000).toFixed(1)}`,
   ].join('\n'),
 );
-// Scheduled delivery needs Redis and a worker, which the demo does without: where drafts are reviewed then.
+// Scheduled delivery needs Redis and a worker, which the demo does without: where drafts are reviewed
+// then, and that the worker keeps the whole book written (no cron job for `visync report`).
 console.log(
-  'review drafts before they are mailed: reports.review: true, then http://127.0.0.1:9464/review/ of a running visync worker (docs/reports.md, "Reviewing drafts in the worker")',
+  [
+    'review drafts before they are mailed: reports.review: true, then http://127.0.0.1:9464/review/ of a running visync worker (docs/reports.md, "Reviewing drafts in the worker")',
+    `a visync worker rewrites the whole book after each account's scheduled reports: reports/agency/period=P/overview.html in the accounts' store (docs/reports.md, "The whole book")`,
+  ].join('\n'),
 );
 process.exitCode = first.status === 'succeeded' ? Math.max(code, reportCode, goalsCode, mailCode) : 1;

@@ -8,8 +8,8 @@
 //   with its PDF (Chromium) attached;
 // - alerts test: one test message.
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { jobIds } from '../jobs/definitions.js';
 import { openJobsClient } from '../jobs/jobs-client.js';
@@ -129,6 +129,8 @@ describe('the built visync delivers', () => {
           smtp: { host: '127.0.0.1', port: box.port, from: 'reports@agency.example', allowInsecure: true },
           // The client's language and the agency's addressing, through the built bin.
           locale: 'de-DE',
+          // The whole book (docs/reports.md, "The whole book"), made by the worker after the reports.
+          agency: { name: 'Agency Digital', locale: 'de-DE' },
           mail: { fromName: 'Agency Digital', replyTo: 'am@agency.example', bcc: ['archive@agency.example'] },
         },
       },
@@ -221,6 +223,16 @@ describe('the built visync delivers', () => {
       expect(pdf!.content.length).toBeGreaterThan(10_000);
     }
     expect(worker.stdout() + worker.stderr()).not.toMatch(/alert not delivered|digest not delivered/);
+    // The worker wrote the week's whole book in de-DE, each client linked to a report it wrote, and its PDF.
+    const bookDir = join(data, 'reports', 'agency', 'period=2026-W46');
+    const book = readFileSync(join(bookDir, 'overview.html'), 'utf8');
+    expect(book).toContain('<html lang="de-DE">');
+    const links = [...book.matchAll(/<a href="([^"]+)"/g)].map((m) =>
+      resolve(bookDir, decodeURIComponent(m[1]!)),
+    );
+    expect(links).toHaveLength(workspaces);
+    for (const file of links) expect(existsSync(file), file).toBe(true);
+    expect(readFileSync(join(bookDir, 'overview.pdf')).subarray(0, 5).toString()).toBe('%PDF-');
   }, 150_000);
 
   it('alerts test: one test message, exit 0', async () => {

@@ -39,6 +39,10 @@ describe('npm run demo', () => {
     const book = /^whole book \(every account, de-DE\): (.+\/overview\.html)$/m.exec(stdout)?.[1];
     expect(book?.startsWith(join(dir, 'reports', 'agency', 'period='))).toBe(true);
     expect(readFileSync(book as string, 'utf8')).toContain('<html lang="de-DE">');
+    // And that a worker keeps it written after each account's scheduled reports.
+    expect(stdout).toMatch(
+      /^a visync worker rewrites the whole book after each account's scheduled reports: /m,
+    );
 
     const html = readFileSync(path as string, 'utf8');
     const headings = [...html.matchAll(/<h2>([^<]*)<\/h2>/g)].map((m) => m[1]);

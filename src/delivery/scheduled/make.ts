@@ -11,6 +11,7 @@ import { reportSettingsFor } from '../../report/settings.js';
 import { pdfFooter, styleOf } from '../../report/style.js';
 import { errorMessage } from '../../util/errors.js';
 import { reportAlert } from '../webhooks/payloads.js';
+import { scheduledBook } from './book.js';
 import type { DeliveryRecord, DeliveryState } from './records.js';
 import { alertClientName, base, firstToAlert, notify, save, storedVersion, writtenFormats } from './steps.js';
 import type { DeliveryOptions, Due } from './types.js';
@@ -34,6 +35,13 @@ export async function makeReports(
     groups.set(key, [...(groups.get(key) ?? []), d]);
   }
   let pdf: PdfSession | undefined;
+  const pdfSession = async () => {
+    if (!pdf) {
+      const { PdfSession } = await import('../../report/render/pdf.js');
+      pdf = await PdfSession.open(reportSettingsFor(o.config, o.account).chromiumPath);
+    }
+    return pdf;
+  };
   const out: Made[] = [];
   try {
     for (const group of groups.values()) {
@@ -41,13 +49,7 @@ export async function makeReports(
       const formats = writtenFormats(first.settings);
       // Chromium that does not start, a store that fails mid-way: the group's reports end failed
       // with the reason (tried again at the next trigger), the other groups go on.
-      const r = await makeGroup(o, group, formats, runs, async () => {
-        if (!pdf) {
-          const { PdfSession } = await import('../../report/render/pdf.js');
-          pdf = await PdfSession.open(reportSettingsFor(o.config, o.account).chromiumPath);
-        }
-        return pdf;
-      }).catch((err: unknown) => ({
+      const r = await makeGroup(o, group, formats, runs, pdfSession).catch((err: unknown) => ({
         made: [],
         problems: [{ kind: 'no data' as const, line: errorMessage(err) }],
       }));
@@ -104,6 +106,12 @@ export async function makeReports(
         out.push({ due: d, state, record });
       }
     }
+    // The whole book (reports.agency a mapping) of each period made, with what the store now holds.
+    const periods = out.filter((m) => m.state !== 'failed').map((m) => m.due.period);
+    // Never the account's delivery failed by it: a book not written is a log line.
+    await scheduledBook(o, periods, pdfSession).catch((err: unknown) =>
+      o.logger.error({ err: errorMessage(err) }, 'agency book not written'),
+    );
   } finally {
     await pdf?.close();
   }

@@ -35,6 +35,8 @@ export interface DeliveryOptions {
   mail?: MailSession;
   /** `visync report send --resend-unconfirmed`: mail again a recipient whose send was never confirmed. */
   resendUnconfirmed?: boolean;
+  /** How long a job waits for another writing the same whole book (src/delivery/scheduled/book.ts; tests use short ones). */
+  bookWaitMs?: number;
   /** The job's alerts, sent together within one deadline (made by deliverScheduled when absent). */
   alertBatch?: AlertBatch;
 }

@@ -22,7 +22,8 @@ export interface AccountBook {
  * at all), not_covered (no complete run covers the period, or none holds a workspace), no_pages
  * (its reports are JSON only: no page to link), not_made (none of its reports was written: each
  * failed), other_period (its reports are of another period: the default period ends on each
- * account's newest run).
+ * account's newest run), no_report (the store holds no report of the period for any of its
+ * workspaces yet: the scheduled delivery makes the book before the account's own night).
  */
 export type MissingReason =
   | 'unreadable'
@@ -30,7 +31,8 @@ export type MissingReason =
   | 'not_covered'
   | 'no_pages'
   | 'not_made'
-  | 'other_period';
+  | 'other_period'
+  | 'no_report';
 
 /** What tells why an account has no book part (src/report/make.ts AccountReports). */
 export interface AccountMade {
@@ -55,10 +57,14 @@ export interface Book {
   missing: MissingAccount[];
 }
 
-/** What one account's `visync report` gave: its book part, or what tells why it has none. */
+/**
+ * What one account gave: its book part, or what tells why it has none (what `visync report` made,
+ * or the reason itself when read from the store: ./book-store.ts).
+ */
 export type AccountOutcome =
   | { account: string; book: AccountBook }
-  | { account: string; book?: undefined; made: AccountMade | undefined };
+  | { account: string; book?: undefined; made: AccountMade | undefined }
+  | { account: string; book?: undefined; reason: MissingReason };
 
 /** Why an account without a book part has none (undefined `made`: its store could not be read). */
 export function missingReason(made: AccountMade | undefined): MissingReason {
@@ -111,7 +117,7 @@ export function wholeBook(outcomes: readonly AccountOutcome[]): Book | null {
         compareText(a.brandId, b.brandId),
     );
   const missing = outcomes.flatMap((o): MissingAccount[] => {
-    if (!o.book) return [{ account: o.account, reason: missingReason(o.made) }];
+    if (!o.book) return [{ account: o.account, reason: 'reason' in o ? o.reason : missingReason(o.made) }];
     if (o.book.period.label !== label)
       return [{ account: o.account, reason: 'other_period', period: o.book.period }];
     return [];

@@ -44,8 +44,17 @@ export interface WrittenOverview {
   reports: OverviewReport[];
 }
 
-/** Writes the overview; returns where overview.html went, and its rows for the whole book (./book.ts). */
-export async function writeOverview(i: OverviewInput): Promise<WrittenOverview> {
+/** The input of the overview's rows: all but how its page looks and prints. */
+export type OverviewContentInput = Omit<OverviewInput, 'overview' | 'toDate'>;
+
+/**
+ * The overview's rows and the reports they read, without writing a page: the reports made in this
+ * call, the others' report.json read back from the target. Also the whole book's rows of an account
+ * whose reports another call made (./book-store.ts).
+ */
+export async function overviewContent(
+  i: OverviewContentInput,
+): Promise<{ rows: OverviewRow[]; reports: OverviewReport[] }> {
   const items = [];
   for (const brandId of i.workspaces) {
     const report = i.made.get(brandId) ?? (await i.target.read(i.account, brandId, i.period.label));
@@ -59,6 +68,12 @@ export async function writeOverview(i: OverviewInput): Promise<WrittenOverview> 
   const names = await clientNames(i.store, i.runs, i.period, unnamed, i.clientFor);
   const rows = overviewRows(items, await periodEvents(i.store, i.runs, i.period), names);
   const reports = items.map((x) => x.report).filter((r): r is OverviewReport => r !== undefined);
+  return { rows, reports };
+}
+
+/** Writes the overview; returns where overview.html went, and its rows for the whole book (./book.ts). */
+export async function writeOverview(i: OverviewInput): Promise<WrittenOverview> {
+  const { rows, reports } = await overviewContent(i);
   // Vega loads with the page only when there is an overview to render (test/startup-imports.test.ts).
   const { renderOverview } = await import('./page.js');
   const page = await renderOverview({

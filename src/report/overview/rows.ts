@@ -12,14 +12,28 @@ import type { EventCounts } from './events.js';
 import type { ClientName } from './names.js';
 import { type Suffix, suffixes } from './told-apart.js';
 
-/** What the overview reads of a report: kept for every workspace made, so only this much. */
-export type OverviewReport = Pick<ReportModel, 'cover' | 'kpis' | 'comparison' | 'trend' | 'goals'>;
+/**
+ * What the overview reads of a report: kept for every workspace made, so only this much (its
+ * period_status: whether the whole book read back from the store is to date, ./book-store.ts).
+ */
+export type OverviewReport = Pick<
+  ReportModel,
+  'cover' | 'kpis' | 'comparison' | 'trend' | 'goals' | 'period_status'
+>;
 
-export const overviewPart = ({ cover, kpis, comparison, trend, goals }: ReportModel): OverviewReport => ({
+export const overviewPart = ({
   cover,
   kpis,
   comparison,
   trend,
+  goals,
+  period_status,
+}: ReportModel): OverviewReport => ({
+  cover,
+  kpis,
+  comparison,
+  trend,
+  period_status,
   ...(goals === undefined ? {} : { goals }),
 });
 

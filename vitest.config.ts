@@ -37,6 +37,7 @@ const UNIT = files([
   'report-old-versions',
   'report-schedule',
   'report-summary',
+  'report-year-periods',
   'reservation-settle',
   'retry-after',
   'run-phase',

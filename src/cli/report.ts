@@ -2,7 +2,7 @@
 // period, never an API call (docs/reports.md). Registering it loads only commander: the action
 // imports the report modules (and Vega) when it runs.
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { Period } from '../history/period.js';
+import type { CompareBasis, Period } from '../history/period.js';
 import type { AccountReportOptions, AccountReports } from '../report/make.js';
 import type { ReportFormat } from '../report/output.js';
 import type { PdfSession } from '../report/render/pdf.js';
@@ -22,12 +22,20 @@ interface ReportFlags {
   format: ReportFormat[];
   out?: string;
   json?: boolean;
+  compare?: CompareBasis;
 }
 
 const FORMATS = ['html', 'json', 'pdf'] as const;
 
 /** Without --format and without reports.formats: the HTML and its JSON model (a PDF needs Chromium). */
 const DEFAULT_FORMATS: ReportFormat[] = ['html', 'json'];
+
+function parseCompare(value: string): CompareBasis {
+  if (value === 'previous' || value === 'year') return value;
+  throw new InvalidArgumentError(
+    `unknown basis ${JSON.stringify(value)}: use previous (the period before) or year (the same period a year earlier)`,
+  );
+}
 
 function parseFormats(value: string): ReportFormat[] {
   const list = value
@@ -70,6 +78,12 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         // Shown in --help; the action tells a typed --format from this default (getOptionValueSource).
         .default([...DEFAULT_FORMATS], 'html,json'),
     )
+    .addOption(
+      new Option(
+        '--compare <basis>',
+        "previous: against the period before; year: against the same period a year earlier (default: each workspace's reports.schedule.compare, else previous)",
+      ).argParser(parseCompare),
+    )
     .option('--out <dir>', 'write into this folder instead of the object store')
     .option(
       '--json',
@@ -87,6 +101,7 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         '  visync report --out ./reports',
         '  visync report --account acme --period 2026-10 --format html',
         '  visync report --brand brand_1 --from 2026-11-01 --to 2026-11-15 --out ./reports',
+        '  visync report --period 2026-11 --compare year     # November against November a year earlier',
         '',
         'Scheduled reports (reports.schedule) are made by the workers; `visync report send` mails the',
         'drafts (review: true) and any recipient not yet sent (docs/reports.md).',
@@ -172,6 +187,8 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
           account,
           period: chosen,
           brands,
+          // --compare wins; else the workspace's schedule's, so a report made again keeps its basis.
+          compareFor: (b: string) => flags.compare ?? settingsOf(account, b).schedule?.compare ?? 'previous',
           ...accountLook(account, { settingsOf, configuredFormats, style, pdf }),
           now: Date.now(),
         })

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { EVENT_TYPES } from '../catalogue/brand-events.js';
 import { isLoopbackHost } from '../util/net.js';
 import { hasControlCharacter } from '../util/terminal.js';
+import { CompareSchema } from './compare-schema.js';
 import { cronProblem, schedulerAcceptsTimeZone } from './cron.js';
 
 // Messages here are what an operator reads when start-up fails, so each says what was expected
@@ -269,6 +270,7 @@ const ReportScheduleSchema = z
     {
       period: z.enum(['monthly', 'weekly'], { error: expected('monthly or weekly') }),
       day: z.preprocess(numericString, z.union([z.number(), z.string()], { error: expected(DAY_MESSAGE) })),
+      compare: CompareSchema,
     },
     { error: expected('a mapping with period (monthly or weekly) and day') },
   )

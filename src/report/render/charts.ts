@@ -92,14 +92,15 @@ export type ChartName = 'score' | 'share_of_voice' | 'engines' | 'claims';
 
 function specOf(
   name: ChartName,
-  c: { primary: string; accent: string; previous: boolean },
+  c: { primary: string; accent: string; previous: boolean; yearAgo: boolean },
   lang: string,
   t: Translate,
 ): TopLevelSpec {
   const { primary, accent } = c;
   // A first report has no previous period: the legend names none (docs/reports.md, "A first report").
+  // Year on year, the dashed line is the same period a year earlier, and the legend says so.
   const series: [string, string] | [string] = c.previous
-    ? [t('charts:series.this'), t('charts:series.previous')]
+    ? [t('charts:series.this'), t(c.yearAgo ? 'charts:series.year_ago' : 'charts:series.previous')]
     : [t('charts:series.this')];
   // German writes the day with a full stop ("01. Nov"); the others as English does.
   const day = lang === 'de' ? '%d. %b' : '%d %b';
@@ -156,14 +157,20 @@ export function beginReportCharts(): void {
 export async function chartSvg(
   name: ChartName,
   values: readonly (LinePoint | BarPoint)[],
-  o: { colours: { primary: string; accent: string }; locale: string | null; previous?: boolean },
+  o: {
+    colours: { primary: string; accent: string };
+    locale: string | null;
+    previous?: boolean;
+    yearAgo?: boolean;
+  },
 ): Promise<string> {
   const { lang, t } = translator(o.locale);
   const { primary, accent } = o.colours;
   const previous = o.previous ?? true;
+  const yearAgo = o.yearAgo ?? false;
   return specSvg(
-    `${name}|${primary}|${accent}|${lang}|${previous}`,
-    () => specOf(name, { primary, accent, previous }, lang, t),
+    `${name}|${primary}|${accent}|${lang}|${previous}|${yearAgo}`,
+    () => specOf(name, { primary, accent, previous, yearAgo }, lang, t),
     o.locale,
     values.map((v) => ({ ...v })),
   );

@@ -32,6 +32,10 @@ function param(p: Param, w: SummaryWords): Html {
       return html`<bdi>${new Intl.ListFormat(w.locale ?? 'en', { type: 'conjunction' }).format(p.value.map(name))}</bdi>`;
     case 'text':
       return text(w.f, p.value);
+    case 'period':
+      return html`${w.f.period(p.value)}`;
+    case 'day':
+      return html`${w.f.longDay(p.value)}`;
   }
 }
 

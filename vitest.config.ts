@@ -50,6 +50,7 @@ const UNIT = files([
 ]);
 
 const E2E = files([
+  'built-bin-year-compare',
   // the built bin and the package as users get it
   'built-bin-delivery',
   'built-bin-export',

@@ -50,6 +50,37 @@ function parseFormats(value: string): ReportFormat[] {
   return [...new Set(list)] as ReportFormat[];
 }
 
+/** What `report --help` says after the options: the periods, the basis, examples. */
+const REPORT_HELP = [
+  '',
+  "Default period: the 30 days ending on the date of the account's newest complete run,",
+  'compared with the 30 days before. A month is compared with the month before, a week with',
+  'the week before. With --compare year (or reports.schedule.compare: year) each is compared with',
+  'the same period a year earlier; a history that does not reach back reads "not comparable".',
+  '',
+  'Examples:',
+  '  visync report --out ./reports',
+  '  visync report --account acme --period 2026-10 --format html',
+  '  visync report --brand brand_1 --from 2026-11-01 --to 2026-11-15 --out ./reports',
+  '  visync report --period 2026-11 --compare year     # November against November a year earlier',
+  '',
+  'Scheduled reports (reports.schedule) are made by the workers; `visync report send` mails the',
+  'drafts (review: true) and any recipient not yet sent (docs/reports.md).',
+].join('\n');
+
+/** `--compare`: its default stands for each workspace's `reports.schedule.compare`, else previous. */
+function compareOption(): Option {
+  return (
+    new Option(
+      '--compare <basis>',
+      'previous: against the period before; year: against the same period a year earlier',
+    )
+      .argParser(parseCompare)
+      // Not typed: each workspace's own basis (the action tells them apart by getOptionValueSource).
+      .default('previous', "each workspace's reports.schedule.compare, else previous")
+  );
+}
+
 export function registerReport(program: Command, state: ProgramState, io: CommandIo): void {
   const report = program.command('report');
   registerReportSend(report, state, io);
@@ -78,35 +109,13 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         // Shown in --help; the action tells a typed --format from this default (getOptionValueSource).
         .default([...DEFAULT_FORMATS], 'html,json'),
     )
-    .addOption(
-      new Option(
-        '--compare <basis>',
-        "previous: against the period before; year: against the same period a year earlier (default: each workspace's reports.schedule.compare, else previous)",
-      ).argParser(parseCompare),
-    )
+    .addOption(compareOption())
     .option('--out <dir>', 'write into this folder instead of the object store')
     .option(
       '--json',
       'print one JSON document of the reports written (where) and the exit code; problems stay on stderr',
     )
-    .addHelpText(
-      'after',
-      [
-        '',
-        "Default period: the 30 days ending on the date of the account's newest complete run,",
-        'compared with the 30 days before. A month is compared with the month before, a week with',
-        'the week before.',
-        '',
-        'Examples:',
-        '  visync report --out ./reports',
-        '  visync report --account acme --period 2026-10 --format html',
-        '  visync report --brand brand_1 --from 2026-11-01 --to 2026-11-15 --out ./reports',
-        '  visync report --period 2026-11 --compare year     # November against November a year earlier',
-        '',
-        'Scheduled reports (reports.schedule) are made by the workers; `visync report send` mails the',
-        'drafts (review: true) and any recipient not yet sent (docs/reports.md).',
-      ].join('\n'),
-    )
+    .addHelpText('after', REPORT_HELP)
     .action(exitWith(state, (flags: ReportFlags, cmd: Command) => reportCommand(flags, cmd, io)));
 }
 
@@ -158,6 +167,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
   // --format wins; without it each workspace's reports.formats (workspace, account, top level),
   // else the default html,json (docs/reports.md).
   const typed = cmd.getOptionValueSource('format') === 'default' ? undefined : flags.format;
+  const typedCompare = cmd.getOptionValueSource('compare') !== 'default';
   const configuredFormats = (account: string, brandId?: string): ReportFormat[] =>
     typed ?? settingsOf(account, brandId).formats;
   const wantsPdf = typed
@@ -188,7 +198,10 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
           period: chosen,
           brands,
           // --compare wins; else the workspace's schedule's, so a report made again keeps its basis.
-          compareFor: (b: string) => flags.compare ?? settingsOf(account, b).schedule?.compare ?? 'previous',
+          compareFor: (b: string) =>
+            (typedCompare ? flags.compare : undefined) ??
+            settingsOf(account, b).schedule?.compare ??
+            'previous',
           ...accountLook(account, { settingsOf, configuredFormats, style, pdf }),
           now: Date.now(),
         })

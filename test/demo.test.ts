@@ -39,5 +39,12 @@ describe('npm run demo', () => {
     expect(report.kpis.overall_score_mean.delta).not.toBeNull();
     expect(report.kpis.open_recommendations.previous).not.toBeNull();
     expect(report.what_changed.basis).toBe('data');
+    // Competitors over time on every page; one workspace's report year on year, its path printed.
+    expect(html).toContain('<h3>Money prompts won over time</h3>');
+    const yearPage = /^year on year \(--compare year\): (.+\/report\.html)$/m.exec(stdout)?.[1] as string;
+    const year = JSON.parse(readFileSync(join(yearPage, '..', 'report.json'), 'utf8')) as Report;
+    expect(year.comparison).toMatchObject({ basis: 'year', earlier_period: true });
+    expect(year.kpis.overall_score_mean.delta).not.toBeNull();
+    expect(readFileSync(yearPage, 'utf8')).toContain('the same period a year earlier');
   });
 });

@@ -9,10 +9,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { composeMail } from '../src/delivery/mail/compose.js';
 import { type CompareBasis, type Period, parsePeriod } from '../src/history/period.js';
 import { makeAccountReports } from '../src/report/make.js';
 import { dirTarget } from '../src/report/output.js';
 import { DEFAULT_STYLE, type ReportStyle } from '../src/report/style.js';
+import { headlineOf } from '../src/report/summary/headline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { datedNights, readReport } from './helpers/dated-nights.js';
 import * as h from './helpers/harness.js';
@@ -151,6 +153,23 @@ describe('year on year, and competitors over time', () => {
     expect(html).toContain('<th>September 2026</th>');
     // Year on year in German: the cover and the cards say against which November.
     expect(html).toContain('Verglichen mit November 2025, dem gleichen Zeitraum ein Jahr zuvor.');
+    // The mail tells the same change and against which November (the one headline rule).
+    const mail = composeMail({
+      clientName: 'Acme GmbH',
+      period: json.period,
+      locale: 'de-DE',
+      headline: headlineOf(json),
+      fileName: 'acme-gmbh-2026-11.pdf',
+    });
+    const h1 = headlineOf(json);
+    const sign = (h1.delta as number) > 0 ? '+' : '-';
+    const shown = (n: number) => n.toFixed(1).replace('.', ',').replace('-', '');
+    expect(mail.subject).toBe(
+      `Acme GmbH: KI-Sichtbarkeitsbericht November 2026 – Gesamtwert ${shown(h1.score as number)} (${sign}${shown(h1.delta as number)} gegenüber November 2025)`,
+    );
+    expect(mail.text).toContain(
+      'Veränderung gegenüber dem gleichen Zeitraum ein Jahr zuvor (November 2025): ',
+    );
     expect(html).toContain(
       'Fehlt, wo zum Ende eines Zeitraums keine Kaufabsicht-Daten bekannt sind: September 2026.',
     );

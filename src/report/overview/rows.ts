@@ -12,13 +12,20 @@ import type { ClientName } from './names.js';
 import { type Suffix, suffixes } from './told-apart.js';
 
 /** What the overview reads of a report: kept for every workspace made, so only this much. */
-export type OverviewReport = Pick<ReportModel, 'cover' | 'kpis' | 'comparison' | 'trend'>;
+export type OverviewReport = Pick<ReportModel, 'cover' | 'kpis' | 'comparison' | 'trend' | 'previous_period'>;
 
-export const overviewPart = ({ cover, kpis, comparison, trend }: ReportModel): OverviewReport => ({
+export const overviewPart = ({
   cover,
   kpis,
   comparison,
   trend,
+  previous_period,
+}: ReportModel): OverviewReport => ({
+  cover,
+  kpis,
+  comparison,
+  trend,
+  previous_period,
 });
 
 export interface OverviewRow {

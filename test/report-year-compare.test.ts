@@ -5,19 +5,25 @@
 // before the history reaches back: "not comparable", the history's first day named, never a first
 // report. The share of money prompts won over the last six periods: September has no state of its
 // own (shown missing with why, never 0); the last period agrees with "who wins the money prompts".
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { readConfig } from '../src/config/read-config.js';
 import { composeMail } from '../src/delivery/mail/compose.js';
 import { type CompareBasis, type Period, parsePeriod } from '../src/history/period.js';
 import { makeAccountReports } from '../src/report/make.js';
+import type { Report } from '../src/report/model/report-shape.js';
 import { dirTarget } from '../src/report/output.js';
 import { DEFAULT_STYLE, type ReportStyle } from '../src/report/style.js';
 import { headlineOf } from '../src/report/summary/headline.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { datedNights, readReport } from './helpers/dated-nights.js';
 import * as h from './helpers/harness.js';
+import { mailbox } from './helpers/mailbox.js';
+import { reportDir } from './helpers/report-nights.js';
+import { reportJob } from './helpers/report-processor.js';
 
 const NIGHTS = ['2025-12-01', '2026-07-01', '2026-08-01', '2026-08-20', '2026-11-01', '2026-12-01'];
 const GERMAN: ReportStyle = { ...DEFAULT_STYLE, locale: 'de-DE', timeZone: 'Europe/Berlin' };
@@ -94,6 +100,47 @@ describe('year on year, and competitors over time', () => {
     );
     expect(html).toContain('<th>a year earlier</th>');
     expect(html).not.toContain('previous period');
+  });
+
+  it('reports.schedule.compare: year — the scheduled report a worker makes compares with a year earlier and its mail says so', async () => {
+    await sync();
+    const box = await mailbox();
+    const file = join(h.tempDir(), 'visync.yaml');
+    const doc = parse(readFileSync(join(dir, 'visync.yaml'), 'utf8')) as Record<string, unknown>;
+    doc.reports = {
+      locale: 'de-DE',
+      clientName: 'Acme GmbH',
+      schedule: { period: 'monthly', day: 1, compare: 'year' },
+      recipients: ['cmo@acme.example'],
+      formats: ['html', 'json'],
+      smtp: {
+        ...{ host: '127.0.0.1', port: box.port, from: 'reports@agency.example' },
+        ...{ user: 'reports', passwordEnv: 'VISYNC_TEST_SMTP_PASSWORD', allowInsecure: true },
+      },
+    };
+    doc.redis = { url: inject('redisUrl'), prefix: `yr-${Math.random().toString(36).slice(2, 10)}` };
+    writeFileSync(file, stringify(doc));
+    process.env.VISYNC_TEST_SMTP_PASSWORD = 'smtp-secret-year';
+    // Into a copy of the store: the file's other tests read the synced one.
+    const store = mkdtempSync(join(tmpdir(), 'visync-year-store-'));
+    cpSync(dir, store, { recursive: true });
+    // Reports call no API: the account's key is any value (the simulator's is gone with its test).
+    const config = readConfig(file, { ...process.env, SIM_ACME_KEY: 'sk-reports-call-no-api' } as Record<
+      string,
+      string
+    >);
+    await reportJob(config, store, '2026-12-01');
+    const json = JSON.parse(
+      readFileSync(join(reportDir(join(store, 'reports'), brand, '2026-11'), 'report.json'), 'utf8'),
+    ) as Report;
+    rmSync(store, { recursive: true, force: true });
+    expect([json.comparison.basis, json.previous_period.label]).toEqual(['year', '2025-11']);
+    const subjects = box.mails.map((m) => m.subject ?? '');
+    expect(subjects).toHaveLength(2);
+    for (const s of subjects)
+      expect(s).toMatch(
+        /^Acme GmbH: KI-Sichtbarkeitsbericht November 2026 – Gesamtwert \d+,\d \([+-]\d+,\d gegenüber November 2025\)$/,
+      );
   });
 
   it('before the history reaches back: not comparable, and the day the history begins', async () => {

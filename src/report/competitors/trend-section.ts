@@ -26,7 +26,14 @@ function spec(axis: string, periods: string[], names: string[], colours: string[
         type: 'ordinal',
         sort: periods,
         scale: { domain: periods },
-        axis: { title: null, labelAngle: 0, labelLimit: 120 },
+        // A range's name on two lines at its dash ("11. Juni –" / "10. Juli 2026"), so it is not cut.
+        axis: {
+          title: null,
+          labelAngle: 0,
+          labelLimit: 140,
+          labelExpr:
+            "indexof(datum.label, '–') < 0 ? datum.label : [split(datum.label, '–')[0] + '–', trim(split(datum.label, '–')[1])]",
+        },
       },
       y: { field: 'share', type: 'quantitative', axis: { title: axis } },
       color: {
@@ -69,7 +76,7 @@ export async function competitorTrendSection(r: ReportModel, style: ReportStyle)
   return html`${title}
 <p class="note">${t('competitors:trend_note')}</p>
 <div class="chart">${raw(svg)}</div>
-<table><thead><tr><th>${t('competitors:col_competitor')}</th>${periods.map((p) => html`<th>${p}</th>`)}</tr></thead>
+<table class="trend"><thead><tr><th>${t('competitors:col_competitor')}</th>${periods.map((p) => html`<th>${p}</th>`)}</tr></thead>
 <tbody>${c.series.map(
     (s, i) =>
       html`<tr><td>${s.own ? html`<strong>${text(f, own)}</strong>` : text(f, names[i] ?? null)}</td>${s.shares.map((v) => html`<td>${cell(v)}</td>`)}</tr>`,

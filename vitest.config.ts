@@ -43,6 +43,7 @@ const UNIT = files([
   'report-schedule',
   'report-summary',
   'review-page-html',
+  'report-year-periods',
   'reservation-settle',
   'retry-after',
   'run-phase',
@@ -55,6 +56,7 @@ const UNIT = files([
 ]);
 
 const E2E = files([
+  'built-bin-year-compare',
   // the built bin and the package as users get it
   'built-bin-delivery',
   'built-bin-export',

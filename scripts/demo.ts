@@ -9,12 +9,14 @@
 // then sets goals for two clients (./demo-goals.ts), makes their reports again and prints where
 // each stands; and shows the e-mail one report's client would get (`visync report mail-preview`:
 // the agency's own wording from reports.mail.templates, the summary and the account manager's
-// note; nothing is sent, the demo has no mail server).
+// note; nothing is sent, the demo has no mail server). A third night a year ago, for one
+// workspace, lets its report compare the last 30 days with the same days a year earlier
+// (`--compare year`).
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { main } from '../src/cli/main.js';
 import { readConfig } from '../src/config/read-config.js';
-import { defaultPeriod } from '../src/history/period.js';
+import { defaultPeriod, yearEarlierDay } from '../src/history/period.js';
 import { createLogger } from '../src/log.js';
 import { runInline } from '../src/run/inline/run-inline.js';
 import { peakInWindow, type SimulatorOptions, startSimulator } from '../src/simulator/index.js';
@@ -73,13 +75,34 @@ const tonight = utcDate(new Date());
 const earlier = addDays(tonight, -EARLIER_DAYS);
 const started = Date.now();
 
+// Year on year for one workspace: a night a year ago that synced the 30 days then, so its report
+// of the last 30 days can be compared with the same days a year earlier (`--compare year`, below).
+const yearAgo = yearEarlierDay(tonight);
+const lastYear = await startSimulator(simOptions(yearAgo));
+const yearBrand = lastYear.accounts[0]!.workspaceIds[0]!;
+process.env.VISYNC_DEMO_API_KEY = lastYear.accounts[0]!.keys[0]!;
+writeConfig(lastYear.url);
+const store = await createObjectStore(readConfig(configPath).sinks);
+// First, as the nights happened: of the runs dated up to a day, the state is the one started last.
+const yearNight = await runInline({
+  config: readConfig(configPath),
+  store,
+  logger: createLogger({ level: 'warn' }),
+  runDate: yearAgo,
+  days: EARLIER_DAYS,
+  brands: [yearBrand],
+});
+await lastYear.close();
+console.log(
+  `a year ago ${yearAgo}, workspace ${yearBrand} only: ${yearNight.status} (${lastYear.log.length} requests)`,
+);
+
 // The earlier night: the simulator as it was then, synced with that run date (the CLI always
 // dates a run today) and a window reaching back over the whole previous period.
 const before = await startSimulator(simOptions(earlier));
 process.env.VISYNC_DEMO_API_KEY = before.accounts[0]!.keys[0]!;
 writeConfig(before.url);
 const config = readConfig(configPath);
-const store = await createObjectStore(config.sinks);
 const first = await runInline({
   config,
   store,
@@ -201,6 +224,19 @@ const mailCode = await main(
   ['node', 'visync', '--config', configPath, 'report', 'mail-preview', '--brand', noted, '--out', mailDir],
   { out: (line) => mailLines.push(line), err: () => undefined },
 );
+// The same workspace's report against the same 30 days a year earlier, into a folder of its own.
+const yearLines: string[] = [];
+const yearCode = await main(
+  [
+    ...['node', 'visync', '--config', configPath, 'report', '--brand', yearBrand],
+    ...['--compare', 'year', '--out', join(dataDir, 'reports-year-on-year')],
+  ],
+  { out: (line) => yearLines.push(line), err: (line) => process.stderr.write(`${line}\n`) },
+);
+const yearFolder = yearLines
+  .find((line) => !line.startsWith('demo overview '))
+  ?.split(': ')
+  .at(-1);
 console.log(
   [
     `reports: ${reports.length} (html and json per workspace, the last 30 days against the 30 before) in ${dataDir}/reports`,
@@ -217,6 +253,10 @@ console.log(
       : 'goals: none set (no figure to set one on)',
     `mail (reports.mail.templates, not sent; ${mailDir}/mail.html):`,
     ...mailLines.map((line) => `  ${line}`),
+    'each report shows the money prompts each competitor won over the last six periods (buyer intent)',
+    yearFolder
+      ? `year on year (--compare year): ${yearFolder.replace(/\/?$/, '/')}report.html`
+      : 'no year-on-year report written',
     `total seconds: ${((Date.now() - started) / 1000).toFixed(1)}`,
   ].join('\n'),
 );
@@ -228,4 +268,7 @@ console.log(
     `a visync worker rewrites the whole book after each account's scheduled reports: reports/agency/period=P/overview.html in the accounts' store (docs/reports.md, "The whole book")`,
   ].join('\n'),
 );
-process.exitCode = first.status === 'succeeded' ? Math.max(code, reportCode, goalsCode, mailCode) : 1;
+process.exitCode =
+  first.status === 'succeeded' && yearNight.status === 'succeeded'
+    ? Math.max(code, reportCode, goalsCode, mailCode, yearCode)
+    : 1;

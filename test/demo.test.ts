@@ -65,5 +65,12 @@ describe('npm run demo', () => {
     expect(stdout).toMatch(/^ {2}The full report is attached \([\w-]+\.html, [\w-]+\.xlsx\)\.$/m);
     const mail = readFileSync(join(dir, 'mail-preview', 'mail.html'), 'utf8');
     expect(mail).toContain('<strong>ChatGPT</strong> picked it up');
+    // Competitors over time on every page; one workspace's report year on year, its path printed.
+    expect(html).toContain('<h3>Money prompts won over time</h3>');
+    const yearPage = /^year on year \(--compare year\): (.+\/report\.html)$/m.exec(stdout)?.[1] as string;
+    const year = JSON.parse(readFileSync(join(yearPage, '..', 'report.json'), 'utf8')) as Report;
+    expect(year.comparison).toMatchObject({ basis: 'year', earlier_period: true });
+    expect(year.kpis.overall_score_mean.delta).not.toBeNull();
+    expect(readFileSync(yearPage, 'utf8')).toContain('the same period a year earlier');
   });
 });

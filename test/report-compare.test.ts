@@ -144,6 +144,8 @@ describe('every comparison says what it stands on', () => {
     const { json, html } = readReport(out, ids[0] as string, '2026-10-12_2026-11-10');
     expect(json.comparison).toEqual({
       earlier_period: false,
+      basis: 'previous',
+      history_begins: null,
       note: 'there is no earlier period to compare with: nothing is known for 12 September 2026 to 11 October 2026',
     });
     expect(html.split('no earlier period').length - 1).toBe(1);

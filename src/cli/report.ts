@@ -2,7 +2,7 @@
 // period, never an API call (docs/reports.md). Registering it loads only commander: the action
 // imports the report modules (and Vega) when it runs.
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import type { Period } from '../history/period.js';
+import type { CompareBasis, Period } from '../history/period.js';
 import type { AccountReportOptions, AccountReports } from '../report/make.js';
 import type { ReportFormat } from '../report/output.js';
 import type { AccountOutcome } from '../report/overview/book.js';
@@ -26,12 +26,20 @@ interface ReportFlags {
   format: ReportFormat[];
   out?: string;
   json?: boolean;
+  compare?: CompareBasis;
 }
 
 const FORMATS = ['html', 'json', 'pdf', 'csv', 'xlsx'] as const;
 
 /** Without --format and without reports.formats: the HTML and its JSON model (a PDF needs Chromium). */
 const DEFAULT_FORMATS: ReportFormat[] = ['html', 'json'];
+
+function parseCompare(value: string): CompareBasis {
+  if (value === 'previous' || value === 'year') return value;
+  throw new InvalidArgumentError(
+    `unknown basis ${JSON.stringify(value)}: use previous (the period before) or year (the same period a year earlier)`,
+  );
+}
 
 function parseFormats(value: string): ReportFormat[] {
   const list = value
@@ -44,6 +52,42 @@ function parseFormats(value: string): ReportFormat[] {
       `unknown format ${JSON.stringify(bad[0] ?? value)}: use html, json, pdf, csv, xlsx or several (html,json,xlsx)`,
     );
   return [...new Set(list)] as ReportFormat[];
+}
+
+/** What `report --help` says after the options: the periods, the basis, examples. */
+const REPORT_HELP = [
+  '',
+  "Default period: the 30 days ending on the date of the account's newest complete run,",
+  'compared with the 30 days before. A month is compared with the month before, a week with',
+  'the week before. With --compare year (or reports.schedule.compare: year) each is compared with',
+  'the same period a year earlier; a history that does not reach back reads "not comparable".',
+  '',
+  'Examples:',
+  '  visync report --out ./reports',
+  '  visync report --account acme --period 2026-10 --format html',
+  '  visync report --brand brand_1 --from 2026-11-01 --to 2026-11-15 --out ./reports',
+  '  visync report --period 2026-11 --compare year     # November against November a year earlier',
+  '  visync report --format html,json,xlsx,csv --out ./reports   # the tables for a deck: report.xlsx, tables/*.csv',
+  '',
+  'With the top-level reports.agency a mapping ({ name: Northwind, locale: de-DE }), a run over',
+  'every account (no --account, no --brand) also writes the whole book of all clients:',
+  'agency/period=P/overview.html.',
+  '',
+  'Scheduled reports (reports.schedule) are made by the workers; `visync report send` mails the',
+  'drafts (review: true) and any recipient not yet sent (docs/reports.md).',
+].join('\n');
+
+/** `--compare`: its default stands for each workspace's `reports.schedule.compare`, else previous. */
+function compareOption(): Option {
+  return (
+    new Option(
+      '--compare <basis>',
+      'previous: against the period before; year: against the same period a year earlier',
+    )
+      .argParser(parseCompare)
+      // Not typed: each workspace's own basis (the action tells them apart by getOptionValueSource).
+      .default('previous', "each workspace's reports.schedule.compare, else previous")
+  );
 }
 
 export function registerReport(program: Command, state: ProgramState, io: CommandIo): void {
@@ -77,33 +121,13 @@ export function registerReport(program: Command, state: ProgramState, io: Comman
         // Shown in --help; the action tells a typed --format from this default (getOptionValueSource).
         .default([...DEFAULT_FORMATS], 'html,json'),
     )
+    .addOption(compareOption())
     .option('--out <dir>', 'write into this folder instead of the object store')
     .option(
       '--json',
       'print one JSON document of the reports written (where) and the exit code; problems stay on stderr',
     )
-    .addHelpText(
-      'after',
-      [
-        '',
-        "Default period: the 30 days ending on the date of the account's newest complete run,",
-        'compared with the 30 days before. A month is compared with the month before, a week with',
-        'the week before.',
-        '',
-        'Examples:',
-        '  visync report --out ./reports',
-        '  visync report --account acme --period 2026-10 --format html',
-        '  visync report --format html,json,xlsx,csv --out ./reports   # the tables for a deck: report.xlsx, tables/*.csv',
-        '  visync report --brand brand_1 --from 2026-11-01 --to 2026-11-15 --out ./reports',
-        '',
-        'With the top-level reports.agency a mapping ({ name: Northwind, locale: de-DE }), a run over',
-        'every account (no --account, no --brand) also writes the whole book of all clients:',
-        'agency/period=P/overview.html.',
-        '',
-        'Scheduled reports (reports.schedule) are made by the workers; `visync report send` mails the',
-        'drafts (review: true) and any recipient not yet sent (docs/reports.md).',
-      ].join('\n'),
-    )
+    .addHelpText('after', REPORT_HELP)
     .action(exitWith(state, (flags: ReportFlags, cmd: Command) => reportCommand(flags, cmd, io)));
 }
 
@@ -155,6 +179,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
   // --format wins; without it each workspace's reports.formats (workspace, account, top level),
   // else the default html,json (docs/reports.md).
   const typed = cmd.getOptionValueSource('format') === 'default' ? undefined : flags.format;
+  const typedCompare = cmd.getOptionValueSource('compare') !== 'default';
   const configuredFormats = (account: string, brandId?: string): ReportFormat[] =>
     typed ?? settings.madeFormats(settingsOf(account, brandId));
   const wantsPdf = typed
@@ -184,6 +209,11 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
           account,
           period: chosen,
           brands,
+          // --compare wins; else the workspace's schedule's, so a report made again keeps its basis.
+          compareFor: (b: string) =>
+            (typedCompare ? flags.compare : undefined) ??
+            settingsOf(account, b).schedule?.compare ??
+            'previous',
           ...accountLook(account, { settingsOf, configuredFormats, style, pdf }),
           now: Date.now(),
         })

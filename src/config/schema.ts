@@ -3,6 +3,7 @@ import { EVENT_TYPES } from '../catalogue/brand-events.js';
 import { isLoopbackHost } from '../util/net.js';
 import { hasControlCharacter } from '../util/terminal.js';
 import { agencySchemas } from './agency.js';
+import { CompareSchema } from './compare-schema.js';
 import { cronProblem, schedulerAcceptsTimeZone } from './cron.js';
 import { MailLinkSchema, MailTemplatesSchema } from './mail-templates.js';
 import { reportAttachShape } from './report-attach.js';
@@ -273,6 +274,7 @@ const ReportScheduleSchema = z
     {
       period: z.enum(['monthly', 'weekly'], { error: expected('monthly or weekly') }),
       day: z.preprocess(numericString, z.union([z.number(), z.string()], { error: expected(DAY_MESSAGE) })),
+      compare: CompareSchema,
     },
     { error: expected('a mapping with period (monthly or weekly) and day') },
   )

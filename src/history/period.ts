@@ -121,3 +121,45 @@ export function previousPeriod(p: Period): Period {
   const n = dayCount(p.from, p.to);
   return rangePeriod(addDays(p.from, -n), addDays(p.from, -1));
 }
+
+/**
+ * What a report compares its period with (`visync report --compare`, `reports.schedule.compare`):
+ * `previous` the period just before it, `year` the same period a year earlier.
+ */
+export type CompareBasis = 'previous' | 'year';
+export const COMPARE_BASES: readonly CompareBasis[] = ['previous', 'year'];
+
+/** The same calendar day a year earlier; 29 February reads 28 February (the year before has none). */
+export function yearEarlierDay(date: string): string {
+  const year = String(Number(date.slice(0, 4)) - 1).padStart(4, '0');
+  const monthDay = date.slice(5) === '02-29' ? '02-28' : date.slice(5);
+  return `${year}-${monthDay}`;
+}
+
+/**
+ * The same period a year earlier: a month that month last year; an ISO week the week of that number
+ * in the ISO year before (week 53 of a year after one with 52 weeks is that year's week 52); a range
+ * each of its days a year earlier (29 February reads 28 February, so a range over a leap day
+ * compares with one day fewer).
+ */
+export function yearAgoPeriod(p: Period): Period {
+  if (p.kind === 'month') return monthPeriod(Number(p.from.slice(0, 4)) - 1, Number(p.from.slice(5, 7)));
+  if (p.kind === 'week') {
+    const m = /^(\d{4})-W(\d{2})$/.exec(p.label);
+    const year = Number(m?.[1]) - 1;
+    return weekPeriod(year, Math.min(Number(m?.[2]), weeksInIsoYear(year)));
+  }
+  return rangePeriod(yearEarlierDay(p.from), yearEarlierDay(p.to));
+}
+
+/** The period a report of `p` compares with on `basis`. */
+export function comparedPeriod(p: Period, basis: CompareBasis): Period {
+  return basis === 'year' ? yearAgoPeriod(p) : previousPeriod(p);
+}
+
+/** The `n` periods ending with `p`, each the one before the next (previousPeriod), oldest first. */
+export function periodsUpTo(p: Period, n: number): Period[] {
+  const out = [p];
+  while (out.length < n) out.unshift(previousPeriod(out[0] as Period));
+  return out;
+}

@@ -4,7 +4,13 @@
 
 import { inProgress } from '../history/comparison.js';
 import { type CompleteRun, completeRuns } from '../history/complete-runs.js';
-import { defaultPeriod, type Period, previousPeriod } from '../history/period.js';
+import {
+  type CompareBasis,
+  comparedPeriod,
+  defaultPeriod,
+  type Period,
+  previousPeriod,
+} from '../history/period.js';
 import { knownWorkspaces, missingDaysLine, returnsDaysOf } from '../history/period-workspaces.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import type { ArtefactFacts } from './artefact.js';
@@ -63,6 +69,11 @@ export interface AccountReportOptions {
   account: string;
   /** Undefined: the default 30 days ending on the newest complete run's date. */
   period?: Period | undefined;
+  /**
+   * What each workspace's report compares with (`--compare`, else its `reports.schedule.compare`);
+   * unset: the period before.
+   */
+  compareFor?: ((brandId: string) => CompareBasis) | undefined;
   /** Only these workspaces; empty: all. */
   brands: readonly string[];
   formats: readonly ReportFormat[];
@@ -112,9 +123,11 @@ function periodToReport(
 async function workspaceReport(
   o: AccountReportOptions,
   workspace: WorkspaceData,
-  at: { runs: readonly CompleteRun[]; period: Period; previous: Period },
+  at: { runs: readonly CompleteRun[]; period: Period; previous: Period; basis: CompareBasis },
 ): Promise<{ report: ReportModel; files: Promise<ReportFile[] | ReportProblem> }> {
   const { period, previous } = at;
+  // The report of the period compared with, on either basis: it stated that period's figures, which
+  // this report states again (a year-on-year report is revised by last year's report of the month).
   const previousReport = await o.target.stated(o.account, workspace.brandId, previous.label);
   const style = o.styleFor(workspace.brandId);
   const report = buildModel({
@@ -125,6 +138,10 @@ async function workspaceReport(
     style,
     inProgress: inProgress(at.runs, period),
     previousReport,
+    comparison: {
+      basis: at.basis,
+      historyBegins: at.basis === 'year' ? historyBegins(at.runs, previous) : null,
+    },
   });
   // The PDF is that HTML printed: rendered once for both.
   // html.js loads Vega: only when a page is asked for.
@@ -197,9 +214,6 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
   }
   if (brandIds.length === 0) return out;
   const previous = previousPeriod(period);
-  const data = await readAccountData(o.store, runs, brandIds, period, previous);
-  out.partsRead = data.partsRead;
-  out.partsTotal = data.partsTotal;
   // A workspace's PDF prints while the next one's report is made, and PRINTS_AT_ONCE print at once
   // (as many as the PdfSession does); files are written, and problems told, in workspace order.
   const pending: {
@@ -223,14 +237,31 @@ export async function makeAccountReports(o: AccountReportOptions): Promise<Accou
     const location = await o.target.write(o.account, oldest.brandId, period.label, files, oldest.facts);
     out.made.push({ brandId: oldest.brandId, period: period.label, location });
   };
-  for (const workspace of data.workspaces) {
-    const { report, files } = await workspaceReport(o, workspace, { runs, period, previous });
-    // Whether it is a to-date report travels with its files (manifest.json), so a send can say so.
-    const facts = { toDate: report.period_status.in_progress, through: report.period_status.end };
-    if (facts.toDate) running = facts.through;
-    pending.push({ brandId: workspace.brandId, files, facts });
-    slim.set(workspace.brandId, overviewPart(report));
-    if (pending.length > PRINTS_AT_ONCE) await settleOldest();
+  // One read of the account's data per basis (most accounts have one): each reads its two periods.
+  const bases = new Map<CompareBasis, string[]>();
+  for (const b of brandIds) {
+    const basis = o.compareFor?.(b) ?? 'previous';
+    bases.set(basis, [...(bases.get(basis) ?? []), b]);
+  }
+  for (const [basis, ids] of bases) {
+    const compared = comparedPeriod(period, basis);
+    const data = await readAccountData(o.store, runs, ids, period, compared);
+    out.partsRead += data.partsRead;
+    out.partsTotal = data.partsTotal;
+    for (const workspace of data.workspaces) {
+      const { report, files } = await workspaceReport(o, workspace, {
+        runs,
+        period,
+        previous: compared,
+        basis,
+      });
+      // Whether it is a to-date report travels with its files (manifest.json), so a send can say so.
+      const facts = { toDate: report.period_status.in_progress, through: report.period_status.end };
+      if (facts.toDate) running = facts.through;
+      pending.push({ brandId: workspace.brandId, files, facts });
+      slim.set(workspace.brandId, overviewPart(report));
+      if (pending.length > PRINTS_AT_ONCE) await settleOldest();
+    }
   }
   while (pending.length) await settleOldest();
   // The reports of one period and runs are all to date or all final; the overview says which.
@@ -292,6 +323,21 @@ async function reportFiles(
     }
   }
   return files;
+}
+
+/**
+ * The first day the account's complete runs hold (the oldest visibility window's start), when none
+ * of them returns a day of the period compared with: that comparison is "not comparable, the history
+ * begins on D". Null when a run reaches into the period.
+ */
+function historyBegins(runs: readonly CompleteRun[], compared: Period): string | null {
+  if (runs.some((r) => returnsDaysOf(r, compared))) return null;
+  return (
+    runs
+      .map((r) => r.windowStart)
+      .sort()
+      .at(0) ?? null
+  );
 }
 
 /** The brand's name in the data (its brands row at the period's end), for the client name override. */

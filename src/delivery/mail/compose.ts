@@ -18,7 +18,7 @@ import { expiryWords, linkValue, noteValue, summaryValue } from './report-words.
 import { renderBodyHtml, renderBodyText, renderSubject, textValue, type Values } from './template.js';
 
 /** The two figures the mail leads with: the report's headline (src/report/summary/headline.ts headlineOf). */
-export type Headline = Pick<ReportHeadline, 'score' | 'delta' | 'earlier' | 'comparable'>;
+export type Headline = Pick<ReportHeadline, 'score' | 'delta' | 'earlier' | 'comparable' | 'yearAgo'>;
 
 export interface MailWords {
   clientName: string;
@@ -82,12 +82,17 @@ function headlineLines(w: MailWords): { score: string; change: string; short: st
   const has = (n: number | null): n is number => n !== null && Number.isFinite(n);
   const score = has(h.score) ? one.format(h.score) : null;
   const delta = h.earlier && h.comparable && has(h.delta) ? signed.format(h.delta) : null;
+  // Year on year the change is against last year's period, and the mail names it.
+  const year = h.yearAgo ? { suffix: 'Year', period: periodWords(h.yearAgo, w.locale) } : null;
   const change =
     delta !== null
-      ? t('mail:headline.change', { change: t('mail:points', { value: delta }) })
-      : !h.earlier
+      ? t(`mail:headline.change${year?.suffix ?? ''}`, {
+          change: t('mail:points', { value: delta }),
+          period: year?.period,
+        })
+      : !h.earlier && !year
         ? t('mail:headline.changeFirst')
-        : t('mail:headline.changeNotComparable');
+        : t(`mail:headline.changeNotComparable${year?.suffix ?? ''}`, { period: year?.period });
   return {
     score:
       day !== null
@@ -103,7 +108,11 @@ function headlineLines(w: MailWords): { score: string; change: string; short: st
         ? null
         : delta === null
           ? t('mail:subject.score', { score })
-          : t('mail:subject.scoreChange', { score, change: delta }),
+          : t(`mail:subject.scoreChange${year?.suffix ?? ''}`, {
+              score,
+              change: delta,
+              period: year?.period,
+            }),
   };
 }
 

@@ -138,6 +138,7 @@ async function makeGroup(
     brands: group.map((d) => d.brandId),
     formats,
     styleFor: (b) => styleOf((byBrand.get(b) as Due).settings),
+    compareFor: (b) => (byBrand.get(b) as Due).settings.schedule?.compare ?? 'previous',
     ...(session
       ? {
           printPdf: (html: string, b: string) => {

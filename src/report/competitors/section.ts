@@ -57,8 +57,10 @@ export async function moneyCompetitorsSection(r: ReportModel, style: ReportStyle
   if (m.missing !== null) return html`${title}\n<p class="na">${t(`competitors:missing_${m.missing}`)}</p>`;
   const shown = m.competitors.slice(0, SHOWN);
   const before = m.previous_missing === null;
+  // Year on year the other side is the same period a year earlier, and says so.
+  const year = r.comparison.basis === 'year' ? '_year' : '';
   const now = t('competitors:col_now');
-  const was = t('competitors:col_before');
+  const was = t(`competitors:col_before${year}`);
   const points = shown.flatMap((c) => [
     { label: c.name, series: now, value: c.won },
     ...(before ? [{ label: c.name, series: was, value: c.previous_won ?? 0 }] : []),
@@ -68,8 +70,8 @@ export async function moneyCompetitorsSection(r: ReportModel, style: ReportStyle
   const count = (key: 'unnamed' | 'more', n: number) =>
     n > 0 ? html`<p class="muted">${t(`competitors:${key}`, { count: n, n: f.number(n) })}</p>` : '';
   return html`${title}
-<p class="note">${t(before ? 'competitors:note' : 'competitors:note_now_only')}</p>
-${before ? '' : html`<p class="note">${t(`competitors:previous_${m.previous_missing}`)}</p>\n`}<div class="chart">${raw(svg)}</div>
+<p class="note">${t(before ? `competitors:note${year}` : 'competitors:note_now_only')}</p>
+${before ? '' : html`<p class="note">${t(`competitors:previous${year}_${m.previous_missing}`)}</p>\n`}<div class="chart">${raw(svg)}</div>
 <table><thead><tr><th>${t('competitors:col_competitor')}</th><th>${now}</th>${before ? html`<th>${was}</th>` : ''}</tr></thead>
 <tbody>${shown.map(
     (c) =>

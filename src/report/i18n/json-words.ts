@@ -9,6 +9,8 @@ import type { KpiKey, Revision } from '../model/report-shape.js';
 
 /** A comparison's reason in report.json's English. */
 export function reasonWords(r: Reason): string {
+  if (r.code === 'history-begins')
+    return `not comparable with the same period a year earlier (${longDay(r.period.from)} to ${longDay(r.period.to)}): the synced history begins on ${longDay(r.date)}`;
   return r.code === 'no-earlier-period'
     ? `there is no earlier period to compare with: nothing is known for ${longDay(r.period.from)} to ${longDay(r.period.to)}`
     : reasonText(r);

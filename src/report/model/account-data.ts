@@ -4,7 +4,7 @@
 import type { Row } from '../../catalogue/types.js';
 import { snapshotAtEnd } from '../../history/comparison.js';
 import { type CompleteRun, forEachPartRow } from '../../history/complete-runs.js';
-import type { Period } from '../../history/period.js';
+import { type Period, periodsUpTo } from '../../history/period.js';
 import {
   firstRunAfter,
   returnsDaysOf,
@@ -25,6 +25,7 @@ import type { ObjectStore } from '../../sinks/object-store.js';
 import { errorMessage } from '../../util/errors.js';
 import { mapSettled } from '../../util/pool.js';
 import { addDays } from '../../util/time.js';
+import { TREND_PERIODS, type TrendState } from '../competitors/trend.js';
 import { RowCompactor } from './compact-rows.js';
 
 /** Rows of one snapshot table from one run; absent when no complete run covered the table. */
@@ -47,8 +48,13 @@ export interface WorkspaceData {
   baseline: SnapshotSet;
   /** Run date of the newest run in `baseline`; undefined when it is empty. */
   baselineDate?: string;
-  /** Days of the previous period and the period, one run per day. */
+  /** Days of the period compared with and of the period, one run per day. */
   daily: Record<DailyTable, Row[]>;
+  /**
+   * The buyer-intent state at the end of each of the last six periods, oldest first, the report's
+   * last (its `end` state): competitors over time (src/report/competitors/trend.ts).
+   */
+  moneyTrend?: TrendState[];
 }
 
 export interface AccountData {
@@ -103,6 +109,7 @@ interface WorkspacePlan {
   previousEnd: Record<SnapshotTable, CompleteRun | undefined>;
   baseline: Record<SnapshotTable, CompleteRun | undefined>;
   daily: Record<DailyTable, CompleteRun[]>;
+  trend: { period: Period; run: CompleteRun | undefined }[];
 }
 
 /** Rows read, by run id, table and workspace. */
@@ -155,9 +162,22 @@ function planWorkspaces(
         return [t, run];
       }),
     ) as Record<SnapshotTable, CompleteRun | undefined>;
-    return { brandId, end, previousEnd, baseline, daily };
+    // Competitors over time: one buyer-intent state per period, from its end; one from before a
+    // period began is not that period's (it shows as missing). The report's own is its `end`.
+    const trend = periodsUpTo(period, TREND_PERIODS).map((p) => {
+      const at = snapshotAtEnd(runs, 'buyer_intent', brandId, p);
+      const run = p === period ? end.buyer_intent : at && at.runDate >= p.from ? at : undefined;
+      need(run, 'buyer_intent');
+      return { period: p, run };
+    });
+    return { brandId, end, previousEnd, baseline, daily, trend };
   });
   return { plans, needed };
+}
+
+/** Whether `day` is a day of the period or of the one it is compared with. */
+function inEither(day: string, period: Period, previous: Period): boolean {
+  return (day >= previous.from && day <= previous.to) || (day >= period.from && day <= period.to);
 }
 
 /**
@@ -175,7 +195,8 @@ function partsToRead(
   const wanted = (runId: string, key: string) => {
     const p = parseTablePartKey(key);
     if (!p || !needed.get(runId)?.has(p.table)) return false;
-    return !daily.includes(p.table) || (p.partitionDate >= previous.from && p.partitionDate <= period.to);
+    // Only the days of the two periods: a year-on-year report reads two months, not thirteen.
+    return !daily.includes(p.table) || inEither(p.partitionDate, period, previous);
   };
   return runs.flatMap((r) => r.partKeys.filter((k) => wanted(r.runId, k)));
 }
@@ -239,8 +260,8 @@ function buildWorkspace(p: WorkspacePlan, rows: RowsByRun, period: Period, previ
   const daily = Object.fromEntries(
     DAILY_TABLES.map((t) => [
       t,
-      newestPerDay(p.daily[t].map((r) => rowsOf(r, t))).filter(
-        (row) => String(row.date) >= previous.from && String(row.date) <= period.to,
+      newestPerDay(p.daily[t].map((r) => rowsOf(r, t))).filter((row) =>
+        inEither(String(row.date), period, previous),
       ),
     ]),
   ) as Record<DailyTable, Row[]>;
@@ -256,6 +277,10 @@ function buildWorkspace(p: WorkspacePlan, rows: RowsByRun, period: Period, previ
     baseline: set(p.baseline),
     ...(baselineDate === undefined ? {} : { baselineDate }),
     daily,
+    moneyTrend: p.trend.map(({ period: tp, run }) => ({
+      period: tp,
+      state: run ? { rows: rowsOf(run, 'buyer_intent'), runDate: run.runDate } : undefined,
+    })),
   };
 }
 

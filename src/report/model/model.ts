@@ -7,9 +7,10 @@ import type { Row } from '../../catalogue/types.js';
 import { type ChangeState, type Changes, closedRecommendations, diffStates } from '../../history/changes.js';
 import { type Basis, dailyBasis, dailySide, snapshotBasis } from '../../history/comparison.js';
 import { compareText, mean, num, shareOfVoiceUnit } from '../../history/figures.js';
-import { type Period, periodDays } from '../../history/period.js';
+import { type CompareBasis, type Period, periodDays } from '../../history/period.js';
 import { isSuspect } from '../../history/snapshot.js';
 import { moneyCompetitors } from '../competitors/money-competitors.js';
+import { competitorTrend } from '../competitors/trend.js';
 import { goalsProgress } from '../goals/progress.js';
 import type { ReportStyle } from '../style.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
@@ -80,6 +81,11 @@ export interface ReportInput {
    * were revised, or moved by a rule changed since (./compare.ts).
    */
   previousReport?: StatedFigures | undefined;
+  /**
+   * What `previous` is (`year`: the same period a year earlier) and, on `year`, the first day of the
+   * history when no complete run reaches into it (src/report/make.ts); unset: the period before.
+   */
+  comparison?: { basis: CompareBasis; historyBegins: string | null } | undefined;
 }
 
 /** Days with a value in `column`. */
@@ -253,6 +259,16 @@ function whatChanged(x: Frame, baseline: Sections): ReportModel['what_changed'] 
   };
 }
 
+/** What the period is compared with; a history that does not reach back compares nothing. */
+function comparisonOf(i: ReportInput, earlier: boolean): ReportModel['comparison'] {
+  const begins = i.comparison?.historyBegins ?? null;
+  return {
+    earlier_period: earlier && begins === null,
+    basis: i.comparison?.basis ?? 'previous',
+    history_begins: begins,
+  };
+}
+
 export function buildModel(i: ReportInput): ReportModel {
   const w = i.workspace;
   const vis = w.daily.visibility_daily;
@@ -294,7 +310,7 @@ export function buildModel(i: ReportInput): ReportModel {
     period: i.period,
     previous_period: i.previous,
     period_status: status,
-    comparison: { earlier_period: b.earlier },
+    comparison: comparisonOf(i, b.earlier),
     cover: {
       client_name: i.style.clientName ?? str(brand?.name),
       client_domain: i.style.clientDomain ?? str(brand?.domain),
@@ -307,6 +323,7 @@ export function buildModel(i: ReportInput): ReportModel {
     engines: now.engines,
     buyer_intent: now.buyer_intent,
     money_competitors: moneyCompetitors(w.end, w.previousEnd, b.buyerIntentComparable),
+    competitor_trend: competitorTrend(w.moneyTrend ?? []),
     recommendations: now.recommendations,
     reputation: now.reputation,
     what_changed: whatChanged(x, baseline),

@@ -7,7 +7,10 @@ import type { Period } from '../../history/period.js';
 import type { Kpi, ReportModel } from './report-shape.js';
 
 /** A comparison's reason; `no-earlier-period`: nothing at all is known of the previous period. */
-export type Reason = ComparisonReason | { code: 'no-earlier-period'; period: Period };
+export type Reason =
+  | ComparisonReason
+  | { code: 'no-earlier-period'; period: Period }
+  | { code: 'history-begins'; period: Period; date: string };
 
 type Compared = Pick<Kpi, 'comparable' | 'coverage'>;
 
@@ -23,7 +26,12 @@ type Compares = Pick<ReportModel, 'comparison' | 'previous_period'>;
 
 /** A first report's one reason for every KPI: nothing is known of the previous period; else null. */
 export function noEarlierReason(r: Compares): Reason | null {
-  return r.comparison.earlier_period ? null : { code: 'no-earlier-period', period: r.previous_period };
+  if (r.comparison.earlier_period) return null;
+  // Year on year before the history reaches back: said as such, not as a first report.
+  const begins = r.comparison.history_begins ?? null;
+  return begins === null
+    ? { code: 'no-earlier-period', period: r.previous_period }
+    : { code: 'history-begins', period: r.previous_period, date: begins };
 }
 
 /** Why a KPI's previous value does not compare; null when it does. */

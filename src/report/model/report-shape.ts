@@ -5,9 +5,10 @@
 // for key where docs/reports.md has them. A value that is missing or drifted is null, never 0.
 import type { Changes } from '../../history/changes.js';
 import type { Side } from '../../history/comparison.js';
-import type { Period } from '../../history/period.js';
+import type { CompareBasis, Period } from '../../history/period.js';
 import type { Loss } from '../../history/snapshot.js';
 import type { MoneyCompetitors } from '../competitors/money-competitors.js';
+import type { CompetitorTrend } from '../competitors/trend.js';
 import type { GoalProgress } from '../goals/goal-shape.js';
 import type { ChangeLine } from './change-lines.js';
 import type { NotAvailable } from './not-read.js';
@@ -122,7 +123,14 @@ export interface ReportModel {
    * earlier_period: false when the previous period has no data at all (a workspace's first report);
    * the page then says so once, and no card shows a previous value.
    */
-  comparison: { earlier_period: boolean };
+  /**
+   * `basis`: what the period is compared with, `previous` (the period before) or `year` (the same
+   * period a year earlier; `previous_period` is then that one). `history_begins`: on `year`, the
+   * first day the complete runs hold when none reaches into the period compared with (not
+   * comparable: the history does not reach back); else null. A report.json without them (before
+   * #42) reads as `previous`, null.
+   */
+  comparison: { earlier_period: boolean; basis: CompareBasis; history_begins: string | null };
   /** Previous-period figures that the previous report.json stated otherwise; the report keeps today's. */
   revisions: Revision[];
   /**
@@ -168,6 +176,8 @@ export interface ReportModel {
   };
   /** Who wins the money prompts, this period's end against the previous period's (docs/reports.md). */
   money_competitors: MoneyCompetitors;
+  /** The share of money prompts each top competitor and the brand win over the last six periods. */
+  competitor_trend: CompetitorTrend;
   recommendations: {
     open: Recommendation[];
     closed_in_period: Recommendation[];

@@ -18,7 +18,7 @@ import { type Suffix, suffixes } from './told-apart.js';
  */
 export type OverviewReport = Pick<
   ReportModel,
-  'cover' | 'kpis' | 'comparison' | 'trend' | 'goals' | 'period_status'
+  'cover' | 'kpis' | 'comparison' | 'trend' | 'goals' | 'period_status' | 'previous_period'
 >;
 
 export const overviewPart = ({
@@ -28,6 +28,7 @@ export const overviewPart = ({
   trend,
   goals,
   period_status,
+  previous_period,
 }: ReportModel): OverviewReport => ({
   cover,
   kpis,
@@ -35,6 +36,7 @@ export const overviewPart = ({
   trend,
   period_status,
   ...(goals === undefined ? {} : { goals }),
+  previous_period,
 });
 
 export interface OverviewRow {

@@ -132,14 +132,15 @@ export type ChartName = 'score' | 'share_of_voice' | 'engines' | 'claims';
 
 function specOf(
   name: ChartName,
-  c: { primary: string; accent: string; previous: boolean },
+  c: { primary: string; accent: string; previous: boolean; yearAgo: boolean },
   lang: string,
   t: Translate,
 ): TopLevelSpec {
   const { primary, accent } = c;
   // A first report has no previous period: the legend names none (docs/reports.md, "A first report").
+  // Year on year, the dashed line is the same period a year earlier, and the legend says so.
   const series: [string, string] | [string] = c.previous
-    ? [t('charts:series.this'), t('charts:series.previous')]
+    ? [t('charts:series.this'), t(c.yearAgo ? 'charts:series.year_ago' : 'charts:series.previous')]
     : [t('charts:series.this')];
   // German writes the day with a full stop ("01. Nov"); the others as English does.
   const day = lang === 'de' ? '%d. %b' : '%d %b';
@@ -205,6 +206,7 @@ export async function chartSvg(
     previous?: boolean;
     /** A line chart's goal lines (reports.goals); none: the chart as before, byte for byte. */
     targets?: readonly TargetLine[];
+    yearAgo?: boolean;
   },
 ): Promise<string> {
   const { lang, t } = translator(o.locale);
@@ -212,10 +214,11 @@ export async function chartSvg(
   const previous = o.previous ?? true;
   const targets = o.targets ?? [];
   const goal = targets.length > 0;
+  const yearAgo = o.yearAgo ?? false;
   return specSvg(
-    `${name}|${primary}|${accent}|${lang}|${previous}${goal ? '|targets' : ''}`,
+    `${name}|${primary}|${accent}|${lang}|${previous}|${yearAgo}${goal ? '|targets' : ''}`,
     () => {
-      const spec = specOf(name, { primary, accent, previous }, lang, t);
+      const spec = specOf(name, { primary, accent, previous, yearAgo }, lang, t);
       return goal ? withTargets(spec) : spec;
     },
     o.locale,

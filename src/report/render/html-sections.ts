@@ -3,6 +3,7 @@
 import { html as escapedHtml, raw } from 'hono/html';
 import type { ReportSection } from '../../config/schema.js';
 import { moneyCompetitorsSection } from '../competitors/section.js';
+import { competitorTrendSection } from '../competitors/trend-section.js';
 import { goalsBlock } from '../goals/section.js';
 import { gregorianDates } from '../i18n/calendar.js';
 import { onePerTitle } from '../model/recommendation-titles.js';
@@ -74,9 +75,14 @@ const engineName = (f: Formatters, id: string) => html`<bdi>${f.engine(id)}</bdi
 
 function coverSection({ r, style, f }: Page): Html {
   const t = f.t;
+  const yearAgo = r.comparison.basis === 'year';
   const compared = r.comparison.earlier_period
-    ? t('page:cover.compared', { previous: f.period(r.previous_period) })
-    : t('page:cover.first');
+    ? t(yearAgo ? 'page:cover.compared_year' : 'page:cover.compared', {
+        previous: f.period(r.previous_period),
+      })
+    : yearAgo
+      ? noEarlierNote(f, r)
+      : t('page:cover.first');
   return html`<header class="cover">
 ${style.logoDataUri ? escapedHtml`<img class="logo" alt="" src="${style.logoDataUri}">` : ''}
 ${style.agencyName === null ? '' : html`<p class="agency">${style.agencyName}</p>`}
@@ -94,6 +100,13 @@ ${style.contact === null ? '' : html`<p class="contact">${style.contact}</p>\n`}
 function lastScoreDay(f: Formatters, r: ReportModel): string {
   const day = r.trend.series.filter((d) => d.overall_score !== null).at(-1)?.date ?? r.period_status.end;
   return f.longDay(day);
+}
+
+/** On `--compare year`, the line over the cards that says what every delta is against. */
+function yearNote(f: Formatters, r: ReportModel): Html | string {
+  return r.comparison.basis === 'year'
+    ? html`<p class="note">${f.t('page:note.year', { period: f.period(r.previous_period) })}</p>\n`
+    : '';
 }
 
 function kpiSection({ r, f }: Page): Html {
@@ -114,7 +127,7 @@ function kpiSection({ r, f }: Page): Html {
       missing,
     });
   return html`<section><h2>${heading(f, 'kpis')}</h2>
-${earlier ? '' : html`<p class="note">${noEarlierNote(f, r)}</p>\n`}${revisionLine(f, r)}${restatedLine(f, r)}<div class="cards">
+${earlier ? yearNote(f, r) : html`<p class="note">${noEarlierNote(f, r)}</p>\n`}${revisionLine(f, r)}${restatedLine(f, r)}<div class="cards">
 ${kpiCard('overall_score_mean', 'score')}
 ${kpiCard('overall_score_end', 'score')}
 ${kpiCard('share_of_voice', r.trend.share_of_voice_unit)}
@@ -130,7 +143,7 @@ function trendSection({ r, f }: Page, charts: Charts): Html {
   const { t, day } = f;
   const sov = r.trend.share_of_voice_unit;
   return html`<section><h2>${heading(f, 'trend')}</h2>
-<p class="note">${t(r.comparison.earlier_period ? 'page:trend.note' : 'page:trend.note_first', { with: whole(f, r.trend.days_with_data), days: days(f, r.trend.days) })}</p>
+<p class="note">${t(r.comparison.earlier_period ? (r.comparison.basis === 'year' ? 'page:trend.note_year' : 'page:trend.note') : 'page:trend.note_first', { with: whole(f, r.trend.days_with_data), days: days(f, r.trend.days) })}</p>
 ${svg(charts.scoreSvg)}${svg(charts.sovSvg)}
 ${table(
   f,
@@ -155,7 +168,7 @@ function engineSection({ r, f }: Page, charts: Charts): Html {
 ${snapshotNote(f, r, 'engines')}${svg(charts.enginesSvg)}
 ${table(
   f,
-  ['engine', 'score_mean', 'latest_score', 'previous', 'change'],
+  ['engine', 'score_mean', 'latest_score', r.comparison.basis === 'year' ? 'year_ago' : 'previous', 'change'],
   r.engines.map((e) => [
     engineName(f, e.engine),
     html`${fig(f, e.score)}`,
@@ -186,6 +199,7 @@ ${snapshotNote(f, r, 'buyer_intent')}<p>${t('page:buyer.window', {
     gap: fig(f, bi.visibility_gap),
   })}</p>
 ${moneyCompetitorsSection(r, style)}
+${competitorTrendSection(r, style)}
 <h3>${t('page:buyer.losses')}</h3>
 ${notRead(f, t('page:buyer.losses'), bi.not_available)}
 ${

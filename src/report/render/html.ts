@@ -59,7 +59,11 @@ export async function renderHtml(
   const rename = style.clientName && o.brandName ? { from: o.brandName, to: style.clientName } : null;
   const f = formattersOf(style, rename);
   const colours = { primary: style.primaryColour, accent: style.accentColour };
-  const series = { current: f.t('charts:series.this'), previous: f.t('charts:series.previous') };
+  const yearAgo = r.comparison.basis === 'year';
+  const series = {
+    current: f.t('charts:series.this'),
+    previous: f.t(yearAgo ? 'charts:series.year_ago' : 'charts:series.previous'),
+  };
   // A first report has no previous period: its charts draw, and their legend names, this period only.
   const earlier = r.comparison.earlier_period;
   const line = (key: 'overall_score' | 'share_of_voice'): LinePoint[] =>
@@ -79,7 +83,7 @@ export async function renderHtml(
         key === 'share_of_voice' ? { ...p, value: toPercent(p.value, r.trend.share_of_voice_unit) } : p,
       ),
     );
-  const chart = { colours, locale: style.locale, previous: earlier };
+  const chart = { colours, locale: style.locale, previous: earlier, yearAgo };
   const [scoreSvg, sovSvg, enginesSvg, claimsSvg] = await Promise.all([
     chartSvg('score', line('overall_score'), { ...chart, targets: chartTargets(f, r, 'overall_score') }),
     chartSvg('share_of_voice', line('share_of_voice'), {

@@ -44,6 +44,7 @@ caption{text-align:left;color:#57606a;padding:4px 0}
 th,td{border-bottom:1px solid #d0d7de;padding:4px 6px;text-align:left;vertical-align:top}
 th{background:#f6f8fa}
 .changes th:nth-child(1){width:15%}.changes th:nth-child(2){width:26%}
+.trend th{overflow-wrap:normal;word-break:normal;font-size:12px}.trend th:first-child{width:18%}
 .chart{overflow:hidden}.chart svg{max-width:100%;height:auto}
 .drift{border:1px dashed #9a6700;background:#fff8c5;padding:8px;margin:8px 0}
 .as-sent{white-space:pre-wrap;overflow-wrap:anywhere;font-size:11px;max-height:none}

@@ -2,7 +2,12 @@
 // (read from the figures a comparison stands on); report.json says the same in English
 // (../i18n/json-words.ts). Revised figures are worded by ./html-revisions.ts.
 
-import { engineReason as engineCode, kpiReason as kpiCode, type Reason } from '../model/reason-codes.js';
+import {
+  engineReason as engineCode,
+  kpiReason as kpiCode,
+  noEarlierReason,
+  type Reason,
+} from '../model/reason-codes.js';
 import type { EngineScore, Kpi, ReportModel } from '../model/report-shape.js';
 import type { Formatters } from './format.js';
 
@@ -13,6 +18,8 @@ function reasonWords(f: Formatters, r: Reason): string {
   switch (r.code) {
     case 'no-earlier-period':
       return f.t('page:note.no_earlier', { period: f.period(r.period) });
+    case 'history-begins':
+      return f.t('page:note.history_begins', { period: f.period(r.period), day: f.longDay(r.date) });
     case 'no-data':
       return f.t('page:reason.no_data', { period: f.period(r.period) });
     case 'thin-data':
@@ -44,5 +51,6 @@ export function engineReason(f: Formatters, r: ReportModel, e: EngineScore): str
 
 /** The note on the key figures of a first report: nothing is known of the period before. */
 export function noEarlierNote(f: Formatters, r: ReportModel): string {
-  return reasonWords(f, { code: 'no-earlier-period', period: r.previous_period });
+  // Year on year before the history reaches back names the day it begins (reason-codes.ts).
+  return reasonWords(f, noEarlierReason(r) ?? { code: 'no-earlier-period', period: r.previous_period });
 }

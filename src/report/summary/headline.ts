@@ -5,6 +5,7 @@
 // shows them (../render/format.ts shownDelta), so "51.6 to 56.3 (+4.7)" adds up wherever it is said;
 // report.json keeps the exact figures. The last day's score is another figure, named by its day.
 // Pure.
+import type { Period } from '../../history/period.js';
 import type { ReportModel } from '../model/report-shape.js';
 import { shownDelta } from '../render/format.js';
 
@@ -20,9 +21,11 @@ export interface Headline {
   earlier: boolean;
   /** False: an earlier period exists but does not compare (too thin). */
   comparable: boolean;
+  /** On `--compare year`, the period a year earlier the change is against (the mail names it); else absent. */
+  yearAgo?: Period | null;
 }
 
-export function headlineOf(r: Pick<ReportModel, 'kpis' | 'comparison'>): Headline {
+export function headlineOf(r: Pick<ReportModel, 'kpis' | 'comparison' | 'previous_period'>): Headline {
   const k = r.kpis.overall_score_mean;
   const earlier = r.comparison.earlier_period;
   const compared = earlier && k.comparable && k.delta !== null;
@@ -32,5 +35,7 @@ export function headlineOf(r: Pick<ReportModel, 'kpis' | 'comparison'>): Headlin
     delta: compared ? shownDelta(k.value, k.previous) : null,
     earlier,
     comparable: k.comparable,
+    // Only year on year; a report.json of an earlier release has no basis: the period before.
+    ...(r.comparison.basis === 'year' ? { yearAgo: r.previous_period } : {}),
   };
 }

@@ -35,6 +35,10 @@ function param(p: Param, w: SummaryWords): Html {
       return text(w.f, p.value);
     case 'goal':
       return goalParamHtml(p, w.f);
+    case 'period':
+      return html`${w.f.period(p.value)}`;
+    case 'day':
+      return html`${w.f.longDay(p.value)}`;
   }
 }
 

@@ -7,6 +7,7 @@
 // never a 0. Changes are read from the values as the page shows them. Same report, same sentences.
 // Pure.
 
+import type { Period } from '../../history/period.js';
 import { goalSentences } from '../goals/sentences.js';
 import type { GoalParam } from '../goals/words.js';
 import type { ReportModel } from '../model/report-shape.js';
@@ -21,7 +22,9 @@ export type Param =
   | { kind: 'engine'; value: string }
   | { kind: 'engines'; value: string[] }
   | { kind: 'text'; value: string }
-  | GoalParam;
+  | GoalParam
+  | { kind: 'period'; value: Period }
+  | { kind: 'day'; value: string };
 
 export interface Sentence {
   /** A key of the `summary` catalogue area, or a goal's `goals:sentence.<status>`. */
@@ -127,6 +130,11 @@ function withoutGoals(r: ReportModel): Sentence[] {
   const dir = Math.sign(h.delta ?? 0);
   // A first report compared nothing: it says so and what stands now, never that nothing moved.
   if (!r.comparison.earlier_period) return [first, ...firstReport(r), nextStep(r)];
+  // Year on year, the headline's change is against last year's period: the summary says so at once.
+  const basis: Sentence[] =
+    r.comparison.basis === 'year'
+      ? [{ key: 'year_basis', params: { period: { kind: 'period', value: r.previous_period } } }]
+      : [];
   // Stable sort: within each group the fixed order above (engine, claims, money).
   const found = reasons(r);
   const ordered =
@@ -134,7 +142,7 @@ function withoutGoals(r: ReportModel): Sentence[] {
   const because = ordered.slice(0, MAX_REASONS).map((x) => x.sentence);
   if (because.length === 0)
     because.push({ key: allCompared(r) ? 'no_reason' : 'no_reason_partial', params: {} });
-  return [first, ...because, nextStep(r)];
+  return [first, ...basis, ...because, nextStep(r)];
 }
 
 /**
@@ -156,7 +164,19 @@ function allCompared(r: ReportModel): boolean {
 
 /** A first report's sentences between the score and the next step: what stands, no change claimed. */
 function firstReport(r: ReportModel): Sentence[] {
-  const out: Sentence[] = [{ key: 'first_report', params: {} }];
+  const begins = r.comparison.history_begins ?? null;
+  // Year on year before the history reaches back: not a first report, a comparison not yet possible.
+  const out: Sentence[] = [
+    begins === null
+      ? { key: 'first_report', params: {} }
+      : {
+          key: 'year_no_history',
+          params: {
+            period: { kind: 'period', value: r.previous_period },
+            day: { kind: 'day', value: begins },
+          },
+        },
+  ];
   const flags = r.reputation.not_available === null ? r.reputation.suspected_false : [];
   if (flags.length > 0) {
     const engines = [...new Set(flags.map((x) => x.engine))];

@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
 import { collect } from './options.js';
-import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { CliError, type CliIo, exitWith, type ProgramState } from './program-state.js';
 
 interface LinkFlags {
   account?: string;
@@ -48,28 +48,21 @@ export function registerReportLink(report: Command, state: ProgramState, io: Cli
 }
 
 async function linkCommand(cmd: Command, io: CliIo): Promise<number> {
-  // `report` has --account, --brand and --period too: read them with the parent's.
-  const flags = cmd.optsWithGlobals<LinkFlags>();
-  const brand = flags.brand ?? [];
-  if (brand.length !== 1)
-    throw new CliError(
-      'report link needs one --brand: the workspace whose report the link opens',
-      EXIT_USAGE,
-    );
-  const brandId = brand[0] as string;
+  const { oneReport, noReportLine } = await import('./one-report.js');
+  const { flags, brandId, config, account } = await oneReport<LinkFlags>(
+    cmd,
+    'report link',
+    'the workspace whose report the link opens',
+  );
   const [
-    { readConfigWithoutKeys },
     { ObjectStores },
-    { chosenAccounts },
     { reportSettingsFor },
     { linkSeconds, LINK_MAX_SECONDS },
     { reportLink, LinkError, LINK_NEEDS_S3 },
     { newestReportPeriod },
     { errorMessage },
   ] = await Promise.all([
-    import('../config/read-config.js'),
     import('../sinks/create-store.js'),
-    import('./accounts.js'),
     import('../report/settings.js'),
     import('../config/mail-templates.js'),
     import('../delivery/report-link.js'),
@@ -82,14 +75,6 @@ async function linkCommand(cmd: Command, io: CliIo): Promise<number> {
       `--expires ${JSON.stringify(flags.expires)}: expected a lifetime such as 90m, 48h or 7d, at most 7d (an S3 presigned URL's limit)`,
       EXIT_USAGE,
     );
-  const config = readConfigWithoutKeys(configOption(cmd));
-  if (!flags.account && config.accounts.length > 1)
-    throw new CliError(
-      `report link needs --account: the config has ${config.accounts.length} accounts`,
-      EXIT_USAGE,
-    );
-  const [account] = chosenAccounts(config, flags.account ?? config.accounts[0]?.name);
-  if (!account) throw new CliError('the config has no account', EXIT_CONFIG);
   if (!config.sinks.s3) throw new CliError(LINK_NEEDS_S3, EXIT_CONFIG);
   const configured = reportSettingsFor(config, account, brandId).mail.link?.expires;
   const seconds =
@@ -99,9 +84,7 @@ async function linkCommand(cmd: Command, io: CliIo): Promise<number> {
     const store = await stores.forAccount(config, account);
     const period = flags.period ?? (await newestReportPeriod(store, account.name, brandId));
     if (!period) {
-      io.err(
-        `visync: no report of workspace ${brandId} in ${store.location}: make one first (visync report --account ${account.name} --brand ${brandId})`,
-      );
+      io.err(noReportLine(brandId, store.location, account.name));
       return 1;
     }
     const link = await reportLink(store, { account: account.name, brandId, period }, seconds, new Date());

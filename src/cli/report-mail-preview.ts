@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { EXIT_USAGE } from './exit-codes.js';
 import { collect } from './options.js';
-import { CliError, type CliIo, configOption, exitWith, type ProgramState } from './program-state.js';
+import { CliError, type CliIo, exitWith, type ProgramState } from './program-state.js';
 
 interface PreviewFlags {
   account?: string;
@@ -42,18 +42,14 @@ export function registerReportMailPreview(report: Command, state: ProgramState, 
 }
 
 async function previewCommand(cmd: Command, io: CliIo): Promise<number> {
-  const flags = cmd.optsWithGlobals<PreviewFlags>();
-  const brand = flags.brand ?? [];
-  if (brand.length !== 1)
-    throw new CliError(
-      'report mail-preview needs one --brand: the workspace whose mail is shown',
-      EXIT_USAGE,
-    );
-  const brandId = brand[0] as string;
+  const { oneReport, noReportLine } = await import('./one-report.js');
+  const { flags, brandId, config, account } = await oneReport<PreviewFlags>(
+    cmd,
+    'report mail-preview',
+    'the workspace whose mail is shown',
+  );
   const [
-    { readConfigWithoutKeys },
     { ObjectStores },
-    { chosenAccounts },
     { reportSettingsFor },
     { parsePeriod },
     { previewMail },
@@ -62,9 +58,7 @@ async function previewCommand(cmd: Command, io: CliIo): Promise<number> {
     { writeFile, mkdir },
     { join },
   ] = await Promise.all([
-    import('../config/read-config.js'),
     import('../sinks/create-store.js'),
-    import('./accounts.js'),
     import('../report/settings.js'),
     import('../history/period.js'),
     import('../delivery/mail/preview.js'),
@@ -73,14 +67,6 @@ async function previewCommand(cmd: Command, io: CliIo): Promise<number> {
     import('node:fs/promises'),
     import('node:path'),
   ]);
-  const config = readConfigWithoutKeys(configOption(cmd));
-  if (!flags.account && config.accounts.length > 1)
-    throw new CliError(
-      `report mail-preview needs --account: the config has ${config.accounts.length} accounts`,
-      EXIT_USAGE,
-    );
-  const [account] = chosenAccounts(config, flags.account ?? config.accounts[0]?.name);
-  if (!account) throw new CliError('the config has no account', EXIT_USAGE);
   const stores = new ObjectStores();
   try {
     const store = await stores.forAccount(config, account);
@@ -92,9 +78,7 @@ async function previewCommand(cmd: Command, io: CliIo): Promise<number> {
         EXIT_USAGE,
       );
     if (!period) {
-      io.err(
-        `visync: no report of workspace ${brandId} in ${store.location}: make one first (visync report --account ${account.name} --brand ${brandId})`,
-      );
+      io.err(noReportLine(brandId, store.location, account.name));
       return 1;
     }
     const settings = reportSettingsFor(config, account, brandId);

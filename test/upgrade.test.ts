@@ -5,12 +5,12 @@
 // fresh install would; on the fs store and on S3 (s3rver). A Redis holding the old release's queued
 // sync is worked by this release's worker. Every process runs on a clock moved to its night
 // (test/setup/moved-clock.mjs), so the dates never depend on today's.
-import { readFileSync } from 'node:fs';
+import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { VIEWS } from '../src/catalogue/index.js';
 import { S3ObjectStore } from '../src/sinks/s3-store.js';
-import { packageVersion } from '../src/util/writer.js';
+import { compareVersions, packageVersion, parseVersion } from '../src/util/writer.js';
 import { NODE22, ROOT } from './helpers/built-bin.js';
 import { cleanups } from './helpers/cleanup-stack.js';
 import { BIN, type CliRun, startProcess } from './helpers/cli-process.js';
@@ -26,6 +26,9 @@ const SPEC = { accounts: [{ name: 'acme', workspaces: 2 }], seed: 41 };
 const OLD_NIGHTS = ['2026-10-28', '2026-10-29', '2026-10-30', '2026-10-31'];
 const NEW_NIGHTS = ['2026-11-01', '2026-11-30'];
 const MARKER = '_visync/store.json';
+/** The release upgraded from is older than `version` (what it wrote differs by release). */
+const fromBefore = (version: string) =>
+  compareVersions(parseVersion(old.version) ?? [0, 0, 0], parseVersion(version) ?? [0, 0, 0]) < 0;
 /**
  * Columns that differ between any two installs syncing the same data: run ids, event ids, times of
  * writing and how long things took.
@@ -218,8 +221,24 @@ describe('upgrading from the previous release on an fs store', () => {
       expect(oldEvents.length).toBeGreaterThan(0);
       const octReports = reportFiles(data);
       expect(Object.keys(octReports).filter((f) => f.endsWith('/report.json'))).toHaveLength(2);
-      // The old release left no marker: this release must take the store as one of its own past.
-      expect(listFiles(data)).not.toContain(MARKER);
+      // A release before 0.2.0 left no marker: this release must take the store as one of its own
+      // past; a later one left its own, naming itself, which this release moves on.
+      const oldMarker = listFiles(data).includes(MARKER)
+        ? (JSON.parse(readFileSync(join(data, MARKER), 'utf8')) as { writer: { version: string } })
+        : undefined;
+      if (fromBefore('0.2.0')) expect(oldMarker).toBeUndefined();
+      else expect(oldMarker?.writer.version).toBe(old.version);
+
+      // The old release's own November, on a copy of the store: what an upgrade is held against.
+      const oldAlone = { dir: tempDir(), data: '' };
+      oldAlone.data = join(oldAlone.dir, 'data');
+      cpSync(data, oldAlone.data, { recursive: true });
+      if (!fromBefore('0.2.0')) {
+        const copy: Store = { config: { sinks: { fs: { dir: oldAlone.data } } } };
+        let at = last;
+        for (const d of NEW_NIGHTS) at = await night('old', d, oldAlone.dir, copy);
+        await report('old', '2026-12-01', '2026-11', at);
+      }
 
       // This release reads the old store before writing anything into it.
       expectSameRuns(oldRuns, await runs('new', '2026-11-01', last.config, last.env));
@@ -244,19 +263,27 @@ describe('upgrading from the previous release on an fs store', () => {
       expect(novManifests).toHaveLength(2);
       for (const f of novManifests)
         expect(JSON.parse(now[f] ?? '{}')).toMatchObject({ writer: { version: packageVersion() } });
-      // October's figures as the old reports stated them: none called revised where only a rule
-      // changed since (issue #41 case 1); those that moved are restated, once.
+      // October's figures as the old reports stated them. From 0.1.0: none called revised where only
+      // a rule changed since (issue #41 case 1; RULE_CHANGED in src/report/model/compare.ts), those
+      // that moved restated, once. From a later release, whose rules this one keeps: the same
+      // revisions the old release itself states when it makes November on a copy of the store (the
+      // night after October's end revises its snapshot figures, docs/reports.md "Revised figures"),
+      // and nothing restated: an upgrade adds no revision.
       const novReports = Object.keys(now).filter(
         (f) => f.includes('period=2026-11/') && f.endsWith('/report.json'),
       );
       expect(novReports).toHaveLength(2);
+      type Stated = { revisions: unknown[]; restated: unknown[] };
+      const stated = (files: Record<string, string>, f: string) => JSON.parse(files[f] ?? '{}') as Stated;
+      const byOld = fromBefore('0.2.0') ? undefined : reportFiles(oldAlone.data);
       let restated = 0;
       for (const f of novReports) {
-        const json = JSON.parse(now[f] ?? '{}') as { revisions: unknown[]; restated: unknown[] };
-        expect(json.revisions, f).toEqual([]);
+        const json = stated(now, f);
+        expect(json.revisions, f).toEqual(byOld ? stated(byOld, f).revisions : []);
         restated += json.restated.length;
       }
-      expect(restated).toBeGreaterThan(0);
+      if (byOld) expect(restated).toBe(0);
+      else expect(restated).toBeGreaterThan(0);
 
       // Old events read once, each as the old release recorded it; the new nights add what a fresh
       // install of this release adds on those nights.

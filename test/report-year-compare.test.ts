@@ -163,6 +163,9 @@ describe('year on year, and competitors over time', () => {
       'There is no comparison with the same period a year earlier (October 2025): the synced history begins on 1 November 2025.',
     );
     expect(html).not.toContain('This is the first report');
+    // The score's sentence names no "previous period": the comparison asked for is last year's.
+    expect(html).not.toContain('no comparable score from the previous period');
+    expect(html).toMatch(/The mean overall visibility score over the period was [\d.]+\. There is no comparison/);
   });
 
   it('the share of money prompts won over the last six months: a month without its own state missing, with why', async () => {

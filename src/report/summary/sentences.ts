@@ -129,7 +129,15 @@ function withoutGoals(r: ReportModel): Sentence[] {
   const first = scoreSentence(h);
   const dir = Math.sign(h.delta ?? 0);
   // A first report compared nothing: it says so and what stands now, never that nothing moved.
-  if (!r.comparison.earlier_period) return [first, ...firstReport(r), nextStep(r)];
+  // Year on year before the history reaches back, the score's sentence names no previous period:
+  // the next one says which comparison is not possible yet.
+  if (!r.comparison.earlier_period) {
+    const score =
+      r.comparison.basis === 'year' && first.key === 'score_no_previous'
+        ? { ...first, key: 'score_only' }
+        : first;
+    return [score, ...firstReport(r), nextStep(r)];
+  }
   // Year on year, the headline's change is against last year's period: the summary says so at once.
   const basis: Sentence[] =
     r.comparison.basis === 'year'

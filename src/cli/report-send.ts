@@ -229,12 +229,12 @@ function printOutcome(
   if (w.held) {
     // Held on purpose: said, not a failure.
     const why = w.held.reason ? ` (${w.held.reason})` : '';
+    // Placed while this send ran: the addresses mailed before it are listed below; the rest wait.
+    const which = w.recipients.length ? 'not sent to the addresses not listed below' : 'not sent';
     io.out(
-      `${head}: held by ${w.held.by} at ${w.held.at}${why}: not sent; approve it on the worker's review page (/review/) or send it with visync report send --account ${account} --brand ${w.brandId} --period ${w.period}`,
+      `${head}: held by ${w.held.by} at ${w.held.at}${why}: ${which}; approve it on the worker's review page (/review/) or send it with visync report send --account ${account} --brand ${w.brandId} --period ${w.period}`,
     );
-    return false;
-  }
-  if (!w.recipients.length) {
+  } else if (!w.recipients.length) {
     io.out(`${head}: ${w.reason ?? `no recipients (${w.state})`}`);
     if (w.reason) failed = true;
   }

@@ -196,7 +196,11 @@ describe('a hold placed while a send runs', () => {
     expect(after.state).toBe('sent');
     expect(after.held).toEqual({ by: 'local', at: expect.stringMatching(/^20\d\d-/), reason: 'Logo falsch' });
     const at = (after.held as { at: string }).at;
-    expect(send.stdout).toContain(`acme ${brand} 2026-10: held by local at ${at} (Logo falsch)`);
+    expect(send.stdout.split('\n').filter(Boolean)).toEqual([
+      `acme ${brand} 2026-10: held by local at ${at} (Logo falsch) while it was sent: every address has it`,
+      `acme ${brand} 2026-10 ${CMO}: sent`,
+      `acme ${brand} 2026-10 ${CFO}: sent`,
+    ]);
 
     // The page lists it held; `visync status --json` (the built bin) says who held it and when.
     const row = new RegExp(`<tr data-brand="${brand}">[\\s\\S]*?</tr>`).exec(

@@ -229,11 +229,15 @@ function printOutcome(
   if (w.held) {
     // Held on purpose: said, not a failure.
     const why = w.held.reason ? ` (${w.held.reason})` : '';
+    const release = `approve it on the worker's review page (/review/) or send it with visync report send --account ${account} --brand ${w.brandId} --period ${w.period}`;
     // Placed while this send ran: the addresses mailed before it are listed below; the rest wait.
-    const which = w.recipients.length ? 'not sent to the addresses not listed below' : 'not sent';
-    io.out(
-      `${head}: held by ${w.held.by} at ${w.held.at}${why}: ${which}; approve it on the worker's review page (/review/) or send it with visync report send --account ${account} --brand ${w.brandId} --period ${w.period}`,
-    );
+    if (w.state === 'sent' && w.recipients.length)
+      io.out(`${head}: held by ${w.held.by} at ${w.held.at}${why} while it was sent: every address has it`);
+    else if (w.recipients.length)
+      io.out(
+        `${head}: held by ${w.held.by} at ${w.held.at}${why}: not sent to the addresses not listed below; ${release}`,
+      );
+    else io.out(`${head}: held by ${w.held.by} at ${w.held.at}${why}: not sent; ${release}`);
   } else if (!w.recipients.length) {
     io.out(`${head}: ${w.reason ?? `no recipients (${w.state})`}`);
     if (w.reason) failed = true;

@@ -126,6 +126,7 @@ const E2E = files([
   'report-style',
   'ui-browser',
   'review-page',
+  'review-hold-race',
   // DuckDB, dbt and the Athena grammars
   'brand-events',
   'dialects',

@@ -264,7 +264,7 @@ console.log(
 // then, and that the worker keeps the whole book written (no cron job for `visync report`).
 console.log(
   [
-    'review drafts before they are mailed: reports.review: true, then http://127.0.0.1:9464/review/ of a running visync worker (docs/reports.md, "Reviewing drafts in the worker")',
+    'review drafts before they are mailed: reports.review: true, then http://127.0.0.1:9464/review/ of a running visync worker; a hold placed there while a send runs stops the addresses not mailed yet (docs/reports.md, "Reviewing drafts in the worker")',
     `a visync worker rewrites the whole book after each account's scheduled reports: reports/agency/period=P/overview.html in the accounts' store (docs/reports.md, "The whole book")`,
   ].join('\n'),
 );

@@ -229,12 +229,16 @@ function printOutcome(
   if (w.held) {
     // Held on purpose: said, not a failure.
     const why = w.held.reason ? ` (${w.held.reason})` : '';
-    io.out(
-      `${head}: held by ${w.held.by} at ${w.held.at}${why}: not sent; approve it on the worker's review page (/review/) or send it with visync report send --account ${account} --brand ${w.brandId} --period ${w.period}`,
-    );
-    return false;
-  }
-  if (!w.recipients.length) {
+    const release = `approve it on the worker's review page (/review/) or send it with visync report send --account ${account} --brand ${w.brandId} --period ${w.period}`;
+    // Placed while this send ran: the addresses mailed before it are listed below; the rest wait.
+    if (w.state === 'sent' && w.recipients.length)
+      io.out(`${head}: held by ${w.held.by} at ${w.held.at}${why} while it was sent: every address has it`);
+    else if (w.recipients.length)
+      io.out(
+        `${head}: held by ${w.held.by} at ${w.held.at}${why}: not sent to the addresses not listed below; ${release}`,
+      );
+    else io.out(`${head}: held by ${w.held.by} at ${w.held.at}${why}: not sent; ${release}`);
+  } else if (!w.recipients.length) {
     io.out(`${head}: ${w.reason ?? `no recipients (${w.state})`}`);
     if (w.reason) failed = true;
   }

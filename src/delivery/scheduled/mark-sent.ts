@@ -8,6 +8,7 @@ import { errorMessage } from '../../util/errors.js';
 import { gotOf, messageIdOf, recordsByAddress, sendHistory, underSendClaim, who } from './address-sends.js';
 import { type Addressee, addresseesOf } from './addressees.js';
 import { confirmed, type DeliveryRecord, readSend, readSends, recordSend } from './records.js';
+import { storedMarks, withMarks } from './review-marks.js';
 import { type Facts, factsOf } from './send.js';
 import { outcome, save } from './steps.js';
 import type { DeliveryOptions, DeliveryOutcome, Due, RecipientOutcome } from './types.js';
@@ -104,7 +105,8 @@ async function allSent(
     return r !== undefined && confirmed(r) && sendHistory(r, facts.want).same;
   });
   if (!done || record.state === 'sent') return record;
-  const { reason: _old, through: _through, ...rest } = record;
+  // A hold or an approval placed on the review page meanwhile is kept (./review-marks.ts).
+  const { reason: _old, through: _through, ...rest } = withMarks(record, await storedMarks(o, where));
   const want = facts.want;
   const saved = await save(o, {
     ...rest,

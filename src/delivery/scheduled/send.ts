@@ -41,6 +41,7 @@ import {
   readSends,
   recordSend,
 } from './records.js';
+import { storedMarks, withMarks } from './review-marks.js';
 import { outcome, save } from './steps.js';
 import type { DeliveryOptions, DeliveryOutcome, Due, RecipientOutcome } from './types.js';
 
@@ -187,6 +188,9 @@ export async function sendPending(
         results.push({ ...who(a), result: 'failed', reason });
   };
   let facts: Facts | undefined;
+  // A hold placed on the review page while this send runs (another process): the addresses not
+  // mailed yet are left for after its approval.
+  let heldMeanwhile: DeliveryRecord['held'];
   try {
     const recordOf = recordsByAddress(
       await readSends(o.store, where.account, where.brandId, where.period),
@@ -212,8 +216,11 @@ export async function sendPending(
     else if (pending.length && smtp && facts) {
       const attachments = await attachmentsOf(o, due, facts);
       const link = await linkOf(o, due, facts);
-      for (const to of pending)
+      for (const to of pending) {
+        heldMeanwhile = (await storedMarks(o, where))?.held;
+        if (heldMeanwhile) break;
         results.push(await sendOne(o, { session, smtp, where, to, attachments, facts, due, link }));
+      }
     }
   } catch (err) {
     // The records or the report could not be read: nothing was sent to whoever is left.
@@ -224,13 +231,17 @@ export async function sendPending(
   const failed = results.filter((r) => r.result === 'failed' || r.result === 'unconfirmed');
   const state: DeliveryState = failed.length
     ? 'failed'
-    : results.every((r) => r.result === 'sent' || r.result === 'already sent') && addressees.length
+    : results.every((r) => r.result === 'sent' || r.result === 'already sent') &&
+        addressees.length &&
+        results.length === addressees.length
       ? 'sent'
       : record.state === 'draft' && due.settings.review && !results.length
         ? 'draft'
         : 'made';
   const reason = failed.length ? failed.map((f) => `${f.recipient}: ${f.reason}`).join('; ') : undefined;
-  let saved = record;
+  // Read just before the write: a hold or an approval recorded meanwhile is kept, not overwritten.
+  const marks = await storedMarks(o, where);
+  let saved = withMarks(record, marks);
   let recordFailure: string | undefined;
   // The record names the version it is about, and whether that one is to date (src/report/artefact.ts).
   const version = facts ? { version: facts.want.version, to_date: facts.want.to_date } : {};
@@ -238,7 +249,7 @@ export async function sendPending(
     facts !== undefined &&
     (facts.want.version !== record.version || facts.want.to_date !== (record.to_date ?? false));
   if (state !== record.state || reason !== record.reason || newVersion) {
-    const { reason: _old, through: _through, ...rest } = record;
+    const { reason: _old, through: _through, ...rest } = saved;
     const next = {
       ...rest,
       recipients: [...due.settings.recipients],
@@ -256,6 +267,7 @@ export async function sendPending(
     }
     metrics.reportDelivery(state);
   }
+  const held = saved.held ?? heldMeanwhile;
   for (const r of results) {
     const fields = { brand_id: due.brandId, period: due.period.label, recipient: r.recipient, role: r.role };
     if (r.result === 'failed' || r.result === 'unconfirmed')
@@ -270,7 +282,11 @@ export async function sendPending(
       { brand_id: due.brandId, period: due.period.label, err: recordFailure },
       'report not recorded',
     );
-  return { ...outcome(saved, results), ...(recordFailure ? { recordFailure } : {}) };
+  return {
+    ...outcome(saved, results),
+    ...(held ? { held } : {}),
+    ...(recordFailure ? { recordFailure } : {}),
+  };
 }
 
 interface OneSend {

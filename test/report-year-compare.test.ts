@@ -165,7 +165,9 @@ describe('year on year, and competitors over time', () => {
     expect(html).not.toContain('This is the first report');
     // The score's sentence names no "previous period": the comparison asked for is last year's.
     expect(html).not.toContain('no comparable score from the previous period');
-    expect(html).toMatch(/The mean overall visibility score over the period was [\d.]+\. There is no comparison/);
+    expect(html).toMatch(
+      /The mean overall visibility score over the period was [\d.]+\. There is no comparison/,
+    );
   });
 
   it('the share of money prompts won over the last six months: a month without its own state missing, with why', async () => {

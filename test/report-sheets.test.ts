@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, readConfig } from '../src/config/read-config.js';
 import { attachedFormats } from '../src/delivery/scheduled/send.js';
 import { writtenFormats } from '../src/delivery/scheduled/steps.js';
+import { KPI_KEYS } from '../src/report/model/report-shape.js';
 import { defaultReportSettings } from '../src/report/settings.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
 import { defused, tableCsv } from '../src/report/tables/csv.js';
@@ -197,8 +198,8 @@ describe('report tables', () => {
       const wb = await readWorkbook(await tablesXlsx(tables, workbookFacts(fell, style)));
       return wb.getWorksheet(tables[1]!.title)!;
     };
-    const shareRow = (ws: ExcelJS.Worksheet) =>
-      ws.getRows(2, 8)!.find((x) => /^share of voice/i.test(String(x.getCell(1).value)))!;
+    // The key figures' rows in KPI_KEYS order, under the header row.
+    const shareRow = (ws: ExcelJS.Worksheet) => ws.getRow(KPI_KEYS.indexOf('share_of_voice') + 2);
     const delta = -4.5;
     const de = shareRow(await kpisOf(DE)).getCell(4);
     // The change is stored in points (not the fraction a "%" format shows as a relative change).
@@ -209,6 +210,9 @@ describe('report tables', () => {
     ]);
     const en = shareRow(await kpisOf({ ...DE, locale: 'en-US' })).getCell(4);
     expect([en.value, en.numFmt]).toEqual([delta, '+0.0" pp";-0.0" pp";0.0" pp"']);
+    // A "%" inside the quoted unit is literal: the value is not scaled.
+    const nl = shareRow(await kpisOf({ ...DE, locale: 'nl-NL' })).getCell(4);
+    expect([nl.value, nl.numFmt]).toEqual([delta, '+0.0" %-punt";-0.0" %-punt";0.0" %-punt"']);
     // A score's change keeps its plain signed format.
     expect((await kpisOf(DE)).getRow(2).getCell(4).numFmt).toBe('+0.0;-0.0;0.0');
   });

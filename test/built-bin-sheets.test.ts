@@ -91,6 +91,23 @@ describe('the built visync writes spreadsheets', () => {
     expect(score.type).toBe(ExcelJS.ValueType.Number);
     expect(score.numFmt).toBe('0.0');
     expect(trend.getCell('C2').numFmt).toBe('0.0%');
+    // A change of the share of voice reads in percentage points, the page's "Pp.", not a "%".
+    const kpis = wb.getWorksheet('Kennzahlen')!;
+    const sov = kpis.getRows(2, 8)!.find((x) => x.getCell(1).value === 'Share of Voice (Mittel)')!;
+    // The same number of points as the CSV's change (not its hundredth, which "%" would show).
+    const csvRow = readFileSync(join(folder, 'tables', 'kpis.csv'), 'utf8')
+      .split('\r\n')
+      .find((l) => l.startsWith('Share of Voice (Mittel),'))!;
+    const points = Number(csvRow.split(',')[3]);
+    expect(Math.abs(points)).toBeGreaterThan(1);
+    expect([sov.getCell(4).value, sov.getCell(4).numFmt]).toEqual([
+      points,
+      '+0.0" Pp.";-0.0" Pp.";0.0" Pp."',
+    ]);
+    const about = readFileSync(join(folder, 'tables', 'report.csv'), 'utf8');
+    expect(about).toContain(
+      'Hinweis,"Eine Veränderung des Share of Voice steht in Prozentpunkten (-4.5 bedeutet \u22124,5 Pp.)."',
+    );
 
     // The same table as CSV: header in German, the same numbers with a dot.
     const db = await DuckDBInstance.create(':memory:');

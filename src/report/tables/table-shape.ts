@@ -7,7 +7,8 @@ import type { Formatters } from '../render/format.js';
 /**
  * How a column's values read: `number` a score or mean (one decimal in a workbook), `count` a whole
  * number, `percent` a share in percent (35.2; a workbook stores 0.352 as a percentage), `delta` and
- * `percent_delta` a signed change, `date` a day, `instant` a UTC time, `text` anything else.
+ * `count_delta` a signed change, `percent_delta` a share's signed change in percentage points (-4.5;
+ * a workbook shows the page's unit, "-4,5 Pp.", never a "%" that reads as relative), `date` a day, `instant` a UTC time, `text` anything else.
  */
 export type ColumnKind =
   | 'text'
@@ -36,6 +37,17 @@ export interface SheetTable {
   rows: CellValue[][];
   /** Per row, the kinds of its cells where they differ from their columns' (a count among scores). */
   kinds?: (ColumnKind[] | undefined)[];
+}
+
+export interface WorkbookFacts {
+  /** The period's last day (`YYYY-MM-DD`): the workbook's created and modified time. */
+  day: string;
+  /** The workbook's author as its properties show it (the agency), or null. */
+  author: string | null;
+  /** The report's title for the workbook's properties. */
+  title: string;
+  /** The text around a number of percentage points as the page writes it (de `{before: '', after: ' Pp.'}`). */
+  points: { before: string; after: string };
 }
 
 /** Every table a report can have, in the workbook's order. */

@@ -1,6 +1,8 @@
 // The report's tables as one workbook, `report.xlsx` (docs/reports.md, "Spreadsheets"): a sheet per
 // table, named in the report's language, its header row bold and frozen; numbers as numbers with a
-// number format (scores one decimal, counts whole, shares of voice as percentages, changes signed),
+// number format (scores one decimal, counts whole, shares of voice as percentages, changes signed,
+// a change of a share in percentage points with the page's unit word, "−4,5 Pp.", never a "%" that
+// reads as a relative change),
 // days as dates, times as date-times (UTC), a missing value an empty cell (the "Report" sheet and
 // the Note columns say why). An XLSX string cell is never a formula, so text needs no defusing here
 // (./csv.ts does it for CSV); characters XML cannot carry are dropped so the file always opens.
@@ -9,7 +11,10 @@
 // period's last day, never the clock.
 import type { CellValue, Column, ColumnKind, SheetTable } from './report-tables.js';
 import { sheetNames } from './sheet-names.js';
+import type { WorkbookFacts } from './table-shape.js';
 import { withFileTimes } from './zip-dates.js';
+
+export type { WorkbookFacts };
 
 /** Excel's number formats per kind; 14 (`mm-dd-yy`) is the built-in short date, shown in the reader's locale. */
 const NUMBER_FORMATS: Partial<Record<ColumnKind, string>> = {
@@ -18,7 +23,6 @@ const NUMBER_FORMATS: Partial<Record<ColumnKind, string>> = {
   percent: '0.0%',
   delta: '+0.0;-0.0;0.0',
   count_delta: '+0;-0;0',
-  percent_delta: '+0.0%;-0.0%;0.0%',
   date: 'mm-dd-yy',
   instant: 'yyyy-mm-dd hh:mm',
 };
@@ -36,8 +40,9 @@ function cellOf(v: CellValue, kind: ColumnKind): string | number | Date | null {
   if (v === null) return null;
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) return null;
-    // A share of voice in percent is stored as the fraction a percentage format shows.
-    return kind === 'percent' || kind === 'percent_delta' ? Number((v / 100).toPrecision(15)) : v;
+    // A share of voice in percent is stored as the fraction a percentage format shows; its change
+    // stays in points, as the page and the CSV have it.
+    return kind === 'percent' ? Number((v / 100).toPrecision(15)) : v;
   }
   if (kind === 'date' || kind === 'instant') return utcDate(v);
   return v.replace(NOT_XML, '');
@@ -53,13 +58,13 @@ function widthOf(c: Column, rows: readonly CellValue[][], i: number): number {
   return Math.min(60, Math.max(8, w + 2));
 }
 
-export interface WorkbookFacts {
-  /** The period's last day (`YYYY-MM-DD`): the workbook's created and modified time. */
-  day: string;
-  /** The workbook's author as its properties show it (the agency), or null. */
-  author: string | null;
-  /** The report's title for the workbook's properties. */
-  title: string;
+/** A literal in a number format: quoted, a quote dropped (Excel has no escape inside quotes). */
+const literal = (s: string) => (s === '' ? '' : `"${s.replace(NOT_XML, '').replaceAll('"', '')}"`);
+
+/** The number formats of a workbook: a change in percentage points carries the locale's unit. */
+function numberFormats(points: WorkbookFacts['points']): Partial<Record<ColumnKind, string>> {
+  const [b, a] = [literal(points.before), literal(points.after)];
+  return { ...NUMBER_FORMATS, percent_delta: `+${b}0.0${a};-${b}0.0${a};${b}0.0${a}` };
 }
 
 /** The workbook's bytes. */
@@ -73,12 +78,13 @@ export async function tablesXlsx(tables: readonly SheetTable[], facts: WorkbookF
   wb.created = at;
   wb.modified = at;
   const names = sheetNames(tables.map((t) => t.title));
+  const formats = numberFormats(facts.points);
   tables.forEach((t, n) => {
     const ws = wb.addWorksheet(names[n], { views: [{ state: 'frozen', ySplit: 1 }] });
     ws.columns = t.columns.map((c, i) => ({
       header: c.header.replace(NOT_XML, ''),
       width: widthOf(c, t.rows, i),
-      ...(NUMBER_FORMATS[c.kind] ? { style: { numFmt: NUMBER_FORMATS[c.kind] } } : {}),
+      ...(formats[c.kind] ? { style: { numFmt: formats[c.kind] } } : {}),
     }));
     ws.getRow(1).font = { bold: true };
     t.rows.forEach((row, r) => {
@@ -86,7 +92,7 @@ export async function tablesXlsx(tables: readonly SheetTable[], facts: WorkbookF
       const added = ws.addRow(t.columns.map((c, i) => cellOf(row[i] ?? null, kinds?.[i] ?? c.kind)));
       // A cell whose kind is not its column's (a count in the key figures) gets its own format.
       kinds?.forEach((k, i) => {
-        const format = NUMBER_FORMATS[k];
+        const format = formats[k];
         if (format && k !== t.columns[i]?.kind) added.getCell(i + 1).numFmt = format;
       });
     });

@@ -24,7 +24,6 @@ import { createObjectStore } from '../src/sinks/create-store.js';
 import { brandKey } from '../src/sinks/layout.js';
 import { addDays, utcDate } from '../src/util/time.js';
 import { writeDemoGoals } from './demo-goals.js';
-import { sharePointsLine } from './demo-sheet-points.js';
 
 const WORKSPACES = Number(process.env.DEMO_WORKSPACES ?? 24);
 const LIMIT = 120;
@@ -245,7 +244,6 @@ console.log(
     ...(oneFolder
       ? [
           `its tables for a deck: ${oneFolder.replace(/\/?$/, '/')}report.xlsx (a sheet per table; each also as tables/<table>.csv)`,
-          ...[await sharePointsLine(join(oneFolder, 'report.xlsx'))].filter((l) => l !== null),
         ]
       : []),
     overview ? `agency overview: ${overview}` : 'no overview written',

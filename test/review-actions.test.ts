@@ -5,13 +5,9 @@
 // actions are `local`'s; a token from the page does not make a cross-site POST pass.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { JOB, jobIds } from '../jobs/definitions.js';
 import { startOpsServer } from '../jobs/ops-server.js';
-import { readOpenReports } from '../jobs/report-index.js';
-import { reportQueue } from '../jobs/report-queue.js';
 import { readConfig } from '../src/config/read-config.js';
 import { holdReport } from '../src/delivery/review/actions.js';
 import { deliverScheduled } from '../src/delivery/scheduled/deliver.js';
@@ -19,10 +15,10 @@ import { deliveryKey } from '../src/delivery/scheduled/records.js';
 import { logicalRunId } from '../src/records/run-id.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
-import { until, worker } from './helpers/jobs.js';
 import { type Mailbox, mailbox, mailedTo } from './helpers/mailbox.js';
 import { freePort } from './helpers/net.js';
 import { twoNightsOnce } from './helpers/report-nights.js';
+import { draftsByWorker } from './helpers/review-drafts.js';
 
 const CMO = 'cmo@client.example';
 const nights = twoNightsOnce(['2026-10-31', '2026-11-01']);
@@ -60,20 +56,7 @@ const record = (dir: string, brand: string) =>
 
 /** The worker (in this process) makes the drafts; `start` serves its endpoint without credentials. */
 async function withDrafts(config: ReturnType<typeof readConfig>) {
-  const redis = new Redis(inject('redisUrl') as string);
-  closers.push(() => redis.quit());
-  const queue = reportQueue(redis, config.redis.prefix);
-  closers.push(() => queue.close());
-  const w = await worker(config);
-  await queue.add(
-    JOB.report,
-    { account: 'acme', runDate: '2026-11-01' },
-    { jobId: jobIds.report('acme', '2026-11-01') },
-  );
-  await until(
-    'two drafts in the index',
-    async () => (await readOpenReports(redis, config.redis.prefix, 'acme')).length === 2,
-  );
+  const { worker: w } = await draftsByWorker(config, closers);
   const logger = h.memoryLogger('warn').logger;
   const start = async (readOnly: boolean) => {
     const s = await startOpsServer({

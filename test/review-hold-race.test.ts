@@ -7,13 +7,9 @@
 // `visync status`.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { JOB, jobIds } from '../jobs/definitions.js';
 import { startOpsServer } from '../jobs/ops-server.js';
-import { readOpenReports } from '../jobs/report-index.js';
-import { reportQueue } from '../jobs/report-queue.js';
 import { readConfig } from '../src/config/read-config.js';
 import { holdReport } from '../src/delivery/review/actions.js';
 import { reviewRow } from '../src/delivery/review/rows.js';
@@ -23,9 +19,9 @@ import { logicalRunId } from '../src/records/run-id.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import { startVisync } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
-import { until, worker } from './helpers/jobs.js';
 import { type MailboxOptions, mailbox, mailedTo } from './helpers/mailbox.js';
 import { twoNightsOnce } from './helpers/report-nights.js';
+import { draftsByWorker } from './helpers/review-drafts.js';
 
 const CMO = 'cmo@client.example';
 const CFO = 'cfo@client.example';
@@ -135,20 +131,7 @@ describe('a hold placed while a send runs', () => {
     const [brand] = brands;
     const record = recordOf(dir, brand);
     // The worker (in this process) makes the drafts and serves its endpoint without credentials.
-    const redis = new Redis(inject('redisUrl') as string);
-    closers.push(() => redis.quit());
-    const queue = reportQueue(redis, config.redis.prefix);
-    closers.push(() => queue.close());
-    const w = await worker(config);
-    await queue.add(
-      JOB.report,
-      { account: 'acme', runDate: '2026-11-01' },
-      { jobId: jobIds.report('acme', '2026-11-01') },
-    );
-    await until(
-      'two drafts in the index',
-      async () => (await readOpenReports(redis, config.redis.prefix, 'acme')).length === 2,
-    );
+    const { worker: w } = await draftsByWorker(config, closers);
     const ops = await startOpsServer({
       address: { host: '127.0.0.1', port: 0 },
       credentials: undefined,

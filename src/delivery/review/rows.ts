@@ -7,7 +7,7 @@ import { manifestFormats } from '../../report/artefact.js';
 import { reportSettingsFor } from '../../report/settings.js';
 
 import { addresseesOf } from '../scheduled/addressees.js';
-import { confirmed, type DeliveryRecord, readDelivery, readSends } from '../scheduled/records.js';
+import { alreadyHas, confirmed, type DeliveryRecord, readDelivery, readSends } from '../scheduled/records.js';
 import { type Facts, factsOf } from '../scheduled/send.js';
 import type { DeliveryOptions } from '../scheduled/types.js';
 
@@ -85,10 +85,11 @@ export async function reviewRow(
       hasHtml: manifestFormats(facts.manifest).includes('html'),
       addresses: addresseesOf(settings).map((a) => {
         const s = sends.get(a.address.toLowerCase());
+        // Sent as `visync report send` decides it (../scheduled/send.ts): a to-date send counts only for its version.
         return {
           address: a.address,
           role: a.role,
-          sent: s !== undefined && confirmed(s) && (s.to_date !== true || s.version === facts.want.version),
+          sent: s !== undefined && confirmed(s) && alreadyHas(s, facts.want),
         };
       }),
     };

@@ -2,7 +2,7 @@
 // it is stale, a draft or failed (src/run/queued/report.ts keeps it, `visync status` reads it). A
 // hash per account, one field per workspace: bounded by the workspaces, whatever the periods.
 import type { Redis } from 'ioredis';
-import { type DeliveryState, readDelivery } from '../src/delivery/scheduled/records.js';
+import { type DeliveryRecord, type DeliveryState, readDelivery } from '../src/delivery/scheduled/records.js';
 import type { ObjectStore } from '../src/sinks/object-store.js';
 
 export const SHOWN_STATES = ['stale', 'draft', 'failed'] as const satisfies readonly DeliveryState[];
@@ -41,10 +41,13 @@ export async function confirmOpenReports(
   store: ObjectStore,
   account: string,
   open: readonly OpenReport[],
+  /** The report's delivery.json (the review page passes the read its row then uses). */
+  read: (r: OpenReport) => Promise<DeliveryRecord | undefined> = (r) =>
+    readDelivery(store, account, r.brand_id, r.period),
 ): Promise<OpenReport[]> {
   const out: OpenReport[] = [];
   for (const r of open) {
-    const state = (await readDelivery(store, account, r.brand_id, r.period).catch(() => undefined))?.state;
+    const state = (await read(r).catch(() => undefined))?.state;
     if (state === undefined) out.push(r);
     else if ((SHOWN_STATES as readonly string[]).includes(state))
       out.push({ ...r, state: state as OpenReport['state'] });

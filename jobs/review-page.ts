@@ -16,6 +16,7 @@ import { type ActionResult, approveAndSend, holdReport, sendAll } from '../src/d
 import { outcomeLines, reviewPage } from '../src/delivery/review/page.js';
 import { previewHtml } from '../src/delivery/review/preview.js';
 import { configuredName, type ReviewRow, type ReviewTarget, reviewRow } from '../src/delivery/review/rows.js';
+import { type DeliveryRecord, readDelivery } from '../src/delivery/scheduled/records.js';
 import type { DeliveryOptions } from '../src/delivery/scheduled/types.js';
 import { parsePeriod } from '../src/history/period.js';
 import { errorMessage } from '../src/util/errors.js';
@@ -218,10 +219,19 @@ async function listRows(w: RunningWorker, logger: Logger): Promise<ReviewRow[]> 
   const out: ReviewRow[] = [];
   for (const account of ctx.config.accounts) {
     const store = await ctx.storeFor(account.name);
+    // Each report's delivery.json read once: to confirm the hash's draft, then for its row.
+    const reads = new Map<string, Promise<DeliveryRecord | undefined>>();
+    const recordOf = (r: { brand_id: string; period: string }) => {
+      const k = JSON.stringify([r.brand_id, r.period]);
+      const got = reads.get(k) ?? readDelivery(store, account.name, r.brand_id, r.period);
+      reads.set(k, got);
+      return got;
+    };
     const open = await confirmOpenReports(
       store,
       account.name,
       await readOpenReports(ctx.redis, prefix, account.name),
+      recordOf,
     );
     const reviewed = await readReviewedIndex(ctx.redis, prefix, account.name);
     const seen = new Set<string>();
@@ -237,6 +247,7 @@ async function listRows(w: RunningWorker, logger: Logger): Promise<ReviewRow[]> 
         const row = await reviewRow(
           { config: ctx.config, account, store, logger },
           { brandId: t.brand_id, period: t.period },
+          () => recordOf(t),
         );
         if (row) rows.push(row);
       } catch (err) {

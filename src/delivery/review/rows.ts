@@ -48,13 +48,18 @@ export function configuredName(
   return reportSettingsFor(config, account, brandId).clientName ?? brandId;
 }
 
-/** The row of one report, or undefined when it has no record (never made nor scheduled). */
+/**
+ * The row of one report, or undefined when it has no record (never made nor scheduled). `read` is
+ * its delivery.json; the page passes the read it made to list the report, not read twice.
+ */
 export async function reviewRow(
   o: Pick<DeliveryOptions, 'config' | 'account' | 'store' | 'logger'>,
   t: ReviewTarget,
+  read: () => Promise<DeliveryRecord | undefined> = () =>
+    readDelivery(o.store, o.account.name, t.brandId, t.period),
 ): Promise<ReviewRow | undefined> {
   const period = parsePeriod(t.period);
-  const record = period && (await readDelivery(o.store, o.account.name, t.brandId, t.period));
+  const record = period && (await read());
   if (!period || !record) return undefined;
   const settings = reportSettingsFor(o.config, o.account, t.brandId);
   const base: ReviewRow = {

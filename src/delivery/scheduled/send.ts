@@ -41,7 +41,7 @@ import {
   readSends,
   recordSend,
 } from './records.js';
-import { storedMarks, withMarks } from './review-marks.js';
+import { type Marks, storedMarks, withMarks } from './review-marks.js';
 import { outcome, save } from './steps.js';
 import type { DeliveryOptions, DeliveryOutcome, Due, RecipientOutcome } from './types.js';
 
@@ -188,9 +188,9 @@ export async function sendPending(
         results.push({ ...who(a), result: 'failed', reason });
   };
   let facts: Facts | undefined;
-  // A hold placed on the review page while this send runs (another process): the addresses not
-  // mailed yet are left for after its approval.
-  let heldMeanwhile: DeliveryRecord['held'];
+  // The stored marks, when a hold placed on the review page while this send runs (another process)
+  // stopped it: the addresses not mailed yet are left for after its approval.
+  let stoppedBy: Marks | undefined;
   try {
     const recordOf = recordsByAddress(
       await readSends(o.store, where.account, where.brandId, where.period),
@@ -217,8 +217,11 @@ export async function sendPending(
       const attachments = await attachmentsOf(o, due, facts);
       const link = await linkOf(o, due, facts);
       for (const to of pending) {
-        heldMeanwhile = (await storedMarks(o, where))?.held;
-        if (heldMeanwhile) break;
+        const marks = await storedMarks(o, where);
+        if (marks?.held) {
+          stoppedBy = marks;
+          break;
+        }
         results.push(await sendOne(o, { session, smtp, where, to, attachments, facts, due, link }));
       }
     }
@@ -239,9 +242,9 @@ export async function sendPending(
         ? 'draft'
         : 'made';
   const reason = failed.length ? failed.map((f) => `${f.recipient}: ${f.reason}`).join('; ') : undefined;
-  // Read just before the write: a hold or an approval recorded meanwhile is kept, not overwritten.
-  const marks = await storedMarks(o, where);
-  let saved = withMarks(record, marks);
+  // Read just before the write (those that stopped the sends were, a moment ago): a hold or an
+  // approval recorded meanwhile is kept, not overwritten.
+  let saved = withMarks(record, stoppedBy ?? (await storedMarks(o, where)));
   let recordFailure: string | undefined;
   // The record names the version it is about, and whether that one is to date (src/report/artefact.ts).
   const version = facts ? { version: facts.want.version, to_date: facts.want.to_date } : {};
@@ -267,7 +270,6 @@ export async function sendPending(
     }
     metrics.reportDelivery(state);
   }
-  const held = saved.held ?? heldMeanwhile;
   for (const r of results) {
     const fields = { brand_id: due.brandId, period: due.period.label, recipient: r.recipient, role: r.role };
     if (r.result === 'failed' || r.result === 'unconfirmed')
@@ -284,7 +286,7 @@ export async function sendPending(
     );
   return {
     ...outcome(saved, results),
-    ...(held ? { held } : {}),
+    ...(saved.held ? { held: saved.held } : {}),
     ...(recordFailure ? { recordFailure } : {}),
   };
 }

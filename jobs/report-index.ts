@@ -113,7 +113,7 @@ export interface ReviewedReport {
   brand_id: string;
   period: string;
   state: DeliveryState;
-  held?: { by: string; at: string; reason?: string };
+  held?: DeliveryRecord['held'];
   approved_by?: string;
   approved_at?: string;
 }

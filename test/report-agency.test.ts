@@ -12,8 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { Report } from '../src/report/model/report-shape.js';
 import { headlineOf } from '../src/report/summary/headline.js';
-import { builtVisync, NODE22 } from './helpers/built-bin.js';
-import { startProcess } from './helpers/cli-process.js';
+import { runVisync } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
 import { syncNight } from './helpers/nights.js';
 import { pdfLinks } from './helpers/pdf-pages.js';
@@ -62,22 +61,11 @@ describe('the whole book through the built bin', () => {
     };
     writeFileSync(config, stringify(doc));
     const out = h.tempDir();
-    const run = await startProcess(
-      NODE22,
-      [
-        builtVisync().bin,
-        '--config',
-        config,
-        'report',
-        '--period',
-        '2026-11',
-        '--format',
-        'html,json',
-        '--out',
-        out,
-      ],
-      { guardMs: 180_000 },
-    ).exited;
+    const run = await runVisync(
+      ['--config', config, 'report', '--period', '2026-11', '--format', 'html,json', '--out', out],
+      {},
+      180_000,
+    );
     // gamma has no complete run: its own line, exit 1; the others and the book are written.
     expect(run.stderr).toContain('account gamma: no complete run');
     expect(run.code).toBe(1);
@@ -145,21 +133,11 @@ describe('the whole book in the object store', () => {
     const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
     doc.reports = { agency: { name: 'Northwind', locale: 'fr-FR' } };
     writeFileSync(config, stringify(doc));
-    const run = await startProcess(
-      NODE22,
-      [
-        builtVisync().bin,
-        '--config',
-        config,
-        'report',
-        '--period',
-        '2026-11',
-        '--format',
-        'html,pdf',
-        '--json',
-      ],
-      { guardMs: 180_000 },
-    ).exited;
+    const run = await runVisync(
+      ['--config', config, 'report', '--period', '2026-11', '--format', 'html,pdf', '--json'],
+      {},
+      180_000,
+    );
     expect(run.code).toBe(1); // gamma: no complete run
     const folder = join(dir, 'reports', 'agency', 'period=2026-11');
     const said = JSON.parse(run.stdout) as { agency_overview?: string };

@@ -51,17 +51,13 @@ export async function wholeBook(b: BookSources): Promise<void> {
     target = b.output.storeTarget(shared[0].store);
   }
   const s = b.agency.settings;
-  const withPdf = b.pdf && (b.typed ?? s.formats).includes('pdf');
   const { writeBook } = await import('../report/overview/book-write.js');
   try {
     b.tally.book = await writeBook({
       target,
       book,
       style: b.style.styleOf(s),
-      print: withPdf
-        ? (html: string) =>
-            (b.pdf as PdfSession).render(html, { pageSize: s.pageSize, locale: s.locale ?? null })
-        : undefined,
+      print: b.style.overviewPrinter((b.typed ?? s.formats).includes('pdf') ? b.pdf : undefined, s),
     });
   } catch (err) {
     const { errorMessage } = await import('../util/errors.js');

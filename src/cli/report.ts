@@ -297,14 +297,10 @@ function accountLook(
     // The account's overview beside its reports, in the account's look and locale.
     overview: {
       style: style.styleOf(settingsOf(account)),
-      print:
-        pdf && configuredFormats(account).includes('pdf')
-          ? (html: string) =>
-              pdf.render(html, {
-                pageSize: settingsOf(account).pageSize,
-                locale: settingsOf(account).locale ?? null,
-              })
-          : undefined,
+      print: style.overviewPrinter(
+        configuredFormats(account).includes('pdf') ? pdf : undefined,
+        settingsOf(account),
+      ),
     },
   };
 }

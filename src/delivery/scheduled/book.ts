@@ -12,7 +12,7 @@ import type { Period } from '../../history/period.js';
 import { storeTarget } from '../../report/output.js';
 import type { PdfSession } from '../../report/render/pdf.js';
 import { agencyBookSettings, reportSettingsFor } from '../../report/settings.js';
-import { styleOf } from '../../report/style.js';
+import { overviewPrinter, styleOf } from '../../report/style.js';
 import { errorMessage } from '../../util/errors.js';
 import { writtenFormats } from './steps.js';
 import type { DeliveryOptions } from './types.js';
@@ -98,8 +98,7 @@ export async function scheduledBook(
         target: storeTarget(o.store),
         book,
         style: styleOf(s),
-        print:
-          session && ((html) => session.render(html, { pageSize: s.pageSize, locale: s.locale ?? null })),
+        print: overviewPrinter(session, s),
       });
       o.logger.info(
         { period: period.label, location, missing: book.missing.map((m) => m.account) },

@@ -42,8 +42,8 @@ export async function scheduledBook(
   made: readonly Period[],
   pdfSession: () => Promise<PdfSession>,
 ): Promise<void> {
-  const agency = agencyBookSettings(o.config);
-  if (!agency) return;
+  const s = agencyBookSettings(o.config);
+  if (!s) return;
   const periods = new Map(made.map((p) => [p.label, p]));
   if (periods.size === 0) return;
   const accounts = o.config.accounts.map((a) => a.name);
@@ -56,7 +56,6 @@ export async function scheduledBook(
     );
     return;
   }
-  const s = agency.settings;
   const { bookFromStore } = await import('../../report/overview/book-store.js');
   const { writeBook } = await import('../../report/overview/book-write.js');
   const settingsOf = (account: string, brandId: string) =>

@@ -197,3 +197,24 @@ describe('the whole book and several object stores', () => {
     expect(existsSync(join(out, 'agency'))).toBe(false);
   }, 120_000);
 });
+
+describe('the whole book in PDF', () => {
+  it('prints overview.pdf when the top-level reports.formats has pdf, though no account makes PDFs (docs/reports.md)', async () => {
+    const { config } = await threeAccounts(h.tempDir());
+    const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown> & {
+      accounts: Record<string, unknown>[];
+    };
+    doc.reports = { agency: { name: 'Northwind' }, formats: ['html', 'pdf'] };
+    for (const a of doc.accounts) a.reports = { formats: ['html', 'json'] };
+    writeFileSync(config, stringify(doc));
+    const out = h.tempDir();
+    const r = await h.visyncCli(config, ['report', '--period', '2026-11', '--out', out]);
+    expect(r.code).toBe(1); // gamma: no complete run
+    const folder = join(out, 'agency', 'period=2026-11');
+    expect(r.out).toContain(`agency overview 2026-11: ${join(folder, 'overview.html')}`);
+    // The accounts' reports and overviews are as they asked: no PDF.
+    expect(existsSync(join(out, 'account=acme', 'period=2026-11', 'overview.pdf'))).toBe(false);
+    const pdf = readFileSync(join(folder, 'overview.pdf'));
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+  }, 120_000);
+});

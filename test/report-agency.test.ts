@@ -14,7 +14,7 @@ import type { Report } from '../src/report/model/report-shape.js';
 import { headlineOf } from '../src/report/summary/headline.js';
 import { runVisync } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
-import { syncNight } from './helpers/nights.js';
+import { syncNights } from './helpers/nights.js';
 import { pdfLinks } from './helpers/pdf-pages.js';
 import { NIGHTS } from './helpers/report-nights.js';
 import { chromiumBrowser } from './helpers/shared-chromium.js';
@@ -32,20 +32,10 @@ async function threeAccounts(dir: string): Promise<{ config: string; ids: Record
     ],
     seed: 22,
   };
-  let config = '';
-  let ids: Record<string, string[]> = {};
-  for (const night of NIGHTS) {
-    const run = await syncNight(dir, spec, night, {
-      accounts: ['acme', 'beta'],
-      config: { extract: { visibilityDays: 30 } },
-    });
-    expect(run.status).toBe('succeeded');
-    config = run.config;
-    ids = Object.fromEntries(
-      run.sim.accounts.map((a) => [a.name, [...(a as { workspaceIds: string[] }).workspaceIds]]),
-    );
-  }
-  return { config, ids };
+  return syncNights(dir, spec, NIGHTS, {
+    accounts: ['acme', 'beta'],
+    config: { extract: { visibilityDays: 30 } },
+  });
 }
 
 describe('the whole book through the built bin', () => {

@@ -16,7 +16,7 @@ import { deliverScheduled } from '../src/delivery/scheduled/deliver.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
 import { mailbox } from './helpers/mailbox.js';
-import { syncNight } from './helpers/nights.js';
+import { syncNights } from './helpers/nights.js';
 import { reportJob } from './helpers/report-processor.js';
 
 const NIGHTS = ['2026-10-31', '2026-11-01'];
@@ -31,17 +31,7 @@ async function twoAccounts(dir: string) {
     ],
     seed: 22,
   };
-  let config = '';
-  let ids: Record<string, string[]> = {};
-  for (const night of NIGHTS) {
-    const run = await syncNight(dir, spec, night, { config: { extract: { visibilityDays: 30 } } });
-    expect(run.status).toBe('succeeded');
-    config = run.config;
-    ids = Object.fromEntries(
-      run.sim.accounts.map((a) => [a.name, [...(a as { workspaceIds: string[] }).workspaceIds]]),
-    );
-  }
-  return { config, ids };
+  return syncNights(dir, spec, NIGHTS, { config: { extract: { visibilityDays: 30 } } });
 }
 
 /** Monthly drafts (review: no mail goes out) of every workspace, the book in de-DE. */

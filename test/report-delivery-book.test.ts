@@ -102,6 +102,21 @@ describe('the whole book by the scheduled delivery', () => {
       ).toBe(true);
   });
 
+  it("prints the book's overview.pdf when the top-level formats have pdf, though the accounts make none", async () => {
+    const dir = h.tempDir();
+    const { config: path } = await twoAccounts(dir);
+    const config = await withBook(path, (doc) => {
+      (doc as unknown as { reports: { formats: string[] } }).reports.formats = ['html', 'pdf'];
+      for (const a of doc.accounts) a.reports = { formats: ['html', 'json'] };
+    });
+    const acme = await reportJob(config, dir, '2026-11-01', 'acme');
+    expect('reports' in acme.result && acme.result.reports.map((r) => r.state)).toEqual(['draft', 'draft']);
+    expect(bookOf(dir).rows.map((r) => r.account)).toEqual(['acme', 'acme']);
+    const pdf = readFileSync(join(dir, dirname(BOOK), 'overview.pdf'));
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(existsSync(join(dir, 'reports', 'account=acme', 'period=2026-10', 'overview.pdf'))).toBe(false);
+  });
+
   it('never writes the book while another report job holds it (one writer at a time), and says so', async () => {
     const dir = h.tempDir();
     const { config: path } = await twoAccounts(dir);

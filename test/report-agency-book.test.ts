@@ -95,7 +95,7 @@ describe('reports.agency at load', () => {
       agency: 'Northwind Agency',
       locale: 'en-GB',
     });
-    expect(agencyBookSettings(mapped)?.settings).toMatchObject({
+    expect(agencyBookSettings(mapped)).toMatchObject({
       agency: 'Northwind Agency',
       locale: 'de-DE',
       timeZone: 'Europe/Berlin',

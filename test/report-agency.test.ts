@@ -12,10 +12,9 @@ import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import type { Report } from '../src/report/model/report-shape.js';
 import { headlineOf } from '../src/report/summary/headline.js';
-import { builtVisync, NODE22 } from './helpers/built-bin.js';
-import { startProcess } from './helpers/cli-process.js';
+import { runVisync } from './helpers/cli-process.js';
 import * as h from './helpers/harness.js';
-import { syncNight } from './helpers/nights.js';
+import { syncNights } from './helpers/nights.js';
 import { pdfLinks } from './helpers/pdf-pages.js';
 import { NIGHTS } from './helpers/report-nights.js';
 import { chromiumBrowser } from './helpers/shared-chromium.js';
@@ -33,20 +32,10 @@ async function threeAccounts(dir: string): Promise<{ config: string; ids: Record
     ],
     seed: 22,
   };
-  let config = '';
-  let ids: Record<string, string[]> = {};
-  for (const night of NIGHTS) {
-    const run = await syncNight(dir, spec, night, {
-      accounts: ['acme', 'beta'],
-      config: { extract: { visibilityDays: 30 } },
-    });
-    expect(run.status).toBe('succeeded');
-    config = run.config;
-    ids = Object.fromEntries(
-      run.sim.accounts.map((a) => [a.name, [...(a as { workspaceIds: string[] }).workspaceIds]]),
-    );
-  }
-  return { config, ids };
+  return syncNights(dir, spec, NIGHTS, {
+    accounts: ['acme', 'beta'],
+    config: { extract: { visibilityDays: 30 } },
+  });
 }
 
 describe('the whole book through the built bin', () => {
@@ -62,22 +51,11 @@ describe('the whole book through the built bin', () => {
     };
     writeFileSync(config, stringify(doc));
     const out = h.tempDir();
-    const run = await startProcess(
-      NODE22,
-      [
-        builtVisync().bin,
-        '--config',
-        config,
-        'report',
-        '--period',
-        '2026-11',
-        '--format',
-        'html,json',
-        '--out',
-        out,
-      ],
-      { guardMs: 180_000 },
-    ).exited;
+    const run = await runVisync(
+      ['--config', config, 'report', '--period', '2026-11', '--format', 'html,json', '--out', out],
+      {},
+      180_000,
+    );
     // gamma has no complete run: its own line, exit 1; the others and the book are written.
     expect(run.stderr).toContain('account gamma: no complete run');
     expect(run.code).toBe(1);
@@ -145,21 +123,11 @@ describe('the whole book in the object store', () => {
     const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown>;
     doc.reports = { agency: { name: 'Northwind', locale: 'fr-FR' } };
     writeFileSync(config, stringify(doc));
-    const run = await startProcess(
-      NODE22,
-      [
-        builtVisync().bin,
-        '--config',
-        config,
-        'report',
-        '--period',
-        '2026-11',
-        '--format',
-        'html,pdf',
-        '--json',
-      ],
-      { guardMs: 180_000 },
-    ).exited;
+    const run = await runVisync(
+      ['--config', config, 'report', '--period', '2026-11', '--format', 'html,pdf', '--json'],
+      {},
+      180_000,
+    );
     expect(run.code).toBe(1); // gamma: no complete run
     const folder = join(dir, 'reports', 'agency', 'period=2026-11');
     const said = JSON.parse(run.stdout) as { agency_overview?: string };
@@ -217,5 +185,26 @@ describe('the whole book and several object stores', () => {
     expect(one.out.some((l) => l.startsWith('beta overview 2026-11: '))).toBe(true);
     expect(one.out.some((l) => l.startsWith('agency overview'))).toBe(false);
     expect(existsSync(join(out, 'agency'))).toBe(false);
+  }, 120_000);
+});
+
+describe('the whole book in PDF', () => {
+  it('prints overview.pdf when the top-level reports.formats has pdf, though no account makes PDFs (docs/reports.md)', async () => {
+    const { config } = await threeAccounts(h.tempDir());
+    const doc = parse(readFileSync(config, 'utf8')) as Record<string, unknown> & {
+      accounts: Record<string, unknown>[];
+    };
+    doc.reports = { agency: { name: 'Northwind' }, formats: ['html', 'pdf'] };
+    for (const a of doc.accounts) a.reports = { formats: ['html', 'json'] };
+    writeFileSync(config, stringify(doc));
+    const out = h.tempDir();
+    const r = await h.visyncCli(config, ['report', '--period', '2026-11', '--out', out]);
+    expect(r.code).toBe(1); // gamma: no complete run
+    const folder = join(out, 'agency', 'period=2026-11');
+    expect(r.out).toContain(`agency overview 2026-11: ${join(folder, 'overview.html')}`);
+    // The accounts' reports and overviews are as they asked: no PDF.
+    expect(existsSync(join(out, 'account=acme', 'period=2026-11', 'overview.pdf'))).toBe(false);
+    const pdf = readFileSync(join(folder, 'overview.pdf'));
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
   }, 120_000);
 });

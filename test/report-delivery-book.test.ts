@@ -16,7 +16,7 @@ import { deliverScheduled } from '../src/delivery/scheduled/deliver.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
 import { mailbox } from './helpers/mailbox.js';
-import { syncNight } from './helpers/nights.js';
+import { syncNights } from './helpers/nights.js';
 import { reportJob } from './helpers/report-processor.js';
 
 const NIGHTS = ['2026-10-31', '2026-11-01'];
@@ -31,17 +31,7 @@ async function twoAccounts(dir: string) {
     ],
     seed: 22,
   };
-  let config = '';
-  let ids: Record<string, string[]> = {};
-  for (const night of NIGHTS) {
-    const run = await syncNight(dir, spec, night, { config: { extract: { visibilityDays: 30 } } });
-    expect(run.status).toBe('succeeded');
-    config = run.config;
-    ids = Object.fromEntries(
-      run.sim.accounts.map((a) => [a.name, [...(a as { workspaceIds: string[] }).workspaceIds]]),
-    );
-  }
-  return { config, ids };
+  return syncNights(dir, spec, NIGHTS, { config: { extract: { visibilityDays: 30 } } });
 }
 
 /** Monthly drafts (review: no mail goes out) of every workspace, the book in de-DE. */
@@ -110,6 +100,21 @@ describe('the whole book by the scheduled delivery', () => {
         opened.some((f) => f.includes(`brand=${b}`)),
         b,
       ).toBe(true);
+  });
+
+  it("prints the book's overview.pdf when the top-level formats have pdf, though the accounts make none", async () => {
+    const dir = h.tempDir();
+    const { config: path } = await twoAccounts(dir);
+    const config = await withBook(path, (doc) => {
+      (doc as unknown as { reports: { formats: string[] } }).reports.formats = ['html', 'pdf'];
+      for (const a of doc.accounts) a.reports = { formats: ['html', 'json'] };
+    });
+    const acme = await reportJob(config, dir, '2026-11-01', 'acme');
+    expect('reports' in acme.result && acme.result.reports.map((r) => r.state)).toEqual(['draft', 'draft']);
+    expect(bookOf(dir).rows.map((r) => r.account)).toEqual(['acme', 'acme']);
+    const pdf = readFileSync(join(dir, dirname(BOOK), 'overview.pdf'));
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    expect(existsSync(join(dir, 'reports', 'account=acme', 'period=2026-10', 'overview.pdf'))).toBe(false);
   });
 
   it('never writes the book while another report job holds it (one writer at a time), and says so', async () => {

@@ -5,7 +5,7 @@ import type { Config } from '../config/schema.js';
 import type { ReportFormat } from '../report/output.js';
 import type { AccountOutcome } from '../report/overview/book.js';
 import type { PdfSession } from '../report/render/pdf.js';
-import type { agencyBookSettings } from '../report/settings.js';
+import type { ReportSettings } from '../report/settings.js';
 import type { ObjectStores } from '../sinks/create-store.js';
 import type { CommandIo } from './program-state.js';
 
@@ -27,7 +27,8 @@ export interface BookSources {
   output: typeof import('../report/output.js');
   pdf: PdfSession | undefined;
   typed: ReportFormat[] | undefined;
-  agency: NonNullable<ReturnType<typeof agencyBookSettings>>;
+  /** The whole book's settings (src/report/settings.ts agencyBookSettings). */
+  agency: ReportSettings;
 }
 
 /**
@@ -50,18 +51,14 @@ export async function wholeBook(b: BookSources): Promise<void> {
     }
     target = b.output.storeTarget(shared[0].store);
   }
-  const s = b.agency.settings;
-  const withPdf = b.pdf && (b.typed ?? s.formats).includes('pdf');
+  const s = b.agency;
   const { writeBook } = await import('../report/overview/book-write.js');
   try {
     b.tally.book = await writeBook({
       target,
       book,
       style: b.style.styleOf(s),
-      print: withPdf
-        ? (html: string) =>
-            (b.pdf as PdfSession).render(html, { pageSize: s.pageSize, locale: s.locale ?? null })
-        : undefined,
+      print: b.style.overviewPrinter((b.typed ?? s.formats).includes('pdf') ? b.pdf : undefined, s),
     });
   } catch (err) {
     const { errorMessage } = await import('../util/errors.js');

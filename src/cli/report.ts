@@ -182,12 +182,16 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
   const typedCompare = cmd.getOptionValueSource('compare') !== 'default';
   const configuredFormats = (account: string, brandId?: string): ReportFormat[] =>
     typed ?? settings.madeFormats(settingsOf(account, brandId));
+  // The whole book: only when reports.agency is a mapping and the call covers every client of
+  // every account (with --brand the other accounts write no overview, so they would be missing).
+  const agency = !flags.account && brands.length === 0 ? settings.agencyBookSettings(config) : null;
+  // PDF when a report asks for it, or the book does (its own formats: the top-level ones).
   const wantsPdf = typed
     ? typed.includes('pdf')
     : settings.pdfReportsConfigured(
         config,
         accounts.map((a) => findAccount(config, a)),
-      );
+      ) || agency?.formats.includes('pdf') === true;
   // One Chromium for the whole run (its path is a top-level setting), loaded only for PDFs.
   const pdf = wantsPdf
     ? await (await import('../report/render/pdf.js')).PdfSession.open(
@@ -223,10 +227,7 @@ async function reportCommand(flags: ReportFlags, cmd: Command, io: CommandIo): P
         });
       countAccount(tally, account, r, flags, io);
     }
-    // The whole book: only when reports.agency is a mapping and the call covers every client of
-    // every account (with --brand the other accounts write no overview, so they would be missing).
-    const agency = settings.agencyBookSettings(config);
-    if (agency && !flags.account && brands.length === 0)
+    if (agency)
       await wholeBook({ config, flags, io, tally, stores, accounts, style, output, pdf, typed, agency });
   } finally {
     await pdf?.close();
@@ -297,14 +298,10 @@ function accountLook(
     // The account's overview beside its reports, in the account's look and locale.
     overview: {
       style: style.styleOf(settingsOf(account)),
-      print:
-        pdf && configuredFormats(account).includes('pdf')
-          ? (html: string) =>
-              pdf.render(html, {
-                pageSize: settingsOf(account).pageSize,
-                locale: settingsOf(account).locale ?? null,
-              })
-          : undefined,
+      print: style.overviewPrinter(
+        configuredFormats(account).includes('pdf') ? pdf : undefined,
+        settingsOf(account),
+      ),
     },
   };
 }

@@ -5,7 +5,7 @@
 // recipients and mail (src/delivery/). Here, not in src/config: the defaults name the page size
 // and Chromium of ./render/pdf.ts.
 
-import { type AgencyBook, agencyBook, agencyName } from '../config/agency.js';
+import { agencyBook, agencyName } from '../config/agency.js';
 import type { MailTemplates } from '../config/mail-templates.js';
 import type { AttachFormat } from '../config/report-attach.js';
 import type { GoalConfig } from '../config/report-goals.js';
@@ -138,18 +138,14 @@ function topSettings(config: Pick<Config, 'reports'>): ReportSettings {
  * The whole-book overview's settings when the top-level `reports.agency` is a mapping (docs/reports.md,
  * "The whole book"): the top-level look, the agency's name, its locale and time zone; else null.
  */
-export function agencyBookSettings(
-  config: Pick<Config, 'reports'>,
-): { book: AgencyBook; settings: ReportSettings } | null {
+export function agencyBookSettings(config: Pick<Config, 'reports'>): ReportSettings | null {
   const book = agencyBook(config.reports?.agency);
   if (!book) return null;
-  const top = topSettings(config);
-  const settings = inCatalogueLocale({
-    ...top,
+  return inCatalogueLocale({
+    ...topSettings(config),
     ...(book.locale === undefined ? {} : { locale: book.locale }),
     ...(book.timeZone === undefined ? {} : { timeZone: book.timeZone }),
   });
-  return { book, settings };
 }
 
 /** A locale without a catalogue moves to `localeWithoutCatalogue`: the report is then English. */

@@ -4,6 +4,7 @@ import type { GoalConfig } from '../config/report-goals.js';
 import type { ReportSection } from '../config/schema.js';
 import { textColourOnWhite } from '../util/contrast.js';
 import { translator } from './i18n/translate.js';
+import type { PdfSession } from './render/pdf.js';
 import { defaultReportSettings, type ReportSettings } from './settings.js';
 
 export interface ReportStyle {
@@ -80,6 +81,17 @@ export function pdfFooter(style: ReportStyle): { footerText?: string } {
       : translator(style.locale).t('page:footer.prepared', { agency: style.agencyName });
   const line = [style.footer, closing].filter((x) => x !== null).join(' \u00b7 ');
   return line === '' ? {} : { footerText: line };
+}
+
+/**
+ * How an overview page (an account's, or the whole book: ./overview/) prints: `pdf` with the
+ * settings' page size and locale, no running footer; unset without a session (no overview.pdf).
+ */
+export function overviewPrinter(
+  pdf: PdfSession | undefined,
+  s: ReportSettings,
+): ((html: string) => Promise<Uint8Array>) | undefined {
+  return pdf && ((html) => pdf.render(html, { pageSize: s.pageSize, locale: s.locale ?? null }));
 }
 
 export const DEFAULT_STYLE: ReportStyle = styleOf(defaultReportSettings());

@@ -1,6 +1,7 @@
 // Nights of the simulator synced inline into an fs store, one run per night dated that night (the
 // simulator's `today` moved on with it), for scheduled-report tests: what the worker's report job
 // finds in the store after those nights.
+import { expect } from 'vitest';
 import { parseConfig } from '../../src/config/read-config.js';
 import type { RunStatus } from '../../src/records/run-state.js';
 import { runInline } from '../../src/run/inline/run-inline.js';
@@ -31,4 +32,28 @@ export async function syncNight(
     ...(o.accounts ? { accounts: o.accounts } : {}),
   });
   return { status: run.status, sim: s, config: file.path };
+}
+
+/**
+ * Syncs `nights` in order, each one succeeding; the config file written for the last and each
+ * account's workspace ids (the whole book's tests: test/report-agency.test.ts,
+ * test/report-delivery-book.test.ts).
+ */
+export async function syncNights(
+  dir: string,
+  spec: Omit<SimulatorOptions, 'today' | 'faults'>,
+  nights: readonly string[],
+  o: { accounts?: string[]; config?: h.ConfigOverrides } = {},
+): Promise<{ config: string; ids: Record<string, string[]> }> {
+  let config = '';
+  let ids: Record<string, string[]> = {};
+  for (const night of nights) {
+    const run = await syncNight(dir, spec, night, o);
+    expect(run.status).toBe('succeeded');
+    config = run.config;
+    ids = Object.fromEntries(
+      run.sim.accounts.map((a) => [a.name, [...(a as { workspaceIds: string[] }).workspaceIds]]),
+    );
+  }
+  return { config, ids };
 }

@@ -12,7 +12,7 @@ import type { Period } from '../../history/period.js';
 import { storeTarget } from '../../report/output.js';
 import type { PdfSession } from '../../report/render/pdf.js';
 import { agencyBookSettings, reportSettingsFor } from '../../report/settings.js';
-import { styleOf } from '../../report/style.js';
+import { overviewPrinter, styleOf } from '../../report/style.js';
 import { errorMessage } from '../../util/errors.js';
 import { writtenFormats } from './steps.js';
 import type { DeliveryOptions } from './types.js';
@@ -42,8 +42,8 @@ export async function scheduledBook(
   made: readonly Period[],
   pdfSession: () => Promise<PdfSession>,
 ): Promise<void> {
-  const agency = agencyBookSettings(o.config);
-  if (!agency) return;
+  const s = agencyBookSettings(o.config);
+  if (!s) return;
   const periods = new Map(made.map((p) => [p.label, p]));
   if (periods.size === 0) return;
   const accounts = o.config.accounts.map((a) => a.name);
@@ -56,7 +56,6 @@ export async function scheduledBook(
     );
     return;
   }
-  const s = agency.settings;
   const { bookFromStore } = await import('../../report/overview/book-store.js');
   const { writeBook } = await import('../../report/overview/book-write.js');
   const settingsOf = (account: string, brandId: string) =>
@@ -98,8 +97,7 @@ export async function scheduledBook(
         target: storeTarget(o.store),
         book,
         style: styleOf(s),
-        print:
-          session && ((html) => session.render(html, { pageSize: s.pageSize, locale: s.locale ?? null })),
+        print: overviewPrinter(session, s),
       });
       o.logger.info(
         { period: period.label, location, missing: book.missing.map((m) => m.account) },

@@ -67,7 +67,7 @@ export type AccountOutcome =
   | { account: string; book?: undefined; reason: MissingReason };
 
 /** Why an account without a book part has none (undefined `made`: its store could not be read). */
-export function missingReason(made: AccountMade | undefined): MissingReason {
+function missingReason(made: AccountMade | undefined): MissingReason {
   if (made === undefined) return 'unreadable';
   if (made.known.length === 0) return 'no_runs';
   if (made.workspaces.length === 0) return 'not_covered';

@@ -9,7 +9,7 @@
 import { appendUpdate, lastTrailer, literalEnd, type PdfObject } from './pdf-update.js';
 
 /** `link` relative to the folder `page` is in, when both are of one origin; else `link` itself. */
-export function relativeLink(page: string, link: string): string {
+function relativeLink(page: string, link: string): string {
   let from: URL;
   let to: URL;
   try {

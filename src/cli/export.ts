@@ -5,7 +5,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Config, SinksConfig } from '../config/schema.js';
 import type { RootReader } from '../export/store-root.js';
-import { hasControlCharacter } from '../util/terminal.js';
+import { hasControlCharacter, terminalSafe } from '../util/terminal.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
@@ -371,7 +371,6 @@ async function refuseRoot(root: string, reader: RootReader, option: string | und
   const { rootProblem } = await import('../export/store-root.js');
   const problem = rootProblem(root, reader);
   if (!problem) return;
-  const { terminalSafe } = await import('../util/terminal.js');
   throw new CliError(
     option === undefined
       ? `the configured store ${terminalSafe(JSON.stringify(root))} ${problem}: give a --root without it`

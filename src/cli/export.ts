@@ -357,8 +357,9 @@ async function emit(io: CommandIo, out: string | undefined, text: string, what: 
 
 /** A write's refusal as the command's one line: exit 64 for a path that cannot be what it must be. */
 async function written(write: Promise<void>): Promise<void> {
-  const { WriteRefused } = await import('../util/safe-write.js');
-  await write.catch((err: unknown) => {
+  // The handler is attached at once: the write is already under way, and may fail before an import.
+  await write.catch(async (err: unknown) => {
+    const { WriteRefused } = await import('../util/safe-write.js');
     throw err instanceof WriteRefused ? new CliError(err.message, err.usage ? EXIT_USAGE : 1) : err;
   });
 }

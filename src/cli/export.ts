@@ -5,7 +5,7 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { Config, SinksConfig } from '../config/schema.js';
 import type { RootReader } from '../export/store-root.js';
-import { hasControlCharacter } from '../util/terminal.js';
+import { hasControlCharacter, terminalSafe } from '../util/terminal.js';
 import { EXIT_USAGE } from './exit-codes.js';
 import { CliError, type CommandIo, configOption, exitWith, type ProgramState } from './program-state.js';
 
@@ -357,8 +357,9 @@ async function emit(io: CommandIo, out: string | undefined, text: string, what: 
 
 /** A write's refusal as the command's one line: exit 64 for a path that cannot be what it must be. */
 async function written(write: Promise<void>): Promise<void> {
-  const { WriteRefused } = await import('../util/safe-write.js');
-  await write.catch((err: unknown) => {
+  // The handler is attached at once: the write is already under way, and may fail before an import.
+  await write.catch(async (err: unknown) => {
+    const { WriteRefused } = await import('../util/safe-write.js');
     throw err instanceof WriteRefused ? new CliError(err.message, err.usage ? EXIT_USAGE : 1) : err;
   });
 }
@@ -371,7 +372,6 @@ async function refuseRoot(root: string, reader: RootReader, option: string | und
   const { rootProblem } = await import('../export/store-root.js');
   const problem = rootProblem(root, reader);
   if (!problem) return;
-  const { terminalSafe } = await import('../util/terminal.js');
   throw new CliError(
     option === undefined
       ? `the configured store ${terminalSafe(JSON.stringify(root))} ${problem}: give a --root without it`

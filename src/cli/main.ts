@@ -73,7 +73,6 @@ export async function main(argv: string[], raw: CliIo = consoleIo): Promise<numb
       printed = true;
       raw.out(line);
     },
-    err: raw.err,
   };
   const state: ProgramState = { exitCode: 0 };
   const program = buildProgram(state, counted);

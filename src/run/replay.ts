@@ -7,7 +7,7 @@ import { rawRunWorkspaceCalls } from '../curate/raw-run.js';
 import { underCurrentRules } from '../events/meanings.js';
 import { readPart } from '../history/complete-runs.js';
 import { compareText } from '../history/figures.js';
-import { eventsDetectedBy } from '../records/events-writer.js';
+import { eventsDetectedBy, eventsWriter } from '../records/events-writer.js';
 import {
   type LoadResult,
   type Manifest,
@@ -31,7 +31,6 @@ import {
 } from '../sinks/layout.js';
 import type { ObjectStore } from '../sinks/object-store.js';
 import { VisyncError } from '../util/errors.js';
-import { WRITER_NAME, type Writer } from '../util/writer.js';
 import type { RunLoader } from './finish-run.js';
 import { recordRun } from './record-run.js';
 import { curateAndLoad } from './stages.js';
@@ -142,7 +141,7 @@ export async function replayRun(o: ReplayOptions): Promise<Manifest> {
   const manifest: Manifest = {
     ...base,
     // Whose rules detected the events kept as recorded: this manifest's writer is the replay's.
-    ...(old && recordedEvents ? { events_writer: eventsWriterOf(old) } : {}),
+    ...(old && recordedEvents ? { events_writer: eventsWriter(old) } : {}),
     files: [...finished.rawFiles, ...finished.files],
     loads: finished.loads,
     drift: [...base.drift.filter((d) => d.stage === 'extract'), ...finished.drift],
@@ -175,11 +174,6 @@ async function olderRulesEvents(store: ObjectStore, m: Manifest): Promise<Row[] 
   const rows: Row[] = [];
   for (const key of keys) rows.push(...(await readPart(store, key)));
   return rows;
-}
-
-/** The release whose rules detected a run's events, as a manifest's writer. */
-function eventsWriterOf(m: Manifest): Writer {
-  return m.events_writer ?? m.writer ?? { name: WRITER_NAME, version: eventsDetectedBy(m) };
 }
 
 /** What is known of a run that stopped before its manifest, besides its raw files. */

@@ -85,7 +85,7 @@ export async function ensureFolders(root: string, parts: readonly string[]): Pro
 }
 
 /** `body` to `file` whole, through a temporary file in the same folder; a link at `file` is refused. */
-export async function writeFileWhole(file: string, body: string | Uint8Array): Promise<void> {
+async function writeFileWhole(file: string, body: string | Uint8Array): Promise<void> {
   const st = await entry(file);
   if (st?.isSymbolicLink()) refuseLink(file);
   if (st?.isDirectory())

@@ -110,6 +110,20 @@ function duckdbRead(t: TableDef, at: SourceLocation & { target: 'duckdb' }): str
 }
 
 /**
+ * A DuckDB source's config: it reads `read` (a SQL expression). oldstyle: dbt-duckdb formats the
+ * location with `%`, not str.format, which would read the braces of `columns = {...}` as fields; a
+ * `%` of the path is doubled.
+ */
+function duckdbConfig(read: string): Record<string, unknown> {
+  return { external_location: read.replaceAll('%', '%%'), formatter: 'oldstyle' };
+}
+
+/** A column of a source: its name, description and type on the target. */
+function columnEntry(c: ColumnDef, target: DbtTarget): Record<string, unknown> {
+  return { name: c.name, description: c.description, data_type: dataType[target](c) };
+}
+
+/**
  * Each view as a source. BigQuery and Athena have the views beside the tables (the BigQuery sink
  * and `visync export athena` create them); for DuckDB the source reads the view's SELECT over the
  * tables' part files. A `_latest` view lists its base table's columns; it has no tests or
@@ -128,18 +142,8 @@ function viewEntries(tables: readonly TableDef[], at: SourceLocation): Record<st
     return {
       name: v.name,
       description: v.description,
-      ...(at.target === 'duckdb'
-        ? { config: { external_location: `(${v.sql.trim()})`.replaceAll('%', '%%'), formatter: 'oldstyle' } }
-        : {}),
-      ...(base
-        ? {
-            columns: base.columns.map((c) => ({
-              name: c.name,
-              description: c.description,
-              data_type: dataType[at.target](c),
-            })),
-          }
-        : {}),
+      ...(at.target === 'duckdb' ? { config: duckdbConfig(`(${v.sql.trim()})`) } : {}),
+      ...(base ? { columns: base.columns.map((c) => columnEntry(c, at.target)) } : {}),
     };
   });
 }
@@ -148,13 +152,7 @@ function tableEntry(t: TableDef, at: SourceLocation, f: Freshness): Record<strin
   const key = rowKey(t);
   const field = loadedAtField(t);
   const filter = freshnessFilter(t, at, freshnessDays(f));
-  const config: Record<string, unknown> = {};
-  if (at.target === 'duckdb') {
-    // oldstyle: dbt-duckdb formats the location with `%`, not str.format, which would read the
-    // braces of `columns = {...}` as fields; a `%` of the path is doubled.
-    config.external_location = duckdbRead(t, at).replaceAll('%', '%%');
-    config.formatter = 'oldstyle';
-  }
+  const config = at.target === 'duckdb' ? duckdbConfig(duckdbRead(t, at)) : {};
   if (field) {
     config.loaded_at_field = loadedAtExpression(t, field, at.target);
     config.freshness = {
@@ -172,9 +170,7 @@ function tableEntry(t: TableDef, at: SourceLocation, f: Freshness): Record<strin
     columns: t.columns.map((c) => {
       const columnTestList = columnTests(t, c.name, key);
       return {
-        name: c.name,
-        description: c.description,
-        data_type: dataType[at.target](c),
+        ...columnEntry(c, at.target),
         ...(columnTestList.length ? { data_tests: columnTestList } : {}),
       };
     }),

@@ -58,7 +58,7 @@ async function linkCommand(cmd: Command, io: CliIo): Promise<number> {
     { ObjectStores },
     { reportSettingsFor },
     { linkSeconds, LINK_MAX_SECONDS },
-    { reportLink, LinkError, LINK_NEEDS_S3 },
+    { reportLink, LINK_NEEDS_S3 },
     { newestReportPeriod },
     { errorMessage },
   ] = await Promise.all([
@@ -94,10 +94,7 @@ async function linkCommand(cmd: Command, io: CliIo): Promise<number> {
     );
     return 0;
   } catch (err) {
-    if (err instanceof LinkError) {
-      io.err(`visync: ${err.message}`);
-      return 1;
-    }
+    // A LinkError (no manifest, no page nor PDF) and a store's failure: the same one line.
     io.err(`visync: ${errorMessage(err)}`);
     return 1;
   } finally {

@@ -11,7 +11,7 @@ import { sentenceHtml } from '../../report/summary/render.js';
 import type { Sentence } from '../../report/summary/sentences.js';
 import type { Value } from './template.js';
 
-export interface Wording {
+interface Wording {
   locale: string | null;
   timeZone?: string | null | undefined;
   engineNames?: Readonly<Record<string, string>> | undefined;

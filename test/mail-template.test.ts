@@ -107,7 +107,26 @@ describe('composeMail with templates', () => {
         note: 'Bitte **lesen**.',
         link: { url: 'https://b.example/r?x=1&y=2', expires: new Date('2026-12-09T13:05:00Z') },
         timeZone: 'Europe/Berlin',
+        summary: [
+          {
+            key: 'engine_moved',
+            params: {
+              engine: { kind: 'engine', value: 'ai_overviews' },
+              before: { kind: 'score', value: 40 },
+              after: { kind: 'score', value: 45.25 },
+              delta: { kind: 'delta', value: 5.25 },
+            },
+          },
+          { key: 'score_no_previous', params: { after: { kind: 'text', value: 'A & <B>' } } },
+        ],
       }),
+    );
+    // The summary: the page's sentences, as plain text in the text part and escaped in the HTML part.
+    expect(full.text).toContain(
+      'Zusammenfassung\nDie größte Veränderung gab es bei Google AI Overviews: von 40,0 auf 45,3 (+5,3 Punkte). Der mittlere Gesamt-Sichtbarkeitswert des Zeitraums lag bei A & <B>; aus dem Vorzeitraum gibt es keinen vergleichbaren Wert.\n\n',
+    );
+    expect(full.html).toContain(
+      '<p><strong>Zusammenfassung</strong></p><p>Die größte Veränderung gab es bei <bdi>Google AI Overviews</bdi>: von 40,0 auf 45,3 (+5,3 Punkte). Der mittlere Gesamt-Sichtbarkeitswert des Zeitraums lag bei <bdi>A &amp; &lt;B&gt;</bdi>;',
     );
     expect(full.text).toContain('Von Ihrer Kundenbetreuung\nBitte **lesen**.\n\n');
     expect(full.text).toContain(

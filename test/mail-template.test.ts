@@ -166,4 +166,14 @@ describe('config', () => {
     expect(bad).toThrow(/reports\.mail\.templates\.de\.subject: expected a subject on one line/);
     expect(bad).toThrow(/reports\.mail\.templates\.x y: expected default or a locale/);
   });
+
+  it('a link without an S3 store is refused at each level it is set, naming the key', () => {
+    const text =
+      'accounts:\n  - name: acme\n    apiKey: k\n    baseUrl: https://api.example/v1\n    reports:\n      mail: { link: { expires: 1d } }\n      workspaces:\n        ws1: { mail: { link: { expires: 2d } } }\n    brands: [ws1]\nsinks: { fs: { dir: ./d } }\nreports:\n  mail: { link: { expires: 3d } }\n';
+    const bad = () => parseConfig(text, { source: 't', env: {} });
+    const needs = 'needs sinks.s3: the link is an S3 presigned URL';
+    expect(bad).toThrow(`t: reports.mail.link: ${needs}`);
+    expect(bad).toThrow(`t: accounts.0.reports.mail.link: ${needs}`);
+    expect(bad).toThrow(`t: accounts.0.reports.workspaces.ws1.mail.link: ${needs}`);
+  });
 });

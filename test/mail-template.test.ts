@@ -107,7 +107,26 @@ describe('composeMail with templates', () => {
         note: 'Bitte **lesen**.',
         link: { url: 'https://b.example/r?x=1&y=2', expires: new Date('2026-12-09T13:05:00Z') },
         timeZone: 'Europe/Berlin',
+        summary: [
+          {
+            key: 'engine_moved',
+            params: {
+              engine: { kind: 'engine', value: 'ai_overviews' },
+              before: { kind: 'score', value: 40 },
+              after: { kind: 'score', value: 45.25 },
+              delta: { kind: 'delta', value: 5.25 },
+            },
+          },
+          { key: 'score_no_previous', params: { after: { kind: 'text', value: 'A & <B>' } } },
+        ],
       }),
+    );
+    // The summary: the page's sentences, as plain text in the text part and escaped in the HTML part.
+    expect(full.text).toContain(
+      'Zusammenfassung\nDie größte Veränderung gab es bei Google AI Overviews: von 40,0 auf 45,3 (+5,3 Punkte). Der mittlere Gesamt-Sichtbarkeitswert des Zeitraums lag bei A & <B>; aus dem Vorzeitraum gibt es keinen vergleichbaren Wert.\n\n',
+    );
+    expect(full.html).toContain(
+      '<p><strong>Zusammenfassung</strong></p><p>Die größte Veränderung gab es bei <bdi>Google AI Overviews</bdi>: von 40,0 auf 45,3 (+5,3 Punkte). Der mittlere Gesamt-Sichtbarkeitswert des Zeitraums lag bei <bdi>A &amp; &lt;B&gt;</bdi>;',
     );
     expect(full.text).toContain('Von Ihrer Kundenbetreuung\nBitte **lesen**.\n\n');
     expect(full.text).toContain(
@@ -146,5 +165,15 @@ describe('config', () => {
     expect(bad).toThrow(/reports\.mail\.link\.expires: expected at most 7d/);
     expect(bad).toThrow(/reports\.mail\.templates\.de\.subject: expected a subject on one line/);
     expect(bad).toThrow(/reports\.mail\.templates\.x y: expected default or a locale/);
+  });
+
+  it('a link without an S3 store is refused at each level it is set, naming the key', () => {
+    const text =
+      'accounts:\n  - name: acme\n    apiKey: k\n    baseUrl: https://api.example/v1\n    reports:\n      mail: { link: { expires: 1d } }\n      workspaces:\n        ws1: { mail: { link: { expires: 2d } } }\n    brands: [ws1]\nsinks: { fs: { dir: ./d } }\nreports:\n  mail: { link: { expires: 3d } }\n';
+    const bad = () => parseConfig(text, { source: 't', env: {} });
+    const needs = 'needs sinks.s3: the link is an S3 presigned URL';
+    expect(bad).toThrow(`t: reports.mail.link: ${needs}`);
+    expect(bad).toThrow(`t: accounts.0.reports.mail.link: ${needs}`);
+    expect(bad).toThrow(`t: accounts.0.reports.workspaces.ws1.mail.link: ${needs}`);
   });
 });

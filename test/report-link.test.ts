@@ -3,7 +3,7 @@
 // else. The newest made period is the default (src/delivery/report-periods.ts). A real fs store
 // with a signer beside it: the signing itself is tested against s3rver (report-mail-templates).
 import { describe, expect, it } from 'vitest';
-import { LinkError, reportLink } from '../src/delivery/report-link.js';
+import { LINK_NEEDS_S3, LinkError, reportLink } from '../src/delivery/report-link.js';
 import { newestReportPeriod } from '../src/delivery/report-periods.js';
 import { manifestOf } from '../src/report/artefact.js';
 import { FsObjectStore } from '../src/sinks/fs-store.js';
@@ -47,9 +47,9 @@ describe('a link to a report', () => {
     await expect(reportLink(store, where('2026-09'), 60, NOW)).rejects.toThrow(
       /no manifest\.json\): make it first with visync report --period 2026-09$/,
     );
-    await expect(reportLink(new FsObjectStore(h.tempDir()), where('2026-11'), 60, NOW)).rejects.toThrow(
-      LinkError,
-    );
+    const fsOnly = reportLink(new FsObjectStore(h.tempDir()), where('2026-11'), 60, NOW);
+    await expect(fsOnly).rejects.toThrow(LinkError);
+    await expect(fsOnly).rejects.toThrow(LINK_NEEDS_S3);
   });
 
   it('the default period is the made report that ends last', async () => {
@@ -61,5 +61,18 @@ describe('a link to a report', () => {
     await made(store, '2026-11', ['html']);
     // November ends after W47 (23 November).
     expect(await newestReportPeriod(store, 'acme', 'ws 1')).toBe('2026-11');
+  });
+
+  it('of two made reports that end the same day the longer is the default; a folder without a manifest is none', async () => {
+    const store = new FsObjectStore(h.tempDir());
+    // May 2026 and its last ISO week (25-31 May) end the same Sunday; the week's folder sorts after the month's.
+    await made(store, '2026-05', ['html']);
+    await made(store, '2026-W22', ['html']);
+    expect(await newestReportPeriod(store, 'acme', 'ws 1')).toBe('2026-05');
+    // A later period's files without its manifest.json: not a made report.
+    await store.put(`${reportPrefix('acme', 'ws 1', '2026-06')}report.html`, 'x', {
+      contentType: 'text/html',
+    });
+    expect(await newestReportPeriod(store, 'acme', 'ws 1')).toBe('2026-05');
   });
 });

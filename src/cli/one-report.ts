@@ -6,13 +6,13 @@ import type { AccountConfig, Config } from '../config/schema.js';
 import { EXIT_CONFIG, EXIT_USAGE } from './exit-codes.js';
 import { CliError, configOption } from './program-state.js';
 
-export interface OneReportFlags {
+interface OneReportFlags {
   account?: string;
   brand?: string[];
   period?: string;
 }
 
-export interface OneReport<F extends OneReportFlags> {
+interface OneReport<F extends OneReportFlags> {
   flags: F;
   brandId: string;
   config: Config;

@@ -141,4 +141,3 @@ export const MailLinkSchema = z.strictObject(
 );
 
 export type MailTemplates = z.output<typeof MailTemplatesSchema>;
-export type MailTemplate = MailTemplates[string];

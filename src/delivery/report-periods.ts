@@ -11,15 +11,11 @@ export async function newestReportPeriod(
   brandId: string,
 ): Promise<string | undefined> {
   const base = reportPrefix(account, brandId, '').replace(/period=\/$/, '');
-  const made = (await store.list(base))
-    .map((k) => /^period=([^/]+)\/manifest\.json$/.exec(k.slice(base.length))?.[1])
-    .filter((p): p is string => p !== undefined)
-    .map((label) => ({ label, period: parsePeriod(label) }))
-    .filter((x) => x.period !== undefined);
-  made.sort((a, b) => {
-    const pa = a.period as NonNullable<typeof a.period>;
-    const pb = b.period as NonNullable<typeof b.period>;
-    return pa.to.localeCompare(pb.to) || pb.from.localeCompare(pa.from);
+  const made = (await store.list(base)).flatMap((k) => {
+    const label = /^period=([^/]+)\/manifest\.json$/.exec(k.slice(base.length))?.[1];
+    const period = label === undefined ? undefined : parsePeriod(label);
+    return label !== undefined && period ? [{ label, period }] : [];
   });
+  made.sort((a, b) => a.period.to.localeCompare(b.period.to) || b.period.from.localeCompare(a.period.from));
   return made.at(-1)?.label;
 }

@@ -159,7 +159,7 @@ const htmlPage = (lang: string, subject: string, body: string) =>
 
 /** Subject, plain text and HTML (every configured or API string escaped) of one report's e-mail. */
 export function composeMail(w: MailWords): ComposedMail {
-  const { t } = translator(w.locale);
+  const { t, htmlLang: lang } = translator(w.locale);
   const params = { client: w.clientName, period: periodWords(w.period, w.locale, w.through) };
   const figures = headlineLines(w);
   const values = valuesOf(w, params, figures);
@@ -167,7 +167,6 @@ export function composeMail(w: MailWords): ComposedMail {
   const subject = own.subject
     ? renderSubject(own.subject, values)
     : [t(`mail:subject.${w.period.kind}`, params), figures.short].filter(Boolean).join(' \u2013 ');
-  const lang = translator(w.locale).htmlLang;
   if (own.body)
     return {
       subject,

@@ -8,7 +8,7 @@ import type { ObjectStore } from '../../sinks/object-store.js';
 import { attachedName, factsOf, linkOf, mailWordsOf } from '../scheduled/send.js';
 import { type ComposedMail, composeMail } from './compose.js';
 
-export interface MailPreview extends ComposedMail {
+interface MailPreview extends ComposedMail {
   /** The attachment's name, as the mail names it. */
   attachment: string;
 }

@@ -3,7 +3,6 @@
 // the page renders it: src/report/summary/notes.ts) and the link to the report with its expiry, each
 // as plain text and as escaped HTML (./template.ts Value). Pure.
 
-import { translator } from '../../report/i18n/translate.js';
 import { formattersOf } from '../../report/render/format.js';
 import { escapeText } from '../../report/render/pdf.js';
 import { notesHtml } from '../../report/summary/notes.js';
@@ -11,7 +10,7 @@ import { sentenceHtml } from '../../report/summary/render.js';
 import type { Sentence } from '../../report/summary/sentences.js';
 import type { Value } from './template.js';
 
-export interface Wording {
+interface Wording {
   locale: string | null;
   timeZone?: string | null | undefined;
   engineNames?: Readonly<Record<string, string>> | undefined;
@@ -28,7 +27,6 @@ function htmlToText(s: string): string {
 
 /** The summary's sentences, one space apart, as the page says them. */
 export function summaryValue(sentences: readonly Sentence[], w: Wording): Value {
-  const { t } = translator(w.locale);
   const f = formattersOf({
     locale: w.locale,
     timeZone: w.timeZone ?? null,
@@ -36,7 +34,7 @@ export function summaryValue(sentences: readonly Sentence[], w: Wording): Value 
   });
   const inline = sentences
     .map((s) => {
-      const h = sentenceHtml(s, { t, f, locale: w.locale });
+      const h = sentenceHtml(s, { t: f.t, f, locale: w.locale });
       // Every part is synchronous (no async child): a string.
       if (h instanceof Promise) throw new Error('a summary sentence rendered asynchronously');
       return String(h);

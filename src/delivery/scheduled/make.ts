@@ -8,7 +8,7 @@ import { makeAccountReports } from '../../report/make.js';
 import { type ReportFormat, storeTarget } from '../../report/output.js';
 import type { PdfSession } from '../../report/render/pdf.js';
 import { reportSettingsFor } from '../../report/settings.js';
-import { pdfFooter, styleOf } from '../../report/style.js';
+import { overviewPrinter, pdfFooter, styleOf } from '../../report/style.js';
 import { errorMessage } from '../../util/errors.js';
 import { reportAlert } from '../webhooks/payloads.js';
 import { scheduledBook } from './book.js';
@@ -128,6 +128,8 @@ async function makeGroup(
 ) {
   const first = group[0] as Due;
   const session = formats.includes('pdf') ? await pdfSession() : undefined;
+  // The account's own settings (no workspace's): the overview's look and print.
+  const accountSettings = reportSettingsFor(o.config, o.account);
   const byBrand = new Map(group.map((d) => [d.brandId, d]));
   return makeAccountReports({
     store: o.store,
@@ -152,15 +154,6 @@ async function makeGroup(
         }
       : {}),
     now: (o.now?.() ?? new Date()).getTime(),
-    overview: {
-      style: styleOf(reportSettingsFor(o.config, o.account)),
-      print: session
-        ? (html: string) =>
-            session.render(html, {
-              pageSize: reportSettingsFor(o.config, o.account).pageSize,
-              locale: reportSettingsFor(o.config, o.account).locale ?? null,
-            })
-        : undefined,
-    },
+    overview: { style: styleOf(accountSettings), print: overviewPrinter(session, accountSettings) },
   });
 }

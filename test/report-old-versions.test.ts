@@ -5,9 +5,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { restated, revisions } from '../src/report/model/compare.js';
+import { statedOtherwise } from '../src/report/model/compare.js';
 import { type StatedFigures, statedFigures } from '../src/report/model/previous-report.js';
 import { KPI_KEYS, type KpiKey, type ReportModel } from '../src/report/model/report-shape.js';
+
+type Model = Omit<ReportModel, 'revisions' | 'restated'>;
+const revisions = (m: Model, last: StatedFigures) => statedOtherwise(m, last).revisions;
+const restated = (m: Model, last: StatedFigures) => statedOtherwise(m, last).restated;
 
 const OLD = JSON.parse(
   readFileSync(join(import.meta.dirname, 'fixtures', 'report', 'report-0.1.0.json'), 'utf8'),

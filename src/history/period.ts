@@ -127,7 +127,6 @@ export function previousPeriod(p: Period): Period {
  * `previous` the period just before it, `year` the same period a year earlier.
  */
 export type CompareBasis = 'previous' | 'year';
-export const COMPARE_BASES: readonly CompareBasis[] = ['previous', 'year'];
 
 /** The same calendar day a year earlier; 29 February reads 28 February (the year before has none). */
 export function yearEarlierDay(date: string): string {

@@ -3,6 +3,7 @@
 // window as the report's buyer-intent figures, src/history/comparison.ts). Where the data does not
 // name them, `missing` says why in a code the page words in its language (docs/reports.md, "Who wins
 // the money prompts"); never an empty list standing for "nobody". Pure.
+import type { Row } from '../../catalogue/types.js';
 import { buyerIntentRow } from '../../history/comparison.js';
 import { compareText } from '../../history/figures.js';
 import { losses } from '../../history/snapshot.js';
@@ -28,19 +29,29 @@ export interface MoneyCompetitors {
   unnamed: number;
 }
 
+/**
+ * A buyer-intent row's losses counted: money prompts won per named competitor, losses whose winner
+ * has no name, and the distinct prompts lost. Competitors over time (./trend.ts) counts by it too.
+ */
+export function lossCounts(row: Row): { counts: Map<string, number>; unnamed: number; lostPrompts: number } {
+  const counts = new Map<string, number>();
+  const lost = new Set<string>();
+  let unnamed = 0;
+  for (const l of losses(row)) {
+    lost.add(l.prompt ?? '');
+    if (l.winner_name === null || l.winner_name.trim() === '') unnamed += 1;
+    else counts.set(l.winner_name, (counts.get(l.winner_name) ?? 0) + 1);
+  }
+  return { counts, unnamed, lostPrompts: lost.size };
+}
+
 type Side = { counts: Map<string, number>; unnamed: number } | 'no_snapshot' | 'not_read';
 
 function side(set: SnapshotSet): Side {
   const row = buyerIntentRow(set.buyer_intent?.rows);
   if (row === undefined) return 'no_snapshot';
   if (isNotRead('buyer_intent', row)) return 'not_read';
-  const counts = new Map<string, number>();
-  let unnamed = 0;
-  for (const l of losses(row)) {
-    if (l.winner_name === null || l.winner_name.trim() === '') unnamed += 1;
-    else counts.set(l.winner_name, (counts.get(l.winner_name) ?? 0) + 1);
-  }
-  return { counts, unnamed };
+  return lossCounts(row);
 }
 
 /** `comparable`: the previous buyer-intent state may stand beside this one (snapshotBasis). */

@@ -6,8 +6,8 @@
 import { buyerIntentRow } from '../../history/comparison.js';
 import { compareText, num } from '../../history/figures.js';
 import type { Period } from '../../history/period.js';
-import { losses } from '../../history/snapshot.js';
 import { isNotRead } from '../model/not-read.js';
+import { lossCounts } from './money-competitors.js';
 
 /** Competitors drawn beside the brand; the table lists the same. */
 export const TREND_SHOWN = 5;
@@ -59,14 +59,8 @@ function counted(s: TrendState): Counted {
   if (isNotRead('buyer_intent', row)) return { missing: 'not_read', count: num(row.money_prompt_count) };
   const count = num(row.money_prompt_count);
   if (count === null || count <= 0) return { missing: 'no_money_prompts', count };
-  const won = new Map<string, number>();
-  const lost = new Set<string>();
-  for (const l of losses(row)) {
-    lost.add(l.prompt ?? '');
-    if (l.winner_name !== null && l.winner_name.trim() !== '')
-      won.set(l.winner_name, (won.get(l.winner_name) ?? 0) + 1);
-  }
-  return { missing: null, count, won, lostPrompts: Math.min(lost.size, count) };
+  const { counts: won, lostPrompts } = lossCounts(row);
+  return { missing: null, count, won, lostPrompts: Math.min(lostPrompts, count) };
 }
 
 export function competitorTrend(states: readonly TrendState[]): CompetitorTrend {

@@ -164,9 +164,12 @@ function planWorkspaces(
     ) as Record<SnapshotTable, CompleteRun | undefined>;
     // Competitors over time: one buyer-intent state per period, from its end; one from before a
     // period began is not that period's (it shows as missing). The report's own is its `end`.
-    const trend = periodsUpTo(period, TREND_PERIODS).map((p) => {
+    const ownState = (p: Period) => {
       const at = snapshotAtEnd(runs, 'buyer_intent', brandId, p);
-      const run = p === period ? end.buyer_intent : at && at.runDate >= p.from ? at : undefined;
+      return at && at.runDate >= p.from ? at : undefined;
+    };
+    const trend = periodsUpTo(period, TREND_PERIODS).map((p) => {
+      const run = p === period ? end.buyer_intent : ownState(p);
       need(run, 'buyer_intent');
       return { period: p, run };
     });

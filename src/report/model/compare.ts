@@ -8,7 +8,7 @@ import type { Basis } from '../../history/comparison.js';
 import { delta } from '../../history/figures.js';
 import { oneDecimal } from '../render/format.js';
 import type { StatedFigures } from './previous-report.js';
-import { KPI_KEYS, type Kpi, type ReportModel, type Revision } from './report-shape.js';
+import { KPI_KEYS, type Kpi, type ReportModel } from './report-shape.js';
 
 export function kpi(value: number | null, previous: number | null, basis: Basis): Kpi {
   return {
@@ -71,21 +71,30 @@ function sameAsStated(
   return round(was) === round(now);
 }
 
-/** Each previous-period figure the previous report stated otherwise, and whether its rule changed since. */
-function differences(
+/**
+ * Figures of the previous period that `last` (its report.json) stated otherwise than `r` now
+ * computes them: `revisions` by the same rule, `restated` by a rule changed since (an earlier
+ * release's report); none when there is no previous report or it covered another period. One pass.
+ */
+export function statedOtherwise(
   r: Omit<ReportModel, 'revisions' | 'restated'>,
   last: StatedFigures | undefined,
-): { x: Revision; byRule: boolean }[] {
-  if (!last || last.period !== r.previous_period.label) return [];
+): Pick<ReportModel, 'revisions' | 'restated'> {
+  const out: Pick<ReportModel, 'revisions' | 'restated'> = { revisions: [], restated: [] };
+  if (!last || last.period !== r.previous_period.label) return out;
   // A to-date predecessor (docs/reports.md, "Revised figures") is completed by the days that came
   // after it, not revised: only a final report's figures can have been stated otherwise.
-  if (!last.final) return [];
+  if (!last.final) return out;
   const unit = r.trend.share_of_voice_unit;
   const changed = RULE_CHANGED[last.model_version] ?? new Set<string>();
-  const out: { x: Revision; byRule: boolean }[] = [];
   const add = (figure: string, was: number | null, now: number | null) => {
     if (now === null || (was !== null && sameAsStated(figure, was, now, unit, last.model_version))) return;
-    out.push({ x: { figure, period: r.previous_period.label, was, now }, byRule: changed.has(figure) });
+    (changed.has(figure) ? out.restated : out.revisions).push({
+      figure,
+      period: r.previous_period.label,
+      was,
+      now,
+    });
   };
   for (const k of KPI_KEYS) add(k, last.kpis[k] ?? null, r.kpis[k].previous);
   const before = new Map(last.engines.map((e) => [e.engine, e.score]));
@@ -93,18 +102,3 @@ function differences(
     if (before.has(e.engine)) add(`engine:${e.engine}`, before.get(e.engine) ?? null, e.previous);
   return out;
 }
-
-/**
- * Figures of the previous period that `last` (its report.json) stated otherwise than `r` now
- * computes them by the same rule; none when there is no previous report or it covered another period.
- */
-export const revisions = (r: Omit<ReportModel, 'revisions' | 'restated'>, last: StatedFigures | undefined) =>
-  differences(r, last)
-    .filter((d) => !d.byRule)
-    .map((d) => d.x);
-
-/** Figures of the previous period that an earlier release's report stated by a rule changed since. */
-export const restated = (r: Omit<ReportModel, 'revisions' | 'restated'>, last: StatedFigures | undefined) =>
-  differences(r, last)
-    .filter((d) => d.byRule)
-    .map((d) => d.x);

@@ -15,7 +15,7 @@ import { goalsProgress } from '../goals/progress.js';
 import type { ReportStyle } from '../style.js';
 import type { SnapshotSet, WorkspaceData } from './account-data.js';
 import { changeLines } from './change-lines.js';
-import { kpi, restated, revisions } from './compare.js';
+import { kpi, statedOtherwise } from './compare.js';
 import { KNOWN_PAYLOAD_KEYS as KNOWN } from './payload-keys.js';
 import type { StatedFigures } from './previous-report.js';
 import { openTitles } from './recommendation-titles.js';
@@ -335,8 +335,7 @@ export function buildModel(i: ReportInput): ReportModel {
     model;
   return {
     ...{ model_version, account, brand_id, period, previous_period, period_status, comparison },
-    revisions: revisions(model, i.previousReport),
-    restated: restated(model, i.previousReport),
+    ...statedOtherwise(model, i.previousReport),
     ...rest,
   };
 }

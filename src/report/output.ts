@@ -13,7 +13,7 @@ import { removeInTree, writeInTree } from '../util/safe-write.js';
 import { type ArtefactFacts, manifestOf, overviewManifestOf } from './artefact.js';
 import { type StatedFigures, statedFigures } from './model/previous-report.js';
 import { MODEL_VERSION, type Report } from './model/report-shape.js';
-import { TABLE_NAMES } from './tables/report-tables.js';
+import { TABLE_NAMES } from './tables/table-shape.js';
 
 export type ReportFormat = 'html' | 'json' | 'pdf' | 'csv' | 'xlsx';
 

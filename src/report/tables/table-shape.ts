@@ -82,8 +82,6 @@ export const head = (c: Ctx, key: string): string => {
 };
 export const col = (c: Ctx, key: string, kind: ColumnKind): Column => ({ header: head(c, key), kind });
 
-/** A share of voice in percent, whichever unit the API sent it in. */
-
 /** Why a section's table is empty though the section has data: read from the page's words. */
 export function notReadNote(c: Ctx, what: string, endpoint: string, reason: string): string {
   return plain(

@@ -45,7 +45,8 @@ export interface ReportFile {
 /** A file's path in its folder: `name`, else `<base>.<format>`. */
 const fileName = (f: ReportFile, base: string) => f.name ?? `${base}.${f.format}`;
 
-const CONTENT_TYPES: Record<ReportFormat, string> = {
+/** Each format's Content-Type: as stored, and as a mail attaches it (../delivery/scheduled/send.ts). */
+export const CONTENT_TYPES: Record<ReportFormat, string> = {
   html: 'text/html; charset=utf-8',
   json: 'application/json',
   pdf: 'application/pdf',

@@ -75,6 +75,16 @@ describe('report tables', () => {
     expect(notes(['engines'])).toEqual([]);
   });
 
+  it("a text from the API says the client's name as the page does: renamed when reports.clientName is set", () => {
+    const named = report({ open: ['Client One: FAQ ergänzen'] });
+    const titles = (t: ReturnType<typeof reportTables>) =>
+      t.find((x) => x.name === 'recommendations_open')!.rows.map((row) => row[1]);
+    expect(titles(reportTables(named, DE, 'Client One'))).toEqual(['Client One: FAQ ergänzen']);
+    expect(titles(reportTables(named, { ...DE, clientName: 'Kunde Eins' }, 'Client One'))).toEqual([
+      'Kunde Eins: FAQ ergänzen',
+    ]);
+  });
+
   it('a missing figure is an empty cell with its reason, never 0', () => {
     const gap = report({ money: null });
     const kpis = reportTables(gap, DE).find((t) => t.name === 'kpis')!;

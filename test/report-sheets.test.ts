@@ -10,12 +10,14 @@ import { ConfigError, readConfig } from '../src/config/read-config.js';
 import { attachedFormats } from '../src/delivery/scheduled/send.js';
 import { writtenFormats } from '../src/delivery/scheduled/steps.js';
 import { KPI_KEYS } from '../src/report/model/report-shape.js';
+import { storeTarget } from '../src/report/output.js';
 import { defaultReportSettings } from '../src/report/settings.js';
 import { DEFAULT_STYLE } from '../src/report/style.js';
 import { defused, tableCsv } from '../src/report/tables/csv.js';
 import { reportTables, TABLE_NAMES, workbookFacts } from '../src/report/tables/report-tables.js';
 import { sheetNames } from '../src/report/tables/sheet-names.js';
 import { tablesXlsx } from '../src/report/tables/xlsx.js';
+import { FsObjectStore } from '../src/sinks/fs-store.js';
 import * as h from './helpers/harness.js';
 import { report } from './helpers/report-workspace.js';
 
@@ -71,6 +73,16 @@ describe('report tables', () => {
       'Eine Veränderung des Share of Voice steht in Prozentpunkten (-4.5 bedeutet \u22124,5 Pp.).',
     ]);
     expect(notes(['engines'])).toEqual([]);
+  });
+
+  it("a text from the API says the client's name as the page does: renamed when reports.clientName is set", () => {
+    const named = report({ open: ['Client One: FAQ ergänzen'] });
+    const titles = (t: ReturnType<typeof reportTables>) =>
+      t.find((x) => x.name === 'recommendations_open')!.rows.map((row) => row[1]);
+    expect(titles(reportTables(named, DE, 'Client One'))).toEqual(['Client One: FAQ ergänzen']);
+    expect(titles(reportTables(named, { ...DE, clientName: 'Kunde Eins' }, 'Client One'))).toEqual([
+      'Kunde Eins: FAQ ergänzen',
+    ]);
   });
 
   it('a missing figure is an empty cell with its reason, never 0', () => {
@@ -225,6 +237,24 @@ describe('report tables', () => {
     ]);
     const trendOnly = reportTables(r, { ...DE, sections: ['cover', 'trend'] })[0]!;
     expect(trendOnly.rows.map((row) => row[1])).not.toContainEqual(expect.stringContaining('Prozentpunkt'));
+  });
+
+  it('an overview rewritten without its PDF drops overview.pdf from the store, and deletes no table it never had', async () => {
+    const store = new FsObjectStore(h.tempDir());
+    const deleted: string[] = [];
+    const remove = store.delete.bind(store);
+    store.delete = (key) => {
+      deleted.push(key);
+      return remove(key);
+    };
+    const target = storeTarget(store);
+    const html = { format: 'html', body: '<p>' } as const;
+    await target.writeOverview('acme', '2026-11', [html, { format: 'pdf', body: '%PDF-' }]);
+    await target.writeOverview('acme', '2026-11', [html]);
+    const folder = 'reports/account=acme/period=2026-11/';
+    expect(deleted.filter((k) => k.includes('/tables/'))).toEqual([]);
+    expect(deleted).toContain(`${folder}overview.pdf`);
+    expect(await store.list(folder)).not.toContain(`${folder}overview.pdf`);
   });
 
   it('sheet names: cut to 31 characters, no forbidden character, unique', () => {

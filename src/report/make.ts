@@ -164,6 +164,7 @@ async function workspaceReport(
     : '';
   const files = reportFiles(o, formats, report, page, {
     brandId: workspace.brandId,
+    style,
     brandName: brandNameOf(workspace),
     notes,
   });
@@ -292,12 +293,17 @@ async function reportFiles(
   formats: readonly ReportFormat[],
   report: ReportModel,
   page: string,
-  { brandId, brandName, notes }: { brandId: string; brandName: string | null; notes: string | null },
+  {
+    brandId,
+    style,
+    brandName,
+    notes,
+  }: { brandId: string; style: ReportStyle; brandName: string | null; notes: string | null },
 ): Promise<ReportFile[] | ReportProblem> {
   const files: ReportFile[] = [];
   // The spreadsheets' tables, made once for csv and xlsx (./tables/).
   const tables = formats.some((f) => f === 'csv' || f === 'xlsx')
-    ? reportTables(report, o.styleFor(brandId), brandName)
+    ? reportTables(report, style, brandName)
     : [];
   for (const format of formats) {
     if (format === 'json') files.push({ format, body: reportJsonText(report, notes) });
@@ -307,7 +313,6 @@ async function reportFiles(
     else if (format === 'xlsx') {
       // Loads exceljs: only when a workbook is asked for.
       const { tablesXlsx } = await import('./tables/xlsx.js');
-      const style = o.styleFor(brandId);
       files.push({ format, body: await tablesXlsx(tables, workbookFacts(report, style)) });
     } else {
       if (!o.printPdf) throw new Error('the pdf format needs a PDF printer (printPdf)');

@@ -13,27 +13,26 @@ import { removeInTree, writeInTree } from '../util/safe-write.js';
 import { type ArtefactFacts, manifestOf, overviewManifestOf } from './artefact.js';
 import { type StatedFigures, statedFigures } from './model/previous-report.js';
 import { MODEL_VERSION, type Report } from './model/report-shape.js';
-import { TABLE_NAMES } from './tables/report-tables.js';
+import { TABLE_NAMES } from './tables/table-shape.js';
 
 export type ReportFormat = 'html' | 'json' | 'pdf' | 'csv' | 'xlsx';
-
-/** Every file a report folder can hold: csv is a file per table under `tables/`. */
-const ALL_NAMES: readonly string[] = [
-  ...(['html', 'json', 'pdf', 'xlsx'] as const).map((f) => `report.${f}`),
-  ...TABLE_NAMES.map(csvName),
-];
 
 /** Where a table's CSV goes in its report's folder. */
 export function csvName(table: string): string {
   return `tables/${table}.csv`;
 }
 
-/** The report files a write did not bring: removed, so the folder holds one version only. */
+/**
+ * The files a write under `name` did not bring: removed, so the folder holds one version only. A
+ * report's folder can hold `report.<format>` and a CSV per table under `tables/`; an overview's, `overview.<format>`.
+ */
 const dropped = (files: readonly ReportFile[], name: string) => {
-  const names = files.map((f) => fileName(f, name));
-  return ALL_NAMES.filter((n) => n.startsWith(`${name}.`) || n.startsWith('tables/'))
-    .map((n) => (n.startsWith('report.') ? `${name}${n.slice('report'.length)}` : n))
-    .filter((n) => !names.includes(n));
+  const names = new Set(files.map((f) => fileName(f, name)));
+  const all = [
+    ...(['html', 'json', 'pdf', 'xlsx'] as const).map((f) => `${name}.${f}`),
+    ...(name === 'report' ? TABLE_NAMES.map(csvName) : []),
+  ];
+  return all.filter((n) => !names.has(n));
 };
 
 export interface ReportFile {
@@ -46,7 +45,8 @@ export interface ReportFile {
 /** A file's path in its folder: `name`, else `<base>.<format>`. */
 const fileName = (f: ReportFile, base: string) => f.name ?? `${base}.${f.format}`;
 
-const CONTENT_TYPES: Record<ReportFormat, string> = {
+/** Each format's Content-Type: as stored, and as a mail attaches it (../delivery/scheduled/send.ts). */
+export const CONTENT_TYPES: Record<ReportFormat, string> = {
   html: 'text/html; charset=utf-8',
   json: 'application/json',
   pdf: 'application/pdf',

@@ -11,7 +11,7 @@ import { scrubSecrets } from '../../log.js';
 import { metrics } from '../../metrics/recorder.js';
 import { checkedFile, manifestFormats, parseManifest, type ReportManifest } from '../../report/artefact.js';
 import type { ReportModel } from '../../report/model/report-shape.js';
-import { parseReport } from '../../report/output.js';
+import { CONTENT_TYPES, parseReport } from '../../report/output.js';
 import { headlineOf } from '../../report/summary/headline.js';
 import { type Sentence, summarySentences } from '../../report/summary/sentences.js';
 import { reportPrefix } from '../../sinks/layout.js';
@@ -104,13 +104,6 @@ export function attachedFormats(
   // Unset, or none of them made: the one file a report mail has always carried.
   return [has.includes('pdf') ? 'pdf' : has.includes('html') ? 'html' : 'json'];
 }
-
-const CONTENT_TYPES: Record<AttachFormat, string> = {
-  pdf: 'application/pdf',
-  html: 'text/html; charset=utf-8',
-  json: 'application/json',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-};
 
 /**
  * The attachments, each `<client>-<period>.<ext>`: those `reports.attach` lists that the report's

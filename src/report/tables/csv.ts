@@ -9,7 +9,7 @@
 // is a formula to Excel and LibreOffice (`=HYPERLINK(...)` from a competitor's name would be a
 // live link). Such a field is prefixed with an apostrophe, which those programs show as text; a
 // number is never text here, so -3.2 stays a number.
-import type { CellValue, SheetTable } from './report-tables.js';
+import type { CellValue, SheetTable } from './table-shape.js';
 
 const BOM = '\uFEFF';
 const FORMULA_START = /^[=+\-@\t\r]/;

@@ -5,14 +5,13 @@
 // comparable is an empty cell, and the row's note (or the "Report" table) says why: never a 0.
 // Only the sections the page shows (`reports.sections`) give tables. Pure.
 import { KPI_KEYS, type Kpi, type KpiKey, type ReportModel } from '../model/report-shape.js';
-import { type Formatters, formattersOf } from '../render/format.js';
+import { formattersOf } from '../render/format.js';
 import { signedWithUnit } from '../render/html-parts.js';
 import { engineReason, kpiReason } from '../render/reasons.js';
 import type { ReportStyle } from '../style.js';
 import { buyerIntentTables, recommendationTables, reputationTables } from './state-tables.js';
 import {
   type CellValue,
-  type Column,
   type ColumnKind,
   type Ctx,
   col,
@@ -24,8 +23,9 @@ import {
   type WorkbookFacts,
 } from './table-shape.js';
 
-export { type CellValue, type Column, type ColumnKind, type SheetTable, TABLE_NAMES };
+export { TABLE_NAMES };
 
+/** A share of voice in percent, whichever unit the API sent it in. */
 function percentOf(r: ReportModel, v: number | null): number | null {
   if (v === null) return null;
   return r.trend.share_of_voice_unit === 'fraction' ? Number((v * 100).toPrecision(12)) : v;
@@ -213,9 +213,6 @@ function sectionNotes(c: Ctx, sections: readonly string[]): string[] {
   return out;
 }
 
-/** The language whose rules upper-case a header's first letter. */
-const langOf = (f: Formatters) => f.htmlLang;
-
 /** The report's tables, in the workbook's order: those of the sections the page shows. */
 export function reportTables(
   r: ReportModel,
@@ -224,7 +221,8 @@ export function reportTables(
 ): SheetTable[] {
   const rename = style.clientName && brandName ? { from: brandName, to: style.clientName } : null;
   const f = formattersOf(style, rename);
-  const c: Ctx = { r, f, lang: langOf(f) };
+  // The language whose rules upper-case a header's first letter.
+  const c: Ctx = { r, f, lang: f.htmlLang };
   const by: Record<string, () => SheetTable[]> = {
     kpis: () => [kpisTable(c)],
     trend: () => [trendTable(c)],

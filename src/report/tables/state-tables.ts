@@ -2,7 +2,7 @@
 // money prompts and the losses, open and closed recommendations, and reputation (claims,
 // conflicts, claims per engine), from the same model as the page. Pure.
 import { onePerTitle } from '../model/recommendation-titles.js';
-import { type Ctx, col, head, type SheetTable } from './table-shape.js';
+import { apiCell, type Ctx, col, head, type SheetTable } from './table-shape.js';
 
 export function buyerIntentTables(c: Ctx): SheetTable[] {
   const { r, f } = c;
@@ -30,7 +30,7 @@ export function buyerIntentTables(c: Ctx): SheetTable[] {
     rows: bi.not_available
       ? []
       : bi.losses.map((l) => [
-          l.prompt === null ? null : f.api(l.prompt),
+          apiCell(c, l.prompt),
           l.engine === null ? null : f.engine(l.engine),
           l.winner_name,
           l.winner_domain,
@@ -58,7 +58,7 @@ export function recommendationTables(c: Ctx): SheetTable[] {
       ],
       rows: shown.open.map((x) => [
         word('priority', x.priority),
-        x.title === null ? null : f.api(x.title),
+        apiCell(c, x.title),
         x.category,
         x.impact_score,
       ]),
@@ -71,11 +71,7 @@ export function recommendationTables(c: Ctx): SheetTable[] {
         col(c, 'page:col.recommendation', 'text'),
         col(c, 'page:col.when', 'instant'),
       ],
-      rows: shown.closed.map((x) => [
-        word('status', x.status),
-        x.title === null ? null : f.api(x.title),
-        x.updated_at,
-      ]),
+      rows: shown.closed.map((x) => [word('status', x.status), apiCell(c, x.title), x.updated_at]),
     },
   ];
 }
@@ -94,11 +90,7 @@ export function reputationTables(c: Ctx): SheetTable[] {
       ],
       rows: rep.not_available
         ? []
-        : rep.suspected_false.map((x) => [
-            f.engine(x.engine),
-            x.claim === null ? null : f.api(x.claim),
-            x.flag_reason,
-          ]),
+        : rep.suspected_false.map((x) => [f.engine(x.engine), apiCell(c, x.claim), x.flag_reason]),
     },
     {
       name: 'conflicts',

@@ -82,7 +82,8 @@ export const head = (c: Ctx, key: string): string => {
 };
 export const col = (c: Ctx, key: string, kind: ColumnKind): Column => ({ header: head(c, key), kind });
 
-/** A share of voice in percent, whichever unit the API sent it in. */
+/** A text from the API as the page shows it (the client's name renamed), a missing one an empty cell. */
+export const apiCell = (c: Ctx, s: string | null): string | null => (s === null ? null : c.f.api(s));
 
 /** Why a section's table is empty though the section has data: read from the page's words. */
 export function notReadNote(c: Ctx, what: string, endpoint: string, reason: string): string {

@@ -9,12 +9,9 @@
 // exceljs (README, "Dependencies and why") is loaded only when a workbook is asked for: it costs
 // ~190 ms at import. Same tables, same bytes: the workbook's and its zip entries' times are the
 // period's last day, never the clock.
-import type { CellValue, Column, ColumnKind, SheetTable } from './report-tables.js';
 import { sheetNames } from './sheet-names.js';
-import type { WorkbookFacts } from './table-shape.js';
+import type { CellValue, Column, ColumnKind, SheetTable, WorkbookFacts } from './table-shape.js';
 import { withFileTimes } from './zip-dates.js';
-
-export type { WorkbookFacts };
 
 /** Excel's number formats per kind; 14 (`mm-dd-yy`) is the built-in short date, shown in the reader's locale. */
 const NUMBER_FORMATS: Partial<Record<ColumnKind, string>> = {

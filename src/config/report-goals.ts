@@ -17,7 +17,12 @@ export const FEWER_IS_BETTER: readonly GoalMetric[] = [
   'suspected_false_claims',
   'engine_conflicts',
 ];
-const COUNTS: readonly GoalMetric[] = ['open_recommendations', 'suspected_false_claims', 'engine_conflicts'];
+/** Counts: whole numbers, a target and the page's figure alike. */
+export const COUNTS: readonly GoalMetric[] = [
+  'open_recommendations',
+  'suspected_false_claims',
+  'engine_conflicts',
+];
 
 /** The range a metric's figure can take (share of voice in percent): targets and projections stay in it. */
 export function metricRange(metric: GoalMetric): [number, number] {

@@ -3,12 +3,10 @@
 // and its figures at the page's precision: a share of voice as a percentage, a count whole, any
 // other figure at one decimal; a missing figure reads "n/a", never 0. A change per day is signed at
 // two decimals, a share's in percentage points.
-import type { GoalMetric } from '../../config/report-goals.js';
+import { COUNTS, type GoalMetric } from '../../config/report-goals.js';
 import { type Formatters, twoDecimals } from '../render/format.js';
 import { fig, type Html, html, text, whole } from '../render/html-parts.js';
 import type { GoalProgress } from './goal-shape.js';
-
-const COUNTS: readonly GoalMetric[] = ['open_recommendations', 'suspected_false_claims', 'engine_conflicts'];
 
 /** A goal's figure (value, target, projection) as the page shows its metric. */
 export function goalFigure(f: Formatters, metric: GoalMetric, v: number | null): string {

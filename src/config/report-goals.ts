@@ -31,7 +31,7 @@ export function metricRange(metric: GoalMetric): [number, number] {
 }
 
 /** At most this many goals per client: a page and an overview cell stay readable. */
-export const MAX_GOALS = 5;
+const MAX_GOALS = 5;
 
 /** What a target may be, per metric: scores and shares (in percent) 0-100, the gap ±100, counts whole. */
 function targetProblem(metric: GoalMetric, target: number): string | null {
@@ -59,7 +59,7 @@ function isDay(s: string): boolean {
 
 const numberish = (v: unknown) => (typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v);
 
-export const GoalSchema = z
+const GoalSchema = z
   .strictObject(
     {
       metric: z.enum(GOAL_METRICS, { error: `expected one of ${GOAL_METRICS.join(', ')}` }),

@@ -17,7 +17,7 @@ import { oneDecimal, twoDecimals } from '../render/format.js';
 import type { GoalProgress, GoalStatus } from './goal-shape.js';
 
 /** A daily trend stands on at least this many days with data, and half the period's days. */
-export const MIN_TREND_DAYS = 5;
+const MIN_TREND_DAYS = 5;
 
 type ModelPart = Pick<ReportModel, 'kpis' | 'trend' | 'period' | 'period_status'>;
 

@@ -16,7 +16,7 @@ export function goalFigure(f: Formatters, metric: GoalMetric, v: number | null):
 }
 
 /** A change per day as the page shows it: "+0,04", a share's "+0,01 Pp.", a count's "−0,10". */
-export function goalRate(f: Formatters, metric: GoalMetric, n: number): string {
+function goalRate(f: Formatters, metric: GoalMetric, n: number): string {
   const r = twoDecimals(n);
   const value = r > 0 ? `+${f.two(r)}` : r < 0 ? `\u2212${f.two(-r)}` : `\u00b1${f.two(0)}`;
   return metric === 'share_of_voice' ? f.t('page:unit.pp', { value }) : value;
@@ -48,7 +48,7 @@ export const goalAim = (f: Formatters, g: GoalProgress): string =>
   f.t(`goals:aim.${g.direction}`, { target: goalFigure(f, g.metric, g.target), day: f.longDay(g.by) });
 
 /** A status word's colour class: good news green, bad news red, the rest grey (the fixed delta colours). */
-export const statusClass = (g: GoalProgress): 'up' | 'down' | 'flat' =>
+const statusClass = (g: GoalProgress): 'up' | 'down' | 'flat' =>
   g.status === 'reached' || g.status === 'on_track'
     ? 'up'
     : g.status === 'off_track' || g.status === 'past_due'

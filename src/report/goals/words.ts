@@ -5,7 +5,7 @@
 // two decimals, a share's in percentage points.
 import { COUNTS, type GoalMetric } from '../../config/report-goals.js';
 import { type Formatters, twoDecimals } from '../render/format.js';
-import { fig, type Html, html, text, whole } from '../render/html-parts.js';
+import { fig, type Html, html, text, whole, withSign } from '../render/html-parts.js';
 import type { GoalProgress } from './goal-shape.js';
 
 /** A goal's figure (value, target, projection) as the page shows its metric. */
@@ -17,8 +17,7 @@ export function goalFigure(f: Formatters, metric: GoalMetric, v: number | null):
 
 /** A change per day as the page shows it: "+0,04", a share's "+0,01 Pp.", a count's "−0,10". */
 function goalRate(f: Formatters, metric: GoalMetric, n: number): string {
-  const r = twoDecimals(n);
-  const value = r > 0 ? `+${f.two(r)}` : r < 0 ? `\u2212${f.two(-r)}` : `\u00b1${f.two(0)}`;
+  const value = withSign(twoDecimals(n), (x) => f.two(x));
   return metric === 'share_of_voice' ? f.t('page:unit.pp', { value }) : value;
 }
 

@@ -21,7 +21,8 @@ const MIN_TREND_DAYS = 5;
 
 type ModelPart = Pick<ReportModel, 'kpis' | 'trend' | 'period' | 'period_status'>;
 
-const DAILY: Partial<Record<GoalMetric, 'overall_score' | 'share_of_voice'>> = {
+/** The trend column a daily figure is read from (and whose chart draws its goals: ./chart-targets.ts). */
+export const DAILY: Partial<Record<GoalMetric, 'overall_score' | 'share_of_voice'>> = {
   overall_score_end: 'overall_score',
   overall_score_mean: 'overall_score',
   share_of_voice: 'share_of_voice',

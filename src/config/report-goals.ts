@@ -1,23 +1,14 @@
 // A client's goals (`reports.goals`, docs/reports.md "Goals"): which report figure, the target and the
 // day it is due. Checked at load so a typo in a metric or an impossible target stops the config
 // (exit 78) naming the key, instead of a report that silently shows no goal. Each metric is a key of
-// the report's KPIs (src/report/model/report-shape.ts KPI_KEYS; test/report-goals.test.ts keeps the
-// two lists equal: the config layer may not import the report's).
+// the report's KPIs (./kpi-keys.ts, the one list the report's model re-exports).
 import { z } from 'zod';
 import { hasControlCharacter } from '../util/terminal.js';
+import { KPI_KEYS, type KpiKey } from './kpi-keys.js';
 
 /** The figures a goal can be set on: the report's KPI keys, in their order. */
-export const GOAL_METRICS = [
-  'overall_score_end',
-  'overall_score_mean',
-  'share_of_voice',
-  'money_visibility',
-  'visibility_gap',
-  'open_recommendations',
-  'suspected_false_claims',
-  'engine_conflicts',
-] as const;
-export type GoalMetric = (typeof GOAL_METRICS)[number];
+export const GOAL_METRICS = KPI_KEYS;
+export type GoalMetric = KpiKey;
 
 /** Counts of problems: a goal on one is reached at or below its target, and is a whole number. */
 export const FEWER_IS_BETTER: readonly GoalMetric[] = [
@@ -26,7 +17,12 @@ export const FEWER_IS_BETTER: readonly GoalMetric[] = [
   'suspected_false_claims',
   'engine_conflicts',
 ];
-const COUNTS: readonly GoalMetric[] = ['open_recommendations', 'suspected_false_claims', 'engine_conflicts'];
+/** Counts: whole numbers, a target and the page's figure alike. */
+export const COUNTS: readonly GoalMetric[] = [
+  'open_recommendations',
+  'suspected_false_claims',
+  'engine_conflicts',
+];
 
 /** The range a metric's figure can take (share of voice in percent): targets and projections stay in it. */
 export function metricRange(metric: GoalMetric): [number, number] {
@@ -35,7 +31,7 @@ export function metricRange(metric: GoalMetric): [number, number] {
 }
 
 /** At most this many goals per client: a page and an overview cell stay readable. */
-export const MAX_GOALS = 5;
+const MAX_GOALS = 5;
 
 /** What a target may be, per metric: scores and shares (in percent) 0-100, the gap ±100, counts whole. */
 function targetProblem(metric: GoalMetric, target: number): string | null {
@@ -63,7 +59,7 @@ function isDay(s: string): boolean {
 
 const numberish = (v: unknown) => (typeof v === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v);
 
-export const GoalSchema = z
+const GoalSchema = z
   .strictObject(
     {
       metric: z.enum(GOAL_METRICS, { error: `expected one of ${GOAL_METRICS.join(', ')}` }),

@@ -1,16 +1,11 @@
 // The goals a trend chart draws as a dashed level (docs/reports.md "Goals"): the overall-score
 // chart those on the overall score (mean or last day), the share-of-voice chart those on the share
 // (in percent, as the chart draws it), each labelled with its target in the page's words.
-import type { GoalMetric } from '../../config/report-goals.js';
 import type { ReportModel } from '../model/report-shape.js';
 import type { TargetLine } from '../render/charts.js';
 import type { Formatters } from '../render/format.js';
+import { DAILY } from './progress.js';
 import { goalFigure } from './words.js';
-
-const ON: Record<'overall_score' | 'share_of_voice', readonly GoalMetric[]> = {
-  overall_score: ['overall_score_mean', 'overall_score_end'],
-  share_of_voice: ['share_of_voice'],
-};
 
 export function chartTargets(
   f: Formatters,
@@ -18,7 +13,7 @@ export function chartTargets(
   chart: 'overall_score' | 'share_of_voice',
 ): TargetLine[] {
   return (r.goals ?? [])
-    .filter((g) => ON[chart].includes(g.metric))
+    .filter((g) => DAILY[g.metric] === chart)
     .map((g) => ({
       value: g.target,
       label: f.t('goals:chart.target', { target: goalFigure(f, g.metric, g.target) }),

@@ -2,15 +2,7 @@
 // apart from ./progress.ts, which computes it from the model, so the model's shape can name it.
 import type { GoalMetric } from '../../config/report-goals.js';
 
-export const GOAL_STATUSES = [
-  'reached',
-  'on_track',
-  'off_track',
-  'past_due',
-  'no_value',
-  'no_trend',
-] as const;
-export type GoalStatus = (typeof GOAL_STATUSES)[number];
+export type GoalStatus = 'reached' | 'on_track' | 'off_track' | 'past_due' | 'no_value' | 'no_trend';
 
 /** One goal in report.json (`goals[]`). Values in the target's unit: share of voice in percent. */
 export interface GoalProgress {

@@ -17,11 +17,12 @@ import { oneDecimal, twoDecimals } from '../render/format.js';
 import type { GoalProgress, GoalStatus } from './goal-shape.js';
 
 /** A daily trend stands on at least this many days with data, and half the period's days. */
-export const MIN_TREND_DAYS = 5;
+const MIN_TREND_DAYS = 5;
 
 type ModelPart = Pick<ReportModel, 'kpis' | 'trend' | 'period' | 'period_status'>;
 
-const DAILY: Partial<Record<GoalMetric, 'overall_score' | 'share_of_voice'>> = {
+/** The trend column a daily figure is read from (and whose chart draws its goals: ./chart-targets.ts). */
+export const DAILY: Partial<Record<GoalMetric, 'overall_score' | 'share_of_voice'>> = {
   overall_score_end: 'overall_score',
   overall_score_mean: 'overall_score',
   share_of_voice: 'share_of_voice',
@@ -46,12 +47,24 @@ function inTargetUnit(r: ModelPart, metric: GoalMetric, v: number | null): numbe
   return metric === 'share_of_voice' && r.trend.share_of_voice_unit === 'fraction' ? clean(v * 100) : v;
 }
 
-/** Least-squares slope per day through the period's days with data; null with too few. */
-function dailySlope(
+/** A trend: its change per day and the days it stands on. */
+interface Slope {
+  per_day: number;
+  days: number;
+}
+
+/** A daily trend's least-squares line: its slope, and the mean day and value it passes through. */
+interface DailyLine extends Slope {
+  mx: number;
+  my: number;
+}
+
+/** Least-squares line through the period's days with data; null with too few. */
+function dailyLine(
   r: ModelPart,
   metric: GoalMetric,
   column: 'overall_score' | 'share_of_voice',
-): { per_day: number; days: number } | null {
+): DailyLine | null {
   const points = r.trend.series
     .map((d: TrendDay) => ({ x: dayIndex(r.period.from, d.date), y: inTargetUnit(r, metric, d[column]) }))
     .filter((p): p is { x: number; y: number } => p.y !== null);
@@ -63,11 +76,11 @@ function dailySlope(
   if (sxx === 0) return null;
   const sxy = points.reduce((s, p) => s + (p.x - mx) * (p.y - my), 0);
   const slope = sxy / sxx;
-  return Number.isFinite(slope) ? { per_day: clean(slope), days: n } : null;
+  return Number.isFinite(slope) ? { per_day: clean(slope), days: n, mx, my } : null;
 }
 
 /** The change per day from the previous period's state to this one; null when they do not compare. */
-function snapshotSlope(r: ModelPart, metric: GoalMetric): { per_day: number; days: number } | null {
+function snapshotSlope(r: ModelPart, metric: GoalMetric): Slope | null {
   const k = r.kpis[metric];
   const from = k.coverage.previous.snapshot_date;
   const to = k.coverage.current.snapshot_date;
@@ -78,21 +91,9 @@ function snapshotSlope(r: ModelPart, metric: GoalMetric): { per_day: number; day
 }
 
 /** The fitted line's value on `by` (daily), or the value carried on at the per-day change (snapshot). */
-function projectedOn(
-  r: ModelPart,
-  metric: GoalMetric,
-  column: 'overall_score' | 'share_of_voice' | undefined,
-  perDay: number,
-  value: number,
-  by: string,
-): number {
-  if (column === undefined) return clean(value + perDay * (dayCount(r.period_status.end, by) - 1));
-  const points = r.trend.series
-    .map((d) => ({ x: dayIndex(r.period.from, d.date), y: inTargetUnit(r, metric, d[column]) }))
-    .filter((p): p is { x: number; y: number } => p.y !== null);
-  const mx = points.reduce((s, p) => s + p.x, 0) / points.length;
-  const my = points.reduce((s, p) => s + p.y, 0) / points.length;
-  return clean(my + perDay * (dayIndex(r.period.from, by) - mx));
+function projectedOn(r: ModelPart, line: Slope | DailyLine, value: number, by: string): number {
+  if (!('mx' in line)) return clean(value + line.per_day * (dayCount(r.period_status.end, by) - 1));
+  return clean(line.my + line.per_day * (dayIndex(r.period.from, by) - line.mx));
 }
 
 /** Whether `v` meets the target as the page shows both (one decimal; counts are whole already). */
@@ -113,13 +114,14 @@ export function goalProgress(r: ModelPart, g: GoalConfig): GoalProgress {
   const column = DAILY[g.metric];
   const value = inTargetUnit(r, g.metric, r.kpis[g.metric].value);
   const daysLeft = dayCount(r.period_status.end, g.by) - 1;
-  const slope = column === undefined ? snapshotSlope(r, g.metric) : dailySlope(r, g.metric, column);
-  const trend = slope === null ? null : { basis: column === undefined ? 'snapshot' : 'daily', ...slope };
+  const slope = column === undefined ? snapshotSlope(r, g.metric) : dailyLine(r, g.metric, column);
+  const trend: GoalProgress['trend'] =
+    slope === null
+      ? null
+      : { basis: column === undefined ? 'snapshot' : 'daily', per_day: slope.per_day, days: slope.days };
   const horizon = slope === null ? null : HORIZON_FACTOR * slope.days;
   const carried =
-    slope === null || value === null || daysLeft < 0
-      ? null
-      : projectedOn(r, g.metric, column, slope.per_day, value, g.by);
+    slope === null || value === null || daysLeft < 0 ? null : projectedOn(r, slope, value, g.by);
   // Too far ahead for the line, or out of the figure's range on the way (a share below 0 %): no
   // projection, never its clamped bound; the rates say how it stands.
   const [low, high] = metricRange(g.metric);
@@ -160,7 +162,7 @@ export function goalProgress(r: ModelPart, g: GoalConfig): GoalProgress {
     value,
     gap,
     days_left: daysLeft,
-    trend: trend as GoalProgress['trend'],
+    trend,
     horizon_days: horizon,
     projected,
     projection_limited: limited,

@@ -3,12 +3,10 @@
 // and its figures at the page's precision: a share of voice as a percentage, a count whole, any
 // other figure at one decimal; a missing figure reads "n/a", never 0. A change per day is signed at
 // two decimals, a share's in percentage points.
-import type { GoalMetric } from '../../config/report-goals.js';
+import { COUNTS, type GoalMetric } from '../../config/report-goals.js';
 import { type Formatters, twoDecimals } from '../render/format.js';
-import { fig, type Html, html, text, whole } from '../render/html-parts.js';
+import { fig, type Html, html, text, whole, withSign } from '../render/html-parts.js';
 import type { GoalProgress } from './goal-shape.js';
-
-const COUNTS: readonly GoalMetric[] = ['open_recommendations', 'suspected_false_claims', 'engine_conflicts'];
 
 /** A goal's figure (value, target, projection) as the page shows its metric. */
 export function goalFigure(f: Formatters, metric: GoalMetric, v: number | null): string {
@@ -18,9 +16,8 @@ export function goalFigure(f: Formatters, metric: GoalMetric, v: number | null):
 }
 
 /** A change per day as the page shows it: "+0,04", a share's "+0,01 Pp.", a count's "−0,10". */
-export function goalRate(f: Formatters, metric: GoalMetric, n: number): string {
-  const r = twoDecimals(n);
-  const value = r > 0 ? `+${f.two(r)}` : r < 0 ? `\u2212${f.two(-r)}` : `\u00b1${f.two(0)}`;
+function goalRate(f: Formatters, metric: GoalMetric, n: number): string {
+  const value = withSign(twoDecimals(n), (x) => f.two(x));
   return metric === 'share_of_voice' ? f.t('page:unit.pp', { value }) : value;
 }
 
@@ -50,7 +47,7 @@ export const goalAim = (f: Formatters, g: GoalProgress): string =>
   f.t(`goals:aim.${g.direction}`, { target: goalFigure(f, g.metric, g.target), day: f.longDay(g.by) });
 
 /** A status word's colour class: good news green, bad news red, the rest grey (the fixed delta colours). */
-export const statusClass = (g: GoalProgress): 'up' | 'down' | 'flat' =>
+const statusClass = (g: GoalProgress): 'up' | 'down' | 'flat' =>
   g.status === 'reached' || g.status === 'on_track'
     ? 'up'
     : g.status === 'off_track' || g.status === 'past_due'

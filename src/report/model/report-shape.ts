@@ -3,6 +3,8 @@
 // codes only, no sentence (why a comparison does not stand follows from its sides: ./reason-codes.ts).
 // report.json (`Report`) is the model with its English words added by ../render/report-json.ts, key
 // for key where docs/reports.md has them. A value that is missing or drifted is null, never 0.
+
+import type { KpiKey } from '../../config/kpi-keys.js';
 import type { Changes } from '../../history/changes.js';
 import type { Side } from '../../history/comparison.js';
 import type { CompareBasis, Period } from '../../history/period.js';
@@ -37,18 +39,8 @@ export interface Kpi {
   coverage: { current: Side; previous: Side };
 }
 
-/** The KPIs, in report.json's order. */
-export const KPI_KEYS = [
-  'overall_score_end',
-  'overall_score_mean',
-  'share_of_voice',
-  'money_visibility',
-  'visibility_gap',
-  'open_recommendations',
-  'suspected_false_claims',
-  'engine_conflicts',
-] as const;
-export type KpiKey = (typeof KPI_KEYS)[number];
+/** The KPIs, in report.json's order: the config names them too, so they are kept below it. */
+export { KPI_KEYS, type KpiKey } from '../../config/kpi-keys.js';
 
 /** A figure of the previous period that the previous report.json stated otherwise. */
 export interface Revision {

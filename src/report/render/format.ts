@@ -55,17 +55,19 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
  * 1.4499...); -0 reads 0. A value too large to scale is returned as it is.
  */
 export function oneDecimal(n: number): number {
-  const scaled = Math.abs(n) * 10;
-  if (!Number.isFinite(scaled)) return n;
-  const r = (Math.sign(n) * Math.round(Number(scaled.toPrecision(12)))) / 10;
-  return r === 0 ? 0 : r;
+  return atScale(n, 10);
 }
 
 /** `n` at two decimals, half away from zero as the number reads (a goal's change per day); -0 reads 0. */
 export function twoDecimals(n: number): number {
-  const scaled = Math.abs(n) * 100;
+  return atScale(n, 100);
+}
+
+/** `n` rounded to 1/`scale`, half away from zero as the number reads; -0 reads 0. */
+function atScale(n: number, scale: number): number {
+  const scaled = Math.abs(n) * scale;
   if (!Number.isFinite(scaled)) return n;
-  const r = (Math.sign(n) * Math.round(Number(scaled.toPrecision(12)))) / 100;
+  const r = (Math.sign(n) * Math.round(Number(scaled.toPrecision(12)))) / scale;
   return r === 0 ? 0 : r;
 }
 

@@ -55,10 +55,12 @@ export const share = (
 
 /** A delta as shown: one decimal (a count whole); what rounds to 0.0 reads ±0. */
 export function signed(f: Formatters, n: number, isWhole = false): string {
-  const r = isWhole ? n : oneDecimal(n);
-  const show = (x: number) => (isWhole ? f.number(x) : f.one(x));
-  return r > 0 ? `+${show(r)}` : r < 0 ? `\u2212${show(Math.abs(r))}` : `\u00b1${show(0)}`;
+  return withSign(isWhole ? n : oneDecimal(n), (x) => (isWhole ? f.number(x) : f.one(x)));
 }
+
+/** `r`, rounded as shown already, with its sign written by `show`: "+1.5", "\u22121.5", "±0.0". */
+export const withSign = (r: number, show: (x: number) => string): string =>
+  r > 0 ? `+${show(r)}` : r < 0 ? `\u2212${show(Math.abs(r))}` : `\u00b1${show(0)}`;
 
 /** A delta's unit: score points, percentage points of a share, or none (a count). */
 export type Unit = 'pts' | 'pp' | null;

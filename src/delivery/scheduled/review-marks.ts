@@ -8,7 +8,7 @@
 import { type DeliveryRecord, readDelivery } from './records.js';
 import type { DeliveryOptions } from './types.js';
 
-/** A report's review marks (../../jobs/review-page.ts writes them). */
+/** A report's review marks (the review page, jobs/review-page.ts, writes them). */
 export type Marks = Pick<DeliveryRecord, 'held' | 'approved_by' | 'approved_at'>;
 
 /** The review marks of a report's delivery.json as stored now; undefined when it cannot be read. */

@@ -1,14 +1,8 @@
-// Who wins the client's money prompts: per competitor, the money prompts it wins in the buyer-intent
-// state at the period's end against the state at the previous period's end (the same snapshots and
-// window as the report's buyer-intent figures, src/history/comparison.ts). Where the data does not
-// name them, `missing` says why in a code the page words in its language (docs/reports.md, "Who wins
-// the money prompts"); never an empty list standing for "nobody". Pure.
-import type { Row } from '../../catalogue/types.js';
 import { buyerIntentRow } from '../../history/comparison.js';
 import { compareText } from '../../history/figures.js';
-import { losses } from '../../history/snapshot.js';
 import type { SnapshotSet } from '../model/account-data.js';
 import { isNotRead } from '../model/not-read.js';
+import { lossCounts } from './loss-counts.js';
 
 /**
  * Why a side has no counts: `no_snapshot` no buyer-intent state at the period's end; `not_read` sent
@@ -27,22 +21,6 @@ export interface MoneyCompetitors {
   competitors: { name: string; won: number; previous_won: number | null }[];
   /** Losses whose winner has no name: counted in no competitor's row. */
   unnamed: number;
-}
-
-/**
- * A buyer-intent row's losses counted: money prompts won per named competitor, losses whose winner
- * has no name, and the distinct prompts lost. Competitors over time (./trend.ts) counts by it too.
- */
-export function lossCounts(row: Row): { counts: Map<string, number>; unnamed: number; lostPrompts: number } {
-  const counts = new Map<string, number>();
-  const lost = new Set<string>();
-  let unnamed = 0;
-  for (const l of losses(row)) {
-    lost.add(l.prompt ?? '');
-    if (l.winner_name === null || l.winner_name.trim() === '') unnamed += 1;
-    else counts.set(l.winner_name, (counts.get(l.winner_name) ?? 0) + 1);
-  }
-  return { counts, unnamed, lostPrompts: lost.size };
 }
 
 type Side = { counts: Map<string, number>; unnamed: number } | 'no_snapshot' | 'not_read';

@@ -7,7 +7,7 @@ import { buyerIntentRow } from '../../history/comparison.js';
 import { compareText, num } from '../../history/figures.js';
 import type { Period } from '../../history/period.js';
 import { isNotRead } from '../model/not-read.js';
-import { lossCounts } from './money-competitors.js';
+import { lossCounts } from './loss-counts.js';
 
 /** Competitors drawn beside the brand; the table lists the same. */
 export const TREND_SHOWN = 5;
